@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "run.h"
+
+#include <QJsonArray>
+
+#include <array>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+constexpr std::array kSecondaryNames{"reasoning"_L1, "tool_call"_L1, "progress"_L1, "log"_L1, "status"_L1};
+constexpr std::array kReasonNames{"question"_L1, "approval"_L1, "options"_L1, "tool_output"_L1,
+                                  "auth"_L1,     "timer"_L1,    "webhook"_L1};
+
+QString isoOrEmpty(const QDateTime &dt)
+{
+    return dt.isValid() ? dt.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+QDateTime parseIso(const QJsonValue &v)
+{
+    return v.isString() ? QDateTime::fromString(v.toString(), Qt::ISODateWithMs) : QDateTime();
+}
+} // namespace
+
+QJsonObject ContinuationToken::toJson() const
+{
+    QJsonObject o;
+    o.insert(u"remote_id"_s, remoteId);
+    o.insert(u"sequence"_s, sequence);
+    if (!eventId.isEmpty())
+        o.insert(u"event_id"_s, eventId);
+    o.insert(u"streamable"_s, streamable);
+    if (!extra.isEmpty())
+        o.insert(u"extra"_s, extra);
+    return o;
+}
+
+ContinuationToken ContinuationToken::fromJson(const QJsonObject &object)
+{
+    ContinuationToken t;
+    t.remoteId = object.value(u"remote_id"_s).toString();
+    const QJsonValue seq = object.value(u"sequence"_s);
+    t.sequence = seq.isDouble() ? qint64(seq.toDouble(-1)) : -1;
+    if (t.sequence < -1)
+        t.sequence = -1;
+    t.eventId = object.value(u"event_id"_s).toString();
+    t.streamable = object.value(u"streamable"_s).toBool();
+    t.extra = object.value(u"extra"_s).toObject();
+    return t;
+}
+
+QString secondaryKindName(SecondaryKind kind)
+{
+    return kSecondaryNames.at(std::size_t(kind));
+}
+
+SecondaryKind secondaryKindFromName(QStringView name)
+{
+    for (std::size_t i = 0; i < kSecondaryNames.size(); ++i) {
+        if (name == kSecondaryNames[i])
+            return SecondaryKind(i);
+    }
+    return SecondaryKind::Log;
+}
+
+QJsonObject SecondaryItem::toJson() const
+{
+    QJsonObject o;
+    o.insert(u"id"_s, id);
+    o.insert(u"kind"_s, secondaryKindName(kind));
+    if (!title.isEmpty())
+        o.insert(u"title"_s, title);
+    o.insert(u"text"_s, text);
+    o.insert(u"at"_s, isoOrEmpty(at));
+    o.insert(u"done"_s, done);
+    return o;
+}
+
+SecondaryItem SecondaryItem::fromJson(const QJsonObject &object)
+{
+    SecondaryItem item;
+    item.id = object.value(u"id"_s).toString();
+    item.kind = secondaryKindFromName(object.value(u"kind"_s).toString());
+    item.title = object.value(u"title"_s).toString();
+    item.text = object.value(u"text"_s).toString();
+    item.at = parseIso(object.value(u"at"_s));
+    item.done = object.value(u"done"_s).toBool();
+    return item;
+}
+
+QString inputReasonName(InputReason reason)
+{
+    return kReasonNames.at(std::size_t(reason));
+}
+
+InputReason inputReasonFromName(QStringView name)
+{
+    for (std::size_t i = 0; i < kReasonNames.size(); ++i) {
+        if (name == kReasonNames[i])
+            return InputReason(i);
+    }
+    return InputReason::Question;
+}
+
+QJsonObject InputRequest::toJson() const
+{
+    QJsonObject o;
+    o.insert(u"reason"_s, inputReasonName(reason));
+    o.insert(u"prompt"_s, prompt);
+    if (!options.isEmpty())
+        o.insert(u"options"_s, QJsonArray::fromStringList(options));
+    if (deadline.isValid())
+        o.insert(u"deadline"_s, isoOrEmpty(deadline));
+    if (!callbackUrl.isEmpty())
+        o.insert(u"callback_url"_s, callbackUrl);
+    if (!raw.isEmpty())
+        o.insert(u"raw"_s, raw);
+    return o;
+}
+
+InputRequest InputRequest::fromJson(const QJsonObject &object)
+{
+    InputRequest r;
+    r.reason = inputReasonFromName(object.value(u"reason"_s).toString());
+    r.prompt = object.value(u"prompt"_s).toString();
+    const QJsonArray options = object.value(u"options"_s).toArray();
+    for (const QJsonValue &v : options)
+        r.options << v.toString();
+    r.deadline = parseIso(object.value(u"deadline"_s));
+    r.callbackUrl = object.value(u"callback_url"_s).toString();
+    r.raw = object.value(u"raw"_s).toObject();
+    return r;
+}
+
+QString Run::summarize(const QString &prompt, int maxChars)
+{
+    QString s = prompt.simplified();
+    if (s.size() > maxChars) {
+        s.truncate(maxChars - 1);
+        s += u'…';
+    }
+    return s;
+}
+
+} // namespace Runwatch

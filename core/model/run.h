@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "runerror.h"
+#include "runstatus.h"
+
+#include <QDateTime>
+#include <QFlags>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace Runwatch {
+
+// What a backend can do. The UI enables actions from these *and* the run's status, never from
+// the backend's type.
+enum class Capability {
+    Start = 0x01,
+    Get = 0x02,
+    Stream = 0x04,
+    ResumeStream = 0x08,
+    Cancel = 0x10,
+    Delete = 0x20,      // server-side delete
+    Respond = 0x40,
+    List = 0x80,
+};
+Q_DECLARE_FLAGS(Capabilities, Capability)
+Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
+
+// Everything needed to reattach to a run after a drop or an app restart (design seed 004).
+// Connector-neutral fields first; connector specifics go into `extra`.
+struct ContinuationToken
+{
+    QString remoteId;
+    qint64 sequence = -1; // last applied sequence number (OpenAI sequence_number); -1: none yet
+    QString eventId;      // last SSE id: (Last-Event-ID on reconnect)
+    bool streamable = false; // the server can (re)stream this run from `sequence`/`eventId`
+    QJsonObject extra;
+
+    bool isValid() const { return !remoteId.isEmpty(); }
+    QJsonObject toJson() const;
+    // Tolerates missing or wrongly typed fields (a damaged store must not crash the app).
+    static ContinuationToken fromJson(const QJsonObject &object);
+
+    friend bool operator==(const ContinuationToken &, const ContinuationToken &) = default;
+};
+
+// Secondary output (seed 003): everything that is not the answer.
+enum class SecondaryKind {
+    Reasoning,
+    ToolCall,
+    Progress,
+    Log,
+    StatusChange,
+};
+QString secondaryKindName(SecondaryKind kind);
+SecondaryKind secondaryKindFromName(QStringView name);
+
+struct SecondaryItem
+{
+    QString id;    // stable id from the server (item_id); deltas with the same id append
+    SecondaryKind kind = SecondaryKind::Log;
+    QString title; // e.g. the tool name
+    QString text;
+    QDateTime at;
+    bool done = false;
+
+    QJsonObject toJson() const;
+    static SecondaryItem fromJson(const QJsonObject &object);
+    friend bool operator==(const SecondaryItem &, const SecondaryItem &) = default;
+};
+
+// What a run that waits for a person asks for.
+enum class InputReason {
+    Question,
+    Approval,
+    Options,
+    ToolOutput,
+    Auth,
+    Timer,
+    Webhook,
+};
+QString inputReasonName(InputReason reason);
+InputReason inputReasonFromName(QStringView name);
+
+struct InputRequest
+{
+    InputReason reason = InputReason::Question;
+    QString prompt;
+    QStringList options;
+    QDateTime deadline;   // timers, expiring approvals
+    QString callbackUrl;  // webhooks
+    QJsonObject raw;      // what the server sent, for the connector's respond()
+
+    QJsonObject toJson() const;
+    static InputRequest fromJson(const QJsonObject &object);
+    friend bool operator==(const InputRequest &, const InputRequest &) = default;
+};
+
+struct InputAnswer
+{
+    enum class Kind { Text, Approve, Reject, Choice };
+    Kind kind = Kind::Text;
+    QString text;
+    QString comment;
+    QString choice;
+};
+
+struct Run
+{
+    QString localId;
+    QString connection; // connection name
+    QString backend;    // "openai", "a2a", "jobs", "foundry"
+    QString baseUrl;    // where the run lives, so another process can reattach without the profile
+    QString remoteId;
+    QDateTime createdAt;
+    QDateTime updatedAt;   // last event applied
+    QDateTime finishedAt;
+    QString model;
+    QString title;         // prompt summary
+    QString prompt;
+    RunStatus status = RunStatus::Queued;
+    QString rawStatus;
+    QString primaryText;
+    QList<SecondaryItem> secondary;
+    RunError error;
+    Capabilities capabilities;
+    ContinuationToken token;
+    std::optional<InputRequest> input;
+    bool connectionLost = false; // following is interrupted and a reconnect is pending
+    int reconciliations = 0;     // times a server snapshot disagreed with the streamed text
+
+    bool isTerminal() const { return Runwatch::isTerminal(status); }
+    static QString summarize(const QString &prompt, int maxChars = 80);
+};
+
+} // namespace Runwatch

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runerror.h"
+
+#include <array>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+struct KindName
+{
+    ErrorKind kind;
+    QLatin1StringView name;
+};
+constexpr std::array kKindNames{
+    KindName{ErrorKind::None, "none"_L1},
+    KindName{ErrorKind::Network, "network"_L1},
+    KindName{ErrorKind::Timeout, "timeout"_L1},
+    KindName{ErrorKind::Auth, "auth"_L1},
+    KindName{ErrorKind::NotFound, "not_found"_L1},
+    KindName{ErrorKind::Conflict, "conflict"_L1},
+    KindName{ErrorKind::RateLimited, "rate_limited"_L1},
+    KindName{ErrorKind::Server, "server"_L1},
+    KindName{ErrorKind::Client, "client"_L1},
+    KindName{ErrorKind::Protocol, "protocol"_L1},
+    KindName{ErrorKind::Run, "run"_L1},
+    KindName{ErrorKind::Cancelled, "cancelled"_L1},
+};
+} // namespace
+
+QString errorKindName(ErrorKind kind)
+{
+    for (const auto &entry : kKindNames) {
+        if (entry.kind == kind)
+            return entry.name;
+    }
+    return u"none"_s;
+}
+
+ErrorKind errorKindFromName(QStringView name)
+{
+    for (const auto &entry : kKindNames) {
+        if (name == entry.name)
+            return entry.kind;
+    }
+    return ErrorKind::None;
+}
+
+QString RunError::toString() const
+{
+    if (!isError())
+        return {};
+    QString out = errorKindName(kind).replace(u'_', u' ');
+    QStringList detail;
+    if (httpStatus > 0)
+        detail << QString::number(httpStatus);
+    if (!code.isEmpty())
+        detail << code;
+    if (!detail.isEmpty())
+        out += u" ("_s + detail.join(u", "_s) + u')';
+    if (!message.isEmpty())
+        out += u": "_s + message;
+    if (!requestId.isEmpty())
+        out += u" [request "_s + requestId + u']';
+    return out;
+}
+
+QJsonObject RunError::toJson() const
+{
+    QJsonObject o;
+    o.insert(u"kind"_s, errorKindName(kind));
+    if (!code.isEmpty())
+        o.insert(u"code"_s, code);
+    o.insert(u"message"_s, message);
+    o.insert(u"retryable"_s, retryable);
+    if (httpStatus > 0)
+        o.insert(u"http_status"_s, httpStatus);
+    if (!requestId.isEmpty())
+        o.insert(u"request_id"_s, requestId);
+    return o;
+}
+
+RunError RunError::fromJson(const QJsonObject &object)
+{
+    RunError e;
+    e.kind = errorKindFromName(object.value(u"kind"_s).toString());
+    e.code = object.value(u"code"_s).toString();
+    e.message = object.value(u"message"_s).toString();
+    e.retryable = object.value(u"retryable"_s).toBool();
+    e.httpStatus = object.value(u"http_status"_s).toInt();
+    e.requestId = object.value(u"request_id"_s).toString();
+    return e;
+}
+
+} // namespace Runwatch

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runstatus.h"
+
+#include <array>
+#include <utility>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+struct StatusNames
+{
+    RunStatus status;
+    QLatin1StringView name;
+    const char *label;
+};
+
+constexpr std::array kNames{
+    StatusNames{RunStatus::Unknown, "unknown"_L1, "Unknown"},
+    StatusNames{RunStatus::Queued, "queued"_L1, "Queued"},
+    StatusNames{RunStatus::InProgress, "in_progress"_L1, "In progress"},
+    StatusNames{RunStatus::Cancelling, "cancelling"_L1, "Cancelling"},
+    StatusNames{RunStatus::InputRequired, "input_required"_L1, "Needs input"},
+    StatusNames{RunStatus::Completed, "completed"_L1, "Completed"},
+    StatusNames{RunStatus::Failed, "failed"_L1, "Failed"},
+    StatusNames{RunStatus::Cancelled, "cancelled"_L1, "Cancelled"},
+    StatusNames{RunStatus::Incomplete, "incomplete"_L1, "Incomplete"},
+    StatusNames{RunStatus::Expired, "expired"_L1, "Expired"},
+    StatusNames{RunStatus::Rejected, "rejected"_L1, "Rejected"},
+    StatusNames{RunStatus::TimedOut, "timed_out"_L1, "Timed out"},
+    StatusNames{RunStatus::Deleted, "deleted"_L1, "Deleted"},
+};
+} // namespace
+
+bool isTerminal(RunStatus status)
+{
+    switch (status) {
+    case RunStatus::Completed:
+    case RunStatus::Failed:
+    case RunStatus::Cancelled:
+    case RunStatus::Incomplete:
+    case RunStatus::Expired:
+    case RunStatus::Rejected:
+    case RunStatus::TimedOut:
+    case RunStatus::Deleted:
+        return true;
+    case RunStatus::Unknown:
+    case RunStatus::Queued:
+    case RunStatus::InProgress:
+    case RunStatus::Cancelling:
+    case RunStatus::InputRequired:
+        return false;
+    }
+    return false;
+}
+
+bool isFailureLike(RunStatus status)
+{
+    switch (status) {
+    case RunStatus::Failed:
+    case RunStatus::Expired:
+    case RunStatus::Rejected:
+    case RunStatus::TimedOut:
+    case RunStatus::Incomplete:
+        return true;
+    default:
+        return false;
+    }
+}
+
+QString statusName(RunStatus status)
+{
+    for (const auto &entry : kNames) {
+        if (entry.status == status)
+            return entry.name;
+    }
+    return u"unknown"_s;
+}
+
+RunStatus statusFromName(QStringView name)
+{
+    for (const auto &entry : kNames) {
+        if (name == entry.name)
+            return entry.status;
+    }
+    return RunStatus::Unknown;
+}
+
+QString statusLabel(RunStatus status)
+{
+    for (const auto &entry : kNames) {
+        if (entry.status == status)
+            return QString::fromLatin1(entry.label);
+    }
+    return u"Unknown"_s;
+}
+
+} // namespace Runwatch
