@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "backend/connection.h"
+#include "engine/runmanager.h"
+#include "engine/runstore.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include <cstdio>
+
+namespace Runwatch::Cli {
+
+// Exit codes (README "CLI"): by the run's state when the command ends.
+enum ExitCode {
+    ExitCompleted = 0,
+    ExitOtherError = 1,
+    ExitUsage = 2,
+    ExitFailed = 3,     // failed, expired, rejected, timed out, incomplete
+    ExitCancelled = 4,
+    ExitInputRequired = 5,
+    ExitStillRunning = 6, // `status` of a run that has not finished
+};
+
+int exitCodeFor(RunStatus status);
+
+// The headless front end. Parses argv, runs one command on the shared engine and store, and
+// returns the process exit code. Output goes to the given streams (stdout / stderr in main).
+class CliApp : public QObject
+{
+    Q_OBJECT
+public:
+    CliApp(FILE *out, FILE *err, QObject *parent = nullptr);
+
+    // Runs the command to completion (spins the event loop). `args` excludes argv[0].
+    int run(const QStringList &args);
+
+private:
+    struct Options;
+
+    int usage(const QString &message);
+    bool setUpStore(const Options &o);
+    std::optional<Connection> connectionFor(const Options &o, const Run *run, QString *error);
+    QString apiKeyFor(const Options &o, const QString &backend) const;
+
+    int cmdStart(const Options &o, const QStringList &args);
+    int cmdWatch(const Options &o, const QStringList &args);
+    int cmdStatus(const Options &o, const QStringList &args);
+    int cmdCancel(const Options &o, const QStringList &args);
+    int cmdDelete(const Options &o, const QStringList &args);
+    int cmdList(const Options &o, const QStringList &args);
+    int cmdRespond(const Options &o, const QStringList &args);
+
+    // Loads RUN from the store, registers its connection and adopts it (without following).
+    const Run *loadRun(const Options &o, const QString &idOrRemote, QString *error);
+    // Follows `id` until terminal / input required / gave up, printing as it goes.
+    int followToEnd(const QString &id);
+
+    void printRunLine(const Run &run);
+    void printEvents(const Run &run, const QList<RunEvent> &events);
+    void printEnd(const Run &run);
+    void printError(const QString &runId, const RunError &error);
+    void printNote(const QString &text);
+    void writeJson(const QJsonObject &object);
+    void writeOut(const QString &text);
+    void writeErr(const QString &text);
+
+    FILE *m_out;
+    FILE *m_err;
+    bool m_json = false;
+    RunStore m_store;
+    RunManager m_manager;
+};
+
+} // namespace Runwatch::Cli

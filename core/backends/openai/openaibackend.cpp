@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "openaibackend.h"
+
+#include "openaistream.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QUrlQuery>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
+
+std::chrono::milliseconds stallTimeout(const Connection &c)
+{
+    const int ms = c.options.value(u"stall_timeout_ms"_s).toInt();
+    return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
+}
+
+QList<RunEvent> eventsFromBody(const QByteArray &body)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(body);
+    return doc.isObject() ? OpenAi::mapResponseObject(doc.object()) : QList<RunEvent>{};
+}
+
+RunError unsupported(const QString &what)
+{
+    RunError e;
+    e.kind = ErrorKind::Client;
+    e.code = u"unsupported"_s;
+    e.message = what;
+    return e;
+}
+
+RunError protocolError(const HttpResponse &response, const QString &message)
+{
+    RunError e;
+    e.kind = ErrorKind::Protocol;
+    e.message = message;
+    e.httpStatus = response.status;
+    e.requestId = QString::fromUtf8(response.header("x-request-id"));
+    return e;
+}
+
+} // namespace
+
+OpenAiBackend::OpenAiBackend(Connection connection, QObject *parent)
+    : RunBackend(parent)
+    , m_connection(std::move(connection))
+    , m_http(new HttpClient(this))
+{
+}
+
+QString OpenAiBackend::kind() const
+{
+    return u"openai"_s;
+}
+
+Capabilities OpenAiBackend::capabilities() const
+{
+    return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
+        | Capability::Cancel | Capability::Delete;
+}
+
+HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path) const
+{
+    HttpRequest r;
+    r.method = method;
+    QUrl url = m_connection.baseUrl;
+    QString basePath = url.path();
+    while (basePath.endsWith(u'/'))
+        basePath.chop(1);
+    url.setPath(basePath + path);
+    // Azure "last generation" endpoints need ?api-version=…; v1 endpoints do not.
+    const QString apiVersion = m_connection.options.value(u"api_version"_s).toString();
+    if (!apiVersion.isEmpty()) {
+        QUrlQuery q(url);
+        q.addQueryItem(u"api-version"_s, apiVersion);
+        url.setQuery(q);
+    }
+    r.url = url;
+    switch (m_connection.auth) {
+    case AuthStyle::Bearer:
+        if (!m_connection.apiKey.isEmpty())
+            r.headers.emplaceBack("Authorization", "Bearer " + m_connection.apiKey.toUtf8());
+        break;
+    case AuthStyle::ApiKeyHeader:
+        if (!m_connection.apiKey.isEmpty())
+            r.headers.emplaceBack("api-key", m_connection.apiKey.toUtf8());
+        break;
+    case AuthStyle::None:
+        break;
+    }
+    const QString org = m_connection.options.value(u"organization"_s).toString();
+    if (!org.isEmpty())
+        r.headers.emplaceBack("OpenAI-Organization", org.toUtf8());
+    const QString project = m_connection.options.value(u"project"_s).toString();
+    if (!project.isEmpty())
+        r.headers.emplaceBack("OpenAI-Project", project.toUtf8());
+    r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
+    return r;
+}
+
+RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
+{
+    HttpRequest r = this->request("POST", u"/responses"_s);
+    QJsonObject body;
+    body.insert(u"model"_s, request.model.isEmpty() ? m_connection.defaultModel : request.model);
+    body.insert(u"input"_s, request.prompt);
+    body.insert(u"background"_s, true);
+    // Background mode requires store:true; some org settings only retain it when sent explicitly.
+    body.insert(u"store"_s, true);
+    body.insert(u"stream"_s, request.stream);
+    if (!request.clientRunId.isEmpty()) {
+        QJsonObject metadata;
+        metadata.insert(u"client_run_id"_s, request.clientRunId);
+        body.insert(u"metadata"_s, metadata);
+    }
+    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    r.headers.emplaceBack("Content-Type", "application/json");
+    // Creating is not idempotent (no idempotency key in this API): a retry after the server may
+    // have accepted the request could start a duplicate run.
+    r.idempotent = false;
+    const auto mode = request.stream ? OpenAi::ResponseStream::Mode::CreateStreaming
+                                     : OpenAi::ResponseStream::Mode::CreateJson;
+    if (request.stream)
+        r.headers.emplaceBack("Accept", "text/event-stream");
+    return new OpenAi::ResponseStream(m_http, std::move(r), mode, OpenAi::StreamMapper(request.stream, -1),
+                                      stallTimeout(m_connection), parent);
+}
+
+RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
+{
+    HttpRequest r = this->request("GET", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    QUrlQuery q(r.url);
+    q.addQueryItem(u"stream"_s, u"true"_s);
+    if (token.sequence >= 0)
+        q.addQueryItem(u"starting_after"_s, QString::number(token.sequence));
+    r.url.setQuery(q);
+    r.headers.emplaceBack("Accept", "text/event-stream");
+    return new OpenAi::ResponseStream(m_http, std::move(r), OpenAi::ResponseStream::Mode::Resume,
+                                      OpenAi::StreamMapper(true, token.sequence), stallTimeout(m_connection),
+                                      parent);
+}
+
+QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)
+{
+    QPointer<OpenAiBackend> self = this;
+    HttpRequest r = request("GET", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    const HttpResponse response = co_await m_http->send(std::move(r));
+    ActionResult result;
+    if (!self) {
+        result.error.kind = ErrorKind::Cancelled;
+        co_return result;
+    }
+    result.retryAfterMs = response.retryAfterMs;
+    if (!response.ok()) {
+        result.error = response.error;
+        co_return result;
+    }
+    result.events = eventsFromBody(response.body);
+    if (result.events.isEmpty())
+        result.error = protocolError(response, u"The server's answer is not a Response object."_s);
+    co_return result;
+}
+
+QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
+{
+    QPointer<OpenAiBackend> self = this;
+    const QString id = QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId));
+    HttpRequest r = request("POST", u"/responses/"_s + id + u"/cancel"_s);
+    const HttpResponse response = co_await m_http->send(std::move(r));
+    ActionResult result;
+    if (!self) {
+        result.error.kind = ErrorKind::Cancelled;
+        co_return result;
+    }
+    if (response.ok()) {
+        result.events = eventsFromBody(response.body);
+        co_return result;
+    }
+    // "Cannot cancel a completed response." — the run already ended; nothing changes. Ask the
+    // server which terminal state it is in (protocol reference §1.5).
+    if (response.status == 400 && response.error.message.startsWith(u"Cannot cancel a"_s)) {
+        QString state = response.error.message.mid(int(qstrlen("Cannot cancel a")));
+        state = state.trimmed();
+        if (state.startsWith(u"n "_s))
+            state = state.mid(2);
+        state = state.section(u' ', 0, 0);
+        result.note = state.isEmpty() ? u"already finished"_s : u"already "_s + state;
+        ActionResult current = co_await get(token);
+        if (!self)
+            co_return result;
+        result.events = current.events;
+        co_return result;
+    }
+    result.error = response.error;
+    co_return result;
+}
+
+QCoro::Task<ActionResult> OpenAiBackend::remove(ContinuationToken token)
+{
+    QPointer<OpenAiBackend> self = this;
+    HttpRequest r = request("DELETE", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    r.headers.emplaceBack("Accept", "*/*");
+    const HttpResponse response = co_await m_http->send(std::move(r));
+    ActionResult result;
+    if (!self) {
+        result.error.kind = ErrorKind::Cancelled;
+        co_return result;
+    }
+    // The delete body differs between servers; any 2xx is success and is not parsed.
+    if (response.ok()) {
+        result.events << RunEvent::statusChange(RunStatus::Deleted, u"deleted"_s);
+        co_return result;
+    }
+    if (response.error.kind == ErrorKind::NotFound) {
+        result.note = u"not found on the server (already deleted or expired)"_s;
+        result.events << RunEvent::statusChange(RunStatus::Deleted, u"deleted"_s);
+        co_return result;
+    }
+    result.error = response.error;
+    co_return result;
+}
+
+QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputAnswer answer)
+{
+    Q_UNUSED(token)
+    Q_UNUSED(answer)
+    ActionResult result;
+    result.error = unsupported(u"OpenAI background responses do not wait for input."_s);
+    co_return result;
+}
+
+QCoro::Task<ListResult> OpenAiBackend::list()
+{
+    ListResult result;
+    result.error = unsupported(u"The Responses API has no listing of responses."_s);
+    co_return result;
+}
+
+} // namespace Runwatch

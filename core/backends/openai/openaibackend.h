@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "backend/connection.h"
+#include "backend/runbackend.h"
+#include "net/httpclient.h"
+
+namespace Runwatch {
+
+// OpenAI Responses in background mode (also Azure OpenAI and compatible servers): create with
+// background + store (+ stream), follow by SSE with starting_after, poll GET, cancel, delete.
+// Wire reference: protocols/openai-responses-and-foundry.md §1–3.
+class OpenAiBackend final : public RunBackend
+{
+    Q_OBJECT
+public:
+    explicit OpenAiBackend(Connection connection, QObject *parent = nullptr);
+
+    QString kind() const override;
+    Capabilities capabilities() const override;
+
+    RunStream *start(StartRequest request, QObject *parent) override;
+    RunStream *follow(ContinuationToken token, QObject *parent) override;
+
+    QCoro::Task<ActionResult> get(ContinuationToken token) override;
+    QCoro::Task<ActionResult> cancel(ContinuationToken token) override;
+    QCoro::Task<ActionResult> remove(ContinuationToken token) override;
+    QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
+    QCoro::Task<ListResult> list() override;
+
+    HttpClient *httpClient() const { return m_http; }
+    const Connection &connection() const { return m_connection; }
+
+    // Builds a request to `path` under the base URL with auth and standard headers.
+    HttpRequest request(const QByteArray &method, const QString &path) const;
+
+private:
+    Connection m_connection;
+    HttpClient *m_http;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "backend/connection.h"
+#include "backend/runbackend.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+#include <chrono>
+#include <memory>
+
+class QTimer;
+
+namespace Runwatch {
+
+class RunStore;
+
+// How the manager keeps following runs across drops.
+struct FollowPolicy
+{
+    std::chrono::milliseconds reconnectInitial{250};
+    std::chrono::milliseconds reconnectMax{30000};
+    int maxConsecutiveFailures = -1; // -1: keep trying; the CLI sets a bound
+    std::chrono::milliseconds pollInitial{1000};
+    std::chrono::milliseconds pollMax{10000};
+};
+
+// Builds the backend for a connection (the engine does not know the concrete connectors).
+using BackendFactory = std::function<RunBackend *(const Connection &, QObject *parent)>;
+// The default factory: every connector this build has ("openai", …). nullptr for an unknown name.
+RunBackend *createBackend(const Connection &connection, QObject *parent);
+QStringList knownBackends();
+
+// Owns every run, follows each non-terminal one by stream or poll, reconnects with backoff,
+// and executes the operator's commands. All events go through applyEvent(), the one reducer.
+class RunManager : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Action { Start, Cancel, Delete, Respond, Refresh };
+    Q_ENUM(Action)
+
+    explicit RunManager(QObject *parent = nullptr);
+    ~RunManager() override;
+
+    void setStore(RunStore *store);
+    RunStore *store() const { return m_store; }
+    void setFollowPolicy(const FollowPolicy &policy) { m_policy = policy; }
+    void setBackendFactory(BackendFactory factory) { m_factory = std::move(factory); }
+
+    // Adds or replaces a connection. Returns false (and sets *error) for an unknown backend.
+    bool addConnection(const Connection &connection, QString *error = nullptr);
+    RunBackend *backend(const QString &connectionName) const;
+    QStringList connectionNames() const;
+    std::optional<Connection> connection(const QString &name) const;
+
+    // Starts a run; returns its local id at once (the remote id arrives with the first events).
+    QString startRun(const QString &connectionName, StartRequest request);
+    // Takes over a run known from the store (or another process). Follows it when not terminal
+    // and `follow` is set.
+    void adoptRun(Run run, bool follow = true);
+
+    const Run *run(const QString &localId) const;
+    // By local id, or by remote id when no local id matches.
+    const Run *findRun(const QString &idOrRemoteId) const;
+    QStringList runIds() const;
+
+    void follow(const QString &id);      // (re)start following (the Resume action)
+    void stopFollowing(const QString &id);
+    bool isFollowing(const QString &id) const;
+
+    void cancelRun(const QString &id);
+    // onServer: DELETE on the server as well (needs Capability::Delete); else local only.
+    void deleteRun(const QString &id, bool onServer);
+    void respondToRun(const QString &id, InputAnswer answer);
+    void refreshRun(const QString &id);
+
+Q_SIGNALS:
+    void runAdded(const QString &id);
+    void runChanged(const QString &id, Runwatch::RunChanges changes);
+    // Events that were applied (duplicates already dropped), for printers such as the CLI.
+    void runEventsApplied(const QString &id, const QList<Runwatch::RunEvent> &events);
+    void runRemoved(const QString &id);
+    // Following ended without a terminal state (non-retryable error, gave up, protocol error).
+    void followingStopped(const QString &id, const Runwatch::RunError &error);
+    void actionFinished(const QString &id, Runwatch::RunManager::Action action,
+                        const Runwatch::ActionResult &result);
+
+private:
+    struct Follower;
+    struct Entry;
+
+    Entry *entry(const QString &id) const;
+    void applyEvents(const QString &id, const QList<RunEvent> &events);
+    void attachStream(const QString &id, RunStream *stream);
+    void onStreamFinished(const QString &id, const StreamEnd &end);
+    void scheduleRetry(const QString &id, std::optional<qint64> serverDelayMs);
+    void schedulePoll(const QString &id, std::optional<qint64> serverDelayMs);
+    void resumeNow(const QString &id);
+    void giveUp(const QString &id, const RunError &error);
+    void setConnectionLost(const QString &id, bool lost);
+    void persist(const QString &id);
+    bool needsFollowing(const Run &run) const;
+
+    QCoro::Task<> pollOnce(QString id);
+    QCoro::Task<> doCancel(QString id);
+    QCoro::Task<> doDelete(QString id, bool onServer);
+    QCoro::Task<> doRespond(QString id, InputAnswer answer);
+
+    QHash<QString, Connection> m_connections;
+    QHash<QString, QPointer<RunBackend>> m_backends;
+    QHash<QString, std::shared_ptr<Entry>> m_runs;
+    QStringList m_order; // insertion order, for stable listings
+    RunStore *m_store = nullptr;
+    FollowPolicy m_policy;
+    BackendFactory m_factory;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runstore.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QUuid>
+
+using namespace Qt::StringLiterals;
+
+Q_LOGGING_CATEGORY(lcStore, "runwatch.store", QtInfoMsg)
+
+namespace Runwatch {
+
+namespace {
+
+QString iso(const QDateTime &dt)
+{
+    return dt.isValid() ? dt.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+QDateTime fromIso(const QVariant &v)
+{
+    const QString s = v.toString();
+    return s.isEmpty() ? QDateTime() : QDateTime::fromString(s, Qt::ISODateWithMs);
+}
+
+QString compactJson(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+QJsonObject parseObject(const QVariant &v)
+{
+    return QJsonDocument::fromJson(v.toString().toUtf8()).object();
+}
+
+constexpr auto kColumns = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
+                          "model, created_at, updated_at, finished_at, token, primary_text, secondary, error, "
+                          "input, capabilities, reconciliations";
+
+Run runFromQuery(const QSqlQuery &q)
+{
+    Run run;
+    run.localId = q.value(0).toString();
+    run.connection = q.value(1).toString();
+    run.backend = q.value(2).toString();
+    run.baseUrl = q.value(3).toString();
+    run.remoteId = q.value(4).toString();
+    run.status = statusFromName(q.value(5).toString());
+    run.rawStatus = q.value(6).toString();
+    run.title = q.value(7).toString();
+    run.prompt = q.value(8).toString();
+    run.model = q.value(9).toString();
+    run.createdAt = fromIso(q.value(10));
+    run.updatedAt = fromIso(q.value(11));
+    run.finishedAt = fromIso(q.value(12));
+    run.token = ContinuationToken::fromJson(parseObject(q.value(13)));
+    run.primaryText = q.value(14).toString();
+    const QJsonArray secondary = QJsonDocument::fromJson(q.value(15).toString().toUtf8()).array();
+    for (const QJsonValue &v : secondary)
+        run.secondary.append(SecondaryItem::fromJson(v.toObject()));
+    run.error = RunError::fromJson(parseObject(q.value(16)));
+    const QJsonObject input = parseObject(q.value(17));
+    if (!input.isEmpty())
+        run.input = InputRequest::fromJson(input);
+    run.capabilities = Capabilities::fromInt(q.value(18).toInt());
+    run.reconciliations = q.value(19).toInt();
+    return run;
+}
+
+} // namespace
+
+RunStore::RunStore(QObject *parent)
+    : QObject(parent)
+    , m_connectionName(u"runwatch-store-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
+{
+    m_flushTimer.setSingleShot(true);
+    m_flushTimer.setInterval(200);
+    connect(&m_flushTimer, &QTimer::timeout, this, &RunStore::flush);
+}
+
+RunStore::~RunStore()
+{
+    flush();
+    close();
+}
+
+QString RunStore::defaultPath()
+{
+    const QString env = qEnvironmentVariable("RUNWATCH_STORE");
+    if (!env.isEmpty())
+        return env;
+    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    if (dir.isEmpty())
+        dir = QDir::homePath() + u"/.local/share/runwatch"_s;
+    return dir + u"/runs.sqlite"_s;
+}
+
+bool RunStore::open(const QString &path)
+{
+    close();
+    m_path = path;
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, m_connectionName);
+    db.setDatabaseName(path);
+    // Several processes (GUI, CLI watchers) share the file: wait for locks instead of failing.
+    db.setConnectOptions(u"QSQLITE_BUSY_TIMEOUT=5000"_s);
+    if (!db.open()) {
+        m_error = u"Cannot open the run store %1: %2"_s.arg(path, db.lastError().text());
+        return false;
+    }
+    // migrate() checks the schema version before anything writes: a newer file stays untouched
+    // (switching to WAL alone would rewrite its header).
+    if (!migrate()) {
+        db.close();
+        return false;
+    }
+    return true;
+}
+
+void RunStore::close()
+{
+    if (!QSqlDatabase::contains(m_connectionName))
+        return;
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+bool RunStore::isOpen() const
+{
+    return QSqlDatabase::contains(m_connectionName) && QSqlDatabase::database(m_connectionName, false).isOpen();
+}
+
+bool RunStore::exec(const QString &sql)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    if (!q.exec(sql)) {
+        m_error = u"SQL failed (%1): %2"_s.arg(sql, q.lastError().text());
+        qCWarning(lcStore) << m_error;
+        return false;
+    }
+    return true;
+}
+
+bool RunStore::migrate()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlQuery q(db);
+    if (!q.exec(u"PRAGMA user_version"_s) || !q.next()) {
+        m_error = u"Cannot read the schema version: %1"_s.arg(q.lastError().text());
+        return false;
+    }
+    const int version = q.value(0).toInt();
+    q.finish(); // an open statement would keep a read transaction and block the WAL switch
+    if (version > SchemaVersion) {
+        m_error = u"The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). "
+                  "It was left untouched; use the newer version or another --store."_s
+                      .arg(m_path)
+                      .arg(version)
+                      .arg(SchemaVersion);
+        return false;
+    }
+    if (!exec(u"PRAGMA journal_mode=WAL"_s) || !exec(u"PRAGMA synchronous=NORMAL"_s))
+        return false;
+    if (version < 1) {
+        if (!db.transaction()) {
+            m_error = db.lastError().text();
+            return false;
+        }
+        const bool ok = exec(u"CREATE TABLE IF NOT EXISTS runs ("
+                             "local_id TEXT PRIMARY KEY, connection TEXT, backend TEXT, base_url TEXT, "
+                             "remote_id TEXT, status TEXT, raw_status TEXT, title TEXT, prompt TEXT, model TEXT, "
+                             "created_at TEXT, updated_at TEXT, finished_at TEXT, token TEXT, primary_text TEXT, "
+                             "secondary TEXT, error TEXT, input TEXT, capabilities INTEGER, reconciliations INTEGER)"_s)
+            && exec(u"CREATE INDEX IF NOT EXISTS runs_remote_id ON runs(remote_id)"_s)
+            && exec(u"PRAGMA user_version = 1"_s);
+        if (!ok) {
+            db.rollback();
+            return false;
+        }
+        db.commit();
+    }
+    return true;
+}
+
+bool RunStore::writeRun(const Run &run)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s.arg(
+        QLatin1StringView(kColumns)));
+    QJsonArray secondary;
+    for (const SecondaryItem &item : run.secondary)
+        secondary.append(item.toJson());
+    q.addBindValue(run.localId);
+    q.addBindValue(run.connection);
+    q.addBindValue(run.backend);
+    q.addBindValue(run.baseUrl);
+    q.addBindValue(run.remoteId);
+    q.addBindValue(statusName(run.status));
+    q.addBindValue(run.rawStatus);
+    q.addBindValue(run.title);
+    q.addBindValue(run.prompt);
+    q.addBindValue(run.model);
+    q.addBindValue(iso(run.createdAt));
+    q.addBindValue(iso(run.updatedAt));
+    q.addBindValue(iso(run.finishedAt));
+    q.addBindValue(compactJson(run.token.toJson()));
+    q.addBindValue(run.primaryText);
+    q.addBindValue(QString::fromUtf8(QJsonDocument(secondary).toJson(QJsonDocument::Compact)));
+    q.addBindValue(run.error.isError() ? compactJson(run.error.toJson()) : QString());
+    q.addBindValue(run.input ? compactJson(run.input->toJson()) : QString());
+    q.addBindValue(run.capabilities.toInt());
+    q.addBindValue(run.reconciliations);
+    if (!q.exec()) {
+        m_error = u"Cannot save run %1: %2"_s.arg(run.localId, q.lastError().text());
+        qCWarning(lcStore) << m_error;
+        return false;
+    }
+    return true;
+}
+
+bool RunStore::saveRun(const Run &run)
+{
+    if (!isOpen())
+        return false;
+    m_pending.remove(run.localId);
+    return writeRun(run);
+}
+
+void RunStore::scheduleSave(const Run &run)
+{
+    if (!isOpen())
+        return;
+    m_pending.insert(run.localId, run);
+    if (!m_flushTimer.isActive())
+        m_flushTimer.start();
+}
+
+void RunStore::flush()
+{
+    m_flushTimer.stop();
+    if (m_pending.isEmpty() || !isOpen())
+        return;
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    db.transaction();
+    for (const Run &run : std::as_const(m_pending))
+        writeRun(run);
+    if (!db.commit())
+        qCWarning(lcStore) << "commit failed:" << db.lastError().text();
+    m_pending.clear();
+}
+
+bool RunStore::removeRun(const QString &localId)
+{
+    m_pending.remove(localId);
+    if (!isOpen())
+        return false;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"DELETE FROM runs WHERE local_id = ?"_s);
+    q.addBindValue(localId);
+    return q.exec();
+}
+
+std::optional<Run> RunStore::queryOne(const QString &where, const QString &value) const
+{
+    if (!isOpen())
+        return std::nullopt;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"SELECT %1 FROM runs WHERE %2 = ? LIMIT 1"_s.arg(QLatin1StringView(kColumns), where));
+    q.addBindValue(value);
+    if (!q.exec() || !q.next())
+        return std::nullopt;
+    return runFromQuery(q);
+}
+
+std::optional<Run> RunStore::loadRun(const QString &localId) const
+{
+    if (const auto it = m_pending.constFind(localId); it != m_pending.cend())
+        return *it;
+    return queryOne(u"local_id"_s, localId);
+}
+
+std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
+{
+    if (auto run = loadRun(idOrRemoteId))
+        return run;
+    return queryOne(u"remote_id"_s, idOrRemoteId);
+}
+
+QList<Run> RunStore::loadRuns() const
+{
+    QList<Run> runs;
+    if (!isOpen())
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    if (!q.exec(u"SELECT %1 FROM runs ORDER BY created_at"_s.arg(QLatin1StringView(kColumns))))
+        return runs;
+    while (q.next()) {
+        Run run = runFromQuery(q);
+        if (const auto it = m_pending.constFind(run.localId); it != m_pending.cend())
+            run = *it;
+        runs.append(std::move(run));
+    }
+    return runs;
+}
+
+} // namespace Runwatch

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/run.h"
+
+#include <QHash>
+#include <QObject>
+#include <QSqlDatabase>
+#include <QTimer>
+
+#include <optional>
+
+namespace Runwatch {
+
+// SQLite persistence of runs, their continuation tokens and output, so that a run started by
+// one process can be watched, cancelled or deleted from another, and survives restarts.
+// Writes are batched: scheduleSave() marks a run dirty and a short timer writes every dirty run
+// in one transaction, off the per-event path.
+class RunStore : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int SchemaVersion = 1;
+
+    explicit RunStore(QObject *parent = nullptr);
+    ~RunStore() override;
+
+    // Opens (creating if needed) the database at `path`. Refuses a schema newer than ours.
+    bool open(const QString &path);
+    void close();
+    bool isOpen() const;
+    QString errorString() const { return m_error; }
+    QString path() const { return m_path; }
+
+    // Default location: <platform data dir>/runs.sqlite, overridable with RUNWATCH_STORE.
+    static QString defaultPath();
+
+    QList<Run> loadRuns() const;
+    std::optional<Run> loadRun(const QString &localId) const;
+    // By local id, or by remote id when no local id matches.
+    std::optional<Run> findRun(const QString &idOrRemoteId) const;
+
+    bool saveRun(const Run &run); // immediate
+    void scheduleSave(const Run &run);
+    void flush();
+    bool removeRun(const QString &localId);
+
+    void setFlushInterval(int ms) { m_flushTimer.setInterval(ms); }
+
+private:
+    bool migrate();
+    bool exec(const QString &sql);
+    bool writeRun(const Run &run);
+    std::optional<Run> queryOne(const QString &where, const QString &value) const;
+
+    QString m_connectionName;
+    QString m_path;
+    mutable QString m_error;
+    QHash<QString, Run> m_pending;
+    QTimer m_flushTimer;
+};
+
+} // namespace Runwatch
