@@ -292,18 +292,9 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     const QString id = m_manager.startRun(conn->name, request);
 
     if (follow) {
-        bool announced = false;
-        auto announce = [this, id, &announced] {
-            const Run *run = m_manager.run(id);
-            if (!announced && run && !run->remoteId.isEmpty()) {
-                announced = true;
-                printRunLine(*run);
-            }
-        };
-        auto c = connect(&m_manager, &RunManager::runChanged, this, announce);
-        const int code = followToEnd(id);
-        disconnect(c);
-        return code;
+        // The run line goes out before any of the run's events (printEvents announces it).
+        m_announceStarts = true;
+        return followToEnd(id);
     }
 
     // Without --follow: stay until the server has the run past its first event. Dropping the
@@ -629,6 +620,10 @@ void CliApp::printRunLine(const Run &run)
 
 void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
 {
+    if (m_announceStarts && !run.remoteId.isEmpty() && !m_announced.contains(run.localId)) {
+        m_announced.insert(run.localId);
+        printRunLine(run);
+    }
     QString primary;
     for (const RunEvent &e : events) {
         switch (e.type) {

@@ -6,6 +6,7 @@
 #include "engine/runstore.h"
 
 #include <QObject>
+#include <QSet>
 #include <QStringList>
 
 #include <cstdio>
@@ -69,6 +70,8 @@ private:
     FILE *m_out;
     FILE *m_err;
     bool m_json = false;
+    bool m_announceStarts = false; // start --follow: print the run line before its first events
+    QSet<QString> m_announced;
     RunStore m_store;
     RunManager m_manager;
 };

@@ -115,3 +115,4 @@ public:
 
 Q_DECLARE_METATYPE(Runwatch::StreamEnd)
 Q_DECLARE_METATYPE(Runwatch::RunEvent)
+Q_DECLARE_METATYPE(Runwatch::ActionResult)

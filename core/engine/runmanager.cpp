@@ -52,6 +52,7 @@ RunManager::RunManager(QObject *parent)
     qRegisterMetaType<Runwatch::RunChanges>();
     qRegisterMetaType<Runwatch::StreamEnd>();
     qRegisterMetaType<Runwatch::RunError>();
+    qRegisterMetaType<Runwatch::ActionResult>();
 }
 
 RunManager::~RunManager()

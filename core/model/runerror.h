@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QMetaType>
 #include <QString>
 
 namespace Runwatch {
@@ -45,3 +46,5 @@ struct RunError
 };
 
 } // namespace Runwatch
+
+Q_DECLARE_METATYPE(Runwatch::RunError)

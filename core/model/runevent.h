@@ -71,3 +71,5 @@ Q_DECLARE_OPERATORS_FOR_FLAGS(RunChanges)
 RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now = QDateTime::currentDateTimeUtc());
 
 } // namespace Runwatch
+
+Q_DECLARE_METATYPE(Runwatch::RunChanges)

@@ -53,6 +53,7 @@ OpenAiBackend::OpenAiBackend(Connection connection, QObject *parent)
     , m_connection(std::move(connection))
     , m_http(new HttpClient(this))
 {
+    m_http->setAllowInsecureHttp(m_connection.allowInsecureHttp);
 }
 
 QString OpenAiBackend::kind() const

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// runwatch-cli as a user runs it: real processes against the simulator, sharing one store.
+#include "simulator.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+struct Result
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+} // namespace
+
+class TestCli final : public QObject
+{
+    Q_OBJECT
+
+    RunwatchSim::Simulator *m_sim = nullptr;
+    QTemporaryDir *m_dir = nullptr;
+
+    QStringList globals() const
+    {
+        return {u"--backend"_s, u"openai"_s, u"--url"_s, m_sim->baseUrl().toString(), u"--store"_s,
+                m_dir->filePath(u"runs.sqlite"_s)};
+    }
+
+    // Starts the CLI without blocking our event loop (the simulator lives in it).
+    QProcess *launch(const QStringList &args, const QStringList &extraEnv = {})
+    {
+        auto *p = new QProcess(this);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(u"RUNWATCH_API_KEY"_s);
+        env.remove(u"OPENAI_API_KEY"_s);
+        for (const QString &kv : extraEnv)
+            env.insert(kv.section(u'=', 0, 0), kv.section(u'=', 1));
+        p->setProcessEnvironment(env);
+        p->start(QStringLiteral(RUNWATCH_CLI_PATH), args);
+        return p;
+    }
+
+    Result finish(QProcess *p, int ms = 60000)
+    {
+        Result r;
+        if (p->state() != QProcess::NotRunning) {
+            QSignalSpy done(p, &QProcess::finished);
+            if (!done.wait(ms)) {
+                p->kill();
+                p->waitForFinished();
+                qWarning("runwatch-cli did not finish in time");
+            }
+        }
+        r.exitCode = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
+        r.out = p->readAllStandardOutput();
+        r.err = p->readAllStandardError();
+        p->deleteLater();
+        return r;
+    }
+
+    Result cli(const QStringList &args, const QStringList &extraEnv = {})
+    {
+        return finish(launch(globals() + args, extraEnv));
+    }
+
+    static QString runIdFrom(const QByteArray &jsonLines)
+    {
+        for (const QByteArray &line : jsonLines.split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            if (o.value(u"type"_s).toString() == u"run")
+                return o.value(u"run"_s).toString();
+        }
+        return {};
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_sim = new RunwatchSim::Simulator(this);
+        m_sim->setIntervalMs(2);
+        QVERIFY(m_sim->listen());
+        m_dir = new QTemporaryDir;
+        QVERIFY(m_dir->isValid());
+    }
+    void cleanup()
+    {
+        delete m_sim;
+        delete m_dir;
+    }
+
+    // start --follow prints the answer to stdout and exits 0 when completed.
+    void startFollowHuman()
+    {
+        const Result r = cli({u"start"_s, u"--prompt"_s, u"normal deltas=30"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::Simulator::tokenText(30) + u'\n');
+        QVERIFY2(r.err.contains("completed"), r.err.constData());
+    }
+
+    // --json prints JSON Lines: run, deltas whose texts add up to the answer, status, end.
+    void startFollowJson()
+    {
+        const Result r = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"reasoning deltas=12"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QString text;
+        QStringList types;
+        QString endStatus;
+        for (const QByteArray &line : r.out.split('\n')) {
+            if (line.isEmpty())
+                continue;
+            QJsonParseError err;
+            const QJsonObject o = QJsonDocument::fromJson(line, &err).object();
+            QVERIFY2(err.error == QJsonParseError::NoError, line.constData());
+            QVERIFY(o.contains(u"run"_s));
+            const QString type = o.value(u"type"_s).toString();
+            types << type;
+            if (type == u"delta")
+                text += o.value(u"text"_s).toString();
+            if (type == u"end")
+                endStatus = o.value(u"status"_s).toString();
+        }
+        QCOMPARE(types.first(), u"run"_s);
+        QVERIFY(types.contains(u"secondary"_s));
+        QVERIFY(types.contains(u"status"_s));
+        QCOMPARE(types.last(), u"end"_s);
+        QCOMPARE(endStatus, u"completed"_s);
+        QCOMPARE(text, RunwatchSim::Simulator::tokenText(12));
+    }
+
+    // start in one process; watch from another continues where the run is, without duplicates.
+    void startThenWatchFromAnotherProcess()
+    {
+        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=40 interval_ms=10 drop_after=7"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
+        const Result watched = cli({u"watch"_s, id});
+        QCOMPARE(watched.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(watched.out), RunwatchSim::Simulator::tokenText(40) + u'\n');
+        // A second watch of the finished run prints the same text from the store.
+        const Result again = cli({u"watch"_s, id});
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(again.out), RunwatchSim::Simulator::tokenText(40) + u'\n');
+    }
+
+    // cancel from another process waits until the run is cancelled: exit 4; status agrees.
+    void cancelFromAnotherProcess()
+    {
+        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"long interval_ms=20"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        const Result cancelled = cli({u"cancel"_s, id});
+        QCOMPARE(cancelled.exitCode, 4);
+        const Result status = cli({u"--json"_s, u"status"_s, id});
+        QCOMPARE(status.exitCode, 4);
+        QVERIFY(status.out.contains("\"status\":\"cancelled\""));
+        // Cancelling again is harmless.
+        QCOMPARE(cli({u"cancel"_s, id}).exitCode, 4);
+    }
+
+    // Cancelling a completed run says so and exits by the (unchanged) state.
+    void cancelCompleted()
+    {
+        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        const Result cancelled = cli({u"cancel"_s, id});
+        QCOMPARE(cancelled.exitCode, 0);
+    }
+
+    // delete removes the run on the server and from the store.
+    void deleteRun()
+    {
+        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s});
+        const QString id = runIdFrom(started.out);
+        const QString remote = m_sim->lastResponseId();
+        const Result deleted = cli({u"delete"_s, id});
+        QCOMPARE(deleted.exitCode, 0);
+        QVERIFY(deleted.out.contains("on the server"));
+        QVERIFY(m_sim->wasDeleted(remote));
+        QCOMPARE(cli({u"status"_s, id}).exitCode, 1);
+    }
+
+    void exitCodes()
+    {
+        QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"fail deltas=4"_s, u"--follow"_s}).exitCode, 3);
+        QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"incomplete deltas=4"_s, u"--follow"_s}).exitCode, 3);
+        QCOMPARE(cli({u"bogus"_s}).exitCode, 2);
+        QCOMPARE(cli({u"start"_s}).exitCode, 2);
+        QCOMPARE(finish(launch({u"--api-key"_s, u"sk-secret"_s, u"list"_s})).exitCode, 2);
+    }
+
+    // The key comes from the environment variable named by --api-key-env.
+    void apiKeyFromEnvironment()
+    {
+        m_sim->setApiKey(u"sk-test-123"_s);
+        const Result denied = cli({u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s});
+        QCOMPARE(denied.exitCode, 1);
+        QVERIFY2(denied.err.contains("auth"), denied.err.constData());
+        const Result ok = finish(launch(QStringList{u"--api-key-env"_s, u"MY_KEY"_s} + globals()
+                                            + QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s},
+                                        {u"MY_KEY=sk-test-123"_s}));
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY(!ok.out.contains("sk-test-123"));
+        QVERIFY(!ok.err.contains("sk-test-123"));
+    }
+
+    // list shows active runs; --all includes finished ones.
+    void list()
+    {
+        const Result done = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s});
+        const Result running = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"long interval_ms=50"_s});
+        const QString doneId = runIdFrom(done.out);
+        const QString runningId = runIdFrom(running.out);
+        const Result active = cli({u"list"_s});
+        QCOMPARE(active.exitCode, 0);
+        QVERIFY(active.out.contains(runningId.toUtf8()));
+        QVERIFY(!active.out.contains(doneId.toUtf8()));
+        const Result all = cli({u"list"_s, u"--all"_s});
+        QVERIFY(all.out.contains(doneId.toUtf8()));
+        QCOMPARE(cli({u"cancel"_s, runningId}).exitCode, 4);
+    }
+
+    // A malformed event: clear error on stderr, the text before it on stdout, exit 1.
+    void malformedEvent()
+    {
+        const Result r = cli({u"start"_s, u"--prompt"_s, u"normal deltas=10 malformed_at=9"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::Simulator::tokenText(4));
+        QVERIFY2(r.err.contains("Malformed event"), r.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
