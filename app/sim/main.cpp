@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// runwatch-sim: the standalone simulator. All logic is in core/sim (runwatch_sim).
+
+#include "simcommandline.h"
+#include "simulator.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+
+#include <cstdio>
+
+#ifdef Q_OS_UNIX
+#include <csignal>
+#include <unistd.h>
+#endif
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+#ifdef Q_OS_UNIX
+int g_signalPipe[2] = {-1, -1};
+
+void onSignal(int)
+{
+    // Only async-signal-safe work here: the event loop picks the byte up and quits.
+    const char byte = 1;
+    [[maybe_unused]] const auto written = ::write(g_signalPipe[1], &byte, 1);
+}
+
+void installSignalHandlers(QCoreApplication *app)
+{
+    if (::pipe(g_signalPipe) != 0) {
+        return;
+    }
+    auto *notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, app);
+    QObject::connect(notifier, &QSocketNotifier::activated, app, [] {
+        char byte = 0;
+        [[maybe_unused]] const auto got = ::read(g_signalPipe[0], &byte, 1);
+        QCoreApplication::quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr);
+}
+#endif
+
+void print(FILE *stream, const QString &text)
+{
+    std::fputs(text.toLocal8Bit().constData(), stream);
+    std::fflush(stream);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(u"runwatch-sim"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(RUNWATCH_VERSION));
+
+    const RunwatchSim::CommandLineResult parsed
+        = RunwatchSim::parseCommandLine(QCoreApplication::arguments());
+    switch (parsed.action) {
+    case RunwatchSim::CommandLineResult::Action::Help:
+        print(stdout, parsed.message);
+        return 0;
+    case RunwatchSim::CommandLineResult::Action::Version:
+        print(stdout, u"runwatch-sim "_s + QCoreApplication::applicationVersion() + u'\n');
+        return 0;
+    case RunwatchSim::CommandLineResult::Action::Error:
+        print(stderr, u"runwatch-sim: "_s + parsed.message + u"\nTry --help.\n"_s);
+        return 2;
+    case RunwatchSim::CommandLineResult::Action::Run:
+        break;
+    }
+
+    const RunwatchSim::ServerOptions &options = parsed.options;
+    RunwatchSim::Simulator simulator(options.config);
+    if (!simulator.listen(options.address, options.port)) {
+        print(stderr,
+              u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
+                  .arg(options.port)
+                  .arg(simulator.errorString()));
+        return 1;
+    }
+    if (options.verbose) {
+        QObject::connect(&simulator, &RunwatchSim::Simulator::requestAnswered, &simulator,
+                         [](const RunwatchSim::RequestRecord &record) {
+                             QString target = record.path;
+                             if (!record.query.isEmpty()) {
+                                 target += u'?' + record.query;
+                             }
+                             print(stderr, u"%1 %2 -> %3%4 [%5]\n"_s
+                                               .arg(QString::fromLatin1(record.method), target)
+                                               .arg(record.status)
+                                               .arg(record.faulted ? u" (injected)"_s : QString())
+                                               .arg(QString::fromLatin1(record.requestId)));
+                         });
+    }
+#ifdef Q_OS_UNIX
+    installSignalHandlers(&app);
+#endif
+    // Scripts read this line to learn the URL, so it goes out (and is flushed) only when ready.
+    print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
+    return app.exec();
+}

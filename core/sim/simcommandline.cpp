@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "simcommandline.h"
+
+#include <QCommandLineParser>
+
+#include <limits>
+#include <type_traits>
+
+using namespace Qt::StringLiterals;
+
+namespace RunwatchSim {
+
+CommandLineResult parseCommandLine(const QStringList &arguments)
+{
+    CommandLineResult result;
+    ServerOptions &options = result.options;
+    SimulatorConfig &config = options.config;
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"runwatch-sim: an OpenAI Responses background-mode server on loopback, with fault "
+        u"injection. Prints \"runwatch-sim listening on <base URL>\" once ready."_s);
+    const auto value = [](const char *name, const char *description, const char *valueName) {
+        return QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(description),
+                                  QString::fromLatin1(valueName));
+    };
+    const auto flag = [](const char *name, const char *description) {
+        return QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(description));
+    };
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
+    parser.addOptions({
+        value("port", "TCP port; 0 picks a free one (default 0).", "N"),
+        value("host", "Address to listen on (default 127.0.0.1).", "ADDRESS"),
+        flag("allow-remote", "Allow a non-loopback --host."),
+        value("key", "Require this API key (Authorization: Bearer K or api-key: K).", "K"),
+        value("interval-ms", "Pace of deltas and terminal events (default 50).", "N"),
+        value("queued-ms", "Time a background response stays queued (default: interval).", "N"),
+        value("deltas", "Text deltas per response (default 8).", "N"),
+        value("long-deltas", "Text deltas of the \"long\" scenario (default 100000).", "N"),
+        value("huge-bytes", "Size of the single big delta of \"huge\" (default 4 MiB).", "N"),
+        value("keepalive-events", "{\"type\":\"keepalive\"} events while queued.", "N"),
+        value("comment-interval-ms", "Send \": keep-alive\" comments on open streams.", "N"),
+        value("cancel-mode", "failed_event (default), close or flip.", "MODE"),
+        value("reply", "Use the words of TEXT as deltas instead of tok<i>.", "TEXT"),
+        value("model", "Model id listed by GET /v1/models (repeatable).", "ID"),
+        flag("send-done", "Send \"data: [DONE]\" after the terminal event."),
+        flag("obfuscation", "Add \"obfuscation\" padding to text deltas."),
+        flag("fractional-timestamps", "Send created_at as a fractional number."),
+        value("line-ending", "SSE line ending: lf (default), crlf or cr.", "LE"),
+        value("resume-max-age-ms", "Refuse GET ?stream=true after this age; 0 = always.", "N"),
+        flag("reject-inflight-delete", "DELETE of a running response answers 400."),
+        value("http-fault",
+              "Inject HTTP errors (repeatable): status=429,count=2,on=create+get,"
+              "retry-after=1,retry-after-ms=500,body=error|html|empty.",
+              "SPEC"),
+        value("rate-limit", "Answer the first K requests 429 with Retry-After: 1.", "K"),
+        value("unavailable", "Answer the first K requests 503 with Retry-After: 1.", "K"),
+        value("fault-connections",
+              "Stream faults hit only the first N stream connections of each response (default: "
+              "all).",
+              "N"),
+        value("drop-after", "Drop each stream after N events.", "N"),
+        value("drop-mode", "close (default), reset or mid.", "MODE"),
+        value("malformed-at", "Send the event with this sequence number as broken JSON.", "SEQ"),
+        value("invalid-utf8-at", "Put invalid UTF-8 into the event with this sequence number.",
+              "SEQ"),
+        value("endless-line-at", "At this sequence number start a data line that never ends.",
+              "SEQ"),
+        value("drip-ms", "Send stream bytes one at a time, one per N ms.", "N"),
+        value("max-body-bytes", "Largest request body accepted (default 16 MiB).", "N"),
+        value("max-header-bytes", "Largest request head accepted (default 64 KiB).", "N"),
+        flag("no-keep-alive", "Close the connection after every response."),
+        flag("close-delimited-streams",
+             "Send SSE bodies without chunked coding, ended by closing the connection."),
+        flag("verbose", "Log every request to stderr."),
+    });
+
+    const auto fail = [&result](const QString &message) {
+        result.action = CommandLineResult::Action::Error;
+        result.message = message;
+        return result;
+    };
+    if (!parser.parse(arguments)) {
+        return fail(parser.errorText());
+    }
+    if (parser.isSet(helpOption)) {
+        result.action = CommandLineResult::Action::Help;
+        result.message = parser.helpText() + u'\n' + optionsHelpText();
+        return result;
+    }
+    if (parser.isSet(versionOption)) {
+        result.action = CommandLineResult::Action::Version;
+        return result;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        return fail(u"Unexpected argument: "_s + parser.positionalArguments().first());
+    }
+
+    // Standalone and demo use are watched by people: a slower default pace than the library's.
+    config.intervalMs = 50;
+
+    QString error;
+    const auto integer = [&](QLatin1StringView name, qint64 min, qint64 max, auto *target) {
+        if (!error.isEmpty() || !parser.isSet(QString(name))) {
+            return;
+        }
+        bool ok = false;
+        const qint64 number = parser.value(QString(name)).toLongLong(&ok);
+        if (!ok || number < min || number > max) {
+            error = u"--%1 expects an integer from %2 to %3"_s.arg(name).arg(min).arg(max);
+            return;
+        }
+        *target = static_cast<std::remove_pointer_t<decltype(target)>>(number);
+    };
+    constexpr qint64 kBig = std::numeric_limits<qint64>::max();
+    qint64 port = 0;
+    integer("port"_L1, 0, 65535, &port);
+    integer("interval-ms"_L1, 0, 3600000, &config.intervalMs);
+    integer("queued-ms"_L1, 0, 3600000, &config.queuedMs);
+    integer("deltas"_L1, 0, 1000000, &config.deltas);
+    integer("long-deltas"_L1, 0, 1000000, &config.longDeltas);
+    integer("huge-bytes"_L1, 1, qint64(512) << 20, &config.hugeDeltaBytes);
+    integer("keepalive-events"_L1, 0, 100000, &config.keepaliveEvents);
+    integer("comment-interval-ms"_L1, 0, 3600000, &config.commentIntervalMs);
+    integer("resume-max-age-ms"_L1, -1, kBig, &config.resumeMaxAgeMs);
+    integer("fault-connections"_L1, -1, 1000000, &config.streamFaults.connections);
+    integer("drop-after"_L1, -1, kBig, &config.streamFaults.dropAfterEvents);
+    integer("malformed-at"_L1, -1, kBig, &config.streamFaults.malformedAt);
+    integer("invalid-utf8-at"_L1, -1, kBig, &config.streamFaults.invalidUtf8At);
+    integer("endless-line-at"_L1, -1, kBig, &config.streamFaults.endlessLineAt);
+    integer("drip-ms"_L1, 0, 60000, &config.streamFaults.dripIntervalMs);
+    integer("max-body-bytes"_L1, 0, qint64(1) << 30, &config.maxBodyBytes);
+    integer("max-header-bytes"_L1, 256, 16 << 20, &config.maxHeaderBytes);
+    int rateLimited = 0;
+    int unavailable = 0;
+    integer("rate-limit"_L1, 0, 1000000, &rateLimited);
+    integer("unavailable"_L1, 0, 1000000, &unavailable);
+    if (!error.isEmpty()) {
+        return fail(error);
+    }
+    options.port = quint16(port);
+
+    const QString host = parser.isSet(u"host"_s) ? parser.value(u"host"_s) : u"127.0.0.1"_s;
+    if (host.compare("localhost"_L1, Qt::CaseInsensitive) == 0) {
+        options.address = QHostAddress(QHostAddress::LocalHost);
+    } else if (!options.address.setAddress(host)) {
+        return fail(u"--host expects an IP address, got \"%1\""_s.arg(host));
+    }
+    if (!options.address.isLoopback() && !parser.isSet(u"allow-remote"_s)) {
+        return fail(u"Refusing to listen on non-loopback address %1: the simulator has no real "
+                    u"security. Pass --allow-remote to do it anyway."_s.arg(host));
+    }
+
+    config.apiKey = parser.value(u"key"_s);
+    config.replyText = parser.value(u"reply"_s);
+    if (parser.isSet(u"model"_s)) {
+        config.modelIds = parser.values(u"model"_s);
+    }
+    config.sendDoneSentinel = parser.isSet(u"send-done"_s);
+    config.obfuscation = parser.isSet(u"obfuscation"_s);
+    config.fractionalTimestamps = parser.isSet(u"fractional-timestamps"_s);
+    config.rejectInflightDelete = parser.isSet(u"reject-inflight-delete"_s);
+    config.keepAlive = !parser.isSet(u"no-keep-alive"_s);
+    config.closeDelimitedStreams = parser.isSet(u"close-delimited-streams"_s);
+    options.verbose = parser.isSet(u"verbose"_s);
+    if (parser.isSet(u"cancel-mode"_s)) {
+        const auto mode = cancelModeFromName(parser.value(u"cancel-mode"_s));
+        if (!mode) {
+            return fail(u"--cancel-mode expects failed_event, close or flip"_s);
+        }
+        config.cancelMode = *mode;
+    }
+    if (parser.isSet(u"drop-mode"_s)) {
+        const auto mode = dropModeFromName(parser.value(u"drop-mode"_s));
+        if (!mode) {
+            return fail(u"--drop-mode expects close, reset or mid"_s);
+        }
+        config.streamFaults.dropMode = *mode;
+    }
+    if (parser.isSet(u"line-ending"_s)) {
+        const QString ending = parser.value(u"line-ending"_s).toLower();
+        if (ending == "lf"_L1) {
+            config.lineEnding = QByteArrayLiteral("\n");
+        } else if (ending == "crlf"_L1) {
+            config.lineEnding = QByteArrayLiteral("\r\n");
+        } else if (ending == "cr"_L1) {
+            config.lineEnding = QByteArrayLiteral("\r");
+        } else {
+            return fail(u"--line-ending expects lf, crlf or cr"_s);
+        }
+    }
+    for (const QString &spec : parser.values(u"http-fault"_s)) {
+        QString specError;
+        const auto fault = httpFaultFromSpec(spec, &specError);
+        if (!fault) {
+            return fail(u"--http-fault: "_s + specError);
+        }
+        config.httpFaults.append(*fault);
+    }
+    if (rateLimited > 0) {
+        config.httpFaults.append(HttpFault{{}, rateLimited, 429, 1, -1, FaultBody::OpenAIError});
+    }
+    if (unavailable > 0) {
+        config.httpFaults.append(HttpFault{{}, unavailable, 503, 1, -1, FaultBody::OpenAIError});
+    }
+    return result;
+}
+
+} // namespace RunwatchSim
