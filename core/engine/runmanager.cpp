@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runmanager.h"
 
-#include "backends/openai/openaibackend.h"
+#include "backends/registry.h"
 #include "net/httpclient.h"
 #include "runstore.h"
 
@@ -15,18 +15,6 @@ using namespace Qt::StringLiterals;
 Q_LOGGING_CATEGORY(lcEngine, "runwatch.engine", QtInfoMsg)
 
 namespace Runwatch {
-
-RunBackend *createBackend(const Connection &connection, QObject *parent)
-{
-    if (connection.backend == u"openai")
-        return new OpenAiBackend(connection, parent);
-    return nullptr;
-}
-
-QStringList knownBackends()
-{
-    return {u"openai"_s};
-}
 
 struct RunManager::Follower
 {

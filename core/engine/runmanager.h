@@ -3,6 +3,7 @@
 
 #include "backend/connection.h"
 #include "backend/runbackend.h"
+#include "backends/registry.h"
 
 #include <QHash>
 #include <QObject>
@@ -29,9 +30,6 @@ struct FollowPolicy
 
 // Builds the backend for a connection (the engine does not know the concrete connectors).
 using BackendFactory = std::function<RunBackend *(const Connection &, QObject *parent)>;
-// The default factory: every connector this build has ("openai", …). nullptr for an unknown name.
-RunBackend *createBackend(const Connection &connection, QObject *parent);
-QStringList knownBackends();
 
 // Owns every run, follows each non-terminal one by stream or poll, reconnects with backoff,
 // and executes the operator's commands. All events go through applyEvent(), the one reducer.
