@@ -134,7 +134,7 @@ QCoro::Task<> ResponseStream::run(HttpRequest request)
     m_stallTimer.start();
     // Bytes (or the end) may already be there.
     if (m_reply->bytesAvailable() > 0)
-        onReadyRead();
+        drain();
     if (m_reply && m_reply->isFinished())
         onReplyFinished();
 }
@@ -175,6 +175,19 @@ bool ResponseStream::consume(QByteArrayView bytes)
 
 void ResponseStream::onReadyRead()
 {
+    // QNetworkAccessManager delivers an HTTP/1.1 chunked body one chunk per readyRead (one queued
+    // signal per chunk from its HTTP thread), and servers send one chunk per event. Draining on
+    // the next event-loop turn lets every chunk already queued arrive first, so a catch-up of
+    // thousands of events is parsed, mapped and emitted as one batch instead of one by one.
+    if (m_drainScheduled || !m_reply || isFinished())
+        return;
+    m_drainScheduled = true;
+    QMetaObject::invokeMethod(this, &ResponseStream::drain, Qt::QueuedConnection);
+}
+
+void ResponseStream::drain()
+{
+    m_drainScheduled = false;
     if (!m_reply || isFinished())
         return;
     bool keepGoing = true;
@@ -203,7 +216,7 @@ void ResponseStream::onReplyFinished()
         return;
     QPointer<ResponseStream> self = this;
     if (m_reply->isOpen() && m_reply->bytesAvailable() > 0)
-        onReadyRead();
+        drain();
     if (!self || isFinished())
         return;
     if (m_reply && m_reply->error() != QNetworkReply::NoError) {

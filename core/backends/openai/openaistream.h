@@ -34,6 +34,7 @@ public:
 private:
     QCoro::Task<> run(HttpRequest request);
     void onReadyRead();
+    void drain();
     void onReplyFinished();
     void onStalled();
     void endWith(StreamEnd end);
@@ -48,6 +49,7 @@ private:
     QTimer m_stallTimer;
     QList<RunEvent> m_batch;
     bool m_aborted = false;
+    bool m_drainScheduled = false;
     std::optional<StreamEnd> m_pendingEnd; // decided while consuming; emitted after the batch
 };
 

@@ -1,0 +1,2 @@
+add_executable(bench_catchup bench_catchup.cpp)
+target_link_libraries(bench_catchup PRIVATE runwatch_core runwatch_sim)
