@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/runstore.h"
+#include "testdata.h"
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QDir>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -126,6 +129,140 @@ private Q_SLOTS:
         QVERIFY(!store.open(path));
         QVERIFY2(store.errorString().contains(u"newer"_s), qPrintable(store.errorString()));
         QCOMPARE(fileHash(path), before);
+    }
+
+    // A schema-1 store (fixture) is upgraded step by step; its runs survive unchanged.
+    void migratesFromVersion1()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"v1.sqlite"_s);
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"fixture"_s);
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            const QList<QByteArray> lines = RunwatchTest::readData(u"store/v1.sql"_s).split('\n');
+            QVERIFY(lines.size() > 3);
+            for (const QByteArray &line : lines) {
+                if (line.trimmed().isEmpty() || line.startsWith("--"))
+                    continue;
+                QVERIFY2(q.exec(QString::fromUtf8(line)), qPrintable(q.lastError().text()));
+            }
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(u"fixture"_s);
+        {
+            RunStore store;
+            QVERIFY2(store.open(path), qPrintable(store.errorString()));
+            const auto done = store.findRun(u"resp_old1"_s);
+            QVERIFY(done);
+            QCOMPARE(done->primaryText, u"Silent circuits hum"_s);
+            QCOMPARE(done->status, RunStatus::Completed);
+            QCOMPARE(done->token.sequence, 11);
+            const auto running = store.loadRun(u"e5f6a7b8"_s);
+            QVERIFY(running);
+            QCOMPARE(running->token.sequence, 42);
+            QCOMPARE(running->error.kind, ErrorKind::Network);
+            // The schema-2 table works.
+            Connection c;
+            c.name = u"sim"_s;
+            c.backend = u"openai"_s;
+            c.baseUrl = QUrl(u"http://127.0.0.1:8080/v1"_s);
+            QVERIFY(store.saveConnection(c));
+            QCOMPARE(store.loadConnections().size(), 1);
+        }
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"check"_s);
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        QVERIFY(q.exec(u"PRAGMA user_version"_s) && q.next());
+        QCOMPARE(q.value(0).toInt(), RunStore::SchemaVersion);
+        q.finish();
+        db.close();
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(u"check"_s);
+    }
+
+    // Summaries leave finished runs' output on disk; saving a summary never erases it.
+    void summariesKeepOutputOnDisk()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"s.sqlite"_s)));
+        Run done = sampleRun();
+        done.status = RunStatus::Completed;
+        done.finishedAt = done.updatedAt;
+        QVERIFY(store.saveRun(done));
+        Run active = sampleRun();
+        active.localId = u"active01"_s;
+        QVERIFY(store.saveRun(active));
+        const QList<Run> runs = store.loadRuns(RunStore::Load::Summary);
+        QCOMPARE(runs.size(), 2);
+        for (const Run &r : runs) {
+            if (r.localId == done.localId) {
+                QVERIFY(!r.outputLoaded);
+                QVERIFY(r.primaryText.isEmpty());
+                Run changed = r;
+                changed.title = u"renamed"_s;
+                QVERIFY(store.saveRun(changed));
+            } else {
+                QVERIFY(r.outputLoaded);
+                QCOMPARE(r.primaryText, active.primaryText);
+            }
+        }
+        const auto reloaded = store.loadRun(done.localId);
+        QCOMPARE(reloaded->primaryText, done.primaryText);
+        QCOMPARE(reloaded->title, u"renamed"_s);
+        QCOMPARE(store.runCount(), 2);
+    }
+
+    // Retention removes only finished runs that ended before the cutoff.
+    void retention()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"r.sqlite"_s)));
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        Run old = sampleRun();
+        old.localId = u"old"_s;
+        old.status = RunStatus::Completed;
+        old.finishedAt = now.addDays(-40);
+        Run recent = old;
+        recent.localId = u"recent"_s;
+        recent.finishedAt = now.addDays(-2);
+        Run running = sampleRun();
+        running.localId = u"running"_s;
+        for (const Run &r : {old, recent, running})
+            QVERIFY(store.saveRun(r));
+        QCOMPARE(store.removeFinishedBefore(now.addDays(-30)), 1);
+        QVERIFY(!store.loadRun(u"old"_s));
+        QVERIFY(store.loadRun(u"recent"_s));
+        QVERIFY(store.loadRun(u"running"_s));
+    }
+
+    // Connections are stored without their API key.
+    void connectionsHaveNoSecrets()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"c.sqlite"_s);
+        {
+            RunStore store;
+            QVERIFY(store.open(path));
+            Connection c;
+            c.name = u"prod"_s;
+            c.backend = u"openai"_s;
+            c.baseUrl = QUrl(u"https://api.example.invalid/v1"_s);
+            c.apiKey = u"sk-must-never-be-stored-123"_s;
+            QVERIFY(store.saveConnection(c));
+            QCOMPARE(store.loadConnections().first().apiKey, QString());
+            QCOMPARE(store.loadConnections().first().baseUrl, c.baseUrl);
+        }
+        QDir d(dir.path());
+        for (const QString &f : d.entryList(QDir::Files)) {
+            QFile file(d.filePath(f));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QVERIFY2(!file.readAll().contains("sk-must-never-be-stored-123"), qPrintable(f));
+        }
     }
 };
 

@@ -52,6 +52,9 @@ private:
     int cmdDelete(const Options &o, const QStringList &args);
     int cmdList(const Options &o, const QStringList &args);
     int cmdRespond(const Options &o, const QStringList &args);
+    int cmdResume(const Options &o, const QStringList &args);
+    int cmdExport(const Options &o, const QStringList &args);
+    int cmdPrune(const Options &o, const QStringList &args);
 
     // Loads RUN from the store, registers its connection and adopts it (without following).
     const Run *loadRun(const Options &o, const QString &idOrRemote, QString *error);

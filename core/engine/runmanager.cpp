@@ -430,11 +430,29 @@ QCoro::Task<> RunManager::pollOnce(QString id)
         schedulePoll(id, result.retryAfterMs);
 }
 
+bool RunManager::ensureOutputLoaded(const QString &id)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return false;
+    if (e->run.outputLoaded)
+        return true;
+    const std::optional<Run> full = m_store ? m_store->loadRun(id) : std::nullopt;
+    if (!full)
+        return false;
+    e->run.primaryText = full->primaryText;
+    e->run.secondary = full->secondary;
+    e->run.outputLoaded = true;
+    Q_EMIT runChanged(id, RunChange::Primary | RunChange::Secondary);
+    return true;
+}
+
 void RunManager::follow(const QString &id)
 {
     Entry *e = entry(id);
     if (!e)
         return;
+    ensureOutputLoaded(id);
     Follower &f = e->follower;
     f.active = true;
     f.failures = 0;
@@ -478,6 +496,7 @@ bool RunManager::isFollowing(const QString &id) const
 
 void RunManager::refreshRun(const QString &id)
 {
+    ensureOutputLoaded(id);
     pollOnce(id);
 }
 

@@ -65,6 +65,10 @@ public:
     const Run *findRun(const QString &idOrRemoteId) const;
     QStringList runIds() const;
 
+    // Summaries (RunStore::Load::Summary) carry no output; this reads it from the store. Returns
+    // false when the run is unknown or the store cannot provide it.
+    bool ensureOutputLoaded(const QString &id);
+
     void follow(const QString &id);      // (re)start following (the Resume action)
     void stopFollowing(const QString &id);
     bool isFollowing(const QString &id) const;

@@ -171,29 +171,67 @@ bool RunStore::migrate()
     }
     if (!exec(u"PRAGMA journal_mode=WAL"_s) || !exec(u"PRAGMA synchronous=NORMAL"_s))
         return false;
-    if (version < 1) {
+    // One transaction per step, so an interrupted upgrade leaves a consistent older version.
+    using Step = bool (RunStore::*)();
+    const Step steps[] = {&RunStore::migrateTo1, &RunStore::migrateTo2};
+    for (int target = version + 1; target <= SchemaVersion; ++target) {
         if (!db.transaction()) {
             m_error = db.lastError().text();
             return false;
         }
-        const bool ok = exec(u"CREATE TABLE IF NOT EXISTS runs ("
-                             "local_id TEXT PRIMARY KEY, connection TEXT, backend TEXT, base_url TEXT, "
-                             "remote_id TEXT, status TEXT, raw_status TEXT, title TEXT, prompt TEXT, model TEXT, "
-                             "created_at TEXT, updated_at TEXT, finished_at TEXT, token TEXT, primary_text TEXT, "
-                             "secondary TEXT, error TEXT, input TEXT, capabilities INTEGER, reconciliations INTEGER)"_s)
-            && exec(u"CREATE INDEX IF NOT EXISTS runs_remote_id ON runs(remote_id)"_s)
-            && exec(u"PRAGMA user_version = 1"_s);
-        if (!ok) {
+        if (!(this->*steps[target - 1])() || !exec(u"PRAGMA user_version = %1"_s.arg(target))) {
             db.rollback();
+            m_error = u"Upgrading the run store to schema %1 failed: %2"_s.arg(target).arg(m_error);
             return false;
         }
-        db.commit();
+        if (!db.commit()) {
+            m_error = db.lastError().text();
+            return false;
+        }
+        qCInfo(lcStore) << "run store" << m_path << "upgraded to schema" << target;
     }
     return true;
 }
 
+bool RunStore::migrateTo1()
+{
+    return exec(u"CREATE TABLE IF NOT EXISTS runs ("
+                "local_id TEXT PRIMARY KEY, connection TEXT, backend TEXT, base_url TEXT, "
+                "remote_id TEXT, status TEXT, raw_status TEXT, title TEXT, prompt TEXT, model TEXT, "
+                "created_at TEXT, updated_at TEXT, finished_at TEXT, token TEXT, primary_text TEXT, "
+                "secondary TEXT, error TEXT, input TEXT, capabilities INTEGER, reconciliations INTEGER)"_s)
+        && exec(u"CREATE INDEX IF NOT EXISTS runs_remote_id ON runs(remote_id)"_s);
+}
+
+bool RunStore::migrateTo2()
+{
+    return exec(u"CREATE TABLE IF NOT EXISTS connections (name TEXT PRIMARY KEY, config TEXT NOT NULL)"_s)
+        && exec(u"CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at)"_s)
+        && exec(u"CREATE INDEX IF NOT EXISTS runs_finished ON runs(status, finished_at)"_s);
+}
+
 bool RunStore::writeRun(const Run &run)
 {
+    if (!run.outputLoaded) {
+        // A summary must never overwrite the stored output with its empty one.
+        QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+        q.prepare(u"UPDATE runs SET status = ?, raw_status = ?, title = ?, updated_at = ?, finished_at = ?, "
+                  "token = ?, error = ?, input = ? WHERE local_id = ?"_s);
+        q.addBindValue(statusName(run.status));
+        q.addBindValue(run.rawStatus);
+        q.addBindValue(run.title);
+        q.addBindValue(iso(run.updatedAt));
+        q.addBindValue(iso(run.finishedAt));
+        q.addBindValue(compactJson(run.token.toJson()));
+        q.addBindValue(run.error.isError() ? compactJson(run.error.toJson()) : QString());
+        q.addBindValue(run.input ? compactJson(run.input->toJson()) : QString());
+        q.addBindValue(run.localId);
+        if (!q.exec()) {
+            m_error = u"Cannot save run %1: %2"_s.arg(run.localId, q.lastError().text());
+            return false;
+        }
+        return true;
+    }
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s.arg(
         QLatin1StringView(kColumns)));
@@ -296,22 +334,93 @@ std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
     return queryOne(u"remote_id"_s, idOrRemoteId);
 }
 
-QList<Run> RunStore::loadRuns() const
+QList<Run> RunStore::loadRuns(Load load) const
 {
     QList<Run> runs;
     if (!isOpen())
         return runs;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.setForwardOnly(true);
-    if (!q.exec(u"SELECT %1 FROM runs ORDER BY created_at"_s.arg(QLatin1StringView(kColumns))))
+    QString columns = QLatin1StringView(kColumns);
+    if (load == Load::Summary) {
+        // Output of finished runs stays on disk until someone looks at it.
+        const QString terminal = u"status IN ('completed','failed','cancelled','incomplete','expired',"
+                                 "'rejected','timed_out','deleted')"_s;
+        columns.replace(u"primary_text"_s, u"CASE WHEN %1 THEN NULL ELSE primary_text END"_s.arg(terminal));
+        columns.replace(u"secondary,"_s, u"CASE WHEN %1 THEN NULL ELSE secondary END,"_s.arg(terminal));
+    }
+    if (!q.exec(u"SELECT %1 FROM runs ORDER BY created_at"_s.arg(columns)))
         return runs;
+    runs.reserve(runCount());
     while (q.next()) {
         Run run = runFromQuery(q);
+        if (load == Load::Summary && run.isTerminal())
+            run.outputLoaded = false;
         if (const auto it = m_pending.constFind(run.localId); it != m_pending.cend())
             run = *it;
         runs.append(std::move(run));
     }
     return runs;
+}
+
+int RunStore::runCount() const
+{
+    if (!isOpen())
+        return 0;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    if (!q.exec(u"SELECT COUNT(*) FROM runs"_s) || !q.next())
+        return 0;
+    return q.value(0).toInt();
+}
+
+int RunStore::removeFinishedBefore(const QDateTime &cutoff)
+{
+    flush();
+    if (!isOpen())
+        return 0;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"DELETE FROM runs WHERE status IN ('completed','failed','cancelled','incomplete','expired',"
+              "'rejected','timed_out','deleted') AND finished_at != '' AND finished_at < ?"_s);
+    q.addBindValue(iso(cutoff));
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return 0;
+    }
+    return q.numRowsAffected();
+}
+
+QList<Connection> RunStore::loadConnections() const
+{
+    QList<Connection> out;
+    if (!isOpen())
+        return out;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    if (!q.exec(u"SELECT config FROM connections ORDER BY name"_s))
+        return out;
+    while (q.next())
+        out << Connection::fromJson(parseObject(q.value(0)));
+    return out;
+}
+
+bool RunStore::saveConnection(const Connection &connection)
+{
+    if (!isOpen())
+        return false;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"INSERT OR REPLACE INTO connections (name, config) VALUES (?, ?)"_s);
+    q.addBindValue(connection.name);
+    q.addBindValue(compactJson(connection.toJson())); // toJson() never includes the API key
+    return q.exec();
+}
+
+bool RunStore::removeConnection(const QString &name)
+{
+    if (!isOpen())
+        return false;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"DELETE FROM connections WHERE name = ?"_s);
+    q.addBindValue(name);
+    return q.exec();
 }
 
 } // namespace Runwatch

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backend/connection.h"
 #include "model/run.h"
 
 #include <QHash>
@@ -20,7 +21,8 @@ class RunStore : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int SchemaVersion = 1;
+    // 1: runs. 2: connections (no secrets) + indexes for listing and retention.
+    static constexpr int SchemaVersion = 2;
 
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
@@ -35,7 +37,18 @@ public:
     // Default location: <platform data dir>/runs.sqlite, overridable with RUNWATCH_STORE.
     static QString defaultPath();
 
-    QList<Run> loadRuns() const;
+    enum class Load { Full, Summary };
+    // Summary skips primary output and secondary items (Run::outputLoaded = false), except for
+    // runs that are not terminal: those are always loaded in full because they will be followed.
+    QList<Run> loadRuns(Load load = Load::Full) const;
+    int runCount() const;
+    // Retention: deletes terminal runs that finished before `cutoff`; returns how many.
+    int removeFinishedBefore(const QDateTime &cutoff);
+
+    // Connections (never with their secrets: Connection::toJson() has no key).
+    QList<Connection> loadConnections() const;
+    bool saveConnection(const Connection &connection);
+    bool removeConnection(const QString &name);
     std::optional<Run> loadRun(const QString &localId) const;
     // By local id, or by remote id when no local id matches.
     std::optional<Run> findRun(const QString &idOrRemoteId) const;
@@ -49,6 +62,8 @@ public:
 
 private:
     bool migrate();
+    bool migrateTo1();
+    bool migrateTo2();
     bool exec(const QString &sql);
     bool writeRun(const Run &run);
     std::optional<Run> queryOne(const QString &where, const QString &value) const;

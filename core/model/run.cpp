@@ -3,6 +3,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <array>
 
 using namespace Qt::StringLiterals;
@@ -41,10 +42,10 @@ ContinuationToken ContinuationToken::fromJson(const QJsonObject &object)
 {
     ContinuationToken t;
     t.remoteId = object.value(u"remote_id"_s).toString();
-    const QJsonValue seq = object.value(u"sequence"_s);
-    t.sequence = seq.isDouble() ? qint64(seq.toDouble(-1)) : -1;
-    if (t.sequence < -1)
-        t.sequence = -1;
+    // toInteger, not a cast of toDouble(): a damaged store may hold 1e300 here, and converting
+    // an out-of-range double is undefined behaviour (found by fuzz_token). Fractions and values
+    // outside qint64 count as "no position".
+    t.sequence = std::max<qint64>(-1, object.value(u"sequence"_s).toInteger(-1));
     t.eventId = object.value(u"event_id"_s).toString();
     t.streamable = object.value(u"streamable"_s).toBool();
     t.extra = object.value(u"extra"_s).toObject();

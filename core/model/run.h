@@ -132,6 +132,9 @@ struct Run
     std::optional<InputRequest> input;
     bool connectionLost = false; // following is interrupted and a reconnect is pending
     int reconciliations = 0;     // times a server snapshot disagreed with the streamed text
+    // False for a summary loaded without its output (big histories load fast that way); such a
+    // run must be reloaded in full before its output is shown, followed or saved.
+    bool outputLoaded = true;
 
     bool isTerminal() const { return Runwatch::isTerminal(status); }
     static QString summarize(const QString &prompt, int maxChars = 80);

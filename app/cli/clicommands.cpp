@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The CLI's commands. Each runs on the shared engine and store and returns the exit code.
+#include "cli.h"
+#include "cli_p.h"
+
+#include "engine/runexport.h"
+
+#include <QFile>
+#include <QJsonDocument>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch::Cli {
+
+int CliApp::cmdStart(const Options &o, const QStringList &args)
+{
+    QString prompt, model;
+    bool stream = true, follow = false;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        if (a == u"--prompt" && i + 1 < args.size())
+            prompt = args.at(++i);
+        else if (a == u"--model" && i + 1 < args.size())
+            model = args.at(++i);
+        else if (a == u"--no-stream")
+            stream = false;
+        else if (a == u"--follow")
+            follow = true;
+        else
+            return usage(u"start: unexpected argument %1"_s.arg(a));
+    }
+    if (prompt.isEmpty())
+        return usage(u"start needs --prompt TEXT"_s);
+    QString error;
+    const auto conn = connectionFor(o, nullptr, &error);
+    if (!conn)
+        return usage(error);
+    if (!m_manager.addConnection(*conn, &error)) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    StartRequest request;
+    request.prompt = prompt;
+    request.model = model.isEmpty() ? u"gpt-5"_s : model;
+    request.stream = stream;
+    const QString id = m_manager.startRun(conn->name, request);
+
+    if (follow) {
+        // The run line goes out before any of the run's events (printEvents announces it).
+        m_announceStarts = true;
+        return followToEnd(id);
+    }
+
+    // Without --follow: stay until the server has the run past its first event. Dropping the
+    // create stream at the very first event can strand a response in "queued" (protocol §2.3).
+    const bool ready = spinUntil([&] {
+        const Run *run = m_manager.run(id);
+        return !run || run->isTerminal() || run->status == RunStatus::InputRequired
+            || (!run->remoteId.isEmpty() && (run->token.sequence >= 1 || !stream))
+            || !m_manager.isFollowing(id);
+    }, 60000);
+    const Run *run = m_manager.run(id);
+    if (!run) {
+        writeErr(u"runwatch-cli: the run disappeared\n"_s);
+        return ExitOtherError;
+    }
+    if (run->remoteId.isEmpty()) {
+        printError(id, run->error.isError() ? run->error : RunError{ErrorKind::Timeout, {}, u"The server did not acknowledge the run in time."_s, true, 0, {}});
+        return ExitOtherError;
+    }
+    Q_UNUSED(ready)
+    m_manager.stopFollowing(id);
+    m_store.flush();
+    printRunLine(*run);
+    return ExitCompleted;
+}
+
+int CliApp::followToEnd(const QString &id)
+{
+    bool stopped = false;
+    RunError stopError;
+    auto c = connect(&m_manager, &RunManager::followingStopped, this, [&](const QString &rid, const RunError &e) {
+        if (rid == id) {
+            stopped = true;
+            stopError = e;
+        }
+    });
+    spinUntil([&] {
+        const Run *run = m_manager.run(id);
+        return !run || stopped || run->isTerminal() || run->status == RunStatus::InputRequired
+            || (!m_manager.isFollowing(id) && run->remoteId.isEmpty());
+    }, -1);
+    disconnect(c);
+    m_store.flush();
+    const Run *run = m_manager.run(id);
+    if (!run)
+        return ExitOtherError;
+    if (stopped && !run->isTerminal()) {
+        printError(id, stopError);
+        return ExitOtherError;
+    }
+    printEnd(*run);
+    if (run->status == RunStatus::Failed && run->rawStatus == u"start_failed")
+        return ExitOtherError;
+    return exitCodeFor(run->status);
+}
+
+int CliApp::cmdWatch(const Options &o, const QStringList &args)
+{
+    if (args.size() != 1)
+        return usage(u"watch needs exactly one RUN"_s);
+    QString error;
+    const Run *run = loadRun(o, args.first(), &error);
+    if (!run) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    const QString id = run->localId;
+    if (m_json)
+        writeJson(runObject(*run));
+    // Output that earlier sessions already received comes from the store; the stream resumes
+    // after it, so every byte is printed once.
+    if (!run->primaryText.isEmpty()) {
+        if (m_json) {
+            QJsonObject d{{u"type"_s, u"delta"_s}, {u"run"_s, id}, {u"text"_s, run->primaryText}};
+            writeJson(d);
+        } else {
+            writeOut(run->primaryText);
+        }
+    }
+    if (run->isTerminal() || run->status == RunStatus::InputRequired) {
+        printEnd(*run);
+        return exitCodeFor(run->status);
+    }
+    m_manager.follow(id);
+    return followToEnd(id);
+}
+
+int CliApp::cmdStatus(const Options &o, const QStringList &args)
+{
+    if (args.size() != 1)
+        return usage(u"status needs exactly one RUN"_s);
+    QString error;
+    const Run *run = loadRun(o, args.first(), &error);
+    if (!run) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    const QString id = run->localId;
+    bool done = false;
+    ActionResult result;
+    auto c = connect(&m_manager, &RunManager::actionFinished, this,
+                     [&](const QString &rid, RunManager::Action, const ActionResult &r) {
+                         if (rid == id) {
+                             done = true;
+                             result = r;
+                         }
+                     });
+    // A refresh that fails (network down) still prints what the store knows.
+    bool refreshed = false;
+    if (!run->remoteId.isEmpty()) {
+        auto c2 = connect(&m_manager, &RunManager::runChanged, this, [&](const QString &rid) {
+            if (rid == id)
+                refreshed = true;
+        });
+        m_manager.refreshRun(id);
+        spinUntil([&] { return refreshed; }, 15000);
+        disconnect(c2);
+    }
+    disconnect(c);
+    Q_UNUSED(done)
+    m_store.flush();
+    run = m_manager.run(id);
+    if (m_json) {
+        QJsonObject obj = runObject(*run);
+        obj.insert(u"raw"_s, run->rawStatus);
+        if (run->error.isError())
+            obj.insert(u"error"_s, run->error.toJson());
+        writeJson(obj);
+    } else {
+        writeOut(u"%1  %2  %3  %4\n"_s.arg(run->localId, run->remoteId, statusName(run->status), run->title));
+        if (run->error.isError())
+            writeOut(u"error: "_s + run->error.toString() + u'\n');
+    }
+    return exitCodeFor(run->status);
+}
+
+int CliApp::cmdCancel(const Options &o, const QStringList &args)
+{
+    if (args.size() != 1)
+        return usage(u"cancel needs exactly one RUN"_s);
+    QString error;
+    const Run *run = loadRun(o, args.first(), &error);
+    if (!run) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    const QString id = run->localId;
+    bool done = false;
+    ActionResult result;
+    auto c = connect(&m_manager, &RunManager::actionFinished, this,
+                     [&](const QString &rid, RunManager::Action action, const ActionResult &r) {
+                         if (rid == id && action == RunManager::Action::Cancel) {
+                             done = true;
+                             result = r;
+                         }
+                     });
+    m_manager.cancelRun(id);
+    spinUntil([&] { return done; }, 60000);
+    disconnect(c);
+    if (!done || !result.ok()) {
+        printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The cancel request did not finish."_s, true, 0, {}});
+        m_store.flush();
+        return ExitOtherError;
+    }
+    if (!result.note.isEmpty())
+        printNote(u"run %1: %2; nothing changed"_s.arg(id, result.note));
+    // Cancellation is a request: wait (bounded) until the server confirms a terminal state.
+    run = m_manager.run(id);
+    if (run && !run->isTerminal()) {
+        if (!m_manager.isFollowing(id))
+            m_manager.follow(id);
+        spinUntil([&] {
+            const Run *r = m_manager.run(id);
+            return !r || r->isTerminal();
+        }, 30000);
+    }
+    m_store.flush();
+    run = m_manager.run(id);
+    if (!run)
+        return ExitOtherError;
+    printEnd(*run);
+    return exitCodeFor(run->status);
+}
+
+int CliApp::cmdDelete(const Options &o, const QStringList &args)
+{
+    QString target;
+    bool localOnly = false;
+    for (const QString &a : args) {
+        if (a == u"--local")
+            localOnly = true;
+        else if (target.isEmpty())
+            target = a;
+        else
+            return usage(u"delete: unexpected argument %1"_s.arg(a));
+    }
+    if (target.isEmpty())
+        return usage(u"delete needs a RUN"_s);
+    QString error;
+    const Run *run = loadRun(o, target, &error);
+    if (!run) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    const QString id = run->localId;
+    const bool onServer = !localOnly && run->capabilities.testFlag(Capability::Delete);
+    bool done = false;
+    ActionResult result;
+    auto c = connect(&m_manager, &RunManager::actionFinished, this,
+                     [&](const QString &rid, RunManager::Action action, const ActionResult &r) {
+                         if (rid == id && action == RunManager::Action::Delete) {
+                             done = true;
+                             result = r;
+                         }
+                     });
+    m_manager.deleteRun(id, onServer);
+    spinUntil([&] { return done; }, 60000);
+    disconnect(c);
+    if (!done || !result.ok()) {
+        printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The delete request did not finish."_s, true, 0, {}});
+        return ExitOtherError;
+    }
+    const QString where = onServer ? u"on the server and locally"_s : u"locally only"_s;
+    if (m_json) {
+        writeJson({{u"type"_s, u"deleted"_s}, {u"run"_s, id}, {u"scope"_s, onServer ? u"server"_s : u"local"_s},
+                   {u"note"_s, result.note}});
+    } else {
+        writeOut(u"Deleted run %1 %2%3\n"_s.arg(id, where, result.note.isEmpty() ? QString() : u" ("_s + result.note + u')'));
+    }
+    return ExitCompleted;
+}
+
+int CliApp::cmdList(const Options &o, const QStringList &args)
+{
+    Q_UNUSED(o)
+    bool all = false;
+    for (const QString &a : args) {
+        if (a == u"--all")
+            all = true;
+        else
+            return usage(u"list: unexpected argument %1"_s.arg(a));
+    }
+    const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
+    for (const Run &run : runs) {
+        if (!all && run.isTerminal())
+            continue;
+        if (m_json)
+            writeJson(runObject(run));
+        else
+            writeOut(u"%1  %2  %3  %4  %5\n"_s.arg(run.localId, statusName(run.status).leftJustified(14), run.backend,
+                                                  run.remoteId, run.title));
+    }
+    return ExitCompleted;
+}
+
+int CliApp::cmdRespond(const Options &o, const QStringList &args)
+{
+    if (args.isEmpty())
+        return usage(u"respond needs a RUN"_s);
+    InputAnswer answer;
+    bool haveAnswer = false;
+    for (int i = 1; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        if (a == u"--text" && i + 1 < args.size()) {
+            answer.kind = InputAnswer::Kind::Text;
+            answer.text = args.at(++i);
+            haveAnswer = true;
+        } else if (a == u"--approve") {
+            answer.kind = InputAnswer::Kind::Approve;
+            haveAnswer = true;
+        } else if (a == u"--reject") {
+            answer.kind = InputAnswer::Kind::Reject;
+            haveAnswer = true;
+        } else if (a == u"--comment" && i + 1 < args.size()) {
+            answer.comment = args.at(++i);
+        } else if (a == u"--choice" && i + 1 < args.size()) {
+            answer.kind = InputAnswer::Kind::Choice;
+            answer.choice = args.at(++i);
+            haveAnswer = true;
+        } else {
+            return usage(u"respond: unexpected argument %1"_s.arg(a));
+        }
+    }
+    if (!haveAnswer)
+        return usage(u"respond needs --text, --approve, --reject or --choice"_s);
+    QString error;
+    const Run *run = loadRun(o, args.first(), &error);
+    if (!run) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    const QString id = run->localId;
+    bool done = false;
+    ActionResult result;
+    auto c = connect(&m_manager, &RunManager::actionFinished, this,
+                     [&](const QString &rid, RunManager::Action action, const ActionResult &r) {
+                         if (rid == id && action == RunManager::Action::Respond) {
+                             done = true;
+                             result = r;
+                         }
+                     });
+    m_manager.respondToRun(id, answer);
+    spinUntil([&] { return done; }, 60000);
+    disconnect(c);
+    m_store.flush();
+    if (!done || !result.ok()) {
+        printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The answer was not acknowledged."_s, true, 0, {}});
+        return ExitOtherError;
+    }
+    run = m_manager.run(id);
+    if (run)
+        printEnd(*run);
+    return run ? exitCodeFor(run->status) : ExitOtherError;
+}
+
+int CliApp::cmdResume(const Options &o, const QStringList &args)
+{
+    if (!args.isEmpty())
+        return usage(u"resume takes no arguments"_s);
+    // Reattach every unfinished run: each continues from its persisted position (stream resume
+    // from the stored sequence, or polling), so nothing is duplicated and nothing is missing.
+    QStringList ids;
+    const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
+    for (const Run &stored : runs) {
+        if (stored.isTerminal() || stored.status == RunStatus::InputRequired || stored.remoteId.isEmpty())
+            continue;
+        QString error;
+        const Run *run = loadRun(o, stored.localId, &error);
+        if (!run) {
+            writeErr(u"runwatch-cli: run %1: %2\n"_s.arg(stored.localId, error));
+            continue;
+        }
+        ids << run->localId;
+    }
+    if (ids.isEmpty()) {
+        printNote(u"no unfinished runs to resume"_s);
+        return ExitCompleted;
+    }
+    QSet<QString> stopped;
+    auto c = connect(&m_manager, &RunManager::followingStopped, this, [&](const QString &id, const RunError &e) {
+        stopped.insert(id);
+        printError(id, e);
+    });
+    for (const QString &id : std::as_const(ids))
+        m_manager.follow(id);
+    spinUntil([&] {
+        for (const QString &id : std::as_const(ids)) {
+            const Run *run = m_manager.run(id);
+            if (run && !run->isTerminal() && run->status != RunStatus::InputRequired && !stopped.contains(id))
+                return false;
+        }
+        return true;
+    }, -1);
+    disconnect(c);
+    m_store.flush();
+    int worst = ExitCompleted;
+    for (const QString &id : std::as_const(ids)) {
+        const Run *run = m_manager.run(id);
+        if (!run)
+            continue;
+        printEnd(*run);
+        const int code = stopped.contains(id) && !run->isTerminal() ? int(ExitOtherError) : exitCodeFor(run->status);
+        if (code != ExitCompleted && (worst == ExitCompleted || code == ExitOtherError))
+            worst = code;
+    }
+    return worst;
+}
+
+int CliApp::cmdExport(const Options &o, const QStringList &args)
+{
+    Q_UNUSED(o)
+    QString target, format = u"md"_s, output;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        if (a == u"--format" && i + 1 < args.size())
+            format = args.at(++i);
+        else if (a == u"--output" && i + 1 < args.size())
+            output = args.at(++i);
+        else if (target.isEmpty() && !a.startsWith(u"--"_s))
+            target = a;
+        else
+            return usage(u"export: unexpected argument %1"_s.arg(a));
+    }
+    if (target.isEmpty())
+        return usage(u"export needs a RUN"_s);
+    if (format != u"md" && format != u"json")
+        return usage(u"export --format must be md or json"_s);
+    const std::optional<Run> run = m_store.findRun(target);
+    if (!run) {
+        writeErr(u"runwatch-cli: no run \"%1\" in the store %2\n"_s.arg(target, m_store.path()));
+        return ExitOtherError;
+    }
+    const QByteArray doc = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json);
+    if (output.isEmpty()) {
+        std::fwrite(doc.constData(), 1, std::size_t(doc.size()), m_out);
+        std::fflush(m_out);
+        return ExitCompleted;
+    }
+    QFile file(output);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(doc) != doc.size()) {
+        writeErr(u"runwatch-cli: cannot write %1: %2\n"_s.arg(output, file.errorString()));
+        return ExitOtherError;
+    }
+    return ExitCompleted;
+}
+
+int CliApp::cmdPrune(const Options &o, const QStringList &args)
+{
+    Q_UNUSED(o)
+    if (args.size() != 2 || args.first() != u"--older-than")
+        return usage(u"prune needs --older-than DAYS"_s);
+    bool ok = false;
+    const double days = args.at(1).toDouble(&ok);
+    if (!ok || days < 0)
+        return usage(u"prune: DAYS must be a number ≥ 0"_s);
+    const QDateTime cutoff = QDateTime::currentDateTimeUtc().addMSecs(-qint64(days * 86400000.0));
+    const int removed = m_store.removeFinishedBefore(cutoff);
+    if (m_json)
+        writeJson({{u"type"_s, u"pruned"_s}, {u"removed"_s, removed}});
+    else
+        writeOut(u"Removed %1 finished run(s) older than %2 day(s).\n"_s.arg(removed).arg(args.at(1)));
+    return ExitCompleted;
+}
+
+} // namespace Runwatch::Cli

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runexport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QUrlQuery>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+bool looksSecret(const QString &name)
+{
+    const QString n = name.toLower();
+    static const QStringList needles{u"key"_s, u"token"_s, u"secret"_s, u"password"_s, u"passwd"_s,
+                                     u"sig"_s, u"auth"_s, u"credential"_s, u"code"_s};
+    for (const QString &needle : needles) {
+        if (n.contains(needle))
+            return true;
+    }
+    return false;
+}
+
+QString iso(const QDateTime &dt)
+{
+    return dt.isValid() ? dt.toUTC().toString(Qt::ISODate) : QString();
+}
+
+// Markdown code fence long enough that the text cannot close it.
+QString fenceFor(const QString &text)
+{
+    QString fence = u"```"_s;
+    while (text.contains(fence))
+        fence += u'`';
+    return fence;
+}
+
+QByteArray toMarkdown(const Run &run)
+{
+    QString md;
+    md += u"# "_s + (run.title.isEmpty() ? u"Run "_s + run.localId : run.title) + u"\n\n"_s;
+    md += u"| | |\n|---|---|\n"_s;
+    auto row = [&md](const QString &k, const QString &v) {
+        if (!v.isEmpty())
+            md += u"| "_s + k + u" | "_s + QString(v).replace(u'|', u"\\|"_s) + u" |\n"_s;
+    };
+    row(u"Run"_s, run.localId);
+    row(u"Remote id"_s, run.remoteId);
+    row(u"Connection"_s, run.connection);
+    row(u"Backend"_s, run.backend);
+    row(u"Service"_s, redactUrl(run.baseUrl));
+    row(u"Model"_s, run.model);
+    row(u"Status"_s, statusLabel(run.status) + (run.rawStatus.isEmpty() ? QString() : u" (`"_s + run.rawStatus + u"`)"_s));
+    row(u"Created"_s, iso(run.createdAt));
+    row(u"Finished"_s, iso(run.finishedAt));
+    md += u"\n## Prompt\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s + fenceFor(run.prompt) + u"\n"_s;
+
+    QStringList history;
+    for (const SecondaryItem &item : run.secondary) {
+        if (item.kind == SecondaryKind::StatusChange)
+            history << u"- "_s + iso(item.at) + u" — "_s + item.text;
+    }
+    if (!history.isEmpty())
+        md += u"\n## Status history\n\n"_s + history.join(u'\n') + u'\n';
+
+    md += u"\n## Output\n\n"_s;
+    md += run.primaryText.isEmpty() ? u"_No output._\n"_s : run.primaryText + u'\n';
+
+    QString secondary;
+    for (const SecondaryItem &item : run.secondary) {
+        if (item.kind == SecondaryKind::StatusChange)
+            continue;
+        secondary += u"\n### "_s + secondaryKindName(item.kind).replace(u'_', u' ');
+        if (!item.title.isEmpty())
+            secondary += u": "_s + item.title;
+        secondary += u"\n\n"_s + fenceFor(item.text) + u'\n' + item.text + u'\n' + fenceFor(item.text) + u'\n';
+    }
+    if (!secondary.isEmpty())
+        md += u"\n## Reasoning, tools and progress\n"_s + secondary;
+
+    if (run.error.isError()) {
+        md += u"\n## Error\n\n"_s + run.error.toString() + u"\n\nRetryable: "_s
+            + (run.error.retryable ? u"yes"_s : u"no"_s) + u'\n';
+    }
+    return md.toUtf8();
+}
+
+QByteArray toJson(const Run &run)
+{
+    QJsonObject o;
+    o.insert(u"run"_s, run.localId);
+    o.insert(u"remote_id"_s, run.remoteId);
+    o.insert(u"connection"_s, run.connection);
+    o.insert(u"backend"_s, run.backend);
+    o.insert(u"service"_s, redactUrl(run.baseUrl));
+    o.insert(u"model"_s, run.model);
+    o.insert(u"title"_s, run.title);
+    o.insert(u"prompt"_s, run.prompt);
+    o.insert(u"status"_s, statusName(run.status));
+    o.insert(u"raw_status"_s, run.rawStatus);
+    o.insert(u"created_at"_s, iso(run.createdAt));
+    o.insert(u"finished_at"_s, iso(run.finishedAt));
+    QJsonArray history, secondary;
+    for (const SecondaryItem &item : run.secondary) {
+        if (item.kind == SecondaryKind::StatusChange)
+            history.append(QJsonObject{{u"at"_s, iso(item.at)}, {u"change"_s, item.text}});
+        else
+            secondary.append(item.toJson());
+    }
+    o.insert(u"status_history"_s, history);
+    o.insert(u"output"_s, run.primaryText);
+    o.insert(u"secondary"_s, secondary);
+    if (run.error.isError())
+        o.insert(u"error"_s, run.error.toJson());
+    if (run.input)
+        o.insert(u"input_request"_s, run.input->toJson());
+    return QJsonDocument(o).toJson(QJsonDocument::Indented);
+}
+
+} // namespace
+
+QString redactUrl(const QString &text)
+{
+    QUrl url(text);
+    if (!url.isValid() || url.scheme().isEmpty())
+        return text;
+    url.setUserInfo({});
+    if (url.hasQuery()) {
+        QUrlQuery query(url);
+        const auto items = query.queryItems(QUrl::FullyEncoded);
+        QUrlQuery clean;
+        for (const auto &[name, value] : items)
+            clean.addQueryItem(name, looksSecret(name) ? u"REDACTED"_s : value);
+        url.setQuery(clean);
+    }
+    return url.toString();
+}
+
+QByteArray exportRun(const Run &run, ExportFormat format)
+{
+    return format == ExportFormat::Markdown ? toMarkdown(run) : toJson(run);
+}
+
+} // namespace Runwatch

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/run.h"
+
+#include <QByteArray>
+#include <QUrl>
+
+namespace Runwatch {
+
+enum class ExportFormat { Markdown, Json };
+
+// A run as a document an operator can file or share: prompt, status history, primary output,
+// secondary items and error. Secrets never appear: runs hold no keys, and URLs are redacted
+// (redactUrl) because a base URL may carry user info or a key in its query.
+QByteArray exportRun(const Run &run, ExportFormat format);
+
+// Drops user info and the values of query items whose names look like credentials
+// (key, token, secret, password, sig, signature, code…).
+QString redactUrl(const QString &url);
+
+} // namespace Runwatch

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "secretstore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPointer>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <QCoroSignal>
+#include <qt6keychain/keychain.h>
+
+#include <chrono>
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+namespace Runwatch {
+
+namespace {
+
+bool isUnavailable(QKeychain::Error error)
+{
+    // On Linux QtKeychain reports a missing bus or Secret Service as OtherError.
+    return error == QKeychain::NoBackendAvailable || error == QKeychain::NotImplemented
+        || error == QKeychain::OtherError || error == QKeychain::AccessDenied;
+}
+
+QString unavailableMessage(const QString &detail)
+{
+    return u"The system keychain is not available (%1). API keys are only stored there; to keep one "
+           "anyway, allow the less secure plain-file store in the settings."_s
+        .arg(detail.isEmpty() ? u"no Secret Service"_s : detail);
+}
+
+} // namespace
+
+SecretStore::SecretStore(QObject *parent)
+    : QObject(parent)
+    , m_service(u"io.github.runwatch.Runwatch"_s)
+    , m_insecurePath(defaultInsecurePath())
+{
+}
+
+QString SecretStore::defaultInsecurePath()
+{
+    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation);
+    if (dir.isEmpty())
+        dir = QDir::homePath() + u"/.config/runwatch"_s;
+    return dir + u"/insecure-secrets.json"_s;
+}
+
+void SecretStore::setInsecureFallback(bool allowed, const QString &path)
+{
+    m_insecureAllowed = allowed;
+    m_insecurePath = path;
+}
+
+QCoro::Task<SecretResult> SecretStore::read(QString account)
+{
+    return runKeychain(Op::Read, std::move(account), {});
+}
+
+QCoro::Task<SecretResult> SecretStore::write(QString account, QString secret)
+{
+    return runKeychain(Op::Write, std::move(account), std::move(secret));
+}
+
+QCoro::Task<SecretResult> SecretStore::remove(QString account)
+{
+    return runKeychain(Op::Remove, std::move(account), {});
+}
+
+QCoro::Task<SecretResult> SecretStore::runKeychain(Op op, QString account, QString secret)
+{
+    QPointer<SecretStore> self = this;
+    std::unique_ptr<QKeychain::Job, void (*)(QKeychain::Job *)> job(nullptr, [](QKeychain::Job *j) {
+        j->deleteLater();
+    });
+    switch (op) {
+    case Op::Read:
+        job.reset(new QKeychain::ReadPasswordJob(m_service));
+        break;
+    case Op::Write: {
+        auto *w = new QKeychain::WritePasswordJob(m_service);
+        w->setTextData(secret);
+        job.reset(w);
+        break;
+    }
+    case Op::Remove:
+        job.reset(new QKeychain::DeletePasswordJob(m_service));
+        break;
+    }
+    // We read the job's results after it finished, so it must not delete itself.
+    job->setAutoDelete(false);
+    job->setKey(account);
+    job->start();
+    const auto done = co_await qCoro(job.get(), &QKeychain::Job::finished, 15s);
+    SecretResult result;
+    if (!self) {
+        result.error = u"cancelled"_s;
+        co_return result;
+    }
+    if (!done) {
+        result.keychainUnavailable = true;
+        result.error = unavailableMessage(u"it did not answer within 15 s"_s);
+    } else if (job->error() == QKeychain::NoError) {
+        result.ok = true;
+        if (op == Op::Read)
+            result.secret = static_cast<QKeychain::ReadPasswordJob *>(job.get())->textData();
+        co_return result;
+    } else if (job->error() == QKeychain::EntryNotFound) {
+        if (op == Op::Remove) {
+            result.ok = true; // nothing to remove is success
+            co_return result;
+        }
+        result.notFound = true;
+        result.error = u"No API key is stored for %1."_s.arg(account);
+        // A key saved earlier through the opted-in plain store is still found there.
+        if (m_insecureAllowed) {
+            SecretResult insecure = runInsecure(op, account, secret);
+            if (insecure.ok)
+                co_return insecure;
+        }
+        co_return result;
+    } else if (isUnavailable(job->error())) {
+        result.keychainUnavailable = true;
+        result.error = unavailableMessage(job->errorString());
+    } else {
+        result.error = u"The keychain refused: %1"_s.arg(job->errorString());
+        co_return result;
+    }
+    if (result.keychainUnavailable && m_insecureAllowed) {
+        SecretResult insecure = runInsecure(op, account, secret);
+        insecure.keychainUnavailable = true;
+        co_return insecure;
+    }
+    co_return result;
+}
+
+SecretResult SecretStore::runInsecure(Op op, const QString &account, const QString &secret)
+{
+    SecretResult result;
+    result.usedInsecureStore = true;
+    QJsonObject all;
+    {
+        QFile file(m_insecurePath);
+        if (file.open(QIODevice::ReadOnly))
+            all = QJsonDocument::fromJson(file.readAll()).object();
+    }
+    const QString key = m_service + u'/' + account;
+    if (op == Op::Read) {
+        if (!all.contains(key)) {
+            result.notFound = true;
+            result.error = u"No API key is stored for %1."_s.arg(account);
+            return result;
+        }
+        result.ok = true;
+        result.secret = all.value(key).toString();
+        return result;
+    }
+    if (op == Op::Write)
+        all.insert(key, secret);
+    else
+        all.remove(key);
+    QDir().mkpath(QFileInfo(m_insecurePath).absolutePath());
+    QSaveFile file(m_insecurePath);
+    if (!file.open(QIODevice::WriteOnly)) {
+        result.error = u"Cannot write %1: %2"_s.arg(m_insecurePath, file.errorString());
+        return result;
+    }
+    // Owner read/write only, before any byte of the secret is written.
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(QJsonDocument(all).toJson(QJsonDocument::Compact));
+    if (!file.commit()) {
+        result.error = u"Cannot write %1: %2"_s.arg(m_insecurePath, file.errorString());
+        return result;
+    }
+    QFile::setPermissions(m_insecurePath, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    result.ok = true;
+    return result;
+}
+
+} // namespace Runwatch
