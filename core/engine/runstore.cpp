@@ -2,6 +2,7 @@
 #include "runstore.h"
 
 #include <QDir>
+#include <algorithm>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -24,10 +25,31 @@ QString iso(const QDateTime &dt)
     return dt.isValid() ? dt.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
+// Reads what iso() writes ("2026-01-02T10:00:00.123Z") without the general ISO parser, which
+// dominates loading a big history; anything else falls back to it.
 QDateTime fromIso(const QVariant &v)
 {
     const QString s = v.toString();
-    return s.isEmpty() ? QDateTime() : QDateTime::fromString(s, Qt::ISODateWithMs);
+    if (s.isEmpty())
+        return {};
+    auto num = [&s](int from, int len) {
+        int n = 0;
+        for (int i = from; i < from + len; ++i) {
+            const char16_t c = s.at(i).unicode();
+            if (c < u'0' || c > u'9')
+                return -1;
+            n = n * 10 + (c - u'0');
+        }
+        return n;
+    };
+    if (s.size() == 24 && s.at(4) == u'-' && s.at(7) == u'-' && s.at(10) == u'T' && s.at(13) == u':'
+        && s.at(16) == u':' && s.at(19) == u'.' && s.at(23) == u'Z') {
+        const QDate date(num(0, 4), num(5, 2), num(8, 2));
+        const QTime time(num(11, 2), num(14, 2), num(17, 2), num(20, 3));
+        if (date.isValid() && time.isValid())
+            return QDateTime(date, time, Qt::UTC);
+    }
+    return QDateTime::fromString(s, Qt::ISODateWithMs);
 }
 
 QString compactJson(const QJsonObject &o)
@@ -40,9 +62,16 @@ QJsonObject parseObject(const QVariant &v)
     return QJsonDocument::fromJson(v.toString().toUtf8()).object();
 }
 
-constexpr auto kColumns = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
-                          "model, created_at, updated_at, finished_at, token, primary_text, secondary, error, "
-                          "input, capabilities, reconciliations";
+// Output lives in its own table (schema 3) so listing a big history never reads it.
+constexpr auto kRunColumns = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
+                             "model, created_at, updated_at, finished_at, token, error, input, capabilities, "
+                             "reconciliations";
+constexpr auto kSelectFull = "r.local_id, r.connection, r.backend, r.base_url, r.remote_id, r.status, r.raw_status, "
+                             "r.title, r.prompt, r.model, r.created_at, r.updated_at, r.finished_at, r.token, "
+                             "o.primary_text, o.secondary, r.error, r.input, r.capabilities, r.reconciliations "
+                             "FROM runs r LEFT JOIN run_output o ON o.local_id = r.local_id";
+constexpr auto kTerminalSql = "r.status IN ('completed','failed','cancelled','incomplete','expired','rejected',"
+                              "'timed_out','deleted')";
 
 Run runFromQuery(const QSqlQuery &q)
 {
@@ -173,7 +202,7 @@ bool RunStore::migrate()
         return false;
     // One transaction per step, so an interrupted upgrade leaves a consistent older version.
     using Step = bool (RunStore::*)();
-    const Step steps[] = {&RunStore::migrateTo1, &RunStore::migrateTo2};
+    const Step steps[] = {&RunStore::migrateTo1, &RunStore::migrateTo2, &RunStore::migrateTo3};
     for (int target = version + 1; target <= SchemaVersion; ++target) {
         if (!db.transaction()) {
             m_error = db.lastError().text();
@@ -210,6 +239,14 @@ bool RunStore::migrateTo2()
         && exec(u"CREATE INDEX IF NOT EXISTS runs_finished ON runs(status, finished_at)"_s);
 }
 
+bool RunStore::migrateTo3()
+{
+    return exec(u"CREATE TABLE run_output (local_id TEXT PRIMARY KEY, primary_text TEXT, secondary TEXT) WITHOUT ROWID"_s)
+        && exec(u"INSERT INTO run_output (local_id, primary_text, secondary) "
+                "SELECT local_id, primary_text, secondary FROM runs"_s)
+        && exec(u"ALTER TABLE runs DROP COLUMN primary_text"_s) && exec(u"ALTER TABLE runs DROP COLUMN secondary"_s);
+}
+
 bool RunStore::writeRun(const Run &run)
 {
     if (!run.outputLoaded) {
@@ -232,12 +269,10 @@ bool RunStore::writeRun(const Run &run)
         }
         return true;
     }
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s.arg(
-        QLatin1StringView(kColumns)));
-    QJsonArray secondary;
-    for (const SecondaryItem &item : run.secondary)
-        secondary.append(item.toJson());
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlQuery q(db);
+    q.prepare(u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s.arg(
+        QLatin1StringView(kRunColumns)));
     q.addBindValue(run.localId);
     q.addBindValue(run.connection);
     q.addBindValue(run.backend);
@@ -252,17 +287,29 @@ bool RunStore::writeRun(const Run &run)
     q.addBindValue(iso(run.updatedAt));
     q.addBindValue(iso(run.finishedAt));
     q.addBindValue(compactJson(run.token.toJson()));
-    q.addBindValue(run.primaryText);
-    q.addBindValue(QString::fromUtf8(QJsonDocument(secondary).toJson(QJsonDocument::Compact)));
     q.addBindValue(run.error.isError() ? compactJson(run.error.toJson()) : QString());
     q.addBindValue(run.input ? compactJson(run.input->toJson()) : QString());
     q.addBindValue(run.capabilities.toInt());
     q.addBindValue(run.reconciliations);
-    if (!q.exec()) {
-        m_error = u"Cannot save run %1: %2"_s.arg(run.localId, q.lastError().text());
+    QJsonArray secondary;
+    for (const SecondaryItem &item : run.secondary)
+        secondary.append(item.toJson());
+    QSqlQuery o(db);
+    o.prepare(u"INSERT OR REPLACE INTO run_output (local_id, primary_text, secondary) VALUES (?,?,?)"_s);
+    o.addBindValue(run.localId);
+    o.addBindValue(run.primaryText);
+    o.addBindValue(QString::fromUtf8(QJsonDocument(secondary).toJson(QJsonDocument::Compact)));
+    // The output and the token (its position) go to disk together, or neither does.
+    const bool ownTransaction = db.transaction();
+    if (!q.exec() || !o.exec()) {
+        m_error = u"Cannot save run %1: %2 %3"_s.arg(run.localId, q.lastError().text(), o.lastError().text());
         qCWarning(lcStore) << m_error;
+        if (ownTransaction)
+            db.rollback();
         return false;
     }
+    if (ownTransaction)
+        db.commit();
     return true;
 }
 
@@ -305,7 +352,10 @@ bool RunStore::removeRun(const QString &localId)
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(u"DELETE FROM runs WHERE local_id = ?"_s);
     q.addBindValue(localId);
-    return q.exec();
+    QSqlQuery o(QSqlDatabase::database(m_connectionName, false));
+    o.prepare(u"DELETE FROM run_output WHERE local_id = ?"_s);
+    o.addBindValue(localId);
+    return q.exec() && o.exec();
 }
 
 std::optional<Run> RunStore::queryOne(const QString &where, const QString &value) const
@@ -313,7 +363,7 @@ std::optional<Run> RunStore::queryOne(const QString &where, const QString &value
     if (!isOpen())
         return std::nullopt;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"SELECT %1 FROM runs WHERE %2 = ? LIMIT 1"_s.arg(QLatin1StringView(kColumns), where));
+    q.prepare(u"SELECT %1 WHERE r.%2 = ? LIMIT 1"_s.arg(QLatin1StringView(kSelectFull), where));
     q.addBindValue(value);
     if (!q.exec() || !q.next())
         return std::nullopt;
@@ -341,15 +391,21 @@ QList<Run> RunStore::loadRuns(Load load) const
         return runs;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.setForwardOnly(true);
-    QString columns = QLatin1StringView(kColumns);
+    QString select = QLatin1StringView(kSelectFull);
     if (load == Load::Summary) {
-        // Output of finished runs stays on disk until someone looks at it.
-        const QString terminal = u"status IN ('completed','failed','cancelled','incomplete','expired',"
-                                 "'rejected','timed_out','deleted')"_s;
-        columns.replace(u"primary_text"_s, u"CASE WHEN %1 THEN NULL ELSE primary_text END"_s.arg(terminal));
-        columns.replace(u"secondary,"_s, u"CASE WHEN %1 THEN NULL ELSE secondary END,"_s.arg(terminal));
+        // Output of finished runs stays on disk until someone looks at it: no join, and the
+        // output table is only consulted for the few runs that are still going.
+        const QString terminal = QLatin1StringView(kTerminalSql);
+        select.replace(u"o.primary_text"_s,
+                       u"CASE WHEN %1 THEN NULL ELSE (SELECT primary_text FROM run_output WHERE local_id = r.local_id) END"_s
+                           .arg(terminal));
+        select.replace(u"o.secondary"_s,
+                       u"CASE WHEN %1 THEN NULL ELSE (SELECT secondary FROM run_output WHERE local_id = r.local_id) END"_s
+                           .arg(terminal));
+        select.replace(u" LEFT JOIN run_output o ON o.local_id = r.local_id"_s, QString());
     }
-    if (!q.exec(u"SELECT %1 FROM runs ORDER BY created_at"_s.arg(columns)))
+    // A sequential scan sorted here beats walking the created_at index with a lookup per row.
+    if (!q.exec(u"SELECT %1"_s.arg(select)))
         return runs;
     runs.reserve(runCount());
     while (q.next()) {
@@ -360,6 +416,8 @@ QList<Run> RunStore::loadRuns(Load load) const
             run = *it;
         runs.append(std::move(run));
     }
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const Run &a, const Run &b) { return a.createdAt < b.createdAt; });
     return runs;
 }
 
@@ -386,7 +444,10 @@ int RunStore::removeFinishedBefore(const QDateTime &cutoff)
         m_error = q.lastError().text();
         return 0;
     }
-    return q.numRowsAffected();
+    const int removed = q.numRowsAffected();
+    QSqlQuery o(QSqlDatabase::database(m_connectionName, false));
+    o.exec(u"DELETE FROM run_output WHERE local_id NOT IN (SELECT local_id FROM runs)"_s);
+    return removed;
 }
 
 QList<Connection> RunStore::loadConnections() const

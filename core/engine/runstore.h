@@ -22,7 +22,8 @@ class RunStore : public QObject
     Q_OBJECT
 public:
     // 1: runs. 2: connections (no secrets) + indexes for listing and retention.
-    static constexpr int SchemaVersion = 2;
+    // 3: output (primary text, secondary items) in its own table, so listings never read it.
+    static constexpr int SchemaVersion = 3;
 
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
@@ -64,6 +65,7 @@ private:
     bool migrate();
     bool migrateTo1();
     bool migrateTo2();
+    bool migrateTo3();
     bool exec(const QString &sql);
     bool writeRun(const Run &run);
     std::optional<Run> queryOne(const QString &where, const QString &value) const;
