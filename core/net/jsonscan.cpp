@@ -227,7 +227,10 @@ std::optional<QString> decodeUtf8(QByteArrayView bytes)
 {
     if (isAscii(bytes))
         return QString::fromLatin1(bytes);
-    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    // ConvertInitialBom: a U+FEFF that opens a string (or the piece after an escape) is text,
+    // not a byte-order mark; by default the decoder would drop it (found by fuzz_jsonscan).
+    QStringDecoder decoder(QStringDecoder::Utf8,
+                           QStringDecoder::Flag::Stateless | QStringDecoder::Flag::ConvertInitialBom);
     QString out = decoder(bytes);
     if (decoder.hasError())
         return std::nullopt;

@@ -21,6 +21,15 @@ std::chrono::milliseconds stallTimeout(const Connection &c)
     return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
 }
 
+// Real events can exceed 8 MiB, hence the parser's generous default; a connection may lower it.
+OpenAi::ResponseStream *withEventLimit(OpenAi::ResponseStream *stream, const Connection &c)
+{
+    const qint64 bytes = c.options.value(u"max_event_bytes"_s).toInteger(0);
+    if (bytes > 0)
+        stream->setMaxEventSize(qsizetype(bytes));
+    return stream;
+}
+
 QList<RunEvent> eventsFromBody(const QByteArray &body)
 {
     const QJsonDocument doc = QJsonDocument::fromJson(body);
@@ -130,8 +139,10 @@ RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
                                      : OpenAi::ResponseStream::Mode::CreateJson;
     if (request.stream)
         r.headers.emplaceBack("Accept", "text/event-stream");
-    return new OpenAi::ResponseStream(m_http, std::move(r), mode, OpenAi::StreamMapper(request.stream, -1),
-                                      stallTimeout(m_connection), parent);
+    return withEventLimit(new OpenAi::ResponseStream(m_http, std::move(r), mode,
+                                                     OpenAi::StreamMapper(request.stream, -1),
+                                                     stallTimeout(m_connection), parent),
+                          m_connection);
 }
 
 RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
@@ -143,9 +154,10 @@ RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
         q.addQueryItem(u"starting_after"_s, QString::number(token.sequence));
     r.url.setQuery(q);
     r.headers.emplaceBack("Accept", "text/event-stream");
-    return new OpenAi::ResponseStream(m_http, std::move(r), OpenAi::ResponseStream::Mode::Resume,
-                                      OpenAi::StreamMapper(true, token.sequence), stallTimeout(m_connection),
-                                      parent);
+    return withEventLimit(new OpenAi::ResponseStream(m_http, std::move(r), OpenAi::ResponseStream::Mode::Resume,
+                                                     OpenAi::StreamMapper(true, token.sequence),
+                                                     stallTimeout(m_connection), parent),
+                          m_connection);
 }
 
 QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)

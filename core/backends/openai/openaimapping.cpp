@@ -55,8 +55,10 @@ QString itemTitle(const QJsonObject &item)
 
 qint64 sequenceOf(const QJsonObject &o)
 {
-    const QJsonValue v = o.value(u"sequence_number"_s);
-    return v.isDouble() ? qint64(v.toDouble()) : -1;
+    // toInteger, not a cast of toDouble(): a server may send 1e300, and converting an
+    // out-of-range double is undefined behaviour (found by fuzz_openai_mapping). A fraction or a
+    // value outside qint64 is no sequence number.
+    return o.value(u"sequence_number"_s).toInteger(-1);
 }
 
 } // namespace
@@ -193,11 +195,15 @@ bool StreamMapper::mapDeltaFast(QByteArrayView data, QList<RunEvent> &out, bool 
         sequence = *n;
     }
     handled = true;
+    const qint64 before = m_lastSequence;
     if (isDuplicate(sequence))
         return true;
     auto text = JsonScan::decodeString(delta);
-    if (!text)
+    if (!text) {
+        // Not consumed: the error then names the last good event, not this one.
+        m_lastSequence = before;
         return false;
+    }
     out.append(RunEvent::primaryDelta(std::move(*text), sequence));
     return true;
 }
@@ -261,14 +267,27 @@ StreamMapper::Outcome StreamMapper::mapGeneral(QByteArrayView sseType, QByteArra
         const QJsonObject response = o.value(u"response"_s).toObject();
         out << RunEvent::cursor(seq);
         QList<RunEvent> snapshot = mapResponseObject(response, true);
-        bool hasStatus = false;
-        for (const RunEvent &e : std::as_const(snapshot))
-            hasStatus = hasStatus || e.type == RunEvent::Type::Status;
+        std::optional<RunEvent> status;
+        for (const RunEvent &e : std::as_const(snapshot)) {
+            if (e.type == RunEvent::Type::Status)
+                status = e;
+        }
         out << snapshot;
-        if (!hasStatus) {
+        if (!status) {
             // The event type is the status when the snapshot lacks one.
             const QString raw = type.mid(int(sizeof("response.") - 1));
-            out << RunEvent::statusChange(mapStatus(raw), raw);
+            status = RunEvent::statusChange(mapStatus(raw), raw);
+            out << *status;
+        }
+        if (status->status == RunStatus::Unknown) {
+            // The run ended in a state we cannot show as finished, and following it further
+            // would never end: keep what the event carried, then stop with an error naming it.
+            m_error = RunError{};
+            m_error.kind = ErrorKind::Protocol;
+            m_error.code = u"unknown_status"_s;
+            m_error.message = u"The response ended with status \"%1\", which Runwatch does not know."_s.arg(
+                status->rawStatus);
+            return Outcome::Malformed;
         }
         return Outcome::Terminal;
     }

@@ -32,7 +32,10 @@ public:
         Continue,  // keep reading
         Terminal,  // a terminal lifecycle event was mapped: the stream is complete
         StreamError, // an `error` event: the stream ends; error() holds it
-        Malformed, // the event could not be understood: error() holds a protocol error
+        // The event could not be understood: error() holds a protocol error. Nothing is added
+        // to `out`, except for a terminal event whose status is unknown (code "unknown_status"):
+        // its snapshot is kept.
+        Malformed,
     };
 
     // `streamable`: the run was created with background + stream, so it can be re-streamed;

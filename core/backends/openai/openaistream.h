@@ -30,6 +30,9 @@ public:
     ~ResponseStream() override;
 
     void abort() override;
+    // Largest SSE line or event accepted (SseParser::setMaxEventSize); a larger one ends the
+    // stream with a Protocol error "event_too_large". Call before the first bytes arrive.
+    void setMaxEventSize(qsizetype bytes) { m_parser.setMaxEventSize(bytes); }
 
 private:
     QCoro::Task<> run(HttpRequest request);
