@@ -20,7 +20,7 @@ namespace {
 constexpr auto kUsage = R"(Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Global options (before the command):
-  --backend NAME      connector for --url: openai
+  --backend NAME      connector for --url: openai, a2a (--url is then the agent's base URL)
   --url URL           base URL of the service (e.g. https://api.openai.com/v1)
   --connection NAME   a saved connection instead of --backend/--url
   --api-key-env VAR   environment variable holding the API key

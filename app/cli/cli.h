@@ -10,6 +10,8 @@
 #include <QStringList>
 
 #include <cstdio>
+#include <functional>
+#include <optional>
 
 namespace Runwatch::Cli {
 
@@ -58,6 +60,10 @@ private:
 
     // Loads RUN from the store, registers its connection and adopts it (without following).
     const Run *loadRun(const Options &o, const QString &idOrRemote, QString *error);
+    const Run *loadRunOrReport(const Options &o, const QString &idOrRemote);
+    // Triggers a RunManager action and waits (bounded) for its actionFinished; nullopt on timeout.
+    std::optional<ActionResult> awaitAction(const QString &id, RunManager::Action action,
+                                            const std::function<void()> &trigger, int timeoutMs = 60000);
     // Follows `id` until terminal / input required / gave up, printing as it goes.
     int followToEnd(const QString &id);
 

@@ -12,6 +12,30 @@ using namespace Qt::StringLiterals;
 
 namespace Runwatch::Cli {
 
+std::optional<ActionResult> CliApp::awaitAction(const QString &id, RunManager::Action action,
+                                               const std::function<void()> &trigger, int timeoutMs)
+{
+    std::optional<ActionResult> result;
+    auto c = connect(&m_manager, &RunManager::actionFinished, this,
+                     [&](const QString &rid, RunManager::Action a, const ActionResult &r) {
+                         if (rid == id && a == action)
+                             result = r;
+                     });
+    trigger();
+    spinUntil([&] { return result.has_value(); }, timeoutMs);
+    disconnect(c);
+    return result;
+}
+
+const Run *CliApp::loadRunOrReport(const Options &o, const QString &idOrRemote)
+{
+    QString error;
+    const Run *run = loadRun(o, idOrRemote, &error);
+    if (!run)
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+    return run;
+}
+
 int CliApp::cmdStart(const Options &o, const QStringList &args)
 {
     QString prompt, model;
@@ -109,12 +133,9 @@ int CliApp::cmdWatch(const Options &o, const QStringList &args)
 {
     if (args.size() != 1)
         return usage(u"watch needs exactly one RUN"_s);
-    QString error;
-    const Run *run = loadRun(o, args.first(), &error);
-    if (!run) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
+    const Run *run = loadRunOrReport(o, args.first());
+    if (!run)
         return ExitOtherError;
-    }
     const QString id = run->localId;
     if (m_json)
         writeJson(runObject(*run));
@@ -140,22 +161,10 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
 {
     if (args.size() != 1)
         return usage(u"status needs exactly one RUN"_s);
-    QString error;
-    const Run *run = loadRun(o, args.first(), &error);
-    if (!run) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
+    const Run *run = loadRunOrReport(o, args.first());
+    if (!run)
         return ExitOtherError;
-    }
     const QString id = run->localId;
-    bool done = false;
-    ActionResult result;
-    auto c = connect(&m_manager, &RunManager::actionFinished, this,
-                     [&](const QString &rid, RunManager::Action, const ActionResult &r) {
-                         if (rid == id) {
-                             done = true;
-                             result = r;
-                         }
-                     });
     // A refresh that fails (network down) still prints what the store knows.
     bool refreshed = false;
     if (!run->remoteId.isEmpty()) {
@@ -167,8 +176,6 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
         spinUntil([&] { return refreshed; }, 15000);
         disconnect(c2);
     }
-    disconnect(c);
-    Q_UNUSED(done)
     m_store.flush();
     run = m_manager.run(id);
     if (m_json) {
@@ -189,25 +196,13 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
 {
     if (args.size() != 1)
         return usage(u"cancel needs exactly one RUN"_s);
-    QString error;
-    const Run *run = loadRun(o, args.first(), &error);
-    if (!run) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
+    const Run *run = loadRunOrReport(o, args.first());
+    if (!run)
         return ExitOtherError;
-    }
     const QString id = run->localId;
-    bool done = false;
-    ActionResult result;
-    auto c = connect(&m_manager, &RunManager::actionFinished, this,
-                     [&](const QString &rid, RunManager::Action action, const ActionResult &r) {
-                         if (rid == id && action == RunManager::Action::Cancel) {
-                             done = true;
-                             result = r;
-                         }
-                     });
-    m_manager.cancelRun(id);
-    spinUntil([&] { return done; }, 60000);
-    disconnect(c);
+    const std::optional<ActionResult> outcome = awaitAction(id, RunManager::Action::Cancel, [&] { m_manager.cancelRun(id); });
+    const bool done = outcome.has_value();
+    const ActionResult result = outcome.value_or(ActionResult{});
     if (!done || !result.ok()) {
         printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The cancel request did not finish."_s, true, 0, {}});
         m_store.flush();
@@ -247,26 +242,14 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
     }
     if (target.isEmpty())
         return usage(u"delete needs a RUN"_s);
-    QString error;
-    const Run *run = loadRun(o, target, &error);
-    if (!run) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
+    const Run *run = loadRunOrReport(o, target);
+    if (!run)
         return ExitOtherError;
-    }
     const QString id = run->localId;
     const bool onServer = !localOnly && run->capabilities.testFlag(Capability::Delete);
-    bool done = false;
-    ActionResult result;
-    auto c = connect(&m_manager, &RunManager::actionFinished, this,
-                     [&](const QString &rid, RunManager::Action action, const ActionResult &r) {
-                         if (rid == id && action == RunManager::Action::Delete) {
-                             done = true;
-                             result = r;
-                         }
-                     });
-    m_manager.deleteRun(id, onServer);
-    spinUntil([&] { return done; }, 60000);
-    disconnect(c);
+    const std::optional<ActionResult> outcome = awaitAction(id, RunManager::Action::Delete, [&] { m_manager.deleteRun(id, onServer); });
+    const bool done = outcome.has_value();
+    const ActionResult result = outcome.value_or(ActionResult{});
     if (!done || !result.ok()) {
         printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The delete request did not finish."_s, true, 0, {}});
         return ExitOtherError;
@@ -334,25 +317,13 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
     }
     if (!haveAnswer)
         return usage(u"respond needs --text, --approve, --reject or --choice"_s);
-    QString error;
-    const Run *run = loadRun(o, args.first(), &error);
-    if (!run) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
+    const Run *run = loadRunOrReport(o, args.first());
+    if (!run)
         return ExitOtherError;
-    }
     const QString id = run->localId;
-    bool done = false;
-    ActionResult result;
-    auto c = connect(&m_manager, &RunManager::actionFinished, this,
-                     [&](const QString &rid, RunManager::Action action, const ActionResult &r) {
-                         if (rid == id && action == RunManager::Action::Respond) {
-                             done = true;
-                             result = r;
-                         }
-                     });
-    m_manager.respondToRun(id, answer);
-    spinUntil([&] { return done; }, 60000);
-    disconnect(c);
+    const std::optional<ActionResult> outcome = awaitAction(id, RunManager::Action::Respond, [&] { m_manager.respondToRun(id, answer); });
+    const bool done = outcome.has_value();
+    const ActionResult result = outcome.value_or(ActionResult{});
     m_store.flush();
     if (!done || !result.ok()) {
         printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The answer was not acknowledged."_s, true, 0, {}});
