@@ -797,9 +797,47 @@ HttpClient::~HttpClient()
     m_nam = nullptr;
 }
 
+namespace {
+
+// The secrets a request carries: the value of each credential header ("Bearer " stripped).
+QList<QByteArray> credentialsOf(const QList<QPair<QByteArray, QByteArray>> &headers)
+{
+    QList<QByteArray> secrets;
+    for (const auto &h : headers) {
+        const QByteArray name = h.first.toLower();
+        if (name != "authorization" && name != "proxy-authorization" && name != "api-key" && name != "x-api-key")
+            continue;
+        QByteArray value = h.second.trimmed();
+        if (const qsizetype space = value.indexOf(' '); space > 0 && name.endsWith("authorization"))
+            value = value.mid(space + 1).trimmed();
+        // Short values would only blank out ordinary words.
+        if (value.size() >= 8)
+            secrets.append(value);
+    }
+    return secrets;
+}
+
+// Servers quote keys back ("Incorrect API key provided: sk-…"); error messages are shown, logged
+// and stored, so the request's own credentials are blanked out of them (found by tst_security).
+void redactCredentials(HttpResponse &response, const QList<QByteArray> &secrets)
+{
+    if (!response.error.isError())
+        return;
+    for (const QByteArray &secret : secrets) {
+        const QString text = QString::fromUtf8(secret);
+        response.error.message.replace(text, u"[redacted]"_s);
+        response.error.code.replace(text, u"[redacted]"_s);
+        response.body.replace(secret, QByteArrayLiteral("[redacted]"));
+    }
+}
+
+} // namespace
+
 QCoro::Task<HttpResponse> HttpClient::send(HttpRequest request)
 {
+    const QList<QByteArray> secrets = credentialsOf(request.headers);
     OpenedStream result = co_await perform(std::move(request), false);
+    redactCredentials(result.response, secrets);
     co_return std::move(result.response);
 }
 
@@ -807,7 +845,10 @@ QCoro::Task<OpenedStream> HttpClient::openStream(HttpRequest request)
 {
     if (!findHeader(request.headers, "accept"))
         request.headers.append({QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream")});
-    return perform(std::move(request), true);
+    const QList<QByteArray> secrets = credentialsOf(request.headers);
+    OpenedStream result = co_await perform(std::move(request), true);
+    redactCredentials(result.response, secrets);
+    co_return result;
 }
 
 void HttpClient::abortAll()

@@ -148,7 +148,9 @@ public:
     bool allowInsecureHttp() const { return m_allowInsecureHttp; }
 
     // Buffered request with retries. Body size is capped (policy.maxBodyBytes) — a larger body
-    // is a Protocol error. Never throws; failures are in HttpResponse::error.
+    // is a Protocol error. Never throws; failures are in HttpResponse::error. The request's
+    // credentials (Authorization, api-key) are replaced by "[redacted]" wherever a failed
+    // response quotes them (error message, code, body); openStream() does the same.
     QCoro::Task<HttpResponse> send(HttpRequest request);
 
     // For SSE: retries until a 2xx response's headers arrive, then hands over the live reply
