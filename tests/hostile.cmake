@@ -5,3 +5,5 @@ runwatch_add_test(tst_hostile SOURCES tst_hostile.cpp LIBS runwatch_core runwatc
 runwatch_add_test(tst_security SOURCES tst_security.cpp LIBS runwatch_core runwatch_sim TIMEOUT 300)
 target_compile_definitions(tst_security PRIVATE RUNWATCH_CLI_PATH="$<TARGET_FILE:runwatch-cli>")
 add_dependencies(tst_security runwatch-cli)
+# One readable test per bug the gates found (fuzzing, hostile servers, security).
+runwatch_add_test(tst_gates_regressions SOURCES tst_gates_regressions.cpp LIBS runwatch_core)

@@ -54,23 +54,26 @@ QString start(RunManager &manager, const QString &prompt, bool stream = true)
 QByteArray sseEvent(const QByteArray &type, int sequence, const QByteArray &members = {})
 {
     return "event: " + type + "\ndata: {\"type\":\"" + type + "\",\"sequence_number\":"
-        + QByteArray::number(sequence) + (members.isEmpty() ? QByteArray() : ',' + members) + "}\n\n";
+           + QByteArray::number(sequence) + (members.isEmpty() ? QByteArray() : ',' + members) + "}\n\n";
 }
 
 QByteArray response(const QByteArray &status, const QByteArray &text = {})
 {
     QByteArray output = "[]";
     if (!text.isEmpty()) {
-        output = "[{\"type\":\"message\",\"id\":\"msg_1\",\"content\":[{\"type\":\"output_text\",\"text\":\"" + text
-            + "\"}]}]";
+        output = "[{\"type\":\"message\",\"id\":\"msg_1\",\"content\":[{\"type\":\"output_text\",\"text\":\""
+                 + text + "\"}]}]";
     }
-    return "\"response\":{\"id\":\"resp_h1\",\"model\":\"m\",\"status\":\"" + status + "\",\"output\":" + output + '}';
+    return "\"response\":{\"id\":\"resp_h1\",\"model\":\"m\",\"status\":\"" + status
+           + "\",\"output\":" + output + '}';
 }
 
 QByteArray opening(const QByteArray &firstText)
 {
-    return sseEvent("response.created", 0, response("queued")) + sseEvent("response.in_progress", 1, response("in_progress"))
-        + sseEvent("response.output_text.delta", 2, "\"item_id\":\"msg_1\",\"delta\":\"" + firstText + '"');
+    return sseEvent("response.created", 0, response("queued"))
+           + sseEvent("response.in_progress", 1, response("in_progress"))
+           + sseEvent("response.output_text.delta", 2,
+                      "\"item_id\":\"msg_1\",\"delta\":\"" + firstText + '"');
 }
 
 const RunwatchTest::HeaderList kSse{{"Content-Type", "text/event-stream"}};
@@ -165,8 +168,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("prompt");
         QTest::addColumn<int>("keptDeltas");
         QTest::addColumn<QString>("code");
-        QTest::addRow("create (stream)") << u"create"_s << true << u"normal deltas=5"_s << 0
-                                         << u"unexpected_content_type"_s;
+        QTest::addRow("create (stream)")
+            << u"create"_s << true << u"normal deltas=5"_s << 0 << u"unexpected_content_type"_s;
         QTest::addRow("create (json)") << u"create"_s << false << u"normal deltas=5"_s << 0 << QString();
         QTest::addRow("resume") << u"stream"_s << true << u"normal deltas=10 drop_after=7"_s << 2
                                 << u"unexpected_content_type"_s;
@@ -211,13 +214,13 @@ private Q_SLOTS:
     void unknownTerminalStatus()
     {
         ScriptRig rig;
-        rig.server.enqueue("/v1/responses",
-                           ScriptedReply::stream(200, kSse,
-                                                 {{0, opening("Hello ")},
-                                                  {5, sseEvent("response.output_text.delta", 3,
-                                                            "\"item_id\":\"msg_1\",\"delta\":\"world\"")},
-                                                  {5, sseEvent("response.completed", 4,
-                                                            response("pondering", "Hello world"))}}));
+        rig.server.enqueue(
+            "/v1/responses",
+            ScriptedReply::stream(
+                200, kSse,
+                {{0, opening("Hello ")},
+                 {5, sseEvent("response.output_text.delta", 3, "\"item_id\":\"msg_1\",\"delta\":\"world\"")},
+                 {5, sseEvent("response.completed", 4, response("pondering", "Hello world"))}}));
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
         const QString id = start(rig.manager, u"x"_s);
         QVERIFY(stopped.wait(kWait));
@@ -237,11 +240,12 @@ private Q_SLOTS:
     void unknownIntermediateStatus()
     {
         ScriptRig rig;
-        rig.server.enqueue("/v1/responses",
-                           ScriptedReply::stream(200, kSse,
-                                                 {{0, opening("Hello ")},
-                                                  {5, sseEvent("response.in_progress", 3, response("thinking_hard"))},
-                                                  {5, sseEvent("response.completed", 4, response("completed", "Hello "))}}));
+        rig.server.enqueue(
+            "/v1/responses",
+            ScriptedReply::stream(200, kSse,
+                                  {{0, opening("Hello ")},
+                                   {5, sseEvent("response.in_progress", 3, response("thinking_hard"))},
+                                   {5, sseEvent("response.completed", 4, response("completed", "Hello "))}}));
         const QString id = start(rig.manager, u"x"_s);
         QTRY_VERIFY_WITH_TIMEOUT(rig.manager.run(id)->isTerminal(), kWait);
         const Run &run = *rig.manager.run(id);
@@ -262,15 +266,17 @@ private Q_SLOTS:
         ScriptedServer elsewhere;
         QVERIFY(elsewhere.isListening());
         rig.server.enqueue("/v1/responses", ScriptedReply::stream(200, kSse, {{0, opening("kept ")}}));
-        rig.server.enqueue("/v1/responses/resp_h1",
-                           ScriptedReply::redirect(307, elsewhere.url(u"/v1/responses/resp_h1?stream=true"_s).toEncoded()));
+        rig.server.enqueue(
+            "/v1/responses/resp_h1",
+            ScriptedReply::redirect(307, elsewhere.url(u"/v1/responses/resp_h1?stream=true"_s).toEncoded()));
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
         const QString id = start(rig.manager, u"x"_s);
         QVERIFY(stopped.wait(kWait));
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
         QCOMPARE(run.error.code, u"cross_origin_redirect"_s);
-        QVERIFY2(run.error.message.contains(QString::number(elsewhere.port())), qPrintable(run.error.message));
+        QVERIFY2(run.error.message.contains(QString::number(elsewhere.port())),
+                 qPrintable(run.error.message));
         QCOMPARE(run.primaryText, u"kept "_s);
         QCOMPARE(elsewhere.requestCount(), 0);
     }
@@ -284,7 +290,8 @@ private Q_SLOTS:
         policy.maxConsecutiveFailures = 1;
         ScriptRig rig({{u"stall_timeout_ms"_s, 800}}, policy);
         QList<ScriptedReply::Chunk> drip;
-        const QByteArray next = sseEvent("response.output_text.delta", 3, "\"item_id\":\"msg_1\",\"delta\":\"never\"");
+        const QByteArray next
+            = sseEvent("response.output_text.delta", 3, "\"item_id\":\"msg_1\",\"delta\":\"never\"");
         for (int i = 0; i < 20; ++i)
             drip.append({1000, next.mid(i, 1)});
         QList<ScriptedReply::Chunk> create{{0, opening("before stall ")}};

@@ -39,14 +39,15 @@ QStringList &captured()
 
 void capture(QtMsgType, const QMessageLogContext &context, const QString &message)
 {
-    captured().append(QString::fromLatin1(context.category ? context.category : "default") + u": "_s + message);
+    captured().append(QString::fromLatin1(context.category ? context.category : "default") + u": "_s
+                      + message);
 }
 
 bool containsSecret(QByteArrayView text)
 {
     // The whole key and its distinctive tail (a truncated echo would still give it away).
-    return text.contains(kKey.toUtf8()) || text.contains(kWrongKey.toUtf8()) || text.contains("7f3a9c0e5b1d4286")
-        || text.contains("a1b2c3d4e5f60718");
+    return text.contains(kKey.toUtf8()) || text.contains(kWrongKey.toUtf8())
+           || text.contains("7f3a9c0e5b1d4286") || text.contains("a1b2c3d4e5f60718");
 }
 
 FollowPolicy quickPolicy()
@@ -186,9 +187,9 @@ private Q_SLOTS:
         captured().clear();
         ScriptedServer server;
         QVERIFY(server.isListening());
-        server.enqueue("/v1/responses",
-                       ScriptedReply::openAiError(401, "Incorrect API key provided: " + kWrongKey.toUtf8() + '.',
-                                                  "invalid_request_error", "invalid_api_key"));
+        server.enqueue("/v1/responses", ScriptedReply::openAiError(
+                                            401, "Incorrect API key provided: " + kWrongKey.toUtf8() + '.',
+                                            "invalid_request_error", "invalid_api_key"));
         RunManager manager;
         manager.setFollowPolicy(quickPolicy());
         QVERIFY(manager.addConnection(connection(u"echo"_s, server.url(u"/v1"_s), kWrongKey)));
@@ -208,13 +209,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
-        QTest::addRow("start --follow") << kKey << QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=5"_s, u"--follow"_s} << 0;
-        QTest::addRow("json start --follow") << kKey
-                                             << QStringList{u"--json"_s, u"start"_s, u"--prompt"_s,
-                                                            u"fail deltas=4"_s, u"--follow"_s}
-                                             << 3;
+        QTest::addRow("start --follow")
+            << kKey << QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=5"_s, u"--follow"_s} << 0;
+        QTest::addRow("json start --follow")
+            << kKey << QStringList{u"--json"_s, u"start"_s, u"--prompt"_s, u"fail deltas=4"_s, u"--follow"_s}
+            << 3;
         QTest::addRow("wrong key") << kWrongKey
-                                   << QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=5"_s, u"--follow"_s} << -2;
+                                   << QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=5"_s,
+                                                  u"--follow"_s}
+                                   << -2;
     }
     void cliNeverPrintsKey()
     {
@@ -310,7 +313,8 @@ private Q_SLOTS:
         ScriptedServer origin;
         ScriptedServer elsewhere;
         QVERIFY(origin.isListening() && elsewhere.isListening());
-        origin.enqueue("/v1/responses", ScriptedReply::redirect(status, elsewhere.url(u"/v1/responses"_s).toEncoded()));
+        origin.enqueue("/v1/responses",
+                       ScriptedReply::redirect(status, elsewhere.url(u"/v1/responses"_s).toEncoded()));
         RunManager manager;
         manager.setFollowPolicy(quickPolicy());
         QVERIFY(manager.addConnection(connection(u"redirected"_s, origin.url(u"/v1"_s), kKey)));
@@ -324,8 +328,10 @@ private Q_SLOTS:
         QCOMPARE(origin.requests().first().header("authorization"), "Bearer " + kKey.toUtf8());
 
         // Control: within the origin the redirect is followed and the header goes along.
-        origin.enqueue("/v1/responses", ScriptedReply::redirect(status, origin.url(u"/v1/moved"_s).toEncoded()));
-        origin.enqueue("/v1/moved", ScriptedReply::openAiError(500, "control", "server_error", "server_error"));
+        origin.enqueue("/v1/responses",
+                       ScriptedReply::redirect(status, origin.url(u"/v1/moved"_s).toEncoded()));
+        origin.enqueue("/v1/moved",
+                       ScriptedReply::openAiError(500, "control", "server_error", "server_error"));
         const QString control = start(manager, u"redirected"_s, u"x"_s);
         QVERIFY(waitFinished(manager, control));
         QTRY_VERIFY_WITH_TIMEOUT(origin.requestCount("/v1/moved") >= 1, kWait);

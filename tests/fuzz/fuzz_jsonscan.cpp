@@ -56,7 +56,7 @@ bool isValidUtf8(QByteArrayView bytes)
 bool isEscapeChar(char c)
 {
     return c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't'
-        || c == 'u';
+           || c == 'u';
 }
 
 bool isDigit(char c)
@@ -93,7 +93,8 @@ bool qtMayBeLenient(QByteArrayView json)
                 return true;
         } else if (c == '}' || c == ']') {
             --depth;
-        } else if (c == '.' && (i == 0 || !isDigit(json[i - 1]) || i + 1 >= json.size() || !isDigit(json[i + 1]))) {
+        } else if (c == '.'
+                   && (i == 0 || !isDigit(json[i - 1]) || i + 1 >= json.size() || !isDigit(json[i + 1]))) {
             return true; // "1." and ".1": Qt takes a fraction with digits on one side only
         }
     }

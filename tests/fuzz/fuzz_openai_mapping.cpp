@@ -116,9 +116,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     const QByteArrayView stream(reinterpret_cast<const char *>(bytes) + 1, qsizetype(size) - 1);
 
     OpenAi::StreamMapper mapper(streamable, cursor);
-    Run streamed;         // what the engine would build from the stream
+    Run streamed; // what the engine would build from the stream
     streamed.token.sequence = cursor;
-    Run snapshots;        // a scratch run for the Response-object checks
+    Run snapshots; // a scratch run for the Response-object checks
     qint64 lastEmitted = cursor;
     qint64 lastDropped = 0;
     bool ended = false;

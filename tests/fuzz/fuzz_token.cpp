@@ -37,7 +37,7 @@ QByteArray compact(const QJsonObject &o)
     return QJsonDocument(o).toJson(QJsonDocument::Compact);
 }
 
-template <typename T>
+template<typename T>
 T roundTrip(const char *name, const QJsonObject &x)
 {
     const T first = T::fromJson(x);
@@ -68,8 +68,8 @@ void checkObject(const QJsonObject &x)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 {
-    const QJsonDocument doc
-        = QJsonDocument::fromJson(QByteArray::fromRawData(reinterpret_cast<const char *>(bytes), qsizetype(size)));
+    const QJsonDocument doc = QJsonDocument::fromJson(
+        QByteArray::fromRawData(reinterpret_cast<const char *>(bytes), qsizetype(size)));
     QList<QJsonObject> objects;
     if (doc.isObject()) {
         objects << doc.object();

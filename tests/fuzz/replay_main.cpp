@@ -34,7 +34,8 @@ int main(int argc, char **argv)
             }
             const QByteArray bytes = file.readAll();
             std::fprintf(stderr, "%s\n", qPrintable(input));
-            LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(bytes.constData()), size_t(bytes.size()));
+            LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t *>(bytes.constData()),
+                                   size_t(bytes.size()));
             ++files;
         }
     }

@@ -2,5 +2,5 @@
 // Fixture for the layering check's self-test (tst_layering_selftest, expected to fail): a "core"
 // header that pulls in a widget. Never compiled.
 #pragma once
+#include <QMainWindow>
 #include <QString>
-#  include <QMainWindow>
