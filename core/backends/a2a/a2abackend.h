@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "a2acard.h"
+#include "backend/connection.h"
+#include "backend/runbackend.h"
+#include "net/httpclient.h"
+
+#include <QHash>
+#include <QSet>
+
+#include <chrono>
+#include <optional>
+
+namespace Runwatch {
+
+namespace A2a {
+
+// The operations Runwatch uses, independent of version and binding (§4).
+enum class Operation {
+    SendMessage,
+    SendStreamingMessage,
+    GetTask,
+    CancelTask,
+    SubscribeToTask,
+    ListTasks,
+};
+
+// The JSON-RPC method name for a version, e.g. SendMessage / "message/send" (empty when the
+// version has none: ListTasks in 0.3).
+QString methodName(Operation operation, Version version);
+
+// The agent card and the interface chosen from it, or why there is none.
+struct Discovery
+{
+    std::optional<AgentCard> card;
+    std::optional<AgentInterface> interface;
+    RunError error;
+
+    bool ok() const { return !error.isError() && card && interface; }
+};
+
+// The outcome of one non-streaming call: `result` on success; `protocolError` when the agent
+// answered with an A2A/JSON-RPC error (then `error` is its unified form); otherwise `error`
+// is a transport or HTTP failure.
+struct CallResult
+{
+    QJsonValue result;
+    std::optional<ProtocolError> protocolError;
+    RunError error;
+    std::optional<qint64> retryAfterMs;
+
+    bool ok() const { return !error.isError(); }
+    int code() const { return protocolError ? protocolError->code : 0; }
+};
+
+} // namespace A2a
+
+// A2A agents (1.0, and 0.2/0.3 for older agents) over JSON-RPC or HTTP+JSON. Discovers the agent
+// card on first use, then starts tasks with SendStreamingMessage (or SendMessage + GetTask polls
+// when the agent does not stream), resumes with SubscribeToTask and reconciles from its snapshot,
+// answers input-required tasks with a message on the same task, cancels with CancelTask and
+// lists with ListTasks. Wire reference: protocols/a2a-and-agent-protocol.md.
+//
+// Connection::options understood: "binding" ("JSONRPC" / "HTTP+JSON": restrict the interface),
+// "protocol_version" ("1.0" / "0.3": restrict the version),
+// "stall_timeout_ms" (default 120000), "cancel_timeout_ms" (default 15000),
+// "history_length" (GetTask history, default 10).
+class A2aBackend final : public RunBackend
+{
+    Q_OBJECT
+public:
+    explicit A2aBackend(Connection connection, QObject *parent = nullptr);
+
+    QString kind() const override;
+    // Before the card is known: everything A2A can do. After: without Stream/ResumeStream for an
+    // agent that does not stream, without List for 0.3. Never Delete: A2A has none.
+    Capabilities capabilities() const override;
+
+    RunStream *start(StartRequest request, QObject *parent) override;
+    RunStream *follow(ContinuationToken token, QObject *parent) override;
+
+    QCoro::Task<ActionResult> get(ContinuationToken token) override;
+    QCoro::Task<ActionResult> cancel(ContinuationToken token) override;
+    QCoro::Task<ActionResult> remove(ContinuationToken token) override;
+    QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
+    QCoro::Task<ListResult> list() override;
+
+    // Fetches the agent card (cached after the first success; `refresh` fetches again).
+    QCoro::Task<A2a::Discovery> discover(bool refresh = false);
+    // The last successfully discovered card, if any.
+    const std::optional<A2a::AgentCard> &agentCard() const { return m_card; }
+    const std::optional<A2a::AgentInterface> &agentInterface() const { return m_interface; }
+    // The card URLs tried, in order, for `baseUrl`.
+    static QList<QUrl> cardUrls(const QUrl &baseUrl);
+
+    const Connection &connection() const { return m_connection; }
+    HttpClient *httpClient() const { return m_http; }
+
+    // --- for the connector's streams ---
+    HttpRequest buildRequest(const A2a::AgentInterface &iface, A2a::Operation operation,
+                             const QJsonObject &params, bool useGet = false);
+    A2a::Reply decode(const A2a::AgentInterface &iface, const QByteArray &body, int httpStatus) const;
+    QCoro::Task<A2a::CallResult> call(A2a::Operation operation, QJsonObject params);
+    // SendMessage(-Streaming) params with one text part; `idPrefix` marks prompts and answers.
+    QJsonObject messageParams(A2a::Version version, const QString &text, const QString &taskId,
+                              const QString &contextId, QLatin1StringView idPrefix, bool returnImmediately,
+                              const QString &clientRunId = {}) const;
+    void rememberTask(const QString &taskId, const QString &contextId);
+    void rememberMessageReply(const QString &messageId);
+    // Drops SecondarySnapshot events this backend already delivered with the same text: every
+    // Task snapshot (subscribe, poll, answer) repeats the task's status messages, and printers
+    // such as the CLI would show each of them again.
+    void dropRepeatedItems(QList<RunEvent> &events);
+    std::chrono::milliseconds stallTimeout() const;
+
+Q_SIGNALS:
+    void agentCardChanged();
+
+private:
+    QCoro::Task<A2a::CallResult> callWith(HttpClient *client, A2a::Operation operation, QJsonObject params);
+    void applyAuth(HttpRequest &request) const;
+    QList<RunEvent> eventsForTask(const QJsonValue &result);
+
+    Connection m_connection;
+    HttpClient *m_http;
+    HttpClient *m_cancelHttp; // its own time-to-headers limit: CancelTask waits for the agent
+    std::optional<A2a::AgentCard> m_card;
+    std::optional<A2a::AgentInterface> m_interface;
+    QHash<QString, QString> m_contexts;      // taskId → contextId, learnt from what the agent sent
+    QSet<QString> m_messageReplies;          // runs that were a direct Message answer (no task)
+    QHash<QString, size_t> m_deliveredItems; // secondary item id → qHash of its text
+    qint64 m_nextRpcId = 1;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// libFuzzer target for the A2A connector's mapping: the agent card parser, JSON-RPC / HTTP+JSON
+// reply decoding, discriminator classification and the TaskTracker (stream → run events), plus
+// the reducer that consumes what they produce (applyEvent).
+//
+// Input layout: byte 0 picks the binding (bit 0: HTTP+JSON instead of JSON-RPC); the rest is both
+// an agent card candidate (parsed whole) and an SSE stream that SseParser splits into events
+// exactly as the connector's stream does. Any violated invariant aborts with a description.
+//
+//   fuzz_a2a_mapping -dict=tests/fuzz/a2a_mapping.dict tests/fuzz/corpus/a2a_mapping
+#include "backends/a2a/a2acard.h"
+#include "backends/a2a/a2amapping.h"
+#include "model/runevent.h"
+#include "net/sseparser.h"
+
+#include <QUrl>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace Runwatch;
+using namespace Runwatch::A2a;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+[[noreturn]] void violation(const char *what)
+{
+    std::fprintf(stderr, "A2A mapping invariant violated: %s\n", what);
+    std::abort();
+}
+
+void check(bool ok, const char *what)
+{
+    if (!ok)
+        violation(what);
+}
+
+void checkEvent(const RunEvent &e)
+{
+    switch (e.type) {
+    case RunEvent::Type::Status:
+        check(!e.rawStatus.isEmpty(), "status event without the raw label");
+        if (e.rawStatus.endsWith(u" (answered)"_s))
+            check(e.status == RunStatus::InProgress, "an answered question is not in progress");
+        else if (e.rawStatus != u"message"_s)
+            check(e.status == mapState(e.rawStatus), "status does not match its raw label");
+        break;
+    case RunEvent::Type::PrimaryDelta:
+        check(!e.text.isEmpty(), "empty primary delta");
+        break;
+    case RunEvent::Type::Error:
+        check(e.error.isError(), "error event without an error kind");
+        check(!e.error.message.isEmpty(), "error event without a message");
+        break;
+    case RunEvent::Type::InputRequired:
+        check(e.input.has_value(), "input event without a request");
+        check(!e.input->prompt.isEmpty(), "input request without a prompt");
+        break;
+    case RunEvent::Type::Identity:
+        check(!e.remoteId.isEmpty(), "identity without an id");
+        break;
+    default:
+        break;
+    }
+    check(e.sequence == -1, "the mapping assigned a sequence number");
+}
+
+void fuzzCard(const QByteArray &bytes)
+{
+    const CardParse p = parseAgentCard(bytes, QUrl(u"http://127.0.0.1:1/.well-known/agent-card.json"_s));
+    check(p.card.has_value() != !p.error.isEmpty(), "a card parse must give a card or an error");
+    if (!p.card)
+        return;
+    check(!p.card->name.isEmpty(), "a card without a name was accepted");
+    check(!p.card->interfaces.isEmpty(), "a card without an interface was accepted");
+    check(selectInterface(*p.card).has_value(), "no interface selected from a valid card");
+    (void)p.card->summary();
+    (void)p.card->toJson();
+}
+
+void fuzzReply(const QByteArray &bytes)
+{
+    for (const Reply &r : {decodeJsonRpc(bytes), decodeRest(bytes, 400)}) {
+        const int outcomes = int(r.error.has_value()) + int(!r.malformed.isEmpty());
+        check(outcomes <= 1, "a reply is both an error and malformed");
+        if (r.error)
+            check(!toRunError(*r.error).message.isEmpty(), "error without a message");
+    }
+    if (const auto e = parseErrorBody(bytes, 500))
+        check(toRunError(*e).isError(), "parsed error body is not an error");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    const Binding binding = (data[0] & 1) ? Binding::HttpJson : Binding::JsonRpc;
+    const QByteArray rest(reinterpret_cast<const char *>(data + 1), qsizetype(size - 1));
+
+    fuzzCard(rest);
+    fuzzReply(rest);
+
+    TaskTracker tracker(u"agent"_s, true);
+    Run run;
+    QList<RunEvent> all;
+    SseParser parser(1 << 20);
+    parser.feed(rest, [&](const SseEvent &event) {
+        const Reply reply = binding == Binding::JsonRpc ? decodeJsonRpc(event.data) : decodeRest(event.data);
+        if (!reply.ok())
+            return;
+        QList<RunEvent> events;
+        tracker.apply(classify(reply.result), events);
+        for (const RunEvent &e : std::as_const(events)) {
+            checkEvent(e);
+            const RunChanges changes = applyEvent(run, e);
+            check(!changes.testFlag(RunChange::Dropped), "an unsequenced event was dropped");
+        }
+        all += events;
+        // The run shows what the tracker built, unless the agent shrank an artifact (then the
+        // reducer keeps the longer text on purpose).
+        if (!tracker.shrank())
+            check(run.primaryText == tracker.primaryText(), "run text differs from the tracker's");
+        check(run.reconciliations == 0 || tracker.shrank() || tracker.artifactCount() > 0,
+              "a reconciliation without artifacts");
+    });
+    check(tracker.isEndState()
+              == (tracker.isMessageReply() || isTerminal(tracker.status())
+                  || (tracker.status() == RunStatus::InputRequired && !isAuthState(tracker.rawState()))),
+          "isEndState is inconsistent");
+    return 0;
+}
