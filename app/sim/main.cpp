@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-sim: the standalone simulator. All logic is in core/sim (runwatch_sim).
 
+#include "a2asim.h"
+#include "jobssim.h"
 #include "simcommandline.h"
 #include "simulator.h"
 
@@ -54,6 +56,66 @@ void print(FILE *stream, const QString &text)
     std::fflush(stream);
 }
 
+int runA2a(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::A2aSimConfig config;
+    config.protocol = options.a2aLegacy ? RunwatchSim::A2aSimConfig::Protocol::V03
+                                        : RunwatchSim::A2aSimConfig::Protocol::V10;
+    config.streaming = options.a2aStreaming;
+    config.apiKey = options.config.apiKey;
+    config.intervalMs = options.config.intervalMs;
+    config.chunks = options.config.deltas;
+    config.longChunks = options.config.longDeltas;
+    config.streamFaults = options.config.streamFaults;
+    RunwatchSim::A2aSimulator simulator(config);
+    if (!simulator.listen(options.address, options.port)) {
+        print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
+                          .arg(options.port)
+                          .arg(simulator.errorString()));
+        return 1;
+    }
+    if (options.verbose) {
+        QObject::connect(&simulator, &RunwatchSim::A2aSimulator::requestReceived, &simulator,
+                         [](const RunwatchSim::A2aRequestRecord &record) {
+                             print(stderr, u"%1 %2 %3\n"_s.arg(QString::fromLatin1(record.httpMethod),
+                                                               record.path, record.rpcMethod));
+                         });
+    }
+#ifdef Q_OS_UNIX
+    installSignalHandlers(&app);
+#endif
+    // Same announcement as the OpenAI mode; the URL is the agent's base URL.
+    print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
+    return app.exec();
+}
+
+int runJobs(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::JobsSimulator simulator(options.jobsConfig);
+    if (!simulator.listen(options.address, options.port)) {
+        print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
+                          .arg(options.port)
+                          .arg(simulator.errorString()));
+        return 1;
+    }
+    if (options.verbose) {
+        QObject::connect(&simulator, &RunwatchSim::JobsSimulator::requestAnswered, &simulator,
+                         [](const RunwatchSim::JobsRequestRecord &record) {
+                             const QString target
+                                 = record.query.isEmpty() ? record.path : record.path + u'?' + record.query;
+                             print(stderr,
+                                   u"%1 %2 -> %3%4\n"_s.arg(QString::fromLatin1(record.method), target)
+                                       .arg(record.status)
+                                       .arg(record.faulted ? u" (injected)"_s : QString()));
+                         });
+    }
+#ifdef Q_OS_UNIX
+    installSignalHandlers(&app);
+#endif
+    print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
+    return app.exec();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -79,6 +141,12 @@ int main(int argc, char **argv)
     }
 
     const RunwatchSim::ServerOptions &options = parsed.options;
+    if (options.a2a) {
+        return runA2a(app, options);
+    }
+    if (options.jobs) {
+        return runJobs(app, options);
+    }
     RunwatchSim::Simulator simulator(options.config);
     if (!simulator.listen(options.address, options.port)) {
         print(stderr,

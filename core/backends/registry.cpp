@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "registry.h"
 
+#include "a2a/a2abackend.h"
+#include "jobs/jobsbackend.h"
 #include "openai/openaibackend.h"
 
 using namespace Qt::StringLiterals;
@@ -23,6 +25,8 @@ RunBackend *make(const Connection &connection, QObject *parent)
 // One line per connector.
 constexpr Entry kBackends[] = {
     {"openai"_L1, &make<OpenAiBackend>},
+    {"jobs"_L1, &make<JobsBackend>},
+    {"a2a"_L1, &make<A2aBackend>},
 };
 } // namespace
 

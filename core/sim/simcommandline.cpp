@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "simcommandline.h"
 
+#include "a2asim.h"
+
 #include <QCommandLineParser>
 
 #include <limits>
@@ -74,6 +76,18 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         flag("close-delimited-streams",
              "Send SSE bodies without chunked coding, ended by closing the connection."),
         flag("verbose", "Log every request to stderr."),
+        flag("a2a", "Serve an A2A agent (JSON-RPC at /a2a, card at /.well-known/agent-card.json) "
+                    "instead of the OpenAI API."),
+        value("a2a-version", "A2A protocol of --a2a: 1.0 (default) or 0.3.", "V"),
+        flag("a2a-no-streaming", "The --a2a agent does not stream (clients poll GetTask)."),
+        flag("jobs", "Serve a generic HTTP job API (base URL .../api) instead of the OpenAI API."),
+        value("jobs-shape", "Paths and field names of --jobs: standard (default) or alternate.", "SHAPE"),
+        flag("jobs-no-events", "--jobs jobs offer no event stream (clients poll)."),
+        value("jobs-retry-after", "Retry-After of --jobs status replies: seconds, date:N or none.", "S"),
+        value("jobs-fault",
+              "Inject --jobs HTTP faults (repeatable): status=503,count=2,on=kickoff+status,"
+              "retry-after=1,body=html; status=0 serves the request and loses the reply.",
+              "SPEC"),
     });
 
     const auto fail = [&result](const QString &message) {
@@ -86,7 +100,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     }
     if (parser.isSet(helpOption)) {
         result.action = CommandLineResult::Action::Help;
-        result.message = parser.helpText() + u'\n' + optionsHelpText();
+        result.message = parser.helpText() + u'\n' + optionsHelpText() + u'\n' + A2aSimulator::helpText()
+                         + u'\n' + JobsSimulator::helpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -164,6 +179,15 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     config.keepAlive = !parser.isSet(u"no-keep-alive"_s);
     config.closeDelimitedStreams = parser.isSet(u"close-delimited-streams"_s);
     options.verbose = parser.isSet(u"verbose"_s);
+    options.a2a = parser.isSet(u"a2a"_s);
+    options.a2aStreaming = !parser.isSet(u"a2a-no-streaming"_s);
+    if (parser.isSet(u"a2a-version"_s)) {
+        const QString version = parser.value(u"a2a-version"_s);
+        if (version != "1.0"_L1 && version != "0.3"_L1) {
+            return fail(u"--a2a-version expects 1.0 or 0.3"_s);
+        }
+        options.a2aLegacy = version == "0.3"_L1;
+    }
     if (parser.isSet(u"cancel-mode"_s)) {
         const auto mode = cancelModeFromName(parser.value(u"cancel-mode"_s));
         if (!mode) {
@@ -203,6 +227,46 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     }
     if (unavailable > 0) {
         config.httpFaults.append(HttpFault{{}, unavailable, 503, 1, -1, FaultBody::OpenAIError});
+    }
+    options.jobs = parser.isSet(u"jobs"_s);
+    JobsSimConfig &jobs = options.jobsConfig;
+    jobs.apiKey = config.apiKey;
+    jobs.intervalMs = config.intervalMs;
+    jobs.queuedMs = config.queuedMs;
+    jobs.deltas = config.deltas;
+    jobs.longDeltas = config.longDeltas;
+    jobs.commentIntervalMs = config.commentIntervalMs;
+    jobs.keepAlive = config.keepAlive;
+    jobs.streamFaults.connections = config.streamFaults.connections;
+    jobs.streamFaults.dropAfterEvents = config.streamFaults.dropAfterEvents;
+    jobs.streamFaults.dropMode = config.streamFaults.dropMode;
+    jobs.streamFaults.malformedAt = config.streamFaults.malformedAt;
+    jobs.streamFaults.dripIntervalMs = config.streamFaults.dripIntervalMs;
+    jobs.offerEvents = !parser.isSet(u"jobs-no-events"_s);
+    if (parser.isSet(u"jobs-shape"_s)) {
+        const QString shape = parser.value(u"jobs-shape"_s);
+        if (shape != "standard"_L1 && shape != "alternate"_L1) {
+            return fail(u"--jobs-shape expects standard or alternate"_s);
+        }
+        jobs.shape = shape == "alternate"_L1 ? JobsShape::Alternate : JobsShape::Standard;
+    }
+    if (parser.isSet(u"jobs-retry-after"_s)) {
+        const QString value = parser.value(u"jobs-retry-after"_s);
+        bool ok = false;
+        const double seconds = value.toDouble(&ok);
+        ok = ok && seconds >= 0;
+        if (!ok && value != "none"_L1 && !value.startsWith("date:"_L1)) {
+            return fail(u"--jobs-retry-after expects seconds, date:N or none"_s);
+        }
+        jobs.pollRetryAfter = value == "none"_L1 ? QByteArray() : value.toLatin1();
+    }
+    for (const QString &spec : parser.values(u"jobs-fault"_s)) {
+        QString specError;
+        const auto fault = jobsHttpFaultFromSpec(spec, &specError);
+        if (!fault) {
+            return fail(u"--jobs-fault: "_s + specError);
+        }
+        jobs.httpFaults.append(*fault);
     }
     return result;
 }

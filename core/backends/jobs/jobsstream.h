@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "jobsmapping.h"
+
+#include "backend/runbackend.h"
+#include "net/httpclient.h"
+#include "net/sseparser.h"
+
+#include <QPointer>
+#include <QTimer>
+
+class QNetworkReply;
+
+namespace Runwatch {
+class JobsBackend;
+}
+
+namespace Runwatch::Jobs {
+
+// What a kickoff needs: the prepared POST (its Idempotency-Key is fixed for every retry) and what
+// rediscovery looks for when no reply arrives.
+struct Kickoff
+{
+    HttpRequest request;
+    QString idempotencyKey;
+    QString clientRunId;
+    bool stream = true; // follow events when the job offers them; false: poll
+};
+
+// One exchange that yields a job's events: a kickoff (then, when the job offers events, its event
+// stream), or the event stream alone from a Last-Event-ID. Events are emitted one batch per
+// network read. Ends with:
+//   Terminal       the job finished (done event, terminal kickoff reply)
+//   ResumeRefused  the job has no event stream (or refused it): the engine polls instead
+//   Eof            the stream closed before `done`: reconnect (retryAfterMs = the retry: field)
+//   Error          kickoff or stream failed, or a malformed event
+class JobsStream final : public RunStream
+{
+    Q_OBJECT
+public:
+    // Kickoff, then events.
+    JobsStream(JobsBackend *backend, Kickoff kickoff, std::chrono::milliseconds stallTimeout,
+               QObject *parent);
+    // Events of a known job from `token`'s position.
+    JobsStream(JobsBackend *backend, ContinuationToken token, std::chrono::milliseconds stallTimeout,
+               QObject *parent);
+    ~JobsStream() override;
+
+    void abort() override;
+
+private:
+    QCoro::Task<> runKickoff(Kickoff kickoff);
+    QCoro::Task<> runEvents(QUrl url, QString lastEventId);
+    QCoro::Task<> finishDone();
+    void onReadyRead();
+    void drain();
+    void onReplyFinished();
+    void onStalled();
+    void endWith(StreamEnd end);
+    bool consume(QByteArrayView bytes);
+    void emitBatch(QList<RunEvent> events);
+
+    QPointer<JobsBackend> m_backend;
+    StreamMapper m_mapper;
+    SseParser m_parser;
+    QPointer<QNetworkReply> m_reply;
+    QTimer m_stallTimer;
+    QList<RunEvent> m_batch;
+    QString m_jobId;
+    QUrl m_resultUrl;
+    bool m_aborted = false;
+    bool m_drainScheduled = false;
+    bool m_done = false; // the done event arrived; the rest of the body is irrelevant
+    std::optional<StreamEnd> m_pendingEnd;
+};
+
+} // namespace Runwatch::Jobs
