@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runactions.h"
+
+namespace Runwatch {
+
+RunActionState actionStateFor(const Run &run, bool following)
+{
+    RunActionState s;
+    const bool known = !run.remoteId.isEmpty();
+    const Capabilities caps = run.capabilities;
+    s.cancel = known && caps.testFlag(Capability::Cancel) && !run.isTerminal()
+        && run.status != RunStatus::Cancelling;
+    s.remove = true;
+    s.removeOnServer = known && caps.testFlag(Capability::Delete);
+    const bool canReach = known
+        && (caps.testFlag(Capability::Get) || caps.testFlag(Capability::ResumeStream));
+    // A healthy, followed stream has nothing to resume; a dropped one, one the engine gave up on
+    // (error other than the run's own failure) or one nobody follows does.
+    const bool gaveUp = run.error.isError() && run.error.kind != ErrorKind::Run;
+    // A run waiting for input is not followed on purpose: Respond is its action, not Resume.
+    const bool idle = !following && run.status != RunStatus::InputRequired;
+    s.resume = canReach && !run.isTerminal() && (run.connectionLost || idle || gaveUp);
+    s.respond = run.status == RunStatus::InputRequired && run.input.has_value()
+        && caps.testFlag(Capability::Respond);
+    s.copyOutput = !run.primaryText.isEmpty();
+    return s;
+}
+
+RunActionState actionStateForSelection(const QList<RunActionState> &states)
+{
+    RunActionState s;
+    for (const RunActionState &one : states) {
+        s.cancel = s.cancel || one.cancel;
+        s.remove = s.remove || one.remove;
+        s.removeOnServer = s.removeOnServer || one.removeOnServer;
+        s.resume = s.resume || one.resume;
+    }
+    if (states.size() == 1) {
+        s.respond = states.first().respond;
+        s.copyOutput = states.first().copyOutput;
+    }
+    return s;
+}
+
+} // namespace Runwatch

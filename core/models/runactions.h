@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/run.h"
+
+#include <QList>
+
+namespace Runwatch {
+
+// Which operator actions a run allows. Derived from the backend's capabilities *and* the run's
+// status (ARCHITECTURE.md, "The core seam"), never from the backend's type. Plain logic so the
+// rules are tested without widgets; the GUI re-checks them after every confirmation dialog.
+struct RunActionState
+{
+    bool cancel = false;         // not terminal, not already cancelling, backend can cancel
+    bool remove = false;         // always possible: at least locally
+    bool removeOnServer = false; // the backend can delete and the run has a server id
+    bool resume = false;         // reconnect a lost stream, re-poll a run nobody follows
+                                 // (not one that waits for input: that one needs Respond)
+    bool respond = false;        // waiting for input and the backend accepts answers
+    bool copyOutput = false;     // there is primary output
+
+    friend bool operator==(const RunActionState &, const RunActionState &) = default;
+};
+
+// `following`: RunManager::isFollowing() for this run.
+RunActionState actionStateFor(const Run &run, bool following);
+
+// Actions on a selection: bulk cancel / delete / resume apply to every run that allows them;
+// respond and copy need exactly one run.
+RunActionState actionStateForSelection(const QList<RunActionState> &states);
+
+} // namespace Runwatch

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/run.h"
+
+#include <QString>
+
+#include <array>
+
+namespace Runwatch {
+
+// The filter chips of the run list. Every status belongs to exactly one category besides All.
+enum class StatusCategory {
+    All = 0,
+    Active,     // queued, in progress, cancelling, unknown
+    NeedsInput, // input required
+    Completed,
+    Failed,     // failed, incomplete, expired, rejected, timed out
+    Cancelled,  // cancelled, deleted
+};
+inline constexpr int kStatusCategoryCount = 6;
+
+StatusCategory categoryOf(RunStatus status);
+// "All", "Active", "Needs input", …
+QString categoryLabel(StatusCategory category);
+// "all", "active", "needs_input", … (settings, command line)
+QString categoryName(StatusCategory category);
+StatusCategory categoryFromName(QStringView name);
+
+// Live counts per category; All is the total.
+struct RunCounts
+{
+    std::array<int, kStatusCategoryCount> values{};
+
+    int value(StatusCategory c) const { return values.at(std::size_t(c)); }
+    void add(StatusCategory c, int delta);
+    friend bool operator==(const RunCounts &, const RunCounts &) = default;
+};
+
+// What the run list shows: one status category, a text search over title / ids / connection,
+// and one connection (empty: all). Setters return whether anything changed, so the proxy
+// re-filters only when it must.
+class RunFilter
+{
+public:
+    bool setCategory(StatusCategory category);
+    bool setText(const QString &text);
+    bool setConnection(const QString &connection);
+
+    StatusCategory category() const { return m_category; }
+    QString text() const { return m_text; }
+    QString connection() const { return m_connection; }
+    bool isEmpty() const;
+
+    bool matches(const Run &run) const;
+
+private:
+    StatusCategory m_category = StatusCategory::All;
+    QString m_text; // simplified
+    QString m_connection;
+};
+
+// Sort order of the run list's columns (RunListModel::Column), ascending. Ties fall back to the
+// start time and then the local id, so the order is total and stable across updates.
+// `now` is the reference for the duration of runs still going.
+bool runLessThan(const Run &a, const Run &b, int column, const QDateTime &now);
+// Status order for sorting: what needs the operator first, then what is running, then the rest.
+int statusSortRank(RunStatus status);
+
+} // namespace Runwatch

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runformat.h"
+
+#include <QCoreApplication>
+#include <QHash>
+#include <QLocale>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+// glibc re-reads /etc/localtime (a stat() per call) when TZ is unset, so QDateTime::toLocalTime()
+// costs a syscall per cell of a big list. The offset changes at most on the hour: cache it.
+QDateTime toLocalFast(const QDateTime &when)
+{
+    static thread_local QHash<qint64, int> offsets;
+    const qint64 hour = when.toSecsSinceEpoch() / 3600;
+    auto it = offsets.constFind(hour);
+    if (it == offsets.cend()) {
+        if (offsets.size() > 4096)
+            offsets.clear();
+        it = offsets.insert(hour, when.toLocalTime().offsetFromUtc());
+    }
+    return when.toOffsetFromUtc(*it);
+}
+
+} // namespace
+
+QString runColumnTitle(int column)
+{
+    switch (column) {
+    case StatusColumn:
+        return QCoreApplication::translate("RunList", "Status");
+    case TitleColumn:
+        return QCoreApplication::translate("RunList", "Title");
+    case ConnectionColumn:
+        return QCoreApplication::translate("RunList", "Connection");
+    case BackendColumn:
+        return QCoreApplication::translate("RunList", "Backend");
+    case ModelColumn:
+        return QCoreApplication::translate("RunList", "Model");
+    case StartedColumn:
+        return QCoreApplication::translate("RunList", "Started");
+    case DurationColumn:
+        return QCoreApplication::translate("RunList", "Duration");
+    case LastActivityColumn:
+        return QCoreApplication::translate("RunList", "Last activity");
+    default:
+        return {};
+    }
+}
+
+qint64 runDurationMs(const Run &run, const QDateTime &now)
+{
+    if (!run.createdAt.isValid())
+        return 0;
+    const QDateTime end = run.isTerminal() && run.finishedAt.isValid() ? run.finishedAt : now;
+    return qMax<qint64>(0, run.createdAt.msecsTo(end));
+}
+
+QString formatDuration(qint64 ms)
+{
+    if (ms < 1000)
+        return u"%1 ms"_s.arg(qMax<qint64>(ms, 0));
+    const qint64 s = ms / 1000;
+    if (s < 60)
+        return u"%1 s"_s.arg(s);
+    const qint64 m = s / 60;
+    if (m < 60)
+        return u"%1 m %2 s"_s.arg(m).arg(s % 60, 2, 10, QChar(u'0'));
+    const qint64 h = m / 60;
+    if (h < 24)
+        return u"%1 h %2 m"_s.arg(h).arg(m % 60, 2, 10, QChar(u'0'));
+    return u"%1 d %2 h"_s.arg(h / 24).arg(h % 24);
+}
+
+QString formatTimestamp(const QDateTime &when, const QDateTime &now)
+{
+    if (!when.isValid())
+        return {};
+    const QDateTime local = toLocalFast(when);
+    if (local.date() == toLocalFast(now).date())
+        return local.toString(u"HH:mm:ss"_s);
+    return QLocale().toString(local, u"MMM d HH:mm"_s);
+}
+
+QString badgeText(const Run &run)
+{
+    if (run.connectionLost && !run.isTerminal())
+        return QCoreApplication::translate("RunList", "Reconnecting");
+    return statusLabel(run.status);
+}
+
+QString statusToolTip(const Run &run)
+{
+    QStringList lines;
+    lines << statusLabel(run.status);
+    if (!run.rawStatus.isEmpty())
+        lines << QCoreApplication::translate("RunList", "Backend status: %1").arg(run.rawStatus);
+    if (run.connectionLost && !run.isTerminal())
+        lines << QCoreApplication::translate("RunList", "Connection lost — reconnecting…");
+    if (run.status == RunStatus::InputRequired && run.input)
+        lines << QCoreApplication::translate("RunList", "Waiting for: %1").arg(inputReasonName(run.input->reason));
+    if (run.error.isError())
+        lines << run.error.toString();
+    return lines.join(u'\n');
+}
+
+} // namespace Runwatch

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/run.h"
+
+#include <QDateTime>
+#include <QString>
+
+namespace Runwatch {
+
+// Columns of the run list, in their default visual order.
+enum RunColumn {
+    StatusColumn = 0,
+    TitleColumn,
+    ConnectionColumn,
+    BackendColumn,
+    ModelColumn,
+    StartedColumn,
+    DurationColumn,
+    LastActivityColumn,
+    RunColumnCount,
+};
+
+QString runColumnTitle(int column);
+
+// Milliseconds the run has been going (or went, when it finished); 0 without a start time.
+qint64 runDurationMs(const Run &run, const QDateTime &now);
+// "850 ms", "42 s", "3 m 05 s", "2 h 07 m", "3 d 4 h".
+QString formatDuration(qint64 ms);
+// Local time; the date is left out for today: "14:03:21", "Mar 2 14:03".
+QString formatTimestamp(const QDateTime &when, const QDateTime &now);
+// The badge text: the status label, or "Reconnecting" for a run whose stream is being restored.
+QString badgeText(const Run &run);
+// Tooltip of the status: label, the backend's raw label, connection state, error.
+QString statusToolTip(const Run &run);
+
+} // namespace Runwatch

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runlistmodel.h"
+
+#include "engine/runmanager.h"
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+const QList<int> &rowRoles()
+{
+    static const QList<int> roles{
+        Qt::DisplayRole,
+        Qt::ToolTipRole,
+        Qt::AccessibleTextRole,
+        RunListModel::IdRole,
+        RunListModel::RemoteIdRole,
+        RunListModel::StatusRole,
+        RunListModel::RawStatusRole,
+        RunListModel::ConnectionLostRole,
+        RunListModel::CategoryRole,
+        RunListModel::TitleRole,
+        RunListModel::ModelRole,
+        RunListModel::UpdatedAtRole,
+        RunListModel::FinishedAtRole,
+        RunListModel::DurationMsRole,
+        RunListModel::CapabilitiesRole,
+        RunListModel::InputReasonRole,
+        RunListModel::ErrorRole,
+        RunListModel::ErrorRetryableRole,
+        RunListModel::SortValueRole,
+    };
+    return roles;
+}
+
+const QList<int> &activityRoles()
+{
+    static const QList<int> roles{Qt::DisplayRole, Qt::AccessibleTextRole, Qt::ToolTipRole,
+                                  RunListModel::UpdatedAtRole, RunListModel::SortValueRole};
+    return roles;
+}
+
+const QList<int> &durationRoles()
+{
+    static const QList<int> roles{Qt::DisplayRole, Qt::AccessibleTextRole, Qt::ToolTipRole,
+                                  RunListModel::DurationMsRole, RunListModel::SortValueRole};
+    return roles;
+}
+
+// Above this many single-cell changes, one range signal is cheaper than the repaints it causes.
+constexpr qsizetype kMaxCellSignals = 2000;
+
+bool isUnfinished(StatusCategory c)
+{
+    return c == StatusCategory::Active || c == StatusCategory::NeedsInput;
+}
+
+} // namespace
+
+RunListModel::RunListModel(RunManager *manager, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_manager(manager)
+{
+    m_insertTimer.setSingleShot(true);
+    m_insertTimer.setInterval(0);
+    m_changeTimer.setSingleShot(true);
+    m_changeTimer.setInterval(100);
+    m_ticker.setInterval(1000);
+    connect(&m_insertTimer, &QTimer::timeout, this, &RunListModel::insertPending);
+    connect(&m_changeTimer, &QTimer::timeout, this, &RunListModel::emitChanges);
+    connect(&m_ticker, &QTimer::timeout, this, &RunListModel::tick);
+    if (!manager)
+        return;
+    connect(manager, &RunManager::runAdded, this, &RunListModel::onRunAdded);
+    connect(manager, &RunManager::runChanged, this, &RunListModel::onRunChanged);
+    connect(manager, &RunManager::runRemoved, this, &RunListModel::onRunRemoved);
+    const QStringList ids = manager->runIds();
+    m_ids.reserve(ids.size());
+    m_categories.reserve(ids.size());
+    m_runs.reserve(ids.size());
+    for (const QString &id : ids) {
+        const Run *run = manager->run(id);
+        if (!run)
+            continue;
+        m_rows.insert(id, int(m_ids.size()));
+        m_ids.append(id);
+        m_runs.append(run);
+        const StatusCategory c = categoryOf(run->status);
+        m_categories.append(c);
+        m_counts.add(c, 1);
+    }
+    updateTicker();
+}
+
+RunListModel::~RunListModel() = default;
+
+int RunListModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_ids.size());
+}
+
+int RunListModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : RunColumnCount;
+}
+
+QString RunListModel::runId(int row) const
+{
+    return row >= 0 && row < m_ids.size() ? m_ids.at(row) : QString();
+}
+
+int RunListModel::rowOf(const QString &id) const
+{
+    return m_rows.value(id, -1);
+}
+
+const Run *RunListModel::runAt(int row) const
+{
+    if (!m_manager || row < 0 || row >= m_runs.size())
+        return nullptr;
+    return m_runs.at(row);
+}
+
+QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= RunColumnCount)
+        return {};
+    if (role == Qt::DisplayRole || role == Qt::AccessibleTextRole)
+        return runColumnTitle(section);
+    return {};
+}
+
+QHash<int, QByteArray> RunListModel::roleNames() const
+{
+    QHash<int, QByteArray> names = QAbstractTableModel::roleNames();
+    names.insert(IdRole, "runId");
+    names.insert(RemoteIdRole, "remoteId");
+    names.insert(StatusRole, "status");
+    names.insert(RawStatusRole, "rawStatus");
+    names.insert(ConnectionLostRole, "connectionLost");
+    names.insert(CategoryRole, "category");
+    names.insert(TitleRole, "title");
+    names.insert(ConnectionRole, "connection");
+    names.insert(BackendRole, "backend");
+    names.insert(ModelRole, "model");
+    names.insert(CreatedAtRole, "createdAt");
+    names.insert(UpdatedAtRole, "updatedAt");
+    names.insert(FinishedAtRole, "finishedAt");
+    names.insert(DurationMsRole, "durationMs");
+    names.insert(CapabilitiesRole, "capabilities");
+    names.insert(InputReasonRole, "inputReason");
+    names.insert(ErrorRole, "error");
+    names.insert(ErrorRetryableRole, "errorRetryable");
+    names.insert(SortValueRole, "sortValue");
+    return names;
+}
+
+QVariant RunListModel::displayValue(const Run &run, int column, const QDateTime &now) const
+{
+    switch (column) {
+    case StatusColumn:
+        return badgeText(run);
+    case TitleColumn:
+        return run.title.isEmpty() ? Run::summarize(run.prompt) : run.title;
+    case ConnectionColumn:
+        return run.connection;
+    case BackendColumn:
+        return run.backend;
+    case ModelColumn:
+        return run.model;
+    case StartedColumn:
+        return formatTimestamp(run.createdAt, now);
+    case DurationColumn:
+        return run.createdAt.isValid() ? formatDuration(runDurationMs(run, now)) : QString();
+    case LastActivityColumn:
+        return formatTimestamp(run.updatedAt, now);
+    default:
+        return {};
+    }
+}
+
+QVariant RunListModel::sortValue(const Run &run, int column, const QDateTime &now) const
+{
+    switch (column) {
+    case StatusColumn:
+        return statusSortRank(run.status);
+    case TitleColumn:
+        return run.title;
+    case ConnectionColumn:
+        return run.connection;
+    case BackendColumn:
+        return run.backend;
+    case ModelColumn:
+        return run.model;
+    case StartedColumn:
+        return run.createdAt;
+    case DurationColumn:
+        return runDurationMs(run, now);
+    case LastActivityColumn:
+        return run.updatedAt;
+    default:
+        return {};
+    }
+}
+
+QVariant RunListModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Run *run = runAt(index.row());
+    if (!run)
+        return {};
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayValue(*run, column, QDateTime::currentDateTimeUtc());
+    case Qt::ToolTipRole:
+        if (column == StatusColumn)
+            return statusToolTip(*run);
+        if (column == TitleColumn) {
+            QString tip = run->title + u"\n\n"_s + tr("Run %1").arg(run->localId);
+            if (!run->remoteId.isEmpty())
+                tip += u"\n"_s + tr("Server id %1").arg(run->remoteId);
+            return tip;
+        }
+        return displayValue(*run, column, QDateTime::currentDateTimeUtc());
+    case Qt::AccessibleTextRole:
+        if (column == StatusColumn)
+            return statusToolTip(*run).replace(u'\n', u"; "_s);
+        return displayValue(*run, column, QDateTime::currentDateTimeUtc());
+    case Qt::TextAlignmentRole:
+        if (column == DurationColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
+    case IdRole:
+        return run->localId;
+    case RemoteIdRole:
+        return run->remoteId;
+    case StatusRole:
+        return int(run->status);
+    case RawStatusRole:
+        return run->rawStatus;
+    case ConnectionLostRole:
+        return run->connectionLost && !run->isTerminal();
+    case CategoryRole:
+        return int(categoryOf(run->status));
+    case TitleRole:
+        return run->title;
+    case ConnectionRole:
+        return run->connection;
+    case BackendRole:
+        return run->backend;
+    case ModelRole:
+        return run->model;
+    case CreatedAtRole:
+        return run->createdAt;
+    case UpdatedAtRole:
+        return run->updatedAt;
+    case FinishedAtRole:
+        return run->finishedAt;
+    case DurationMsRole:
+        return runDurationMs(*run, QDateTime::currentDateTimeUtc());
+    case CapabilitiesRole:
+        return int(run->capabilities.toInt());
+    case InputReasonRole:
+        return run->status == RunStatus::InputRequired && run->input ? int(run->input->reason) : -1;
+    case ErrorRole:
+        return run->error.isError() ? run->error.toString() : QString();
+    case ErrorRetryableRole:
+        return run->error.isError() && run->error.retryable;
+    case SortValueRole:
+        return sortValue(*run, column, QDateTime::currentDateTimeUtc());
+    default:
+        return {};
+    }
+}
+
+void RunListModel::onRunAdded(const QString &id)
+{
+    if (m_rows.contains(id) || m_pendingAddSet.contains(id))
+        return;
+    m_pendingAdds.append(id);
+    m_pendingAddSet.insert(id);
+    if (!m_insertTimer.isActive())
+        m_insertTimer.start();
+}
+
+void RunListModel::onRunChanged(const QString &id, RunChanges changes)
+{
+    if (!m_rows.contains(id))
+        return; // still pending: it is inserted with its latest state
+    if (changes & ~RunChanges(RunChange::Primary | RunChange::Secondary | RunChange::Cursor))
+        m_dirtyRows.insert(id);
+    else if (changes & (RunChange::Primary | RunChange::Secondary))
+        m_dirtyActivity.insert(id);
+    else
+        return;
+    if (!m_changeTimer.isActive())
+        m_changeTimer.start();
+}
+
+void RunListModel::onRunRemoved(const QString &id)
+{
+    if (m_pendingAddSet.remove(id))
+        m_pendingAdds.removeAll(id);
+    m_dirtyRows.remove(id);
+    m_dirtyActivity.remove(id);
+    const int row = rowOf(id);
+    if (row < 0)
+        return;
+    beginRemoveRows({}, row, row);
+    m_ids.removeAt(row);
+    m_runs.removeAt(row);
+    m_counts.add(m_categories.takeAt(row), -1);
+    m_rows.remove(id);
+    for (int r = row; r < m_ids.size(); ++r)
+        m_rows[m_ids.at(r)] = r;
+    endRemoveRows();
+    updateTicker();
+    Q_EMIT countsChanged();
+}
+
+void RunListModel::insertPending()
+{
+    if (m_pendingAdds.isEmpty() || !m_manager)
+        return;
+    QStringList ids;
+    ids.reserve(m_pendingAdds.size());
+    for (const QString &id : std::as_const(m_pendingAdds)) {
+        if (!m_rows.contains(id) && m_manager->run(id))
+            ids.append(id);
+    }
+    m_pendingAdds.clear();
+    m_pendingAddSet.clear();
+    if (ids.isEmpty())
+        return;
+    const int first = int(m_ids.size());
+    beginInsertRows({}, first, first + int(ids.size()) - 1);
+    for (const QString &id : std::as_const(ids)) {
+        const Run *run = m_manager->run(id);
+        m_rows.insert(id, int(m_ids.size()));
+        m_ids.append(id);
+        m_runs.append(run);
+        const StatusCategory c = categoryOf(run->status);
+        m_categories.append(c);
+        m_counts.add(c, 1);
+    }
+    endInsertRows();
+    updateTicker();
+    Q_EMIT countsChanged();
+}
+
+bool RunListModel::recount(int row, const Run &run)
+{
+    const StatusCategory now = categoryOf(run.status);
+    const StatusCategory before = m_categories.at(row);
+    if (now == before)
+        return false;
+    m_counts.add(before, -1);
+    m_counts.add(now, 1);
+    m_categories[row] = now;
+    return true;
+}
+
+void RunListModel::emitChanges()
+{
+    if (!m_manager)
+        return;
+    bool countsMoved = false;
+    for (const QString &id : std::as_const(m_dirtyRows)) {
+        const int row = rowOf(id);
+        if (const Run *run = runAt(row))
+            countsMoved = recount(row, *run) || countsMoved;
+        m_dirtyActivity.remove(id); // the whole row covers it
+    }
+    const QSet<QString> rows = std::exchange(m_dirtyRows, {});
+    const QSet<QString> activity = std::exchange(m_dirtyActivity, {});
+    emitRows(rows, 0, RunColumnCount - 1, rowRoles());
+    emitRows(activity, LastActivityColumn, LastActivityColumn, activityRoles());
+    if (countsMoved) {
+        updateTicker();
+        Q_EMIT countsChanged();
+    }
+}
+
+void RunListModel::emitRows(const QSet<QString> &ids, int firstColumn, int lastColumn, const QList<int> &roles)
+{
+    if (ids.isEmpty())
+        return;
+    QList<int> rows;
+    rows.reserve(ids.size());
+    for (const QString &id : ids) {
+        const int row = rowOf(id);
+        if (row >= 0)
+            rows.append(row);
+    }
+    emitRowList(std::move(rows), firstColumn, lastColumn, roles);
+}
+
+void RunListModel::emitRowList(QList<int> rows, int firstColumn, int lastColumn, const QList<int> &roles)
+{
+    if (rows.isEmpty())
+        return;
+    // One cell per signal for single-column updates (output arrived, durations ticked): item
+    // views repaint the whole viewport for any multi-cell range but only the cell's rectangle
+    // for a single index, and repainting dominates the cost of a live list.
+    if (firstColumn == lastColumn && rows.size() <= kMaxCellSignals) {
+        for (int row : std::as_const(rows)) {
+            const QModelIndex cell = index(row, firstColumn);
+            Q_EMIT dataChanged(cell, cell, roles);
+        }
+        return;
+    }
+    // Past half of the table one signal is cheaper than many (views repaint what is visible).
+    if (rows.size() * 2 > m_ids.size()) {
+        Q_EMIT dataChanged(index(0, firstColumn), index(int(m_ids.size()) - 1, lastColumn), roles);
+        return;
+    }
+    std::sort(rows.begin(), rows.end());
+    int start = rows.first();
+    int prev = start;
+    for (qsizetype i = 1; i <= rows.size(); ++i) {
+        if (i < rows.size() && rows.at(i) == prev + 1) {
+            prev = rows.at(i);
+            continue;
+        }
+        Q_EMIT dataChanged(index(start, firstColumn), index(prev, lastColumn), roles);
+        if (i < rows.size())
+            start = prev = rows.at(i);
+    }
+}
+
+void RunListModel::tick()
+{
+    QList<int> rows;
+    for (int r = 0; r < m_categories.size(); ++r) {
+        if (isUnfinished(m_categories.at(r)))
+            rows.append(r);
+    }
+    emitRowList(std::move(rows), DurationColumn, DurationColumn, durationRoles());
+    updateTicker();
+}
+
+void RunListModel::updateTicker()
+{
+    const bool anyUnfinished = m_counts.value(StatusCategory::Active) > 0
+        || m_counts.value(StatusCategory::NeedsInput) > 0;
+    if (anyUnfinished && !m_ticker.isActive())
+        m_ticker.start();
+    else if (!anyUnfinished && m_ticker.isActive())
+        m_ticker.stop();
+}
+
+void RunListModel::flush()
+{
+    m_insertTimer.stop();
+    insertPending();
+    m_changeTimer.stop();
+    emitChanges();
+}
+
+} // namespace Runwatch

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "runfilter.h"
+#include "runformat.h"
+
+#include "engine/runmanager.h"
+#include "model/runevent.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QPointer>
+#include <QSet>
+#include <QTimer>
+
+namespace Runwatch {
+
+
+// The run list as a table: one row per run of a RunManager, in the order the manager knows
+// them (the proxy sorts). DisplayRole carries formatted text; the roles below carry raw values
+// for sorting, filtering and the badge delegate. Colours and icons are presentation and live in
+// the GUI's delegate, so this model needs nothing beyond Qt Core.
+//
+// Updates are coalesced: engine signals only mark rows dirty, and a timer emits dataChanged
+// with the affected roles (one whole-range signal when more than half of the rows changed,
+// qBittorrent's heuristic). A run that only produced output touches just its "last activity"
+// cell, signalled cell by cell so views repaint those cells and not the whole table. New runs are inserted in batches on the next event-loop turn. A one-second ticker keeps
+// the duration of unfinished runs live and stops when no run is unfinished.
+class RunListModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        RemoteIdRole,
+        StatusRole,         // int(RunStatus)
+        RawStatusRole,      // the backend's own label
+        ConnectionLostRole, // bool: the stream dropped and a reconnect is pending
+        CategoryRole,       // int(StatusCategory)
+        TitleRole,
+        ConnectionRole,
+        BackendRole,
+        ModelRole,
+        CreatedAtRole,
+        UpdatedAtRole,
+        FinishedAtRole,
+        DurationMsRole,   // qint64
+        CapabilitiesRole, // int(Capabilities)
+        InputReasonRole,  // int(InputReason), or -1 when not waiting
+        ErrorRole,        // RunError::toString(), empty without error
+        ErrorRetryableRole,
+        SortValueRole, // the raw value behind the cell's column
+    };
+    Q_ENUM(Role)
+
+    explicit RunListModel(RunManager *manager, QObject *parent = nullptr);
+    ~RunListModel() override;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    RunManager *manager() const { return m_manager; }
+    QString runId(int row) const;
+    int rowOf(const QString &id) const; // -1 when not (yet) in the model
+    const Run *runAt(int row) const;
+    RunCounts counts() const { return m_counts; }
+
+    // How long changes are collected before views hear of them (default 100 ms).
+    void setUpdateInterval(int ms) { m_changeTimer.setInterval(ms); }
+    int updateInterval() const { return m_changeTimer.interval(); }
+    // Emits every pending insertion and change now (tests, benchmarks, "select the new run").
+    void flush();
+    bool isTicking() const { return m_ticker.isActive(); }
+
+Q_SIGNALS:
+    void countsChanged();
+
+private:
+    void onRunAdded(const QString &id);
+    void onRunChanged(const QString &id, Runwatch::RunChanges changes);
+    void onRunRemoved(const QString &id);
+    void insertPending();
+    void emitChanges();
+    void tick();
+    void updateTicker();
+    void emitRows(const QSet<QString> &ids, int firstColumn, int lastColumn, const QList<int> &roles);
+    void emitRowList(QList<int> rows, int firstColumn, int lastColumn, const QList<int> &roles);
+    bool recount(int row, const Run &run);
+    QVariant displayValue(const Run &run, int column, const QDateTime &now) const;
+    QVariant sortValue(const Run &run, int column, const QDateTime &now) const;
+
+    QPointer<RunManager> m_manager;
+    QList<QString> m_ids;
+    // The manager keeps each Run at a fixed address until it emits runRemoved() (it holds them
+    // by shared_ptr); caching the pointer spares a hash lookup per cell and per sort comparison.
+    QList<const Run *> m_runs;
+    QHash<QString, int> m_rows;
+    QList<StatusCategory> m_categories; // per row, to keep the counts incremental
+    RunCounts m_counts;
+    QStringList m_pendingAdds;
+    QSet<QString> m_pendingAddSet; // O(1) membership while 100k runs are being adopted
+    QSet<QString> m_dirtyRows;     // anything but output changed: whole row, every role
+    QSet<QString> m_dirtyActivity; // only output arrived: the "last activity" cell
+    QTimer m_insertTimer;
+    QTimer m_changeTimer;
+    QTimer m_ticker;
+};
+
+} // namespace Runwatch

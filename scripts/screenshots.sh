@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Takes the README screenshots of the desktop app. Builds nothing: it runs the existing
+# build/app/gui/runwatch (or $RUNWATCH_BUILD_DIR/app/gui/runwatch) in demo mode under Xvfb with
+# a throw-away home, and the app grabs its own window at the moments the plan names
+# (ui/screenshotplan.h), then quits.
+#
+#   scripts/screenshots.sh [output-dir=docs/screenshots]
+#
+# Writes main-window.png (list + streaming run), input-required.png (the approval panel) and
+# main-window-dark.png (the same moment with the dark palette).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${RUNWATCH_BUILD_DIR:-$root/build}"
+app="$build/app/gui/runwatch"
+out="${1:-$root/docs/screenshots}"
+
+if [ ! -x "$app" ]; then
+    echo "screenshots.sh: $app not found; build first (scripts/build.sh)" >&2
+    exit 1
+fi
+if ! command -v xvfb-run >/dev/null 2>&1; then
+    echo "screenshots.sh: xvfb-run not found (install the xvfb and xauth packages)" >&2
+    exit 1
+fi
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+shoot() { # name-suffix, extra app arguments...
+    local suffix="$1"
+    shift
+    local home="$tmp/home$suffix"
+    mkdir -p "$home/.config" "$home/.local/share" "$home/run" "$tmp/shots$suffix"
+    chmod 700 "$home/run"
+    # A fresh home: first launch, so the demo starts; nothing of the user's is read or written.
+    env -u DBUS_SESSION_BUS_ADDRESS \
+        HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
+        XDG_RUNTIME_DIR="$home/run" QT_QPA_PLATFORM=xcb \
+        RUNWATCH_SCREENSHOT_DIR="$tmp/shots$suffix" \
+        RUNWATCH_SCREENSHOT_PLAN="${PLAN:-main-window,input-required}" \
+        timeout 180 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --demo "$@"
+}
+
+shoot "" --palette light
+PLAN=main-window shoot "-dark" --palette dark
+
+mkdir -p "$out"
+cp "$tmp/shots/main-window.png" "$out/main-window.png"
+cp "$tmp/shots/input-required.png" "$out/input-required.png"
+cp "$tmp/shots-dark/main-window.png" "$out/main-window-dark.png"
+echo "screenshots in $out:"
+ls -l "$out"

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The embedded default: a first launch without saved connections starts the in-process
+// simulator and the demo agent with runs in every interesting state; saved connections skip
+// the demo; --demo forces it; demo runs are never written to the user's store.
+#include "appcontroller.h"
+#include "demomode.h"
+#include "detailpane.h"
+#include "engine/runstore.h"
+#include "mainwindow.h"
+#include "uitesthelpers.h"
+
+#include <QTemporaryDir>
+
+using namespace Runwatch;
+using namespace RunwatchUiTest;
+using namespace Qt::StringLiterals;
+
+class TestAppController final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString storePath() const { return m_dir.filePath(u"runs.sqlite"_s); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        isolateSettings();
+        QVERIFY(m_dir.isValid());
+    }
+
+    void init() { QFile::remove(storePath()); }
+
+    void argumentsParse()
+    {
+        AppOptions o = AppController::parseArguments({u"runwatch"_s, u"--demo"_s, u"--store"_s, u"/x.sqlite"_s});
+        QVERIFY(o.error.isEmpty());
+        QVERIFY(o.demo);
+        QCOMPARE(o.storePath, u"/x.sqlite"_s);
+        QVERIFY(!AppController::parseArguments({u"runwatch"_s, u"--bogus"_s}).error.isEmpty());
+        QVERIFY(!AppController::parseArguments({u"runwatch"_s, u"--store"_s}).error.isEmpty());
+        QVERIFY(!AppController::parseArguments({u"runwatch"_s, u"--palette"_s, u"pink"_s}).error.isEmpty());
+    }
+
+    // First launch: the demo runs, with a streaming run, finished ones and runs waiting for input.
+    void firstLaunchStartsDemo()
+    {
+        AppOptions options;
+        options.storePath = storePath();
+        AppController app(options);
+        QVERIFY(app.start());
+        QVERIFY(app.isDemo());
+        RunManager *m = app.manager();
+        QVERIFY(m->connection(DemoMode::localDemoName()));
+        QVERIFY(m->connection(DemoMode::demoAgentName()));
+        QCOMPARE(m->connection(DemoMode::localDemoName())->baseUrl.host(), u"127.0.0.1"_s);
+        QTRY_COMPARE(app.demo()->seededRunIds().size(), 6);
+        const auto countOf = [m](RunStatus s) {
+            int n = 0;
+            for (const QString &id : m->runIds())
+                n += m->run(id)->status == s ? 1 : 0;
+            return n;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(countOf(RunStatus::Completed) == 1 && countOf(RunStatus::Failed) == 1
+                                     && countOf(RunStatus::Cancelled) == 1 && countOf(RunStatus::InputRequired) == 2,
+                                 30000);
+        const Run *streaming = m->run(app.demo()->streamingRunId());
+        QTRY_VERIFY_WITH_TIMEOUT(!streaming->primaryText.isEmpty(), 30000);
+        QCOMPARE(streaming->status, RunStatus::InProgress);
+        QVERIFY(!streaming->secondary.isEmpty()); // reasoning and a tool call on the timeline
+        QTRY_COMPARE(app.window()->detailPane()->runId(), app.demo()->streamingRunId());
+        // Nothing of the demo lands in the user's store.
+        RunStore store;
+        QVERIFY(store.open(storePath()));
+        QVERIFY(store.loadRuns().isEmpty());
+        QVERIFY(store.loadConnections().isEmpty());
+    }
+
+    // With a saved connection the app starts normally; --demo forces the demo anyway.
+    void savedConnectionSkipsDemo()
+    {
+        {
+            RunStore store;
+            QVERIFY(store.open(storePath()));
+            Connection c;
+            c.name = u"work"_s;
+            c.backend = u"openai"_s;
+            c.baseUrl = QUrl(u"http://127.0.0.1:9/v1"_s);
+            c.auth = AuthStyle::None;
+            QVERIFY(store.saveConnection(c));
+        }
+        AppOptions options;
+        options.storePath = storePath();
+        {
+            AppController app(options);
+            QVERIFY(app.start());
+            QVERIFY(!app.isDemo());
+            QTRY_VERIFY(app.manager()->connection(u"work"_s));
+            QVERIFY(!app.manager()->connection(DemoMode::localDemoName()));
+        }
+        options.demo = true;
+        AppController forced(options);
+        QVERIFY(forced.start());
+        QVERIFY(forced.isDemo());
+        QVERIFY(forced.manager()->connection(DemoMode::localDemoName()));
+    }
+};
+
+QTEST_MAIN(TestAppController)
+#include "tst_appcontroller.moc"

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The main window against the OpenAI simulator and the demo agent: the model under
+// QAbstractItemModelTester, a run started from the dialog streaming into the output view,
+// cancel / delete with confirmation, actions enabled by capability and status, answering a run
+// that needs input, selection and filters.
+#include "actioncontroller.h"
+#include "detailpane.h"
+#include "filterbar.h"
+#include "inputpanel.h"
+#include "mainwindow.h"
+#include "models/runfilterproxy.h"
+#include "newrundialog.h"
+#include "outputview.h"
+#include "runtableview.h"
+#include "uitesthelpers.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QToolBar>
+#include <QToolButton>
+
+using namespace Runwatch;
+using namespace RunwatchUiTest;
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr int kWait = 20000;
+} // namespace
+
+class TestMainWindow final : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<Engine> m_engine;
+    std::unique_ptr<MainWindow> m_window;
+
+    RunListModel *model() const { return m_window->runModel(); }
+    ActionController *actions() const { return m_window->actions(); }
+    QWidget *button(QAction *action) const { return m_window->toolBar()->widgetForAction(action); }
+    const Run *run(const QString &id) const { return m_engine->manager.run(id); }
+
+    bool waitStatus(const QString &id, RunStatus status, int ms = kWait)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < ms) {
+            if (m_engine->status(id) == status)
+                return true;
+            QTest::qWait(5);
+        }
+        return false;
+    }
+
+    QVariant cell(const QString &id, int column, int role) const
+    {
+        const int row = model()->rowOf(id);
+        return row < 0 ? QVariant() : model()->data(model()->index(row, column), role);
+    }
+
+    void select(const QString &id)
+    {
+        QTRY_VERIFY(m_window->activateRun(id));
+        QTRY_COMPARE(m_window->table()->selectedRunIds(), QStringList{id});
+        actions()->updateActions();
+    }
+
+    QPushButton *confirmButton()
+    {
+        QMessageBox *box = actions()->pendingConfirmation();
+        return box ? box->findChild<QPushButton *>(u"confirmButton"_s) : nullptr;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { isolateSettings(); }
+
+    void init()
+    {
+        QSettings().clear();
+        m_engine = std::make_unique<Engine>();
+        m_window = std::make_unique<MainWindow>(&m_engine->manager);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void cleanup()
+    {
+        if (QMessageBox *box = actions()->pendingConfirmation())
+            box->reject();
+        m_window.reset();
+        m_engine.reset();
+    }
+
+    // The model and the proxy stay consistent through inserts, streaming changes, status
+    // changes, filtering and removals.
+    void modelPassesTester()
+    {
+        QAbstractItemModelTester modelTester(model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(m_window->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QStringList ids{
+            m_engine->start(kSim, u"normal deltas=40"_s),
+            m_engine->start(kSim, u"reasoning deltas=20"_s),
+            m_engine->start(kSim, u"fail deltas=10"_s),
+            m_engine->start(kAgent, u"choose a colour"_s),
+            m_engine->start(kSim, u"incomplete deltas=5"_s),
+        };
+        m_window->filterBar()->setCategory(StatusCategory::Active);
+        QTRY_VERIFY_WITH_TIMEOUT(run(ids[0])->isTerminal() && run(ids[1])->isTerminal() && run(ids[2])->isTerminal()
+                                     && run(ids[4])->isTerminal(),
+                                 kWait);
+        QVERIFY(waitStatus(ids[3], RunStatus::InputRequired));
+        model()->flush();
+        QCOMPARE(m_window->proxy()->rowCount(), 0);
+        m_window->filterBar()->setCategory(StatusCategory::All);
+        QCOMPARE(m_window->proxy()->rowCount(), 5);
+        m_engine->manager.deleteRun(ids[2], false);
+        QTRY_COMPARE(model()->rowCount(), 4);
+        QCOMPARE(model()->counts().value(StatusCategory::Completed), 2);
+        QCOMPARE(model()->counts().value(StatusCategory::Failed), 1);
+        QCOMPARE(model()->counts().value(StatusCategory::NeedsInput), 1);
+    }
+
+    // New Run: the dialog starts a run, the run is selected, and its text streams into the
+    // output view in several frames.
+    void startRunFromDialog()
+    {
+        QList<qsizetype> seen;
+        connect(m_window->detailPane()->outputView(), &OutputView::flushed, this,
+                [&] { seen << m_window->detailPane()->outputView()->toPlainText().size(); });
+        QVERIFY(actions()->newRunAction()->isEnabled());
+        QTest::keyClick(m_window.get(), Qt::Key_N, Qt::ControlModifier);
+        NewRunDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = findTopLevel<NewRunDialog>()));
+        auto *start = dialog->findChild<QPushButton *>(u"newRunStart"_s);
+        QVERIFY(start);
+        QVERIFY(!start->isEnabled()); // no prompt yet
+        dialog->setConnection(kSim);
+        QCOMPARE(dialog->modelBox()->currentText(), u"runwatch-sim-1"_s);
+        QVERIFY(dialog->streamBox()->isChecked());
+        QTest::keyClicks(dialog->promptEdit(), u"normal deltas=80 interval_ms=4"_s);
+        QVERIFY(start->isEnabled());
+        QSignalSpy started(m_window.get(), &MainWindow::runStarted);
+        QTest::mouseClick(start, Qt::LeftButton);
+        QTRY_COMPARE(started.count(), 1);
+        const QString id = started.first().first().toString();
+        QCOMPARE(m_window->table()->selectedRunIds(), QStringList{id});
+        QCOMPARE(run(id)->connection, kSim);
+        const QString expected = RunwatchSim::Simulator::tokenText(80);
+        QTRY_COMPARE_WITH_TIMEOUT(m_window->detailPane()->outputView()->toPlainText(), expected, kWait);
+        // It arrived in pieces, not in one go at the end.
+        QVERIFY2(seen.size() >= 3, qPrintable(u"flushes: %1"_s.arg(seen.size())));
+        QVERIFY(seen.first() > 0 && seen.first() < expected.size());
+        QTRY_COMPARE(cell(id, StatusColumn, Qt::DisplayRole).toString(), u"Completed"_s);
+    }
+
+    // Cancel from the toolbar: confirmation, then the badge turns "Cancelled".
+    void cancelFromButton()
+    {
+        const QString id = m_engine->start(kSim, u"long interval_ms=5"_s);
+        select(id);
+        QTRY_VERIFY_WITH_TIMEOUT(!run(id)->primaryText.isEmpty(), kWait);
+        QWidget *cancel = button(actions()->cancelAction());
+        QTRY_VERIFY(cancel->isEnabled());
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_VERIFY(confirmButton());
+        QCOMPARE(actions()->pendingConfirmation()->objectName(), u"confirmCancel"_s);
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Cancel), 0); // asked first
+        QTest::mouseClick(confirmButton(), Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Cancelled));
+        QTRY_COMPARE(cell(id, StatusColumn, RunListModel::StatusRole).toInt(), int(RunStatus::Cancelled));
+        QCOMPARE(cell(id, StatusColumn, Qt::DisplayRole).toString(), u"Cancelled"_s);
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Cancel), 1);
+        QTRY_VERIFY(!cancel->isEnabled());
+    }
+
+    // A run that finishes while the confirmation is open is not cancelled afterwards.
+    void cancelRecheckedAfterConfirmation()
+    {
+        m_engine->sim.setManualAdvance(true);
+        const QString id = m_engine->start(kSim, u"normal deltas=4"_s);
+        QTRY_VERIFY(!m_engine->sim.lastResponseId().isEmpty());
+        const QString remote = m_engine->sim.lastResponseId();
+        m_engine->sim.advance(remote, 4);
+        QTRY_VERIFY_WITH_TIMEOUT(run(id)->status == RunStatus::InProgress, kWait);
+        select(id);
+        QTRY_VERIFY(actions()->cancelAction()->isEnabled());
+        actions()->cancelAction()->trigger();
+        QTRY_VERIFY(confirmButton());
+        m_engine->sim.advanceToEnd(remote);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QTest::mouseClick(confirmButton(), Qt::LeftButton);
+        QTest::qWait(100);
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Cancel), 0);
+        QCOMPARE(run(id)->status, RunStatus::Completed);
+    }
+
+    // Delete asks first, says it deletes on the server, and then removes the row.
+    void deleteAsksAndRemovesRow()
+    {
+        const QString id = m_engine->start(kSim, u"normal deltas=5"_s);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        const QString remote = run(id)->remoteId;
+        select(id);
+        m_window->table()->setFocus();
+        QTest::keyClick(m_window->table(), Qt::Key_Delete);
+        QTRY_VERIFY(confirmButton());
+        QMessageBox *box = actions()->pendingConfirmation();
+        QCOMPARE(box->objectName(), u"confirmDelete"_s);
+        QVERIFY2(box->informativeText().contains(u"deleted on the server"_s), qPrintable(box->informativeText()));
+        QVERIFY(box->checkBox() && box->checkBox()->isChecked());
+        QVERIFY(model()->rowOf(id) >= 0); // nothing happened yet
+        QTest::mouseClick(confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE(model()->rowOf(id), -1);
+        QVERIFY(!run(id));
+        QVERIFY(m_engine->sim.wasDeleted(remote));
+        QVERIFY(m_window->table()->selectedRunIds().isEmpty());
+    }
+
+    // Declining keeps the run; unticking "on the server" deletes locally only and says so.
+    void deleteDeclinedOrLocalOnly()
+    {
+        const QString id = m_engine->start(kSim, u"normal deltas=5"_s);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        const QString remote = run(id)->remoteId;
+        select(id);
+        actions()->deleteAction()->trigger();
+        QTRY_VERIFY(actions()->pendingConfirmation());
+        actions()->pendingConfirmation()->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(!actions()->pendingConfirmation());
+        QVERIFY(model()->rowOf(id) >= 0);
+
+        actions()->deleteAction()->trigger();
+        QTRY_VERIFY(confirmButton());
+        QMessageBox *box = actions()->pendingConfirmation();
+        box->checkBox()->setChecked(false);
+        QVERIFY2(box->informativeText().contains(u"this computer only"_s), qPrintable(box->informativeText()));
+        QTest::mouseClick(confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE(model()->rowOf(id), -1);
+        QVERIFY(!m_engine->sim.wasDeleted(remote));
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Delete), 0);
+    }
+
+    // Buttons follow the backend's capabilities and the run's status.
+    void buttonsFollowCapabilityAndStatus()
+    {
+        const QString done = m_engine->start(kSim, u"normal deltas=5"_s);
+        const QString running = m_engine->start(kSim, u"long interval_ms=20"_s);
+        const QString waiting = m_engine->start(kAgent, u"Upgrade the base image"_s);
+        QVERIFY(waitStatus(done, RunStatus::Completed));
+        QVERIFY(waitStatus(waiting, RunStatus::InputRequired));
+        QTRY_VERIFY_WITH_TIMEOUT(!run(running)->primaryText.isEmpty(), kWait);
+
+        select(done);
+        QVERIFY(!button(actions()->cancelAction())->isEnabled());
+        QVERIFY(!button(actions()->respondAction())->isEnabled());
+        QVERIFY(!button(actions()->resumeAction())->isEnabled());
+        QVERIFY(button(actions()->deleteAction())->isEnabled());
+        QVERIFY(button(actions()->copyAction())->isEnabled());
+
+        select(running);
+        QVERIFY(button(actions()->cancelAction())->isEnabled());
+        // The OpenAI connector cannot answer input: Respond stays off whatever the status.
+        QVERIFY(!button(actions()->respondAction())->isEnabled());
+        QVERIFY(!button(actions()->resumeAction())->isEnabled()); // healthy stream
+
+        select(waiting);
+        QVERIFY(button(actions()->respondAction())->isEnabled());
+        QVERIFY(button(actions()->cancelAction())->isEnabled());
+        QVERIFY(!button(actions()->resumeAction())->isEnabled());
+
+        // Bulk: cancel applies to the running one; respond and copy need a single run.
+        m_window->table()->selectionModel()->select(m_window->proxy()->indexOfRun(done),
+                                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        m_window->table()->selectionModel()->select(m_window->proxy()->indexOfRun(running),
+                                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        actions()->updateActions();
+        QCOMPARE(m_window->table()->selectedRunIds().size(), 3);
+        QVERIFY(button(actions()->cancelAction())->isEnabled());
+        QVERIFY(!button(actions()->respondAction())->isEnabled());
+        QVERIFY(!button(actions()->copyAction())->isEnabled());
+        QVERIFY(button(actions()->deleteAction())->isEnabled());
+        m_engine->manager.cancelRun(running);
+    }
+
+    // Respond: the input panel takes a free-text answer and the run goes on to completion.
+    void respondWithText()
+    {
+        const QString id = m_engine->start(kAgent, u"Upgrade the base image"_s);
+        QVERIFY(waitStatus(id, RunStatus::InputRequired));
+        select(id);
+        InputPanel *panel = m_window->detailPane()->inputPanel();
+        QTRY_VERIFY(panel->isVisible());
+        QTest::keyClick(m_window.get(), Qt::Key_I, Qt::ControlModifier); // Respond
+        auto *answer = panel->findChild<QPlainTextEdit *>(u"inputAnswer"_s);
+        QTRY_VERIFY(answer->hasFocus());
+        auto *send = panel->findChild<QPushButton *>(u"inputSend"_s);
+        QVERIFY(!send->isEnabled());
+        QTest::keyClicks(answer, u"release/4.2"_s);
+        QVERIFY(send->isEnabled());
+        QTest::mouseClick(send, Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QVERIFY(run(id)->primaryText.contains(u"continuing with: release/4.2"_s));
+        QTRY_VERIFY(!panel->isVisible());
+        QTRY_VERIFY(m_window->detailPane()->outputView()->toPlainText().contains(u"release/4.2"_s));
+    }
+
+    // Approval: reject with a comment ends the run as rejected.
+    void respondRejectApproval()
+    {
+        const QString id = m_engine->start(kAgent, u"Restart production (approval needed)"_s);
+        QVERIFY(waitStatus(id, RunStatus::InputRequired));
+        QCOMPARE(run(id)->input->reason, InputReason::Approval);
+        select(id);
+        InputPanel *panel = m_window->detailPane()->inputPanel();
+        QTRY_VERIFY(panel->isVisible());
+        QTest::keyClicks(panel->findChild<QLineEdit *>(u"inputComment"_s), u"not during business hours"_s);
+        QTest::mouseClick(panel->findChild<QPushButton *>(u"inputReject"_s), Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Rejected));
+        bool logged = false;
+        for (const SecondaryItem &item : run(id)->secondary)
+            logged = logged || item.text.contains(u"not during business hours"_s);
+        QVERIFY(logged);
+    }
+
+    // Options: choosing one sends it.
+    void respondChooseOption()
+    {
+        const QString id = m_engine->start(kAgent, u"choose a rollout"_s);
+        QVERIFY(waitStatus(id, RunStatus::InputRequired));
+        select(id);
+        InputPanel *panel = m_window->detailPane()->inputPanel();
+        QTRY_VERIFY(panel->isVisible());
+        auto *options = panel->findChild<QListWidget *>(u"inputOptions"_s);
+        QCOMPARE(options->count(), 3);
+        options->setCurrentRow(1);
+        QTest::mouseClick(panel->findChild<QPushButton *>(u"inputChoose"_s), Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QVERIFY(run(id)->primaryText.contains(u"Blue/green"_s));
+    }
+
+    // A failed run shows the error banner with its code and whether retrying can help.
+    void errorBanner()
+    {
+        const QString id = m_engine->start(kSim, u"fail deltas=10"_s);
+        QVERIFY(waitStatus(id, RunStatus::Failed));
+        select(id);
+        QLabel *banner = m_window->detailPane()->errorBanner();
+        QTRY_VERIFY(banner->isVisible());
+        QVERIFY2(banner->text().contains(u"server_error"_s), qPrintable(banner->text()));
+        QVERIFY(banner->text().contains(u"Retryable"_s));
+    }
+
+    // The selection stays on the same run while other rows update and the list re-sorts.
+    void selectionKeptAcrossUpdates()
+    {
+        QStringList ids;
+        for (int i = 0; i < 4; ++i)
+            ids << m_engine->start(kSim, u"long interval_ms=3"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!run(ids[3])->primaryText.isEmpty(), kWait);
+        m_window->table()->sortByColumn(LastActivityColumn, Qt::DescendingOrder);
+        select(ids[1]);
+        QSignalSpy changed(model(), &QAbstractItemModel::dataChanged);
+        QTRY_VERIFY_WITH_TIMEOUT(changed.count() >= 5, kWait);
+        QCOMPARE(m_window->table()->selectedRunIds(), QStringList{ids[1]});
+        QCOMPARE(m_window->detailPane()->runId(), ids[1]);
+        for (const QString &id : ids)
+            m_engine->manager.cancelRun(id);
+    }
+
+    // Status chips show live counts and filter; the search filters by title and id.
+    void chipsAndSearch()
+    {
+        const QString waiting = m_engine->start(kAgent, u"Upgrade the base image"_s);
+        const QString done = m_engine->start(kSim, u"normal deltas=3 release notes"_s);
+        QVERIFY(waitStatus(waiting, RunStatus::InputRequired));
+        QVERIFY(waitStatus(done, RunStatus::Completed));
+        FilterBar *bar = m_window->filterBar();
+        QTRY_VERIFY(bar->chip(StatusCategory::NeedsInput)->text().endsWith(u" 1"_s));
+        QTRY_VERIFY(bar->chip(StatusCategory::All)->text().endsWith(u" 2"_s));
+        QTest::keyClick(m_window.get(), Qt::Key_2, Qt::AltModifier); // "Needs input"
+        QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
+        QCOMPARE(m_window->proxy()->runId(0), waiting);
+        bar->chip(StatusCategory::All)->click();
+        QCOMPARE(m_window->proxy()->rowCount(), 2);
+        QTest::keyClick(m_window.get(), Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(bar->searchField()->hasFocus());
+        QTest::keyClicks(bar->searchField(), done.left(6));
+        QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
+        QCOMPARE(m_window->proxy()->runId(0), done);
+        bar->searchField()->clear();
+        const int agentAt = bar->connectionBox()->findData(kAgent);
+        QVERIFY(agentAt > 0);
+        bar->connectionBox()->setCurrentIndex(agentAt);
+        QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
+        QCOMPARE(m_window->proxy()->runId(0), waiting);
+    }
+
+    // Every control a user (or a screen reader) reaches has an accessible name.
+    void accessibleNames()
+    {
+        for (QAction *a : m_window->toolBar()->actions()) {
+            if (a->isSeparator())
+                continue;
+            QWidget *w = m_window->toolBar()->widgetForAction(a);
+            if (qobject_cast<QToolButton *>(w))
+                QVERIFY2(!w->accessibleName().isEmpty(), qPrintable(a->text()));
+        }
+        const auto widgets = m_window->findChildren<QWidget *>();
+        for (QWidget *w : widgets) {
+            const bool control = qobject_cast<QAbstractButton *>(w) || qobject_cast<QLineEdit *>(w)
+                || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractItemView *>(w)
+                || qobject_cast<QPlainTextEdit *>(w);
+            if (!control || w->objectName().startsWith(u"qt_"_s) || qobject_cast<QHeaderView *>(w)
+                || w->window() != m_window.get()) // popups of combo boxes and menus
+                continue;
+            // Qt's own helpers (a combo's editor, a line edit's clear button, tab scrollers, the
+            // table's corner button) take their names from their owner.
+            const QWidget *owner = w->parentWidget();
+            if (!owner || owner->inherits("QComboBox") || owner->inherits("QLineEdit") || owner->inherits("QTabBar")
+                || owner->inherits("QAbstractItemView") || w->inherits("QTabBar"))
+                continue;
+            if (auto *b = qobject_cast<QAbstractButton *>(w); b && !b->text().isEmpty())
+                continue; // the visible label is the accessible name
+            QVERIFY2(!w->accessibleName().isEmpty(),
+                     qPrintable(u"%1 %2"_s.arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())));
+        }
+    }
+
+    // Filters, the sort column and column widths survive a restart.
+    void stateRemembered()
+    {
+        m_window->filterBar()->setCategory(StatusCategory::Failed);
+        m_window->table()->horizontalHeader()->resizeSection(ModelColumn, 177);
+        m_window->table()->setColumnHidden(BackendColumn, true);
+        m_window->close();
+        auto again = std::make_unique<MainWindow>(&m_engine->manager);
+        QCOMPARE(again->filterBar()->category(), StatusCategory::Failed);
+        QCOMPARE(again->proxy()->filter().category(), StatusCategory::Failed);
+        QCOMPARE(again->table()->horizontalHeader()->sectionSize(ModelColumn), 177);
+        QVERIFY(again->table()->isColumnHidden(BackendColumn));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The live output view: appends are batched per frame, a backlog is spread over frames within the
+// budget, long paragraphs are soft-split, memory is bounded, and it auto-scrolls only when the
+// user was at the bottom.
+#include "outputview.h"
+
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTextBlock>
+#include <QtTest>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+
+class TestOutputView final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Many appends within one frame reach the document in one batch.
+    void appendsAreBatchedPerFrame()
+    {
+        OutputView view;
+        view.resize(400, 300);
+        view.show();
+        QSignalSpy flushed(&view, &OutputView::flushed);
+        for (int i = 0; i < 500; ++i)
+            view.appendText(u"tok%1 "_s.arg(i));
+        QCOMPARE(view.document()->characterCount(), 1); // nothing written yet
+        QVERIFY(flushed.wait(1000));
+        QCOMPARE(flushed.count(), 1);
+        QCOMPARE(view.writtenChars(), qint64(view.toPlainText().remove(u'\n').size()));
+        QVERIFY(view.toPlainText().startsWith(u"tok0 tok1 "_s));
+        QVERIFY(view.toPlainText().trimmed().endsWith(u"tok499"_s));
+    }
+
+    // A paragraph longer than the split column is cut at whitespace; the text itself is intact.
+    void longParagraphsAreSoftSplit()
+    {
+        OutputView view;
+        view.setSoftSplitColumn(100);
+        QString text;
+        for (int i = 0; i < 200; ++i)
+            text += u"word%1 "_s.arg(i);
+        for (qsizetype at = 0; at < text.size(); at += 37)
+            view.appendText(QStringView(text).mid(at, 37));
+        view.flushAll();
+        const QTextDocument *doc = view.document();
+        QVERIFY(doc->blockCount() > 10);
+        for (QTextBlock b = doc->begin(); b.isValid(); b = b.next()) {
+            QVERIFY2(b.length() - 1 <= 100, qPrintable(b.text()));
+            // Cut between words, never inside one.
+            QVERIFY2(b.text().isEmpty() || b.text().endsWith(u' ') || !b.next().isValid(), qPrintable(b.text()));
+        }
+        QCOMPARE(view.toPlainText().remove(u'\n'), text);
+        // Real newlines still start paragraphs.
+        view.clearOutput();
+        view.appendText(u"a\nb\r\nc"_s);
+        view.flushAll();
+        QCOMPARE(view.toPlainText(), u"a\nb\nc"_s);
+    }
+
+    // A huge backlog is written over several frames, each within (about) the budget.
+    void backlogRespectsFrameBudget()
+    {
+        OutputView view;
+        view.resize(600, 400);
+        view.show();
+        view.setFrameBudget(std::chrono::microseconds(2000));
+        QString delta = u"tok "_s;
+        for (int i = 0; i < 200000; ++i)
+            view.appendText(delta);
+        QSignalSpy flushed(&view, &OutputView::flushed);
+        QTRY_VERIFY_WITH_TIMEOUT(view.pendingSize() == 0, 30000);
+        QVERIFY2(flushed.count() >= 2, "a 800 KB backlog should not go in one frame");
+        QCOMPARE(view.writtenChars(), qint64(200000 * delta.size()));
+    }
+
+    // The view keeps at most maximumBlockCount paragraphs.
+    void memoryIsBounded()
+    {
+        OutputView view;
+        view.setMaxBlocks(50);
+        for (int i = 0; i < 500; ++i)
+            view.appendText(u"line %1\n"_s.arg(i));
+        view.flushAll();
+        QVERIFY(view.document()->blockCount() <= 50);
+        QVERIFY(view.toPlainText().contains(u"line 499"_s));
+        QVERIFY(!view.toPlainText().contains(u"line 10\n"_s));
+    }
+
+    // New text scrolls the view only when it was already at the bottom.
+    void autoScrollOnlyAtBottom()
+    {
+        OutputView view;
+        view.resize(300, 120);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        for (int i = 0; i < 200; ++i)
+            view.appendText(u"line %1\n"_s.arg(i));
+        view.flushAll();
+        QScrollBar *bar = view.verticalScrollBar();
+        QVERIFY(bar->maximum() > 0);
+        QVERIFY(view.isAtBottom());
+        view.appendText(u"more\n"_s);
+        view.flushAll();
+        QCOMPARE(bar->value(), bar->maximum()); // followed the tail
+        bar->setValue(10);                      // the user scrolled up to read
+        view.appendText(u"even more\n"_s);
+        view.flushAll();
+        QCOMPARE(bar->value(), 10);
+        QVERIFY(bar->value() < bar->maximum());
+    }
+
+    // setText() replaces everything, drops what was queued and shows the tail.
+    void setTextReplaces()
+    {
+        OutputView view;
+        view.appendText(u"stale"_s);
+        view.setText(u"fresh"_s);
+        QCOMPARE(view.toPlainText(), u"fresh"_s);
+        QCOMPARE(view.pendingSize(), 0);
+        QVERIFY(view.isUndoRedoEnabled() == false);
+        QVERIFY(view.isReadOnly());
+    }
+};
+
+QTEST_MAIN(TestOutputView)
+#include "tst_outputview.moc"

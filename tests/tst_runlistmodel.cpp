@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The run list model, its filter/sort proxy and the action rules, without widgets: rows follow
+// the engine, updates are coalesced, counts stay right, and the proxy sorts and filters.
+#include "engine/runmanager.h"
+#include "models/runactions.h"
+#include "models/runfilterproxy.h"
+#include "models/runlistmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+
+Q_DECLARE_METATYPE(Runwatch::StatusCategory)
+
+namespace {
+
+Run makeRun(const QString &id, RunStatus status, const QString &title, const QString &connection = u"alpha"_s,
+            qint64 startedSecsAgo = 60)
+{
+    Run r;
+    r.localId = id;
+    r.remoteId = u"resp_"_s + id;
+    r.connection = connection;
+    r.backend = u"openai"_s;
+    r.model = u"m1"_s;
+    r.title = title;
+    r.status = status;
+    r.rawStatus = statusName(status);
+    r.createdAt = QDateTime::currentDateTimeUtc().addSecs(-startedSecsAgo);
+    r.updatedAt = r.createdAt;
+    if (isTerminal(status))
+        r.finishedAt = r.createdAt.addSecs(10);
+    r.capabilities = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
+        | Capability::Cancel | Capability::Delete;
+    return r;
+}
+
+// Rows of the proxy as run ids, in order.
+QStringList proxyIds(const RunFilterProxy &proxy)
+{
+    QStringList ids;
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        ids << proxy.runId(r);
+    return ids;
+}
+
+} // namespace
+
+class TestRunListModel final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Runs known before the model exists are rows at once; later ones arrive in one batch.
+    void rowsFollowTheManager()
+    {
+        RunManager manager;
+        manager.adoptRun(makeRun(u"a"_s, RunStatus::Completed, u"First"_s), false);
+        RunListModel model(&manager);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 1);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        for (int i = 0; i < 5; ++i)
+            manager.adoptRun(makeRun(u"n%1"_s.arg(i), RunStatus::InProgress, u"Live %1"_s.arg(i)), false);
+        QCOMPARE(model.rowCount(), 1); // not yet: inserted on the next event-loop turn
+        QTRY_COMPARE(model.rowCount(), 6);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(model.rowOf(u"n3"_s), 4);
+        QCOMPARE(model.data(model.index(4, TitleColumn)).toString(), u"Live 3"_s);
+        QCOMPARE(model.data(model.index(4, 0), RunListModel::StatusRole).toInt(), int(RunStatus::InProgress));
+        QCOMPARE(model.data(model.index(4, 0), RunListModel::IdRole).toString(), u"n3"_s);
+    }
+
+    // Many changes to one run within the interval make one dataChanged, with the roles.
+    void changesAreCoalesced()
+    {
+        RunManager manager;
+        manager.adoptRun(makeRun(u"a"_s, RunStatus::InProgress, u"A"_s), false);
+        manager.adoptRun(makeRun(u"b"_s, RunStatus::InProgress, u"B"_s), false);
+        manager.adoptRun(makeRun(u"c"_s, RunStatus::InProgress, u"C"_s), false);
+        RunListModel model(&manager);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setUpdateInterval(50);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        for (int i = 0; i < 20; ++i) {
+            Run r = *manager.run(u"b"_s);
+            r.primaryText += u"x"_s;
+            manager.adoptRun(r, false);
+        }
+        QCOMPARE(changed.count(), 0);
+        QTRY_COMPARE(changed.count(), 1);
+        const QModelIndex topLeft = changed.first().at(0).value<QModelIndex>();
+        const QModelIndex bottomRight = changed.first().at(1).value<QModelIndex>();
+        QCOMPARE(topLeft.row(), 1);
+        QCOMPARE(bottomRight.row(), 1);
+        QCOMPARE(topLeft.column(), 0);
+        QCOMPARE(bottomRight.column(), RunColumnCount - 1);
+        const auto roles = changed.first().at(2).value<QList<int>>();
+        QVERIFY(roles.contains(RunListModel::StatusRole));
+        QVERIFY(roles.contains(Qt::DisplayRole));
+    }
+
+    // When more than half of the rows changed, one signal covers the whole table.
+    void wholeRangeWhenMostRowsChanged()
+    {
+        RunManager manager;
+        for (int i = 0; i < 10; ++i)
+            manager.adoptRun(makeRun(u"r%1"_s.arg(i), RunStatus::InProgress, u"R"_s), false);
+        RunListModel model(&manager);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        for (int i = 0; i < 6; ++i) {
+            Run r = *manager.run(u"r%1"_s.arg(i));
+            r.status = RunStatus::Completed;
+            manager.adoptRun(r, false);
+        }
+        model.flush();
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().row(), 0);
+        QCOMPARE(changed.first().at(1).value<QModelIndex>().row(), 9);
+    }
+
+    // Category counts follow status changes, insertions and removals.
+    void countsAreLive()
+    {
+        RunManager manager;
+        manager.adoptRun(makeRun(u"a"_s, RunStatus::InProgress, u"A"_s), false);
+        manager.adoptRun(makeRun(u"b"_s, RunStatus::InputRequired, u"B"_s), false);
+        manager.adoptRun(makeRun(u"c"_s, RunStatus::Failed, u"C"_s), false);
+        manager.adoptRun(makeRun(u"d"_s, RunStatus::TimedOut, u"D"_s), false);
+        manager.adoptRun(makeRun(u"e"_s, RunStatus::Cancelled, u"E"_s), false);
+        RunListModel model(&manager);
+        QCOMPARE(model.counts().value(StatusCategory::All), 5);
+        QCOMPARE(model.counts().value(StatusCategory::Active), 1);
+        QCOMPARE(model.counts().value(StatusCategory::NeedsInput), 1);
+        QCOMPARE(model.counts().value(StatusCategory::Failed), 2);
+        QCOMPARE(model.counts().value(StatusCategory::Cancelled), 1);
+        QCOMPARE(model.counts().value(StatusCategory::Completed), 0);
+        QVERIFY(model.isTicking()); // unfinished runs: durations tick
+
+        QSignalSpy counts(&model, &RunListModel::countsChanged);
+        Run a = *manager.run(u"a"_s);
+        a.status = RunStatus::Completed;
+        manager.adoptRun(a, false);
+        Run b = *manager.run(u"b"_s);
+        b.status = RunStatus::Completed;
+        manager.adoptRun(b, false);
+        model.flush();
+        QCOMPARE(counts.count(), 1);
+        QCOMPARE(model.counts().value(StatusCategory::Active), 0);
+        QCOMPARE(model.counts().value(StatusCategory::NeedsInput), 0);
+        QCOMPARE(model.counts().value(StatusCategory::Completed), 2);
+        QVERIFY(!model.isTicking()); // nothing unfinished: no timer fires
+        manager.deleteRun(u"c"_s, false);
+        QTRY_COMPARE(model.rowCount(), 4);
+        QCOMPARE(model.counts().value(StatusCategory::Failed), 1);
+        QCOMPARE(model.counts().value(StatusCategory::All), 4);
+        QCOMPARE(model.rowOf(u"e"_s), 3);
+    }
+
+    // The proxy filters by category, text (title, ids, connection) and connection.
+    void proxyFilters()
+    {
+        RunManager manager;
+        manager.adoptRun(makeRun(u"a"_s, RunStatus::InProgress, u"Audit TLS"_s, u"alpha"_s), false);
+        manager.adoptRun(makeRun(u"b"_s, RunStatus::InputRequired, u"Patch gateway"_s, u"beta"_s), false);
+        manager.adoptRun(makeRun(u"c"_s, RunStatus::Completed, u"Release notes"_s, u"alpha"_s), false);
+        manager.adoptRun(makeRun(u"d"_s, RunStatus::Failed, u"Timeline"_s, u"beta"_s), false);
+        RunListModel model(&manager);
+        RunFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.sort(TitleColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.rowCount(), 4);
+        proxy.setCategory(StatusCategory::Active);
+        QCOMPARE(proxyIds(proxy), QStringList{u"a"_s});
+        proxy.setCategory(StatusCategory::NeedsInput);
+        QCOMPARE(proxyIds(proxy), QStringList{u"b"_s});
+        proxy.setCategory(StatusCategory::All);
+        proxy.setText(u"  tls "_s);
+        QCOMPARE(proxyIds(proxy), QStringList{u"a"_s});
+        proxy.setText(u"RESP_C"_s); // remote id, case-insensitive
+        QCOMPARE(proxyIds(proxy), QStringList{u"c"_s});
+        proxy.setText(u"beta"_s); // connection name
+        QCOMPARE(proxyIds(proxy), (QStringList{u"b"_s, u"d"_s}));
+        proxy.setText({});
+        proxy.setConnection(u"alpha"_s);
+        QCOMPARE(proxyIds(proxy), (QStringList{u"a"_s, u"c"_s}));
+        // A status change moves a run out of the filtered view once the model emits.
+        proxy.setConnection({});
+        proxy.setCategory(StatusCategory::Active);
+        Run a = *manager.run(u"a"_s);
+        a.status = RunStatus::Completed;
+        manager.adoptRun(a, false);
+        model.flush();
+        QCOMPARE(proxy.rowCount(), 0);
+    }
+
+    // Setting the same filter again does not re-filter.
+    void unchangedFilterDoesNotInvalidate()
+    {
+        RunListModel model(nullptr);
+        RunFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QSignalSpy spy(&proxy, &RunFilterProxy::filterChanged);
+        proxy.setText(u"x"_s);
+        proxy.setText(u" x "_s);
+        proxy.setCategory(StatusCategory::All);
+        proxy.setConnection({});
+        QCOMPARE(spy.count(), 1);
+    }
+
+    // Sorting uses raw values: status rank, start time, duration; ties are stable by id.
+    void proxySorts()
+    {
+        RunManager manager;
+        manager.adoptRun(makeRun(u"old"_s, RunStatus::Completed, u"b"_s, u"x"_s, 3600), false);
+        manager.adoptRun(makeRun(u"new"_s, RunStatus::InProgress, u"a"_s, u"x"_s, 5), false);
+        manager.adoptRun(makeRun(u"mid"_s, RunStatus::InputRequired, u"c"_s, u"x"_s, 600), false);
+        RunListModel model(&manager);
+        RunFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(StartedColumn, Qt::DescendingOrder);
+        QCOMPARE(proxyIds(proxy), (QStringList{u"new"_s, u"mid"_s, u"old"_s}));
+        proxy.sort(StatusColumn, Qt::AscendingOrder);
+        QCOMPARE(proxyIds(proxy), (QStringList{u"mid"_s, u"new"_s, u"old"_s}));
+        proxy.sort(DurationColumn, Qt::AscendingOrder);
+        // old finished after 10 s; new has run 5 s; mid 600 s.
+        QCOMPARE(proxyIds(proxy), (QStringList{u"new"_s, u"old"_s, u"mid"_s}));
+        proxy.sort(TitleColumn, Qt::AscendingOrder);
+        QCOMPARE(proxyIds(proxy), (QStringList{u"new"_s, u"old"_s, u"mid"_s}));
+    }
+
+    void categories_data()
+    {
+        QTest::addColumn<RunStatus>("status");
+        QTest::addColumn<StatusCategory>("category");
+        QTest::addRow("queued") << RunStatus::Queued << StatusCategory::Active;
+        QTest::addRow("in progress") << RunStatus::InProgress << StatusCategory::Active;
+        QTest::addRow("cancelling") << RunStatus::Cancelling << StatusCategory::Active;
+        QTest::addRow("unknown") << RunStatus::Unknown << StatusCategory::Active;
+        QTest::addRow("input") << RunStatus::InputRequired << StatusCategory::NeedsInput;
+        QTest::addRow("completed") << RunStatus::Completed << StatusCategory::Completed;
+        QTest::addRow("failed") << RunStatus::Failed << StatusCategory::Failed;
+        QTest::addRow("incomplete") << RunStatus::Incomplete << StatusCategory::Failed;
+        QTest::addRow("expired") << RunStatus::Expired << StatusCategory::Failed;
+        QTest::addRow("rejected") << RunStatus::Rejected << StatusCategory::Failed;
+        QTest::addRow("timed out") << RunStatus::TimedOut << StatusCategory::Failed;
+        QTest::addRow("cancelled") << RunStatus::Cancelled << StatusCategory::Cancelled;
+        QTest::addRow("deleted") << RunStatus::Deleted << StatusCategory::Cancelled;
+    }
+    // Every status lands in exactly one chip.
+    void categories()
+    {
+        QFETCH(RunStatus, status);
+        QFETCH(StatusCategory, category);
+        QCOMPARE(categoryOf(status), category);
+        QCOMPARE(categoryFromName(categoryName(category)), category);
+    }
+
+    // Actions follow capabilities and status, never the backend's name.
+    void actionRules()
+    {
+        Run r = makeRun(u"a"_s, RunStatus::InProgress, u"A"_s);
+        RunActionState s = actionStateFor(r, true);
+        QVERIFY(s.cancel);
+        QVERIFY(!s.resume); // followed and healthy
+        QVERIFY(!s.respond);
+        QVERIFY(s.remove && s.removeOnServer);
+        QVERIFY(!s.copyOutput);
+
+        r.connectionLost = true;
+        QVERIFY(actionStateFor(r, true).resume);
+        r.connectionLost = false;
+        QVERIFY(actionStateFor(r, false).resume);
+
+        r.capabilities &= ~Capabilities(Capability::Cancel);
+        QVERIFY(!actionStateFor(r, true).cancel);
+        r.capabilities &= ~Capabilities(Capability::Delete);
+        s = actionStateFor(r, true);
+        QVERIFY(s.remove);
+        QVERIFY(!s.removeOnServer);
+
+        Run done = makeRun(u"b"_s, RunStatus::Completed, u"B"_s);
+        done.primaryText = u"answer"_s;
+        s = actionStateFor(done, false);
+        QVERIFY(!s.cancel);
+        QVERIFY(!s.resume);
+        QVERIFY(s.copyOutput);
+
+        Run cancelling = makeRun(u"c"_s, RunStatus::Cancelling, u"C"_s);
+        QVERIFY(!actionStateFor(cancelling, true).cancel);
+
+        Run waiting = makeRun(u"w"_s, RunStatus::InputRequired, u"W"_s);
+        waiting.input = InputRequest{};
+        QVERIFY(!actionStateFor(waiting, false).respond); // the backend cannot respond
+        waiting.capabilities |= Capability::Respond;
+        QVERIFY(actionStateFor(waiting, false).respond);
+
+        Run unknown = makeRun(u"u"_s, RunStatus::Queued, u"U"_s);
+        unknown.remoteId.clear();
+        s = actionStateFor(unknown, true);
+        QVERIFY(!s.cancel);
+        QVERIFY(!s.removeOnServer);
+
+        // Selections: bulk actions if any run allows them, respond/copy only for one run.
+        const RunActionState multi = actionStateForSelection({actionStateFor(done, false), actionStateFor(waiting, false)});
+        QVERIFY(multi.cancel); // the waiting run can be cancelled, the completed one not
+        QVERIFY(multi.remove);
+        QVERIFY(!multi.respond);
+        QVERIFY(!multi.copyOutput);
+        QVERIFY(actionStateForSelection({actionStateFor(waiting, false)}).respond);
+    }
+
+    // Durations and timestamps read well.
+    void formatting()
+    {
+        QCOMPARE(formatDuration(850), u"850 ms"_s);
+        QCOMPARE(formatDuration(42'000), u"42 s"_s);
+        QCOMPARE(formatDuration(185'000), u"3 m 05 s"_s);
+        QCOMPARE(formatDuration(7'620'000), u"2 h 07 m"_s);
+        QCOMPARE(formatDuration(277'200'000), u"3 d 5 h"_s);
+        Run r = makeRun(u"a"_s, RunStatus::InProgress, u"A"_s);
+        r.connectionLost = true;
+        QCOMPARE(badgeText(r), u"Reconnecting"_s);
+        QVERIFY(statusToolTip(r).contains(u"Backend status: in_progress"_s));
+        QVERIFY(statusToolTip(r).contains(u"reconnecting"_s));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunListModel)
+#include "tst_runlistmodel.moc"

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "engine/runmanager.h"
+#include "models/runactions.h"
+
+#include <QMessageBox>
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QTimer>
+
+class QAction;
+class QWidget;
+
+namespace Runwatch {
+
+class DetailPane;
+class RunTableView;
+
+// The operator's actions on the selected runs: toolbar buttons, menu entries, context menu and
+// shortcuts share these QActions. They are enabled from the runs' capabilities and status
+// (actionStateFor()); destructive ones ask first with a non-blocking dialog and re-check every
+// run after the answer, because runs move on while the dialog is open (qBittorrent's
+// deletion dialog does the same).
+class ActionController final : public QObject
+{
+    Q_OBJECT
+public:
+    ActionController(RunManager *manager, RunTableView *table, DetailPane *detail, QWidget *window);
+
+    QAction *newRunAction() const { return m_newRun; }
+    QAction *cancelAction() const { return m_cancel; }
+    QAction *deleteAction() const { return m_delete; }
+    QAction *resumeAction() const { return m_resume; }
+    QAction *respondAction() const { return m_respond; }
+    QAction *copyAction() const { return m_copy; }
+    QAction *refreshAction() const { return m_refresh; }
+    QList<QAction *> runActions() const;
+
+    QStringList selectedRunIds() const;
+    RunActionState selectionState() const;
+    // The confirmation dialog currently open (tests answer it).
+    QMessageBox *pendingConfirmation() const { return m_confirm; }
+
+    void updateActions();
+    void scheduleUpdate();
+
+Q_SIGNALS:
+    void newRunRequested();
+    void message(const QString &text, int timeoutMs);
+
+private:
+    void cancelSelected();
+    void deleteSelected();
+    void resumeSelected();
+    void respondSelected();
+    void copySelected();
+    void refreshSelected();
+    void answer(const QString &runId, const Runwatch::InputAnswer &answer);
+    void onActionFinished(const QString &id, Runwatch::RunManager::Action action,
+                          const Runwatch::ActionResult &result);
+    RunActionState stateOf(const QString &id) const;
+    QString describe(const QString &id) const;
+
+    QPointer<RunManager> m_manager;
+    RunTableView *m_table;
+    DetailPane *m_detail;
+    QWidget *m_window;
+    QAction *m_newRun;
+    QAction *m_cancel;
+    QAction *m_delete;
+    QAction *m_resume;
+    QAction *m_respond;
+    QAction *m_copy;
+    QAction *m_refresh;
+    QPointer<QMessageBox> m_confirm;
+    QSet<QString> m_selected; // as of the last updateActions(); refreshed on every selection change
+    QTimer m_update;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "connectionsdialog.h"
+
+#include "backends/openai/openaibackend.h"
+#include "demoagentbackend.h"
+#include "engine/secretstore.h"
+#include "icons.h"
+#include "keystore.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *parent)
+    : QDialog(parent)
+    , m_registry(registry)
+{
+    setObjectName(u"connectionsDialog"_s);
+    setWindowTitle(tr("Connections"));
+    setAccessibleName(tr("Connections"));
+    resize(760, 460);
+    auto *outer = new QVBoxLayout(this);
+    auto *body = new QHBoxLayout;
+    outer->addLayout(body, 1);
+
+    auto *left = new QVBoxLayout;
+    m_list = new QListWidget;
+    m_list->setObjectName(u"connectionList"_s);
+    m_list->setAccessibleName(tr("Connections"));
+    m_list->setMinimumWidth(200);
+    left->addWidget(m_list, 1);
+    auto *listButtons = new QHBoxLayout;
+    auto *add = new QPushButton(Icons::themed(u"new-run"_s, palette()), tr("&Add"));
+    add->setAccessibleName(tr("Add connection"));
+    m_remove = new QPushButton(Icons::themed(u"delete"_s, palette()), tr("Remo&ve"));
+    m_remove->setAccessibleName(tr("Remove connection"));
+    listButtons->addWidget(add);
+    listButtons->addWidget(m_remove);
+    left->addLayout(listButtons);
+    body->addLayout(left);
+
+    m_form = new QWidget;
+    auto *formLayout = new QVBoxLayout(m_form);
+    formLayout->setContentsMargins(8, 0, 0, 0);
+    auto *form = new QFormLayout;
+    m_name = new QLineEdit;
+    m_name->setObjectName(u"connectionName"_s);
+    m_name->setAccessibleName(tr("Name"));
+    form->addRow(tr("&Name:"), m_name);
+    m_backend = new QComboBox;
+    m_backend->setObjectName(u"connectionBackend"_s);
+    m_backend->setAccessibleName(tr("Backend type"));
+    m_backend->addItems(guiBackends());
+    form->addRow(tr("&Backend:"), m_backend);
+    m_url = new QLineEdit;
+    m_url->setObjectName(u"connectionUrl"_s);
+    m_url->setAccessibleName(tr("Base URL"));
+    m_url->setPlaceholderText(u"https://api.openai.com/v1"_s);
+    form->addRow(tr("Base &URL:"), m_url);
+    m_auth = new QComboBox;
+    m_auth->setObjectName(u"connectionAuth"_s);
+    m_auth->setAccessibleName(tr("Authentication style"));
+    m_auth->addItem(tr("Authorization: Bearer <key>"), int(AuthStyle::Bearer));
+    m_auth->addItem(tr("api-key: <key> (Azure OpenAI)"), int(AuthStyle::ApiKeyHeader));
+    m_auth->addItem(tr("No authentication"), int(AuthStyle::None));
+    form->addRow(tr("A&uthentication:"), m_auth);
+    m_key = new QLineEdit;
+    m_key->setObjectName(u"connectionKey"_s);
+    m_key->setAccessibleName(tr("API key"));
+    m_key->setEchoMode(QLineEdit::Password);
+    form->addRow(tr("API &key:"), m_key);
+    m_keyInfo = new QLabel;
+    m_keyInfo->setWordWrap(true);
+    QPalette kp = m_keyInfo->palette();
+    kp.setColor(QPalette::WindowText, kp.color(QPalette::PlaceholderText));
+    m_keyInfo->setPalette(kp);
+    form->addRow(QString(), m_keyInfo);
+    m_model = new QLineEdit;
+    m_model->setObjectName(u"connectionModel"_s);
+    m_model->setAccessibleName(tr("Default model"));
+    form->addRow(tr("Default &model:"), m_model);
+    m_insecure = new QCheckBox(tr("Allow plain &http:// to a remote host (not recommended)"));
+    m_insecure->setAccessibleName(tr("Allow insecure HTTP"));
+    form->addRow(QString(), m_insecure);
+    formLayout->addLayout(form);
+
+    // The no-keychain message with its two explicit opt-ins.
+    m_warning = new QFrame;
+    m_warning->setObjectName(u"keychainWarning"_s);
+    m_warning->setStyleSheet(u"#keychainWarning { background: rgba(244, 165, 28, 0.14);"
+                             " border: 1px solid rgba(200, 130, 0, 0.6); border-radius: 6px; }"_s);
+    auto *wl = new QVBoxLayout(m_warning);
+    m_warningText = new QLabel;
+    m_warningText->setObjectName(u"keychainWarningText"_s);
+    m_warningText->setWordWrap(true);
+    m_warningText->setAccessibleName(tr("Keychain problem"));
+    wl->addWidget(m_warningText);
+    auto *wb = new QHBoxLayout;
+    m_useSession = new QPushButton(tr("Keep for this &session only"));
+    m_useSession->setObjectName(u"keySessionOnly"_s);
+    m_usePlaintext = new QPushButton(tr("Store &unencrypted…"));
+    m_usePlaintext->setObjectName(u"keyPlaintext"_s);
+    wb->addStretch(1);
+    wb->addWidget(m_useSession);
+    wb->addWidget(m_usePlaintext);
+    wl->addLayout(wb);
+    m_warning->hide();
+    formLayout->addWidget(m_warning);
+
+    m_status = new QLabel;
+    m_status->setObjectName(u"connectionStatus"_s);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    formLayout->addWidget(m_status);
+    formLayout->addStretch(1);
+    auto *actions = new QHBoxLayout;
+    m_test = new QPushButton(tr("&Test connection"));
+    m_test->setObjectName(u"connectionTest"_s);
+    m_save = new QPushButton(tr("&Save"));
+    m_save->setObjectName(u"connectionSave"_s);
+    m_save->setDefault(true);
+    actions->addStretch(1);
+    actions->addWidget(m_test);
+    actions->addWidget(m_save);
+    formLayout->addLayout(actions);
+    body->addWidget(m_form, 1);
+
+    auto *close = new QDialogButtonBox(QDialogButtonBox::Close);
+    outer->addWidget(close);
+    connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(add, &QPushButton::clicked, this, &ConnectionsDialog::startNew);
+    connect(m_remove, &QPushButton::clicked, this, [this] {
+        if (m_editing.isEmpty())
+            return;
+        const auto answer = QMessageBox::question(this, tr("Remove Connection"),
+                                                  tr("Remove the connection \"%1\" and its stored API key?\n"
+                                                     "Its runs stay in the list.")
+                                                      .arg(m_editing));
+        if (answer != QMessageBox::Yes)
+            return;
+        m_registry->remove(m_editing);
+        startNew();
+    });
+    connect(m_list, &QListWidget::currentTextChanged, this, &ConnectionsDialog::showProfile);
+    connect(m_save, &QPushButton::clicked, this, &ConnectionsDialog::onSave);
+    connect(m_test, &QPushButton::clicked, this, [this] {
+        Connection c = formProfile().connection;
+        if (const auto key = formKey())
+            c.apiKey = *key;
+        else if (!m_editing.isEmpty())
+            c.apiKey = m_registry->apiKey(m_editing); // used for the request, never shown
+        runTest(c);
+    });
+    connect(m_useSession, &QPushButton::clicked, this, [this] { optIn(KeyStorage::Session); });
+    connect(m_usePlaintext, &QPushButton::clicked, this, [this] {
+        const auto answer = QMessageBox::warning(
+            this, tr("Store the API Key Unencrypted?"),
+            tr("The key will be written in plain text to\n%1\nreadable only by your user account. "
+               "Any program running as you can read it.\n\nStore it there?")
+                .arg(SecretStore::defaultInsecurePath()),
+            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer == QMessageBox::Yes)
+            optIn(KeyStorage::Plaintext);
+    });
+    connect(m_registry, &ConnectionRegistry::changed, this, &ConnectionsDialog::reloadList);
+    reloadList();
+    if (m_list->count() > 0)
+        m_list->setCurrentRow(0);
+    else
+        startNew();
+}
+
+void ConnectionsDialog::reloadList()
+{
+    const QString current = m_editing;
+    QSignalBlocker block(m_list);
+    m_list->clear();
+    for (const ConnectionProfile &p : m_registry->profiles()) {
+        auto *item = new QListWidgetItem(p.connection.name, m_list);
+        item->setToolTip(u"%1 · %2"_s.arg(p.connection.backend, p.connection.baseUrl.toDisplayString()));
+        if (p.connection.name == current)
+            m_list->setCurrentItem(item);
+    }
+}
+
+void ConnectionsDialog::selectConnection(const QString &name)
+{
+    const auto items = m_list->findItems(name, Qt::MatchExactly);
+    if (!items.isEmpty())
+        m_list->setCurrentItem(items.first());
+}
+
+void ConnectionsDialog::startNew()
+{
+    m_editing.clear();
+    m_list->clearSelection();
+    m_name->clear();
+    m_backend->setCurrentText(u"openai"_s);
+    m_url->setText(u"https://api.openai.com/v1"_s);
+    m_auth->setCurrentIndex(0);
+    m_key->clear();
+    m_key->setPlaceholderText(tr("Stored in the system keychain"));
+    m_keyInfo->setText(tr("The key is kept in the system keychain, never in a settings file."));
+    m_model->clear();
+    m_insecure->setChecked(false);
+    m_warning->hide();
+    m_status->clear();
+    m_form->setEnabled(true);
+    m_remove->setEnabled(false);
+    m_name->setFocus();
+}
+
+void ConnectionsDialog::showProfile(const QString &name)
+{
+    const auto p = m_registry->profile(name);
+    if (!p)
+        return;
+    m_editing = name;
+    const Connection &c = p->connection;
+    m_name->setText(c.name);
+    m_backend->setCurrentText(c.backend);
+    m_url->setText(c.baseUrl.toString());
+    m_auth->setCurrentIndex(m_auth->findData(int(c.auth)));
+    m_key->clear();
+    m_model->setText(c.defaultModel);
+    m_insecure->setChecked(c.allowInsecureHttp);
+    m_warning->hide();
+    m_status->clear();
+    switch (p->keyStorage) {
+    case KeyStorage::None:
+        m_key->setPlaceholderText(tr("No key stored"));
+        m_keyInfo->setText(tr("A key you enter goes to the system keychain."));
+        break;
+    case KeyStorage::Keychain:
+        m_key->setPlaceholderText(tr("Stored in the system keychain — leave empty to keep"));
+        m_keyInfo->setText(tr("The key is kept in the system keychain."));
+        break;
+    case KeyStorage::Session:
+        m_key->setPlaceholderText(tr("Kept for this session only — leave empty to keep"));
+        m_keyInfo->setText(tr("No keychain was available: the key is forgotten when Runwatch quits."));
+        break;
+    case KeyStorage::Plaintext:
+        m_key->setPlaceholderText(tr("Stored unencrypted — leave empty to keep"));
+        m_keyInfo->setText(tr("You chose to store this key unencrypted in %1.").arg(SecretStore::defaultInsecurePath()));
+        break;
+    }
+    // The demo's connections exist only while the demo runs.
+    m_form->setEnabled(!p->transient);
+    m_remove->setEnabled(!p->transient);
+    if (p->transient)
+        m_status->setText(tr("Built-in demo connection; it is not saved."));
+}
+
+ConnectionProfile ConnectionsDialog::formProfile() const
+{
+    ConnectionProfile p;
+    Connection &c = p.connection;
+    c.name = m_name->text().trimmed();
+    c.backend = m_backend->currentText();
+    c.baseUrl = QUrl(m_url->text().trimmed());
+    c.auth = AuthStyle(m_auth->currentData().toInt());
+    c.defaultModel = m_model->text().trimmed();
+    c.allowInsecureHttp = m_insecure->isChecked();
+    if (const auto old = m_registry->profile(m_editing))
+        c.options = old->connection.options;
+    return p;
+}
+
+std::optional<QString> ConnectionsDialog::formKey() const
+{
+    const QString key = m_key->text().trimmed();
+    if (key.isEmpty())
+        return std::nullopt; // unchanged
+    return key;
+}
+
+void ConnectionsDialog::setStatus(const QString &text, bool error)
+{
+    QPalette pal = m_status->palette();
+    pal.setColor(QPalette::WindowText, error ? QColor::fromString("#c0202b"_L1) : palette().color(QPalette::WindowText));
+    m_status->setPalette(pal);
+    m_status->setText(text);
+}
+
+void ConnectionsDialog::onSave()
+{
+    const ConnectionProfile p = formProfile();
+    const QString name = p.connection.name;
+    m_warning->hide();
+    m_save->setEnabled(false);
+    setStatus(tr("Saving…"), false);
+    m_registry->save(p, m_editing, formKey(), this,
+                     [this, name](const ConnectionRegistry::SaveResult &r) { onSaved(r, name); });
+}
+
+void ConnectionsDialog::onSaved(const ConnectionRegistry::SaveResult &result, const QString &name)
+{
+    m_save->setEnabled(true);
+    if (result.keychainUnavailable) {
+        m_warningText->setText(
+            tr("<b>No system keychain is available</b>, so the API key was not saved.<br>"
+               "The keychain said: %1<br>"
+               "Runwatch never writes API keys to a file on its own. Start a keyring (for example "
+               "GNOME Keyring or KWallet) and save again, or choose one of these:")
+                .arg(result.error.toHtmlEscaped()));
+        m_warning->show();
+        setStatus(tr("Not saved yet."), true);
+        return;
+    }
+    if (!result.ok) {
+        setStatus(result.error, true);
+        return;
+    }
+    m_editing = name;
+    m_key->clear();
+    setStatus(tr("Saved."), false);
+    selectConnection(name);
+    showProfile(name);
+    setStatus(tr("Saved."), false);
+    Q_EMIT saved(name);
+}
+
+void ConnectionsDialog::optIn(KeyStorage storage)
+{
+    const auto key = formKey();
+    if (!key) {
+        m_warning->hide();
+        return;
+    }
+    const ConnectionProfile p = formProfile();
+    const QString name = p.connection.name;
+    m_registry->saveWithWeakerStore(p, m_editing, *key, storage, this,
+                                    [this, name](const ConnectionRegistry::SaveResult &r) {
+                                        if (r.ok)
+                                            m_warning->hide();
+                                        onSaved(r, name);
+                                    });
+}
+
+QCoro::Task<> ConnectionsDialog::runTest(Connection connection)
+{
+    QPointer<ConnectionsDialog> self = this;
+    m_test->setEnabled(false);
+    setStatus(tr("Testing…"), false);
+    bool ok = false;
+    QString message;
+    RunBackend *backend = createBackendWithDemo(connection, this);
+    if (auto *openai = qobject_cast<OpenAiBackend *>(backend)) {
+        RetryPolicy policy = openai->httpClient()->policy();
+        policy.maxRetries = 0;
+        policy.connectTimeout = std::chrono::milliseconds(8000);
+        openai->httpClient()->setPolicy(policy);
+        const HttpResponse r = co_await openai->httpClient()->send(openai->request("GET", u"/models"_s));
+        if (!self)
+            co_return;
+        ok = r.ok();
+        message = ok ? tr("Connected: HTTP %1, the service answered the model list.").arg(r.status)
+                     : tr("Failed: %1").arg(r.error.toString());
+    } else if (backend) {
+        const ListResult r = co_await backend->list();
+        if (!self)
+            co_return;
+        ok = !r.error.isError();
+        message = ok ? tr("Connected: %n run(s) listed.", nullptr, int(r.runs.size()))
+                     : tr("Failed: %1").arg(r.error.toString());
+    } else {
+        message = tr("Unknown backend type \"%1\".").arg(connection.backend);
+    }
+    if (backend)
+        backend->deleteLater();
+    m_test->setEnabled(true);
+    setStatus(message, !ok);
+    Q_EMIT tested(ok, message);
+}
+
+} // namespace Runwatch

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "connectionregistry.h"
+
+#include <QCoroTask>
+#include <QDialog>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+
+namespace Runwatch {
+
+// Add, edit, remove and test connections. The API key goes to the OS keychain through the
+// registry; when no keychain is available the dialog says so plainly and offers two explicit
+// opt-ins (this session only, or an owner-only plain-text file) — never a silent fallback.
+class ConnectionsDialog final : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ConnectionsDialog(ConnectionRegistry *registry, QWidget *parent = nullptr);
+
+    QListWidget *list() const { return m_list; }
+    QLineEdit *nameEdit() const { return m_name; }
+    QComboBox *backendBox() const { return m_backend; }
+    QLineEdit *urlEdit() const { return m_url; }
+    QComboBox *authBox() const { return m_auth; }
+    QLineEdit *keyEdit() const { return m_key; }
+    QPushButton *saveButton() const { return m_save; }
+    QPushButton *testButton() const { return m_test; }
+    QWidget *keychainWarning() const { return m_warning; }
+    QLabel *keychainWarningText() const { return m_warningText; }
+    QPushButton *sessionButton() const { return m_useSession; }
+    QPushButton *plaintextButton() const { return m_usePlaintext; }
+    QLabel *statusLabel() const { return m_status; }
+
+    void selectConnection(const QString &name);
+    void startNew();
+
+Q_SIGNALS:
+    void saved(const QString &name);
+    void tested(bool ok, const QString &message);
+
+private:
+    void reloadList();
+    void showProfile(const QString &name);
+    ConnectionProfile formProfile() const;
+    std::optional<QString> formKey() const;
+    void onSave();
+    void onSaved(const ConnectionRegistry::SaveResult &result, const QString &name);
+    void optIn(KeyStorage storage);
+    void setStatus(const QString &text, bool error);
+    QCoro::Task<> runTest(Connection connection);
+
+    ConnectionRegistry *m_registry;
+    QString m_editing; // name of the profile in the form; empty: a new one
+    QListWidget *m_list = nullptr;
+    QLineEdit *m_name = nullptr;
+    QComboBox *m_backend = nullptr;
+    QLineEdit *m_url = nullptr;
+    QComboBox *m_auth = nullptr;
+    QLineEdit *m_key = nullptr;
+    QLineEdit *m_model = nullptr;
+    QCheckBox *m_insecure = nullptr;
+    QLabel *m_keyInfo = nullptr;
+    QLabel *m_status = nullptr;
+    QWidget *m_warning = nullptr;
+    QLabel *m_warningText = nullptr;
+    QPushButton *m_useSession = nullptr;
+    QPushButton *m_usePlaintext = nullptr;
+    QPushButton *m_save = nullptr;
+    QPushButton *m_test = nullptr;
+    QPushButton *m_remove = nullptr;
+    QWidget *m_form = nullptr;
+};
+
+} // namespace Runwatch

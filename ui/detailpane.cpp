@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "detailpane.h"
+
+#include "engine/runmanager.h"
+#include "icons.h"
+#include "inputpanel.h"
+#include "models/runactions.h"
+#include "models/runformat.h"
+#include "outputview.h"
+#include "rawlogview.h"
+#include "statusstyle.h"
+#include "timelineview.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+// The status badge of the header, painted like the table's.
+class BadgeWidget final : public QWidget
+{
+public:
+    using QWidget::QWidget;
+
+    void setRun(RunStatus status, bool lost)
+    {
+        m_style = badgeStyle(status, lost, isDarkPalette(palette()));
+        setAccessibleName(tr("Status: %1").arg(m_style.text));
+        updateGeometry();
+        update();
+    }
+    QSize sizeHint() const override { return badgeSize(m_style, font()) + QSize(2, 2); }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        paintBadge(&p, rect(), m_style, font());
+    }
+
+private:
+    BadgeStyle m_style;
+};
+
+namespace {
+enum Page { EmptyPage, SummaryPage, RunPage };
+
+QWidget *emptyState(QWidget *parent)
+{
+    auto *w = new QWidget(parent);
+    auto *l = new QVBoxLayout(w);
+    l->addStretch(1);
+    auto *icon = new QLabel;
+    QColor muted = w->palette().color(QPalette::PlaceholderText);
+    icon->setPixmap(Icons::pixmap(u"empty-runs"_s, 48, muted, w->devicePixelRatioF()));
+    icon->setAlignment(Qt::AlignCenter);
+    l->addWidget(icon);
+    auto *text = new QLabel(DetailPane::tr("Select a run to see its live output,\n"
+                                           "timeline and actions."));
+    text->setAlignment(Qt::AlignCenter);
+    QPalette pal = text->palette();
+    pal.setColor(QPalette::WindowText, muted);
+    text->setPalette(pal);
+    l->addWidget(text);
+    l->addStretch(2);
+    return w;
+}
+} // namespace
+
+DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget *parent)
+    : QWidget(parent)
+    , m_manager(manager)
+{
+    setAccessibleName(tr("Run details"));
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    m_pages = new QStackedWidget;
+    outer->addWidget(m_pages);
+    m_pages->addWidget(emptyState(this));
+
+    m_summary = new QLabel;
+    m_summary->setAlignment(Qt::AlignCenter);
+    m_summary->setWordWrap(true);
+    m_pages->addWidget(m_summary);
+
+    auto *page = new QWidget;
+    auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(12, 10, 12, 8);
+    layout->setSpacing(8);
+
+    auto *header = new QHBoxLayout;
+    header->setSpacing(10);
+    m_badge = new BadgeWidget;
+    header->addWidget(m_badge, 0, Qt::AlignTop);
+    auto *titles = new QVBoxLayout;
+    titles->setSpacing(2);
+    m_title = new QLabel;
+    m_title->setObjectName(u"runTitle"_s);
+    m_title->setWordWrap(true);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont tf = m_title->font();
+    tf.setPointSizeF(tf.pointSizeF() * 1.2);
+    tf.setBold(true);
+    m_title->setFont(tf);
+    titles->addWidget(m_title);
+    m_meta = new QLabel;
+    m_meta->setObjectName(u"runMeta"_s);
+    m_meta->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_meta->setWordWrap(true); // long server ids must not widen the window
+    QPalette mp = m_meta->palette();
+    mp.setColor(QPalette::WindowText, mp.color(QPalette::PlaceholderText));
+    m_meta->setPalette(mp);
+    titles->addWidget(m_meta);
+    header->addLayout(titles, 1);
+    layout->addLayout(header);
+
+    auto *errorFrame = new QFrame;
+    errorFrame->setObjectName(u"errorBanner"_s);
+    errorFrame->setStyleSheet(u"#errorBanner { background: rgba(207, 34, 46, 0.10);"
+                              " border: 1px solid rgba(207, 34, 46, 0.55); border-radius: 6px; }"_s);
+    auto *el = new QHBoxLayout(errorFrame);
+    el->setContentsMargins(10, 6, 8, 6);
+    auto *errorIcon = new QLabel;
+    errorIcon->setPixmap(Icons::pixmap(u"status-failed"_s, 18, QColor::fromString("#d03030"_L1),
+                                       devicePixelRatioF()));
+    el->addWidget(errorIcon, 0, Qt::AlignTop);
+    m_errorText = new QLabel;
+    m_errorText->setObjectName(u"errorText"_s);
+    m_errorText->setWordWrap(true);
+    m_errorText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_errorText->setAccessibleName(tr("Error"));
+    el->addWidget(m_errorText, 1);
+    m_errorResume = new QPushButton(Icons::themed(u"resume"_s, palette()), tr("Resume"));
+    m_errorResume->setAccessibleName(tr("Resume following the run"));
+    el->addWidget(m_errorResume, 0, Qt::AlignVCenter);
+    connect(m_errorResume, &QPushButton::clicked, this, [this] { Q_EMIT resumeRequested(m_runId); });
+    m_errorFrame = errorFrame;
+    layout->addWidget(errorFrame);
+
+    m_input = new InputPanel;
+    layout->addWidget(m_input);
+    connect(m_input, &InputPanel::answered, this, &DetailPane::answered);
+
+    m_tabs = new QTabWidget;
+    m_tabs->setDocumentMode(true);
+    m_output = new OutputView;
+    m_output->setObjectName(u"outputView"_s);
+    m_output->setAccessibleName(tr("Run output"));
+    m_tabs->addTab(m_output, tr("&Output"));
+    m_timeline = new TimelineView;
+    m_timeline->setObjectName(u"timelineView"_s);
+    m_tabs->addTab(m_timeline, tr("&Timeline"));
+    // Owned by the pane while its tab is hidden, by the tab widget while shown.
+    m_rawLog = new RawLogView(recorder, this);
+    m_rawLog->setObjectName(u"rawLogView"_s);
+    m_rawLog->hide();
+    m_rawPage = m_rawLog;
+    layout->addWidget(m_tabs, 1);
+    m_pages->addWidget(page);
+
+    m_refresh.setSingleShot(true);
+    m_refresh.setInterval(100);
+    connect(&m_refresh, &QTimer::timeout, this, &DetailPane::refresh);
+    if (manager) {
+        connect(manager, &RunManager::runChanged, this, &DetailPane::onRunChanged);
+        connect(manager, &RunManager::runRemoved, this, &DetailPane::onRunRemoved);
+    }
+    m_pages->setCurrentIndex(EmptyPage);
+}
+
+void DetailPane::setRawLogVisible(bool visible)
+{
+    const int at = m_tabs->indexOf(m_rawPage);
+    if (visible && at < 0) {
+        m_tabs->addTab(m_rawPage, Icons::themed(u"raw-log"_s, palette()), tr("&Raw events"));
+        m_rawLog->showRun(m_runId);
+    } else if (!visible && at >= 0) {
+        m_tabs->removeTab(at);
+    }
+}
+
+bool DetailPane::isRawLogVisible() const
+{
+    return m_tabs->indexOf(m_rawPage) >= 0;
+}
+
+void DetailPane::showOutputTab()
+{
+    m_tabs->setCurrentWidget(m_output);
+}
+
+void DetailPane::focusInput()
+{
+    if (m_input->isVisible())
+        m_input->focusAnswer();
+}
+
+void DetailPane::showRuns(const QStringList &ids)
+{
+    m_ids = ids;
+    const QString single = ids.size() == 1 ? ids.first() : QString();
+    if (single != m_runId) {
+        // Runs listed from the store come without output; fetch it for the one being shown.
+        if (!single.isEmpty() && m_manager)
+            m_manager->ensureOutputLoaded(single);
+        m_runId = single;
+        m_shownChars = 0;
+        m_seenReconciliations = 0;
+        m_timeline->showRun(nullptr);
+        m_rawLog->showRun(single);
+        syncOutput(true);
+    }
+    if (ids.isEmpty()) {
+        m_pages->setCurrentIndex(EmptyPage);
+        return;
+    }
+    if (ids.size() > 1) {
+        refreshSummary();
+        m_pages->setCurrentIndex(SummaryPage);
+        return;
+    }
+    m_pages->setCurrentIndex(RunPage);
+    refresh();
+}
+
+void DetailPane::onRunChanged(const QString &id, RunChanges changes)
+{
+    if (id != m_runId) {
+        if (m_ids.contains(id) && !m_refresh.isActive())
+            m_refresh.start();
+        return;
+    }
+    if (changes & RunChange::Primary)
+        syncOutput(false);
+    if ((changes & ~RunChanges(RunChange::Primary | RunChange::Cursor)) && !m_refresh.isActive())
+        m_refresh.start();
+}
+
+void DetailPane::onRunRemoved(const QString &id)
+{
+    if (!m_ids.contains(id))
+        return;
+    QStringList rest = m_ids;
+    rest.removeAll(id);
+    showRuns(rest);
+}
+
+void DetailPane::syncOutput(bool reset)
+{
+    const Run *run = m_manager ? m_manager->run(m_runId) : nullptr;
+    if (!run) {
+        m_output->clearOutput();
+        m_shownChars = 0;
+        return;
+    }
+    // The reducer counts every time the server's text replaced ours; only then (or when the
+    // text shrank) is a redraw needed, otherwise the new tail is appended.
+    const QString &text = run->primaryText;
+    if (reset || run->reconciliations != m_seenReconciliations || text.size() < m_shownChars) {
+        m_output->setText(text);
+    } else if (text.size() > m_shownChars) {
+        m_output->appendText(QStringView(text).mid(m_shownChars));
+    }
+    m_shownChars = text.size();
+    m_seenReconciliations = run->reconciliations;
+}
+
+void DetailPane::refreshSummary()
+{
+    int active = 0;
+    int waiting = 0;
+    int done = 0;
+    for (const QString &id : std::as_const(m_ids)) {
+        const Run *run = m_manager ? m_manager->run(id) : nullptr;
+        if (!run)
+            continue;
+        if (run->status == RunStatus::InputRequired)
+            ++waiting;
+        else if (run->isTerminal())
+            ++done;
+        else
+            ++active;
+    }
+    m_summary->setText(tr("<h3>%1 runs selected</h3><p>%2 active · %3 need input · %4 finished</p>"
+                          "<p>Cancel and Delete apply to all of them.</p>")
+                           .arg(m_ids.size())
+                           .arg(active)
+                           .arg(waiting)
+                           .arg(done));
+}
+
+void DetailPane::refresh()
+{
+    if (m_ids.size() > 1) {
+        refreshSummary();
+        return;
+    }
+    const Run *run = m_manager ? m_manager->run(m_runId) : nullptr;
+    if (!run)
+        return;
+    m_badge->setRun(run->status, run->connectionLost);
+    m_badge->setToolTip(statusToolTip(*run));
+    m_title->setText(run->title.isEmpty() ? tr("(untitled run)") : run->title);
+    m_title->setToolTip(run->prompt.left(2000));
+    QStringList meta;
+    meta << tr("Run %1").arg(run->localId);
+    if (!run->remoteId.isEmpty()) {
+        // Server ids can be 50+ characters; the full one is in the tooltip and selectable there.
+        const QString &r = run->remoteId;
+        meta << (r.size() > 28 ? r.left(14) + u"…"_s + r.right(8) : r);
+    }
+    meta << run->connection;
+    if (!run->model.isEmpty())
+        meta << run->model;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    if (run->createdAt.isValid())
+        meta << tr("started %1").arg(formatTimestamp(run->createdAt, now));
+    m_meta->setText(meta.join(u"  ·  "_s));
+    m_meta->setToolTip(run->remoteId.isEmpty() ? QString() : tr("Server id: %1").arg(run->remoteId));
+
+    if (run->error.isError()) {
+        const RunError &e = run->error;
+        QString code = e.code.isEmpty() ? errorKindName(e.kind) : e.code;
+        if (e.httpStatus > 0)
+            code += u" (HTTP %1)"_s.arg(e.httpStatus);
+        const QString retry = e.retryable ? tr("Retryable: yes — resuming may succeed.")
+                                          : tr("Retryable: no.");
+        QString text = u"<b>%1</b> — %2<br>%3"_s.arg(code.toHtmlEscaped(), e.message.toHtmlEscaped(), retry);
+        if (!e.requestId.isEmpty())
+            text += u" "_s + tr("Request id: %1").arg(e.requestId.toHtmlEscaped());
+        m_errorText->setText(text);
+        const RunActionState actions = actionStateFor(*run, m_manager->isFollowing(m_runId));
+        m_errorResume->setVisible(actions.resume);
+        m_errorFrame->show();
+    } else {
+        m_errorFrame->hide();
+    }
+
+    if (run->status == RunStatus::InputRequired && run->input) {
+        m_input->showRequest(run->localId, *run->input, run->capabilities.testFlag(Capability::Respond));
+        m_input->show();
+    } else {
+        m_input->hide();
+    }
+
+    if (run->primaryText.isEmpty())
+        m_output->setPlaceholderText(run->isTerminal() ? tr("This run produced no output.")
+                                                       : tr("Waiting for output…"));
+    m_timeline->showRun(run);
+    const int timelineTab = m_tabs->indexOf(m_timeline);
+    m_tabs->setTabText(timelineTab, tr("&Timeline (%1)").arg(run->secondary.size()));
+}
+
+} // namespace Runwatch

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/runevent.h"
+
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+
+namespace Runwatch {
+
+class BadgeWidget;
+class InputPanel;
+class OutputView;
+class RawEventRecorder;
+class RawLogView;
+class RunManager;
+class TimelineView;
+
+// The right-hand side of the main window: what the selected run is doing. A header (badge,
+// title, ids), an error banner (code, message, retryable or not), the input panel when the run
+// waits for the operator, and tabs for the live output, the timeline of secondary items and
+// the raw event log. Output goes to the OutputView as it arrives (it batches per frame); the
+// rest is refreshed at most ten times a second.
+class DetailPane final : public QWidget
+{
+    Q_OBJECT
+public:
+    DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget *parent = nullptr);
+
+    // The selection: none shows a hint, several a summary, one the run.
+    void showRuns(const QStringList &ids);
+    QString runId() const { return m_runId; }
+
+    void setRawLogVisible(bool visible);
+    bool isRawLogVisible() const;
+    void showOutputTab();
+    void focusInput();
+
+    OutputView *outputView() const { return m_output; }
+    TimelineView *timelineView() const { return m_timeline; }
+    InputPanel *inputPanel() const { return m_input; }
+    QLabel *errorBanner() const { return m_errorText; }
+
+Q_SIGNALS:
+    void answered(const QString &runId, const Runwatch::InputAnswer &answer);
+    void resumeRequested(const QString &runId);
+
+private:
+    void onRunChanged(const QString &id, Runwatch::RunChanges changes);
+    void onRunRemoved(const QString &id);
+    void syncOutput(bool reset);
+    void refresh();
+    void refreshSummary();
+
+    QPointer<RunManager> m_manager;
+    QString m_runId;
+    QStringList m_ids;
+    qsizetype m_shownChars = 0;
+    int m_seenReconciliations = 0;
+    QTimer m_refresh;
+
+    QStackedWidget *m_pages = nullptr;
+    QLabel *m_summary = nullptr;
+    BadgeWidget *m_badge = nullptr;
+    QLabel *m_title = nullptr;
+    QLabel *m_meta = nullptr;
+    QWidget *m_errorFrame = nullptr;
+    QLabel *m_errorText = nullptr;
+    QPushButton *m_errorResume = nullptr;
+    InputPanel *m_input = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    OutputView *m_output = nullptr;
+    TimelineView *m_timeline = nullptr;
+    RawLogView *m_rawLog = nullptr;
+    QWidget *m_rawPage = nullptr;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "filterbar.h"
+
+#include "icons.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QTimer>
+#include <QToolButton>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+// The order of the chips on screen; "All" last, as the catch-all.
+constexpr std::array kChipOrder{StatusCategory::Active,    StatusCategory::NeedsInput,
+                                StatusCategory::Completed, StatusCategory::Failed,
+                                StatusCategory::Cancelled, StatusCategory::All};
+} // namespace
+
+FilterBar::FilterBar(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(u"filterBar"_s);
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(8, 6, 8, 6);
+    layout->setSpacing(6);
+    m_group = new QButtonGroup(this);
+    m_group->setExclusive(true);
+    // Chips: rounded, the checked one filled with the highlight colour.
+    setStyleSheet(u"QToolButton[chip=\"true\"] { border: 1px solid palette(mid); border-radius: 11px;"
+                  " padding: 2px 10px; }"
+                  "QToolButton[chip=\"true\"]:checked { background: palette(highlight);"
+                  " color: palette(highlighted-text); border-color: palette(highlight); }"
+                  "QToolButton[chip=\"true\"]:focus { border: 2px solid palette(highlight); }"_s);
+    int shortcut = 1;
+    for (StatusCategory c : kChipOrder) {
+        auto *chip = new QToolButton;
+        chip->setProperty("chip", true);
+        chip->setCheckable(true);
+        chip->setAutoRaise(false);
+        chip->setFocusPolicy(Qt::StrongFocus);
+        chip->setObjectName(u"chip_"_s + categoryName(c));
+        chip->setProperty("chipShortcut", QKeySequence(u"Alt+%1"_s.arg(shortcut++)));
+        m_group->addButton(chip, int(c));
+        m_chips.at(std::size_t(c)) = chip;
+        layout->addWidget(chip);
+    }
+    m_chips.at(std::size_t(StatusCategory::All))->setChecked(true);
+    connect(m_group, &QButtonGroup::idClicked, this, [this](int id) {
+        const auto c = StatusCategory(id);
+        if (c == m_category)
+            return;
+        m_category = c;
+        Q_EMIT categoryChanged(c);
+    });
+    layout->addSpacing(8);
+
+    m_search = new QLineEdit;
+    m_search->setObjectName(u"searchField"_s);
+    m_search->setPlaceholderText(tr("Search title, id or connection  (Ctrl+F)"));
+    m_search->setAccessibleName(tr("Search runs"));
+    m_search->setClearButtonEnabled(true);
+    m_search->addAction(Icons::themed(u"search"_s, palette()), QLineEdit::LeadingPosition);
+    m_search->setMinimumWidth(140);
+    layout->addWidget(m_search, 1);
+    // Typing is debounced so a 100k-row list is not re-filtered on every keystroke.
+    auto *debounce = new QTimer(this);
+    debounce->setSingleShot(true);
+    debounce->setInterval(150);
+    connect(m_search, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
+    connect(debounce, &QTimer::timeout, this, [this] { Q_EMIT textChanged(m_search->text()); });
+
+    m_connection = new QComboBox;
+    m_connection->setObjectName(u"connectionFilter"_s);
+    m_connection->setAccessibleName(tr("Connection filter"));
+    m_connection->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_connection->addItem(tr("All connections"), QString());
+    layout->addWidget(m_connection);
+    connect(m_connection, &QComboBox::currentIndexChanged, this,
+            [this] { Q_EMIT connectionChanged(connection()); });
+    updateChipTexts();
+}
+
+QString FilterBar::text() const
+{
+    return m_search->text();
+}
+
+QString FilterBar::connection() const
+{
+    return m_connection->currentData().toString();
+}
+
+void FilterBar::setCounts(const RunCounts &counts)
+{
+    if (counts == m_counts)
+        return;
+    m_counts = counts;
+    updateChipTexts();
+}
+
+void FilterBar::updateChipTexts()
+{
+    for (StatusCategory c : kChipOrder) {
+        QToolButton *chip = m_chips.at(std::size_t(c));
+        const int n = m_counts.value(c);
+        chip->setText(u"%1  %2"_s.arg(categoryLabel(c)).arg(n));
+        // setText() replaces the shortcut with the text's mnemonic: put Alt+N back.
+        const auto shortcut = chip->property("chipShortcut").value<QKeySequence>();
+        chip->setShortcut(shortcut);
+        chip->setAccessibleName(tr("Show %1 runs (%2)").arg(categoryLabel(c).toLower()).arg(n));
+        chip->setToolTip(tr("Show %1 runs (%2)").arg(categoryLabel(c).toLower(), shortcut.toString(QKeySequence::NativeText)));
+    }
+}
+
+void FilterBar::setConnections(const QStringList &names)
+{
+    const QString current = connection();
+    QSignalBlocker block(m_connection);
+    while (m_connection->count() > 1)
+        m_connection->removeItem(1);
+    for (const QString &name : names)
+        m_connection->addItem(name, name);
+    const int at = m_connection->findData(current);
+    m_connection->setCurrentIndex(at < 0 ? 0 : at);
+    if (at < 0 && !current.isEmpty())
+        Q_EMIT connectionChanged(QString());
+}
+
+void FilterBar::setCategory(StatusCategory category)
+{
+    m_chips.at(std::size_t(category))->setChecked(true);
+    if (category != m_category) {
+        m_category = category;
+        Q_EMIT categoryChanged(category);
+    }
+}
+
+void FilterBar::setText(const QString &text)
+{
+    m_search->setText(text);
+    Q_EMIT textChanged(text);
+}
+
+void FilterBar::setConnection(const QString &connection)
+{
+    int at = m_connection->findData(connection);
+    if (at < 0 && !connection.isEmpty()) {
+        // Remembered from last time; the connection may come back once the profiles load.
+        m_connection->addItem(connection, connection);
+        at = m_connection->count() - 1;
+    }
+    m_connection->setCurrentIndex(at < 0 ? 0 : at);
+}
+
+void FilterBar::focusSearch()
+{
+    m_search->setFocus(Qt::ShortcutFocusReason);
+    m_search->selectAll();
+}
+
+} // namespace Runwatch

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inputpanel.h"
+
+#include "icons.h"
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+enum Page { TextPage, ApprovalPage, OptionsPage, TimerPage };
+
+QString reasonHeading(InputReason reason)
+{
+    switch (reason) {
+    case InputReason::Question:
+        return InputPanel::tr("The run asks a question");
+    case InputReason::Approval:
+        return InputPanel::tr("The run asks for approval");
+    case InputReason::Options:
+        return InputPanel::tr("The run asks you to choose");
+    case InputReason::ToolOutput:
+        return InputPanel::tr("The run waits for a tool result");
+    case InputReason::Auth:
+        return InputPanel::tr("The run needs credentials");
+    case InputReason::Timer:
+        return InputPanel::tr("The run is waiting for a timer");
+    case InputReason::Webhook:
+        return InputPanel::tr("The run waits for a callback");
+    }
+    return {};
+}
+
+QString countdownText(qint64 secs)
+{
+    if (secs <= 0)
+        return InputPanel::tr("Deadline reached");
+    return InputPanel::tr("%1:%2 left")
+        .arg(secs / 60, 2, 10, QChar(u'0'))
+        .arg(secs % 60, 2, 10, QChar(u'0'));
+}
+} // namespace
+
+InputPanel::InputPanel(QWidget *parent)
+    : QFrame(parent)
+{
+    setObjectName(u"inputPanel"_s);
+    setFrameShape(QFrame::StyledPanel);
+    setAccessibleName(tr("Input required"));
+    // An amber edge ties the panel to the badge of the same colour.
+    setStyleSheet(u"#inputPanel { background: rgba(244, 165, 28, 0.08); border: 1px solid #e0a030;"
+                  " border-left: 4px solid #f4a51c; border-radius: 6px; }"_s);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(14, 10, 14, 12);
+    layout->setSpacing(8);
+
+    auto *top = new QHBoxLayout;
+    auto *icon = new QLabel;
+    icon->setPixmap(Icons::pixmap(u"status-input"_s, 20, QColor::fromString("#c07a00"_L1), devicePixelRatioF()));
+    top->addWidget(icon);
+    m_heading = new QLabel;
+    QFont hf = m_heading->font();
+    hf.setBold(true);
+    hf.setPointSizeF(hf.pointSizeF() * 1.08);
+    m_heading->setFont(hf);
+    top->addWidget(m_heading, 1);
+    m_countdown = new QLabel;
+    m_countdown->setObjectName(u"inputCountdown"_s);
+    m_countdown->setAccessibleName(tr("Time left"));
+    top->addWidget(m_countdown);
+    layout->addLayout(top);
+
+    m_prompt = new QLabel;
+    m_prompt->setWordWrap(true);
+    m_prompt->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_prompt->setAccessibleName(tr("Question"));
+    layout->addWidget(m_prompt);
+
+    m_pages = new QStackedWidget;
+    layout->addWidget(m_pages);
+
+    // Free text.
+    auto *textPage = new QWidget;
+    auto *tl = new QHBoxLayout(textPage);
+    tl->setContentsMargins(0, 0, 0, 0);
+    m_text = new QPlainTextEdit;
+    m_text->setObjectName(u"inputAnswer"_s);
+    m_text->setAccessibleName(tr("Answer"));
+    m_text->setPlaceholderText(tr("Type your answer… (Ctrl+Enter sends)"));
+    m_text->setTabChangesFocus(true);
+    m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 3 + 14);
+    tl->addWidget(m_text, 1);
+    m_send = new QPushButton(tr("&Send"));
+    m_send->setObjectName(u"inputSend"_s);
+    m_send->setAccessibleName(tr("Send answer"));
+    tl->addWidget(m_send, 0, Qt::AlignBottom);
+    m_pages->addWidget(textPage);
+    auto *sendShortcut = new QShortcut(QKeySequence(u"Ctrl+Return"_s), m_text);
+    sendShortcut->setContext(Qt::WidgetShortcut);
+    connect(sendShortcut, &QShortcut::activated, m_send, &QPushButton::click);
+    connect(m_send, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Text); });
+    connect(m_text, &QPlainTextEdit::textChanged, this, &InputPanel::updateEnabled);
+
+    // Approve / reject.
+    auto *approvalPage = new QWidget;
+    auto *al = new QHBoxLayout(approvalPage);
+    al->setContentsMargins(0, 0, 0, 0);
+    m_comment = new QLineEdit;
+    m_comment->setObjectName(u"inputComment"_s);
+    m_comment->setAccessibleName(tr("Comment"));
+    m_comment->setPlaceholderText(tr("Comment (optional)"));
+    al->addWidget(m_comment, 1);
+    m_approve = new QPushButton(tr("&Approve"));
+    m_approve->setObjectName(u"inputApprove"_s);
+    m_approve->setAccessibleName(tr("Approve"));
+    m_reject = new QPushButton(tr("Re&ject"));
+    m_reject->setObjectName(u"inputReject"_s);
+    m_reject->setAccessibleName(tr("Reject"));
+    al->addWidget(m_approve);
+    al->addWidget(m_reject);
+    m_pages->addWidget(approvalPage);
+    connect(m_approve, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Approve); });
+    connect(m_reject, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Reject); });
+
+    // One of several options.
+    auto *optionsPage = new QWidget;
+    auto *ol = new QHBoxLayout(optionsPage);
+    ol->setContentsMargins(0, 0, 0, 0);
+    m_options = new QListWidget;
+    m_options->setObjectName(u"inputOptions"_s);
+    m_options->setAccessibleName(tr("Options"));
+    m_options->setMaximumHeight(m_options->fontMetrics().lineSpacing() * 5 + 12);
+    ol->addWidget(m_options, 1);
+    m_choose = new QPushButton(tr("&Choose"));
+    m_choose->setObjectName(u"inputChoose"_s);
+    m_choose->setAccessibleName(tr("Choose the selected option"));
+    ol->addWidget(m_choose, 0, Qt::AlignBottom);
+    m_pages->addWidget(optionsPage);
+    connect(m_choose, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Choice); });
+    connect(m_options, &QListWidget::currentRowChanged, this, &InputPanel::updateEnabled);
+    connect(m_options, &QListWidget::itemActivated, m_choose, &QPushButton::click);
+
+    // A timer: nothing to answer, but the operator may skip the wait.
+    auto *timerPage = new QWidget;
+    auto *tml = new QHBoxLayout(timerPage);
+    tml->setContentsMargins(0, 0, 0, 0);
+    tml->addStretch(1);
+    m_continue = new QPushButton(tr("Continue &now"));
+    m_continue->setObjectName(u"inputContinue"_s);
+    m_continue->setAccessibleName(tr("Continue now"));
+    tml->addWidget(m_continue);
+    m_pages->addWidget(timerPage);
+    connect(m_continue, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Approve); });
+
+    m_note = new QLabel;
+    m_note->setWordWrap(true);
+    m_note->setObjectName(u"inputNote"_s);
+    m_note->hide();
+    layout->addWidget(m_note);
+
+    m_tick.setInterval(1000);
+    connect(&m_tick, &QTimer::timeout, this, &InputPanel::updateCountdown);
+}
+
+void InputPanel::showRequest(const QString &runId, const InputRequest &request, bool canRespond)
+{
+    const bool same = runId == m_runId && request == m_request;
+    m_runId = runId;
+    m_request = request;
+    m_canRespond = canRespond;
+    if (!same) {
+        m_busy = false;
+        m_text->clear();
+        m_comment->clear();
+        m_note->hide();
+        m_heading->setText(reasonHeading(request.reason));
+        m_prompt->setText(request.prompt.isEmpty() ? tr("(no question text)") : request.prompt);
+        m_options->clear();
+        m_options->addItems(request.options);
+        switch (request.reason) {
+        case InputReason::Approval:
+            m_pages->setCurrentIndex(ApprovalPage);
+            break;
+        case InputReason::Options:
+            m_pages->setCurrentIndex(request.options.isEmpty() ? TextPage : OptionsPage);
+            break;
+        case InputReason::Timer:
+            m_pages->setCurrentIndex(TimerPage);
+            break;
+        default:
+            m_pages->setCurrentIndex(TextPage);
+            break;
+        }
+    }
+    if (!canRespond) {
+        m_note->setText(tr("This connection cannot send answers; respond where the run was started."));
+        m_note->show();
+    }
+    // A stacked widget is as tall as its tallest page unless the others ignore their size.
+    for (int i = 0; i < m_pages->count(); ++i) {
+        m_pages->widget(i)->setSizePolicy(QSizePolicy::Preferred,
+                                          i == m_pages->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+    }
+    m_pages->adjustSize();
+    updateCountdown();
+    updateEnabled();
+}
+
+void InputPanel::setBusy(bool busy)
+{
+    m_busy = busy;
+    updateEnabled();
+}
+
+void InputPanel::setError(const QString &message)
+{
+    m_busy = false;
+    m_note->setText(message);
+    m_note->setVisible(!message.isEmpty());
+    updateEnabled();
+}
+
+void InputPanel::focusAnswer()
+{
+    switch (m_pages->currentIndex()) {
+    case ApprovalPage:
+        m_comment->setFocus(Qt::ShortcutFocusReason);
+        break;
+    case OptionsPage:
+        m_options->setFocus(Qt::ShortcutFocusReason);
+        if (m_options->currentRow() < 0 && m_options->count() > 0)
+            m_options->setCurrentRow(0);
+        break;
+    case TimerPage:
+        m_continue->setFocus(Qt::ShortcutFocusReason);
+        break;
+    default:
+        m_text->setFocus(Qt::ShortcutFocusReason);
+        break;
+    }
+}
+
+void InputPanel::updateEnabled()
+{
+    const bool on = m_canRespond && !m_busy;
+    m_text->setEnabled(on);
+    m_send->setEnabled(on && !m_text->toPlainText().trimmed().isEmpty());
+    m_comment->setEnabled(on);
+    m_approve->setEnabled(on);
+    m_reject->setEnabled(on);
+    m_options->setEnabled(on);
+    m_choose->setEnabled(on && m_options->currentRow() >= 0);
+    m_continue->setEnabled(on);
+}
+
+void InputPanel::updateCountdown()
+{
+    if (!m_request.deadline.isValid()) {
+        m_countdown->clear();
+        m_tick.stop();
+        return;
+    }
+    const qint64 secs = QDateTime::currentDateTimeUtc().secsTo(m_request.deadline);
+    m_countdown->setText(countdownText(secs));
+    if (secs > 0 && isVisible())
+        m_tick.start();
+    else
+        m_tick.stop();
+}
+
+void InputPanel::showEvent(QShowEvent *event)
+{
+    QFrame::showEvent(event);
+    updateCountdown();
+}
+
+void InputPanel::hideEvent(QHideEvent *event)
+{
+    QFrame::hideEvent(event);
+    m_tick.stop();
+}
+
+void InputPanel::send(InputAnswer::Kind kind)
+{
+    if (!m_canRespond || m_busy || m_runId.isEmpty())
+        return;
+    InputAnswer answer;
+    answer.kind = kind;
+    switch (kind) {
+    case InputAnswer::Kind::Text:
+        answer.text = m_text->toPlainText().trimmed();
+        if (answer.text.isEmpty())
+            return;
+        break;
+    case InputAnswer::Kind::Approve:
+    case InputAnswer::Kind::Reject:
+        answer.comment = m_comment->text().trimmed();
+        break;
+    case InputAnswer::Kind::Choice:
+        if (!m_options->currentItem())
+            return;
+        answer.choice = m_options->currentItem()->text();
+        break;
+    }
+    m_note->hide();
+    setBusy(true);
+    Q_EMIT answered(m_runId, answer);
+}
+
+} // namespace Runwatch

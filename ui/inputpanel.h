@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/run.h"
+
+#include <QFrame>
+#include <QTimer>
+
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QStackedWidget;
+
+namespace Runwatch {
+
+// The "needs input" panel of the detail pane: the run's question and the matching controls —
+// free text, approve / reject with a comment, a choice among options, or a countdown for a
+// timer (with "continue now"). Emits answered(); the window sends it through the RunManager.
+class InputPanel final : public QFrame
+{
+    Q_OBJECT
+public:
+    explicit InputPanel(QWidget *parent = nullptr);
+
+    // Shows the request of run `runId`; `canRespond` false shows it read-only with the reason.
+    void showRequest(const QString &runId, const InputRequest &request, bool canRespond);
+    QString runId() const { return m_runId; }
+    // While an answer is on its way the controls are disabled.
+    void setBusy(bool busy);
+    bool isBusy() const { return m_busy; }
+    // Puts the keyboard focus on the first control (the Respond action).
+    void focusAnswer();
+    void setError(const QString &message);
+
+Q_SIGNALS:
+    void answered(const QString &runId, const Runwatch::InputAnswer &answer);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    void send(InputAnswer::Kind kind);
+    void updateCountdown();
+    void updateEnabled();
+
+    QString m_runId;
+    InputRequest m_request;
+    bool m_canRespond = false;
+    bool m_busy = false;
+    QLabel *m_heading = nullptr;
+    QLabel *m_prompt = nullptr;
+    QLabel *m_countdown = nullptr;
+    QLabel *m_note = nullptr;
+    QStackedWidget *m_pages = nullptr;
+    QPlainTextEdit *m_text = nullptr;
+    QPushButton *m_send = nullptr;
+    QLineEdit *m_comment = nullptr;
+    QPushButton *m_approve = nullptr;
+    QPushButton *m_reject = nullptr;
+    QListWidget *m_options = nullptr;
+    QPushButton *m_choose = nullptr;
+    QPushButton *m_continue = nullptr;
+    QTimer m_tick;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+
+#include "actioncontroller.h"
+#include "connectionregistry.h"
+#include "connectionsdialog.h"
+#include "detailpane.h"
+#include "filterbar.h"
+#include "icons.h"
+#include "models/runfilterproxy.h"
+#include "models/runlistmodel.h"
+#include "newrundialog.h"
+#include "notifier.h"
+#include "rawlogview.h"
+#include "runtableview.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+MainWindow::MainWindow(RunManager *manager, QWidget *parent)
+    : QMainWindow(parent)
+    , m_manager(manager)
+{
+    setObjectName(u"mainWindow"_s);
+    setWindowTitle(u"Runwatch"_s);
+    setWindowIcon(Icons::appIcon());
+    setAccessibleName(u"Runwatch"_s);
+
+    m_model = new RunListModel(manager, this);
+    m_proxy = new RunFilterProxy(this);
+    m_proxy->setSourceModel(m_model);
+    m_recorder = new RawEventRecorder(manager, this);
+
+    m_splitter = new QSplitter(Qt::Horizontal);
+    m_splitter->setObjectName(u"mainSplitter"_s);
+    m_splitter->setChildrenCollapsible(false);
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->setSpacing(0);
+    m_filterBar = new FilterBar;
+    leftLayout->addWidget(m_filterBar);
+    m_table = new RunTableView;
+    m_table->setModel(m_proxy);
+    m_table->sortByColumn(StartedColumn, Qt::DescendingOrder);
+    leftLayout->addWidget(m_table, 1);
+    m_splitter->addWidget(left);
+    m_detail = new DetailPane(manager, m_recorder);
+    m_detail->setObjectName(u"detailPane"_s);
+    m_detail->setMinimumWidth(360);
+    m_splitter->addWidget(m_detail);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
+    setCentralWidget(m_splitter);
+
+    QHeaderView *header = m_table->horizontalHeader();
+    header->resizeSection(StatusColumn, 128);
+    header->resizeSection(TitleColumn, 300);
+    header->resizeSection(ConnectionColumn, 100);
+    header->resizeSection(BackendColumn, 84);
+    header->resizeSection(ModelColumn, 116);
+    header->resizeSection(StartedColumn, 72);
+    header->resizeSection(DurationColumn, 70);
+    header->resizeSection(LastActivityColumn, 84);
+    // The title takes what the other columns leave, so the table always fills its width.
+    header->setSectionResizeMode(TitleColumn, QHeaderView::Stretch);
+    // Column chooser on the header's context menu.
+    for (int c = 0; c < RunColumnCount; ++c) {
+        auto *toggle = new QAction(runColumnTitle(c), header);
+        toggle->setCheckable(true);
+        toggle->setChecked(true);
+        toggle->setEnabled(c != StatusColumn && c != TitleColumn);
+        connect(toggle, &QAction::toggled, this, [this, c](bool on) { m_table->setColumnHidden(c, !on); });
+        header->addAction(toggle);
+    }
+
+    m_actions = new ActionController(manager, m_table, m_detail, this);
+    connect(m_actions, &ActionController::newRunRequested, this, &MainWindow::openNewRunDialog);
+    connect(m_actions, &ActionController::message, this,
+            [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
+    m_table->addActions(m_actions->runActions());
+
+    m_toolBar = addToolBar(tr("Actions"));
+    m_toolBar->setObjectName(u"actionsToolBar"_s);
+    m_toolBar->setMovable(false);
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_toolBar->setIconSize(QSize(18, 18));
+    m_toolBar->addAction(m_actions->newRunAction());
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_actions->cancelAction());
+    m_toolBar->addAction(m_actions->deleteAction());
+    m_toolBar->addAction(m_actions->resumeAction());
+    m_toolBar->addAction(m_actions->respondAction());
+    m_toolBar->addAction(m_actions->copyAction());
+    auto *spacer = new QWidget;
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    m_toolBar->addWidget(spacer);
+    buildMenus();
+    m_toolBar->addAction(m_connectionsAction);
+    // Toolbar buttons carry the actions' names for screen readers.
+    for (QAction *a : m_toolBar->actions()) {
+        if (QWidget *w = m_toolBar->widgetForAction(a))
+            w->setAccessibleName(a->text().remove(u'&').remove(u"…"_s));
+    }
+
+    m_modeLabel = new QLabel;
+    m_modeLabel->setObjectName(u"modeLabel"_s);
+    statusBar()->addPermanentWidget(m_modeLabel);
+    m_modeLabel->hide();
+
+    connect(m_filterBar, &FilterBar::categoryChanged, m_proxy, &RunFilterProxy::setCategory);
+    connect(m_filterBar, &FilterBar::textChanged, m_proxy, &RunFilterProxy::setText);
+    connect(m_filterBar, &FilterBar::connectionChanged, m_proxy, &RunFilterProxy::setConnection);
+    connect(m_proxy, &RunFilterProxy::filterChanged, this, &MainWindow::updateEmptyState);
+    connect(m_model, &RunListModel::countsChanged, this, [this] {
+        m_filterBar->setCounts(m_model->counts());
+        updateEmptyState();
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onSelectionChanged);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &MainWindow::onSelectionChanged);
+    m_filterBar->setCounts(m_model->counts());
+    refreshConnections();
+    updateEmptyState();
+    restoreState();
+    m_table->setFocus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_actions->newRunAction());
+    m_connectionsAction = new QAction(Icons::themed(u"connections"_s, palette()), tr("&Connections…"), this);
+    m_connectionsAction->setObjectName(u"actionConnections"_s);
+    m_connectionsAction->setIconText(tr("Connections"));
+    m_connectionsAction->setShortcut(QKeySequence(u"Ctrl+Shift+O"_s));
+    m_connectionsAction->setToolTip(tr("Add, edit and test connections (Ctrl+Shift+O)"));
+    connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::openConnectionsDialog);
+    file->addAction(m_connectionsAction);
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    quit->setObjectName(u"actionQuit"_s);
+
+    QMenu *run = menuBar()->addMenu(tr("&Run"));
+    for (QAction *a : m_actions->runActions())
+        run->addAction(a);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *search = view->addAction(tr("&Search Runs"), QKeySequence::Find, this, [this] { m_filterBar->focusSearch(); });
+    search->setObjectName(u"actionSearch"_s);
+    view->addAction(tr("Run &List"), QKeySequence(u"Ctrl+L"_s), this, [this] { m_table->setFocus(Qt::ShortcutFocusReason); });
+    view->addAction(tr("&Output"), QKeySequence(u"Ctrl+O"_s), this, [this] {
+        m_detail->showOutputTab();
+        m_detail->setFocus(Qt::ShortcutFocusReason);
+    });
+    view->addSeparator();
+    m_rawLogAction = view->addAction(Icons::themed(u"raw-log"_s, palette()), tr("&Raw Event Log"));
+    m_rawLogAction->setObjectName(u"actionRawLog"_s);
+    m_rawLogAction->setCheckable(true);
+    m_rawLogAction->setShortcut(QKeySequence(u"Ctrl+Shift+E"_s));
+    m_rawLogAction->setStatusTip(tr("Record and show the typed events of each run (for debugging)"));
+    connect(m_rawLogAction, &QAction::toggled, this, &MainWindow::setRawLogVisible);
+
+    QMenu *settings = menuBar()->addMenu(tr("&Settings"));
+    m_notifyAction = settings->addAction(Icons::themed(u"notifications"_s, palette()), tr("Desktop &Notifications"));
+    m_notifyAction->setObjectName(u"actionNotifications"_s);
+    m_notifyAction->setCheckable(true);
+    m_notifyAction->setChecked(true);
+    m_notifyAction->setStatusTip(tr("Notify when a run completes, fails or needs input"));
+    connect(m_notifyAction, &QAction::toggled, this, [this](bool on) {
+        if (m_notifier)
+            m_notifier->setEnabled(on);
+    });
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Runwatch"), this, [this] {
+        QMessageBox::about(this, tr("About Runwatch"),
+                           tr("<h3>Runwatch %1</h3><p>A desktop cockpit for long-running AI background "
+                              "runs.</p><p>Licensed under the GNU GPL version 3 or later.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::setConnectionRegistry(ConnectionRegistry *registry)
+{
+    m_registry = registry;
+    if (registry)
+        connect(registry, &ConnectionRegistry::changed, this, &MainWindow::refreshConnections);
+    refreshConnections();
+}
+
+void MainWindow::setNotifier(Notifier *notifier)
+{
+    m_notifier = notifier;
+    if (!notifier)
+        return;
+    notifier->setEnabled(m_notifyAction->isChecked());
+    connect(notifier, &Notifier::runActivated, this, &MainWindow::activateRun);
+}
+
+void MainWindow::setModeNote(const QString &note)
+{
+    m_modeLabel->setText(note);
+    m_modeLabel->setVisible(!note.isEmpty());
+}
+
+void MainWindow::refreshConnections()
+{
+    QStringList names = m_manager ? m_manager->connectionNames() : QStringList();
+    names.sort(Qt::CaseInsensitive);
+    m_filterBar->setConnections(names);
+    m_connectionsAction->setEnabled(m_registry != nullptr);
+    m_actions->updateActions();
+    updateEmptyState();
+}
+
+void MainWindow::updateEmptyState()
+{
+    if (m_model->rowCount() == 0) {
+        if (m_manager && m_manager->connectionNames().isEmpty())
+            m_table->setEmptyText(tr("No connections yet"),
+                                  tr("Add one with File ▸ Connections… (Ctrl+Shift+O),\n"
+                                     "or start Runwatch with --demo to try it out."));
+        else
+            m_table->setEmptyText(tr("No runs yet"), tr("Start one with New Run (Ctrl+N)."));
+    } else {
+        m_table->setEmptyText(tr("No runs match"),
+                              tr("Clear the search, or pick another status or connection."));
+    }
+}
+
+void MainWindow::onSelectionChanged()
+{
+    m_detail->showRuns(m_table->selectedRunIds());
+    m_actions->updateActions();
+}
+
+void MainWindow::setRawLogVisible(bool visible)
+{
+    m_recorder->setEnabled(visible);
+    m_detail->setRawLogVisible(visible);
+}
+
+bool MainWindow::activateRun(const QString &id)
+{
+    if (!m_manager || !m_manager->run(id))
+        return false;
+    if (!m_table->selectRun(id)) {
+        m_filterBar->setCategory(StatusCategory::All);
+        m_filterBar->setText({});
+        m_filterBar->setConnection({});
+        if (!m_table->selectRun(id))
+            return false;
+    }
+    show();
+    raise();
+    activateWindow();
+    m_table->setFocus();
+    return true;
+}
+
+void MainWindow::openNewRunDialog()
+{
+    if (!m_manager)
+        return;
+    auto *dialog = new NewRunDialog(m_manager, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!m_filterBar->connection().isEmpty())
+        dialog->setConnection(m_filterBar->connection());
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const QString id = m_manager->startRun(dialog->connection(), dialog->request());
+        activateRun(id);
+        m_detail->showOutputTab();
+        Q_EMIT runStarted(id);
+    });
+    dialog->open();
+}
+
+void MainWindow::openConnectionsDialog()
+{
+    if (!m_registry)
+        return;
+    auto *dialog = new ConnectionsDialog(m_registry, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+void MainWindow::saveState() const
+{
+    QSettings s;
+    s.setValue(u"window/geometry"_s, saveGeometry());
+    s.setValue(u"window/state"_s, QMainWindow::saveState());
+    s.setValue(u"window/splitter"_s, m_splitter->saveState());
+    s.setValue(u"runTable/header"_s, m_table->horizontalHeader()->saveState());
+    s.setValue(u"filter/category"_s, categoryName(m_filterBar->category()));
+    s.setValue(u"filter/text"_s, m_filterBar->text());
+    s.setValue(u"filter/connection"_s, m_filterBar->connection());
+    s.setValue(u"view/rawLog"_s, m_rawLogAction->isChecked());
+    s.setValue(u"notifications/enabled"_s, m_notifyAction->isChecked());
+}
+
+void MainWindow::restoreState()
+{
+    QSettings s;
+    if (!restoreGeometry(s.value(u"window/geometry"_s).toByteArray()))
+        resize(1440, 860);
+    QMainWindow::restoreState(s.value(u"window/state"_s).toByteArray());
+    const QByteArray splitter = s.value(u"window/splitter"_s).toByteArray();
+    if (splitter.isEmpty() || !m_splitter->restoreState(splitter))
+        m_splitter->setSizes({900, 540});
+    QHeaderView *header = m_table->horizontalHeader();
+    header->restoreState(s.value(u"runTable/header"_s).toByteArray());
+    for (QAction *toggle : header->actions()) {
+        const int c = int(header->actions().indexOf(toggle));
+        toggle->setChecked(!m_table->isColumnHidden(c));
+    }
+    m_filterBar->setCategory(categoryFromName(s.value(u"filter/category"_s).toString()));
+    const QString text = s.value(u"filter/text"_s).toString();
+    if (!text.isEmpty())
+        m_filterBar->setText(text);
+    m_filterBar->setConnection(s.value(u"filter/connection"_s).toString());
+    m_rawLogAction->setChecked(s.value(u"view/rawLog"_s, false).toBool());
+    m_notifyAction->setChecked(s.value(u"notifications/enabled"_s, true).toBool());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveState();
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace Runwatch

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+
+class QLabel;
+class QSplitter;
+class QToolBar;
+
+namespace Runwatch {
+
+class ActionController;
+class ConnectionRegistry;
+class DetailPane;
+class FilterBar;
+class Notifier;
+class RawEventRecorder;
+class RunFilterProxy;
+class RunListModel;
+class RunManager;
+class RunTableView;
+
+// The cockpit: filter bar and run table on the left, the selected run's detail pane on the
+// right, the operator's actions in the toolbar, menus and the table's context menu. Window
+// geometry, column layout, splitter and filters are remembered in QSettings.
+class MainWindow final : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(RunManager *manager, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    void setConnectionRegistry(ConnectionRegistry *registry);
+    void setNotifier(Notifier *notifier);
+    // Shown permanently in the status bar (e.g. "Demo mode: runs are not saved").
+    void setModeNote(const QString &note);
+
+    // Selects a run, widening the filter if it hides the run; raises the window.
+    bool activateRun(const QString &id);
+    void openNewRunDialog();
+    void openConnectionsDialog();
+
+    RunListModel *runModel() const { return m_model; }
+    RunFilterProxy *proxy() const { return m_proxy; }
+    RunTableView *table() const { return m_table; }
+    FilterBar *filterBar() const { return m_filterBar; }
+    DetailPane *detailPane() const { return m_detail; }
+    ActionController *actions() const { return m_actions; }
+    QToolBar *toolBar() const { return m_toolBar; }
+    RawEventRecorder *recorder() const { return m_recorder; }
+
+    void saveState() const;
+    void restoreState();
+
+Q_SIGNALS:
+    // A run was started from the New Run dialog.
+    void runStarted(const QString &id);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildMenus();
+    void onSelectionChanged();
+    void updateEmptyState();
+    void setRawLogVisible(bool visible);
+    void refreshConnections();
+
+    QPointer<RunManager> m_manager;
+    QPointer<ConnectionRegistry> m_registry;
+    QPointer<Notifier> m_notifier;
+    RunListModel *m_model = nullptr;
+    RunFilterProxy *m_proxy = nullptr;
+    RawEventRecorder *m_recorder = nullptr;
+    RunTableView *m_table = nullptr;
+    FilterBar *m_filterBar = nullptr;
+    DetailPane *m_detail = nullptr;
+    ActionController *m_actions = nullptr;
+    QSplitter *m_splitter = nullptr;
+    QToolBar *m_toolBar = nullptr;
+    QAction *m_rawLogAction = nullptr;
+    QAction *m_notifyAction = nullptr;
+    QAction *m_connectionsAction = nullptr;
+    QLabel *m_modeLabel = nullptr;
+};
+
+} // namespace Runwatch

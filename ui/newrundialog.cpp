@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "newrundialog.h"
+
+#include "engine/runmanager.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
+    : QDialog(parent)
+    , m_manager(manager)
+{
+    setObjectName(u"newRunDialog"_s);
+    setWindowTitle(tr("New Run"));
+    setAccessibleName(tr("New run"));
+    auto *layout = new QVBoxLayout(this);
+    auto *form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_connection = new QComboBox;
+    m_connection->setObjectName(u"newRunConnection"_s);
+    m_connection->setAccessibleName(tr("Connection"));
+    QStringList names = manager ? manager->connectionNames() : QStringList();
+    names.sort(Qt::CaseInsensitive);
+    m_connection->addItems(names);
+    form->addRow(tr("&Connection:"), m_connection);
+
+    m_model = new QComboBox;
+    m_model->setObjectName(u"newRunModel"_s);
+    m_model->setAccessibleName(tr("Model"));
+    m_model->setEditable(true);
+    m_model->setInsertPolicy(QComboBox::NoInsert);
+    form->addRow(tr("&Model:"), m_model);
+
+    m_prompt = new QPlainTextEdit;
+    m_prompt->setObjectName(u"newRunPrompt"_s);
+    m_prompt->setAccessibleName(tr("Prompt"));
+    m_prompt->setTabChangesFocus(true);
+    m_prompt->setPlaceholderText(tr("What should the run do?"));
+    m_prompt->setMinimumSize(460, 140);
+    form->addRow(tr("&Prompt:"), m_prompt);
+
+    m_stream = new QCheckBox(tr("&Stream output while the run works"));
+    m_stream->setObjectName(u"newRunStream"_s);
+    m_stream->setAccessibleName(tr("Stream output"));
+    m_stream->setChecked(true);
+    m_stream->setToolTip(tr("Off: the run is started and then polled; output appears when it is ready."));
+    form->addRow(QString(), m_stream);
+    layout->addLayout(form);
+
+    m_hint = new QLabel;
+    m_hint->setWordWrap(true);
+    QPalette hp = m_hint->palette();
+    hp.setColor(QPalette::WindowText, hp.color(QPalette::PlaceholderText));
+    m_hint->setPalette(hp);
+    layout->addWidget(m_hint);
+
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
+    m_buttons->button(QDialogButtonBox::Ok)->setObjectName(u"newRunStart"_s);
+    layout->addWidget(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_connection, &QComboBox::currentIndexChanged, this, &NewRunDialog::onConnectionChanged);
+    connect(m_prompt, &QPlainTextEdit::textChanged, this, &NewRunDialog::validate);
+    onConnectionChanged();
+    m_prompt->setFocus();
+}
+
+void NewRunDialog::setConnection(const QString &name)
+{
+    const int at = m_connection->findText(name);
+    if (at >= 0)
+        m_connection->setCurrentIndex(at);
+}
+
+QString NewRunDialog::connection() const
+{
+    return m_connection->currentText();
+}
+
+StartRequest NewRunDialog::request() const
+{
+    StartRequest r;
+    r.model = m_model->currentText().trimmed();
+    r.prompt = m_prompt->toPlainText().trimmed();
+    r.stream = m_stream->isChecked();
+    return r;
+}
+
+void NewRunDialog::onConnectionChanged()
+{
+    const auto conn = m_manager ? m_manager->connection(connection()) : std::nullopt;
+    const QString typed = m_model->currentText();
+    m_model->clear();
+    if (conn && !conn->defaultModel.isEmpty())
+        m_model->addItem(conn->defaultModel);
+    if (!typed.isEmpty() && m_model->findText(typed) < 0 && (!conn || typed != conn->defaultModel))
+        m_model->setEditText(typed);
+    RunBackend *backend = m_manager ? m_manager->backend(connection()) : nullptr;
+    const bool canStream = backend && backend->capabilities().testFlag(Capability::Stream);
+    m_stream->setEnabled(canStream);
+    if (!canStream)
+        m_stream->setChecked(false);
+    if (!conn)
+        m_hint->setText(tr("No connection yet: add one with Connections… first."));
+    else
+        m_hint->setText(tr("%1 · %2").arg(conn->backend, conn->baseUrl.toDisplayString()));
+    validate();
+}
+
+void NewRunDialog::validate()
+{
+    const bool ok = m_connection->count() > 0 && !m_prompt->toPlainText().trimmed().isEmpty();
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(ok);
+}
+
+} // namespace Runwatch

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "backend/runbackend.h"
+
+#include <QDialog>
+
+class QCheckBox;
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QPlainTextEdit;
+
+namespace Runwatch {
+
+class RunManager;
+
+// Connection, model, prompt and streaming on/off for a new run.
+class NewRunDialog final : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit NewRunDialog(RunManager *manager, QWidget *parent = nullptr);
+
+    void setConnection(const QString &name);
+    QString connection() const;
+    StartRequest request() const;
+
+    QComboBox *connectionBox() const { return m_connection; }
+    QComboBox *modelBox() const { return m_model; }
+    QPlainTextEdit *promptEdit() const { return m_prompt; }
+    QCheckBox *streamBox() const { return m_stream; }
+
+private:
+    void onConnectionChanged();
+    void validate();
+
+    RunManager *m_manager;
+    QComboBox *m_connection = nullptr;
+    QComboBox *m_model = nullptr;
+    QPlainTextEdit *m_prompt = nullptr;
+    QCheckBox *m_stream = nullptr;
+    QLabel *m_hint = nullptr;
+    QDialogButtonBox *m_buttons = nullptr;
+};
+
+} // namespace Runwatch

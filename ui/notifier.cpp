@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "notifier.h"
+
+#include "engine/runmanager.h"
+
+#include <QDBusConnection>
+#include <QDBusMessage>
+#include <QDBusPendingCallWatcher>
+#include <QDBusPendingReply>
+#include <QGuiApplication>
+#include <QSystemTrayIcon>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+const QString kService = u"org.freedesktop.Notifications"_s;
+const QString kPath = u"/org/freedesktop/Notifications"_s;
+const QString kInterface = u"org.freedesktop.Notifications"_s;
+const QString kAppId = u"io.github.runwatch.Runwatch"_s;
+constexpr int kBodyChars = 120;
+} // namespace
+
+Notifier::Notifier(RunManager *manager, QObject *parent)
+    : QObject(parent)
+    , m_manager(manager)
+{
+    QDBusConnection bus = QDBusConnection::sessionBus();
+    if (bus.isConnected()) {
+        m_channel = Channel::DBus;
+        bus.connect(kService, kPath, kInterface, u"ActionInvoked"_s, this, SLOT(onActionInvoked(uint,QString)));
+        bus.connect(kService, kPath, kInterface, u"NotificationClosed"_s, this,
+                    SLOT(onNotificationClosed(uint,uint)));
+    }
+    if (!manager)
+        return;
+    for (const QString &id : manager->runIds())
+        onRunAdded(id);
+    connect(manager, &RunManager::runAdded, this, &Notifier::onRunAdded);
+    connect(manager, &RunManager::runChanged, this, &Notifier::onRunChanged);
+    connect(manager, &RunManager::runRemoved, this, [this](const QString &id) { m_seen.remove(id); });
+}
+
+void Notifier::setTrayIcon(QSystemTrayIcon *tray)
+{
+    if (m_tray)
+        disconnect(m_tray, nullptr, this, nullptr);
+    m_tray = tray;
+    if (tray) {
+        connect(tray, &QSystemTrayIcon::messageClicked, this, [this] {
+            if (!m_lastTrayRun.isEmpty())
+                Q_EMIT runActivated(m_lastTrayRun);
+        });
+    }
+    if (m_channel == Channel::None && tray)
+        m_channel = Channel::Tray;
+}
+
+void Notifier::onRunAdded(const QString &id)
+{
+    if (const Run *run = m_manager ? m_manager->run(id) : nullptr)
+        m_seen.insert(id, run->status);
+}
+
+void Notifier::onRunChanged(const QString &id, RunChanges changes)
+{
+    if (!changes.testFlag(RunChange::Status) || !m_manager)
+        return;
+    const Run *run = m_manager->run(id);
+    if (!run)
+        return;
+    const auto it = m_seen.find(id);
+    const RunStatus before = it == m_seen.end() ? RunStatus::Unknown : *it;
+    m_seen.insert(id, run->status);
+    if (before == run->status || !m_enabled)
+        return;
+    const QString title = run->title.isEmpty() ? tr("Run %1").arg(run->localId) : run->title;
+    const QString body = title.size() > kBodyChars ? title.left(kBodyChars - 1) + u"…"_s : title;
+    if (run->status == RunStatus::Completed) {
+        notify(id, tr("Run completed"), body, false);
+    } else if (isFailureLike(run->status)) {
+        notify(id, tr("Run %1").arg(statusLabel(run->status).toLower()), body, true);
+    } else if (run->status == RunStatus::InputRequired) {
+        // Name only what is asked, not its content: the text may be confidential.
+        QString what = tr("needs input");
+        if (run->input && run->input->reason == InputReason::Approval)
+            what = tr("needs approval");
+        notify(id, tr("Run %1").arg(what), body, true);
+    }
+}
+
+void Notifier::notify(const QString &runId, const QString &summary, const QString &body, bool urgent)
+{
+    if (m_channel != Channel::DBus) {
+        showInTray(runId, summary, body, urgent);
+        return;
+    }
+    QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kInterface, u"Notify"_s);
+    QVariantMap hints;
+    hints.insert(u"desktop-entry"_s, kAppId);
+    hints.insert(u"urgency"_s, QVariant::fromValue(uchar(urgent ? 2 : 1)));
+    hints.insert(u"category"_s, urgent ? u"transfer.error"_s : u"transfer.complete"_s);
+    call << QGuiApplication::applicationDisplayName() << uint(0) << kAppId << summary << body
+         << QStringList{u"default"_s, tr("Show run")} << hints << int(-1);
+    auto *watcher = new QDBusPendingCallWatcher(QDBusConnection::sessionBus().asyncCall(call), this);
+    connect(watcher, &QDBusPendingCallWatcher::finished, this,
+            [this, runId, summary, body, urgent](QDBusPendingCallWatcher *w) {
+                w->deleteLater();
+                const QDBusPendingReply<uint> reply = *w;
+                if (reply.isError()) {
+                    // No notification service on this bus: use the tray from now on.
+                    if (m_channel == Channel::DBus)
+                        qInfo("runwatch: desktop notifications over D-Bus failed (%s); %s",
+                              qPrintable(reply.error().message()),
+                              m_tray ? "using the tray icon" : "no tray icon either");
+                    m_channel = m_tray ? Channel::Tray : Channel::None;
+                    showInTray(runId, summary, body, urgent);
+                    return;
+                }
+                m_byNotification.insert(reply.value(), runId);
+                Q_EMIT notified(runId, summary, Channel::DBus);
+            });
+}
+
+void Notifier::showInTray(const QString &runId, const QString &summary, const QString &body, bool urgent)
+{
+    if (!m_tray || !QSystemTrayIcon::isSystemTrayAvailable()) {
+        Q_EMIT notified(runId, summary, Channel::None);
+        return;
+    }
+    m_lastTrayRun = runId;
+    m_tray->showMessage(summary, body, urgent ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, 8000);
+    Q_EMIT notified(runId, summary, Channel::Tray);
+}
+
+uint Notifier::notificationId(const QString &runId) const
+{
+    uint newest = 0;
+    for (auto it = m_byNotification.cbegin(); it != m_byNotification.cend(); ++it) {
+        if (it.value() == runId)
+            newest = qMax(newest, it.key());
+    }
+    return newest;
+}
+
+void Notifier::onActionInvoked(uint id, const QString &action)
+{
+    const QString runId = m_byNotification.value(id);
+    if (runId.isEmpty())
+        return;
+    if (action == u"default")
+        Q_EMIT runActivated(runId);
+}
+
+void Notifier::onNotificationClosed(uint id, uint reason)
+{
+    Q_UNUSED(reason)
+    m_byNotification.remove(id);
+}
+
+} // namespace Runwatch

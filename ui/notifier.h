@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/runevent.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+class QDBusPendingCallWatcher;
+class QSystemTrayIcon;
+
+namespace Runwatch {
+
+class RunManager;
+
+// Desktop notifications when a run completes, fails or needs input: org.freedesktop.Notifications
+// over QtDBus (KNotifications is Qt 5 only on Debian 12), with the tray icon's balloon as the
+// fallback when no notification service answers. Clicking a notification emits runActivated()
+// so the window can select the run. Runs already in a state when first seen (adopted at start)
+// do not notify; a cancellation is the operator's own doing and does not either.
+class Notifier final : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Channel { DBus, Tray, None };
+    Q_ENUM(Channel)
+
+    explicit Notifier(RunManager *manager, QObject *parent = nullptr);
+
+    void setEnabled(bool enabled) { m_enabled = enabled; }
+    bool isEnabled() const { return m_enabled; }
+    void setTrayIcon(QSystemTrayIcon *tray);
+    Channel channel() const { return m_channel; }
+
+    // Sends one notification (also used by the status watcher).
+    void notify(const QString &runId, const QString &summary, const QString &body, bool urgent);
+    // The notification server's id of the newest notification about a run still shown; 0: none.
+    uint notificationId(const QString &runId) const;
+
+Q_SIGNALS:
+    void runActivated(const QString &runId);
+    // After a notification went out (or failed to); for tests and the status bar.
+    void notified(const QString &runId, const QString &summary, Runwatch::Notifier::Channel channel);
+
+private Q_SLOTS:
+    void onActionInvoked(uint id, const QString &action);
+    void onNotificationClosed(uint id, uint reason);
+
+private:
+    void onRunAdded(const QString &id);
+    void onRunChanged(const QString &id, Runwatch::RunChanges changes);
+    void showInTray(const QString &runId, const QString &summary, const QString &body, bool urgent);
+
+    QPointer<RunManager> m_manager;
+    QPointer<QSystemTrayIcon> m_tray;
+    QHash<QString, RunStatus> m_seen;
+    QHash<uint, QString> m_byNotification; // D-Bus notification id → run id
+    QString m_lastTrayRun;
+    Channel m_channel = Channel::None;
+    bool m_enabled = true;
+};
+
+} // namespace Runwatch

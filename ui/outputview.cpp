@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "outputview.h"
+
+#include <QScrollBar>
+#include <QTextBlock>
+#include <QTextCursor>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+// Bounds of one frame's batch. Within them the batch is sized from the measured cost per
+// character, so a frame ends close to its budget instead of overshooting it.
+constexpr qsizetype kMinPiece = 1024;
+constexpr qsizetype kMaxPiece = 256 * 1024;
+constexpr int kPaintEveryNthCatchUpFrame = 4;
+// How far back a soft split looks for whitespace before it cuts a word.
+constexpr int kSplitLookBack = 120;
+} // namespace
+
+OutputView::OutputView(QWidget *parent)
+    : QPlainTextEdit(parent)
+{
+    setReadOnly(true);
+    setUndoRedoEnabled(false);
+    setMaximumBlockCount(20000);
+    setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    document()->setDocumentMargin(10);
+    m_frameTimer.setSingleShot(true);
+    m_frameTimer.setInterval(16);
+    m_frameTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_frameTimer, &QTimer::timeout, this, &OutputView::flushFrame);
+}
+
+bool OutputView::isAtBottom() const
+{
+    const QScrollBar *bar = verticalScrollBar();
+    return bar->value() >= bar->maximum();
+}
+
+void OutputView::appendText(QStringView text)
+{
+    if (text.isEmpty())
+        return;
+    m_pending.append(text);
+    if (!m_frameTimer.isActive())
+        m_frameTimer.start();
+}
+
+void OutputView::setText(const QString &text)
+{
+    m_frameTimer.stop();
+    m_pending.clear();
+    m_pendingPos = 0;
+    clear();
+    m_lineLength = 0;
+    m_written = 0;
+    appendText(text);
+    // A freshly selected run shows its tail: start at the bottom.
+    flushFrame();
+    verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+}
+
+void OutputView::clearOutput()
+{
+    m_frameTimer.stop();
+    m_pending.clear();
+    m_pendingPos = 0;
+    clear();
+    m_lineLength = 0;
+    m_written = 0;
+    m_catchUpFrames = 0;
+    viewport()->setUpdatesEnabled(true);
+}
+
+QString OutputView::softSplit(QStringView piece)
+{
+    QString out;
+    out.reserve(piece.size() + piece.size() / m_softSplit + 2);
+    qsizetype i = 0;
+    while (i < piece.size()) {
+        const qsizetype nl = piece.indexOf(u'\n', i);
+        const qsizetype segEnd = nl < 0 ? piece.size() : nl;
+        // Cut the segment into parts that keep the trailing paragraph short.
+        while (segEnd - i > m_softSplit - m_lineLength) {
+            qsizetype cut = i + qMax(1, m_softSplit - m_lineLength);
+            const qsizetype floor = qMax(i, cut - kSplitLookBack);
+            qsizetype ws = cut;
+            while (ws > floor && !piece.at(ws - 1).isSpace())
+                --ws;
+            if (ws > floor)
+                cut = ws;
+            out.append(piece.mid(i, cut - i));
+            out.append(u'\n');
+            m_lineLength = 0;
+            i = cut;
+        }
+        out.append(piece.mid(i, segEnd - i));
+        m_lineLength += int(segEnd - i);
+        i = segEnd;
+        if (nl >= 0) {
+            out.append(u'\n');
+            m_lineLength = 0;
+            i = nl + 1;
+        }
+    }
+    out.remove(u'\r');
+    return out;
+}
+
+void OutputView::write(QStringView piece)
+{
+    QTextCursor cursor(document());
+    cursor.movePosition(QTextCursor::End);
+    cursor.insertText(softSplit(piece));
+    m_written += piece.size();
+}
+
+void OutputView::flushFrame()
+{
+    if (pendingSize() <= 0)
+        return;
+    const bool stick = isAtBottom();
+    // How much fits in this frame's budget at the cost per character measured so far. The
+    // whole batch goes in as one edit block, so the document lays it out (and recounts its
+    // lines, which walks every paragraph) once per frame rather than once per piece.
+    const double budgetNs = double(std::chrono::nanoseconds(m_budget).count());
+    const auto quota = qsizetype(budgetNs / qMax(m_nsPerChar, 1.0));
+    const qsizetype n = qMin(qBound(kMinPiece, quota, kMaxPiece), pendingSize());
+    m_clock.start();
+    QTextCursor block(document());
+    block.beginEditBlock();
+    write(QStringView(m_pending).mid(m_pendingPos, n));
+    block.endEditBlock();
+    const qint64 spent = m_clock.nsecsElapsed();
+    m_pendingPos += n;
+    if (n >= kMinPiece)
+        m_nsPerChar = 0.5 * m_nsPerChar + 0.5 * double(spent) / double(n);
+    if (pendingSize() == 0) {
+        m_pending.clear();
+        m_pendingPos = 0;
+    } else if (m_pendingPos > kMaxPiece) {
+        m_pending.remove(0, m_pendingPos);
+        m_pendingPos = 0;
+    }
+    if (stick)
+        verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+    // While a backlog drains (catch-up), repaint only every few frames: a repaint costs about
+    // as much as the frame's writing, and the text would scroll past faster than anyone reads.
+    const bool backlog = pendingSize() > 0;
+    m_catchUpFrames = backlog ? m_catchUpFrames + 1 : 0;
+    viewport()->setUpdatesEnabled(!backlog || m_catchUpFrames % kPaintEveryNthCatchUpFrame == 0);
+    if (backlog)
+        m_frameTimer.start();
+    Q_EMIT flushed();
+}
+
+void OutputView::flushAll()
+{
+    m_frameTimer.stop();
+    const bool stick = isAtBottom();
+    QTextCursor block(document());
+    block.beginEditBlock();
+    write(QStringView(m_pending).mid(m_pendingPos));
+    block.endEditBlock();
+    m_pending.clear();
+    m_pendingPos = 0;
+    m_catchUpFrames = 0;
+    viewport()->setUpdatesEnabled(true);
+    if (stick)
+        verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+    Q_EMIT flushed();
+}
+
+} // namespace Runwatch

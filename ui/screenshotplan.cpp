@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "screenshotplan.h"
+
+#include "demomode.h"
+#include "detailpane.h"
+#include "engine/runmanager.h"
+#include "inputpanel.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QPixmap>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+constexpr int kPollMs = 100;
+constexpr int kSettleTicks = 6; // let the frame timers and the list's coalescing catch up
+constexpr int kMinStreamedChars = 520;
+} // namespace
+
+ScreenshotPlan::ScreenshotPlan(MainWindow *window, RunManager *manager, DemoMode *demo, QString dir,
+                               QStringList plan, QObject *parent)
+    : QObject(parent)
+    , m_window(window)
+    , m_manager(manager)
+    , m_demo(demo)
+    , m_dir(std::move(dir))
+    , m_plan(std::move(plan))
+{
+    m_poll.setInterval(kPollMs);
+    connect(&m_poll, &QTimer::timeout, this, &ScreenshotPlan::poll);
+    m_deadline.setSingleShot(true);
+    m_deadline.setInterval(90000);
+    connect(&m_deadline, &QTimer::timeout, this, [this] {
+        qWarning("runwatch: screenshot plan timed out waiting for \"%s\"",
+                 qPrintable(m_plan.value(0)));
+        QCoreApplication::exit(1);
+    });
+}
+
+ScreenshotPlan *ScreenshotPlan::fromEnvironment(MainWindow *window, RunManager *manager, DemoMode *demo,
+                                                QObject *parent)
+{
+    const QString dir = qEnvironmentVariable("RUNWATCH_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return nullptr;
+    QString plan = qEnvironmentVariable("RUNWATCH_SCREENSHOT_PLAN");
+    if (plan.isEmpty())
+        plan = u"main-window,input-required"_s;
+    return new ScreenshotPlan(window, manager, demo, dir, plan.split(u',', Qt::SkipEmptyParts), parent);
+}
+
+void ScreenshotPlan::start()
+{
+    QDir().mkpath(m_dir);
+    m_poll.start();
+    m_deadline.start();
+}
+
+bool ScreenshotPlan::ready(const QString &shot)
+{
+    if (!m_demo)
+        return true;
+    const Run *streaming = m_manager->run(m_demo->streamingRunId());
+    const Run *approval = m_manager->run(m_demo->approvalRunId());
+    if (!streaming || !approval)
+        return false;
+    if (shot == u"input-required")
+        return approval->status == RunStatus::InputRequired;
+    // The list shows every state once the quick runs are done and the agent runs wait.
+    for (const QString &id : m_demo->seededRunIds()) {
+        const Run *r = m_manager->run(id);
+        if (!r || r->status == RunStatus::Queued || r->status == RunStatus::Cancelling)
+            return false;
+        if (r->connection != DemoMode::localDemoName() || id == m_demo->streamingRunId())
+            continue;
+        if (!r->isTerminal())
+            return false;
+    }
+    return approval->status == RunStatus::InputRequired && streaming->primaryText.size() >= kMinStreamedChars;
+}
+
+bool ScreenshotPlan::prepare(const QString &shot)
+{
+    if (!m_demo)
+        return true;
+    const QString id = shot == u"input-required" ? m_demo->approvalRunId() : m_demo->streamingRunId();
+    return m_window->activateRun(id);
+}
+
+void ScreenshotPlan::poll()
+{
+    if (m_plan.isEmpty()) {
+        m_poll.stop();
+        QCoreApplication::exit(0);
+        return;
+    }
+    const QString shot = m_plan.first();
+    if (!m_prepared) {
+        if (!ready(shot) || !prepare(shot))
+            return;
+        m_prepared = true;
+        m_settleTicks = 0;
+        return;
+    }
+    if (++m_settleTicks < kSettleTicks)
+        return;
+    take(shot);
+    m_plan.removeFirst();
+    m_prepared = false;
+}
+
+void ScreenshotPlan::take(const QString &shot)
+{
+    const QString path = QDir(m_dir).filePath(shot + u".png"_s);
+    const QPixmap pixmap = m_window->grab();
+    if (!pixmap.save(path))
+        qWarning("runwatch: could not save %s", qPrintable(path));
+    else
+        qInfo("runwatch: saved %s (%dx%d)", qPrintable(path), pixmap.width(), pixmap.height());
+}
+
+} // namespace Runwatch

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+namespace Runwatch {
+
+class DemoMode;
+class MainWindow;
+class RunManager;
+
+// Test hook for scripts/screenshots.sh: with RUNWATCH_SCREENSHOT_DIR set, the app waits for the
+// demo to reach the moments named in RUNWATCH_SCREENSHOT_PLAN (comma separated; default
+// "main-window,input-required"), grabs its own window (QWidget::grab) into DIR/<name>.png at
+// each, and quits. Exit code 0 when every shot was taken, 1 on timeout.
+//   main-window     the streaming run selected, with output, reasoning and finished runs listed
+//   input-required  the run waiting for approval selected, its input panel showing
+class ScreenshotPlan final : public QObject
+{
+    Q_OBJECT
+public:
+    ScreenshotPlan(MainWindow *window, RunManager *manager, DemoMode *demo, QString dir, QStringList plan,
+                   QObject *parent = nullptr);
+
+    // From the environment; nullptr when RUNWATCH_SCREENSHOT_DIR is not set.
+    static ScreenshotPlan *fromEnvironment(MainWindow *window, RunManager *manager, DemoMode *demo,
+                                           QObject *parent);
+    void start();
+
+private:
+    void poll();
+    bool ready(const QString &shot);
+    bool prepare(const QString &shot);
+    void take(const QString &shot);
+
+    MainWindow *m_window;
+    RunManager *m_manager;
+    DemoMode *m_demo;
+    QString m_dir;
+    QStringList m_plan;
+    bool m_prepared = false;
+    int m_settleTicks = 0;
+    QTimer m_poll;
+    QTimer m_deadline;
+};
+
+} // namespace Runwatch
