@@ -21,6 +21,7 @@ struct RunManager::Follower
     QPointer<RunStream> stream;
     QTimer *timer = nullptr;
     int failures = 0;
+    int idlePolls = 0;        // successful polls in a row that brought nothing new: back off
     bool active = false;      // the operator wants this run followed
     bool polling = false;     // the server will not stream it: poll the JSON object
     bool pollInFlight = false; // never two status requests in flight for one run
@@ -118,7 +119,14 @@ QStringList RunManager::runIds() const
 
 bool RunManager::needsFollowing(const Run &run) const
 {
-    return !run.isTerminal() && run.status != RunStatus::InputRequired;
+    if (run.isTerminal())
+        return false;
+    if (run.status != RunStatus::InputRequired)
+        return true;
+    // A run that waits for a timer or for a third party's callback resumes without the operator:
+    // keep watching it. One that waits for the operator only changes when they answer.
+    const InputReason reason = run.input ? run.input->reason : InputReason::Question;
+    return reason == InputReason::Timer || reason == InputReason::Webhook;
 }
 
 QString RunManager::startRun(const QString &connectionName, StartRequest request)
@@ -324,6 +332,18 @@ std::chrono::milliseconds backoff(std::chrono::milliseconds initial, std::chrono
 }
 } // namespace
 
+void RunManager::startFollowTimer(const QString &id, Follower &f, std::chrono::milliseconds delay)
+{
+    if (!f.timer) {
+        f.timer = new QTimer(this);
+        f.timer->setSingleShot(true);
+        // A coarse timer may fire up to 5 % early, which would poll before a server's Retry-After.
+        f.timer->setTimerType(Qt::PreciseTimer);
+        connect(f.timer, &QTimer::timeout, this, [this, id] { resumeNow(id); });
+    }
+    f.timer->start(delay);
+}
+
 void RunManager::scheduleRetry(const QString &id, std::optional<qint64> serverDelayMs)
 {
     Entry *e = entry(id);
@@ -343,12 +363,7 @@ void RunManager::scheduleRetry(const QString &id, std::optional<qint64> serverDe
     // The first reconnect after a clean drop is immediate-ish; never sooner than the server asks.
     if (serverDelayMs)
         delay = std::max(delay, std::chrono::milliseconds(*serverDelayMs));
-    if (!f.timer) {
-        f.timer = new QTimer(this);
-        f.timer->setSingleShot(true);
-        connect(f.timer, &QTimer::timeout, this, [this, id] { resumeNow(id); });
-    }
-    f.timer->start(delay);
+    startFollowTimer(id, f, delay);
 }
 
 void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDelayMs)
@@ -358,15 +373,12 @@ void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDel
         return;
     Follower &f = e->follower;
     f.polling = true;
-    auto delay = backoff(m_policy.pollInitial, m_policy.pollMax, f.failures);
+    // Without a server hint the interval doubles (with jitter) for every failure and for every
+    // poll in a row that changed nothing, up to pollMax; any progress resets it.
+    auto delay = backoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls);
     if (serverDelayMs)
         delay = std::max(delay, std::chrono::milliseconds(*serverDelayMs));
-    if (!f.timer) {
-        f.timer = new QTimer(this);
-        f.timer->setSingleShot(true);
-        connect(f.timer, &QTimer::timeout, this, [this, id] { resumeNow(id); });
-    }
-    f.timer->start(delay);
+    startFollowTimer(id, f, delay);
 }
 
 void RunManager::resumeNow(const QString &id)
@@ -417,10 +429,17 @@ QCoro::Task<> RunManager::pollOnce(QString id)
         }
         co_return;
     }
+    const auto mark = [](const Run &run) {
+        return std::tuple(run.status, run.rawStatus, run.primaryText.size(), run.secondary.size(),
+                          run.input.has_value());
+    };
+    const auto before = mark(e->run);
     applyEvents(id, result.events);
     e = entry(id);
     if (!e)
         co_return;
+    e->follower.failures = 0;
+    e->follower.idlePolls = mark(e->run) == before ? e->follower.idlePolls + 1 : 0;
     setConnectionLost(id, false);
     if (!needsFollowing(e->run)) {
         e->follower.active = false;
@@ -456,6 +475,7 @@ void RunManager::follow(const QString &id)
     Follower &f = e->follower;
     f.active = true;
     f.failures = 0;
+    f.idlePolls = 0;
     f.polling = false;
     if (f.timer)
         f.timer->stop();

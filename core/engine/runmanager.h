@@ -98,6 +98,7 @@ private:
     void applyEvents(const QString &id, const QList<RunEvent> &events);
     void attachStream(const QString &id, RunStream *stream);
     void onStreamFinished(const QString &id, const StreamEnd &end);
+    void startFollowTimer(const QString &id, Follower &follower, std::chrono::milliseconds delay);
     void scheduleRetry(const QString &id, std::optional<qint64> serverDelayMs);
     void schedulePoll(const QString &id, std::optional<qint64> serverDelayMs);
     void resumeNow(const QString &id);

@@ -178,6 +178,12 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
             run.token.streamable = true;
             changes |= RunChange::Identity;
         }
+        for (auto it = event.tokenExtra.begin(); it != event.tokenExtra.end(); ++it) {
+            if (run.token.extra.value(it.key()) != it.value()) {
+                run.token.extra.insert(it.key(), it.value());
+                changes |= RunChange::Identity;
+            }
+        }
         break;
     case RunEvent::Type::Status:
         changes |= applyStatus(run, event.status, event.rawStatus, now);

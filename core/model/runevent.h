@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QJsonObject>
+
 #include "run.h"
 
 namespace Runwatch {
@@ -34,6 +36,9 @@ struct RunEvent
     QString remoteId;
     QString model;
     bool streamable = false;
+    // Identity: connector-specific continuation data (service URLs, A2A contextId) merged into
+    // Run::token.extra, so another process can reattach from the stored run alone.
+    QJsonObject tokenExtra;
     // A PrimarySnapshot that a stream sends at its end (e.g. response.completed) to confirm what
     // the deltas built. A mismatch is repaired and counted in Run::reconciliations.
     bool verify = false;

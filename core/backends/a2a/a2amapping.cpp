@@ -80,15 +80,6 @@ QString jsonText(const QJsonValue &value)
     return {};
 }
 
-// The model change proposed with this connector gives RunEvent a `tokenExtra` that applyEvent
-// merges into Run::token.extra (persisted with the run). Until it lands this compiles to nothing
-// and the backend keeps the contextId in memory instead.
-template <typename Event>
-void setTokenExtra(Event &event, const QJsonObject &extra)
-{
-    if constexpr (requires { event.tokenExtra = extra; })
-        event.tokenExtra = extra;
-}
 
 QString lastHistoryMessageId(const QJsonObject &task)
 {
@@ -453,7 +444,7 @@ void TaskTracker::noteIds(const QString &taskId, const QString &contextId, QList
         QJsonObject extra{{u"kind"_s, u"task"_s}};
         if (!m_contextId.isEmpty())
             extra.insert(u"contextId"_s, m_contextId);
-        setTokenExtra(identity, extra);
+        identity.tokenExtra = extra; // persisted: respond/resume after a restart need the contextId
         out << identity;
     }
 }
@@ -558,7 +549,7 @@ void TaskTracker::applyMessage(const QJsonObject &message, QList<RunEvent> &out)
         m_messageReply = true;
         if (!m.messageId.isEmpty()) {
             RunEvent identity = RunEvent::identity(m.messageId, m_agentName, false);
-            setTokenExtra(identity, QJsonObject{{u"kind"_s, u"message"_s}});
+            identity.tokenExtra = QJsonObject{{u"kind"_s, u"message"_s}};
             out << identity;
         }
         m_contextId = m.contextId;

@@ -18,17 +18,6 @@ bool isEventStream(const HttpResponse &response)
     return response.header("content-type").trimmed().toLower().startsWith("text/event-stream");
 }
 
-// RunEvent::tokenExtra (connector specifics merged into the run's continuation token) is the
-// model change proposed with this connector. Until it exists the URLs live in the backend's
-// per-process cache only; with it they are persisted and reach other processes too.
-template<typename Event>
-void attachTokenExtra(Event &event, const QJsonObject &extra)
-{
-    if constexpr (requires(Event & e) { e.tokenExtra; })
-        event.tokenExtra = extra;
-    else
-        Q_UNUSED(extra)
-}
 
 // The job id at the end of a Location such as /v1/jobs/job_01HZX7Q.
 QString idFromLocation(const QUrl &location)
@@ -184,7 +173,7 @@ QCoro::Task<> JobsStream::runKickoff(Kickoff kickoff)
                       {u"idempotency_key"_s, kickoff.idempotencyKey}};
     if (eventsUrl.isValid())
         extra.insert(u"events_url"_s, eventsUrl.toString());
-    attachTokenExtra(identity, extra);
+    identity.tokenExtra = extra; // persisted: a restarted app follows the service's own URLs
     QList<RunEvent> events{identity};
     if (job.needsResultFetch()) {
         // A quick job answered synchronously (or one found finished by rediscovery) whose result
