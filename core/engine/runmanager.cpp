@@ -117,7 +117,7 @@ QStringList RunManager::runIds() const
     return m_order;
 }
 
-bool RunManager::needsFollowing(const Run &run) const
+bool RunManager::needsFollowing(const Run &run)
 {
     if (run.isTerminal())
         return false;
@@ -187,6 +187,45 @@ void RunManager::adoptRun(Run run, bool follow)
     }
     if (follow && needsFollowing(entry(id)->run))
         this->follow(id);
+}
+
+QString RunManager::attachRemoteRun(const QString &connectionName, const QString &remoteId, const QString &title)
+{
+    RunBackend *b = backend(connectionName);
+    if (!b || remoteId.isEmpty())
+        return {};
+    for (const QString &existing : std::as_const(m_order)) {
+        const Entry *e = entry(existing);
+        if (e && e->run.connection == connectionName && e->run.remoteId == remoteId) {
+            ensureOutputLoaded(existing);
+            doAttach(existing, false);
+            return existing;
+        }
+    }
+    const Connection conn = m_connections.value(connectionName);
+    auto e = std::make_shared<Entry>();
+    Run &run = e->run;
+    run.localId = QUuid::createUuid().toString(QUuid::WithoutBraces).left(8);
+    run.connection = connectionName;
+    run.backend = conn.backend;
+    run.baseUrl = conn.baseUrl.toString();
+    run.createdAt = QDateTime::currentDateTimeUtc();
+    run.updatedAt = run.createdAt;
+    run.model = conn.defaultModel;
+    run.title = title.isEmpty() ? remoteId : title;
+    run.remoteId = remoteId;
+    run.token.remoteId = remoteId;
+    // Whether it can be streamed is the server's to say (get()'s Identity); until then: poll.
+    run.token.streamable = false;
+    run.status = RunStatus::Unknown;
+    run.capabilities = b->capabilities();
+    const QString id = run.localId;
+    m_runs.insert(id, e);
+    m_order.append(id);
+    Q_EMIT runAdded(id);
+    persist(id);
+    doAttach(id, true);
+    return id;
 }
 
 void RunManager::attachStream(const QString &id, RunStream *stream)
@@ -459,6 +498,10 @@ bool RunManager::ensureOutputLoaded(const QString &id)
     const std::optional<Run> full = m_store ? m_store->loadRun(id) : std::nullopt;
     if (!full)
         return false;
+    // A summary also lacks the prompt, the continuation token and the input request.
+    e->run.prompt = full->prompt;
+    e->run.token = full->token;
+    e->run.input = full->input;
     e->run.primaryText = full->primaryText;
     e->run.secondary = full->secondary;
     e->run.outputLoaded = true;
@@ -651,6 +694,56 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
             follow(id);
     }
     Q_EMIT actionFinished(id, Action::Respond, result);
+}
+
+QCoro::Task<> RunManager::doAttach(QString id, bool created)
+{
+    QPointer<RunManager> self = this;
+    Entry *e = entry(id);
+    if (!e)
+        co_return;
+    RunBackend *b = backend(e->run.connection);
+    if (!b)
+        co_return;
+    e->follower.pollInFlight = true;
+    const ActionResult result = co_await b->get(e->run.token);
+    if (!self)
+        co_return;
+    e = entry(id);
+    if (!e)
+        co_return;
+    e->follower.pollInFlight = false;
+    if (!result.ok()) {
+        if (created && !isRetryable(result.error)) {
+            // Nothing to follow: the server does not know this id or will not show it to us.
+            removeLocal(id);
+        } else {
+            // A network hiccup: following retries with backoff and reports if it gives up.
+            follow(id);
+        }
+        Q_EMIT actionFinished(id, Action::Refresh, result);
+        co_return;
+    }
+    applyEvents(id, result.events);
+    e = entry(id);
+    if (e && needsFollowing(e->run))
+        follow(id);
+    Q_EMIT actionFinished(id, Action::Refresh, result);
+}
+
+void RunManager::removeLocal(const QString &id)
+{
+    stopFollowing(id);
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    if (e->follower.timer)
+        e->follower.timer->deleteLater();
+    m_runs.remove(id);
+    m_order.removeAll(id);
+    if (m_store)
+        m_store->removeRun(id);
+    Q_EMIT runRemoved(id);
 }
 
 void RunManager::persist(const QString &id)

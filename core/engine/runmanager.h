@@ -59,6 +59,14 @@ public:
     // Takes over a run known from the store (or another process). Follows it when not terminal
     // and `follow` is set.
     void adoptRun(Run run, bool follow = true);
+    // Takes over a run started elsewhere (another client, a ListTasks entry) by its remote id:
+    // creates and persists a local run for it, reads its state with RunBackend::get(), then
+    // follows it unless it is terminal. Returns the local id (the existing run's when this
+    // connection already has one with that remote id), or an empty string for an unknown
+    // connection or an empty id. The get() outcome is reported as actionFinished(id,
+    // Action::Refresh, …); when the server refuses it (unknown id, no access) a run created by
+    // this call is removed again (runRemoved) so that a mistyped id leaves nothing behind.
+    QString attachRemoteRun(const QString &connectionName, const QString &remoteId, const QString &title = {});
 
     const Run *run(const QString &localId) const;
     // By local id, or by remote id when no local id matches.
@@ -72,6 +80,11 @@ public:
     void follow(const QString &id);      // (re)start following (the Resume action)
     void stopFollowing(const QString &id);
     bool isFollowing(const QString &id) const;
+    // Whether a run still changes without the operator, so that it is worth following: every
+    // non-terminal run except one that waits for the operator's answer. Runs suspended on a
+    // timer or on a third party's callback (webhook) resume by themselves and count. Public so
+    // that front ends (the CLI's watch/start --follow) stop where the engine stops.
+    static bool needsFollowing(const Run &run);
 
     void cancelRun(const QString &id);
     // onServer: DELETE on the server as well (needs Capability::Delete); else local only.
@@ -105,12 +118,13 @@ private:
     void giveUp(const QString &id, const RunError &error);
     void setConnectionLost(const QString &id, bool lost);
     void persist(const QString &id);
-    bool needsFollowing(const Run &run) const;
 
     QCoro::Task<> pollOnce(QString id);
     QCoro::Task<> doCancel(QString id);
     QCoro::Task<> doDelete(QString id, bool onServer);
     QCoro::Task<> doRespond(QString id, InputAnswer answer);
+    QCoro::Task<> doAttach(QString id, bool created);
+    void removeLocal(const QString &id);
 
     QHash<QString, Connection> m_connections;
     QHash<QString, QPointer<RunBackend>> m_backends;

@@ -39,8 +39,9 @@ public:
     static QString defaultPath();
 
     enum class Load { Full, Summary };
-    // Summary skips primary output and secondary items (Run::outputLoaded = false), except for
-    // runs that are not terminal: those are always loaded in full because they will be followed.
+    // Summary skips primary output, secondary items, prompt, token and input request
+    // (Run::outputLoaded = false; RunManager::ensureOutputLoaded() fetches them), except for runs
+    // that are not terminal: those are always loaded in full because they will be followed.
     QList<Run> loadRuns(Load load = Load::Full) const;
     int runCount() const;
     // Retention: deletes terminal runs that finished before `cutoff`; returns how many.
