@@ -17,6 +17,6 @@ QByteArray exportRun(const Run &run, ExportFormat format);
 
 // Drops user info and the values of query items whose names look like credentials
 // (key, token, secret, password, sig, signature, code…).
-QString redactUrl(const QString &url);
+QString redactUrl(const QString &text);
 
 } // namespace Runwatch

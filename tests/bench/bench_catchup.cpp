@@ -15,29 +15,39 @@
 #include <QEventLoop>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QThread>
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <ctime>
+#include <future>
+#include <thread>
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 
 namespace {
 
-double threadCpuSeconds()
+double cpuSeconds(clockid_t clock)
 {
     timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(clock, &ts);
     return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+double threadCpuSeconds()
+{
+    return cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
 }
 
 struct Sample
 {
     double wall = 0;
     double cpu = 0;
+    double processCpu = 0; // every thread of the process, the servers' included
     qint64 events = 0;
     qint64 bytes = 0;
     bool ok = false;
@@ -64,6 +74,7 @@ Sample replayThroughConnector(OpenAiBackend &backend, const QString &remoteId, c
     bool finished = false;
     StreamEnd end;
     const double cpu0 = threadCpuSeconds();
+    const double process0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
     QElapsedTimer wall;
     wall.start();
     RunStream *stream = backend.follow(token, nullptr);
@@ -80,6 +91,7 @@ Sample replayThroughConnector(OpenAiBackend &backend, const QString &remoteId, c
     spin([&] { return finished; }, 60000);
     s.wall = double(wall.nsecsElapsed()) / 1e9;
     s.cpu = threadCpuSeconds() - cpu0;
+    s.processCpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - process0;
     delete stream;
     s.ok = finished && end.reason == StreamEnd::Reason::Terminal && run.primaryText == expected
         && run.status == RunStatus::Completed;
@@ -89,6 +101,67 @@ Sample replayThroughConnector(OpenAiBackend &backend, const QString &remoteId, c
                      qPrintable(end.error.toString()));
     return s;
 }
+
+// Serves one prepared SSE body per connection the way a server replays a finished response in
+// bulk: HTTP/1.1, chunked, 16 KiB per chunk (the PERFORMANCE.md test stream). Blocking socket
+// calls on a thread of its own, so none of its work is counted as client CPU.
+class BulkServer
+{
+public:
+    explicit BulkServer(QByteArray body)
+        : m_body(std::move(body))
+    {
+        std::promise<quint16> port;
+        std::future<quint16> ready = port.get_future();
+        m_thread = std::thread([this, &port] { serve(port); });
+        m_port = ready.get();
+    }
+    ~BulkServer()
+    {
+        m_stop = true;
+        m_thread.join();
+    }
+    QUrl baseUrl() const { return QUrl(u"http://127.0.0.1:%1/v1"_s.arg(m_port)); }
+    // CPU this server's thread spent on its last connection.
+    double lastServeCpu() const { return double(m_lastServeNs.load()) / 1e9; }
+
+private:
+    void serve(std::promise<quint16> &port)
+    {
+        QTcpServer server;
+        server.listen(QHostAddress::LocalHost, 0);
+        port.set_value(server.serverPort());
+        while (!m_stop) {
+            if (!server.waitForNewConnection(50))
+                continue;
+            const double cpu0 = threadCpuSeconds();
+            std::unique_ptr<QTcpSocket> socket(server.nextPendingConnection());
+            QByteArray request;
+            while (!request.contains("\r\n\r\n") && socket->waitForReadyRead(5000))
+                request += socket->readAll();
+            socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                          "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+            constexpr qsizetype kChunk = 16 * 1024;
+            for (qsizetype pos = 0; pos < m_body.size(); pos += kChunk) {
+                const QByteArray piece = m_body.mid(pos, kChunk);
+                socket->write(QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n");
+                socket->waitForBytesWritten(5000);
+            }
+            socket->write("0\r\n\r\n");
+            socket->waitForBytesWritten(5000);
+            socket->disconnectFromHost();
+            if (socket->state() != QAbstractSocket::UnconnectedState)
+                socket->waitForDisconnected(5000);
+            m_lastServeNs = qint64((threadCpuSeconds() - cpu0) * 1e9);
+        }
+    }
+
+    QByteArray m_body;
+    std::atomic<bool> m_stop{false};
+    std::atomic<qint64> m_lastServeNs{0};
+    quint16 m_port = 0;
+    std::thread m_thread;
+};
 
 // The same bytes without the network: parser + mapper + reducer only.
 Sample parseOnly(const QByteArray &body, const QString &expected)
@@ -198,9 +271,23 @@ int main(int argc, char **argv)
             sim->setConfig(cfg);
         }, Qt::BlockingQueuedConnection);
     };
-    Sample bestChunked, bestClose, bestParse;
-    bestChunked.cpu = bestClose.cpu = bestParse.cpu = 1e9;
+    BulkServer bulk(wire);
+    Connection bulkConnection = c;
+    bulkConnection.baseUrl = bulk.baseUrl();
+    OpenAiBackend bulkBackend(bulkConnection);
+
+    Sample bestChunked, bestClose, bestParse, bestBulk;
+    bestChunked.cpu = bestClose.cpu = bestParse.cpu = bestBulk.cpu = 1e9;
     for (int r = 0; r < rounds; ++r) {
+        Sample bulkSample = replayThroughConnector(bulkBackend, remoteId, expected);
+        // The client's whole cost: main thread + Qt's HTTP thread (the server's share removed).
+        bulkSample.processCpu -= bulk.lastServeCpu();
+        if (!bulkSample.ok) {
+            std::fprintf(stderr, "the bulk replay produced a different run\n");
+            return 1;
+        }
+        if (bulkSample.cpu < bestBulk.cpu)
+            bestBulk = bulkSample;
         setFraming(false);
         const Sample chunked = replayThroughConnector(backend, remoteId, expected);
         setFraming(true);
@@ -222,9 +309,12 @@ int main(int argc, char **argv)
                     double(s.events) / s.wall);
     };
     row("in-memory bytes -> parser+mapper+reducer", bestParse);
+    row("loopback, 16 KiB chunks (bulk replay) -> Run", bestBulk);
     row("loopback, close-delimited body -> Run", bestClose);
     row("loopback, one HTTP/1.1 chunk per event -> Run", bestChunked);
     std::printf("cpu = the client (main) thread only; Qt's HTTP thread and the simulator thread are not counted.\n");
+    std::printf("bulk replay, whole client (main + Qt HTTP thread): %.3f s cpu, %.3f µs/event\n", bestBulk.processCpu,
+                bestBulk.processCpu / double(bestBulk.events) * 1e6);
 
     QMetaObject::invokeMethod(sim, [&] { delete sim; }, Qt::BlockingQueuedConnection);
     simThread.quit();
