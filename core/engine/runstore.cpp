@@ -122,7 +122,7 @@ RunStore::~RunStore()
 
 QString RunStore::defaultPath()
 {
-    const QString env = qEnvironmentVariable("RUNWATCH_STORE");
+    QString env = qEnvironmentVariable("RUNWATCH_STORE");
     if (!env.isEmpty())
         return env;
     QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
