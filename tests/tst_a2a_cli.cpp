@@ -3,6 +3,7 @@
 // store shared between them.
 #include "a2asim.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -31,21 +32,21 @@ class TestA2aCli final : public QObject
     A2aSimulator *m_sim = nullptr;
     QTemporaryDir *m_dir = nullptr;
 
-    QStringList globals() const
+    QStringList globals(const QString &store) const
     {
-        return {u"--backend"_s, u"a2a"_s,
-                u"--url"_s,     m_sim->baseUrl().toString(),
-                u"--store"_s,   m_dir->filePath(u"runs.sqlite"_s)};
+        return {u"--backend"_s,        u"a2a"_s, u"--url"_s, m_sim->baseUrl().toString(), u"--store"_s,
+                m_dir->filePath(store)};
     }
 
-    Result cli(const QStringList &args, int ms = 60000)
+    // `store`: a second store stands for a second client that knows nothing of the first.
+    Result cli(const QStringList &args, int ms = 60000, const QString &store = u"runs.sqlite"_s)
     {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.remove(u"RUNWATCH_API_KEY"_s);
         env.remove(u"OPENAI_API_KEY"_s);
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(RUNWATCH_CLI_PATH), globals() + args);
+        p.start(QStringLiteral(RUNWATCH_CLI_PATH), globals(store) + args);
         Result r;
         // The simulator lives in this thread's event loop: wait with a spy, not waitForFinished.
         QSignalSpy done(&p, &QProcess::finished);
@@ -116,13 +117,167 @@ private Q_SLOTS:
         QCOMPARE(watched.exitCode, 0);
         QVERIFY2(watched.err.contains("completed"), watched.err.constData());
         QCOMPARE(m_sim->tasksCreated(), 1);
-        // The task finished before `watch` attached: its text comes as a snapshot (GetTask),
-        // which the store has (status shows it) but which runwatch-cli does not print yet.
-        QEXPECT_FAIL("",
-                     "runwatch-cli prints PrimaryDelta events only; an A2A resume starts with a "
-                     "PrimarySnapshot (CLI change described in the A2A report)",
-                     Continue);
-        QCOMPARE(QString::fromUtf8(watched.out).trimmed(), u"Weather in Paris: sunny."_s);
+        // The task finished before `watch` attached: its text comes as a snapshot (GetTask).
+        // What the store had is printed first, the snapshot adds only the rest: once, whole.
+        QCOMPARE(QString::fromUtf8(watched.out), u"Weather in Paris: sunny.\n"_s);
+    }
+
+    // An artifact replaced by one that does not continue it: a marker, then the whole new
+    // text; never "draft final answer".
+    void replacedTextIsMarked()
+    {
+        const Result r = cli({u"start"_s, u"--prompt"_s, u"replace"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(r.out),
+                 u"draft \n----- output replaced; whole current text: -----\nfinal answer\n"_s);
+        QVERIFY2(r.err.contains("[output replaced]"), r.err.constData());
+
+        const Result json = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"replace"_s, u"--follow"_s});
+        QCOMPARE(json.exitCode, 0);
+        QStringList primary;
+        for (const QByteArray &line : json.out.split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            const QString type = o.value(u"type"_s).toString();
+            if (type == u"delta" || type == u"replace")
+                primary << type + u':' + o.value(u"text"_s).toString();
+        }
+        QCOMPARE(primary, (QStringList{u"delta:draft "_s, u"replace:final answer"_s}));
+    }
+
+    // A task started by another client (another store): `list --remote` shows it with its
+    // status and title, `attach` adopts it mid-way and prints the agent's whole text once.
+    void listRemoteAndAttach()
+    {
+        const QString prompt = u"normal chunks=80 interval_ms=40"_s;
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, prompt}, 60000, u"other.sqlite"_s);
+        QCOMPARE(started.exitCode, 0);
+        const QString remote = m_sim->lastTaskId();
+        QVERIFY(!remote.isEmpty());
+        // `start` returns once the task exists; it is listed as working once it has begun.
+        QTRY_VERIFY_WITH_TIMEOUT(!m_sim->task(remote)->text.isEmpty(), 20000);
+
+        const Result listed = cli({u"list"_s, u"--remote"_s});
+        QCOMPARE(listed.exitCode, 0);
+        const QString line = QString::fromUtf8(listed.out).split(u'\n').filter(remote).value(0);
+        QVERIFY2(line.contains(prompt), listed.out.constData());
+        QVERIFY2(line.contains(u"in_progress"_s), listed.out.constData());
+        QVERIFY(m_sim->requestCount(u"ListTasks"_s) >= 1);
+
+        const Result listedJson = cli({u"--json"_s, u"list"_s, u"--remote"_s});
+        QCOMPARE(listedJson.exitCode, 0);
+        bool found = false;
+        for (const QByteArray &l : listedJson.out.split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(l).object();
+            if (o.value(u"type"_s).toString() == u"remote_run"
+                && o.value(u"remote_id"_s).toString() == remote) {
+                found = true;
+                QCOMPARE(o.value(u"title"_s).toString(), prompt);
+                QCOMPARE(o.value(u"raw"_s).toString(), u"TASK_STATE_WORKING"_s);
+                QCOMPARE(o.value(u"run"_s).toString(), QString()); // not in this store yet
+            }
+        }
+        QVERIFY2(found, listedJson.out.constData());
+
+        const Result attached = cli({u"attach"_s, remote});
+        QCOMPARE(attached.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(attached.out), A2aSimulator::chunkText(80) + u'\n');
+        QVERIFY2(attached.err.contains("completed"), attached.err.constData());
+        // It was attached while running: the text came by snapshot and then live.
+        QVERIFY(m_sim->requestCount(u"SubscribeToTask"_s) >= 1);
+        QCOMPARE(m_sim->tasksCreated(), 1);
+
+        // Now the store has it: listed with its local id; attaching again just watches it.
+        const Result local = cli({u"list"_s, u"--all"_s});
+        QVERIFY2(local.out.contains(remote.toUtf8()), local.out.constData());
+        const Result again = cli({u"attach"_s, remote});
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(again.out), A2aSimulator::chunkText(80) + u'\n');
+        QVERIFY2(again.err.contains("already follows"), again.err.constData());
+    }
+
+    // A mistyped id: TaskNotFound, exit 1, and no run left behind in the store.
+    void attachUnknownTask()
+    {
+        const Result r = cli({u"attach"_s, u"no-such-task"_s});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("Cannot attach to no-such-task"), r.err.constData());
+        QVERIFY2(r.err.contains("-32001"), r.err.constData());
+        QCOMPARE(r.out, QByteArray());
+        const Result listed = cli({u"list"_s, u"--all"_s});
+        QCOMPARE(listed.out, QByteArray());
+    }
+
+    // 0.3 has no ListTasks: said so, not an empty list.
+    void listRemoteOn03Agent()
+    {
+        RunwatchSim::A2aSimConfig config;
+        config.protocol = RunwatchSim::A2aSimConfig::Protocol::V03;
+        m_sim->setConfig(config);
+        const Result r = cli({u"list"_s, u"--remote"_s});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("0.3"), r.err.constData());
+    }
+
+    // `agent` prints the card: name, protocol, skills, capabilities.
+    void agentCard()
+    {
+        const Result r = cli({u"agent"_s});
+        QCOMPARE(r.exitCode, 0);
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(u"Name: "_s + m_sim->config().agentName), r.out.constData());
+        QVERIFY2(out.contains(u"Protocol: A2A 1.0 (JSONRPC)"_s), r.out.constData());
+        QVERIFY2(out.contains(u"  - Chunked answers"_s), r.out.constData());
+        QVERIFY2(out.contains(u"  - Weather"_s), r.out.constData());
+        QVERIFY2(out.contains(u"  - streaming"_s), r.out.constData());
+
+        const Result json = cli({u"--json"_s, u"agent"_s});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(o.value(u"type"_s).toString(), u"agent"_s);
+        QCOMPARE(o.value(u"name"_s).toString(), m_sim->config().agentName);
+        QCOMPARE(o.value(u"skills"_s).toArray().size(), 2);
+        QVERIFY(o.value(u"warnings"_s).toArray().isEmpty());
+    }
+
+    // A 0.3 agent that does not stream: the card says so and `agent` warns about both.
+    void agentCardWarnings()
+    {
+        RunwatchSim::A2aSimConfig config;
+        config.protocol = RunwatchSim::A2aSimConfig::Protocol::V03;
+        config.streaming = false;
+        m_sim->setConfig(config);
+        const Result r = cli({u"agent"_s});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("Protocol: A2A 0.3"), r.out.constData());
+        QVERIFY2(r.out.contains("does not stream"), r.out.constData());
+        QVERIFY2(r.out.contains("no ListTasks"), r.out.constData());
+    }
+
+    // A missing or malformed card is a clear connection error, for `agent` as for `start`.
+    void agentCardProblems_data()
+    {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QByteArray>("expected");
+        QTest::addRow("missing") << int(RunwatchSim::A2aSimConfig::CardMode::Missing)
+                                 << QByteArray("No A2A agent card found");
+        QTest::addRow("malformed") << int(RunwatchSim::A2aSimConfig::CardMode::Malformed)
+                                   << QByteArray("is not valid JSON");
+        QTest::addRow("not a card") << int(RunwatchSim::A2aSimConfig::CardMode::NoName)
+                                    << QByteArray("has no \"name\"");
+    }
+    void agentCardProblems()
+    {
+        QFETCH(int, mode);
+        QFETCH(QByteArray, expected);
+        RunwatchSim::A2aSimConfig config;
+        config.cardMode = RunwatchSim::A2aSimConfig::CardMode(mode);
+        m_sim->setConfig(config);
+        const Result r = cli({u"agent"_s});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(expected), r.err.constData());
+        QVERIFY2(r.err.contains("/.well-known/agent"), r.err.constData());
+        QCOMPARE(r.out, QByteArray());
     }
 
     void cancelFromAnotherProcess()

@@ -419,23 +419,68 @@ private Q_SLOTS:
         QCOMPARE(it->title, u"normal chunks=60"_s);
         QVERIFY(rig.sim.requestCount(u"ListTasks"_s) >= 1);
 
-        // What an "attach" does (see the report: RunManager::attachRemoteRun).
-        Run run;
-        run.localId = u"attached"_s;
-        run.connection = u"agent"_s;
-        run.backend = u"a2a"_s;
-        run.remoteId = it->remoteId;
-        run.token.remoteId = it->remoteId;
-        run.token.streamable = true;
-        run.status = it->status;
-        run.rawStatus = it->rawStatus;
-        run.title = it->title;
-        rig.manager.adoptRun(run, true);
-        QVERIFY(waitTerminal(rig.manager, u"attached"_s));
-        const Run &attached = rig.run(u"attached"_s);
+        QSignalSpy done(&rig.manager, &RunManager::actionFinished);
+        const QString id = rig.manager.attachRemoteRun(u"agent"_s, it->remoteId, it->title);
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(rig.run(id).remoteId, remote);
+        QCOMPARE(rig.run(id).title, u"normal chunks=60"_s);
+        QVERIFY(waitTerminal(rig.manager, id));
+        const Run &attached = rig.run(id);
         QCOMPARE(attached.status, RunStatus::Completed);
         QCOMPARE(attached.primaryText, A2aSimulator::chunkText(60));
         QCOMPARE(attached.reconciliations, 0);
+        QCOMPARE(attached.model, rig.sim.config().agentName);
+        QVERIFY(attached.token.streamable);
+        // Attached while running: GetTask first, then followed live through SubscribeToTask.
+        QVERIFY(rig.sim.requestCount(u"GetTask"_s) >= 1);
+        QVERIFY(rig.sim.requestCount(u"SubscribeToTask"_s) >= 1);
+        QVERIFY(done.count() >= 1);
+        QCOMPARE(done.first().at(0).toString(), id);
+        QCOMPARE(done.first().at(1).value<RunManager::Action>(), RunManager::Action::Refresh);
+        QVERIFY(done.first().at(2).value<ActionResult>().ok());
+        QCOMPARE(rig.sim.tasksCreated(), 1);
+        // Attaching again gives the same local run, not a second one.
+        QCOMPARE(rig.manager.attachRemoteRun(u"agent"_s, remote), id);
+        QCOMPARE(rig.manager.runIds().size(), 1);
+    }
+
+    // Attaching to an id the agent does not know: TaskNotFound reported, nothing left behind.
+    void attachUnknownTask()
+    {
+        Rig rig;
+        QSignalSpy done(&rig.manager, &RunManager::actionFinished);
+        QSignalSpy removed(&rig.manager, &RunManager::runRemoved);
+        const QString id = rig.manager.attachRemoteRun(u"agent"_s, u"no-such-task"_s);
+        QVERIFY(!id.isEmpty());
+        QVERIFY(done.count() >= 1 || done.wait(kWait));
+        const ActionResult r = done.first().at(2).value<ActionResult>();
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error.kind, ErrorKind::NotFound);
+        QCOMPARE(r.error.code, u"-32001"_s);
+        QCOMPARE(removed.count(), 1);
+        QVERIFY(!rig.manager.run(id));
+        QVERIFY(rig.manager.attachRemoteRun(u"nope"_s, u"x"_s).isEmpty()); // unknown connection
+    }
+
+    // describe(): the card as connection info; a broken card is its error.
+    void describeFromCard()
+    {
+        Rig rig;
+        const ConnectionInfo info = QCoro::waitFor(rig.backend()->describe());
+        QVERIFY2(info.ok(), qPrintable(info.error.message));
+        QCOMPARE(info.name, rig.sim.config().agentName);
+        QCOMPARE(info.protocol, u"A2A 1.0 (JSONRPC)"_s);
+        QCOMPARE(info.skills.size(), 2);
+        QVERIFY(info.capabilities.contains(u"streaming"_s));
+        QVERIFY(info.warnings.isEmpty());
+
+        A2aSimConfig broken;
+        broken.cardMode = A2aSimConfig::CardMode::Malformed;
+        Rig bad(broken);
+        const ConnectionInfo none = QCoro::waitFor(bad.backend()->describe());
+        QVERIFY(!none.ok());
+        QCOMPARE(none.error.kind, ErrorKind::Protocol);
+        QVERIFY2(none.error.message.contains(u"is not valid JSON"_s), qPrintable(none.error.message));
     }
 
     // A 0.3 agent: 0.3 card, message/stream, kind discriminators, tasks/resubscribe after drops,

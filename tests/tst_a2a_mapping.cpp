@@ -374,7 +374,10 @@ private Q_SLOTS:
         sse.replace("\"history\":[\xE2\x80\xA6]", "\"history\":[]"); // elided by the reference
         const Replayed r = replaySse(sse, Binding::JsonRpc);
         QVERIFY(r.malformed.isEmpty());
+        QCOMPARE(r.run.remoteId, u"89c5c2b9-d976-4f9e-999c-9259103610b5"_s);
         QCOMPARE(r.run.status, RunStatus::Cancelled);
+        QCOMPARE(r.run.rawStatus, u"TASK_STATE_CANCELED"_s);
+        QVERIFY(r.run.primaryText.isEmpty()); // progress only, no artifact
         QVERIFY(hasSecondaryText(r.run, u"step 2/40"_s));
         QVERIFY(hasSecondaryText(r.run, u"step 5/40"_s));
     }

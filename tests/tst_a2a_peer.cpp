@@ -233,17 +233,14 @@ private Q_SLOTS:
                                      [&](const RemoteRunInfo &i) { return i.remoteId == remote; });
         QVERIFY(it != listed.runs.cend());
         QCOMPARE(it->title, u"chunks 40 25"_s);
-        Run run;
-        run.localId = u"attached"_s;
-        run.connection = u"peer"_s;
-        run.backend = u"a2a"_s;
-        run.remoteId = remote;
-        run.token.remoteId = remote;
-        run.token.streamable = true;
-        run.status = it->status;
-        rig.manager.adoptRun(run, true);
-        QVERIFY(waitTerminal(rig.manager, u"attached"_s));
-        QCOMPARE(rig.run(u"attached"_s).primaryText, chunks(40));
+        // Forget the run locally, as if another client had started it, then attach by id.
+        rig.manager.deleteRun(id, false);
+        QVERIFY(waitFor([&] { return !rig.manager.run(id); }));
+        const QString attached = rig.manager.attachRemoteRun(u"peer"_s, remote, it->title);
+        QVERIFY(!attached.isEmpty() && attached != id);
+        QVERIFY(waitTerminal(rig.manager, attached));
+        QCOMPARE(rig.run(attached).status, RunStatus::Completed);
+        QCOMPARE(rig.run(attached).primaryText, chunks(40));
     }
 
     void failedTask()

@@ -2,11 +2,14 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "backends/jobs/jobsbackend.h"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTimer>
@@ -20,13 +23,16 @@ namespace {
 constexpr auto kUsage = R"(Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Global options (before the command):
-  --backend NAME      connector for --url: openai, a2a (--url is then the agent's base URL)
+  --backend NAME      connector for --url: openai, a2a (--url is then the agent's base URL),
+                      jobs (a generic HTTP job API; --url is the base the job paths hang off)
   --url URL           base URL of the service (e.g. https://api.openai.com/v1)
   --connection NAME   a saved connection instead of --backend/--url
   --api-key-env VAR   environment variable holding the API key
                       (default: RUNWATCH_API_KEY, then OPENAI_API_KEY for openai)
   --auth STYLE        bearer (default) or api-key (Azure OpenAI)
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
+  --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
+                      names; docs/jobs-profile.md); give it on every command
   --json              JSON Lines output
   --allow-insecure-http  permit plain http:// to a non-loopback host
 
@@ -38,6 +44,10 @@ Commands:
   cancel RUN          cancels and waits (bounded) until the run is terminal
   delete RUN [--local]  deletes on the server (when supported) and locally
   list [--all]        active runs (--all: every stored run)
+  list --remote       the service's own list of runs (A2A 1.0: ListTasks), incl. ones
+                      started elsewhere: remote id, status, title
+  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
+  agent               what the service says about itself (A2A: the agent card)
   respond RUN (--text T | --approve | --reject [--comment C] | --choice C)
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
@@ -73,6 +83,7 @@ struct CliApp::Options
     QString apiKeyEnv;
     QString auth;
     QString store;
+    QString profile; // jobs connection profile file
     bool allowInsecure = false;
 };
 
@@ -131,6 +142,8 @@ int CliApp::run(const QStringList &args)
             ok = takeValue(a, &o.store);
         else if (a == u"--json")
             m_json = true;
+        else if (a == u"--profile")
+            ok = takeValue(a, &o.profile);
         else if (a == u"--allow-insecure-http")
             o.allowInsecure = true;
         else if (a == u"--help" || a == u"-h")
@@ -148,6 +161,21 @@ int CliApp::run(const QStringList &args)
     const QStringList rest = args.mid(i + 1);
     if (!o.backend.isEmpty() && !knownBackends().contains(o.backend))
         return usage(u"unknown backend \"%1\" (known: %2)"_s.arg(o.backend, knownBackends().join(u", "_s)));
+    if (!o.profile.isEmpty()) {
+        if (!o.backend.isEmpty() && o.backend != u"jobs")
+            return usage(u"--profile is for the jobs backend, not %1"_s.arg(o.backend));
+        // Absolute: the connection may outlive the working directory it was given in.
+        o.profile = QFileInfo(o.profile).absoluteFilePath();
+        // Read once up front so that a broken profile stops the command before anything is
+        // sent, naming the file and the bad key.
+        Connection probe;
+        probe.options.insert(u"profile_file"_s, o.profile);
+        QString error;
+        if (!JobsBackend::profileFor(probe, &error)) {
+            writeErr(u"runwatch-cli: "_s + error + u'\n');
+            return ExitOtherError;
+        }
+    }
     if (!setUpStore(o))
         return ExitOtherError;
 
@@ -163,6 +191,10 @@ int CliApp::run(const QStringList &args)
         return cmdDelete(o, rest);
     if (command == u"list")
         return cmdList(o, rest);
+    if (command == u"attach")
+        return cmdAttach(o, rest);
+    if (command == u"agent" || command == u"describe")
+        return cmdAgent(o, rest);
     if (command == u"respond")
         return cmdRespond(o, rest);
     if (command == u"resume")
@@ -221,6 +253,13 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     if (c.apiKey.isEmpty())
         c.auth = AuthStyle::None;
     c.allowInsecureHttp = o.allowInsecure;
+    if (!o.profile.isEmpty()) {
+        if (c.backend != u"jobs") {
+            *error = u"--profile is for the jobs backend (this is %1)"_s.arg(c.backend);
+            return std::nullopt;
+        }
+        c.options.insert(u"profile_file"_s, o.profile);
+    }
     return c;
 }
 
@@ -239,7 +278,11 @@ const Run *CliApp::loadRun(const Options &o, const QString &idOrRemote, QString 
     Run run = *stored;
     run.connection = conn->name;
     m_manager.adoptRun(run, false);
-    return m_manager.run(run.localId);
+    const Run *adopted = m_manager.run(run.localId);
+    // The stored text is what the user has (watch prints it first): print only what follows.
+    if (adopted)
+        setPrinted(*adopted);
+    return adopted;
 }
 
 } // namespace Runwatch::Cli

@@ -5,6 +5,7 @@
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 
+#include <QHash>
 #include <QObject>
 #include <QSet>
 #include <QStringList>
@@ -53,6 +54,9 @@ private:
     int cmdCancel(const Options &o, const QStringList &args);
     int cmdDelete(const Options &o, const QStringList &args);
     int cmdList(const Options &o, const QStringList &args);
+    int cmdListRemote(const Options &o);
+    int cmdAttach(const Options &o, const QStringList &args);
+    int cmdAgent(const Options &o, const QStringList &args);
     int cmdRespond(const Options &o, const QStringList &args);
     int cmdResume(const Options &o, const QStringList &args);
     int cmdExport(const Options &o, const QStringList &args);
@@ -68,7 +72,13 @@ private:
     int followToEnd(const QString &id);
 
     void printRunLine(const Run &run);
+    // Prints what the events say. The primary text is printed as it grows, whether it arrives
+    // as deltas (streams) or as snapshots (polls, A2A resumes): the new suffix, or a marker and
+    // the whole text when the server replaced it with something that does not extend it.
     void printEvents(const Run &run, const QList<RunEvent> &events);
+    // What of the run's primary text the user already has (printed, or printed by an earlier
+    // session and in the store): the base printPrimary() continues from.
+    void setPrinted(const Run &run) { m_printed.insert(run.localId, run.primaryText); }
     void printEnd(const Run &run);
     void printError(const QString &runId, const RunError &error);
     void printNote(const QString &text);
@@ -81,6 +91,8 @@ private:
     bool m_json = false;
     bool m_announceStarts = false; // start --follow: print the run line before its first events
     QSet<QString> m_announced;
+    bool m_printPrimary = true;        // `status` prints the run line only, not text a refresh brought
+    QHash<QString, QString> m_printed; // run → primary text printed so far
     RunStore m_store;
     RunManager m_manager;
 };

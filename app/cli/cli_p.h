@@ -4,6 +4,7 @@
 // Helpers shared by the CLI's translation units (cli.cpp, clicommands.cpp, clioutput.cpp).
 
 #include "model/run.h"
+#include "model/runevent.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -14,6 +15,21 @@ namespace Runwatch::Cli {
 
 // The "run" JSON Lines object (type, run, remote_id, backend, status, title).
 QJsonObject runObject(const Run &run);
+
+// How printed primary text moves on after one applied event. Mirrors applyEvent()'s rules for
+// PrimaryDelta / PrimarySnapshot on `printed` (the text printed so far), so that a snapshot
+// prints only what it adds and a snapshot that is not an extension is printed whole, once.
+struct PrimaryUpdate
+{
+    enum class Kind {
+        None,    // nothing new to print
+        Append,  // print `text` after what was printed
+        Replace, // the text was replaced: `text` is the whole new text
+    };
+    Kind kind = Kind::None;
+    QString text;
+};
+PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event);
 
 // Runs the event loop until `done()` holds or `timeoutMs` passes (-1: no limit). Returns done().
 template <typename Pred>

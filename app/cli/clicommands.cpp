@@ -111,8 +111,10 @@ int CliApp::followToEnd(const QString &id)
     });
     spinUntil([&] {
         const Run *run = m_manager.run(id);
-        return !run || stopped || run->isTerminal() || run->status == RunStatus::InputRequired
-            || (!m_manager.isFollowing(id) && run->remoteId.isEmpty());
+        // Where the engine stops following, so do we: a timer or webhook suspension resumes by
+        // itself and is followed through; a question for the operator ends the command (exit 5).
+        return !run || stopped || !RunManager::needsFollowing(*run)
+               || (!m_manager.isFollowing(id) && run->remoteId.isEmpty());
     }, -1);
     disconnect(c);
     m_store.flush();
@@ -149,7 +151,11 @@ int CliApp::cmdWatch(const Options &o, const QStringList &args)
             writeOut(run->primaryText);
         }
     }
-    if (run->isTerminal() || run->status == RunStatus::InputRequired) {
+    if (!RunManager::needsFollowing(*run)) {
+        // Another process may have seen the suspension arrive (a respond that stayed to follow
+        // the resumed run): say what the run waits for, as if it had arrived now.
+        if (run->status == RunStatus::InputRequired && run->input)
+            printEvents(*run, {RunEvent::inputRequired(*run->input)});
         printEnd(*run);
         return exitCodeFor(run->status);
     }
@@ -165,6 +171,8 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
     if (!run)
         return ExitOtherError;
     const QString id = run->localId;
+    // The output is the run line; text the refresh brings belongs to `watch`.
+    m_printPrimary = false;
     // A refresh that fails (network down) still prints what the store knows.
     bool refreshed = false;
     if (!run->remoteId.isEmpty()) {
@@ -208,8 +216,14 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
         m_store.flush();
         return ExitOtherError;
     }
-    if (!result.note.isEmpty())
-        printNote(u"run %1: %2; nothing changed"_s.arg(id, result.note));
+    if (!result.note.isEmpty()) {
+        // A note comes with "already finished" (nothing changed) or with an accepted request
+        // that is still under way (the run shows cancelling).
+        const Run *now = m_manager.run(id);
+        const bool underWay = now && now->status == RunStatus::Cancelling;
+        printNote(underWay ? u"run %1: %2"_s.arg(id, result.note)
+                           : u"run %1: %2; nothing changed"_s.arg(id, result.note));
+    }
     // Cancellation is a request: wait (bounded) until the server confirms a terminal state.
     run = m_manager.run(id);
     if (run && !run->isTerminal()) {
@@ -267,13 +281,17 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
 int CliApp::cmdList(const Options &o, const QStringList &args)
 {
     Q_UNUSED(o)
-    bool all = false;
+    bool all = false, remote = false;
     for (const QString &a : args) {
         if (a == u"--all")
             all = true;
+        else if (a == u"--remote")
+            remote = true;
         else
             return usage(u"list: unexpected argument %1"_s.arg(a));
     }
+    if (remote)
+        return all ? usage(u"list: --remote and --all do not go together"_s) : cmdListRemote(o);
     const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
     for (const Run &run : runs) {
         if (!all && run.isTerminal())
@@ -344,7 +362,7 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
     QStringList ids;
     const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
     for (const Run &stored : runs) {
-        if (stored.isTerminal() || stored.status == RunStatus::InputRequired || stored.remoteId.isEmpty())
+        if (stored.isTerminal() || stored.remoteId.isEmpty())
             continue;
         QString error;
         const Run *run = loadRun(o, stored.localId, &error);
@@ -352,6 +370,10 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
             writeErr(u"runwatch-cli: run %1: %2\n"_s.arg(stored.localId, error));
             continue;
         }
+        // Decided on the full run: a summary lacks the input request that says whether a
+        // suspension (timer, webhook) resumes by itself.
+        if (!RunManager::needsFollowing(*run))
+            continue;
         ids << run->localId;
     }
     if (ids.isEmpty()) {
@@ -368,7 +390,7 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
     spinUntil([&] {
         for (const QString &id : std::as_const(ids)) {
             const Run *run = m_manager.run(id);
-            if (run && !run->isTerminal() && run->status != RunStatus::InputRequired && !stopped.contains(id))
+            if (run && RunManager::needsFollowing(*run) && !stopped.contains(id))
                 return false;
         }
         return true;

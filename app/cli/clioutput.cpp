@@ -5,6 +5,8 @@
 
 #include <QJsonDocument>
 
+#include <utility>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::Cli {
@@ -21,6 +23,33 @@ QJsonObject runObject(const Run &run)
     return o;
 }
 
+PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event)
+{
+    PrimaryUpdate update;
+    if (event.type == RunEvent::Type::PrimaryDelta) {
+        if (!event.text.isEmpty()) {
+            printed += event.text;
+            update.kind = PrimaryUpdate::Kind::Append;
+            update.text = event.text;
+        }
+        return update;
+    }
+    if (event.type != RunEvent::Type::PrimarySnapshot)
+        return update;
+    // Same rules as applyEvent(): an empty, equal or shorter-prefix snapshot changes nothing.
+    if (event.text.isEmpty() || event.text == printed || printed.startsWith(event.text))
+        return update;
+    if (event.text.startsWith(printed)) {
+        update.kind = PrimaryUpdate::Kind::Append;
+        update.text = event.text.mid(printed.size());
+    } else {
+        update.kind = PrimaryUpdate::Kind::Replace;
+        update.text = event.text;
+    }
+    printed = event.text;
+    return update;
+}
+
 void CliApp::printRunLine(const Run &run)
 {
     if (m_json)
@@ -35,15 +64,41 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
         m_announced.insert(run.localId);
         printRunLine(run);
     }
-    QString primary;
+    QString primary; // human output: written once per batch, after the batch's stderr lines
+    QString &printed = m_printed[run.localId];
+    const auto emitPrimary = [&](const PrimaryUpdate &update, bool atLineStart) {
+        if (!m_printPrimary || update.kind == PrimaryUpdate::Kind::None)
+            return;
+        const bool replace = update.kind == PrimaryUpdate::Kind::Replace;
+        if (m_json) {
+            writeJson({{u"type"_s, replace ? u"replace"_s : u"delta"_s},
+                       {u"run"_s, run.localId},
+                       {u"text"_s, update.text}});
+            return;
+        }
+        if (!replace) {
+            primary += update.text;
+            return;
+        }
+        // What was printed is not a prefix of the server's text any more (an artifact was
+        // replaced, a reconciliation rewrote it): appending would produce garbage.
+        if (!primary.isEmpty())
+            writeOut(std::exchange(primary, QString()));
+        if (!atLineStart)
+            writeOut(u"\n"_s);
+        writeErr(u"[output replaced] the server's text no longer continues what was printed; the "
+                 u"whole current text follows\n"_s);
+        writeOut(u"----- output replaced; whole current text: -----\n"_s);
+        primary = update.text;
+    };
     for (const RunEvent &e : events) {
         switch (e.type) {
         case RunEvent::Type::PrimaryDelta:
-            if (m_json)
-                writeJson({{u"type"_s, u"delta"_s}, {u"run"_s, run.localId}, {u"text"_s, e.text}});
-            else
-                primary += e.text;
+        case RunEvent::Type::PrimarySnapshot: {
+            const bool atLineStart = printed.isEmpty() || printed.endsWith(u'\n');
+            emitPrimary(advancePrinted(printed, e), atLineStart);
             break;
+        }
         case RunEvent::Type::SecondaryDelta:
         case RunEvent::Type::SecondarySnapshot:
             if (e.text.isEmpty())
@@ -72,11 +127,25 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
         case RunEvent::Type::Error:
             printError(run.localId, e.error);
             break;
-        case RunEvent::Type::PrimarySnapshot:
         case RunEvent::Type::Identity:
         case RunEvent::Type::Cursor:
             break;
         }
+    }
+    // The mirror can only drift from the run if its base was wrong (text that reached the run
+    // outside these events): catch up from the run itself.
+    if (printed.size() != run.primaryText.size()) {
+        const bool atLineStart = printed.isEmpty() || printed.endsWith(u'\n');
+        PrimaryUpdate update;
+        if (run.primaryText.startsWith(printed)) {
+            update.kind = PrimaryUpdate::Kind::Append;
+            update.text = run.primaryText.mid(printed.size());
+        } else if (!printed.startsWith(run.primaryText)) {
+            update.kind = PrimaryUpdate::Kind::Replace;
+            update.text = run.primaryText;
+        }
+        printed = run.primaryText;
+        emitPrimary(update, atLineStart);
     }
     if (!primary.isEmpty())
         writeOut(primary);

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runbackend.h"
 
+#include <QJsonArray>
+
+using namespace Qt::StringLiterals;
+
 namespace Runwatch {
 
 void RunStream::finish(StreamEnd end)
@@ -9,6 +13,40 @@ void RunStream::finish(StreamEnd end)
         return;
     m_finished = true;
     Q_EMIT finished(end);
+}
+
+QJsonObject ConnectionInfo::toJson() const
+{
+    QJsonObject o{{u"name"_s, name},
+                  {u"description"_s, description},
+                  {u"version"_s, version},
+                  {u"protocol"_s, protocol},
+                  {u"url"_s, url},
+                  {u"skills"_s, QJsonArray::fromStringList(skills)},
+                  {u"capabilities"_s, QJsonArray::fromStringList(capabilities)},
+                  {u"warnings"_s, QJsonArray::fromStringList(warnings)}};
+    if (error.isError())
+        o.insert(u"error"_s, error.toJson());
+    return o;
+}
+
+QCoro::Task<ConnectionInfo> RunBackend::describe()
+{
+    ConnectionInfo info;
+    info.name = kind();
+    info.protocol = kind();
+    const Capabilities caps = capabilities();
+    const std::pair<Capability, QString> names[] = {
+        {Capability::Start, u"start"_s},     {Capability::Get, u"get"_s},
+        {Capability::Stream, u"stream"_s},   {Capability::ResumeStream, u"resume stream"_s},
+        {Capability::Cancel, u"cancel"_s},   {Capability::Delete, u"delete on the server"_s},
+        {Capability::Respond, u"respond"_s}, {Capability::List, u"list remote runs"_s},
+    };
+    for (const auto &[flag, name] : names) {
+        if (caps.testFlag(flag))
+            info.capabilities << name;
+    }
+    co_return info;
 }
 
 } // namespace Runwatch

@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QStringList>
 
 #include <QCoroTask>
 
@@ -86,6 +87,24 @@ struct ListResult
     QList<RemoteRunInfo> runs;
 };
 
+// What a connection knows about the service behind it: an A2A agent's card, or the little a
+// plain API can say. Shown by the connection panel and `runwatch-cli agent`.
+struct ConnectionInfo
+{
+    RunError error; // the service could not be reached or described (e.g. no agent card)
+    QString name;   // the service's or agent's name
+    QString description;
+    QString version;          // the service's own version, when it states one
+    QString protocol;         // what Runwatch speaks with it, e.g. "A2A 1.0 (JSONRPC)"
+    QString url;              // the endpoint requests go to
+    QStringList skills;       // "name: description"
+    QStringList capabilities; // what it offers, human-readable
+    QStringList warnings;     // what will not work, or works only partly, and why
+
+    bool ok() const { return !error.isError(); }
+    QJsonObject toJson() const;
+};
+
 // The seam every protocol implements (ARCHITECTURE.md "The core seam"). Coroutine methods take
 // their parameters by value: they outlive the caller's arguments.
 class RunBackend : public QObject
@@ -109,6 +128,9 @@ public:
     virtual QCoro::Task<ActionResult> remove(ContinuationToken token) = 0;
     virtual QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) = 0;
     virtual QCoro::Task<ListResult> list() = 0;
+    // Describes the service. The default says only what every backend knows (kind and
+    // capabilities); connectors with a self-description (the A2A agent card) override it.
+    virtual QCoro::Task<ConnectionInfo> describe();
 };
 
 } // namespace Runwatch

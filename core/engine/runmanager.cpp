@@ -146,7 +146,7 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
     run.title = Run::summarize(request.prompt);
     run.status = RunStatus::Queued;
     run.capabilities = backend ? backend->capabilities() : Capabilities{};
-    const QString id = run.localId;
+    QString id = run.localId;
     if (request.clientRunId.isEmpty())
         request.clientRunId = id;
     m_runs.insert(id, e);
@@ -189,7 +189,8 @@ void RunManager::adoptRun(Run run, bool follow)
         this->follow(id);
 }
 
-QString RunManager::attachRemoteRun(const QString &connectionName, const QString &remoteId, const QString &title)
+QString RunManager::attachRemoteRun(const QString &connectionName, const QString &remoteId,
+                                    const QString &title)
 {
     RunBackend *b = backend(connectionName);
     if (!b || remoteId.isEmpty())
@@ -219,7 +220,7 @@ QString RunManager::attachRemoteRun(const QString &connectionName, const QString
     run.token.streamable = false;
     run.status = RunStatus::Unknown;
     run.capabilities = b->capabilities();
-    const QString id = run.localId;
+    QString id = run.localId;
     m_runs.insert(id, e);
     m_order.append(id);
     Q_EMIT runAdded(id);

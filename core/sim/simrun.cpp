@@ -664,6 +664,13 @@ void SimRun::finishWith(Status status)
 void SimRun::runStep(const Step &step)
 {
     Item *item = step.item < m_items.size() ? &m_items[step.item] : nullptr;
+    // The plan only schedules item steps for items it created; a step that names none is a bug
+    // in the plan, skipped rather than dereferenced.
+    const bool itemStep = step.op >= Op::ItemAdded && step.op <= Op::ItemDoneIncomplete;
+    if (itemStep && !item) {
+        Q_ASSERT_X(false, "SimRun::runStep", "item step without an item");
+        return;
+    }
     const auto indexFields = [&](QJsonObject object, bool withContentIndex) {
         object.insert("item_id"_L1, item->id);
         object.insert("output_index"_L1, step.item);

@@ -1,40 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2abackend.h"
 
+#include "a2abackend_p.h"
 #include "a2astream.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
-#include <QUrlQuery>
-#include <QUuid>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
-
-namespace A2a {
-
-QString methodName(Operation operation, Version version)
-{
-    const bool v1 = version == Version::V10;
-    switch (operation) {
-    case Operation::SendMessage:
-        return v1 ? u"SendMessage"_s : u"message/send"_s;
-    case Operation::SendStreamingMessage:
-        return v1 ? u"SendStreamingMessage"_s : u"message/stream"_s;
-    case Operation::GetTask:
-        return v1 ? u"GetTask"_s : u"tasks/get"_s;
-    case Operation::CancelTask:
-        return v1 ? u"CancelTask"_s : u"tasks/cancel"_s;
-    case Operation::SubscribeToTask:
-        return v1 ? u"SubscribeToTask"_s : u"tasks/resubscribe"_s;
-    case Operation::ListTasks:
-        return v1 ? u"ListTasks"_s : QString(); // 0.3 has no JSON-RPC listing (§4)
-    }
-    return {};
-}
-
-} // namespace A2a
 
 using namespace A2a;
 
@@ -45,29 +19,6 @@ constexpr int kDefaultCancelTimeoutMs = 15000;
 constexpr int kDefaultHistoryLength = 10;
 constexpr int kListPageSize = 100;
 constexpr int kMaxListPages = 20;
-
-RunError clientError(const QString &code, const QString &message)
-{
-    RunError e;
-    e.kind = ErrorKind::Client;
-    e.code = code;
-    e.message = message;
-    return e;
-}
-
-RunError cancelledError()
-{
-    RunError e;
-    e.kind = ErrorKind::Cancelled;
-    e.code = u"aborted"_s;
-    e.message = u"The connection was closed."_s;
-    return e;
-}
-
-QString encodedId(const QString &id)
-{
-    return QString::fromLatin1(QUrl::toPercentEncoding(id));
-}
 
 QString answerText(const InputAnswer &answer)
 {
@@ -134,275 +85,6 @@ std::chrono::milliseconds A2aBackend::stallTimeout() const
     return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
 }
 
-QList<QUrl> A2aBackend::cardUrls(const QUrl &baseUrl)
-{
-    QUrl base = baseUrl;
-    base.setQuery(QString());
-    base.setFragment(QString());
-    if (base.path().endsWith(u".json"_s))
-        return {base}; // the card's own URL was given
-    QString path = base.path();
-    while (path.endsWith(u'/'))
-        path.chop(1);
-    QList<QUrl> urls;
-    const auto add = [&](const QString &prefix) {
-        for (const QString &name : {u"/.well-known/agent-card.json"_s, u"/.well-known/agent.json"_s}) {
-            QUrl u = base;
-            u.setPath(prefix + name);
-            if (!urls.contains(u))
-                urls << u;
-        }
-    };
-    add(path);
-    // Well-known URIs live at the origin (RFC 8615), but agents mounted under a path often
-    // serve their card there too: try both.
-    if (!path.isEmpty())
-        add(QString());
-    return urls;
-}
-
-QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
-{
-    Discovery d;
-    if (m_card && m_interface && !refresh) {
-        d.card = m_card;
-        d.interface = m_interface;
-        co_return d;
-    }
-    QPointer<A2aBackend> self = this;
-    const QUrl base = m_connection.baseUrl;
-    if (!base.isValid() || base.host().isEmpty()) {
-        d.error = clientError(u"invalid_url"_s,
-                              u"The agent URL \"%1\" is not valid."_s.arg(base.toDisplayString()));
-        co_return d;
-    }
-    QStringList missing;
-    for (const QUrl &url : cardUrls(base)) {
-        HttpRequest r;
-        r.method = "GET";
-        r.url = url;
-        // A 1.0 server with 0.3 compatibility serves the 1.0 card only with this header (§2.1).
-        r.headers.emplaceBack("A2A-Version", "1.0");
-        r.headers.emplaceBack("Accept", "application/json");
-        r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
-        const HttpResponse response = co_await m_http->send(std::move(r));
-        if (!self) {
-            d.error = cancelledError();
-            co_return d;
-        }
-        if (!response.ok()) {
-            if (response.error.kind == ErrorKind::NotFound) {
-                missing << url.toDisplayString();
-                continue;
-            }
-            d.error = response.error;
-            d.error.message = u"Cannot fetch the agent card at %1: %2"_s.arg(url.toDisplayString(),
-                                                                             response.error.message);
-            co_return d;
-        }
-        const CardParse parsed = parseAgentCard(response.body, url);
-        if (!parsed.card) {
-            d.error.kind = ErrorKind::Protocol;
-            d.error.code = u"agent_card_invalid"_s;
-            d.error.message = parsed.error;
-            d.error.httpStatus = response.status;
-            co_return d;
-        }
-        const QString binding = m_connection.options.value(u"binding"_s).toString();
-        const QString version = m_connection.options.value(u"protocol_version"_s).toString();
-        const std::optional<AgentInterface> iface = selectInterface(*parsed.card, binding, version);
-        if (!iface) {
-            d.error.kind = ErrorKind::Protocol;
-            d.error.code = u"no_usable_interface"_s;
-            d.error.message = u"The agent card at %1 offers no interface for %2."_s.arg(
-                url.toDisplayString(), QStringList{binding, version}.join(u' ').trimmed());
-            co_return d;
-        }
-        m_card = parsed.card;
-        m_interface = iface;
-        d.card = m_card;
-        d.interface = m_interface;
-        Q_EMIT agentCardChanged();
-        co_return d;
-    }
-    d.error.kind = ErrorKind::NotFound;
-    d.error.code = u"agent_card_missing"_s;
-    d.error.httpStatus = 404;
-    d.error.message = u"No A2A agent card found (HTTP 404 at %1). Is %2 the agent's base URL?"_s.arg(
-        missing.join(u", "_s), base.toDisplayString());
-    co_return d;
-}
-
-void A2aBackend::applyAuth(HttpRequest &request) const
-{
-    const QString key = m_connection.apiKey;
-    if (key.isEmpty())
-        return;
-    const QByteArray k = key.toUtf8();
-    const AuthScheme::Kind kind = m_card ? m_card->auth.kind : AuthScheme::Kind::None;
-    const QByteArray name = m_card ? m_card->auth.name.toUtf8() : QByteArray();
-    switch (kind) {
-    case AuthScheme::Kind::Bearer:
-        request.headers.emplaceBack("Authorization", "Bearer " + k);
-        return;
-    case AuthScheme::Kind::Basic:
-        request.headers.emplaceBack("Authorization", "Basic " + k.toBase64());
-        return;
-    case AuthScheme::Kind::ApiKeyHeader:
-        request.headers.emplaceBack(name, k);
-        return;
-    case AuthScheme::Kind::ApiKeyQuery: {
-        QUrlQuery q(request.url);
-        q.addQueryItem(QString::fromUtf8(name), key);
-        request.url.setQuery(q);
-        return;
-    }
-    case AuthScheme::Kind::ApiKeyCookie:
-        request.headers.emplaceBack("Cookie", name + '=' + k);
-        return;
-    case AuthScheme::Kind::None:
-        break;
-    }
-    // The card asks for nothing we recognise: the connection's own style.
-    switch (m_connection.auth) {
-    case AuthStyle::Bearer:
-        request.headers.emplaceBack("Authorization", "Bearer " + k);
-        break;
-    case AuthStyle::ApiKeyHeader:
-        request.headers.emplaceBack("api-key", k);
-        break;
-    case AuthStyle::None:
-        break;
-    }
-}
-
-HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation operation,
-                                     const QJsonObject &params, bool useGet)
-{
-    HttpRequest r;
-    const bool streaming
-        = operation == Operation::SendStreamingMessage || operation == Operation::SubscribeToTask;
-    const bool v1 = iface.version == Version::V10;
-    if (iface.binding == Binding::JsonRpc) {
-        r.method = "POST";
-        r.url = iface.url;
-        QJsonObject p = params;
-        if (v1 && !iface.tenant.isEmpty())
-            p.insert(u"tenant"_s, iface.tenant);
-        const QJsonObject body{{u"jsonrpc"_s, u"2.0"_s},
-                               {u"id"_s, m_nextRpcId++},
-                               {u"method"_s, methodName(operation, iface.version)},
-                               {u"params"_s, p}};
-        r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-        // Exactly application/json: the JS SDK rejects anything else on JSON-RPC (§0.3).
-        r.headers.emplaceBack("Content-Type", "application/json");
-        r.headers.emplaceBack("Accept", streaming ? "text/event-stream" : "application/json");
-    } else {
-        QString prefix = iface.url.path();
-        while (prefix.endsWith(u'/'))
-            prefix.chop(1);
-        if (!iface.tenant.isEmpty())
-            prefix += u'/' + encodedId(iface.tenant);
-        if (!v1)
-            prefix += u"/v1"_s; // the 0.3 REST paths; 1.0 dropped the prefix (§1)
-        const QString id = encodedId(params.value(u"id"_s).toString());
-        QUrlQuery query;
-        QJsonObject body = params;
-        body.remove(u"id"_s);
-        QString path;
-        bool hasBody = true;
-        switch (operation) {
-        case Operation::SendMessage:
-            path = u"/message:send"_s;
-            r.method = "POST";
-            break;
-        case Operation::SendStreamingMessage:
-            path = u"/message:stream"_s;
-            r.method = "POST";
-            break;
-        case Operation::GetTask:
-            path = u"/tasks/"_s + id;
-            r.method = "GET";
-            hasBody = false;
-            if (params.contains(u"historyLength"_s))
-                query.addQueryItem(u"historyLength"_s,
-                                   QString::number(params.value(u"historyLength"_s).toInt()));
-            break;
-        case Operation::CancelTask:
-            path = u"/tasks/"_s + id + u":cancel"_s;
-            r.method = "POST";
-            break;
-        case Operation::SubscribeToTask:
-            path = u"/tasks/"_s + id + u":subscribe"_s;
-            r.method = useGet ? "GET" : "POST";
-            hasBody = !useGet;
-            break;
-        case Operation::ListTasks:
-            path = u"/tasks"_s;
-            r.method = "GET";
-            hasBody = false;
-            for (auto it = params.begin(); it != params.end(); ++it) {
-                const QJsonValue v = it.value();
-                query.addQueryItem(it.key(), v.isString() ? v.toString()
-                                             : v.isBool() ? (v.toBool() ? u"true"_s : u"false"_s)
-                                                          : QString::number(v.toInteger()));
-            }
-            break;
-        }
-        r.url = iface.url;
-        r.url.setPath(prefix + path);
-        if (!query.isEmpty())
-            r.url.setQuery(query);
-        if (hasBody) {
-            r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-            r.headers.emplaceBack("Content-Type", v1 ? "application/a2a+json" : "application/json");
-        }
-        r.headers.emplaceBack("Accept",
-                              streaming ? "text/event-stream" : "application/a2a+json, application/json");
-    }
-    // Every request says which version it speaks; a 1.0 server takes a missing header as 0.3.
-    r.headers.emplaceBack("A2A-Version", versionHeader(iface.version).toLatin1());
-    r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
-    applyAuth(r);
-    return r;
-}
-
-Reply A2aBackend::decode(const AgentInterface &iface, const QByteArray &body, int httpStatus) const
-{
-    return iface.binding == Binding::JsonRpc ? decodeJsonRpc(body) : decodeRest(body, httpStatus);
-}
-
-QJsonObject A2aBackend::messageParams(Version version, const QString &text, const QString &taskId,
-                                      const QString &contextId, QLatin1StringView idPrefix,
-                                      bool returnImmediately, const QString &clientRunId) const
-{
-    const bool v1 = version == Version::V10;
-    const bool rest03 = !v1 && m_interface && m_interface->binding == Binding::HttpJson;
-    QJsonObject message;
-    message.insert(u"messageId"_s, QString(idPrefix + QUuid::createUuid().toString(QUuid::WithoutBraces)));
-    if (v1 || rest03) {
-        message.insert(u"role"_s, u"ROLE_USER"_s);
-        // 0.3 REST used proto JSON: Message.content instead of parts (§12.6).
-        message.insert(rest03 ? u"content"_s : u"parts"_s, QJsonArray{QJsonObject{{u"text"_s, text}}});
-    } else {
-        message.insert(u"kind"_s, u"message"_s);
-        message.insert(u"role"_s, u"user"_s);
-        message.insert(u"parts"_s, QJsonArray{QJsonObject{{u"kind"_s, u"text"_s}, {u"text"_s, text}}});
-    }
-    if (!taskId.isEmpty())
-        message.insert(u"taskId"_s, taskId);
-    if (!contextId.isEmpty())
-        message.insert(u"contextId"_s, contextId);
-    if (!clientRunId.isEmpty())
-        message.insert(u"metadata"_s, QJsonObject{{u"runwatch_run_id"_s, clientRunId}});
-    QJsonObject params{{u"message"_s, message}};
-    if (returnImmediately) {
-        params.insert(u"configuration"_s,
-                      v1 ? QJsonObject{{u"returnImmediately"_s, true}} : QJsonObject{{u"blocking"_s, false}});
-    }
-    return params;
-}
-
 void A2aBackend::rememberTask(const QString &taskId, const QString &contextId)
 {
     if (!taskId.isEmpty() && !contextId.isEmpty())
@@ -430,69 +112,6 @@ void A2aBackend::dropRepeatedItems(QList<RunEvent> &events)
         m_deliveredItems.insert(e.itemId, h);
         return false;
     });
-}
-
-QCoro::Task<CallResult> A2aBackend::call(Operation operation, QJsonObject params)
-{
-    return callWith(m_http, operation, std::move(params));
-}
-
-QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation operation, QJsonObject params)
-{
-    QPointer<A2aBackend> self = this;
-    CallResult result;
-    const Discovery d = co_await discover();
-    if (!self) {
-        result.error = cancelledError();
-        co_return result;
-    }
-    if (!d.ok()) {
-        result.error = d.error;
-        co_return result;
-    }
-    const AgentInterface iface = *d.interface;
-    if (iface.binding == Binding::JsonRpc && methodName(operation, iface.version).isEmpty()) {
-        result.error = clientError(u"unsupported"_s,
-                                   u"A2A %1 has no such method."_s.arg(versionHeader(iface.version)));
-        co_return result;
-    }
-    HttpRequest r = buildRequest(iface, operation, params);
-    // SendMessage creates a task or a turn: never repeated once it may have arrived.
-    r.idempotent = operation != Operation::SendMessage;
-    const HttpResponse response = co_await client->send(std::move(r));
-    if (!self) {
-        result.error = cancelledError();
-        co_return result;
-    }
-    result.retryAfterMs = response.retryAfterMs;
-    if (!response.ok()) {
-        // JSON-RPC -32603 comes with HTTP 500; REST errors with their HTTP status: keep the
-        // A2A code when the body has one. 401/403 stay auth errors whatever the body says.
-        if (response.status != 401 && response.status != 403 && !response.body.isEmpty()) {
-            if (auto pe = parseErrorBody(response.body, response.status)) {
-                result.protocolError = pe;
-                result.error = toRunError(*pe);
-                result.error.requestId = response.error.requestId;
-                co_return result;
-            }
-        }
-        result.error = response.error;
-        co_return result;
-    }
-    const Reply reply = decode(iface, response.body, response.status);
-    if (reply.error) {
-        result.protocolError = reply.error;
-        result.error = toRunError(*reply.error);
-        result.error.httpStatus = response.status;
-    } else if (!reply.malformed.isEmpty()) {
-        result.error.kind = ErrorKind::Protocol;
-        result.error.code = u"malformed_reply"_s;
-        result.error.message = reply.malformed;
-        result.error.httpStatus = response.status;
-    } else {
-        result.result = reply.result;
-    }
-    co_return result;
 }
 
 QList<RunEvent> A2aBackend::eventsForTask(const QJsonValue &result)
@@ -751,6 +370,57 @@ QCoro::Task<ListResult> A2aBackend::list()
             break;
     }
     co_return result;
+}
+
+QCoro::Task<ConnectionInfo> A2aBackend::describe()
+{
+    QPointer<A2aBackend> self = this;
+    ConnectionInfo info;
+    info.url = m_connection.baseUrl.toDisplayString();
+    const Discovery d = co_await discover();
+    if (!self) {
+        info.error = cancelledError();
+        co_return info;
+    }
+    if (!d.ok()) {
+        info.error = d.error;
+        co_return info;
+    }
+    const AgentCard &card = *d.card;
+    const AgentInterface &iface = *d.interface;
+    info.name = card.name;
+    info.description = card.description;
+    info.version = card.version;
+    info.protocol = u"A2A %1 (%2)"_s.arg(versionHeader(iface.version), bindingName(iface.binding));
+    info.url = iface.url.toDisplayString();
+    for (const AgentSkill &skill : card.skills) {
+        const QString name = skill.name.isEmpty() ? skill.id : skill.name;
+        info.skills << (skill.description.isEmpty() ? name : name + u": "_s + skill.description);
+    }
+    info.capabilities << (card.streaming ? u"streaming"_s : u"no streaming (tasks are polled)"_s);
+    if (card.pushNotifications)
+        info.capabilities << u"push notifications"_s;
+    if (card.extendedCard)
+        info.capabilities << u"extended agent card"_s;
+    if (iface.version == Version::V10)
+        info.capabilities << u"ListTasks (attach to tasks started elsewhere)"_s;
+    for (const QString &uri : card.extensions)
+        info.capabilities << u"extension "_s + uri;
+    if (!card.streaming) {
+        info.warnings << u"The agent does not stream: progress arrives by GetTask polls, not live."_s;
+    }
+    if (iface.version == Version::V03) {
+        info.warnings << u"The agent speaks A2A 0.3: it has no ListTasks, so tasks started elsewhere "
+                         u"cannot be listed or attached by id discovery."_s;
+    }
+    if (card.auth.kind == AuthScheme::Kind::None && !card.auth.note.isEmpty())
+        info.warnings << u"Auth: "_s + card.auth.note;
+    if (card.auth.kind != AuthScheme::Kind::None && m_connection.apiKey.isEmpty())
+        info.warnings << u"The card asks for credentials (%1) but the connection has no key."_s.arg(
+            card.auth.schemeName.isEmpty() ? card.auth.name : card.auth.schemeName);
+    for (const QString &other : card.otherInterfaces)
+        info.warnings << u"Interface not usable by Runwatch: "_s + other;
+    co_return info;
 }
 
 } // namespace Runwatch

@@ -85,6 +85,9 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
+    // The agent card (discovered on demand): name, description, skills, capabilities, and what
+    // will not work with this agent. A missing or malformed card is the info's error.
+    QCoro::Task<ConnectionInfo> describe() override;
 
     // Fetches the agent card (cached after the first success; `refresh` fetches again).
     QCoro::Task<A2a::Discovery> discover(bool refresh = false);

@@ -115,8 +115,11 @@ QCoro::Task<> ResponseStream::run(HttpRequest request)
                  opened.response.retryAfterMs});
         co_return;
     }
+    // The reply stays a child of the connection's QNetworkAccessManager (never reparented): if
+    // the backend and its manager go first, the reply goes with them and our QPointer clears,
+    // instead of an abort() into a manager that no longer exists. We only ever abort() and
+    // deleteLater() it, never delete it while a slot of QNAM's may still be delivering to it.
     m_reply = opened.reply;
-    m_reply->setParent(this);
     if (!isEventStream(opened.response)) {
         RunError e;
         e.kind = ErrorKind::Protocol;

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The CLI's commands that ask the service rather than the store: its own run list, attaching
+// to a run started elsewhere, and what the service says about itself.
+#include "cli.h"
+#include "cli_p.h"
+
+#include <QCoroTask>
+#include <QJsonArray>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch::Cli {
+
+namespace {
+
+constexpr int kAttachTimeoutMs = 60000;
+
+} // namespace
+
+int CliApp::cmdListRemote(const Options &o)
+{
+    QString error;
+    const auto conn = connectionFor(o, nullptr, &error);
+    if (!conn)
+        return usage(error);
+    if (!m_manager.addConnection(*conn, &error)) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    RunBackend *backend = m_manager.backend(conn->name);
+    if (!backend->capabilities().testFlag(Capability::List)) {
+        writeErr(u"runwatch-cli: the %1 connection cannot list the service's runs\n"_s.arg(conn->backend));
+        return ExitOtherError;
+    }
+    const ListResult listed = QCoro::waitFor(backend->list());
+    if (listed.error.isError()) {
+        printError(QString(), listed.error);
+        return ExitOtherError;
+    }
+    for (const RemoteRunInfo &info : listed.runs) {
+        // Runs this store already follows say so: `attach` would only watch them again.
+        const std::optional<Run> local = m_store.findRun(info.remoteId);
+        const QString localId = local && local->remoteId == info.remoteId ? local->localId : QString();
+        if (m_json) {
+            writeJson({{u"type"_s, u"remote_run"_s},
+                       {u"remote_id"_s, info.remoteId},
+                       {u"status"_s, statusName(info.status)},
+                       {u"raw"_s, info.rawStatus},
+                       {u"title"_s, info.title},
+                       {u"created_at"_s, info.createdAt.toString(Qt::ISODateWithMs)},
+                       {u"run"_s, localId}});
+        } else {
+            writeOut(
+                u"%1  %2  %3%4\n"_s.arg(info.remoteId, statusName(info.status).leftJustified(14), info.title,
+                                        localId.isEmpty() ? QString() : u"  (local run %1)"_s.arg(localId)));
+        }
+    }
+    if (listed.runs.isEmpty())
+        printNote(u"the service lists no runs"_s);
+    return ExitCompleted;
+}
+
+int CliApp::cmdAttach(const Options &o, const QStringList &args)
+{
+    if (args.size() != 1 || args.first().startsWith(u"--"_s))
+        return usage(u"attach needs exactly one REMOTE-ID"_s);
+    const QString remoteId = args.first();
+    if (const std::optional<Run> stored = m_store.findRun(remoteId); stored && stored->remoteId == remoteId) {
+        printNote(u"run %1 already follows %2; watching it"_s.arg(stored->localId, remoteId));
+        return cmdWatch(o, {stored->localId});
+    }
+    QString error;
+    const auto conn = connectionFor(o, nullptr, &error);
+    if (!conn)
+        return usage(error);
+    if (!m_manager.addConnection(*conn, &error)) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    // The run line goes out before the run's first events (printEvents announces it).
+    m_announceStarts = true;
+    QString id;
+    std::optional<ActionResult> outcome;
+    auto c = connect(&m_manager, &RunManager::actionFinished, this,
+                     [&](const QString &rid, RunManager::Action action, const ActionResult &r) {
+                         if (action == RunManager::Action::Refresh && (id.isEmpty() || rid == id))
+                             outcome = r;
+                     });
+    id = m_manager.attachRemoteRun(conn->name, remoteId);
+    if (id.isEmpty()) {
+        disconnect(c);
+        writeErr(u"runwatch-cli: cannot attach to \"%1\"\n"_s.arg(remoteId));
+        return ExitOtherError;
+    }
+    spinUntil([&] { return outcome.has_value(); }, kAttachTimeoutMs);
+    disconnect(c);
+    m_store.flush();
+    if (!outcome || !outcome->ok()) {
+        RunError e = outcome ? outcome->error : RunError{};
+        if (!outcome) {
+            e.kind = ErrorKind::Timeout;
+            e.message = u"The service did not answer in time."_s;
+        }
+        e.message = u"Cannot attach to %1: %2"_s.arg(remoteId, e.message);
+        printError(id, e);
+        return ExitOtherError;
+    }
+    const Run *run = m_manager.run(id);
+    if (!run)
+        return ExitOtherError;
+    if (!m_announced.contains(id)) {
+        m_announced.insert(id);
+        printRunLine(*run);
+    }
+    return followToEnd(id);
+}
+
+int CliApp::cmdAgent(const Options &o, const QStringList &args)
+{
+    if (!args.isEmpty())
+        return usage(u"agent takes no arguments"_s);
+    QString error;
+    const auto conn = connectionFor(o, nullptr, &error);
+    if (!conn)
+        return usage(error);
+    if (!m_manager.addConnection(*conn, &error)) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        return ExitOtherError;
+    }
+    const ConnectionInfo info = QCoro::waitFor(m_manager.backend(conn->name)->describe());
+    if (!info.ok()) {
+        printError(QString(), info.error);
+        return ExitOtherError;
+    }
+    if (m_json) {
+        QJsonObject o2 = info.toJson();
+        o2.insert(u"type"_s, u"agent"_s);
+        writeJson(o2);
+        return ExitCompleted;
+    }
+    QString text;
+    const auto line = [&](const QString &label, const QString &value) {
+        if (!value.isEmpty())
+            text += label + u": "_s + value + u'\n';
+    };
+    const auto list = [&](const QString &label, const QStringList &items) {
+        if (items.isEmpty())
+            return;
+        text += label + u":\n"_s;
+        for (const QString &item : items)
+            text += u"  - "_s + item + u'\n';
+    };
+    line(u"Name"_s, info.name);
+    line(u"Description"_s, info.description);
+    line(u"Version"_s, info.version);
+    line(u"Protocol"_s, info.protocol);
+    line(u"URL"_s, info.url);
+    list(u"Capabilities"_s, info.capabilities);
+    list(u"Skills"_s, info.skills);
+    list(u"Warnings"_s, info.warnings);
+    writeOut(text);
+    return ExitCompleted;
+}
+
+} // namespace Runwatch::Cli
