@@ -253,9 +253,12 @@ private Q_SLOTS:
         // 202: cancelling until the job stops.
         const QString slow = runIdFrom(
             cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"long interval_ms=20 cancel_delay_ms=300"_s}).out);
+        // Only a running job takes time to stop; a queued one is cancelled at once (200).
+        QTRY_COMPARE_WITH_TIMEOUT(m_sim->job(m_sim->lastJobId())->status, u"running"_s, 10000);
         const Result deferred = cli({u"cancel"_s, slow});
         QCOMPARE(deferred.exitCode, 4);
         QVERIFY2(deferred.err.contains("cancellation requested"), deferred.err.constData());
+        QCOMPARE(m_sim->requests(JobsEndpoint::Cancel).last().status, 202);
 
         // 409: the job finished while nobody watched; the store still says running.
         const QString quick = runIdFrom(
@@ -296,6 +299,219 @@ private Q_SLOTS:
         const Result broken = cli({u"start"_s, u"--prompt"_s, u"normal"_s, u"--follow"_s});
         QCOMPARE(broken.exitCode, 1);
         QVERIFY2(broken.err.contains("/nonexistent/profile.json"), broken.err.constData());
+    }
+
+    // The profile's cancel path and method from the command line: POST …/abort.
+    void profileCancelFromCommandLine()
+    {
+        RunwatchSim::JobsSimConfig config;
+        config.intervalMs = 2;
+        config.shape = RunwatchSim::JobsShape::Alternate;
+        m_sim->setConfig(config);
+        m_extraGlobals = {u"--profile"_s, RunwatchTest::dataPath(u"jobs/alternate-profile.json"_s)};
+        const QString id
+            = runIdFrom(cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"long interval_ms=20"_s}).out);
+        QVERIFY(!id.isEmpty());
+        const Result cancelled = cli({u"--json"_s, u"cancel"_s, id});
+        QCOMPARE(cancelled.exitCode, 4);
+        QVERIFY2(cancelled.out.contains("\"raw\":\"ABORTED\""), cancelled.out.constData());
+        const auto cancels = m_sim->requests(JobsEndpoint::Cancel);
+        QCOMPARE(cancels.size(), 1);
+        QCOMPARE(cancels.first().method, QByteArray("POST"));
+        QCOMPARE(cancels.first().path, u"/api/v2/tasks/"_s + m_sim->lastJobId() + u"/abort"_s);
+        QCOMPARE(m_sim->job(m_sim->lastJobId())->status, u"canceled"_s);
+        // --profile belongs to the jobs backend only.
+        m_extraGlobals = {u"--backend"_s, u"openai"_s};
+        QCOMPARE(cli({u"--profile"_s, RunwatchTest::dataPath(u"jobs/alternate-profile.json"_s), u"list"_s})
+                     .exitCode,
+                 2);
+    }
+
+    // Acceptance: a kickoff whose first two attempts get 503 creates exactly one job; every
+    // attempt carries the same Idempotency-Key and body, and waits out Retry-After.
+    void kickoffRetriedWithSameKey()
+    {
+        m_sim->addHttpFault(
+            *RunwatchSim::jobsHttpFaultFromSpec(u"status=503,count=2,on=kickoff,retry-after=0.3"_s));
+        const Result r = cli({u"start"_s, u"--prompt"_s, u"normal deltas=5"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(r.out), JobsSimulator::tokenText(0, 5) + u'\n');
+        const auto kickoffs = m_sim->requests(JobsEndpoint::Kickoff);
+        QCOMPARE(kickoffs.size(), 3);
+        QCOMPARE(kickoffs[0].status, 503);
+        QCOMPARE(kickoffs[1].status, 503);
+        QCOMPARE(kickoffs[2].status, 202);
+        for (const auto &k : kickoffs) {
+            QCOMPARE(k.header("idempotency-key"), kickoffs[0].header("idempotency-key"));
+            QCOMPARE(k.header("prefer"), QByteArray("respond-async"));
+            QCOMPARE(k.body, kickoffs[0].body);
+        }
+        for (int i = 1; i < 3; ++i)
+            QVERIFY2(kickoffs[i].receivedMs - kickoffs[i - 1].answeredMs >= 300,
+                     qPrintable(u"gap %1 ms"_s.arg(kickoffs[i].receivedMs - kickoffs[i - 1].answeredMs)));
+        QCOMPARE(m_sim->jobsCreated(), 1);
+    }
+
+    // No kickoff reply ever arrives: the job is found again in the listing by its key.
+    void lostKickoffRediscovered()
+    {
+        m_sim->addHttpFault(*RunwatchSim::jobsHttpFaultFromSpec(u"status=0,count=-1,on=kickoff"_s));
+        const Result r = cli({u"start"_s, u"--prompt"_s, u"normal deltas=5"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(r.out), JobsSimulator::tokenText(0, 5) + u'\n');
+        QCOMPARE(m_sim->jobsCreated(), 1);
+        const QByteArray key = m_sim->requests(JobsEndpoint::Kickoff).first().header("idempotency-key");
+        const auto lists = m_sim->requests(JobsEndpoint::List);
+        QVERIFY(!lists.isEmpty());
+        QVERIFY2(lists.first().query.contains(u"idempotency_key="_s + QString::fromLatin1(key)),
+                 qPrintable(lists.first().query));
+    }
+
+    // A synchronous 200/201 is a finished run: nothing is polled or streamed.
+    void synchronousReply()
+    {
+        const Result r = cli({u"start"_s, u"--prompt"_s, u"quick deltas=3 sync_status=201"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(r.out), JobsSimulator::tokenText(0, 3) + u'\n');
+        QCOMPARE(m_sim->requests(JobsEndpoint::Kickoff).first().status, 201);
+        QCOMPARE(m_sim->requestCount(JobsEndpoint::Status), 0);
+        QCOMPARE(m_sim->requestCount(JobsEndpoint::Events), 0);
+    }
+
+    // Acceptance: the CLI polls no sooner than Retry-After (seconds or an HTTP date) and never
+    // has two status requests in flight. Measured on the server's clock.
+    void pollingHonoursRetryAfter_data()
+    {
+        QTest::addColumn<QString>("retryAfter");
+        QTest::addRow("seconds") << u"1.5"_s;
+        QTest::addRow("http date") << u"date:2"_s;
+    }
+    void pollingHonoursRetryAfter()
+    {
+        QFETCH(QString, retryAfter);
+        const Result r = cli({u"start"_s, u"--prompt"_s,
+                              u"normal deltas=8 interval_ms=400 events=0 retry_after=%1"_s.arg(retryAfter),
+                              u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(r.out), JobsSimulator::tokenText(0, 8) + u'\n');
+        const auto polls = m_sim->requests(JobsEndpoint::Status);
+        QVERIFY2(polls.size() >= 2, qPrintable(QString::number(polls.size())));
+        const bool date = retryAfter.startsWith(u"date:"_s);
+        const qint64 minimumMs = date ? 0 : qint64(retryAfter.toDouble() * 1000.0);
+        auto previous = m_sim->requests(JobsEndpoint::Kickoff).first();
+        for (const auto &poll : polls) {
+            QVERIFY(previous.answeredMs >= 0);
+            QVERIFY2(poll.receivedMs >= previous.answeredMs, "two status requests in flight");
+            if (date) {
+                QVERIFY(previous.retryAfterUntilEpochMs > 0);
+                QVERIFY2(
+                    poll.receivedEpochMs >= previous.retryAfterUntilEpochMs,
+                    qPrintable(u"%1 ms early"_s.arg(previous.retryAfterUntilEpochMs - poll.receivedEpochMs)));
+            } else {
+                QVERIFY2(poll.receivedMs - previous.answeredMs >= minimumMs,
+                         qPrintable(u"gap %1 ms"_s.arg(poll.receivedMs - previous.answeredMs)));
+            }
+            previous = poll;
+        }
+    }
+
+    // Acceptance: `start --follow` whose event stream drops after every possible number of
+    // events resumes with Last-Event-ID and prints exactly the undisturbed output.
+    void sseResumeAtEveryEventBoundary()
+    {
+        const QString prompt = u"normal deltas=6"_s;
+        const Result baseline = cli({u"start"_s, u"--prompt"_s, prompt, u"--follow"_s});
+        QCOMPARE(baseline.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(baseline.out), JobsSimulator::tokenText(0, 6) + u'\n');
+        const qint64 events = m_sim->job(m_sim->lastJobId())->eventCount;
+        QVERIFY(events > 8);
+        for (qint64 k = 1; k < events; ++k) {
+            const QString mode = k % 3 == 0 ? u"reset"_s : u"close"_s;
+            m_sim->resetCounters();
+            const Result r
+                = cli({u"start"_s, u"--prompt"_s,
+                       prompt + u" drop_after=%1 drop_mode=%2 fault_connections=1"_s.arg(k).arg(mode),
+                       u"--follow"_s});
+            const QString where = u"%1 after %2"_s.arg(mode).arg(k);
+            QVERIFY2(r.exitCode == 0, qPrintable(where + u": "_s + QString::fromUtf8(r.err)));
+            QVERIFY2(r.out == baseline.out, qPrintable(where + u": "_s + QString::fromUtf8(r.out)));
+            // The client's reconnect names the last event it had. (Within a few ms of the drop a
+            // second copy of the first request, without Last-Event-ID, may also arrive: the
+            // network layer re-sending it on its own. Its replayed overlap is dropped by event
+            // id, as the identical output above shows.)
+            const auto streams = m_sim->requests(JobsEndpoint::Events);
+            QVERIFY2(streams.size() >= 2, qPrintable(where));
+            QVERIFY(streams[0].header("last-event-id").isEmpty());
+            QList<qint64> resumedAt;
+            for (qsizetype i = 1; i < streams.size(); ++i) {
+                if (!streams[i].header("last-event-id").isEmpty())
+                    resumedAt << streams[i].header("last-event-id").toLongLong();
+            }
+            // A reset may discard what was in flight: the client resumes from what it really got.
+            const bool named = mode == u"reset" ? (resumedAt.isEmpty() || resumedAt.last() <= k)
+                                                : resumedAt == QList<qint64>{k};
+            QVERIFY2(named, qPrintable(where + u": resumed with Last-Event-ID "_s
+                                       + QString::number(resumedAt.isEmpty() ? -1 : resumedAt.last())));
+        }
+    }
+
+    // A run left by one process is resumed by another: the stored text, then the rest of the
+    // stream after Last-Event-ID; every byte printed once.
+    void watchResumesAfterLastEventId()
+    {
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=30 interval_ms=30"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
+        const Result watched = cli({u"watch"_s, id});
+        QCOMPARE(watched.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(watched.out), JobsSimulator::tokenText(0, 30) + u'\n');
+        const auto streams = m_sim->requests(JobsEndpoint::Events);
+        QCOMPARE(streams.size(), 2);
+        QVERIFY(streams[1].header("last-event-id").toLongLong() >= 1);
+    }
+
+    // Large results come from …/result, streamed or polled.
+    void largeResult_data()
+    {
+        QTest::addColumn<bool>("events");
+        QTest::addRow("streamed") << true;
+        QTest::addRow("polled") << false;
+    }
+    void largeResult()
+    {
+        QFETCH(bool, events);
+        const Result r
+            = cli({u"start"_s, u"--prompt"_s,
+                   u"large deltas=4 large_bytes=1500000 events=%1"_s.arg(events ? 1 : 0), u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        const QString result = m_sim->job(m_sim->lastJobId())->result;
+        QCOMPARE(result.size(), 1500000);
+        QCOMPARE(r.out.size(), 1500001);
+        QVERIFY(QString::fromUtf8(r.out) == result + u'\n');
+        QCOMPARE(m_sim->requestCount(JobsEndpoint::Result), 1);
+    }
+
+    // timed_out names the job's timeout; an unknown status is shown with its raw label.
+    void timedOutAndUnknown()
+    {
+        const Result timedOut = cli({u"start"_s, u"--prompt"_s,
+                                     u"timeout deltas=2 timeout_ms=150 timeout_seconds=42"_s, u"--follow"_s});
+        QCOMPARE(timedOut.exitCode, 3);
+        QVERIFY2(timedOut.err.contains("timeout of 42 s"), timedOut.err.constData());
+
+        const Result unknown = cli(
+            {u"--json"_s, u"start"_s, u"--prompt"_s, u"unknown deltas=3 unknown_ms=400"_s, u"--follow"_s});
+        QCOMPARE(unknown.exitCode, 0);
+        bool sawUnknown = false;
+        for (const QByteArray &line : unknown.out.split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            sawUnknown = sawUnknown
+                         || (o.value(u"type"_s) == u"status"_s && o.value(u"status"_s) == u"unknown"_s
+                             && o.value(u"raw"_s) == u"paused_by_admin"_s);
+        }
+        QVERIFY2(sawUnknown, unknown.out.constData());
     }
 };
 

@@ -193,6 +193,25 @@ private Q_SLOTS:
         QCOMPARE(again->toJson(), p.toJson());
     }
 
+    // The example in docs/jobs-profile.md is the file the e2e and CLI tests drive the alternate
+    // server with: the documented profile is known to work.
+    void docsExampleIsTheTestProfile()
+    {
+        const QByteArray doc = RunwatchTest::readData(u"../../docs/jobs-profile.md"_s);
+        QVERIFY(!doc.isEmpty());
+        const qsizetype start = doc.indexOf("```json\n{\n  \"name\": \"acme-tasks\"");
+        QVERIFY2(start >= 0, "no acme-tasks example in docs/jobs-profile.md");
+        const qsizetype body = start + qsizetype(qstrlen("```json\n"));
+        const qsizetype end = doc.indexOf("```", body);
+        QVERIFY(end > body);
+        QJsonParseError error{};
+        const QJsonDocument example = QJsonDocument::fromJson(doc.mid(body, end - body), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QCOMPARE(example.object(), dataObject(u"alternate-profile.json"_s));
+        QString why;
+        QVERIFY2(JobsProfile::fromJson(example.object(), &why), qPrintable(why));
+    }
+
     void profileErrors_data()
     {
         QTest::addColumn<QByteArray>("json");

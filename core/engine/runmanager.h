@@ -66,7 +66,8 @@ public:
     // connection or an empty id. The get() outcome is reported as actionFinished(id,
     // Action::Refresh, …); when the server refuses it (unknown id, no access) a run created by
     // this call is removed again (runRemoved) so that a mistyped id leaves nothing behind.
-    QString attachRemoteRun(const QString &connectionName, const QString &remoteId, const QString &title = {});
+    QString attachRemoteRun(const QString &connectionName, const QString &remoteId,
+                            const QString &title = {});
 
     const Run *run(const QString &localId) const;
     // By local id, or by remote id when no local id matches.
