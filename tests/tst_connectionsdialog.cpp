@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Connections dialog without any keyring (no session bus at all): saving a key gives a clear
 // message instead of a silent plain-text fallback, and only an explicit opt-in stores it
-// elsewhere. Also: validation, "Test connection" against the simulator, and that settings never
+// elsewhere. Also: validation, "Test connection" against the simulators (an A2A agent is shown by
+// its card's name and skills), and that settings never
 // hold a key. Real keyring round trips are tst_secretstore's job (issue 4).
 #include "connectionregistry.h"
 #include "connectionsdialog.h"
@@ -9,6 +10,8 @@
 #include "engine/secretstore.h"
 #include "keystore.h"
 #include "uitesthelpers.h"
+
+#include "a2asim.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -158,7 +161,8 @@ private Q_SLOTS:
         QCOMPARE(m_engine->manager.connection(u"lab"_s)->apiKey, kKey);
         QFile file(SecretStore::defaultInsecurePath());
         QVERIFY(file.exists());
-        QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions{});
+        QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
+                 QFileDevice::Permissions{});
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(file.readAll().contains(kKey.toUtf8()));
         QVERIFY(!settingsBytes().contains(kKey.toUtf8()));
@@ -205,7 +209,37 @@ private Q_SLOTS:
         QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 15000);
         QVERIFY(!tested.at(1).at(0).toBool());
-        QVERIFY2(m_dialog->statusLabel()->text().contains(u"401"_s), qPrintable(m_dialog->statusLabel()->text()));
+        QVERIFY2(m_dialog->statusLabel()->text().contains(u"401"_s),
+                 qPrintable(m_dialog->statusLabel()->text()));
+    }
+
+    // "Test connection" for an A2A agent shows who answered: the card's name and skills.
+    void testConnectionShowsAgentCard()
+    {
+        RunwatchSim::A2aSimulator agent;
+        QVERIFY(agent.listen());
+        m_dialog->startNew();
+        m_dialog->nameEdit()->setText(u"agent2"_s);
+        m_dialog->backendBox()->setCurrentText(u"a2a"_s);
+        QCOMPARE(m_dialog->backendBox()->currentText(), u"a2a"_s);
+        m_dialog->urlEdit()->setText(agent.baseUrl().toString());
+        QSignalSpy tested(m_dialog.get(), &ConnectionsDialog::tested);
+        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 1, 15000);
+        const QString text = m_dialog->statusLabel()->text();
+        QVERIFY2(tested.first().at(0).toBool(), qPrintable(text));
+        QVERIFY2(text.startsWith(u"Connected to “Runwatch A2A Simulator”"_s), qPrintable(text));
+        QVERIFY2(text.contains(u"A2A 1.0"_s), qPrintable(text));
+        QVERIFY2(text.contains(u"Skills:"_s) && text.contains(u"Weather: Asks which city, then answers."_s),
+                 qPrintable(text));
+
+        // No agent behind the URL: a failure that says so, not "connected".
+        agent.close();
+        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 15000);
+        QVERIFY(!tested.at(1).at(0).toBool());
+        QVERIFY2(m_dialog->statusLabel()->text().startsWith(u"Failed"_s),
+                 qPrintable(m_dialog->statusLabel()->text()));
     }
 
     // The demo's connections are shown but cannot be edited or removed.

@@ -105,17 +105,16 @@ private Q_SLOTS:
     void modelPassesTester()
     {
         QAbstractItemModelTester modelTester(model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester proxyTester(m_window->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(m_window->proxy(),
+                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
         const QStringList ids{
-            m_engine->start(kSim, u"normal deltas=40"_s),
-            m_engine->start(kSim, u"reasoning deltas=20"_s),
-            m_engine->start(kSim, u"fail deltas=10"_s),
-            m_engine->start(kAgent, u"choose a colour"_s),
+            m_engine->start(kSim, u"normal deltas=40"_s),    m_engine->start(kSim, u"reasoning deltas=20"_s),
+            m_engine->start(kSim, u"fail deltas=10"_s),      m_engine->start(kAgent, u"choose a colour"_s),
             m_engine->start(kSim, u"incomplete deltas=5"_s),
         };
         m_window->filterBar()->setCategory(StatusCategory::Active);
-        QTRY_VERIFY_WITH_TIMEOUT(run(ids[0])->isTerminal() && run(ids[1])->isTerminal() && run(ids[2])->isTerminal()
-                                     && run(ids[4])->isTerminal(),
+        QTRY_VERIFY_WITH_TIMEOUT(run(ids[0])->isTerminal() && run(ids[1])->isTerminal()
+                                     && run(ids[2])->isTerminal() && run(ids[4])->isTerminal(),
                                  kWait);
         QVERIFY(waitStatus(ids[3], RunStatus::InputRequired));
         model()->flush();
@@ -215,7 +214,8 @@ private Q_SLOTS:
         QTRY_VERIFY(confirmButton());
         QMessageBox *box = actions()->pendingConfirmation();
         QCOMPARE(box->objectName(), u"confirmDelete"_s);
-        QVERIFY2(box->informativeText().contains(u"deleted on the server"_s), qPrintable(box->informativeText()));
+        QVERIFY2(box->informativeText().contains(u"deleted on the server"_s),
+                 qPrintable(box->informativeText()));
         QVERIFY(box->checkBox() && box->checkBox()->isChecked());
         QVERIFY(model()->rowOf(id) >= 0); // nothing happened yet
         QTest::mouseClick(confirmButton(), Qt::LeftButton);
@@ -242,7 +242,8 @@ private Q_SLOTS:
         QTRY_VERIFY(confirmButton());
         QMessageBox *box = actions()->pendingConfirmation();
         box->checkBox()->setChecked(false);
-        QVERIFY2(box->informativeText().contains(u"this computer only"_s), qPrintable(box->informativeText()));
+        QVERIFY2(box->informativeText().contains(u"this computer only"_s),
+                 qPrintable(box->informativeText()));
         QTest::mouseClick(confirmButton(), Qt::LeftButton);
         QTRY_COMPARE(model()->rowOf(id), -1);
         QVERIFY(!m_engine->sim.wasDeleted(remote));
@@ -279,9 +280,9 @@ private Q_SLOTS:
 
         // Bulk: cancel applies to the running one; respond and copy need a single run.
         m_window->table()->selectionModel()->select(m_window->proxy()->indexOfRun(done),
-                                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+                                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
         m_window->table()->selectionModel()->select(m_window->proxy()->indexOfRun(running),
-                                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+                                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
         actions()->updateActions();
         QCOMPARE(m_window->table()->selectedRunIds().size(), 3);
         QVERIFY(button(actions()->cancelAction())->isEnabled());
@@ -386,7 +387,7 @@ private Q_SLOTS:
         FilterBar *bar = m_window->filterBar();
         QTRY_VERIFY(bar->chip(StatusCategory::NeedsInput)->text().endsWith(u" 1"_s));
         QTRY_VERIFY(bar->chip(StatusCategory::All)->text().endsWith(u" 2"_s));
-        QTest::keyClick(m_window.get(), Qt::Key_2, Qt::AltModifier); // "Needs input"
+        QTest::keyClick(m_window.get(), Qt::Key_2, Qt::AltModifier); // "Needs me"
         QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
         QCOMPARE(m_window->proxy()->runId(0), waiting);
         bar->chip(StatusCategory::All)->click();
@@ -417,21 +418,23 @@ private Q_SLOTS:
         const auto widgets = m_window->findChildren<QWidget *>();
         for (QWidget *w : widgets) {
             const bool control = qobject_cast<QAbstractButton *>(w) || qobject_cast<QLineEdit *>(w)
-                || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractItemView *>(w)
-                || qobject_cast<QPlainTextEdit *>(w);
+                                 || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractItemView *>(w)
+                                 || qobject_cast<QPlainTextEdit *>(w);
             if (!control || w->objectName().startsWith(u"qt_"_s) || qobject_cast<QHeaderView *>(w)
                 || w->window() != m_window.get()) // popups of combo boxes and menus
                 continue;
             // Qt's own helpers (a combo's editor, a line edit's clear button, tab scrollers, the
             // table's corner button) take their names from their owner.
             const QWidget *owner = w->parentWidget();
-            if (!owner || owner->inherits("QComboBox") || owner->inherits("QLineEdit") || owner->inherits("QTabBar")
-                || owner->inherits("QAbstractItemView") || w->inherits("QTabBar"))
+            if (!owner || owner->inherits("QComboBox") || owner->inherits("QLineEdit")
+                || owner->inherits("QTabBar") || owner->inherits("QAbstractItemView")
+                || w->inherits("QTabBar"))
                 continue;
             if (auto *b = qobject_cast<QAbstractButton *>(w); b && !b->text().isEmpty())
                 continue; // the visible label is the accessible name
             QVERIFY2(!w->accessibleName().isEmpty(),
-                     qPrintable(u"%1 %2"_s.arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())));
+                     qPrintable(
+                         u"%1 %2"_s.arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())));
         }
     }
 

@@ -74,7 +74,8 @@ QList<NotifyCall> notifyCalls()
 
 void clearCalls()
 {
-    QDBusConnection::sessionBus().call(QDBusMessage::createMethodCall(kService, kPath, kMock, u"ClearCalls"_s));
+    QDBusConnection::sessionBus().call(
+        QDBusMessage::createMethodCall(kService, kPath, kMock, u"ClearCalls"_s));
 }
 
 // Makes the mock emit ActionInvoked(id, "default"), as a click on the notification does.
@@ -187,6 +188,22 @@ private Q_SLOTS:
         QTest::qWait(200);
         QCOMPARE(sent.count(), 2);
         QCOMPARE(notifyCalls().size(), 2);
+    }
+
+    // A run that waits for a timer waits for nobody: no notification until it asks a person or
+    // ends (here: the timer elapses and the run completes).
+    void timerDoesNotNotify()
+    {
+        Notifier notifier(m_manager.get());
+        QSignalSpy sent(&notifier, &Notifier::notified);
+        const QString id = start(u"wait for the timer=1 window"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(id)->status, RunStatus::InputRequired, 10000);
+        QCOMPARE(m_manager->run(id)->input->reason, InputReason::Timer);
+        QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(id)->status, RunStatus::Completed, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 1, 10000);
+        const QList<NotifyCall> calls = notifyCalls();
+        QCOMPARE(calls.size(), 1);
+        QCOMPARE(calls.first().summary, u"Run completed"_s);
     }
 
     // Clicking a notification selects the run in the window (through MainWindow::activateRun).

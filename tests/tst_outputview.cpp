@@ -49,7 +49,8 @@ private Q_SLOTS:
         for (QTextBlock b = doc->begin(); b.isValid(); b = b.next()) {
             QVERIFY2(b.length() - 1 <= 100, qPrintable(b.text()));
             // Cut between words, never inside one.
-            QVERIFY2(b.text().isEmpty() || b.text().endsWith(u' ') || !b.next().isValid(), qPrintable(b.text()));
+            QVERIFY2(b.text().isEmpty() || b.text().endsWith(u' ') || !b.next().isValid(),
+                     qPrintable(b.text()));
         }
         QCOMPARE(view.toPlainText().remove(u'\n'), text);
         // Real newlines still start paragraphs.
@@ -65,7 +66,8 @@ private Q_SLOTS:
         OutputView view;
         view.resize(600, 400);
         view.show();
-        view.setFrameBudget(std::chrono::microseconds(2000));
+        view.setFrameBudget(std::chrono::microseconds(1000));
+        view.setCatchUpBudget(std::chrono::microseconds(2000));
         QString delta = u"tok "_s;
         for (int i = 0; i < 200000; ++i)
             view.appendText(delta);

@@ -34,7 +34,7 @@ Run makeRun(const QString &id, RunStatus status, const QString &title, const QSt
     if (isTerminal(status))
         r.finishedAt = r.createdAt.addSecs(10);
     r.capabilities = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-        | Capability::Cancel | Capability::Delete;
+                     | Capability::Cancel | Capability::Delete;
     return r;
 }
 
@@ -259,6 +259,72 @@ private Q_SLOTS:
         QCOMPARE(categoryFromName(categoryName(category)), category);
     }
 
+    // "Needs me" is about people: a run suspended on a timer or a callback waits for a machine
+    // and counts as Active; the counts move when a run's suspension changes kind.
+    void needsMeIsAboutPeople_data()
+    {
+        QTest::addColumn<int>("reason");
+        QTest::addColumn<bool>("person");
+        QTest::addRow("question") << int(InputReason::Question) << true;
+        QTest::addRow("approval") << int(InputReason::Approval) << true;
+        QTest::addRow("options") << int(InputReason::Options) << true;
+        QTest::addRow("tool output") << int(InputReason::ToolOutput) << true;
+        QTest::addRow("auth") << int(InputReason::Auth) << true;
+        QTest::addRow("timer") << int(InputReason::Timer) << false;
+        QTest::addRow("webhook") << int(InputReason::Webhook) << false;
+    }
+    void needsMeIsAboutPeople()
+    {
+        QFETCH(int, reason);
+        QFETCH(bool, person);
+        Run r = makeRun(u"w"_s, RunStatus::InputRequired, u"W"_s);
+        r.capabilities |= Capability::Respond;
+        QVERIFY(waitsForPerson(r)); // no details yet: assume a person is wanted
+        r.input = InputRequest{};
+        r.input->reason = InputReason(reason);
+        QCOMPARE(waitsForPerson(r), person);
+        QCOMPARE(categoryOf(r), person ? StatusCategory::NeedsInput : StatusCategory::Active);
+        QCOMPARE(actionStateFor(r, true).respond, person);
+        RunFilter filter;
+        filter.setCategory(StatusCategory::NeedsInput);
+        QCOMPARE(filter.matches(r), person);
+        r.status = RunStatus::InProgress;
+        QVERIFY(!waitsForPerson(r));
+        QCOMPARE(categoryFromName(u"needs_me"), StatusCategory::NeedsInput);
+    }
+
+    void needsMeCountsFollowTheSuspension()
+    {
+        RunManager manager;
+        Run r = makeRun(u"w"_s, RunStatus::InProgress, u"W"_s);
+        manager.adoptRun(r, false);
+        RunListModel model(&manager);
+        model.setUpdateInterval(0);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.counts().value(StatusCategory::Active), 1);
+        QSignalSpy counts(&model, &RunListModel::countsChanged);
+        // A job suspends on a timer: still Active.
+        r.status = RunStatus::InputRequired;
+        r.input = InputRequest{};
+        r.input->reason = InputReason::Timer;
+        r.input->deadline = QDateTime::currentDateTimeUtc().addSecs(30);
+        manager.adoptRun(r, false);
+        model.flush();
+        QCOMPARE(model.counts().value(StatusCategory::NeedsInput), 0);
+        QCOMPARE(model.counts().value(StatusCategory::Active), 1);
+        QCOMPARE(model.data(model.index(0, StatusColumn), RunListModel::CategoryRole).toInt(),
+                 int(StatusCategory::Active));
+        // The next suspension asks a person: it moves to "needs me".
+        r.input->reason = InputReason::Question;
+        r.input->prompt = u"Which branch?"_s;
+        r.input->deadline = {};
+        manager.adoptRun(r, false);
+        model.flush();
+        QCOMPARE(model.counts().value(StatusCategory::NeedsInput), 1);
+        QCOMPARE(model.counts().value(StatusCategory::Active), 0);
+        QVERIFY(counts.count() >= 1);
+    }
+
     // Actions follow capabilities and status, never the backend's name.
     void actionRules()
     {
@@ -305,7 +371,8 @@ private Q_SLOTS:
         QVERIFY(!s.removeOnServer);
 
         // Selections: bulk actions if any run allows them, respond/copy only for one run.
-        const RunActionState multi = actionStateForSelection({actionStateFor(done, false), actionStateFor(waiting, false)});
+        const RunActionState multi
+            = actionStateForSelection({actionStateFor(done, false), actionStateFor(waiting, false)});
         QVERIFY(multi.cancel); // the waiting run can be cancelled, the completed one not
         QVERIFY(multi.remove);
         QVERIFY(!multi.respond);

@@ -7,6 +7,8 @@ if(TARGET runwatch_ui)
     runwatch_add_test(tst_mainwindow SOURCES tst_mainwindow.cpp uitesthelpers.h LIBS runwatch_ui runwatch_sim TIMEOUT 300)
     runwatch_add_test(tst_connectionsdialog SOURCES tst_connectionsdialog.cpp LIBS runwatch_ui runwatch_sim)
     runwatch_add_test(tst_appcontroller SOURCES tst_appcontroller.cpp LIBS runwatch_ui runwatch_sim)
+    # The Respond panel against the jobs and A2A simulators (issues #5 and #6, GUI side).
+    runwatch_add_test(tst_respondpanels SOURCES tst_respondpanels.cpp uitesthelpers.h LIBS runwatch_ui runwatch_sim TIMEOUT 300)
 
     # The notification test needs a session bus with a notification daemon: the wrapper starts
     # dbus-run-session + python3-dbusmock's notification_daemon template around the binary.

@@ -254,7 +254,8 @@ void ConnectionsDialog::showProfile(const QString &name)
         break;
     case KeyStorage::Plaintext:
         m_key->setPlaceholderText(tr("Stored unencrypted — leave empty to keep"));
-        m_keyInfo->setText(tr("You chose to store this key unencrypted in %1.").arg(SecretStore::defaultInsecurePath()));
+        m_keyInfo->setText(
+            tr("You chose to store this key unencrypted in %1.").arg(SecretStore::defaultInsecurePath()));
         break;
     }
     // The demo's connections exist only while the demo runs.
@@ -290,7 +291,8 @@ std::optional<QString> ConnectionsDialog::formKey() const
 void ConnectionsDialog::setStatus(const QString &text, bool error)
 {
     QPalette pal = m_status->palette();
-    pal.setColor(QPalette::WindowText, error ? QColor::fromString("#c0202b"_L1) : palette().color(QPalette::WindowText));
+    pal.setColor(QPalette::WindowText,
+                 error ? QColor::fromString("#c0202b"_L1) : palette().color(QPalette::WindowText));
     m_status->setPalette(pal);
     m_status->setText(text);
 }
@@ -350,6 +352,26 @@ void ConnectionsDialog::optIn(KeyStorage storage)
                                     });
 }
 
+QString ConnectionsDialog::describeService(const ConnectionInfo &info)
+{
+    QString text = info.protocol.isEmpty() ? tr("Connected to “%1”.").arg(info.name)
+                                           : tr("Connected to “%1” (%2).").arg(info.name, info.protocol);
+    if (!info.description.isEmpty())
+        text += u'\n' + info.description;
+    if (!info.skills.isEmpty()) {
+        // A long card would push the form off screen: name the first few skills and count the rest.
+        constexpr int kShown = 5;
+        text += u'\n' + tr("Skills:");
+        for (qsizetype i = 0; i < std::min<qsizetype>(kShown, info.skills.size()); ++i)
+            text += u"\n • "_s + info.skills.at(i);
+        if (info.skills.size() > kShown)
+            text += u'\n' + tr("…and %n more", nullptr, int(info.skills.size() - kShown));
+    }
+    for (const QString &warning : info.warnings)
+        text += u'\n' + tr("Note: %1").arg(warning);
+    return text;
+}
+
 QCoro::Task<> ConnectionsDialog::runTest(Connection connection)
 {
     QPointer<ConnectionsDialog> self = this;
@@ -370,12 +392,24 @@ QCoro::Task<> ConnectionsDialog::runTest(Connection connection)
         message = ok ? tr("Connected: HTTP %1, the service answered the model list.").arg(r.status)
                      : tr("Failed: %1").arg(r.error.toString());
     } else if (backend) {
-        const ListResult r = co_await backend->list();
+        // A service that describes itself (an A2A agent card) is shown by name and skills: that
+        // tells the operator they reached the agent they meant, not just some server.
+        const ConnectionInfo info = co_await backend->describe();
         if (!self)
             co_return;
-        ok = !r.error.isError();
-        message = ok ? tr("Connected: %n run(s) listed.", nullptr, int(r.runs.size()))
-                     : tr("Failed: %1").arg(r.error.toString());
+        if (!info.ok()) {
+            message = tr("Failed: %1").arg(info.error.toString());
+        } else if (info.name != backend->kind() || !info.skills.isEmpty()) {
+            ok = true;
+            message = describeService(info);
+        } else {
+            const ListResult r = co_await backend->list();
+            if (!self)
+                co_return;
+            ok = !r.error.isError();
+            message = ok ? tr("Connected: %n run(s) listed.", nullptr, int(r.runs.size()))
+                         : tr("Failed: %1").arg(r.error.toString());
+        }
     } else {
         message = tr("Unknown backend type \"%1\".").arg(connection.backend);
     }

@@ -15,6 +15,8 @@ class QPushButton;
 
 namespace Runwatch {
 
+struct ConnectionInfo;
+
 // Add, edit, remove and test connections. The API key goes to the OS keychain through the
 // registry; when no keychain is available the dialog says so plainly and offers two explicit
 // opt-ins (this session only, or an owner-only plain-text file) — never a silent fallback.
@@ -55,6 +57,8 @@ private:
     void optIn(KeyStorage storage);
     void setStatus(const QString &text, bool error);
     QCoro::Task<> runTest(Connection connection);
+    // "Connected to “Agent” (A2A 1.0 (JSONRPC))." plus description, skills and warnings.
+    static QString describeService(const ConnectionInfo &info);
 
     ConnectionRegistry *m_registry;
     QString m_editing; // name of the profile in the form; empty: a new one

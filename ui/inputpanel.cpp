@@ -3,11 +3,14 @@
 
 #include "icons.h"
 
+#include <QClipboard>
 #include <QDateTime>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QShortcut>
@@ -19,7 +22,7 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-enum Page { TextPage, ApprovalPage, OptionsPage, TimerPage };
+enum Page { TextPage, ApprovalPage, OptionsPage, TimerPage, WebhookPage };
 
 QString reasonHeading(InputReason reason)
 {
@@ -46,9 +49,7 @@ QString countdownText(qint64 secs)
 {
     if (secs <= 0)
         return InputPanel::tr("Deadline reached");
-    return InputPanel::tr("%1:%2 left")
-        .arg(secs / 60, 2, 10, QChar(u'0'))
-        .arg(secs % 60, 2, 10, QChar(u'0'));
+    return InputPanel::tr("%1:%2 left").arg(secs / 60, 2, 10, QChar(u'0')).arg(secs % 60, 2, 10, QChar(u'0'));
 }
 } // namespace
 
@@ -58,6 +59,8 @@ InputPanel::InputPanel(QWidget *parent)
     setObjectName(u"inputPanel"_s);
     setFrameShape(QFrame::StyledPanel);
     setAccessibleName(tr("Input required"));
+    // Never taller than its content: spare height belongs to the output below.
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     // An amber edge ties the panel to the badge of the same colour.
     setStyleSheet(u"#inputPanel { background: rgba(244, 165, 28, 0.08); border: 1px solid #e0a030;"
                   " border-left: 4px solid #f4a51c; border-radius: 6px; }"_s);
@@ -68,13 +71,15 @@ InputPanel::InputPanel(QWidget *parent)
 
     auto *top = new QHBoxLayout;
     auto *icon = new QLabel;
-    icon->setPixmap(Icons::pixmap(u"status-input"_s, 20, QColor::fromString("#c07a00"_L1), devicePixelRatioF()));
+    icon->setPixmap(
+        Icons::pixmap(u"status-input"_s, 20, QColor::fromString("#c07a00"_L1), devicePixelRatioF()));
     top->addWidget(icon);
     m_heading = new QLabel;
     QFont hf = m_heading->font();
     hf.setBold(true);
     hf.setPointSizeF(hf.pointSizeF() * 1.08);
     m_heading->setFont(hf);
+    m_heading->setWordWrap(true); // a narrow pane must not push the countdown out of sight
     top->addWidget(m_heading, 1);
     m_countdown = new QLabel;
     m_countdown->setObjectName(u"inputCountdown"_s);
@@ -83,6 +88,7 @@ InputPanel::InputPanel(QWidget *parent)
     layout->addLayout(top);
 
     m_prompt = new QLabel;
+    m_prompt->setObjectName(u"inputPrompt"_s);
     m_prompt->setWordWrap(true);
     m_prompt->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     m_prompt->setAccessibleName(tr("Question"));
@@ -93,6 +99,7 @@ InputPanel::InputPanel(QWidget *parent)
 
     // Free text.
     auto *textPage = new QWidget;
+    textPage->setObjectName(u"textPage"_s);
     auto *tl = new QHBoxLayout(textPage);
     tl->setContentsMargins(0, 0, 0, 0);
     m_text = new QPlainTextEdit;
@@ -115,6 +122,7 @@ InputPanel::InputPanel(QWidget *parent)
 
     // Approve / reject.
     auto *approvalPage = new QWidget;
+    approvalPage->setObjectName(u"approvalPage"_s);
     auto *al = new QHBoxLayout(approvalPage);
     al->setContentsMargins(0, 0, 0, 0);
     m_comment = new QLineEdit;
@@ -136,6 +144,7 @@ InputPanel::InputPanel(QWidget *parent)
 
     // One of several options.
     auto *optionsPage = new QWidget;
+    optionsPage->setObjectName(u"optionsPage"_s);
     auto *ol = new QHBoxLayout(optionsPage);
     ol->setContentsMargins(0, 0, 0, 0);
     m_options = new QListWidget;
@@ -152,17 +161,39 @@ InputPanel::InputPanel(QWidget *parent)
     connect(m_options, &QListWidget::currentRowChanged, this, &InputPanel::updateEnabled);
     connect(m_options, &QListWidget::itemActivated, m_choose, &QPushButton::click);
 
-    // A timer: nothing to answer, but the operator may skip the wait.
+    // A timer: nothing to answer; the countdown in the heading row and the note below say when
+    // the run goes on. The page is empty so the stack takes no room.
     auto *timerPage = new QWidget;
-    auto *tml = new QHBoxLayout(timerPage);
-    tml->setContentsMargins(0, 0, 0, 0);
-    tml->addStretch(1);
-    m_continue = new QPushButton(tr("Continue &now"));
-    m_continue->setObjectName(u"inputContinue"_s);
-    m_continue->setAccessibleName(tr("Continue now"));
-    tml->addWidget(m_continue);
+    timerPage->setObjectName(u"timerPage"_s);
     m_pages->addWidget(timerPage);
-    connect(m_continue, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Approve); });
+
+    // A webhook: an external system answers by calling the URL; the operator can copy it.
+    auto *webhookPage = new QWidget;
+    webhookPage->setObjectName(u"webhookPage"_s);
+    auto *wl = new QHBoxLayout(webhookPage);
+    wl->setContentsMargins(0, 0, 0, 0);
+    m_callbackUrl = new QLineEdit;
+    m_callbackUrl->setObjectName(u"inputCallbackUrl"_s);
+    m_callbackUrl->setAccessibleName(tr("Callback URL"));
+    m_callbackUrl->setReadOnly(true);
+    wl->addWidget(m_callbackUrl, 1);
+    m_copyUrl = new QPushButton(tr("Copy &URL"));
+    m_copyUrl->setObjectName(u"inputCopyUrl"_s);
+    m_copyUrl->setAccessibleName(tr("Copy the callback URL"));
+    wl->addWidget(m_copyUrl);
+    m_pages->addWidget(webhookPage);
+    connect(m_copyUrl, &QPushButton::clicked, this, [this] {
+        QGuiApplication::clipboard()->setText(m_request.callbackUrl);
+        m_copyUrl->setText(tr("Copied"));
+    });
+
+    // Outside the stack: a stacked widget does not do height-for-width, so wrapped text in a
+    // page would leave the panel too tall or cut it off.
+    m_info = new QLabel;
+    m_info->setObjectName(u"inputInfo"_s);
+    m_info->setWordWrap(true);
+    m_info->hide();
+    layout->addWidget(m_info);
 
     m_note = new QLabel;
     m_note->setWordWrap(true);
@@ -189,6 +220,7 @@ void InputPanel::showRequest(const QString &runId, const InputRequest &request, 
         m_prompt->setText(request.prompt.isEmpty() ? tr("(no question text)") : request.prompt);
         m_options->clear();
         m_options->addItems(request.options);
+        m_info->clear();
         switch (request.reason) {
         case InputReason::Approval:
             m_pages->setCurrentIndex(ApprovalPage);
@@ -198,22 +230,41 @@ void InputPanel::showRequest(const QString &runId, const InputRequest &request, 
             break;
         case InputReason::Timer:
             m_pages->setCurrentIndex(TimerPage);
+            m_info->setText(request.deadline.isValid()
+                                ? tr("The run resumes by itself at %1; there is nothing to answer.")
+                                      .arg(QLocale().toString(request.deadline.toLocalTime().time(),
+                                                              QLocale::ShortFormat))
+                                : tr("The run resumes by itself; there is nothing to answer."));
+            break;
+        case InputReason::Webhook:
+            m_pages->setCurrentIndex(WebhookPage);
+            m_callbackUrl->setText(request.callbackUrl.isEmpty() ? tr("(the server did not say)")
+                                                                 : request.callbackUrl);
+            m_callbackUrl->setCursorPosition(0);
+            m_copyUrl->setText(tr("Copy &URL"));
+            m_info->setText(tr("Waiting for the callback… The run goes on when the external system calls "
+                               "this URL; there is nothing to answer here."));
             break;
         default:
             m_pages->setCurrentIndex(TextPage);
             break;
         }
     }
-    if (!canRespond) {
+    if (!canRespond && answerable()) {
         m_note->setText(tr("This connection cannot send answers; respond where the run was started."));
         m_note->show();
     }
+    m_info->setVisible(!m_info->text().isEmpty());
+    m_pages->setVisible(m_pages->currentIndex() != TimerPage);
     // A stacked widget is as tall as its tallest page unless the others ignore their size.
     for (int i = 0; i < m_pages->count(); ++i) {
-        m_pages->widget(i)->setSizePolicy(QSizePolicy::Preferred,
-                                          i == m_pages->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+        m_pages->widget(i)->setSizePolicy(QSizePolicy::Preferred, i == m_pages->currentIndex()
+                                                                      ? QSizePolicy::Preferred
+                                                                      : QSizePolicy::Ignored);
     }
-    m_pages->adjustSize();
+    // updateGeometry(), not adjustSize(): the latter sizes the pages to their hint, wider than
+    // the pane when a label is long, until something else happens to re-run the layout.
+    m_pages->updateGeometry();
     updateCountdown();
     updateEnabled();
 }
@@ -244,7 +295,9 @@ void InputPanel::focusAnswer()
             m_options->setCurrentRow(0);
         break;
     case TimerPage:
-        m_continue->setFocus(Qt::ShortcutFocusReason);
+        break;
+    case WebhookPage:
+        m_copyUrl->setFocus(Qt::ShortcutFocusReason);
         break;
     default:
         m_text->setFocus(Qt::ShortcutFocusReason);
@@ -262,7 +315,7 @@ void InputPanel::updateEnabled()
     m_reject->setEnabled(on);
     m_options->setEnabled(on);
     m_choose->setEnabled(on && m_options->currentRow() >= 0);
-    m_continue->setEnabled(on);
+    m_copyUrl->setEnabled(!m_request.callbackUrl.isEmpty());
 }
 
 void InputPanel::updateCountdown()
@@ -292,9 +345,14 @@ void InputPanel::hideEvent(QHideEvent *event)
     m_tick.stop();
 }
 
+bool InputPanel::answerable() const
+{
+    return m_request.reason != InputReason::Timer && m_request.reason != InputReason::Webhook;
+}
+
 void InputPanel::send(InputAnswer::Kind kind)
 {
-    if (!m_canRespond || m_busy || m_runId.isEmpty())
+    if (!m_canRespond || !answerable() || m_busy || m_runId.isEmpty())
         return;
     InputAnswer answer;
     answer.kind = kind;

@@ -16,8 +16,9 @@ class QStackedWidget;
 namespace Runwatch {
 
 // The "needs input" panel of the detail pane: the run's question and the matching controls —
-// free text, approve / reject with a comment, a choice among options, or a countdown for a
-// timer (with "continue now"). Emits answered(); the window sends it through the RunManager.
+// free text, approve / reject with a comment, a choice among options; for a timer a countdown,
+// for a webhook the callback URL and "waiting for the callback" (those two resume by themselves,
+// so nothing is sent). Emits answered(); the window sends it through the RunManager.
 class InputPanel final : public QFrame
 {
     Q_OBJECT
@@ -43,6 +44,8 @@ protected:
 
 private:
     void send(InputAnswer::Kind kind);
+    // False for timers and webhooks: the run resumes without an answer from the operator.
+    bool answerable() const;
     void updateCountdown();
     void updateEnabled();
 
@@ -62,7 +65,9 @@ private:
     QPushButton *m_reject = nullptr;
     QListWidget *m_options = nullptr;
     QPushButton *m_choose = nullptr;
-    QPushButton *m_continue = nullptr;
+    QLabel *m_info = nullptr; // what a timer or a webhook waits for
+    QLineEdit *m_callbackUrl = nullptr;
+    QPushButton *m_copyUrl = nullptr;
     QTimer m_tick;
 };
 

@@ -2,6 +2,7 @@
 #include "notifier.h"
 
 #include "engine/runmanager.h"
+#include "models/runfilter.h"
 
 #include <QDBusConnection>
 #include <QDBusMessage>
@@ -29,9 +30,10 @@ Notifier::Notifier(RunManager *manager, QObject *parent)
     QDBusConnection bus = QDBusConnection::sessionBus();
     if (bus.isConnected()) {
         m_channel = Channel::DBus;
-        bus.connect(kService, kPath, kInterface, u"ActionInvoked"_s, this, SLOT(onActionInvoked(uint,QString)));
+        bus.connect(kService, kPath, kInterface, u"ActionInvoked"_s, this,
+                    SLOT(onActionInvoked(uint, QString)));
         bus.connect(kService, kPath, kInterface, u"NotificationClosed"_s, this,
-                    SLOT(onNotificationClosed(uint,uint)));
+                    SLOT(onNotificationClosed(uint, uint)));
     }
     if (!manager)
         return;
@@ -81,7 +83,8 @@ void Notifier::onRunChanged(const QString &id, RunChanges changes)
         notify(id, tr("Run completed"), body, false);
     } else if (isFailureLike(run->status)) {
         notify(id, tr("Run %1").arg(statusLabel(run->status).toLower()), body, true);
-    } else if (run->status == RunStatus::InputRequired) {
+    } else if (waitsForPerson(*run)) {
+        // A timer or a callback resumes the run by itself: nobody needs to be disturbed for it.
         // Name only what is asked, not its content: the text may be confidential.
         QString what = tr("needs input");
         if (run->input && run->input->reason == InputReason::Approval)
@@ -130,7 +133,8 @@ void Notifier::showInTray(const QString &runId, const QString &summary, const QS
         return;
     }
     m_lastTrayRun = runId;
-    m_tray->showMessage(summary, body, urgent ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, 8000);
+    m_tray->showMessage(summary, body, urgent ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information,
+                        8000);
     Q_EMIT notified(runId, summary, Channel::Tray);
 }
 

@@ -126,8 +126,10 @@ void OutputView::flushFrame()
     // How much fits in this frame's budget at the cost per character measured so far. The
     // whole batch goes in as one edit block, so the document lays it out (and recounts its
     // lines, which walks every paragraph) once per frame rather than once per piece.
-    const double budgetNs = double(std::chrono::nanoseconds(m_budget).count());
-    const auto quota = qsizetype(budgetNs / qMax(m_nsPerChar, 1.0));
+    const double nsPerChar = qMax(m_nsPerChar, 1.0);
+    auto quota = qsizetype(double(std::chrono::nanoseconds(m_budget).count()) / nsPerChar);
+    if (pendingSize() > quota)
+        quota = qsizetype(double(std::chrono::nanoseconds(m_catchUpBudget).count()) / nsPerChar);
     const qsizetype n = qMin(qBound(kMinPiece, quota, kMaxPiece), pendingSize());
     m_clock.start();
     QTextCursor block(document());

@@ -12,8 +12,10 @@ namespace Runwatch {
 // The live primary output of a run, after Qt Creator's output pane (PERFORMANCE.md):
 // - appends are queued and written at most once per frame (16 ms timer);
 // - a frame writes for at most frameBudget(); a large backlog (catch-up) spreads over frames
-//   so the window stays responsive; a batch is sized from the measured cost per character, and
-//   while a backlog drains the view repaints every fourth frame only;
+//   so the window stays responsive, with catchUpBudget() per frame (larger: a run that is
+//   catching up is what the operator waits for, and the frame still leaves most of its 16 ms to
+//   input); a batch is sized from the measured cost per character, and while a backlog drains
+//   the view repaints every fourth frame only;
 // - it auto-scrolls only when the view was already at the bottom;
 // - memory is bounded (maximum block count);
 // - long paragraphs are soft-split at whitespace, because appending to one long paragraph
@@ -42,6 +44,9 @@ public:
     void setMaxBlocks(int blocks) { setMaximumBlockCount(blocks); }
     void setFrameBudget(std::chrono::microseconds budget) { m_budget = budget; }
     std::chrono::microseconds frameBudget() const { return m_budget; }
+    // The budget of a frame that starts with more queued than frameBudget() can write.
+    void setCatchUpBudget(std::chrono::microseconds budget) { m_catchUpBudget = budget; }
+    std::chrono::microseconds catchUpBudget() const { return m_catchUpBudget; }
     // Characters written to the document so far (soft splits not counted).
     qint64 writtenChars() const { return m_written; }
 
@@ -60,6 +65,7 @@ private:
     int m_softSplit = 1000;
     int m_catchUpFrames = 0; // consecutive frames that left a backlog
     std::chrono::microseconds m_budget{1800};
+    std::chrono::microseconds m_catchUpBudget{3000};
     double m_nsPerChar = 250.0; // measured while writing; starts cautious
     qint64 m_written = 0;
     QTimer m_frameTimer;

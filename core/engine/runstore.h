@@ -69,6 +69,8 @@ private:
     bool migrateTo3();
     bool exec(const QString &sql);
     bool writeRun(const Run &run);
+    // The timer's flush: writes pending runs for about a frame's slice, then yields.
+    void flushSlice();
     std::optional<Run> queryOne(const QString &where, const QString &value) const;
 
     QString m_connectionName;
@@ -76,6 +78,7 @@ private:
     mutable QString m_error;
     QHash<QString, Run> m_pending;
     QTimer m_flushTimer;
+    QTimer m_sliceTimer; // the next slice of a flush that did not fit in one
 };
 
 } // namespace Runwatch

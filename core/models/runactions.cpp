@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runactions.h"
 
+#include "runfilter.h"
+
 namespace Runwatch {
 
 RunActionState actionStateFor(const Run &run, bool following)
@@ -9,19 +11,19 @@ RunActionState actionStateFor(const Run &run, bool following)
     const bool known = !run.remoteId.isEmpty();
     const Capabilities caps = run.capabilities;
     s.cancel = known && caps.testFlag(Capability::Cancel) && !run.isTerminal()
-        && run.status != RunStatus::Cancelling;
+               && run.status != RunStatus::Cancelling;
     s.remove = true;
     s.removeOnServer = known && caps.testFlag(Capability::Delete);
-    const bool canReach = known
-        && (caps.testFlag(Capability::Get) || caps.testFlag(Capability::ResumeStream));
+    const bool canReach
+        = known && (caps.testFlag(Capability::Get) || caps.testFlag(Capability::ResumeStream));
     // A healthy, followed stream has nothing to resume; a dropped one, one the engine gave up on
     // (error other than the run's own failure) or one nobody follows does.
     const bool gaveUp = run.error.isError() && run.error.kind != ErrorKind::Run;
     // A run waiting for input is not followed on purpose: Respond is its action, not Resume.
     const bool idle = !following && run.status != RunStatus::InputRequired;
     s.resume = canReach && !run.isTerminal() && (run.connectionLost || idle || gaveUp);
-    s.respond = run.status == RunStatus::InputRequired && run.input.has_value()
-        && caps.testFlag(Capability::Respond);
+    // A timer or a callback resumes the run by itself: there is nothing for a person to answer.
+    s.respond = waitsForPerson(run) && run.input.has_value() && caps.testFlag(Capability::Respond);
     s.copyOutput = !run.primaryText.isEmpty();
     return s;
 }

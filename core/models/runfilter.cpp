@@ -12,7 +12,7 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-constexpr std::array kCategoryNames{"all"_L1,    "active"_L1, "needs_input"_L1,
+constexpr std::array kCategoryNames{"all"_L1,       "active"_L1, "needs_input"_L1,
                                     "completed"_L1, "failed"_L1, "cancelled"_L1};
 } // namespace
 
@@ -41,6 +41,23 @@ StatusCategory categoryOf(RunStatus status)
     return StatusCategory::Active;
 }
 
+bool waitsForPerson(const Run &run)
+{
+    if (run.status != RunStatus::InputRequired)
+        return false;
+    // Without details the run still waits on someone: better listed once too often than missed.
+    if (!run.input)
+        return true;
+    return run.input->reason != InputReason::Timer && run.input->reason != InputReason::Webhook;
+}
+
+StatusCategory categoryOf(const Run &run)
+{
+    if (run.status == RunStatus::InputRequired && !waitsForPerson(run))
+        return StatusCategory::Active;
+    return categoryOf(run.status);
+}
+
 QString categoryLabel(StatusCategory category)
 {
     switch (category) {
@@ -49,7 +66,7 @@ QString categoryLabel(StatusCategory category)
     case StatusCategory::Active:
         return QCoreApplication::translate("RunFilter", "Active");
     case StatusCategory::NeedsInput:
-        return QCoreApplication::translate("RunFilter", "Needs input");
+        return QCoreApplication::translate("RunFilter", "Needs me");
     case StatusCategory::Completed:
         return QCoreApplication::translate("RunFilter", "Completed");
     case StatusCategory::Failed:
@@ -67,6 +84,8 @@ QString categoryName(StatusCategory category)
 
 StatusCategory categoryFromName(QStringView name)
 {
+    if (name == "needs_me"_L1)
+        return StatusCategory::NeedsInput;
     for (std::size_t i = 0; i < kCategoryNames.size(); ++i) {
         if (name == kCategoryNames[i])
             return StatusCategory(i);
@@ -112,16 +131,16 @@ bool RunFilter::isEmpty() const
 
 bool RunFilter::matches(const Run &run) const
 {
-    if (m_category != StatusCategory::All && categoryOf(run.status) != m_category)
+    if (m_category != StatusCategory::All && categoryOf(run) != m_category)
         return false;
     if (!m_connection.isEmpty() && run.connection != m_connection)
         return false;
     if (m_text.isEmpty())
         return true;
     return run.title.contains(m_text, Qt::CaseInsensitive)
-        || run.localId.contains(m_text, Qt::CaseInsensitive)
-        || run.remoteId.contains(m_text, Qt::CaseInsensitive)
-        || run.connection.contains(m_text, Qt::CaseInsensitive);
+           || run.localId.contains(m_text, Qt::CaseInsensitive)
+           || run.remoteId.contains(m_text, Qt::CaseInsensitive)
+           || run.connection.contains(m_text, Qt::CaseInsensitive);
 }
 
 int statusSortRank(RunStatus status)
@@ -159,7 +178,7 @@ int statusSortRank(RunStatus status)
 
 namespace {
 
-template <typename T>
+template<typename T>
 int cmp(const T &a, const T &b)
 {
     return a < b ? -1 : (b < a ? 1 : 0);

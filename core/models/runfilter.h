@@ -13,17 +13,22 @@ namespace Runwatch {
 enum class StatusCategory {
     All = 0,
     Active,     // queued, in progress, cancelling, unknown
-    NeedsInput, // input required
+    NeedsInput, // "needs me": waits for a person (not for a timer or a callback)
     Completed,
-    Failed,     // failed, incomplete, expired, rejected, timed out
-    Cancelled,  // cancelled, deleted
+    Failed,    // failed, incomplete, expired, rejected, timed out
+    Cancelled, // cancelled, deleted
 };
 inline constexpr int kStatusCategoryCount = 6;
 
 StatusCategory categoryOf(RunStatus status);
+// The category of a run: like categoryOf(status), except that a run suspended on a timer or on
+// an external callback waits for a machine, not for the operator, and so counts as Active.
+StatusCategory categoryOf(const Run &run);
+// The run waits for a person's answer (question, approval, choice, tool output, credentials).
+bool waitsForPerson(const Run &run);
 // "All", "Active", "Needs input", …
 QString categoryLabel(StatusCategory category);
-// "all", "active", "needs_input", … (settings, command line)
+// "all", "active", "needs_input", … (settings, command line; "needs_me" is read as needs_input)
 QString categoryName(StatusCategory category);
 StatusCategory categoryFromName(QStringView name);
 

@@ -102,7 +102,8 @@ QString statusToolTip(const Run &run)
     if (run.connectionLost && !run.isTerminal())
         lines << QCoreApplication::translate("RunList", "Connection lost — reconnecting…");
     if (run.status == RunStatus::InputRequired && run.input)
-        lines << QCoreApplication::translate("RunList", "Waiting for: %1").arg(inputReasonName(run.input->reason));
+        lines << QCoreApplication::translate("RunList", "Waiting for: %1")
+                     .arg(inputReasonName(run.input->reason));
     if (run.error.isError())
         lines << run.error.toString();
     return lines.join(u'\n');

@@ -89,7 +89,7 @@ RunListModel::RunListModel(RunManager *manager, QObject *parent)
         m_rows.insert(id, int(m_ids.size()));
         m_ids.append(id);
         m_runs.append(run);
-        const StatusCategory c = categoryOf(run->status);
+        const StatusCategory c = categoryOf(*run);
         m_categories.append(c);
         m_counts.add(c, 1);
     }
@@ -247,7 +247,7 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
     case ConnectionLostRole:
         return run->connectionLost && !run->isTerminal();
     case CategoryRole:
-        return int(categoryOf(run->status));
+        return int(categoryOf(*run));
     case TitleRole:
         return run->title;
     case ConnectionRole:
@@ -345,7 +345,7 @@ void RunListModel::insertPending()
         m_rows.insert(id, int(m_ids.size()));
         m_ids.append(id);
         m_runs.append(run);
-        const StatusCategory c = categoryOf(run->status);
+        const StatusCategory c = categoryOf(*run);
         m_categories.append(c);
         m_counts.add(c, 1);
     }
@@ -356,7 +356,7 @@ void RunListModel::insertPending()
 
 bool RunListModel::recount(int row, const Run &run)
 {
-    const StatusCategory now = categoryOf(run.status);
+    const StatusCategory now = categoryOf(run);
     const StatusCategory before = m_categories.at(row);
     if (now == before)
         return false;
@@ -387,7 +387,8 @@ void RunListModel::emitChanges()
     }
 }
 
-void RunListModel::emitRows(const QSet<QString> &ids, int firstColumn, int lastColumn, const QList<int> &roles)
+void RunListModel::emitRows(const QSet<QString> &ids, int firstColumn, int lastColumn,
+                            const QList<int> &roles)
 {
     if (ids.isEmpty())
         return;
@@ -447,8 +448,8 @@ void RunListModel::tick()
 
 void RunListModel::updateTicker()
 {
-    const bool anyUnfinished = m_counts.value(StatusCategory::Active) > 0
-        || m_counts.value(StatusCategory::NeedsInput) > 0;
+    const bool anyUnfinished
+        = m_counts.value(StatusCategory::Active) > 0 || m_counts.value(StatusCategory::NeedsInput) > 0;
     if (anyUnfinished && !m_ticker.isActive())
         m_ticker.start();
     else if (!anyUnfinished && m_ticker.isActive())

@@ -15,7 +15,6 @@
 
 namespace Runwatch {
 
-
 // The run list as a table: one row per run of a RunManager, in the order the manager knows
 // them (the proxy sorts). DisplayRole carries formatted text; the roles below carry raw values
 // for sorting, filtering and the badge delegate. Colours and icons are presentation and live in
@@ -24,8 +23,9 @@ namespace Runwatch {
 // Updates are coalesced: engine signals only mark rows dirty, and a timer emits dataChanged
 // with the affected roles (one whole-range signal when more than half of the rows changed,
 // qBittorrent's heuristic). A run that only produced output touches just its "last activity"
-// cell, signalled cell by cell so views repaint those cells and not the whole table. New runs are inserted in batches on the next event-loop turn. A one-second ticker keeps
-// the duration of unfinished runs live and stops when no run is unfinished.
+// cell, signalled cell by cell so views repaint those cells and not the whole table. New runs are inserted in
+// batches on the next event-loop turn. A one-second ticker keeps the duration of unfinished runs live and
+// stops when no run is unfinished.
 class RunListModel final : public QAbstractTableModel
 {
     Q_OBJECT

@@ -55,11 +55,13 @@ int main(int argc, char **argv)
     const qint64 ns = clock.nsecsElapsed();
     meter.stop();
     const double seconds = double(ns) / 1e9;
-    std::printf("bench_output_ingest: %d deltas (%lld chars) queued in %.1f ms, in the view after %.1f ms\n", deltas,
-                static_cast<long long>(chars), double(queuedNs) / 1e6, double(ns) / 1e6);
-    std::printf("catch-up ingest: %.0f deltas/s (%.1f MB/s of text), %d paragraphs, frame budget %lld us\n",
+    std::printf("bench_output_ingest: %d deltas (%lld chars) queued in %.1f ms, in the view after %.1f ms\n",
+                deltas, static_cast<long long>(chars), double(queuedNs) / 1e6, double(ns) / 1e6);
+    std::printf("catch-up ingest: %.0f deltas/s (%.1f MB/s of text), %d paragraphs, frame budget %lld us "
+                "(catch-up %lld us)\n",
                 double(deltas) / seconds, double(chars) * 2 / seconds / 1e6, view.document()->blockCount(),
-                static_cast<long long>(view.frameBudget().count()));
+                static_cast<long long>(view.frameBudget().count()),
+                static_cast<long long>(view.catchUpBudget().count()));
     RunwatchBench::FrameMeter::print("catch-up", meter.stats());
     meter.printFrames();
 
@@ -69,7 +71,8 @@ int main(int argc, char **argv)
     live.start();
     int sent = 0;
     QTimer feed;
-    QObject::connect(&feed, &QTimer::timeout, &view, [&] { view.appendText(pieces.at(sent++ % pieces.size())); });
+    QObject::connect(&feed, &QTimer::timeout, &view,
+                     [&] { view.appendText(pieces.at(sent++ % pieces.size())); });
     feed.start(20);
     QEventLoop loop;
     QTimer::singleShot(2000, &loop, &QEventLoop::quit);

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Respond panel of the main window against the jobs simulator and the A2A simulator on
+// loopback: every suspension type of the jobs contract gets its own panel and posts the
+// matching answer (text; approve / reject with a comment; a choice; nothing for a webhook, whose
+// URL is shown, and for a timer, which counts down), a two-step approval shows up as two
+// suspensions in a row, an A2A run's question is answered from the GUI, deleting an A2A run is
+// local only and the confirmation says so, and the "Needs me" filter lists the runs waiting for
+// a person across backends.
+#include "actioncontroller.h"
+#include "detailpane.h"
+#include "filterbar.h"
+#include "inputpanel.h"
+#include "mainwindow.h"
+#include "models/runfilterproxy.h"
+#include "runtableview.h"
+#include "uitesthelpers.h"
+
+#include "a2asim.h"
+#include "jobssim.h"
+
+#include <QAction>
+#include <QClipboard>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QStackedWidget>
+#include <QToolBar>
+#include <QToolButton>
+
+using namespace Runwatch;
+using namespace RunwatchUiTest;
+using namespace Qt::StringLiterals;
+using RunwatchSim::JobsEndpoint;
+using RunwatchSim::JobsSimulator;
+
+namespace {
+
+constexpr int kWait = 20000;
+const QString kJobs = u"jobs"_s;
+const QString kA2a = u"a2a-agent"_s;
+
+// The three backends that can ask a person something, behind one RunManager.
+struct Backends
+{
+    JobsSimulator jobs;
+    RunwatchSim::A2aSimulator a2a;
+    RunManager manager;
+
+    static RunwatchSim::JobsSimConfig jobsConfig()
+    {
+        RunwatchSim::JobsSimConfig c;
+        c.intervalMs = 2;
+        c.pollRetryAfter = "0.02";
+        return c;
+    }
+
+    Backends()
+        : jobs(jobsConfig())
+    {
+        a2a.setIntervalMs(2);
+        QVERIFY(jobs.listen());
+        QVERIFY(a2a.listen());
+        FollowPolicy policy;
+        policy.reconnectInitial = std::chrono::milliseconds(5);
+        policy.reconnectMax = std::chrono::milliseconds(50);
+        policy.pollInitial = std::chrono::milliseconds(10);
+        policy.pollMax = std::chrono::milliseconds(50);
+        manager.setFollowPolicy(policy);
+        manager.setBackendFactory(&createBackendWithDemo);
+        Connection j;
+        j.name = kJobs;
+        j.backend = u"jobs"_s;
+        j.baseUrl = jobs.baseUrl();
+        j.auth = AuthStyle::None;
+        QVERIFY(manager.addConnection(j));
+        Connection a;
+        a.name = kA2a;
+        a.backend = u"a2a"_s;
+        a.baseUrl = a2a.baseUrl();
+        a.auth = AuthStyle::None;
+        QVERIFY(manager.addConnection(a));
+        Connection d;
+        d.name = kAgent;
+        d.backend = QString::fromLatin1(DemoAgentBackend::kKind);
+        d.baseUrl = QUrl(u"demo-agent:local"_s);
+        d.auth = AuthStyle::None;
+        QVERIFY(manager.addConnection(d));
+        qobject_cast<DemoAgentBackend *>(manager.backend(kAgent))->setStepIntervalMs(3);
+    }
+
+    ~Backends() { Engine::stopAll(&manager); }
+
+    QString start(const QString &connection, const QString &prompt)
+    {
+        StartRequest r;
+        r.prompt = prompt;
+        r.stream = true;
+        return manager.startRun(connection, r);
+    }
+};
+
+} // namespace
+
+class TestRespondPanels final : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<Backends> m_b;
+    std::unique_ptr<MainWindow> m_window;
+
+    const Run *run(const QString &id) const { return m_b->manager.run(id); }
+    InputPanel *panel() const { return m_window->detailPane()->inputPanel(); }
+    ActionController *actions() const { return m_window->actions(); }
+    QWidget *button(QAction *action) const { return m_window->toolBar()->widgetForAction(action); }
+    template<typename T>
+    T *child(const QString &name) const
+    {
+        return panel()->findChild<T *>(name);
+    }
+
+    bool waitFor(const std::function<bool()> &done, int ms = kWait)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < ms) {
+            if (done())
+                return true;
+            QTest::qWait(5);
+        }
+        return done();
+    }
+
+    bool waitInput(const QString &id, const QString &promptStart = {})
+    {
+        return waitFor([&] {
+            const Run *r = run(id);
+            return r && r->status == RunStatus::InputRequired && r->input
+                   && r->input->prompt.startsWith(promptStart);
+        });
+    }
+
+    bool waitStatus(const QString &id, RunStatus status)
+    {
+        return waitFor([&] { return run(id) && run(id)->status == status; });
+    }
+
+    // Selects the run and waits until the panel shows its request.
+    void showPanelFor(const QString &id)
+    {
+        QTRY_VERIFY(m_window->activateRun(id));
+        QTRY_COMPARE(m_window->table()->selectedRunIds(), QStringList{id});
+        actions()->updateActions();
+        QTRY_VERIFY(panel()->isVisible());
+        QTRY_COMPARE(panel()->runId(), id);
+    }
+
+    // The object name of the panel's page in view ("textPage", "approvalPage", …).
+    QString visiblePage() const
+    {
+        auto *pages = panel()->findChild<QStackedWidget *>();
+        return pages && pages->currentWidget() ? pages->currentWidget()->objectName() : QString();
+    }
+
+    // RUNWATCH_GRAB_DIR=dir saves the window as dir/<name>.png, to look at the panels by eye.
+    void grabForReview(const QString &name) const
+    {
+        const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR");
+        // Pending relayouts first, as the next paint would have them.
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        if (!dir.isEmpty())
+            m_window->grab().save(dir + u'/' + name + u".png"_s);
+    }
+
+    QList<QJsonObject> answers(const QString &id) const
+    {
+        const auto job = m_b->jobs.job(run(id)->remoteId);
+        return job ? job->answers : QList<QJsonObject>{};
+    }
+
+private Q_SLOTS:
+    void initTestCase() { isolateSettings(); }
+
+    void init()
+    {
+        QSettings().clear();
+        m_b = std::make_unique<Backends>();
+        m_window = std::make_unique<MainWindow>(&m_b->manager);
+        m_window->resize(1200, 800);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void cleanup()
+    {
+        if (QMessageBox *box = actions()->pendingConfirmation())
+            box->reject();
+        m_window.reset();
+        m_b.reset();
+    }
+
+    // ask_user: a text box; the answer goes out as {"text": …} and the job goes on.
+    void jobsAskUserText()
+    {
+        const QString id = m_b->start(kJobs, u"ask_user deltas=4"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"textPage"_s);
+        QCOMPARE(child<QLabel>(u"inputPrompt"_s)->text(), u"Which region should the report cover?"_s);
+        QVERIFY(button(actions()->respondAction())->isEnabled());
+        auto *send = child<QPushButton>(u"inputSend"_s);
+        QVERIFY(!send->isEnabled()); // nothing typed yet
+        QTest::keyClicks(child<QPlainTextEdit>(u"inputAnswer"_s), u"EMEA"_s);
+        QTest::mouseClick(send, Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(answers(id), (QList<QJsonObject>{{{u"text"_s, u"EMEA"_s}}}));
+        QVERIFY(run(id)->primaryText.contains(u"[answer: EMEA]"_s));
+        QTRY_VERIFY(!panel()->isVisible());
+    }
+
+    // get_approval: approve with a comment posts {"approved": true, "comment": …}.
+    void jobsApprovalWithComment()
+    {
+        const QString id = m_b->start(kJobs, u"approval deltas=4"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"approvalPage"_s);
+        QVERIFY(child<QLabel>(u"inputPrompt"_s)->text().contains(u"approval needed"_s));
+        QTest::keyClicks(child<QLineEdit>(u"inputComment"_s), u"within budget"_s);
+        QTest::mouseClick(child<QPushButton>(u"inputApprove"_s), Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(answers(id),
+                 (QList<QJsonObject>{{{u"approved"_s, true}, {u"comment"_s, u"within budget"_s}}}));
+        QVERIFY(run(id)->primaryText.contains(u"approved: within budget]"_s));
+    }
+
+    // Two-step approval: the manager's and then the director's step are two suspensions in a
+    // row; the panel shows the second with fresh controls, and each answer goes to its own step.
+    void jobsTwoStepApproval()
+    {
+        const QString id = m_b->start(kJobs, u"two_step deltas=4"_s);
+        QVERIFY(waitInput(id, u"Manager"_s));
+        showPanelFor(id);
+        QVERIFY(child<QLabel>(u"inputPrompt"_s)->text().startsWith(u"Manager"_s));
+        QTest::keyClicks(child<QLineEdit>(u"inputComment"_s), u"ok from me"_s);
+        QTest::mouseClick(child<QPushButton>(u"inputApprove"_s), Qt::LeftButton);
+
+        QVERIFY(waitInput(id, u"Director"_s));
+        QTRY_VERIFY(child<QLabel>(u"inputPrompt"_s)->text().startsWith(u"Director"_s));
+        QVERIFY(panel()->isVisible());
+        QCOMPARE(visiblePage(), u"approvalPage"_s);
+        QVERIFY(!panel()->isBusy());
+        QVERIFY(child<QLineEdit>(u"inputComment"_s)->text().isEmpty()); // the manager's comment is gone
+        grabForReview(u"two-step"_s);
+        QVERIFY(child<QPushButton>(u"inputReject"_s)->isEnabled());
+        QTest::keyClicks(child<QLineEdit>(u"inputComment"_s), u"not this quarter"_s);
+        QTest::mouseClick(child<QPushButton>(u"inputReject"_s), Qt::LeftButton);
+        QVERIFY(waitFor([&] { return run(id)->isTerminal(); }));
+        const QList<QJsonObject> posted = answers(id);
+        QCOMPARE(posted.size(), 2);
+        QCOMPARE(posted[0], (QJsonObject{{u"approved"_s, true}, {u"comment"_s, u"ok from me"_s}}));
+        QCOMPARE(posted[1], (QJsonObject{{u"approved"_s, false}, {u"comment"_s, u"not this quarter"_s}}));
+        QVERIFY(run(id)->primaryText.contains(u"[manager approved: ok from me]"_s));
+        QVERIFY(run(id)->primaryText.contains(u"[director rejected: not this quarter]"_s));
+    }
+
+    // select_options: the option list; the choice goes out as {"choice": …}.
+    void jobsChooseOption()
+    {
+        const QString id = m_b->start(kJobs, u"options deltas=4"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"optionsPage"_s);
+        auto *options = child<QListWidget>(u"inputOptions"_s);
+        QCOMPARE(options->count(), 3);
+        QCOMPARE(options->item(2)->text(), u"deep"_s);
+        auto *choose = child<QPushButton>(u"inputChoose"_s);
+        QVERIFY(!choose->isEnabled()); // nothing chosen yet
+        options->setCurrentRow(2);
+        QVERIFY(choose->isEnabled());
+        QTest::mouseClick(choose, Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(answers(id), (QList<QJsonObject>{{{u"choice"_s, u"deep"_s}}}));
+        QVERIFY(run(id)->primaryText.contains(u"[choice: deep]"_s));
+    }
+
+    // webhook: the callback URL and "waiting for the callback", nothing to send; the external
+    // system calling that very URL lets the job go on.
+    void jobsWebhookShowsUrlAndWaits()
+    {
+        const QString id = m_b->start(kJobs, u"webhook deltas=4"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"webhookPage"_s);
+        const QString expected
+            = m_b->jobs.job(run(id)->remoteId)->inputRequest.value(u"webhook_url"_s).toString();
+        QVERIFY(!expected.isEmpty());
+        auto *url = child<QLineEdit>(u"inputCallbackUrl"_s);
+        QCOMPARE(url->text(), expected);
+        QVERIFY(url->isReadOnly());
+        QVERIFY(child<QLabel>(u"inputInfo"_s)->isVisible());
+        QVERIFY(child<QLabel>(u"inputInfo"_s)->text().contains(u"Waiting for the callback"_s));
+        // Everything fits in the pane: nothing is cut off at its right edge.
+        auto *copy = child<QPushButton>(u"inputCopyUrl"_s);
+        QWidget *pane = m_window->detailPane();
+        QVERIFY(copy->mapTo(pane, QPoint(copy->width(), 0)).x() <= pane->width());
+        QVERIFY(panel()->mapTo(pane, QPoint(panel()->width(), 0)).x() <= pane->width());
+        // Nothing for a person to answer: Respond is off and the run is not "needs me".
+        QVERIFY(!button(actions()->respondAction())->isEnabled());
+        QCOMPARE(m_window->runModel()->counts().value(StatusCategory::NeedsInput), 0);
+        grabForReview(u"webhook"_s);
+        QTest::mouseClick(child<QPushButton>(u"inputCopyUrl"_s), Qt::LeftButton);
+        QCOMPARE(QGuiApplication::clipboard()->text(), expected);
+
+        QNetworkAccessManager nam;
+        QNetworkRequest request{QUrl(url->text())};
+        request.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
+        std::unique_ptr<QNetworkReply> reply(nam.post(request, QByteArray("{\"build\":\"green\"}")));
+        QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), kWait);
+        QCOMPARE(reply->error(), QNetworkReply::NoError);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(m_b->jobs.requestCount(JobsEndpoint::Input), 0);
+        QVERIFY(run(id)->primaryText.contains(u"[callback: {\"build\":\"green\"}]"_s));
+        QTRY_VERIFY(!panel()->isVisible());
+    }
+
+    // timer: a countdown and the time it resumes; nothing is posted and the job goes on by itself.
+    void jobsTimerCountsDown()
+    {
+        const QString id = m_b->start(kJobs, u"timer deltas=4 timer_ms=6000"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"timerPage"_s);
+        auto *countdown = panel()->findChild<QLabel *>(u"inputCountdown"_s);
+        QTRY_VERIFY(countdown->text().endsWith(u" left"_s));
+        const QString first = countdown->text();
+        // Six seconds at most, and at least two left: the panel came up well before the deadline.
+        QVERIFY2(QRegularExpression(u"^00:0[2-6] left$"_s).match(first).hasMatch(), qPrintable(first));
+        grabForReview(u"timer"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(countdown->text() != first, 3000); // it ticks
+        QVERIFY(child<QLabel>(u"inputInfo"_s)->isVisible());
+        QVERIFY(child<QLabel>(u"inputInfo"_s)->text().contains(u"resumes by itself"_s));
+        QWidget *pane = m_window->detailPane();
+        QVERIFY(countdown->mapTo(pane, QPoint(countdown->width(), 0)).x() <= pane->width());
+        QVERIFY(!button(actions()->respondAction())->isEnabled());
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(m_b->jobs.requestCount(JobsEndpoint::Input), 0);
+        QVERIFY(run(id)->primaryText.contains(u"[timer elapsed]"_s));
+    }
+
+    // A2A input-required answered from the panel: the answer continues the same task.
+    void a2aInputAnswered()
+    {
+        const QString id = m_b->start(kA2a, u"input"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"textPage"_s);
+        QCOMPARE(child<QLabel>(u"inputPrompt"_s)->text(), u"Which city?"_s);
+        QVERIFY(button(actions()->respondAction())->isEnabled());
+        QTest::keyClick(m_window.get(), Qt::Key_I, Qt::ControlModifier); // Respond
+        auto *answer = child<QPlainTextEdit>(u"inputAnswer"_s);
+        QTRY_VERIFY(answer->hasFocus());
+        QTest::keyClicks(answer, u"Paris"_s);
+        QTest::keyClick(answer, Qt::Key_Return, Qt::ControlModifier); // Ctrl+Enter sends
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(run(id)->primaryText, u"Weather in Paris: sunny."_s);
+        QCOMPARE(m_b->a2a.tasksCreated(), 1);
+        QTRY_VERIFY(!panel()->isVisible());
+    }
+
+    // A2A has no delete: the confirmation says the run goes from this computer only and offers
+    // no "on the server" box; the agent still knows the task afterwards.
+    void a2aDeleteIsLocalOnly()
+    {
+        const QString id = m_b->start(kA2a, u"normal chunks=3"_s);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        const QString task = run(id)->remoteId;
+        QVERIFY(!task.isEmpty());
+        QTRY_VERIFY(m_window->activateRun(id));
+        actions()->updateActions();
+        QVERIFY(button(actions()->deleteAction())->isEnabled());
+        actions()->deleteAction()->trigger();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = actions()->pendingConfirmation()));
+        QCOMPARE(box->objectName(), u"confirmDelete"_s);
+        QVERIFY(!box->checkBox());
+        QVERIFY2(box->informativeText().contains(u"cannot delete runs on the server"_s),
+                 qPrintable(box->informativeText()));
+        QVERIFY(box->informativeText().contains(u"this computer only"_s));
+        QTest::mouseClick(box->findChild<QPushButton *>(u"confirmButton"_s), Qt::LeftButton);
+        QTRY_COMPARE(m_window->runModel()->rowOf(id), -1);
+        QVERIFY(!run(id));
+        QVERIFY(m_b->a2a.task(task).has_value());
+    }
+
+    // "Needs me" lists every run that waits for a person, whatever its backend; runs that wait
+    // for a timer or a callback are Active, not "needs me".
+    void needsMeAcrossBackends()
+    {
+        const QStringList people{
+            m_b->start(kJobs, u"ask_user deltas=2"_s),
+            m_b->start(kJobs, u"approval deltas=2"_s),
+            m_b->start(kA2a, u"input"_s),
+            m_b->start(kA2a, u"auth"_s),
+            m_b->start(kAgent, u"choose a rollout"_s),
+        };
+        const QStringList machines{
+            m_b->start(kJobs, u"timer deltas=2 timer_ms=60000"_s),
+            m_b->start(kJobs, u"webhook deltas=2"_s),
+        };
+        const QString done = m_b->start(kA2a, u"normal chunks=2"_s);
+        for (const QString &id : people + machines)
+            QVERIFY2(waitInput(id), qPrintable(id));
+        QVERIFY(waitStatus(done, RunStatus::Completed));
+
+        FilterBar *bar = m_window->filterBar();
+        QTRY_VERIFY(bar->chip(StatusCategory::NeedsInput)->text().endsWith(u" 5"_s));
+        QVERIFY(bar->chip(StatusCategory::NeedsInput)->text().startsWith(u"Needs me"_s));
+        QTest::keyClick(m_window.get(), Qt::Key_2, Qt::AltModifier);
+        QTRY_COMPARE(m_window->proxy()->rowCount(), people.size());
+        QStringList listed;
+        for (int row = 0; row < m_window->proxy()->rowCount(); ++row)
+            listed << m_window->proxy()->runId(row);
+        listed.sort();
+        QStringList expected = people;
+        expected.sort();
+        QCOMPARE(listed, expected);
+
+        // The timer and the webhook are under Active, where the model says they are waiting.
+        bar->setCategory(StatusCategory::Active);
+        QTRY_COMPARE(m_window->proxy()->rowCount(), machines.size());
+
+        // Answering one takes it off the list.
+        m_window->filterBar()->setCategory(StatusCategory::NeedsInput);
+        InputAnswer answer;
+        answer.text = u"Oslo"_s;
+        m_b->manager.respondToRun(people[2], answer);
+        QVERIFY(waitStatus(people[2], RunStatus::Completed));
+        QTRY_COMPARE(m_window->proxy()->rowCount(), people.size() - 1);
+        for (const QString &id : machines)
+            m_b->manager.cancelRun(id);
+    }
+};
+
+QTEST_MAIN(TestRespondPanels)
+#include "tst_respondpanels.moc"
