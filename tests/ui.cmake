@@ -7,6 +7,9 @@ if(TARGET runwatch_ui)
     runwatch_add_test(tst_mainwindow SOURCES tst_mainwindow.cpp uitesthelpers.h LIBS runwatch_ui runwatch_sim TIMEOUT 300)
     runwatch_add_test(tst_connectionsdialog SOURCES tst_connectionsdialog.cpp LIBS runwatch_ui runwatch_sim)
     runwatch_add_test(tst_appcontroller SOURCES tst_appcontroller.cpp LIBS runwatch_ui runwatch_sim)
+    # Export and retention (issue #4, GUI side), and the app across a restart.
+    runwatch_add_test(tst_runhousekeeping SOURCES tst_runhousekeeping.cpp uitesthelpers.h LIBS runwatch_ui runwatch_sim)
+    runwatch_add_test(tst_guirestart SOURCES tst_guirestart.cpp uitesthelpers.h LIBS runwatch_ui runwatch_sim TIMEOUT 120)
     # The Respond panel against the jobs and A2A simulators (issues #5 and #6, GUI side).
     runwatch_add_test(tst_respondpanels SOURCES tst_respondpanels.cpp uitesthelpers.h LIBS runwatch_ui runwatch_sim TIMEOUT 300)
 

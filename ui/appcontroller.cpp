@@ -7,6 +7,7 @@
 #include "icons.h"
 #include "mainwindow.h"
 #include "notifier.h"
+#include "runhousekeeping.h"
 #include "screenshotplan.h"
 #include "keystore.h"
 
@@ -193,11 +194,19 @@ void AppController::loadSavedRuns(const QStringList &problems)
     // Adopt every stored run; follow the unfinished ones whose connection still exists. Finished
     // runs come without their output, which the detail pane loads when one is selected: a big
     // history lists in well under a second.
+    // Retention before loading: expired runs are never adopted, so the list never shows them.
+    QStringList notes = problems;
+    if (const int days = RunHousekeeping::keepDays(); days > 0 && m_store.isOpen()) {
+        const int removed
+            = RunHousekeeping::removeFinishedBefore(&m_manager, &m_store, RunHousekeeping::cutoffFor(days));
+        if (removed > 0)
+            notes << tr("Removed %n finished run(s) older than %1 day(s).", nullptr, removed).arg(days);
+    }
     const QList<Run> runs = m_store.isOpen() ? m_store.loadRuns(RunStore::Load::Summary) : QList<Run>{};
     for (const Run &run : runs)
         m_manager.adoptRun(run, m_manager.backend(run.connection) != nullptr);
-    if (!problems.isEmpty() && m_window)
-        m_window->statusBar()->showMessage(problems.join(u"  "_s), 20000);
+    if (!notes.isEmpty() && m_window)
+        m_window->statusBar()->showMessage(notes.join(u"  "_s), 20000);
 }
 
 } // namespace Runwatch

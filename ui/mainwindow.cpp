@@ -12,6 +12,7 @@
 #include "newrundialog.h"
 #include "notifier.h"
 #include "rawlogview.h"
+#include "runhousekeeping.h"
 #include "runtableview.h"
 
 #include <QApplication>
@@ -92,6 +93,10 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     connect(m_actions, &ActionController::message, this,
             [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
     m_table->addActions(m_actions->runActions());
+    m_housekeeping = new RunHousekeeping(manager, m_table, this);
+    connect(m_housekeeping, &RunHousekeeping::message, this,
+            [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
+    m_table->addAction(m_housekeeping->exportAction());
 
     m_toolBar = addToolBar(tr("Actions"));
     m_toolBar->setObjectName(u"actionsToolBar"_s);
@@ -152,6 +157,9 @@ void MainWindow::buildMenus()
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::openConnectionsDialog);
     file->addAction(m_connectionsAction);
     file->addSeparator();
+    file->addAction(m_housekeeping->exportAction());
+    file->addAction(m_housekeeping->removeOldAction());
+    file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setObjectName(u"actionQuit"_s);
 
@@ -185,6 +193,7 @@ void MainWindow::buildMenus()
         if (m_notifier)
             m_notifier->setEnabled(on);
     });
+    settings->addAction(m_housekeeping->retentionAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Runwatch"), this, [this] {
@@ -247,6 +256,7 @@ void MainWindow::onSelectionChanged()
 {
     m_detail->showRuns(m_table->selectedRunIds());
     m_actions->updateActions();
+    m_housekeeping->updateActions();
 }
 
 void MainWindow::setRawLogVisible(bool visible)

@@ -18,6 +18,7 @@ class Notifier;
 class RawEventRecorder;
 class RunFilterProxy;
 class RunListModel;
+class RunHousekeeping;
 class RunManager;
 class RunTableView;
 
@@ -47,6 +48,7 @@ public:
     FilterBar *filterBar() const { return m_filterBar; }
     DetailPane *detailPane() const { return m_detail; }
     ActionController *actions() const { return m_actions; }
+    RunHousekeeping *housekeeping() const { return m_housekeeping; }
     QToolBar *toolBar() const { return m_toolBar; }
     RawEventRecorder *recorder() const { return m_recorder; }
 
@@ -77,6 +79,7 @@ private:
     FilterBar *m_filterBar = nullptr;
     DetailPane *m_detail = nullptr;
     ActionController *m_actions = nullptr;
+    RunHousekeeping *m_housekeeping = nullptr;
     QSplitter *m_splitter = nullptr;
     QToolBar *m_toolBar = nullptr;
     QAction *m_rawLogAction = nullptr;
