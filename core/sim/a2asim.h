@@ -179,7 +179,7 @@ private:
     void onNewConnection();
     void handleRequest(HttpConnection *connection, const HttpRequest &request);
     void handleCard(HttpConnection *connection, const HttpRequest &request, bool legacyPath);
-    void handleRpc(const Exchange &exchange, const HttpRequest &request);
+    void handleRpc(const Exchange &incoming, const HttpRequest &request);
     void handleSend(const Exchange &exchange, const QJsonObject &params, bool streaming);
     void handleGet(const Exchange &exchange, const QJsonObject &params);
     void handleList(const Exchange &exchange, const QJsonObject &params);

@@ -141,7 +141,7 @@ AuthScheme chooseAuth(const QJsonObject &card)
     for (const QString &name : std::as_const(order)) {
         if (!schemes.value(name).isObject())
             continue;
-        const AuthScheme a = schemeFrom(name, schemes.value(name).toObject());
+        AuthScheme a = schemeFrom(name, schemes.value(name).toObject());
         if (a.kind != AuthScheme::Kind::None)
             return a;
         if (!a.note.isEmpty())

@@ -110,7 +110,7 @@ QString reasonFrom(const QJsonValue &details)
 {
     const QJsonArray list = details.isArray() ? details.toArray() : QJsonArray{details};
     for (const QJsonValue &v : list) {
-        const QString reason = v.toObject().value(u"reason"_s).toString();
+        QString reason = v.toObject().value(u"reason"_s).toString();
         if (!reason.isEmpty())
             return reason;
     }

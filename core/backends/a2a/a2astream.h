@@ -3,12 +3,9 @@
 
 #include "a2abackend.h"
 #include "a2amapping.h"
-#include "net/sseparser.h"
+#include "backends/sserunstream.h"
 
 #include <QPointer>
-#include <QTimer>
-
-class QNetworkReply;
 
 namespace Runwatch::A2a {
 
@@ -24,7 +21,7 @@ namespace Runwatch::A2a {
 // Events are numbered from the token's sequence + 1 (a connector-local counter, not a server
 // position): it keeps the run's cursor moving, which the engine and the CLI read as progress,
 // and makes each stream's events distinct for the reducer's duplicate check.
-class TaskStream final : public RunStream
+class TaskStream final : public SseRunStream
 {
     Q_OBJECT
 public:
@@ -35,9 +32,6 @@ public:
 
     TaskStream(A2aBackend *backend, Mode mode, StartRequest request, ContinuationToken token,
                QObject *parent);
-    ~TaskStream() override;
-
-    void abort() override;
 
 private:
     QCoro::Task<> run();
@@ -45,16 +39,21 @@ private:
     QCoro::Task<> openStream(AgentInterface iface, Operation operation, QJsonObject params, bool useGet);
     // After SubscribeToTask was refused (-32004 for a terminal task): GetTask tells the end.
     QCoro::Task<> settleFromGetTask(StreamEnd::Reason otherwise, RunError why);
+    // The end of a one-reply exchange (SendMessage, GetTask): applies the Task (or, when
+    // messageAllowed, the Message) and ends Terminal when the task is done, else `otherwise`.
+    void endWithReply(const CallResult &result, bool messageAllowed, const QString &unexpected,
+                      StreamEnd otherwise);
 
-    void onReadyRead();
-    void onReplyFinished();
-    void onStalled();
-    bool consume(QByteArrayView bytes);
+    bool handleEvent(const SseEvent &event) override { return handlePayload(event.type, event.data); }
+    bool consumeBytes(QByteArrayView bytes) override;
+    // Drops items the agent repeats, numbers the events and remembers the task for the backend.
+    void prepareBatch(QList<RunEvent> &events) override;
+    // SubscribeToTask was refused mid-read: GetTask tells the end.
+    void settle() override;
+    void bodyEnded() override;
     // One SSE event or one plain JSON body; false when the stream must end.
     bool handlePayload(QByteArrayView type, QByteArrayView data);
     bool handleError(const ProtocolError &error);
-    void emitBatch();
-    void endWith(StreamEnd end);
     StreamEnd endOfStream() const;
 
     QPointer<A2aBackend> m_backend;
@@ -63,17 +62,10 @@ private:
     ContinuationToken m_token;
     AgentInterface m_iface;
     TaskTracker m_tracker;
-    SseParser m_parser;
-    QPointer<QNetworkReply> m_reply;
-    QTimer m_stallTimer;
-    QList<RunEvent> m_batch;
     QByteArray m_jsonBody; // a stream request answered with plain JSON (e.g. an error)
     qint64 m_sequence = -1;
     int m_items = 0;
     bool m_plainJson = false;
-    bool m_aborted = false;
-    bool m_refused = false; // SubscribeToTask answered -32004: settle with GetTask
-    std::optional<StreamEnd> m_pendingEnd;
 };
 
 } // namespace Runwatch::A2a

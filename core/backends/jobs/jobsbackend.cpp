@@ -167,7 +167,7 @@ QUrl JobsBackend::acceptServerUrl(const QString &reference, const QUrl &requestU
 {
     if (reference.isEmpty())
         return {};
-    const QUrl resolved = requestUrl.resolved(QUrl(reference, QUrl::TolerantMode));
+    QUrl resolved = requestUrl.resolved(QUrl(reference, QUrl::TolerantMode));
     if (!resolved.isValid() || resolved.host().isEmpty() || !sameOrigin(resolved, m_connection.baseUrl))
         return {};
     return resolved;
@@ -175,7 +175,7 @@ QUrl JobsBackend::acceptServerUrl(const QString &reference, const QUrl &requestU
 
 QUrl JobsBackend::statusUrl(const ContinuationToken &token) const
 {
-    const QUrl fromToken
+    QUrl fromToken
         = acceptServerUrl(token.extra.value(u"status_url"_s).toString(), m_connection.baseUrl);
     if (fromToken.isValid())
         return fromToken;
@@ -186,7 +186,7 @@ QUrl JobsBackend::statusUrl(const ContinuationToken &token) const
 
 QUrl JobsBackend::eventsUrl(const ContinuationToken &token) const
 {
-    const QUrl fromToken
+    QUrl fromToken
         = acceptServerUrl(token.extra.value(u"events_url"_s).toString(), m_connection.baseUrl);
     if (fromToken.isValid())
         return fromToken;

@@ -13,12 +13,6 @@ namespace Runwatch::Jobs {
 
 namespace {
 
-bool isEventStream(const HttpResponse &response)
-{
-    return response.header("content-type").trimmed().toLower().startsWith("text/event-stream");
-}
-
-
 // The job id at the end of a Location such as /v1/jobs/job_01HZX7Q.
 QString idFromLocation(const QUrl &location)
 {
@@ -28,68 +22,46 @@ QString idFromLocation(const QUrl &location)
 
 } // namespace
 
+SseRunStream::Options JobsStream::readOptions(std::chrono::milliseconds stallTimeout)
+{
+    return {
+        .stallTimeout = stallTimeout,
+        // Keep-alive comments count: they are what tells a quiet job from a dead connection.
+        .stallOnBytes = true,
+        // Reconnect with Last-Event-ID no sooner than the retry: field says.
+        .retryFromStream = true,
+        .stalledMessage = u"Nothing arrived on the job's event stream for %1 s; reconnecting."_s,
+        .timedOutMessage = u"The job's event stream went silent and timed out."_s,
+        .interruptedMessage = u"The job's event stream was interrupted: %1"_s,
+    };
+}
+
 JobsStream::JobsStream(JobsBackend *backend, Kickoff kickoff, std::chrono::milliseconds stallTimeout,
                        QObject *parent)
-    : RunStream(parent)
+    : SseRunStream(readOptions(stallTimeout), parent)
     , m_backend(backend)
     , m_mapper(backend->profile(), -1)
 {
-    m_stallTimer.setSingleShot(true);
-    m_stallTimer.setInterval(stallTimeout);
-    connect(&m_stallTimer, &QTimer::timeout, this, &JobsStream::onStalled);
     // Start on the next event-loop turn so the owner can connect to our signals first.
     QTimer::singleShot(0, this, [this, kickoff] { runKickoff(kickoff); });
 }
 
 JobsStream::JobsStream(JobsBackend *backend, ContinuationToken token, std::chrono::milliseconds stallTimeout,
                        QObject *parent)
-    : RunStream(parent)
+    : SseRunStream(readOptions(stallTimeout), parent)
     , m_backend(backend)
     , m_mapper(backend->profile(), token.sequence)
     , m_jobId(token.remoteId)
 {
-    m_stallTimer.setSingleShot(true);
-    m_stallTimer.setInterval(stallTimeout);
-    connect(&m_stallTimer, &QTimer::timeout, this, &JobsStream::onStalled);
     const QUrl url = backend->eventsUrl(token);
     const QString lastEventId = token.eventId;
     QTimer::singleShot(0, this, [this, url, lastEventId] { runEvents(url, lastEventId); });
 }
 
-JobsStream::~JobsStream()
-{
-    if (m_reply) {
-        m_reply->disconnect(this);
-        m_reply->abort();
-        m_reply->deleteLater();
-    }
-}
-
-void JobsStream::abort()
-{
-    if (isFinished())
-        return;
-    m_aborted = true;
-    m_stallTimer.stop();
-    if (m_reply) {
-        m_reply->disconnect(this);
-        m_reply->abort();
-        m_reply->deleteLater();
-        m_reply = nullptr;
-    }
-    finish({StreamEnd::Reason::Aborted, {}, std::nullopt});
-}
-
-void JobsStream::emitBatch(QList<RunEvent> events)
-{
-    if (!events.isEmpty())
-        Q_EMIT eventsReceived(events);
-}
-
 QCoro::Task<> JobsStream::runKickoff(Kickoff kickoff)
 {
     QPointer<JobsStream> self = this;
-    if (!m_backend || m_aborted)
+    if (!m_backend || isAborted())
         co_return;
     if (!m_backend->profileError().isEmpty()) {
         endWith({StreamEnd::Reason::Error, m_backend->profileProblem(), std::nullopt});
@@ -97,7 +69,7 @@ QCoro::Task<> JobsStream::runKickoff(Kickoff kickoff)
     }
     const QUrl kickoffUrl = kickoff.request.url;
     const HttpResponse response = co_await m_backend->httpClient()->send(kickoff.request);
-    if (!self || m_aborted || !m_backend)
+    if (!self || isAborted() || !m_backend)
         co_return;
 
     QJsonObject object;
@@ -112,7 +84,7 @@ QCoro::Task<> JobsStream::runKickoff(Kickoff kickoff)
         std::optional<QJsonObject> found;
         if (mayExist)
             found = co_await m_backend->rediscover(kickoff.idempotencyKey, kickoff.clientRunId);
-        if (!self || m_aborted || !m_backend)
+        if (!self || isAborted() || !m_backend)
             co_return;
         if (!found) {
             endWith({StreamEnd::Reason::Error, error, response.retryAfterMs});
@@ -179,13 +151,13 @@ QCoro::Task<> JobsStream::runKickoff(Kickoff kickoff)
         // A quick job answered synchronously (or one found finished by rediscovery) whose result
         // is too large to be inline: the run turns terminal together with its result.
         const JobsBackend::ResultFetch fetch = co_await m_backend->fetchResult(id, m_resultUrl);
-        if (!self || m_aborted || !m_backend)
+        if (!self || isAborted() || !m_backend)
             co_return;
         events << JobsBackend::resultEvents(fetch);
     }
     events << eventsForJob(job);
-    emitBatch(events);
-    if (!self || m_aborted || !m_backend)
+    deliver(events);
+    if (!self || isAborted() || !m_backend)
         co_return;
 
     if (isTerminalState(job.state)) {
@@ -206,7 +178,7 @@ QCoro::Task<> JobsStream::runKickoff(Kickoff kickoff)
 QCoro::Task<> JobsStream::runEvents(QUrl url, QString lastEventId)
 {
     QPointer<JobsStream> self = this;
-    if (!m_backend || m_aborted || isFinished())
+    if (!m_backend || isAborted() || isFinished())
         co_return;
     if (!m_backend->profileError().isEmpty()) {
         endWith({StreamEnd::Reason::Error, m_backend->profileProblem(), std::nullopt});
@@ -222,11 +194,8 @@ QCoro::Task<> JobsStream::runEvents(QUrl url, QString lastEventId)
     if (!lastEventId.isEmpty())
         request.headers.emplaceBack("Last-Event-ID", lastEventId.toUtf8());
     OpenedStream opened = co_await m_backend->httpClient()->openStream(std::move(request));
-    if (!self || m_aborted) {
-        if (opened.reply) {
-            opened.reply->abort();
-            opened.reply->deleteLater();
-        }
+    if (!self || isAborted()) {
+        discardReply(opened.reply);
         co_return;
     }
     if (!opened.response.ok() || !opened.reply) {
@@ -238,175 +207,53 @@ QCoro::Task<> JobsStream::runEvents(QUrl url, QString lastEventId)
                  opened.response.retryAfterMs});
         co_return;
     }
-    // The reply stays the network manager's child (see OpenedStream): if the backend goes
-    // first, the reply goes with it and m_reply turns null instead of dangling.
-    m_reply = opened.reply;
     if (!isEventStream(opened.response)) {
-        RunError e;
-        e.kind = ErrorKind::Protocol;
-        e.code = u"unexpected_content_type"_s;
-        e.httpStatus = opened.response.status;
-        e.message = u"The events URL answered with %1 instead of an event stream; polling instead."_s.arg(
-            QString::fromLatin1(opened.response.header("content-type")));
+        discardReply(opened.reply);
+        const RunError e = unexpectedContentType(
+            opened.response,
+            u"The events URL answered with %1 instead of an event stream; polling instead."_s.arg(
+                QString::fromLatin1(opened.response.header("content-type"))));
         endWith({StreamEnd::Reason::ResumeRefused, e, std::nullopt});
         co_return;
     }
     m_mapper.startConnection();
-    connect(m_reply, &QNetworkReply::readyRead, this, &JobsStream::onReadyRead);
-    connect(m_reply, &QNetworkReply::finished, this, &JobsStream::onReplyFinished);
-    m_stallTimer.start();
-    if (m_reply->bytesAvailable() > 0)
-        drain();
-    if (m_reply && m_reply->isFinished())
-        onReplyFinished();
+    startReading(opened.reply);
 }
 
-bool JobsStream::consume(QByteArrayView bytes)
+bool JobsStream::handleEvent(const SseEvent &event)
 {
-    bool keepGoing = true;
-    const bool parsed = m_parser.feed(bytes, [this, &keepGoing](const SseEvent &event) {
-        if (!keepGoing)
-            return;
-        switch (m_mapper.map(event.type, event.data, event.id, m_batch)) {
-        case StreamMapper::Outcome::Continue:
-            break;
-        case StreamMapper::Outcome::Done:
-            m_done = true;
-            keepGoing = false;
-            break;
-        case StreamMapper::Outcome::Malformed:
-            m_pendingEnd = StreamEnd{StreamEnd::Reason::Error, m_mapper.error(), std::nullopt};
-            keepGoing = false;
-            break;
-        }
-    });
-    if (!parsed && keepGoing) {
-        RunError e;
-        e.kind = ErrorKind::Protocol;
-        e.code = u"event_too_large"_s;
-        e.message = m_parser.errorString();
-        m_pendingEnd = StreamEnd{StreamEnd::Reason::Error, e, std::nullopt};
-        keepGoing = false;
+    switch (m_mapper.map(event.type, event.data, event.id, batch())) {
+    case StreamMapper::Outcome::Continue:
+        return true;
+    case StreamMapper::Outcome::Done:
+        settleAfterBatch();
+        return false;
+    case StreamMapper::Outcome::Malformed:
+        endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
+        return false;
     }
-    return keepGoing;
-}
-
-void JobsStream::onReadyRead()
-{
-    // Drain on the next turn: chunks already queued by the network thread then arrive together
-    // and become one batch (see OpenAi::ResponseStream).
-    if (m_drainScheduled || !m_reply || isFinished())
-        return;
-    m_drainScheduled = true;
-    QMetaObject::invokeMethod(this, &JobsStream::drain, Qt::QueuedConnection);
-}
-
-void JobsStream::drain()
-{
-    m_drainScheduled = false;
-    if (!m_reply || isFinished() || m_done)
-        return;
-    bool keepGoing = true;
-    bool gotBytes = false;
-    while (keepGoing && m_reply && m_reply->bytesAvailable() > 0) {
-        const QByteArray chunk = m_reply->read(256 * 1024);
-        if (chunk.isEmpty())
-            break;
-        gotBytes = true;
-        keepGoing = consume(chunk);
-    }
-    // Keep-alive comments count: they are what tells a quiet job from a dead connection.
-    if (gotBytes && !m_done && !m_pendingEnd)
-        m_stallTimer.start();
-    if (!m_batch.isEmpty()) {
-        QPointer<JobsStream> self = this;
-        emitBatch(std::exchange(m_batch, {}));
-        if (!self)
-            return;
-    }
-    if (m_done) {
-        finishDone();
-        return;
-    }
-    if (m_pendingEnd)
-        endWith(*std::exchange(m_pendingEnd, std::nullopt));
+    return true;
 }
 
 QCoro::Task<> JobsStream::finishDone()
 {
     QPointer<JobsStream> self = this;
-    m_stallTimer.stop();
-    if (m_reply) {
-        m_reply->disconnect(this);
-        m_reply->abort();
-        m_reply->deleteLater();
-        m_reply = nullptr;
-    }
+    detachReply();
     if (m_mapper.resultFetchNeeded() && m_backend) {
         ContinuationToken token;
         token.remoteId = m_jobId;
         const QUrl resultUrl
             = m_backend->acceptServerUrl(m_mapper.doneResultUrl(), m_backend->statusUrl(token));
         const JobsBackend::ResultFetch fetch = co_await m_backend->fetchResult(m_jobId, resultUrl);
-        if (!self || m_aborted)
+        if (!self || isAborted())
             co_return;
         // The result first, then the held-back `done` events: a follower that stops at the
         // terminal status has the whole answer by then.
-        emitBatch(JobsBackend::resultEvents(fetch) + m_mapper.takeHeldBack());
-        if (!self || m_aborted)
+        deliver(JobsBackend::resultEvents(fetch) + m_mapper.takeHeldBack());
+        if (!self || isAborted())
             co_return;
     }
     endWith({StreamEnd::Reason::Terminal, {}, std::nullopt});
-}
-
-void JobsStream::onReplyFinished()
-{
-    if (!m_reply || isFinished() || m_done)
-        return;
-    QPointer<JobsStream> self = this;
-    if (m_reply->isOpen() && m_reply->bytesAvailable() > 0)
-        drain();
-    if (!self || isFinished() || m_done || !m_reply)
-        return;
-    const std::optional<qint64> retry = m_parser.retryMs();
-    if (m_reply->error() != QNetworkReply::NoError) {
-        RunError e;
-        e.kind = m_reply->error() == QNetworkReply::OperationCanceledError ? ErrorKind::Timeout
-                                                                           : ErrorKind::Network;
-        e.message = e.kind == ErrorKind::Timeout
-                        ? u"The job's event stream went silent and timed out."_s
-                        : u"The job's event stream was interrupted: %1"_s.arg(m_reply->errorString());
-        e.retryable = true;
-        endWith({StreamEnd::Reason::Error, e, retry});
-        return;
-    }
-    // Closed before `done`: reconnect with Last-Event-ID, no sooner than the retry: field says.
-    endWith({StreamEnd::Reason::Eof, {}, retry});
-}
-
-void JobsStream::onStalled()
-{
-    if (isFinished() || m_done)
-        return;
-    RunError e;
-    e.kind = ErrorKind::Timeout;
-    e.code = u"stalled"_s;
-    e.message = u"Nothing arrived on the job's event stream for %1 s; reconnecting."_s.arg(
-        m_stallTimer.interval() / 1000.0, 0, 'f', 1);
-    e.retryable = true;
-    endWith({StreamEnd::Reason::Error, e, m_parser.retryMs()});
-}
-
-void JobsStream::endWith(StreamEnd end)
-{
-    m_stallTimer.stop();
-    if (m_reply) {
-        m_reply->disconnect(this);
-        m_reply->abort();
-        m_reply->deleteLater();
-        m_reply = nullptr;
-    }
-    finish(std::move(end));
 }
 
 } // namespace Runwatch::Jobs

@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/sserunstream.h"
 #include "jobsmapping.h"
 
-#include "backend/runbackend.h"
-#include "net/httpclient.h"
-#include "net/sseparser.h"
-
 #include <QPointer>
-#include <QTimer>
-
-class QNetworkReply;
 
 namespace Runwatch {
 class JobsBackend;
@@ -35,7 +29,7 @@ struct Kickoff
 //   ResumeRefused  the job has no event stream (or refused it): the engine polls instead
 //   Eof            the stream closed before `done`: reconnect (retryAfterMs = the retry: field)
 //   Error          kickoff or stream failed, or a malformed event
-class JobsStream final : public RunStream
+class JobsStream final : public SseRunStream
 {
     Q_OBJECT
 public:
@@ -45,34 +39,22 @@ public:
     // Events of a known job from `token`'s position.
     JobsStream(JobsBackend *backend, ContinuationToken token, std::chrono::milliseconds stallTimeout,
                QObject *parent);
-    ~JobsStream() override;
-
-    void abort() override;
 
 private:
+    static Options readOptions(std::chrono::milliseconds stallTimeout);
+
     QCoro::Task<> runKickoff(Kickoff kickoff);
     QCoro::Task<> runEvents(QUrl url, QString lastEventId);
     QCoro::Task<> finishDone();
-    void onReadyRead();
-    void drain();
-    void onReplyFinished();
-    void onStalled();
-    void endWith(StreamEnd end);
-    bool consume(QByteArrayView bytes);
-    void emitBatch(QList<RunEvent> events);
+    bool handleEvent(const SseEvent &event) override;
+    // The `done` event arrived (the rest of the body is irrelevant): fetch a result that did not
+    // fit in it, then Terminal.
+    void settle() override { finishDone(); }
 
     QPointer<JobsBackend> m_backend;
     StreamMapper m_mapper;
-    SseParser m_parser;
-    QPointer<QNetworkReply> m_reply;
-    QTimer m_stallTimer;
-    QList<RunEvent> m_batch;
     QString m_jobId;
     QUrl m_resultUrl;
-    bool m_aborted = false;
-    bool m_drainScheduled = false;
-    bool m_done = false; // the done event arrived; the rest of the body is irrelevant
-    std::optional<StreamEnd> m_pendingEnd;
 };
 
 } // namespace Runwatch::Jobs

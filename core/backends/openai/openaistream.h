@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "backend/runbackend.h"
-#include "net/httpclient.h"
-#include "net/sseparser.h"
+#include "backends/sserunstream.h"
 #include "openaimapping.h"
 
 #include <QPointer>
-#include <QTimer>
-
-class QNetworkReply;
 
 namespace Runwatch::OpenAi {
 
 // One exchange with /responses that yields events: a create (streaming or not) or a
 // GET ?stream=true resume. Reads the SSE body as it arrives and emits one batch per read.
-class ResponseStream final : public RunStream
+class ResponseStream final : public SseRunStream
 {
     Q_OBJECT
 public:
@@ -27,33 +22,15 @@ public:
 
     ResponseStream(HttpClient *http, HttpRequest request, Mode mode, StreamMapper mapper,
                    std::chrono::milliseconds stallTimeout, QObject *parent);
-    ~ResponseStream() override;
-
-    void abort() override;
-    // Largest SSE line or event accepted (SseParser::setMaxEventSize); a larger one ends the
-    // stream with a Protocol error "event_too_large". Call before the first bytes arrive.
-    void setMaxEventSize(qsizetype bytes) { m_parser.setMaxEventSize(bytes); }
 
 private:
     QCoro::Task<> run(HttpRequest request);
-    void onReadyRead();
-    void drain();
-    void onReplyFinished();
-    void onStalled();
-    void endWith(StreamEnd end);
-    // Feeds bytes through parser and mapper; returns false when the stream must end.
-    bool consume(QByteArrayView bytes);
+    bool handleEvent(const SseEvent &event) override;
+    void replyGone() override;
 
     QPointer<HttpClient> m_http;
     Mode m_mode;
     StreamMapper m_mapper;
-    SseParser m_parser;
-    QPointer<QNetworkReply> m_reply;
-    QTimer m_stallTimer;
-    QList<RunEvent> m_batch;
-    bool m_aborted = false;
-    bool m_drainScheduled = false;
-    std::optional<StreamEnd> m_pendingEnd; // decided while consuming; emitted after the batch
 };
 
 } // namespace Runwatch::OpenAi

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sserunstream.h"
+
+#include <QNetworkReply>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+// QNetworkReply may hold megabytes after a stall: read it in slices so one huge read does not
+// double the memory, and so a stop decided mid-body leaves the rest unread.
+constexpr qint64 kReadSlice = 256 * 1024;
+
+} // namespace
+
+SseRunStream::SseRunStream(Options options, QObject *parent)
+    : RunStream(parent)
+    , m_options(std::move(options))
+{
+    m_stallTimer.setSingleShot(true);
+    m_stallTimer.setInterval(m_options.stallTimeout);
+    connect(&m_stallTimer, &QTimer::timeout, this, &SseRunStream::onStalled);
+}
+
+SseRunStream::~SseRunStream()
+{
+    detachReply();
+}
+
+void SseRunStream::abort()
+{
+    if (isFinished())
+        return;
+    m_aborted = true;
+    endWith({StreamEnd::Reason::Aborted, {}, std::nullopt});
+}
+
+bool SseRunStream::isEventStream(const HttpResponse &response)
+{
+    return response.header("content-type").trimmed().toLower().startsWith("text/event-stream");
+}
+
+RunError SseRunStream::unexpectedContentType(const HttpResponse &response, const QString &message)
+{
+    RunError e;
+    e.kind = ErrorKind::Protocol;
+    e.code = u"unexpected_content_type"_s;
+    e.httpStatus = response.status;
+    e.message = message;
+    return e;
+}
+
+void SseRunStream::discardReply(QNetworkReply *reply)
+{
+    if (!reply)
+        return;
+    reply->abort();
+    reply->deleteLater();
+}
+
+void SseRunStream::detachReply()
+{
+    m_stallTimer.stop();
+    if (m_reply) {
+        // Disconnect first: abort() emits finished() synchronously. deleteLater, not delete:
+        // QNAM may still be delivering to the reply from a slot further up the stack.
+        m_reply->disconnect(this);
+        m_reply->abort();
+        m_reply->deleteLater();
+        m_reply = nullptr;
+    }
+}
+
+void SseRunStream::endWith(StreamEnd end)
+{
+    detachReply();
+    finish(std::move(end));
+}
+
+std::optional<qint64> SseRunStream::streamRetry() const
+{
+    return m_options.retryFromStream ? m_parser.retryMs() : std::nullopt;
+}
+
+void SseRunStream::startReading(QNetworkReply *reply)
+{
+    m_reply = reply;
+    connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
+    connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
+    m_stallTimer.start();
+    // Bytes (or the end) may already be there: openStream hands over a live reply.
+    if (m_reply->bytesAvailable() > 0)
+        drain();
+    if (m_reply && m_reply->isFinished())
+        onReplyFinished();
+}
+
+bool SseRunStream::consumeBytes(QByteArrayView bytes)
+{
+    return consumeSse(bytes);
+}
+
+bool SseRunStream::consumeSse(QByteArrayView bytes)
+{
+    bool keepGoing = true;
+    const bool parsed = m_parser.feed(bytes, [this, &keepGoing](const SseEvent &event) {
+        if (keepGoing)
+            keepGoing = handleEvent(event);
+    });
+    if (!parsed && keepGoing) {
+        RunError e;
+        e.kind = ErrorKind::Protocol;
+        e.code = u"event_too_large"_s;
+        e.message = m_parser.errorString();
+        e.retryable = m_options.oversizeRetryable;
+        endAfterBatch({StreamEnd::Reason::Error, e, std::nullopt});
+        keepGoing = false;
+    }
+    return keepGoing;
+}
+
+void SseRunStream::prepareBatch(QList<RunEvent> &)
+{}
+
+void SseRunStream::flushBatch()
+{
+    prepareBatch(m_batch);
+    if (m_batch.isEmpty())
+        return;
+    if (!m_options.stallOnBytes)
+        m_stallTimer.start();
+    const QList<RunEvent> batch = std::exchange(m_batch, {});
+    Q_EMIT eventsReceived(batch);
+}
+
+void SseRunStream::deliver(const QList<RunEvent> &events)
+{
+    if (!events.isEmpty())
+        Q_EMIT eventsReceived(events);
+}
+
+void SseRunStream::onReadyRead()
+{
+    if (!m_options.deferDrain) {
+        drain();
+        return;
+    }
+    // QNetworkAccessManager delivers an HTTP/1.1 chunked body one chunk per readyRead (one queued
+    // signal per chunk from its HTTP thread), and servers send one chunk per event. Draining on
+    // the next event-loop turn lets every chunk already queued arrive first, so a catch-up of
+    // thousands of events is parsed, mapped and emitted as one batch instead of one by one.
+    if (m_drainScheduled || !m_reply || isFinished())
+        return;
+    m_drainScheduled = true;
+    QMetaObject::invokeMethod(this, &SseRunStream::drain, Qt::QueuedConnection);
+}
+
+void SseRunStream::drain()
+{
+    m_drainScheduled = false;
+    if (!m_reply || isFinished() || m_settling)
+        return;
+    bool keepGoing = true;
+    bool gotBytes = false;
+    while (keepGoing && m_reply && m_reply->bytesAvailable() > 0) {
+        const QByteArray chunk = m_reply->read(kReadSlice);
+        if (chunk.isEmpty())
+            break;
+        gotBytes = true;
+        keepGoing = consumeBytes(chunk);
+    }
+    // Keep-alive comments count where the service sends them: they are what tells a quiet run
+    // from a dead connection.
+    if (gotBytes && keepGoing && m_options.stallOnBytes)
+        m_stallTimer.start();
+    QPointer<SseRunStream> self = this;
+    flushBatch();
+    if (!self)
+        return;
+    if (m_settling) {
+        settle();
+        return;
+    }
+    if (m_pendingEnd)
+        endWith(*takePendingEnd());
+}
+
+void SseRunStream::onReplyFinished()
+{
+    if (!m_reply || isFinished() || m_settling)
+        return;
+    QPointer<SseRunStream> self = this;
+    if (m_reply->isOpen() && m_reply->bytesAvailable() > 0)
+        drain();
+    if (!self || isFinished() || m_settling)
+        return;
+    if (!m_reply) {
+        replyGone();
+        return;
+    }
+    if (m_reply->error() != QNetworkReply::NoError) {
+        // OperationCanceledError here is the reply's own inactivity timeout: our abort()
+        // disconnects before it aborts, so it never gets here.
+        RunError e;
+        e.kind = m_reply->error() == QNetworkReply::OperationCanceledError ? ErrorKind::Timeout
+                                                                           : ErrorKind::Network;
+        e.message = e.kind == ErrorKind::Timeout ? m_options.timedOutMessage
+                                                 : m_options.interruptedMessage.arg(m_reply->errorString());
+        e.retryable = true;
+        endWith({StreamEnd::Reason::Error, e, streamRetry()});
+        return;
+    }
+    bodyEnded();
+}
+
+void SseRunStream::settle()
+{
+    endWith({StreamEnd::Reason::Terminal, {}, std::nullopt});
+}
+
+void SseRunStream::bodyEnded()
+{
+    // A clean close before a terminal event: the caller reconnects from the cursor.
+    endWith({StreamEnd::Reason::Eof, {}, streamRetry()});
+}
+
+void SseRunStream::replyGone()
+{}
+
+void SseRunStream::onStalled()
+{
+    if (isFinished() || m_settling)
+        return;
+    RunError e;
+    e.kind = ErrorKind::Timeout;
+    e.code = u"stalled"_s;
+    e.message = m_options.stalledMessage.arg(m_stallTimer.interval() / 1000.0, 0, 'f', 1);
+    e.retryable = true;
+    endWith({StreamEnd::Reason::Error, e, streamRetry()});
+}
+
+} // namespace Runwatch

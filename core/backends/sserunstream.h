@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "backend/runbackend.h"
+#include "net/httpclient.h"
+#include "net/sseparser.h"
+
+#include <QPointer>
+#include <QTimer>
+
+#include <chrono>
+#include <optional>
+
+class QNetworkReply;
+
+namespace Runwatch {
+
+// The plumbing every connector needs to turn a live text/event-stream reply into RunEvents:
+// owning the reply, the stall timer, reading the body in bounded slices through an SseParser,
+// batching the mapped events (one eventsReceived per read), the event-size limit, finishing once,
+// and what a closed or broken body means. The protocol is in the hooks: handleEvent() maps one
+// event, settle() and bodyEnded() decide how the stream ends. Subclasses open the request
+// themselves (a coroutine started from their constructor) and hand the reply to startReading().
+//
+// It lives with the connectors rather than in backend/ (the seam knows no transport) or net/
+// (which knows nothing of runs).
+class SseRunStream : public RunStream
+{
+    Q_OBJECT
+public:
+    ~SseRunStream() override;
+
+    void abort() override;
+    // Largest SSE line or event accepted (SseParser::setMaxEventSize); a larger one ends the
+    // stream with a Protocol error "event_too_large". Call before the first bytes arrive.
+    void setMaxEventSize(qsizetype bytes) { m_parser.setMaxEventSize(bytes); }
+
+protected:
+    // How the connectors differ in reading, not in protocol. The messages are operator-facing.
+    struct Options
+    {
+        std::chrono::milliseconds stallTimeout{120000};
+        // Read on the next event-loop turn after readyRead, so chunks already queued arrive
+        // first and become one batch. Off: every readyRead is read (and emitted) at once.
+        bool deferDrain = true;
+        // Any bytes, keep-alive comments included, restart the stall timer. Off: only events do.
+        bool stallOnBytes = false;
+        // Eof and transport/stall Error ends carry the stream's retry: field as retryAfterMs.
+        bool retryFromStream = false;
+        // Whether an "event_too_large" error is worth a reconnect.
+        bool oversizeRetryable = false;
+        // %1: the stall timeout in seconds.
+        QString stalledMessage = QStringLiteral("No event arrived for %1 s; reconnecting.");
+        // The reply's own inactivity timeout fired.
+        QString timedOutMessage = QStringLiteral("The stream went silent and timed out.");
+        // %1: the reply's error string.
+        QString interruptedMessage = QStringLiteral("The stream was interrupted: %1");
+    };
+
+    SseRunStream(Options options, QObject *parent);
+
+    // Maps one event into batch(). Returns false when the stream must stop reading: the hook has
+    // then called endAfterBatch() or settleAfterBatch().
+    virtual bool handleEvent(const SseEvent &event) = 0;
+    // Takes one slice of the body. The default feeds the SSE parser (and so handleEvent());
+    // false when the stream must stop reading.
+    virtual bool consumeBytes(QByteArrayView bytes);
+    // Last look at a batch before it is emitted (it may be empty). Default: nothing.
+    virtual void prepareBatch(QList<RunEvent> &batch);
+    // Called once the batch went out after settleAfterBatch(). Default: Terminal.
+    virtual void settle();
+    // The body ended cleanly without a terminal event. Default: Eof (reconnect from the cursor).
+    virtual void bodyEnded();
+    // The reply vanished with its network manager while a batch was being delivered. Default:
+    // nothing; the stall timer still ends the stream.
+    virtual void replyGone();
+
+    static bool isEventStream(const HttpResponse &response);
+    // A 2xx whose body is not an event stream: Protocol error "unexpected_content_type".
+    static RunError unexpectedContentType(const HttpResponse &response, const QString &message);
+    // For a reply opened after the stream was aborted or destroyed: never delete an awaited reply.
+    static void discardReply(QNetworkReply *reply);
+
+    // Takes the opened reply (it stays a child of its QNetworkAccessManager: if that goes first,
+    // the reply goes with it and our QPointer clears instead of dangling) and starts reading.
+    // Bytes, or the whole body, may already be there.
+    void startReading(QNetworkReply *reply);
+    // Feeds bytes through the parser into handleEvent(); the default consumeBytes().
+    bool consumeSse(QByteArrayView bytes);
+    // Emits batch() (after prepareBatch()) when it is not empty.
+    void flushBatch();
+    // Emits a list of events made outside a read (a kickoff, a result fetch) when not empty.
+    void deliver(const QList<RunEvent> &events);
+
+    void endAfterBatch(StreamEnd end) { m_pendingEnd = std::move(end); }
+    std::optional<StreamEnd> takePendingEnd() { return std::exchange(m_pendingEnd, std::nullopt); }
+    // The stream is ending but needs more requests to say how: settle() runs after the batch.
+    // From here on the reply and the stall timer are ignored.
+    void settleAfterBatch() { m_settling = true; }
+    bool isSettling() const { return m_settling; }
+
+    // Stops the stall timer and lets the reply go (disconnect, abort, deleteLater).
+    void detachReply();
+    void endWith(StreamEnd end);
+
+    bool isAborted() const { return m_aborted; }
+    QList<RunEvent> &batch() { return m_batch; }
+    SseParser &parser() { return m_parser; }
+    // The retry: hint an Eof or Error end carries (see Options::retryFromStream).
+    std::optional<qint64> streamRetry() const;
+
+private:
+    void onReadyRead();
+    void drain();
+    void onReplyFinished();
+    void onStalled();
+
+    Options m_options;
+    SseParser m_parser;
+    QPointer<QNetworkReply> m_reply;
+    QTimer m_stallTimer;
+    QList<RunEvent> m_batch;
+    std::optional<StreamEnd> m_pendingEnd; // decided while reading; ends the stream after the batch
+    bool m_aborted = false;
+    bool m_drainScheduled = false;
+    bool m_settling = false;
+};
+
+} // namespace Runwatch
