@@ -3,9 +3,9 @@
 // tasks, drops at every event boundary (SubscribeToTask + snapshot), input required, cancel,
 // ListTasks attach, 0.3 agents, JSON-RPC errors, agent card problems, auth.
 #include "a2asim.h"
-#include "simcommandline.h"
 #include "backends/a2a/a2abackend.h"
 #include "engine/runmanager.h"
+#include "simcommandline.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>

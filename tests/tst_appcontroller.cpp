@@ -34,7 +34,8 @@ private Q_SLOTS:
 
     void argumentsParse()
     {
-        AppOptions o = AppController::parseArguments({u"runwatch"_s, u"--demo"_s, u"--store"_s, u"/x.sqlite"_s});
+        AppOptions o
+            = AppController::parseArguments({u"runwatch"_s, u"--demo"_s, u"--store"_s, u"/x.sqlite"_s});
         QVERIFY(o.error.isEmpty());
         QVERIFY(o.demo);
         QCOMPARE(o.storePath, u"/x.sqlite"_s);
@@ -63,7 +64,8 @@ private Q_SLOTS:
             return n;
         };
         QTRY_VERIFY_WITH_TIMEOUT(countOf(RunStatus::Completed) == 1 && countOf(RunStatus::Failed) == 1
-                                     && countOf(RunStatus::Cancelled) == 1 && countOf(RunStatus::InputRequired) == 2,
+                                     && countOf(RunStatus::Cancelled) == 1
+                                     && countOf(RunStatus::InputRequired) == 2,
                                  30000);
         const Run *streaming = m->run(app.demo()->streamingRunId());
         QTRY_VERIFY_WITH_TIMEOUT(!streaming->primaryText.isEmpty(), 30000);

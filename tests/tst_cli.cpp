@@ -31,8 +31,9 @@ class TestCli final : public QObject
 
     QStringList globals() const
     {
-        return {u"--backend"_s, u"openai"_s, u"--url"_s, m_sim->baseUrl().toString(), u"--store"_s,
-                m_dir->filePath(u"runs.sqlite"_s)};
+        return {u"--backend"_s, u"openai"_s,
+                u"--url"_s,     m_sim->baseUrl().toString(),
+                u"--store"_s,   m_dir->filePath(u"runs.sqlite"_s)};
     }
 
     // Starts the CLI without blocking our event loop (the simulator lives in it).
@@ -109,7 +110,8 @@ private Q_SLOTS:
     // --json prints JSON Lines: run, deltas whose texts add up to the answer, status, end.
     void startFollowJson()
     {
-        const Result r = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"reasoning deltas=12"_s, u"--follow"_s});
+        const Result r
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"reasoning deltas=12"_s, u"--follow"_s});
         QCOMPARE(r.exitCode, 0);
         QString text;
         QStringList types;
@@ -139,7 +141,8 @@ private Q_SLOTS:
     // start in one process; watch from another continues where the run is, without duplicates.
     void startThenWatchFromAnotherProcess()
     {
-        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=40 interval_ms=10 drop_after=7"_s});
+        const Result started = cli(
+            {u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=40 interval_ms=10 drop_after=7"_s});
         QCOMPARE(started.exitCode, 0);
         const QString id = runIdFrom(started.out);
         QVERIFY(!id.isEmpty());
@@ -170,7 +173,8 @@ private Q_SLOTS:
     // Cancelling a completed run says so and exits by the (unchanged) state.
     void cancelCompleted()
     {
-        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s});
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s});
         QCOMPARE(started.exitCode, 0);
         const QString id = runIdFrom(started.out);
         const Result cancelled = cli({u"cancel"_s, id});
@@ -180,7 +184,8 @@ private Q_SLOTS:
     // delete removes the run on the server and from the store.
     void deleteRun()
     {
-        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s});
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s});
         const QString id = runIdFrom(started.out);
         const QString remote = m_sim->lastResponseId();
         const Result deleted = cli({u"delete"_s, id});
@@ -206,9 +211,10 @@ private Q_SLOTS:
         const Result denied = cli({u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s});
         QCOMPARE(denied.exitCode, 1);
         QVERIFY2(denied.err.contains("auth"), denied.err.constData());
-        const Result ok = finish(launch(QStringList{u"--api-key-env"_s, u"MY_KEY"_s} + globals()
-                                            + QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s},
-                                        {u"MY_KEY=sk-test-123"_s}));
+        const Result ok
+            = finish(launch(QStringList{u"--api-key-env"_s, u"MY_KEY"_s} + globals()
+                                + QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s},
+                            {u"MY_KEY=sk-test-123"_s}));
         QCOMPARE(ok.exitCode, 0);
         QVERIFY(!ok.out.contains("sk-test-123"));
         QVERIFY(!ok.err.contains("sk-test-123"));
@@ -217,7 +223,8 @@ private Q_SLOTS:
     // list shows active runs; --all includes finished ones.
     void list()
     {
-        const Result done = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s});
+        const Result done
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s});
         const Result running = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"long interval_ms=50"_s});
         const QString doneId = runIdFrom(done.out);
         const QString runningId = runIdFrom(running.out);
@@ -233,7 +240,8 @@ private Q_SLOTS:
     // A malformed event: clear error on stderr, the text before it on stdout, exit 1.
     void malformedEvent()
     {
-        const Result r = cli({u"start"_s, u"--prompt"_s, u"normal deltas=10 malformed_at=9"_s, u"--follow"_s});
+        const Result r
+            = cli({u"start"_s, u"--prompt"_s, u"normal deltas=10 malformed_at=9"_s, u"--follow"_s});
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::Simulator::tokenText(4));
         QVERIFY2(r.err.contains("Malformed event"), r.err.constData());

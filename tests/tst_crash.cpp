@@ -24,8 +24,9 @@ class TestCrash final : public QObject
 
     QStringList globals() const
     {
-        return {u"--backend"_s, u"openai"_s, u"--url"_s, m_sim->baseUrl().toString(), u"--store"_s,
-                m_dir->filePath(u"runs.sqlite"_s)};
+        return {u"--backend"_s, u"openai"_s,
+                u"--url"_s,     m_sim->baseUrl().toString(),
+                u"--store"_s,   m_dir->filePath(u"runs.sqlite"_s)};
     }
 
     QProcess *launch(const QStringList &args)
@@ -98,7 +99,8 @@ private Q_SLOTS:
         for (int i = 0; i < kRuns; ++i) {
             QByteArray out;
             const int code = finish(launch({u"--json"_s, u"start"_s, u"--prompt"_s,
-                                            u"normal deltas=%1 interval_ms=20"_s.arg(kDeltas)}), &out);
+                                            u"normal deltas=%1 interval_ms=20"_s.arg(kDeltas)}),
+                                    &out);
             QCOMPARE(code, 0);
             const qsizetype at = out.indexOf("\"run\":\"");
             QVERIFY(at >= 0);
@@ -130,7 +132,10 @@ private Q_SLOTS:
     void watchContinuesAfterKill()
     {
         QByteArray out;
-        QCOMPARE(finish(launch({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=150 interval_ms=10"_s}), &out), 0);
+        QCOMPARE(
+            finish(launch({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=150 interval_ms=10"_s}),
+                   &out),
+            0);
         const qsizetype at = out.indexOf("\"run\":\"");
         const QString id = QString::fromUtf8(out.mid(at + 7, out.indexOf('"', at + 7) - at - 7));
         QProcess *first = launch({u"watch"_s, id});

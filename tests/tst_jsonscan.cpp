@@ -25,7 +25,8 @@ private Q_SLOTS:
         for (const QByteArray &row : jsonScanRows())
             QTest::addRow("%s", row.constData()) << row;
         QTest::addRow("raw control char") << QByteArray("{\"a\":\"x\x01y\"}");
-        QTest::addRow("deep nesting") << (QByteArray("{\"a\":") + QByteArray(300, '[') + QByteArray(300, ']') + '}');
+        QTest::addRow("deep nesting")
+            << (QByteArray("{\"a\":") + QByteArray(300, '[') + QByteArray(300, ']') + '}');
     }
     void agreesWithQJson()
     {
@@ -36,8 +37,8 @@ private Q_SLOTS:
         int members = 0;
         const bool ok = JsonScan::forEachMember(json, [&](const JsonScan::Member &) { ++members; });
         // Qt's parser is more lenient than RFC 8259 here; we follow the RFC.
-        const bool rfcInvalidButQtAccepts = json == "{\"a\":1.}" || json == "{\"a\":\"x\\q\"}"
-            || json.contains('\x01');
+        const bool rfcInvalidButQtAccepts
+            = json == "{\"a\":1.}" || json == "{\"a\":\"x\\q\"}" || json.contains('\x01');
         if (rfcInvalidButQtAccepts) {
             QVERIFY(!ok);
             return;
@@ -89,8 +90,10 @@ private Q_SLOTS:
         QTest::addColumn<bool>("ok");
         QTest::addColumn<qint64>("value");
         QTest::addRow("zero") << QByteArray("0") << true << qint64(0);
-        QTest::addRow("big") << QByteArray("9223372036854775807") << true << std::numeric_limits<qint64>::max();
-        QTest::addRow("min") << QByteArray("-9223372036854775808") << true << std::numeric_limits<qint64>::min();
+        QTest::addRow("big") << QByteArray("9223372036854775807") << true
+                             << std::numeric_limits<qint64>::max();
+        QTest::addRow("min") << QByteArray("-9223372036854775808") << true
+                             << std::numeric_limits<qint64>::min();
         QTest::addRow("overflow") << QByteArray("9223372036854775808") << false << qint64(0);
         QTest::addRow("long") << QByteArray("123456789012345678901234") << false << qint64(0);
         QTest::addRow("float") << QByteArray("1.5") << false << qint64(0);

@@ -111,7 +111,8 @@ private Q_SLOTS:
         QFETCH(int, dropAfter);
         QFETCH(QString, mode);
         Rig rig;
-        const QString id = rig.start(u"normal deltas=50 drop_after=%1 drop_mode=%2"_s.arg(dropAfter).arg(mode));
+        const QString id
+            = rig.start(u"normal deltas=50 drop_after=%1 drop_mode=%2"_s.arg(dropAfter).arg(mode));
         QVERIFY(waitTerminal(rig.manager, id, 60000));
         const Run &run = rig.run(id);
         QCOMPARE(run.status, RunStatus::Completed);

@@ -46,7 +46,6 @@ Outcome replay(const QByteArray &sse, qsizetype chunk = -1, qint64 cursor = -1, 
     return out;
 }
 
-
 } // namespace
 
 class TestOpenAiMapping final : public QObject
@@ -173,7 +172,8 @@ private Q_SLOTS:
     // Response objects (JSON GET, cancel replies) from tests/data/openai/response-objects.json.
     void responseObjectMapping()
     {
-        const QJsonArray cases = QJsonDocument::fromJson(RunwatchTest::readData(u"openai/response-objects.json"_s)).array();
+        const QJsonArray cases
+            = QJsonDocument::fromJson(RunwatchTest::readData(u"openai/response-objects.json"_s)).array();
         QVERIFY(cases.size() >= 5);
         for (const QJsonValue &v : cases) {
             const QJsonObject c = v.toObject();

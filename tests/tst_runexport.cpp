@@ -25,9 +25,12 @@ Run finishedRun()
     const QDateTime t0 = QDateTime::fromSecsSinceEpoch(1700000000, Qt::UTC);
     run.createdAt = t0;
     applyEvent(run, RunEvent::statusChange(RunStatus::InProgress, u"in_progress"_s), t0.addSecs(1));
-    applyEvent(run, RunEvent::secondarySnapshot(SecondaryKind::Reasoning, u"rs"_s, u"Reasoning"_s, u"Plan first"_s), t0.addSecs(2));
+    applyEvent(
+        run, RunEvent::secondarySnapshot(SecondaryKind::Reasoning, u"rs"_s, u"Reasoning"_s, u"Plan first"_s),
+        t0.addSecs(2));
     applyEvent(run, RunEvent::primaryDelta(u"The answer."_s), t0.addSecs(3));
-    applyEvent(run, RunEvent::failure(RunError{ErrorKind::Run, u"server_error"_s, u"boom"_s, true, 0, {}}), t0.addSecs(4));
+    applyEvent(run, RunEvent::failure(RunError{ErrorKind::Run, u"server_error"_s, u"boom"_s, true, 0, {}}),
+               t0.addSecs(4));
     applyEvent(run, RunEvent::statusChange(RunStatus::Failed, u"failed"_s), t0.addSecs(4));
     return run;
 }

@@ -120,7 +120,8 @@ private Q_SLOTS:
         applyEvent(run, RunEvent::secondaryDelta(SecondaryKind::Reasoning, u"rs_1"_s, u"ing"_s));
         QCOMPARE(run.secondary.size(), 2);
         QCOMPARE(run.secondary.at(0).text, u"Thinking"_s);
-        applyEvent(run, RunEvent::secondarySnapshot(SecondaryKind::ToolCall, u"fc_1"_s, u"get_weather"_s, u"{\"a\":1}"_s));
+        applyEvent(run, RunEvent::secondarySnapshot(SecondaryKind::ToolCall, u"fc_1"_s, u"get_weather"_s,
+                                                    u"{\"a\":1}"_s));
         QCOMPARE(run.secondary.at(1).text, u"{\"a\":1}"_s);
         QCOMPARE(run.secondary.at(1).title, u"get_weather"_s);
         QVERIFY(run.secondary.at(1).done);

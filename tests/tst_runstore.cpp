@@ -3,8 +3,8 @@
 #include "testdata.h"
 
 #include <QCryptographicHash>
-#include <QFile>
 #include <QDir>
+#include <QFile>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -106,7 +106,8 @@ private Q_SLOTS:
         }
         RunStore reader;
         QVERIFY(reader.open(path));
-        QTRY_COMPARE_WITH_TIMEOUT(reader.findRun(run.localId).value_or(Run{}).primaryText, run.primaryText, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(reader.findRun(run.localId).value_or(Run{}).primaryText, run.primaryText,
+                                  5000);
     }
 
     // A database from a newer Runwatch is refused with a clear message and left byte-identical.

@@ -19,7 +19,7 @@ using namespace Qt::StringLiterals;
 namespace {
 
 // Runs a coroutine to completion with a watchdog (QCoro 0.8's waitFor hangs if a task throws).
-template <typename T>
+template<typename T>
 std::optional<T> awaitWithin(QCoro::Task<T> task, int ms = 20000)
 {
     struct State
@@ -98,7 +98,8 @@ private Q_SLOTS:
         const auto stored = awaitWithin(secrets.write(u"connection/prod"_s, kKey));
         QVERIFY(stored && stored->ok);
         QVERIFY(stored->usedInsecureStore);
-        QCOMPARE(QFile::permissions(file) & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
+        QCOMPARE(QFile::permissions(file) & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
+                 QFileDevice::Permissions());
         const auto read = awaitWithin(secrets.read(u"connection/prod"_s));
         QVERIFY(read && read->ok && read->usedInsecureStore);
         QCOMPARE(read->secret, kKey);

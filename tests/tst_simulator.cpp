@@ -192,8 +192,7 @@ QJsonObject backgroundBody(const QString &input, bool stream, const QJsonObject 
 // Raw HTTP over a socket, for byte-level checks. The server runs in this thread, so this waits in
 // an event loop (never a blocking socket wait). Returns when the server closes, `stopAfter` bytes
 // arrived, or on timeout.
-QByteArray rawExchange(quint16 port, const QByteArray &request, int timeoutMs = 5000,
-                       qint64 stopAfter = -1)
+QByteArray rawExchange(quint16 port, const QByteArray &request, int timeoutMs = 5000, qint64 stopAfter = -1)
 {
     QTcpSocket socket;
     QByteArray received;
@@ -225,8 +224,7 @@ QByteArray rawPost(const QString &path, const QByteArray &body)
 
 QByteArray rawGet(const QString &pathAndQuery)
 {
-    return "GET " + pathAndQuery.toUtf8()
-           + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    return "GET " + pathAndQuery.toUtf8() + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
 }
 
 // Decodes chunked transfer coding as far as the bytes go; `complete` tells whether the
@@ -360,8 +358,7 @@ private Q_SLOTS:
         for (qsizetype i = 0; i < events.size(); ++i) {
             QVERIFY(events.at(i).validJson);
             QCOMPARE(events.at(i).json.value("sequence_number"_L1).toInteger(), i);
-            QCOMPARE(QString::fromUtf8(events.at(i).event),
-                     events.at(i).json.value("type"_L1).toString());
+            QCOMPARE(QString::fromUtf8(events.at(i).event), events.at(i).json.value("type"_L1).toString());
         }
         const QJsonObject created = events.first().json.value("response"_L1).toObject();
         QCOMPARE(created.value("status"_L1).toString(), u"queued"_s);
@@ -376,8 +373,7 @@ private Q_SLOTS:
         QVERIFY(final.value("completed_at"_L1).isDouble());
         const QJsonObject usage = final.value("usage"_L1).toObject();
         QCOMPARE(usage.value("output_tokens"_L1).toInt(), 4);
-        QCOMPARE(usage.value("total_tokens"_L1).toInt(),
-                 usage.value("input_tokens"_L1).toInt() + 4);
+        QCOMPARE(usage.value("total_tokens"_L1).toInt(), usage.value("input_tokens"_L1).toInt() + 4);
         const QJsonObject message = final.value("output"_L1).toArray().first().toObject();
         QCOMPARE(message.value("type"_L1).toString(), u"message"_s);
         QCOMPARE(message.value("content"_L1).toArray().first()["text"_L1].toString(),
@@ -436,8 +432,7 @@ private Q_SLOTS:
         auto sim = makeSim(config);
         QVERIFY(sim);
         Client client(sim->baseUrl());
-        QNetworkReply *first
-            = client.start("POST", u"/responses"_s, toJson(backgroundBody(u"x"_s, true)));
+        QNetworkReply *first = client.start("POST", u"/responses"_s, toJson(backgroundBody(u"x"_s, true)));
         QByteArray firstBytes;
         connect(first, &QNetworkReply::readyRead, this, [&] { firstBytes += first->readAll(); });
         QTRY_VERIFY(!sim->lastResponseId().isEmpty());
@@ -449,8 +444,7 @@ private Q_SLOTS:
         sim->advance(id, 4); // in_progress … first delta, with no client connected
         QCOMPARE(statusOf(*sim, id), u"in_progress"_s);
 
-        QNetworkReply *second
-            = client.start("GET", u"/responses/%1?stream=true&starting_after=1"_s.arg(id));
+        QNetworkReply *second = client.start("GET", u"/responses/%1?stream=true&starting_after=1"_s.arg(id));
         QByteArray secondBytes;
         connect(second, &QNetworkReply::readyRead, this, [&] { secondBytes += second->readAll(); });
         QTRY_COMPARE(parseSse(secondBytes).size(), 4); // replayed 2..5
@@ -493,8 +487,7 @@ private Q_SLOTS:
         QCOMPARE(running.json().value("status"_L1).toString(), u"in_progress"_s);
         const QJsonObject item = running.json().value("output"_L1).toArray().first().toObject();
         QCOMPARE(item.value("status"_L1).toString(), u"in_progress"_s);
-        QCOMPARE(item.value("content"_L1).toArray().first()["text"_L1].toString(),
-                 Simulator::tokenText(2));
+        QCOMPARE(item.value("content"_L1).toArray().first()["text"_L1].toString(), Simulator::tokenText(2));
         QVERIFY(running.json().value("usage"_L1).isNull());
         QVERIFY(running.json().value("completed_at"_L1).isNull());
 
@@ -528,9 +521,8 @@ private Q_SLOTS:
         auto sim = makeSim();
         QVERIFY(sim);
         Client client(sim->baseUrl());
-        QNetworkReply *stream
-            = client.start("POST", u"/responses"_s,
-                           toJson(backgroundBody(u"x"_s, true, {{u"scenario"_s, u"long"_s}})));
+        QNetworkReply *stream = client.start(
+            "POST", u"/responses"_s, toJson(backgroundBody(u"x"_s, true, {{u"scenario"_s, u"long"_s}})));
         QTRY_VERIFY(!sim->lastResponseId().isEmpty());
         const QString id = sim->lastResponseId();
         QTRY_COMPARE(statusOf(*sim, id), u"in_progress"_s);
@@ -549,8 +541,7 @@ private Q_SLOTS:
         const Reply again = client.send("POST", u"/responses/%1/cancel"_s.arg(id));
         QCOMPARE(again.status, 200);
         QCOMPARE(again.json().value("status"_L1).toString(), u"cancelled"_s);
-        QCOMPARE(client.get(u"/responses/"_s + id).json().value("status"_L1).toString(),
-                 u"cancelled"_s);
+        QCOMPARE(client.get(u"/responses/"_s + id).json().value("status"_L1).toString(), u"cancelled"_s);
         QVERIFY(endedOf(*sim, id));
     }
 
@@ -560,8 +551,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::addRow("completed") << u"normal"_s << u"Cannot cancel a completed response."_s;
         QTest::addRow("failed") << u"fail"_s << u"Cannot cancel a failed response."_s;
-        QTest::addRow("incomplete")
-            << u"incomplete"_s << u"Cannot cancel an incomplete response."_s;
+        QTest::addRow("incomplete") << u"incomplete"_s << u"Cannot cancel an incomplete response."_s;
     }
 
     // Cancel of a terminal response is a 400 with the OpenAI error body (§1.5, §3.1).
@@ -572,8 +562,7 @@ private Q_SLOTS:
         auto sim = makeSim();
         QVERIFY(sim);
         Client client(sim->baseUrl());
-        const Reply created
-            = client.create(backgroundBody(u"x"_s, false, {{u"scenario"_s, scenario}}));
+        const Reply created = client.create(backgroundBody(u"x"_s, false, {{u"scenario"_s, scenario}}));
         const QString id = created.json().value("id"_L1).toString();
         QTRY_VERIFY(endedOf(*sim, id));
         const Reply reply = client.send("POST", u"/responses/%1/cancel"_s.arg(id));
@@ -593,9 +582,9 @@ private Q_SLOTS:
         auto sim = makeSim();
         QVERIFY(sim);
         Client client(sim->baseUrl());
-        QNetworkReply *stream = client.start(
-            "POST", u"/responses"_s,
-            toJson(backgroundBody(u"long"_s, true, {{u"cancel_mode"_s, u"close"_s}})));
+        QNetworkReply *stream
+            = client.start("POST", u"/responses"_s,
+                           toJson(backgroundBody(u"long"_s, true, {{u"cancel_mode"_s, u"close"_s}})));
         QTRY_VERIFY(!sim->lastResponseId().isEmpty());
         const QString closed = sim->lastResponseId();
         QTRY_COMPARE(statusOf(*sim, closed), u"in_progress"_s);
@@ -670,8 +659,7 @@ private Q_SLOTS:
     void rateLimitFirstRequests()
     {
         SimulatorConfig config = fastConfig();
-        config.httpFaults.append(
-            HttpFault{{Endpoint::Create}, 2, 429, 1, 250, FaultBody::OpenAIError});
+        config.httpFaults.append(HttpFault{{Endpoint::Create}, 2, 429, 1, 250, FaultBody::OpenAIError});
         auto sim = makeSim(config);
         QVERIFY(sim);
         Client client(sim->baseUrl());
@@ -754,8 +742,8 @@ private Q_SLOTS:
     {
         auto sim = makeSim();
         QVERIFY(sim);
-        const QByteArray body = toJson(
-            backgroundBody(u"x"_s, true, {{u"drop_after"_s, u"4"_s}, {u"drop_mode"_s, u"mid"_s}}));
+        const QByteArray body
+            = toJson(backgroundBody(u"x"_s, true, {{u"drop_after"_s, u"4"_s}, {u"drop_mode"_s, u"mid"_s}}));
         const QByteArray answer = rawExchange(sim->port(), rawPost(u"/v1/responses"_s, body));
         QCOMPARE(rawStatus(answer), 200);
         bool complete = true;
@@ -763,8 +751,7 @@ private Q_SLOTS:
         QVERIFY(!complete); // no terminating chunk: a cut, not an end
         QCOMPARE(parseSse(sse).size(), 4);
         QVERIFY(!sse.endsWith("\n\n"));
-        QVERIFY(
-            sse.mid(sse.lastIndexOf("\n\n") + 2).startsWith("event: response.content_part.added"));
+        QVERIFY(sse.mid(sse.lastIndexOf("\n\n") + 2).startsWith("event: response.content_part.added"));
     }
 
     // Resume refused when older than the configured age (0 = always), §1.4 message.
@@ -780,9 +767,8 @@ private Q_SLOTS:
         const QString id = sim->lastResponseId();
         const Reply refused = client.get(u"/responses/%1?stream=true&starting_after=3"_s.arg(id));
         QCOMPARE(refused.status, 400);
-        QCOMPARE(
-            refused.errorBody().value("message"_L1).toString(),
-            u"This response can no longer be streamed because it is more than 5 minutes old."_s);
+        QCOMPARE(refused.errorBody().value("message"_L1).toString(),
+                 u"This response can no longer be streamed because it is more than 5 minutes old."_s);
         QCOMPARE(client.get(u"/responses/"_s + id).status, 200); // polling still works
 
         // Per response: allowed globally, refused by metadata after 10 ms.
@@ -824,12 +810,10 @@ private Q_SLOTS:
         const Reply notString = client.create(numberMetadata);
         QCOMPARE(notString.status, 400);
         QCOMPARE(notString.errorBody().value("param"_L1).toString(), u"metadata.deltas"_s);
-        const Reply badValue
-            = client.create(backgroundBody(u"x"_s, false, {{u"deltas"_s, u"many"_s}}));
+        const Reply badValue = client.create(backgroundBody(u"x"_s, false, {{u"deltas"_s, u"many"_s}}));
         QCOMPARE(badValue.status, 400);
         QCOMPARE(badValue.errorBody().value("param"_L1).toString(), u"metadata.deltas"_s);
-        const Reply badScenario
-            = client.create(backgroundBody(u"x"_s, false, {{u"scenario"_s, u"nope"_s}}));
+        const Reply badScenario = client.create(backgroundBody(u"x"_s, false, {{u"scenario"_s, u"nope"_s}}));
         QCOMPARE(badScenario.status, 400);
         QCOMPARE(sim->runsCreated(), 0);
     }
@@ -845,15 +829,12 @@ private Q_SLOTS:
         QCOMPARE(none.status, 401);
         QVERIFY(!none.errorBody().value("message"_L1).toString().isEmpty());
         QCOMPARE(none.errorBody().value("type"_L1).toString(), u"invalid_request_error"_s);
-        const Reply wrong
-            = client.send("GET", u"/models"_s, {}, {{"Authorization", "Bearer sk-x"}});
+        const Reply wrong = client.send("GET", u"/models"_s, {}, {{"Authorization", "Bearer sk-x"}});
         QCOMPARE(wrong.status, 401);
         QCOMPARE(wrong.errorBody().value("code"_L1).toString(), u"invalid_api_key"_s);
-        QCOMPARE(client.send("GET", u"/models"_s, {}, {{"Authorization", "Bearer sk-test"}}).status,
-                 200);
+        QCOMPARE(client.send("GET", u"/models"_s, {}, {{"Authorization", "Bearer sk-test"}}).status, 200);
         QCOMPARE(client.send("GET", u"/models"_s, {}, {{"api-key", "sk-test"}}).status, 200);
-        QCOMPARE(client.create(backgroundBody(u"x"_s, false), {{"api-key", "sk-wrong"}}).status,
-                 401);
+        QCOMPARE(client.create(backgroundBody(u"x"_s, false), {{"api-key", "sk-wrong"}}).status, 401);
         QCOMPARE(sim->runsCreated(), 0);
 
         // The Azure-style path prefix is an alias.
@@ -869,15 +850,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("status");
         QTest::addRow("fail by text")
             << u"fail: please"_s << QJsonObject() << u"response.failed"_s << u"failed"_s;
-        QTest::addRow("fail by metadata") << u"hello"_s << QJsonObject{{u"scenario"_s, u"fail"_s}}
-                                          << u"response.failed"_s << u"failed"_s;
-        QTest::addRow("incomplete")
-            << u"incomplete"_s << QJsonObject() << u"response.incomplete"_s << u"incomplete"_s;
+        QTest::addRow("fail by metadata")
+            << u"hello"_s << QJsonObject{{u"scenario"_s, u"fail"_s}} << u"response.failed"_s << u"failed"_s;
+        QTest::addRow("incomplete") << u"incomplete"_s << QJsonObject() << u"response.incomplete"_s
+                                    << u"incomplete"_s;
         QTest::addRow("error") << u"error"_s << QJsonObject() << u"error"_s << u"failed"_s;
-        QTest::addRow("reasoning")
-            << u"reasoning"_s << QJsonObject() << u"response.completed"_s << u"completed"_s;
-        QTest::addRow("tool_call")
-            << u"tool_call"_s << QJsonObject() << u"response.completed"_s << u"completed"_s;
+        QTest::addRow("reasoning") << u"reasoning"_s << QJsonObject() << u"response.completed"_s
+                                   << u"completed"_s;
+        QTest::addRow("tool_call") << u"tool_call"_s << QJsonObject() << u"response.completed"_s
+                                   << u"completed"_s;
         QTest::addRow("huge") << u"huge"_s << QJsonObject{{u"huge_bytes"_s, u"1100000"_s}}
                               << u"response.completed"_s << u"completed"_s;
     }
@@ -908,8 +889,7 @@ private Q_SLOTS:
         const QByteArray tag = QTest::currentDataTag();
 
         if (tag == "fail by text" || tag == "fail by metadata") {
-            QCOMPARE(last.value("response"_L1)["error"_L1]["code"_L1].toString(),
-                     u"server_error"_s);
+            QCOMPARE(last.value("response"_L1)["error"_L1]["code"_L1].toString(), u"server_error"_s);
             QCOMPARE(polled.value("error"_L1)["code"_L1].toString(), u"server_error"_s);
             QCOMPARE(types.count(u"response.output_text.delta"_s), 2); // deltas/2
         } else if (tag == "incomplete") {
@@ -939,24 +919,23 @@ private Q_SLOTS:
             const QJsonObject call = output.first().toObject();
             QCOMPARE(call.value("type"_L1).toString(), u"function_call"_s);
             QVERIFY(call.value("call_id"_L1).toString().startsWith("call_"_L1));
-            QVERIFY(
-                QJsonDocument::fromJson(call.value("arguments"_L1).toString().toUtf8()).isObject());
+            QVERIFY(QJsonDocument::fromJson(call.value("arguments"_L1).toString().toUtf8()).isObject());
             // Human in the loop: continue the chain with the tool output.
-            const Reply next = client.create(QJsonObject{
-                {u"model"_s, u"m"_s},
-                {u"background"_s, true},
-                {u"store"_s, true},
-                {u"previous_response_id"_s, id},
-                {u"input"_s, QJsonArray{QJsonObject{{u"type"_s, u"function_call_output"_s},
-                                                    {u"call_id"_s, call.value("call_id"_L1)},
-                                                    {u"output"_s, u"{\"t\":20}"_s}}}}});
+            const Reply next = client.create(
+                QJsonObject{{u"model"_s, u"m"_s},
+                            {u"background"_s, true},
+                            {u"store"_s, true},
+                            {u"previous_response_id"_s, id},
+                            {u"input"_s, QJsonArray{QJsonObject{{u"type"_s, u"function_call_output"_s},
+                                                                {u"call_id"_s, call.value("call_id"_L1)},
+                                                                {u"output"_s, u"{\"t\":20}"_s}}}}});
             QCOMPARE(next.status, 200);
             QCOMPARE(next.json().value("previous_response_id"_L1).toString(), id);
-            QCOMPARE(client
-                         .create(QJsonObject{{u"model"_s, u"m"_s},
-                                             {u"previous_response_id"_s, u"resp_unknown"_s}})
-                         .status,
-                     404);
+            QCOMPARE(
+                client
+                    .create(QJsonObject{{u"model"_s, u"m"_s}, {u"previous_response_id"_s, u"resp_unknown"_s}})
+                    .status,
+                404);
         } else if (tag == "huge") {
             qsizetype largest = 0;
             for (const SseEvent &event : events) {
@@ -997,8 +976,8 @@ private Q_SLOTS:
         config.sendDoneSentinel = true;
         auto sim = makeSim(config);
         QVERIFY(sim);
-        const QByteArray body = toJson(backgroundBody(
-            u"x"_s, true, {{u"malformed_at"_s, u"5"_s}, {u"invalid_utf8_at"_s, u"6"_s}}));
+        const QByteArray body = toJson(
+            backgroundBody(u"x"_s, true, {{u"malformed_at"_s, u"5"_s}, {u"invalid_utf8_at"_s, u"6"_s}}));
         const QByteArray sse = rawBody(rawExchange(sim->port(), rawPost(u"/v1/responses"_s, body)));
         QVERIFY(sse.contains("\r\n\r\n"));
         QVERIFY(sse.endsWith("data: [DONE]\r\n\r\n"));
@@ -1027,10 +1006,8 @@ private Q_SLOTS:
         config.endlessLineMaxBytes = 2 << 20;
         auto sim = makeSim(config);
         QVERIFY(sim);
-        const QByteArray body
-            = toJson(backgroundBody(u"x"_s, true, {{u"endless_line_at"_s, u"3"_s}}));
-        const QByteArray answer
-            = rawExchange(sim->port(), rawPost(u"/v1/responses"_s, body), 5000, 1 << 20);
+        const QByteArray body = toJson(backgroundBody(u"x"_s, true, {{u"endless_line_at"_s, u"3"_s}}));
+        const QByteArray answer = rawExchange(sim->port(), rawPost(u"/v1/responses"_s, body), 5000, 1 << 20);
         const QByteArray sse = rawBody(answer);
         QCOMPARE(parseSse(sse).size(), 3);
         const QByteArray tail = sse.mid(sse.lastIndexOf("\n\n") + 2);
@@ -1070,8 +1047,8 @@ private Q_SLOTS:
         const quint16 port = sim->port();
 
         QCOMPARE(rawStatus(rawExchange(port, "BLAH\r\n\r\n")), 400);
-        QCOMPARE(rawStatus(rawExchange(port, "GET /v1/models HTTP/1.1\r\nX-Big: "
-                                                 + QByteArray(4096, 'a') + "\r\n\r\n")),
+        QCOMPARE(rawStatus(rawExchange(port, "GET /v1/models HTTP/1.1\r\nX-Big: " + QByteArray(4096, 'a')
+                                                 + "\r\n\r\n")),
                  431);
         QCOMPARE(rawStatus(rawExchange(port, "POST /v1/responses HTTP/1.1\r\nContent-Length: "
                                              "99999999\r\n\r\n")),
@@ -1083,11 +1060,9 @@ private Q_SLOTS:
                                              "chunked\r\n\r\n")),
                  411);
         QCOMPARE(rawStatus(rawExchange(port, "GET /v1/models HTTP/1.1\r\n")), 408);
-        QCOMPARE(rawStatus(rawExchange(port, rawPost(u"/v1/responses"_s, QByteArray(10, '\0')))),
-                 400);
+        QCOMPARE(rawStatus(rawExchange(port, rawPost(u"/v1/responses"_s, QByteArray(10, '\0')))), 400);
         QCOMPARE(rawStatus(rawExchange(port, rawPost(u"/v1/responses"_s, "[1,2]"))), 400);
-        QCOMPARE(rawStatus(rawExchange(port, "GET /v1/models HTTP/1.1\r\nbad header\r\n\r\n")),
-                 400);
+        QCOMPARE(rawStatus(rawExchange(port, "GET /v1/models HTTP/1.1\r\nbad header\r\n\r\n")), 400);
         QVERIFY(sim->rejectedRequestCount() >= 7);
 
         // Still healthy, and every answer says who it was.
@@ -1155,10 +1130,8 @@ private Q_SLOTS:
         Client client(sim->baseUrl());
         const QJsonObject models = client.get(u"/models"_s).json();
         QCOMPARE(models.value("object"_L1).toString(), u"list"_s);
-        QCOMPARE(models.value("data"_L1).toArray().first()["id"_L1].toString(),
-                 u"runwatch-sim-1"_s);
-        const QString id
-            = client.create(backgroundBody(u"Say hi"_s, false)).json()["id"_L1].toString();
+        QCOMPARE(models.value("data"_L1).toArray().first()["id"_L1].toString(), u"runwatch-sim-1"_s);
+        const QString id = client.create(backgroundBody(u"Say hi"_s, false)).json()["id"_L1].toString();
         const QJsonObject items = client.get(u"/responses/%1/input_items"_s.arg(id)).json();
         QCOMPARE(items.value("data"_L1).toArray().first()["content"_L1][0]["text"_L1].toString(),
                  u"Say hi"_s);
@@ -1200,21 +1173,18 @@ private Q_SLOTS:
         QCOMPARE(config.httpFaults.size(), 2);
         QCOMPARE(config.httpFaults.at(0).status, 503);
         QCOMPARE(config.httpFaults.at(0).count, 2);
-        QCOMPARE(config.httpFaults.at(0).endpoints,
-                 (QSet<Endpoint>{Endpoint::Create, Endpoint::Retrieve}));
+        QCOMPARE(config.httpFaults.at(0).endpoints, (QSet<Endpoint>{Endpoint::Create, Endpoint::Retrieve}));
         QCOMPARE(config.httpFaults.at(0).retryAfterMs, 300);
         QCOMPARE(config.httpFaults.at(1).status, 429);
         QCOMPARE(config.resumeMaxAgeMs, 0);
         QCOMPARE(config.lineEnding, QByteArray("\r\n"));
 
-        const CommandLineResult remote
-            = parseCommandLine({u"runwatch-sim"_s, u"--host"_s, u"0.0.0.0"_s});
+        const CommandLineResult remote = parseCommandLine({u"runwatch-sim"_s, u"--host"_s, u"0.0.0.0"_s});
         QCOMPARE(int(remote.action), int(CommandLineResult::Action::Error));
         QVERIFY(remote.message.contains("--allow-remote"_L1));
-        QCOMPARE(int(parseCommandLine(
-                         {u"runwatch-sim"_s, u"--host"_s, u"0.0.0.0"_s, u"--allow-remote"_s})
-                         .action),
-                 int(CommandLineResult::Action::Run));
+        QCOMPARE(
+            int(parseCommandLine({u"runwatch-sim"_s, u"--host"_s, u"0.0.0.0"_s, u"--allow-remote"_s}).action),
+            int(CommandLineResult::Action::Run));
         QCOMPARE(int(parseCommandLine({u"runwatch-sim"_s, u"--port"_s, u"99999"_s}).action),
                  int(CommandLineResult::Action::Error));
         QCOMPARE(int(parseCommandLine({u"runwatch-sim"_s, u"--http-fault"_s, u"bogus"_s}).action),

@@ -49,8 +49,7 @@ Outcome parse(QByteArrayView input, const QList<qsizetype> &cuts,
     SseParser parser(maxEventSize);
     Outcome out;
     const auto onEvent = [&out](const SseEvent &e) {
-        out.events.append({QString::fromUtf8(e.type), QString::fromUtf8(e.data),
-                           QString::fromUtf8(e.id)});
+        out.events.append({QString::fromUtf8(e.type), QString::fromUtf8(e.data), QString::fromUtf8(e.id)});
     };
     qsizetype from = 0;
     for (const qsizetype cut : cuts) {
@@ -68,10 +67,8 @@ Outcome parse(QByteArrayView input, const QList<qsizetype> &cuts,
 
 QString describe(const Outcome::Event &e)
 {
-    return u"{type=%1 data=%2 id=%3}"_s.arg(e.type, e.data.size() > 60
-                                                        ? u"<%1 chars>"_s.arg(e.data.size())
-                                                        : e.data,
-                                            e.id);
+    return u"{type=%1 data=%2 id=%3}"_s.arg(
+        e.type, e.data.size() > 60 ? u"<%1 chars>"_s.arg(e.data.size()) : e.data, e.id);
 }
 
 // Empty when `got` matches the vector, else what differs.
@@ -83,15 +80,13 @@ QString difference(const Vector &want, const Outcome &got)
         return u"%1 events instead of %2"_s.arg(got.events.size()).arg(want.events.size());
     for (qsizetype i = 0; i < want.events.size(); ++i) {
         if (!(got.events[i] == want.events[i]))
-            return u"event %1 is %2, want %3"_s.arg(i).arg(describe(got.events[i]),
-                                                             describe(want.events[i]));
+            return u"event %1 is %2, want %3"_s.arg(i).arg(describe(got.events[i]), describe(want.events[i]));
     }
     if (got.lastEventId != want.lastEventId)
         return u"last event ID '%1', want '%2'"_s.arg(got.lastEventId, want.lastEventId);
     if (got.retryMs != want.retryMs)
         return u"retry %1, want %2"_s.arg(got.retryMs ? QString::number(*got.retryMs) : u"none"_s,
-                                          want.retryMs ? QString::number(*want.retryMs)
-                                                       : u"none"_s);
+                                          want.retryMs ? QString::number(*want.retryMs) : u"none"_s);
     return {};
 }
 
@@ -123,13 +118,26 @@ std::optional<QByteArray> generate(const QString &spec)
                 if (++i == body.size())
                     return std::nullopt;
                 switch (body[i].unicode()) {
-                case 'n': c = u'\n'; break;
-                case 'r': c = u'\r'; break;
-                case 't': c = u'\t'; break;
-                case '0': c = QChar(0); break;
-                case '\\': c = u'\\'; break;
-                case '\'': c = u'\''; break;
-                default: return std::nullopt;
+                case 'n':
+                    c = u'\n';
+                    break;
+                case 'r':
+                    c = u'\r';
+                    break;
+                case 't':
+                    c = u'\t';
+                    break;
+                case '0':
+                    c = QChar(0);
+                    break;
+                case '\\':
+                    c = u'\\';
+                    break;
+                case '\'':
+                    c = u'\'';
+                    break;
+                default:
+                    return std::nullopt;
                 }
             }
             literal += c.toLatin1();
@@ -162,9 +170,8 @@ QByteArray openAiStream()
     const auto event = [&s](const char *type, const QByteArray &json) {
         s += "event: "_ba + type + "\ndata: "_ba + json + "\n\n"_ba;
     };
-    event("response.created",
-          R"({"type":"response.created","sequence_number":0,"response":{"id":"resp_abc",)"
-          R"("object":"response","status":"queued","background":true,"output":[]}})");
+    event("response.created", R"({"type":"response.created","sequence_number":0,"response":{"id":"resp_abc",)"
+                              R"("object":"response","status":"queued","background":true,"output":[]}})");
     s += ": keep-alive\n\n";
     event("response.in_progress",
           R"({"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_abc",)"
@@ -173,8 +180,7 @@ QByteArray openAiStream()
     qint64 seq = 2;
     for (const char *delta : deltas) {
         event("response.output_text.delta",
-              R"({"type":"response.output_text.delta","sequence_number":)"_ba
-                  + QByteArray::number(seq++)
+              R"({"type":"response.output_text.delta","sequence_number":)"_ba + QByteArray::number(seq++)
                   + R"(,"item_id":"msg_1","output_index":0,"content_index":0,"delta":")"_ba + delta
                   + R"(","logprobs":[]})"_ba);
     }
@@ -238,8 +244,7 @@ void TestSseParser::initTestCase()
     QVERIFY2(!path.isEmpty(), "tests/data/sse-vectors.json not found");
     QCOMPARE(path, RunwatchTest::dataPath(u"sse-vectors.json"_s));
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(RunwatchTest::readData(u"sse-vectors.json"_s),
-                                                      &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(RunwatchTest::readData(u"sse-vectors.json"_s), &error);
     QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
     const QJsonArray vectors = doc.object().value("vectors"_L1).toArray();
     QVERIFY(vectors.size() >= 30);
@@ -325,15 +330,18 @@ void TestSseParser::openAiStream()
         QVERIFY(parser.feed(stream, got));
     } else {
         for (qsizetype i = 0; i < stream.size(); i += chunk)
-            QVERIFY(parser.feed(QByteArrayView(stream).sliced(i, qMin<qsizetype>(chunk,
-                                                                          stream.size() - i)),
+            QVERIFY(parser.feed(QByteArrayView(stream).sliced(i, qMin<qsizetype>(chunk, stream.size() - i)),
                                 got));
     }
     QCOMPARE(parser.bufferedBytes(), qsizetype(0));
 
-    const QList<QByteArray> types{"response.created", "response.in_progress",
-                                  "response.output_text.delta", "response.output_text.delta",
-                                  "response.output_text.delta", "response.completed", "message"};
+    const QList<QByteArray> types{"response.created",
+                                  "response.in_progress",
+                                  "response.output_text.delta",
+                                  "response.output_text.delta",
+                                  "response.output_text.delta",
+                                  "response.completed",
+                                  "message"};
     QCOMPARE(got.types, types);
     QString text;
     for (qsizetype i = 0; i + 1 < got.data.size(); ++i) {
@@ -375,8 +383,7 @@ void TestSseParser::eventAcrossChunksIsCopiedOnce()
     QVERIFY(parser.feed("event: split\ndata: one\ndata: tw", got));
     QVERIFY(got.types.isEmpty());
     // The unfinished event (type, first data line, partial second line) is all that is held.
-    QCOMPARE(parser.bufferedBytes(),
-             qsizetype(strlen("split") + strlen("one") + strlen("data: tw")));
+    QCOMPARE(parser.bufferedBytes(), qsizetype(strlen("split") + strlen("one") + strlen("data: tw")));
     QVERIFY(parser.feed("o\n\ndata: next\n\n", got));
     QCOMPARE(got.types, (QList<QByteArray>{"split", "message"}));
     QCOMPARE(got.data, (QList<QByteArray>{"one\ntwo", "next"}));
@@ -395,8 +402,7 @@ void TestSseParser::limitOnJoinedData()
     QCOMPARE(got.data[0].size(), Limit);
 
     // One byte more fails the stream; the event before it is still delivered.
-    const QByteArray over =
-        "data: ok\n\n"_ba + line + "data: "_ba + QByteArray(513, 'z') + "\n\n"_ba;
+    const QByteArray over = "data: ok\n\n"_ba + line + "data: "_ba + QByteArray(513, 'z') + "\n\n"_ba;
     QVERIFY(!parser.feed(over, got));
     QCOMPARE(got.data.size(), 2);
     QCOMPARE(got.data[1], "ok"_ba);
@@ -455,7 +461,8 @@ void TestSseParser::tinyLimitKeepsMessageType()
     // From fuzz_sse (corpus/sse/regression-tiny-limit-message-type): with a 5-byte limit the
     // default type "message" is longer than any line may be; it is still the type, and every
     // chunking agrees.
-    const QByteArray input = "\x0f" "d:9\n\ndata:\nidx\n:\n\nid:\n29\n\ndata:\nid\n\n"_ba;
+    const QByteArray input = "\x0f"
+                             "d:9\n\ndata:\nidx\n:\n\nid:\n29\n\ndata:\nid\n\n"_ba;
     const Vector want{u"tiny"_s, input, {{u"message"_s, {}, {}}, {u"message"_s, {}, {}}}, {}, {}};
     QList<qsizetype> everyByte;
     for (qsizetype i = 1; i < input.size(); ++i)
@@ -521,7 +528,9 @@ void TestSseParser::resetClearsFailureAndRestartsBom()
     // Each connection is a new stream and may open with its own BOM, split over reads.
     QVERIFY(parser.feed("\xEF", got));
     QVERIFY(parser.feed("\xBB", got));
-    QVERIFY(parser.feed("\xBF" "data: ok\n\n", got));
+    QVERIFY(parser.feed("\xBF"
+                        "data: ok\n\n",
+                        got));
     QCOMPARE(got.data, QList<QByteArray>{"ok"});
     // Bytes that only start like a BOM are part of the first line (an unknown field here).
     parser.reset();
@@ -546,9 +555,7 @@ void TestSseParser::idCommittedByBlankLineAlone()
 
 void TestSseParser::retryEdgeCases()
 {
-    const auto retryOf = [](const QByteArray &input) {
-        return parse(input, {}).retryMs.value_or(-1);
-    };
+    const auto retryOf = [](const QByteArray &input) { return parse(input, {}).retryMs.value_or(-1); };
     QCOMPARE(retryOf("retry: 0\n"), 0);
     QCOMPARE(retryOf("data: x\n\n"), -1);
     QCOMPARE(retryOf("retry:000150\n"), 150);

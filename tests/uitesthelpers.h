@@ -96,7 +96,7 @@ struct Engine
 };
 
 // The newest visible top-level widget of type T (dialogs are opened non-modally with open()).
-template <typename T>
+template<typename T>
 T *findTopLevel(const QString &objectName = {})
 {
     const QWidgetList widgets = QApplication::topLevelWidgets();

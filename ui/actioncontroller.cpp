@@ -33,7 +33,8 @@ QAction *makeAction(QObject *parent, const QString &icon, const QString &text, c
 }
 } // namespace
 
-ActionController::ActionController(RunManager *manager, RunTableView *table, DetailPane *detail, QWidget *window)
+ActionController::ActionController(RunManager *manager, RunTableView *table, DetailPane *detail,
+                                   QWidget *window)
     : QObject(window)
     , m_manager(manager)
     , m_table(table)
@@ -221,7 +222,9 @@ void ActionController::deleteSelected()
                       "This cannot be undone.");
         } else {
             text = tr("%1 of %2 runs are deleted on the server; the others are removed from this "
-                      "computer only.").arg(onServer).arg(total);
+                      "computer only.")
+                       .arg(onServer)
+                       .arg(total);
         }
         box->setInformativeText(text);
     };
@@ -233,18 +236,19 @@ void ActionController::deleteSelected()
     box->addButton(QMessageBox::Cancel);
     box->setDefaultButton(QMessageBox::Cancel);
     box->setAttribute(Qt::WA_DeleteOnClose);
-    connect(box, &QMessageBox::buttonClicked, this, [this, ids, box, serverToo, yes](QAbstractButton *button) {
-        if (button != yes)
-            return;
-        const bool server = serverToo && serverToo->isChecked();
-        for (const QString &id : ids) {
-            const RunActionState s = stateOf(id);
-            if (s.remove)
-                m_manager->deleteRun(id, server && s.removeOnServer);
-        }
-        Q_UNUSED(box)
-        updateActions();
-    });
+    connect(box, &QMessageBox::buttonClicked, this,
+            [this, ids, box, serverToo, yes](QAbstractButton *button) {
+                if (button != yes)
+                    return;
+                const bool server = serverToo && serverToo->isChecked();
+                for (const QString &id : ids) {
+                    const RunActionState s = stateOf(id);
+                    if (s.remove)
+                        m_manager->deleteRun(id, server && s.removeOnServer);
+                }
+                Q_UNUSED(box)
+                updateActions();
+            });
     m_confirm = box;
     box->open();
 }
@@ -299,7 +303,8 @@ void ActionController::refreshSelected()
         m_manager->refreshRun(id);
 }
 
-void ActionController::onActionFinished(const QString &id, RunManager::Action action, const ActionResult &result)
+void ActionController::onActionFinished(const QString &id, RunManager::Action action,
+                                        const ActionResult &result)
 {
     scheduleUpdate();
     if (action == RunManager::Action::Respond && id == m_detail->inputPanel()->runId()) {

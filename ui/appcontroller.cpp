@@ -5,11 +5,11 @@
 #include "demoagentbackend.h"
 #include "demomode.h"
 #include "icons.h"
+#include "keystore.h"
 #include "mainwindow.h"
 #include "notifier.h"
 #include "runhousekeeping.h"
 #include "screenshotplan.h"
-#include "keystore.h"
 
 #include <QApplication>
 #include <QDBusConnection>

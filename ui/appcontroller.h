@@ -23,12 +23,12 @@ class KeyStore;
 
 struct AppOptions
 {
-    bool demo = false;   // --demo: the embedded simulator even when connections exist
-    QString storePath;   // --store PATH
-    QString palette;     // --palette light|dark (default: the platform's)
+    bool demo = false; // --demo: the embedded simulator even when connections exist
+    QString storePath; // --store PATH
+    QString palette;   // --palette light|dark (default: the platform's)
     bool showHelp = false;
     bool showVersion = false;
-    QString error;       // a bad command line
+    QString error; // a bad command line
 };
 
 // Builds the desktop app: engine, store, connection profiles and keys, notifications, the

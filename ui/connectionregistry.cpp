@@ -48,15 +48,15 @@ KeyStorage keyStorageFromName(QStringView name)
     return KeyStorage::None;
 }
 
-ConnectionRegistry::ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles, QObject *parent)
+ConnectionRegistry::ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles,
+                                       QObject *parent)
     : QObject(parent)
     , m_manager(manager)
     , m_store(profiles)
     , m_keychain(keychain)
     , m_session(new SessionKeyStore(this))
     , m_plaintext(new KeychainKeyStore(true, this))
-{
-}
+{}
 
 ConnectionRegistry::~ConnectionRegistry() = default;
 
@@ -115,15 +115,16 @@ void ConnectionRegistry::persist(const ConnectionProfile &profile) const
 void ConnectionRegistry::load(QObject *context, std::function<void(const QStringList &)> done)
 {
     QList<ConnectionProfile> loaded;
-    const QList<Connection> saved = m_store && m_store->isOpen() ? m_store->loadConnections() : QList<Connection>{};
+    const QList<Connection> saved
+        = m_store && m_store->isOpen() ? m_store->loadConnections() : QList<Connection>{};
     const QSettings settings;
     for (const Connection &c : saved) {
         ConnectionProfile p;
         p.connection = c;
         // A profile the CLI saved has no entry here: its key, if any, is in the keychain.
         p.keyStorage = c.auth == AuthStyle::None
-            ? KeyStorage::None
-            : keyStorageFromName(settings.value(storageKey(c.name), u"keychain"_s).toString());
+                           ? KeyStorage::None
+                           : keyStorageFromName(settings.value(storageKey(c.name), u"keychain"_s).toString());
         if (!p.connection.name.isEmpty() && !profile(p.connection.name))
             loaded.append(p);
     }
@@ -186,8 +187,8 @@ QString ConnectionRegistry::validate(const ConnectionProfile &profile, const QSt
     return {};
 }
 
-void ConnectionRegistry::save(ConnectionProfile profile, const QString &previousName, std::optional<QString> apiKey,
-                              QObject *context, SaveCallback done)
+void ConnectionRegistry::save(ConnectionProfile profile, const QString &previousName,
+                              std::optional<QString> apiKey, QObject *context, SaveCallback done)
 {
     SaveResult result;
     result.error = validate(profile, previousName);
@@ -224,25 +225,28 @@ void ConnectionRegistry::save(ConnectionProfile profile, const QString &previous
     }
     QPointer<QObject> guard(context);
     const QString key = *apiKey;
-    m_keychain->write(KeyStore::connectionKey(name), key, this,
-                      [this, profile, previousName, key, guard, done, old](const KeyStore::Result &r) mutable {
-                          SaveResult result;
-                          if (!r.ok()) {
-                              result.keychainUnavailable = true;
-                              result.error = r.error;
-                              if (guard)
-                                  done(result);
-                              return;
-                          }
-                          if (old && (old->keyStorage != KeyStorage::Keychain || old->connection.name != profile.connection.name)
-                              && storeFor(old->keyStorage))
-                              storeFor(old->keyStorage)->remove(KeyStore::connectionKey(old->connection.name), this, {});
-                          profile.keyStorage = KeyStorage::Keychain;
-                          commit(profile, previousName, key);
-                          result.ok = true;
-                          if (guard)
-                              done(result);
-                      });
+    m_keychain->write(
+        KeyStore::connectionKey(name), key, this,
+        [this, profile, previousName, key, guard, done, old](const KeyStore::Result &r) mutable {
+            SaveResult result;
+            if (!r.ok()) {
+                result.keychainUnavailable = true;
+                result.error = r.error;
+                if (guard)
+                    done(result);
+                return;
+            }
+            if (old
+                && (old->keyStorage != KeyStorage::Keychain
+                    || old->connection.name != profile.connection.name)
+                && storeFor(old->keyStorage))
+                storeFor(old->keyStorage)->remove(KeyStore::connectionKey(old->connection.name), this, {});
+            profile.keyStorage = KeyStorage::Keychain;
+            commit(profile, previousName, key);
+            result.ok = true;
+            if (guard)
+                done(result);
+        });
 }
 
 void ConnectionRegistry::saveWithWeakerStore(ConnectionProfile profile, const QString &previousName,
@@ -251,7 +255,8 @@ void ConnectionRegistry::saveWithWeakerStore(ConnectionProfile profile, const QS
 {
     SaveResult result;
     result.error = validate(profile, previousName);
-    KeyStore *store = storage == KeyStorage::Session || storage == KeyStorage::Plaintext ? storeFor(storage) : nullptr;
+    KeyStore *store
+        = storage == KeyStorage::Session || storage == KeyStorage::Plaintext ? storeFor(storage) : nullptr;
     if (!store && result.error.isEmpty())
         result.error = tr("Choose where to keep the key.");
     if (!result.error.isEmpty()) {
@@ -259,19 +264,20 @@ void ConnectionRegistry::saveWithWeakerStore(ConnectionProfile profile, const QS
         return;
     }
     QPointer<QObject> guard(context);
-    store->write(KeyStore::connectionKey(profile.connection.name), apiKey, this,
-                 [this, profile, previousName, apiKey, storage, guard, done](const KeyStore::Result &r) mutable {
-                     SaveResult result;
-                     if (!r.ok()) {
-                         result.error = r.error;
-                     } else {
-                         profile.keyStorage = storage;
-                         commit(profile, previousName, apiKey);
-                         result.ok = true;
-                     }
-                     if (guard)
-                         done(result);
-                 });
+    store->write(
+        KeyStore::connectionKey(profile.connection.name), apiKey, this,
+        [this, profile, previousName, apiKey, storage, guard, done](const KeyStore::Result &r) mutable {
+            SaveResult result;
+            if (!r.ok()) {
+                result.error = r.error;
+            } else {
+                profile.keyStorage = storage;
+                commit(profile, previousName, apiKey);
+                result.ok = true;
+            }
+            if (guard)
+                done(result);
+        });
 }
 
 void ConnectionRegistry::commit(ConnectionProfile profile, const QString &previousName, const QString &apiKey)

@@ -50,7 +50,8 @@ public:
 
     // `keychain` is the secure store; `profiles` keeps the saved profiles (nullptr: none are
     // saved, e.g. when the store could not be opened).
-    ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles, QObject *parent = nullptr);
+    ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles,
+                       QObject *parent = nullptr);
     ~ConnectionRegistry() override;
 
     QList<ConnectionProfile> profiles() const { return m_profiles; }

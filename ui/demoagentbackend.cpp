@@ -153,7 +153,8 @@ private:
                                                 tr("The request touches deployment configuration. ")));
         m_steps.append(RunEvent::secondaryDelta(SecondaryKind::Reasoning, u"think"_s,
                                                 tr("Changing production needs the operator's go-ahead.")));
-        m_steps.append(RunEvent::secondarySnapshot(SecondaryKind::ToolCall, u"tool-1"_s, u"search_repository"_s,
+        m_steps.append(RunEvent::secondarySnapshot(SecondaryKind::ToolCall, u"tool-1"_s,
+                                                   u"search_repository"_s,
                                                    u"{\"query\": \"FROM base-image:1.4\"}"_s));
         words(tr("I searched the repository and found three services that still build on the "
                  "old base image with the known TLS bug: api, worker and scheduler."));
@@ -169,8 +170,8 @@ private:
         } else if (p.contains(u"choose"_s) || p.contains(u"option"_s)) {
             request.reason = InputReason::Options;
             request.prompt = tr("How should the new image roll out?");
-            request.options = {tr("Canary: 5 % of traffic, then everything"), tr("Blue/green switch"),
-                               tr("All at once")};
+            request.options
+                = {tr("Canary: 5 % of traffic, then everything"), tr("Blue/green switch"), tr("All at once")};
         } else if (p.contains(u"timer"_s)) {
             request.reason = InputReason::Timer;
             request.prompt = tr("Waiting for the maintenance window before restarting services.");
@@ -266,9 +267,11 @@ private:
             finish({StreamEnd::Reason::Terminal, {}, std::nullopt});
             return;
         }
-        connect(m_task, &DemoAgentTask::appended, this, [this](const RunEvent &e) { Q_EMIT eventsReceived({e}); });
-        connect(m_task, &DemoAgentTask::settled, this,
-                [this] { finish({StreamEnd::Reason::Terminal, {}, std::nullopt}); });
+        connect(m_task, &DemoAgentTask::appended, this,
+                [this](const RunEvent &e) { Q_EMIT eventsReceived({e}); });
+        connect(m_task, &DemoAgentTask::settled, this, [this] {
+            finish({StreamEnd::Reason::Terminal, {}, std::nullopt});
+        });
         connect(m_task, &QObject::destroyed, this, [this] {
             StreamEnd end;
             end.reason = StreamEnd::Reason::Eof;
@@ -285,8 +288,7 @@ private:
 DemoAgentBackend::DemoAgentBackend(Connection connection, QObject *parent)
     : RunBackend(parent)
     , m_connection(std::move(connection))
-{
-}
+{}
 
 DemoAgentBackend::~DemoAgentBackend() = default;
 
@@ -298,7 +300,7 @@ QString DemoAgentBackend::kind() const
 Capabilities DemoAgentBackend::capabilities() const
 {
     return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-        | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::List;
+           | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::List;
 }
 
 void DemoAgentBackend::setStepIntervalMs(int ms)

@@ -15,31 +15,31 @@ namespace Runwatch {
 namespace {
 
 // The simulator streams these words as the demo answer (one delta per word).
-const char *const kDemoReply =
-    "Summary: three components ship their own TLS stack, and two of them need a patch this week.\n\n"
-    "1. api-gateway bundles OpenSSL 3.0.11. The advisory from last Tuesday (a timing leak in RSA "
-    "decryption) applies, because the gateway still accepts RSA key exchange for old clients. "
-    "Upgrade to 3.0.13 and drop the legacy cipher list.\n\n"
-    "2. The worker image inherits the distribution's GnuTLS, which is already fixed upstream; "
-    "rebuilding the image on the current base picks it up. No code change is needed.\n\n"
-    "3. The mobile SDK pins BoringSSL through the platform and is not affected.\n\n"
-    "Suggested order: rebuild the worker image today, patch and canary the gateway tomorrow, then "
-    "remove the RSA key-exchange fallback once traffic from clients older than version 4.2 has "
-    "dropped below one percent. I have drafted the change requests and a short note for the "
-    "on-call channel so the rollout can start as soon as you approve it.";
+const char *const kDemoReply
+    = "Summary: three components ship their own TLS stack, and two of them need a patch this week.\n\n"
+      "1. api-gateway bundles OpenSSL 3.0.11. The advisory from last Tuesday (a timing leak in RSA "
+      "decryption) applies, because the gateway still accepts RSA key exchange for old clients. "
+      "Upgrade to 3.0.13 and drop the legacy cipher list.\n\n"
+      "2. The worker image inherits the distribution's GnuTLS, which is already fixed upstream; "
+      "rebuilding the image on the current base picks it up. No code change is needed.\n\n"
+      "3. The mobile SDK pins BoringSSL through the platform and is not affected.\n\n"
+      "Suggested order: rebuild the worker image today, patch and canary the gateway tomorrow, then "
+      "remove the RSA key-exchange fallback once traffic from clients older than version 4.2 has "
+      "dropped below one percent. I have drafted the change requests and a short note for the "
+      "on-call channel so the rollout can start as soon as you approve it.";
 
 } // namespace
 
 DemoMode::DemoMode(QObject *parent)
     : QObject(parent)
-{
-}
+{}
 
 DemoMode::~DemoMode()
 {
     if (m_sim) {
         // The simulator and its sockets must die in their own thread.
-        QMetaObject::invokeMethod(m_sim, [sim = m_sim] { delete sim; }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            m_sim, [sim = m_sim] { delete sim; }, Qt::BlockingQueuedConnection);
         m_sim = nullptr;
     }
     if (m_thread) {
@@ -77,12 +77,14 @@ bool DemoMode::startSimulator(QString *error)
         m_sim, [this, &ok] { ok = m_sim->listen(QHostAddress::LocalHost, 0); }, Qt::BlockingQueuedConnection);
     if (!ok) {
         QString why;
-        QMetaObject::invokeMethod(m_sim, [this, &why] { why = m_sim->errorString(); }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            m_sim, [this, &why] { why = m_sim->errorString(); }, Qt::BlockingQueuedConnection);
         if (error)
             *error = tr("The demo simulator could not listen on 127.0.0.1: %1").arg(why);
         return false;
     }
-    QMetaObject::invokeMethod(m_sim, [this] { m_url = m_sim->baseUrl(); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        m_sim, [this] { m_url = m_sim->baseUrl(); }, Qt::BlockingQueuedConnection);
     return true;
 }
 
@@ -103,7 +105,8 @@ QList<Connection> DemoMode::connections() const
     return {sim, agent};
 }
 
-void DemoMode::whenIdentified(RunManager *manager, const QString &runId, std::function<void(const QString &)> then)
+void DemoMode::whenIdentified(RunManager *manager, const QString &runId,
+                              std::function<void(const QString &)> then)
 {
     auto *conn = new QMetaObject::Connection;
     *conn = connect(manager, &RunManager::runChanged, this,

@@ -27,8 +27,8 @@ public:
     explicit DemoMode(QObject *parent = nullptr);
     ~DemoMode() override;
 
-    static QString localDemoName();  // "Local demo" (OpenAI simulator)
-    static QString demoAgentName();  // "Demo agent" (input-required runs)
+    static QString localDemoName(); // "Local demo" (OpenAI simulator)
+    static QString demoAgentName(); // "Demo agent" (input-required runs)
 
     // Starts the simulator thread and server. False (with *error) when it cannot listen.
     bool startSimulator(QString *error = nullptr);

@@ -128,8 +128,8 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     auto *el = new QHBoxLayout(errorFrame);
     el->setContentsMargins(10, 6, 8, 6);
     auto *errorIcon = new QLabel;
-    errorIcon->setPixmap(Icons::pixmap(u"status-failed"_s, 18, QColor::fromString("#d03030"_L1),
-                                       devicePixelRatioF()));
+    errorIcon->setPixmap(
+        Icons::pixmap(u"status-failed"_s, 18, QColor::fromString("#d03030"_L1), devicePixelRatioF()));
     el->addWidget(errorIcon, 0, Qt::AlignTop);
     m_errorText = new QLabel;
     m_errorText->setObjectName(u"errorText"_s);
@@ -330,8 +330,8 @@ void DetailPane::refresh()
         QString code = e.code.isEmpty() ? errorKindName(e.kind) : e.code;
         if (e.httpStatus > 0)
             code += u" (HTTP %1)"_s.arg(e.httpStatus);
-        const QString retry = e.retryable ? tr("Retryable: yes — resuming may succeed.")
-                                          : tr("Retryable: no.");
+        const QString retry
+            = e.retryable ? tr("Retryable: yes — resuming may succeed.") : tr("Retryable: no.");
         QString text = u"<b>%1</b> — %2<br>%3"_s.arg(code.toHtmlEscaped(), e.message.toHtmlEscaped(), retry);
         if (!e.requestId.isEmpty())
             text += u" "_s + tr("Request id: %1").arg(e.requestId.toHtmlEscaped());

@@ -16,9 +16,8 @@ namespace Runwatch {
 
 namespace {
 // The order of the chips on screen; "All" last, as the catch-all.
-constexpr std::array kChipOrder{StatusCategory::Active,    StatusCategory::NeedsInput,
-                                StatusCategory::Completed, StatusCategory::Failed,
-                                StatusCategory::Cancelled, StatusCategory::All};
+constexpr std::array kChipOrder{StatusCategory::Active, StatusCategory::NeedsInput, StatusCategory::Completed,
+                                StatusCategory::Failed, StatusCategory::Cancelled,  StatusCategory::All};
 } // namespace
 
 FilterBar::FilterBar(QWidget *parent)
@@ -113,7 +112,8 @@ void FilterBar::updateChipTexts()
         const auto shortcut = chip->property("chipShortcut").value<QKeySequence>();
         chip->setShortcut(shortcut);
         chip->setAccessibleName(tr("Show %1 runs (%2)").arg(categoryLabel(c).toLower()).arg(n));
-        chip->setToolTip(tr("Show %1 runs (%2)").arg(categoryLabel(c).toLower(), shortcut.toString(QKeySequence::NativeText)));
+        chip->setToolTip(tr("Show %1 runs (%2)")
+                             .arg(categoryLabel(c).toLower(), shortcut.toString(QKeySequence::NativeText)));
     }
 }
 

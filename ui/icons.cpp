@@ -12,7 +12,8 @@ namespace Runwatch::Icons {
 QPixmap pixmap(const QString &name, int size, const QColor &color, qreal devicePixelRatio)
 {
     const int px = qRound(size * devicePixelRatio);
-    const QString key = u"rwicon:%1:%2:%3:%4"_s.arg(name).arg(size).arg(devicePixelRatio).arg(color.rgba(), 0, 16);
+    const QString key
+        = u"rwicon:%1:%2:%3:%4"_s.arg(name).arg(size).arg(devicePixelRatio).arg(color.rgba(), 0, 16);
     QPixmap cached;
     if (QPixmapCache::find(key, &cached))
         return cached;

@@ -55,7 +55,8 @@ void KeychainKeyStore::remove(const QString &key, QObject *context, Callback don
     run(Op::Remove, key, {}, context, std::move(done));
 }
 
-QCoro::Task<> KeychainKeyStore::run(Op op, QString key, QString secret, QPointer<QObject> context, Callback done)
+QCoro::Task<> KeychainKeyStore::run(Op op, QString key, QString secret, QPointer<QObject> context,
+                                    Callback done)
 {
     QPointer<KeychainKeyStore> self = this;
     SecretResult r;

@@ -134,7 +134,8 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
         m_filterBar->setCounts(m_model->counts());
         updateEmptyState();
     });
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onSelectionChanged);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &MainWindow::onSelectionChanged);
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &MainWindow::onSelectionChanged);
     m_filterBar->setCounts(m_model->counts());
     refreshConnections();
@@ -168,9 +169,11 @@ void MainWindow::buildMenus()
         run->addAction(a);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    QAction *search = view->addAction(tr("&Search Runs"), QKeySequence::Find, this, [this] { m_filterBar->focusSearch(); });
+    QAction *search = view->addAction(tr("&Search Runs"), QKeySequence::Find, this,
+                                      [this] { m_filterBar->focusSearch(); });
     search->setObjectName(u"actionSearch"_s);
-    view->addAction(tr("Run &List"), QKeySequence(u"Ctrl+L"_s), this, [this] { m_table->setFocus(Qt::ShortcutFocusReason); });
+    view->addAction(tr("Run &List"), QKeySequence(u"Ctrl+L"_s), this,
+                    [this] { m_table->setFocus(Qt::ShortcutFocusReason); });
     view->addAction(tr("&Output"), QKeySequence(u"Ctrl+O"_s), this, [this] {
         m_detail->showOutputTab();
         m_detail->setFocus(Qt::ShortcutFocusReason);
@@ -184,7 +187,8 @@ void MainWindow::buildMenus()
     connect(m_rawLogAction, &QAction::toggled, this, &MainWindow::setRawLogVisible);
 
     QMenu *settings = menuBar()->addMenu(tr("&Settings"));
-    m_notifyAction = settings->addAction(Icons::themed(u"notifications"_s, palette()), tr("Desktop &Notifications"));
+    m_notifyAction
+        = settings->addAction(Icons::themed(u"notifications"_s, palette()), tr("Desktop &Notifications"));
     m_notifyAction->setObjectName(u"actionNotifications"_s);
     m_notifyAction->setCheckable(true);
     m_notifyAction->setChecked(true);

@@ -52,8 +52,7 @@ QString quoted(const QString &text)
 RawEventRecorder::RawEventRecorder(RunManager *manager, QObject *parent)
     : QObject(parent)
     , m_manager(manager)
-{
-}
+{}
 
 void RawEventRecorder::setEnabled(bool enabled)
 {
@@ -74,7 +73,7 @@ QString RawEventRecorder::format(const RunEvent &e)
     switch (e.type) {
     case RunEvent::Type::Identity:
         line += u" remote_id=%1 model=%2 streamable=%3"_s.arg(e.remoteId, e.model,
-                                                               e.streamable ? u"yes"_s : u"no"_s);
+                                                              e.streamable ? u"yes"_s : u"no"_s);
         break;
     case RunEvent::Type::Status:
         line += u" %1 raw=%2"_s.arg(statusName(e.status), e.rawStatus);

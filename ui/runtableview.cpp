@@ -53,7 +53,8 @@ QStringList RunTableView::selectedRunIds() const
     if (!selectionModel())
         return ids;
     QModelIndexList rows = selectionModel()->selectedRows();
-    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
     for (const QModelIndex &index : std::as_const(rows))
         ids.append(index.data(RunListModel::IdRole).toString());
     return ids;

@@ -35,8 +35,7 @@ ScreenshotPlan::ScreenshotPlan(MainWindow *window, RunManager *manager, DemoMode
     m_deadline.setSingleShot(true);
     m_deadline.setInterval(90000);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
-        qWarning("runwatch: screenshot plan timed out waiting for \"%s\"",
-                 qPrintable(m_plan.value(0)));
+        qWarning("runwatch: screenshot plan timed out waiting for \"%s\"", qPrintable(m_plan.value(0)));
         QCoreApplication::exit(1);
     });
 }

@@ -20,10 +20,10 @@ BadgeStyle styleFor(const QModelIndex &index, const QPalette &palette)
 
 StatusBadgeDelegate::StatusBadgeDelegate(QObject *parent)
     : QStyledItemDelegate(parent)
-{
-}
+{}
 
-void StatusBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+void StatusBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                                const QModelIndex &index) const
 {
     if (index.column() != StatusColumn) {
         QStyledItemDelegate::paint(painter, option, index);

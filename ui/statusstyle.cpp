@@ -114,7 +114,8 @@ BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool dark)
 QColor blendOver(const QColor &top, const QColor &below)
 {
     const float a = top.alphaF();
-    return QColor::fromRgbF(top.redF() * a + below.redF() * (1 - a), top.greenF() * a + below.greenF() * (1 - a),
+    return QColor::fromRgbF(top.redF() * a + below.redF() * (1 - a),
+                            top.greenF() * a + below.greenF() * (1 - a),
                             top.blueF() * a + below.blueF() * (1 - a));
 }
 
@@ -157,7 +158,8 @@ void paintBadge(QPainter *painter, const QRect &rect, const BadgeStyle &style, c
     painter->setFont(f);
     painter->setPen(style.textColor);
     const int textLeft = int(pill.left()) + kPadX + kIcon + kGap;
-    const QRect textRect(textLeft, int(pill.top()), int(pill.right()) - textLeft - kPadX + 2, int(pill.height()));
+    const QRect textRect(textLeft, int(pill.top()), int(pill.right()) - textLeft - kPadX + 2,
+                         int(pill.height()));
     painter->drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft,
                       fm.elidedText(style.text, Qt::ElideRight, textRect.width()));
     painter->restore();

@@ -19,9 +19,9 @@ namespace Runwatch {
 struct BadgeStyle
 {
     QString text;
-    QString icon;      // resources/icons/<icon>.svg
-    QColor accent;     // icon, text and outline
-    QColor fill;       // background
+    QString icon;  // resources/icons/<icon>.svg
+    QColor accent; // icon, text and outline
+    QColor fill;   // background
     QColor textColor;
     bool dashed = false;
     bool bold = false;

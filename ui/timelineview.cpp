@@ -75,7 +75,7 @@ void TimelineView::showRun(const Run *run)
     if (!run)
         return;
     const bool stick = topLevelItemCount() == 0
-        || visualItemRect(topLevelItem(topLevelItemCount() - 1)).top() < viewport()->height();
+                       || visualItemRect(topLevelItem(topLevelItemCount() - 1)).top() < viewport()->height();
     for (qsizetype i = 0; i < m_shown.size(); ++i) {
         const SecondaryItem &s = run->secondary.at(i);
         Shown &shown = m_shown[i];

@@ -98,10 +98,11 @@ CliApp::CliApp(FILE *out, FILE *err, QObject *parent)
     policy.maxConsecutiveFailures = 8;
     policy.reconnectMax = std::chrono::milliseconds(5000);
     m_manager.setFollowPolicy(policy);
-    connect(&m_manager, &RunManager::runEventsApplied, this, [this](const QString &id, const QList<RunEvent> &events) {
-        if (const Run *run = m_manager.run(id))
-            printEvents(*run, events);
-    });
+    connect(&m_manager, &RunManager::runEventsApplied, this,
+            [this](const QString &id, const QList<RunEvent> &events) {
+                if (const Run *run = m_manager.run(id))
+                    printEvents(*run, events);
+            });
 }
 
 int CliApp::usage(const QString &message)

@@ -21,7 +21,7 @@ enum ExitCode {
     ExitCompleted = 0,
     ExitOtherError = 1,
     ExitUsage = 2,
-    ExitFailed = 3,     // failed, expired, rejected, timed out, incomplete
+    ExitFailed = 3, // failed, expired, rejected, timed out, incomplete
     ExitCancelled = 4,
     ExitInputRequired = 5,
     ExitStillRunning = 6, // `status` of a run that has not finished

@@ -32,7 +32,7 @@ struct PrimaryUpdate
 PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event);
 
 // Runs the event loop until `done()` holds or `timeoutMs` passes (-1: no limit). Returns done().
-template <typename Pred>
+template<typename Pred>
 bool spinUntil(Pred done, int timeoutMs)
 {
     QElapsedTimer clock;

@@ -13,7 +13,7 @@ using namespace Qt::StringLiterals;
 namespace Runwatch::Cli {
 
 std::optional<ActionResult> CliApp::awaitAction(const QString &id, RunManager::Action action,
-                                               const std::function<void()> &trigger, int timeoutMs)
+                                                const std::function<void()> &trigger, int timeoutMs)
 {
     std::optional<ActionResult> result;
     auto c = connect(&m_manager, &RunManager::actionFinished, this,
@@ -77,19 +77,27 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
 
     // Without --follow: stay until the server has the run past its first event. Dropping the
     // create stream at the very first event can strand a response in "queued" (protocol §2.3).
-    const bool ready = spinUntil([&] {
-        const Run *run = m_manager.run(id);
-        return !run || run->isTerminal() || run->status == RunStatus::InputRequired
-            || (!run->remoteId.isEmpty() && (run->token.sequence >= 1 || !stream))
-            || !m_manager.isFollowing(id);
-    }, 60000);
+    const bool ready = spinUntil(
+        [&] {
+            const Run *run = m_manager.run(id);
+            return !run || run->isTerminal() || run->status == RunStatus::InputRequired
+                   || (!run->remoteId.isEmpty() && (run->token.sequence >= 1 || !stream))
+                   || !m_manager.isFollowing(id);
+        },
+        60000);
     const Run *run = m_manager.run(id);
     if (!run) {
         writeErr(u"runwatch-cli: the run disappeared\n"_s);
         return ExitOtherError;
     }
     if (run->remoteId.isEmpty()) {
-        printError(id, run->error.isError() ? run->error : RunError{ErrorKind::Timeout, {}, u"The server did not acknowledge the run in time."_s, true, 0, {}});
+        printError(id, run->error.isError() ? run->error
+                                            : RunError{ErrorKind::Timeout,
+                                                       {},
+                                                       u"The server did not acknowledge the run in time."_s,
+                                                       true,
+                                                       0,
+                                                       {}});
         return ExitOtherError;
     }
     Q_UNUSED(ready)
@@ -103,19 +111,22 @@ int CliApp::followToEnd(const QString &id)
 {
     bool stopped = false;
     RunError stopError;
-    auto c = connect(&m_manager, &RunManager::followingStopped, this, [&](const QString &rid, const RunError &e) {
-        if (rid == id) {
-            stopped = true;
-            stopError = e;
-        }
-    });
-    spinUntil([&] {
-        const Run *run = m_manager.run(id);
-        // Where the engine stops following, so do we: a timer or webhook suspension resumes by
-        // itself and is followed through; a question for the operator ends the command (exit 5).
-        return !run || stopped || !RunManager::needsFollowing(*run)
-               || (!m_manager.isFollowing(id) && run->remoteId.isEmpty());
-    }, -1);
+    auto c = connect(&m_manager, &RunManager::followingStopped, this,
+                     [&](const QString &rid, const RunError &e) {
+                         if (rid == id) {
+                             stopped = true;
+                             stopError = e;
+                         }
+                     });
+    spinUntil(
+        [&] {
+            const Run *run = m_manager.run(id);
+            // Where the engine stops following, so do we: a timer or webhook suspension resumes by
+            // itself and is followed through; a question for the operator ends the command (exit 5).
+            return !run || stopped || !RunManager::needsFollowing(*run)
+                   || (!m_manager.isFollowing(id) && run->remoteId.isEmpty());
+        },
+        -1);
     disconnect(c);
     m_store.flush();
     const Run *run = m_manager.run(id);
@@ -208,11 +219,15 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
     if (!run)
         return ExitOtherError;
     const QString id = run->localId;
-    const std::optional<ActionResult> outcome = awaitAction(id, RunManager::Action::Cancel, [&] { m_manager.cancelRun(id); });
+    const std::optional<ActionResult> outcome
+        = awaitAction(id, RunManager::Action::Cancel, [&] { m_manager.cancelRun(id); });
     const bool done = outcome.has_value();
     const ActionResult result = outcome.value_or(ActionResult{});
     if (!done || !result.ok()) {
-        printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The cancel request did not finish."_s, true, 0, {}});
+        printError(
+            id, done
+                    ? result.error
+                    : RunError{ErrorKind::Timeout, {}, u"The cancel request did not finish."_s, true, 0, {}});
         m_store.flush();
         return ExitOtherError;
     }
@@ -229,10 +244,12 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
     if (run && !run->isTerminal()) {
         if (!m_manager.isFollowing(id))
             m_manager.follow(id);
-        spinUntil([&] {
-            const Run *r = m_manager.run(id);
-            return !r || r->isTerminal();
-        }, 30000);
+        spinUntil(
+            [&] {
+                const Run *r = m_manager.run(id);
+                return !r || r->isTerminal();
+            },
+            30000);
     }
     m_store.flush();
     run = m_manager.run(id);
@@ -261,19 +278,26 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
         return ExitOtherError;
     const QString id = run->localId;
     const bool onServer = !localOnly && run->capabilities.testFlag(Capability::Delete);
-    const std::optional<ActionResult> outcome = awaitAction(id, RunManager::Action::Delete, [&] { m_manager.deleteRun(id, onServer); });
+    const std::optional<ActionResult> outcome
+        = awaitAction(id, RunManager::Action::Delete, [&] { m_manager.deleteRun(id, onServer); });
     const bool done = outcome.has_value();
     const ActionResult result = outcome.value_or(ActionResult{});
     if (!done || !result.ok()) {
-        printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The delete request did not finish."_s, true, 0, {}});
+        printError(
+            id, done
+                    ? result.error
+                    : RunError{ErrorKind::Timeout, {}, u"The delete request did not finish."_s, true, 0, {}});
         return ExitOtherError;
     }
     const QString where = onServer ? u"on the server and locally"_s : u"locally only"_s;
     if (m_json) {
-        writeJson({{u"type"_s, u"deleted"_s}, {u"run"_s, id}, {u"scope"_s, onServer ? u"server"_s : u"local"_s},
+        writeJson({{u"type"_s, u"deleted"_s},
+                   {u"run"_s, id},
+                   {u"scope"_s, onServer ? u"server"_s : u"local"_s},
                    {u"note"_s, result.note}});
     } else {
-        writeOut(u"Deleted run %1 %2%3\n"_s.arg(id, where, result.note.isEmpty() ? QString() : u" ("_s + result.note + u')'));
+        writeOut(u"Deleted run %1 %2%3\n"_s.arg(
+            id, where, result.note.isEmpty() ? QString() : u" ("_s + result.note + u')'));
     }
     return ExitCompleted;
 }
@@ -299,8 +323,8 @@ int CliApp::cmdList(const Options &o, const QStringList &args)
         if (m_json)
             writeJson(runObject(run));
         else
-            writeOut(u"%1  %2  %3  %4  %5\n"_s.arg(run.localId, statusName(run.status).leftJustified(14), run.backend,
-                                                  run.remoteId, run.title));
+            writeOut(u"%1  %2  %3  %4  %5\n"_s.arg(run.localId, statusName(run.status).leftJustified(14),
+                                                   run.backend, run.remoteId, run.title));
     }
     return ExitCompleted;
 }
@@ -339,12 +363,15 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
     if (!run)
         return ExitOtherError;
     const QString id = run->localId;
-    const std::optional<ActionResult> outcome = awaitAction(id, RunManager::Action::Respond, [&] { m_manager.respondToRun(id, answer); });
+    const std::optional<ActionResult> outcome
+        = awaitAction(id, RunManager::Action::Respond, [&] { m_manager.respondToRun(id, answer); });
     const bool done = outcome.has_value();
     const ActionResult result = outcome.value_or(ActionResult{});
     m_store.flush();
     if (!done || !result.ok()) {
-        printError(id, done ? result.error : RunError{ErrorKind::Timeout, {}, u"The answer was not acknowledged."_s, true, 0, {}});
+        printError(
+            id, done ? result.error
+                     : RunError{ErrorKind::Timeout, {}, u"The answer was not acknowledged."_s, true, 0, {}});
         return ExitOtherError;
     }
     run = m_manager.run(id);
@@ -381,20 +408,23 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
         return ExitCompleted;
     }
     QSet<QString> stopped;
-    auto c = connect(&m_manager, &RunManager::followingStopped, this, [&](const QString &id, const RunError &e) {
-        stopped.insert(id);
-        printError(id, e);
-    });
+    auto c
+        = connect(&m_manager, &RunManager::followingStopped, this, [&](const QString &id, const RunError &e) {
+              stopped.insert(id);
+              printError(id, e);
+          });
     for (const QString &id : std::as_const(ids))
         m_manager.follow(id);
-    spinUntil([&] {
-        for (const QString &id : std::as_const(ids)) {
-            const Run *run = m_manager.run(id);
-            if (run && RunManager::needsFollowing(*run) && !stopped.contains(id))
-                return false;
-        }
-        return true;
-    }, -1);
+    spinUntil(
+        [&] {
+            for (const QString &id : std::as_const(ids)) {
+                const Run *run = m_manager.run(id);
+                if (run && RunManager::needsFollowing(*run) && !stopped.contains(id))
+                    return false;
+            }
+            return true;
+        },
+        -1);
     disconnect(c);
     m_store.flush();
     int worst = ExitCompleted;
@@ -403,7 +433,8 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
         if (!run)
             continue;
         printEnd(*run);
-        const int code = stopped.contains(id) && !run->isTerminal() ? int(ExitOtherError) : exitCodeFor(run->status);
+        const int code
+            = stopped.contains(id) && !run->isTerminal() ? int(ExitOtherError) : exitCodeFor(run->status);
         if (code != ExitCompleted && (worst == ExitCompleted || code == ExitOtherError))
             worst = code;
     }

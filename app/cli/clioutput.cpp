@@ -104,23 +104,31 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
             if (e.text.isEmpty())
                 break;
             if (m_json) {
-                writeJson({{u"type"_s, u"secondary"_s}, {u"run"_s, run.localId}, {u"kind"_s, secondaryKindName(e.kind)},
-                           {u"item"_s, e.itemId}, {u"text"_s, e.text},
+                writeJson({{u"type"_s, u"secondary"_s},
+                           {u"run"_s, run.localId},
+                           {u"kind"_s, secondaryKindName(e.kind)},
+                           {u"item"_s, e.itemId},
+                           {u"text"_s, e.text},
                            {u"final"_s, e.type == RunEvent::Type::SecondarySnapshot}});
             } else if (e.type == RunEvent::Type::SecondarySnapshot) {
-                writeErr(u"[%1%2] %3\n"_s.arg(secondaryKindName(e.kind), e.title.isEmpty() ? QString() : u' ' + e.title, e.text));
+                writeErr(u"[%1%2] %3\n"_s.arg(secondaryKindName(e.kind),
+                                              e.title.isEmpty() ? QString() : u' ' + e.title, e.text));
             }
             break;
         case RunEvent::Type::Status:
             if (m_json)
-                writeJson({{u"type"_s, u"status"_s}, {u"run"_s, run.localId}, {u"status"_s, statusName(e.status)},
+                writeJson({{u"type"_s, u"status"_s},
+                           {u"run"_s, run.localId},
+                           {u"status"_s, statusName(e.status)},
                            {u"raw"_s, e.rawStatus}});
             else
                 writeErr(u"[status] %1\n"_s.arg(statusName(e.status)));
             break;
         case RunEvent::Type::InputRequired:
             if (m_json && e.input)
-                writeJson({{u"type"_s, u"input_required"_s}, {u"run"_s, run.localId}, {u"request"_s, e.input->toJson()}});
+                writeJson({{u"type"_s, u"input_required"_s},
+                           {u"run"_s, run.localId},
+                           {u"request"_s, e.input->toJson()}});
             else if (e.input)
                 writeErr(u"[input required] %1\n"_s.arg(e.input->prompt));
             break;
@@ -165,8 +173,11 @@ void CliApp::printEnd(const Run &run)
 void CliApp::printError(const QString &runId, const RunError &error)
 {
     if (m_json) {
-        writeJson({{u"type"_s, u"error"_s}, {u"run"_s, runId}, {u"code"_s, error.code.isEmpty() ? errorKindName(error.kind) : error.code},
-                   {u"message"_s, error.message}, {u"retryable"_s, error.retryable}});
+        writeJson({{u"type"_s, u"error"_s},
+                   {u"run"_s, runId},
+                   {u"code"_s, error.code.isEmpty() ? errorKindName(error.kind) : error.code},
+                   {u"message"_s, error.message},
+                   {u"retryable"_s, error.retryable}});
     } else {
         writeErr(u"[error] "_s + error.toString() + u'\n');
     }

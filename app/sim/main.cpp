@@ -149,10 +149,9 @@ int main(int argc, char **argv)
     }
     RunwatchSim::Simulator simulator(options.config);
     if (!simulator.listen(options.address, options.port)) {
-        print(stderr,
-              u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
-                  .arg(options.port)
-                  .arg(simulator.errorString()));
+        print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
+                          .arg(options.port)
+                          .arg(simulator.errorString()));
         return 1;
     }
     if (options.verbose) {
@@ -162,11 +161,11 @@ int main(int argc, char **argv)
                              if (!record.query.isEmpty()) {
                                  target += u'?' + record.query;
                              }
-                             print(stderr, u"%1 %2 -> %3%4 [%5]\n"_s
-                                               .arg(QString::fromLatin1(record.method), target)
-                                               .arg(record.status)
-                                               .arg(record.faulted ? u" (injected)"_s : QString())
-                                               .arg(QString::fromLatin1(record.requestId)));
+                             print(stderr,
+                                   u"%1 %2 -> %3%4 [%5]\n"_s.arg(QString::fromLatin1(record.method), target)
+                                       .arg(record.status)
+                                       .arg(record.faulted ? u" (injected)"_s : QString())
+                                       .arg(QString::fromLatin1(record.requestId)));
                          });
     }
 #ifdef Q_OS_UNIX

@@ -64,9 +64,9 @@ private:
 // Result of a one-shot request (poll, cancel, delete, respond).
 struct ActionResult
 {
-    RunError error;            // isError() when the request failed
-    QList<RunEvent> events;    // what the reply told us about the run
-    QString note;              // operator-facing remark, e.g. "already completed"
+    RunError error;         // isError() when the request failed
+    QList<RunEvent> events; // what the reply told us about the run
+    QString note;           // operator-facing remark, e.g. "already completed"
     std::optional<qint64> retryAfterMs;
 
     bool ok() const { return !error.isError(); }

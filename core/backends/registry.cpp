@@ -16,7 +16,7 @@ struct Entry
     RunBackend *(*create)(const Connection &, QObject *);
 };
 
-template <typename T>
+template<typename T>
 RunBackend *make(const Connection &connection, QObject *parent)
 {
     return new T(connection, parent);

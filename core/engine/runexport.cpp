@@ -15,8 +15,8 @@ namespace {
 bool looksSecret(const QString &name)
 {
     const QString n = name.toLower();
-    static const QStringList needles{u"key"_s, u"token"_s, u"secret"_s, u"password"_s, u"passwd"_s,
-                                     u"sig"_s, u"auth"_s, u"credential"_s, u"code"_s};
+    static const QStringList needles{u"key"_s, u"token"_s, u"secret"_s,     u"password"_s, u"passwd"_s,
+                                     u"sig"_s, u"auth"_s,  u"credential"_s, u"code"_s};
     for (const QString &needle : needles) {
         if (n.contains(needle))
             return true;
@@ -53,10 +53,12 @@ QByteArray toMarkdown(const Run &run)
     row(u"Backend"_s, run.backend);
     row(u"Service"_s, redactUrl(run.baseUrl));
     row(u"Model"_s, run.model);
-    row(u"Status"_s, statusLabel(run.status) + (run.rawStatus.isEmpty() ? QString() : u" (`"_s + run.rawStatus + u"`)"_s));
+    row(u"Status"_s,
+        statusLabel(run.status) + (run.rawStatus.isEmpty() ? QString() : u" (`"_s + run.rawStatus + u"`)"_s));
     row(u"Created"_s, iso(run.createdAt));
     row(u"Finished"_s, iso(run.finishedAt));
-    md += u"\n## Prompt\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s + fenceFor(run.prompt) + u"\n"_s;
+    md += u"\n## Prompt\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s + fenceFor(run.prompt)
+          + u"\n"_s;
 
     QStringList history;
     for (const SecondaryItem &item : run.secondary) {
@@ -76,14 +78,15 @@ QByteArray toMarkdown(const Run &run)
         secondary += u"\n### "_s + secondaryKindName(item.kind).replace(u'_', u' ');
         if (!item.title.isEmpty())
             secondary += u": "_s + item.title;
-        secondary += u"\n\n"_s + fenceFor(item.text) + u'\n' + item.text + u'\n' + fenceFor(item.text) + u'\n';
+        secondary
+            += u"\n\n"_s + fenceFor(item.text) + u'\n' + item.text + u'\n' + fenceFor(item.text) + u'\n';
     }
     if (!secondary.isEmpty())
         md += u"\n## Reasoning, tools and progress\n"_s + secondary;
 
     if (run.error.isError()) {
         md += u"\n## Error\n\n"_s + run.error.toString() + u"\n\nRetryable: "_s
-            + (run.error.retryable ? u"yes"_s : u"no"_s) + u'\n';
+              + (run.error.retryable ? u"yes"_s : u"no"_s) + u'\n';
     }
     return md.toUtf8();
 }

@@ -21,9 +21,9 @@ struct RunManager::Follower
     QPointer<RunStream> stream;
     QTimer *timer = nullptr;
     int failures = 0;
-    int idlePolls = 0;        // successful polls in a row that brought nothing new: back off
-    bool active = false;      // the operator wants this run followed
-    bool polling = false;     // the server will not stream it: poll the JSON object
+    int idlePolls = 0;         // successful polls in a row that brought nothing new: back off
+    bool active = false;       // the operator wants this run followed
+    bool polling = false;      // the server will not stream it: poll the JSON object
     bool pollInFlight = false; // never two status requests in flight for one run
 };
 
@@ -61,7 +61,8 @@ bool RunManager::addConnection(const Connection &connection, QString *error)
     RunBackend *backend = m_factory ? m_factory(connection, this) : nullptr;
     if (!backend) {
         if (error)
-            *error = u"Unknown backend \"%1\" (known: %2)."_s.arg(connection.backend, knownBackends().join(u", "_s));
+            *error = u"Unknown backend \"%1\" (known: %2)."_s.arg(connection.backend,
+                                                                  knownBackends().join(u", "_s));
         return false;
     }
     if (auto old = m_backends.take(connection.name))
@@ -157,7 +158,8 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
         RunError error;
         error.kind = ErrorKind::Client;
         error.message = u"No connection named \"%1\"."_s.arg(connectionName);
-        applyEvents(id, {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
+        applyEvents(id,
+                    {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
         Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
         return id;
     }
@@ -237,9 +239,8 @@ void RunManager::attachStream(const QString &id, RunStream *stream)
     if (e->follower.stream)
         e->follower.stream->abort();
     e->follower.stream = stream;
-    connect(stream, &RunStream::eventsReceived, this, [this, id](const QList<RunEvent> &events) {
-        applyEvents(id, events);
-    });
+    connect(stream, &RunStream::eventsReceived, this,
+            [this, id](const QList<RunEvent> &events) { applyEvents(id, events); });
     connect(stream, &RunStream::finished, this, [this, id, stream](const StreamEnd &end) {
         stream->deleteLater();
         Entry *e = entry(id);
@@ -302,7 +303,8 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
             error.message = u"The server closed the connection before identifying the run."_s;
         }
         f.active = false;
-        applyEvents(id, {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
+        applyEvents(id,
+                    {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
         Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
         return;
     }
@@ -362,7 +364,8 @@ void RunManager::setConnectionLost(const QString &id, bool lost)
 }
 
 namespace {
-std::chrono::milliseconds backoff(std::chrono::milliseconds initial, std::chrono::milliseconds max, int failures)
+std::chrono::milliseconds backoff(std::chrono::milliseconds initial, std::chrono::milliseconds max,
+                                  int failures)
 {
     const int shift = std::min(failures, 16);
     const auto base = std::min<qint64>(max.count(), initial.count() << shift);
@@ -642,7 +645,8 @@ QCoro::Task<> RunManager::doDelete(QString id, bool onServer)
     if (onServer && !e->run.remoteId.isEmpty()) {
         if (!b || !b->capabilities().testFlag(Capability::Delete)) {
             result.error.kind = ErrorKind::Client;
-            result.error.message = u"This connection cannot delete runs on the server; remove it locally instead."_s;
+            result.error.message
+                = u"This connection cannot delete runs on the server; remove it locally instead."_s;
             Q_EMIT actionFinished(id, Action::Delete, result);
             co_return;
         }

@@ -78,7 +78,7 @@ public:
     // false when the run is unknown or the store cannot provide it.
     bool ensureOutputLoaded(const QString &id);
 
-    void follow(const QString &id);      // (re)start following (the Resume action)
+    void follow(const QString &id); // (re)start following (the Resume action)
     void stopFollowing(const QString &id);
     bool isFollowing(const QString &id) const;
     // Whether a run still changes without the operator, so that it is worth following: every

@@ -3,7 +3,6 @@
 
 #include <QDir>
 #include <QElapsedTimer>
-#include <algorithm>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,6 +11,7 @@
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QUuid>
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -64,15 +64,18 @@ QJsonObject parseObject(const QVariant &v)
 }
 
 // Output lives in its own table (schema 3) so listing a big history never reads it.
-constexpr auto kRunColumns = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
-                             "model, created_at, updated_at, finished_at, token, error, input, capabilities, "
-                             "reconciliations";
-constexpr auto kSelectFull = "r.local_id, r.connection, r.backend, r.base_url, r.remote_id, r.status, r.raw_status, "
-                             "r.title, r.prompt, r.model, r.created_at, r.updated_at, r.finished_at, r.token, "
-                             "o.primary_text, o.secondary, r.error, r.input, r.capabilities, r.reconciliations "
-                             "FROM runs r LEFT JOIN run_output o ON o.local_id = r.local_id";
-constexpr auto kTerminalSql = "r.status IN ('completed','failed','cancelled','incomplete','expired','rejected',"
-                              "'timed_out','deleted')";
+constexpr auto kRunColumns
+    = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
+      "model, created_at, updated_at, finished_at, token, error, input, capabilities, "
+      "reconciliations";
+constexpr auto kSelectFull
+    = "r.local_id, r.connection, r.backend, r.base_url, r.remote_id, r.status, r.raw_status, "
+      "r.title, r.prompt, r.model, r.created_at, r.updated_at, r.finished_at, r.token, "
+      "o.primary_text, o.secondary, r.error, r.input, r.capabilities, r.reconciliations "
+      "FROM runs r LEFT JOIN run_output o ON o.local_id = r.local_id";
+constexpr auto kTerminalSql
+    = "r.status IN ('completed','failed','cancelled','incomplete','expired','rejected',"
+      "'timed_out','deleted')";
 
 Run runFromQuery(const QSqlQuery &q)
 {
@@ -170,7 +173,8 @@ void RunStore::close()
 
 bool RunStore::isOpen() const
 {
-    return QSqlDatabase::contains(m_connectionName) && QSqlDatabase::database(m_connectionName, false).isOpen();
+    return QSqlDatabase::contains(m_connectionName)
+           && QSqlDatabase::database(m_connectionName, false).isOpen();
 }
 
 bool RunStore::exec(const QString &sql)
@@ -196,8 +200,7 @@ bool RunStore::migrate()
     q.finish(); // an open statement would keep a read transaction and block the WAL switch
     if (version > SchemaVersion) {
         m_error = u"The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). "
-                  "It was left untouched; use the newer version or another --store."_s
-                      .arg(m_path)
+                  "It was left untouched; use the newer version or another --store."_s.arg(m_path)
                       .arg(version)
                       .arg(SchemaVersion);
         return false;
@@ -233,22 +236,24 @@ bool RunStore::migrateTo1()
                 "remote_id TEXT, status TEXT, raw_status TEXT, title TEXT, prompt TEXT, model TEXT, "
                 "created_at TEXT, updated_at TEXT, finished_at TEXT, token TEXT, primary_text TEXT, "
                 "secondary TEXT, error TEXT, input TEXT, capabilities INTEGER, reconciliations INTEGER)"_s)
-        && exec(u"CREATE INDEX IF NOT EXISTS runs_remote_id ON runs(remote_id)"_s);
+           && exec(u"CREATE INDEX IF NOT EXISTS runs_remote_id ON runs(remote_id)"_s);
 }
 
 bool RunStore::migrateTo2()
 {
     return exec(u"CREATE TABLE IF NOT EXISTS connections (name TEXT PRIMARY KEY, config TEXT NOT NULL)"_s)
-        && exec(u"CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at)"_s)
-        && exec(u"CREATE INDEX IF NOT EXISTS runs_finished ON runs(status, finished_at)"_s);
+           && exec(u"CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at)"_s)
+           && exec(u"CREATE INDEX IF NOT EXISTS runs_finished ON runs(status, finished_at)"_s);
 }
 
 bool RunStore::migrateTo3()
 {
-    return exec(u"CREATE TABLE run_output (local_id TEXT PRIMARY KEY, primary_text TEXT, secondary TEXT) WITHOUT ROWID"_s)
-        && exec(u"INSERT INTO run_output (local_id, primary_text, secondary) "
-                "SELECT local_id, primary_text, secondary FROM runs"_s)
-        && exec(u"ALTER TABLE runs DROP COLUMN primary_text"_s) && exec(u"ALTER TABLE runs DROP COLUMN secondary"_s);
+    return exec(
+               u"CREATE TABLE run_output (local_id TEXT PRIMARY KEY, primary_text TEXT, secondary TEXT) WITHOUT ROWID"_s)
+           && exec(u"INSERT INTO run_output (local_id, primary_text, secondary) "
+                   "SELECT local_id, primary_text, secondary FROM runs"_s)
+           && exec(u"ALTER TABLE runs DROP COLUMN primary_text"_s)
+           && exec(u"ALTER TABLE runs DROP COLUMN secondary"_s);
 }
 
 bool RunStore::writeRun(const Run &run)
@@ -421,12 +426,14 @@ QList<Run> RunStore::loadRuns(Load load) const
         // Output of finished runs stays on disk until someone looks at it: no join, and the
         // output table is only consulted for the few runs that are still going.
         const QString terminal = QLatin1StringView(kTerminalSql);
-        select.replace(u"o.primary_text"_s,
-                       u"CASE WHEN %1 THEN NULL ELSE (SELECT primary_text FROM run_output WHERE local_id = r.local_id) END"_s
-                           .arg(terminal));
-        select.replace(u"o.secondary"_s,
-                       u"CASE WHEN %1 THEN NULL ELSE (SELECT secondary FROM run_output WHERE local_id = r.local_id) END"_s
-                           .arg(terminal));
+        select.replace(
+            u"o.primary_text"_s,
+            u"CASE WHEN %1 THEN NULL ELSE (SELECT primary_text FROM run_output WHERE local_id = r.local_id) END"_s
+                .arg(terminal));
+        select.replace(
+            u"o.secondary"_s,
+            u"CASE WHEN %1 THEN NULL ELSE (SELECT secondary FROM run_output WHERE local_id = r.local_id) END"_s
+                .arg(terminal));
         select.replace(u" LEFT JOIN run_output o ON o.local_id = r.local_id"_s, QString());
         // Nor does the list need a finished run's prompt, continuation token or input request:
         // skipping them saves a JSON parse and two allocations per row.

@@ -27,14 +27,14 @@ bool isUnavailable(QKeychain::Error error)
 {
     // On Linux QtKeychain reports a missing bus or Secret Service as OtherError.
     return error == QKeychain::NoBackendAvailable || error == QKeychain::NotImplemented
-        || error == QKeychain::OtherError || error == QKeychain::AccessDenied;
+           || error == QKeychain::OtherError || error == QKeychain::AccessDenied;
 }
 
 QString unavailableMessage(const QString &detail)
 {
     return u"The system keychain is not available (%1). API keys are only stored there; to keep one "
-           "anyway, allow the less secure plain-file store in the settings."_s
-        .arg(detail.isEmpty() ? u"no Secret Service"_s : detail);
+           "anyway, allow the less secure plain-file store in the settings."_s.arg(
+               detail.isEmpty() ? u"no Secret Service"_s : detail);
 }
 
 } // namespace
@@ -43,8 +43,7 @@ SecretStore::SecretStore(QObject *parent)
     : QObject(parent)
     , m_service(u"io.github.runwatch.Runwatch"_s)
     , m_insecurePath(defaultInsecurePath())
-{
-}
+{}
 
 QString SecretStore::defaultInsecurePath()
 {
@@ -78,9 +77,8 @@ QCoro::Task<SecretResult> SecretStore::remove(QString account)
 QCoro::Task<SecretResult> SecretStore::runKeychain(Op op, QString account, QString secret)
 {
     QPointer<SecretStore> self = this;
-    std::unique_ptr<QKeychain::Job, void (*)(QKeychain::Job *)> job(nullptr, [](QKeychain::Job *j) {
-        j->deleteLater();
-    });
+    std::unique_ptr<QKeychain::Job, void (*)(QKeychain::Job *)> job(
+        nullptr, [](QKeychain::Job *j) { j->deleteLater(); });
     switch (op) {
     case Op::Read:
         job.reset(new QKeychain::ReadPasswordJob(m_service));

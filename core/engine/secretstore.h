@@ -11,13 +11,13 @@ namespace Runwatch {
 struct SecretResult
 {
     bool ok = false;
-    QString secret;          // read() only
-    bool notFound = false;   // read(): no secret stored for this account
+    QString secret;        // read() only
+    bool notFound = false; // read(): no secret stored for this account
     // The OS keychain could not be used (no D-Bus session, no Secret Service, locked keyring…).
     // The UI offers the explicit, remembered opt-in to the insecure store in that case.
     bool keychainUnavailable = false;
     bool usedInsecureStore = false; // the secret lives in the plain file: show a warning
-    QString error;           // operator-facing explanation when !ok
+    QString error;                  // operator-facing explanation when !ok
 };
 
 // API keys live in the OS keychain (QtKeychain: libsecret on Linux, Keychain on macOS,

@@ -23,7 +23,7 @@ enum class Capability {
     Stream = 0x04,
     ResumeStream = 0x08,
     Cancel = 0x10,
-    Delete = 0x20,      // server-side delete
+    Delete = 0x20, // server-side delete
     Respond = 0x40,
     List = 0x80,
 };
@@ -35,8 +35,8 @@ Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
 struct ContinuationToken
 {
     QString remoteId;
-    qint64 sequence = -1; // last applied sequence number (OpenAI sequence_number); -1: none yet
-    QString eventId;      // last SSE id: (Last-Event-ID on reconnect)
+    qint64 sequence = -1;    // last applied sequence number (OpenAI sequence_number); -1: none yet
+    QString eventId;         // last SSE id: (Last-Event-ID on reconnect)
     bool streamable = false; // the server can (re)stream this run from `sequence`/`eventId`
     QJsonObject extra;
 
@@ -61,7 +61,7 @@ SecondaryKind secondaryKindFromName(QStringView name);
 
 struct SecondaryItem
 {
-    QString id;    // stable id from the server (item_id); deltas with the same id append
+    QString id; // stable id from the server (item_id); deltas with the same id append
     SecondaryKind kind = SecondaryKind::Log;
     QString title; // e.g. the tool name
     QString text;
@@ -91,9 +91,9 @@ struct InputRequest
     InputReason reason = InputReason::Question;
     QString prompt;
     QStringList options;
-    QDateTime deadline;   // timers, expiring approvals
-    QString callbackUrl;  // webhooks
-    QJsonObject raw;      // what the server sent, for the connector's respond()
+    QDateTime deadline;  // timers, expiring approvals
+    QString callbackUrl; // webhooks
+    QJsonObject raw;     // what the server sent, for the connector's respond()
 
     QJsonObject toJson() const;
     static InputRequest fromJson(const QJsonObject &object);
@@ -117,10 +117,10 @@ struct Run
     QString baseUrl;    // where the run lives, so another process can reattach without the profile
     QString remoteId;
     QDateTime createdAt;
-    QDateTime updatedAt;   // last event applied
+    QDateTime updatedAt; // last event applied
     QDateTime finishedAt;
     QString model;
-    QString title;         // prompt summary
+    QString title; // prompt summary
     QString prompt;
     RunStatus status = RunStatus::Queued;
     QString rawStatus;

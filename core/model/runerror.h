@@ -29,8 +29,8 @@ ErrorKind errorKindFromName(QStringView name);
 struct RunError
 {
     ErrorKind kind = ErrorKind::None;
-    QString code;       // backend's code, e.g. "server_error", "rate_limit_exceeded", "-32001"
-    QString message;    // human readable
+    QString code;    // backend's code, e.g. "server_error", "rate_limit_exceeded", "-32001"
+    QString message; // human readable
     bool retryable = false;
     int httpStatus = 0; // 0 when no HTTP status applies
     QString requestId;  // x-request-id or equivalent, for support tickets

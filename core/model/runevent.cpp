@@ -197,8 +197,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
     case RunEvent::Type::PrimarySnapshot:
         // An empty or shorter-prefix snapshot (a cancel that cleared output, a stale poll) never
         // throws away text we already have.
-        if (event.text.isEmpty() || event.text == run.primaryText
-            || run.primaryText.startsWith(event.text)) {
+        if (event.text.isEmpty() || event.text == run.primaryText || run.primaryText.startsWith(event.text)) {
             break;
         }
         if (event.verify || !event.text.startsWith(run.primaryText))

@@ -73,7 +73,8 @@ Q_DECLARE_FLAGS(RunChanges, RunChange)
 Q_DECLARE_OPERATORS_FOR_FLAGS(RunChanges)
 
 // The one reducer. Drops events whose sequence is at or below the run's cursor.
-RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now = QDateTime::currentDateTimeUtc());
+RunChanges applyEvent(Run &run, const RunEvent &event,
+                      const QDateTime &now = QDateTime::currentDateTimeUtc());
 
 } // namespace Runwatch
 

@@ -805,7 +805,8 @@ QList<QByteArray> credentialsOf(const QList<QPair<QByteArray, QByteArray>> &head
     QList<QByteArray> secrets;
     for (const auto &h : headers) {
         const QByteArray name = h.first.toLower();
-        if (name != "authorization" && name != "proxy-authorization" && name != "api-key" && name != "x-api-key")
+        if (name != "authorization" && name != "proxy-authorization" && name != "api-key"
+            && name != "x-api-key")
             continue;
         QByteArray value = h.second.trimmed();
         if (const qsizetype space = value.indexOf(' '); space > 0 && name.endsWith("authorization"))

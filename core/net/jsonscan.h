@@ -23,7 +23,7 @@ struct Member
 // Calls onMember for every top-level member, in order. Returns false if `json` is not exactly
 // one well-formed JSON object (with optional surrounding whitespace); members seen before the
 // error may already have been reported. Nesting deeper than 256 levels is rejected.
-template <typename F>
+template<typename F>
 bool forEachMember(QByteArrayView json, F &&onMember);
 
 // Decodes a raw JSON string value (with quotes). nullopt if it is not a valid string or not
@@ -41,7 +41,7 @@ struct MemberSink
 };
 bool scanObject(QByteArrayView json, MemberSink sink);
 
-template <typename F>
+template<typename F>
 bool forEachMember(QByteArrayView json, F &&onMember)
 {
     using Fn = std::remove_reference_t<F>;

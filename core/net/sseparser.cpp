@@ -33,7 +33,7 @@ bool startsWith(QByteArrayView line, const char (&prefix)[7])
 }
 
 // Field names are compared byte for byte: they are case-sensitive.
-template <qsizetype N>
+template<qsizetype N>
 bool is(QByteArrayView name, const char (&literal)[N])
 {
     return name.size() == N - 1 && std::memcmp(name.data(), literal, N - 1) == 0;
@@ -70,8 +70,7 @@ void reuse(QByteArray &buffer)
 
 SseParser::SseParser(qsizetype maxEventSize)
     : m_maxEventSize(qMax<qsizetype>(1, maxEventSize))
-{
-}
+{}
 
 SseParser::~SseParser() = default;
 
@@ -119,7 +118,7 @@ QString SseParser::errorString() const
 qsizetype SseParser::bufferedBytes() const
 {
     return m_line.size() + (m_dataLines > 0 && m_dataOwned ? m_data.size() : 0)
-        + (m_typeOwned ? m_type.size() : 0);
+           + (m_typeOwned ? m_type.size() : 0);
 }
 
 qsizetype SseParser::maxEventSize() const
@@ -135,8 +134,7 @@ void SseParser::setMaxEventSize(qsizetype maxEventSize)
 void SseParser::fail(const char *what)
 {
     m_failed = true;
-    m_error = u"SSE %1 exceeds the %2 limit"_s.arg(QLatin1StringView(what),
-                                                   formatSize(m_maxEventSize));
+    m_error = u"SSE %1 exceeds the %2 limit"_s.arg(QLatin1StringView(what), formatSize(m_maxEventSize));
     // Nothing of this stream can be used any more: give the memory back now.
     m_line = QByteArray();
     m_data = QByteArray();
@@ -240,8 +238,7 @@ void SseParser::processField(QByteArrayView name, QByteArrayView value, bool sta
         }
         return;
     case 2:
-        if (is(name, "id")
-            && (value.isEmpty() || !std::memchr(value.data(), '\0', size_t(value.size())))) {
+        if (is(name, "id") && (value.isEmpty() || !std::memchr(value.data(), '\0', size_t(value.size())))) {
             m_idBuffer = value.toByteArray();
             m_idPending = true;
         }

@@ -44,16 +44,14 @@ public:
     // Feeds bytes; calls onEvent(const SseEvent &) for every dispatched event, in order.
     // Returns false once the parser has failed; it then ignores further input until reset().
     // onEvent must not call back into this parser.
-    template <typename F>
+    template<typename F>
     bool feed(QByteArrayView bytes, F &&onEvent)
     {
         using Callable = std::remove_reference_t<F>;
         // A function_ref: the parsing core is compiled once, the callback costs one indirect call.
         const EventSink sink{
             const_cast<void *>(static_cast<const void *>(std::addressof(onEvent))),
-            [](void *context, const SseEvent &event) {
-                (*static_cast<Callable *>(context))(event);
-            }};
+            [](void *context, const SseEvent &event) { (*static_cast<Callable *>(context))(event); }};
         return feedImpl(bytes, sink);
     }
 
@@ -110,9 +108,9 @@ private:
 
     qsizetype m_maxEventSize;
     QString m_error;
-    int m_bomMatched = 0;      // bytes of a leading BOM seen so far at stream start
-    bool m_bomDone = false;    // the stream start is behind us
-    bool m_skipLf = false;     // the last chunk ended in \r: a \n opening the next one is its pair
+    int m_bomMatched = 0;   // bytes of a leading BOM seen so far at stream start
+    bool m_bomDone = false; // the stream start is behind us
+    bool m_skipLf = false;  // the last chunk ended in \r: a \n opening the next one is its pair
     bool m_failed = false;
 };
 

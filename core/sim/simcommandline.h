@@ -21,8 +21,8 @@ struct ServerOptions
     // --a2a: serve an A2A agent (A2aSimulator) instead of the OpenAI API. Its pace, chunk count,
     // key and stream faults come from `config` (interval, deltas, long deltas, key, drop faults).
     bool a2a = false;
-    bool a2aLegacy = false;      // --a2a-version 0.3
-    bool a2aStreaming = true;    // --a2a-no-streaming clears it
+    bool a2aLegacy = false;   // --a2a-version 0.3
+    bool a2aStreaming = true; // --a2a-no-streaming clears it
     // --jobs: serve a generic HTTP job API (JobsSimulator). Pace, deltas, key, comments and
     // stream faults are copied from `config`.
     bool jobs = false;

@@ -11,8 +11,7 @@ namespace RunwatchSim {
 namespace {
 
 template<typename Enum, std::size_t N>
-std::optional<Enum> lookup(const std::array<std::pair<Enum, QLatin1StringView>, N> &table,
-                           QStringView name)
+std::optional<Enum> lookup(const std::array<std::pair<Enum, QLatin1StringView>, N> &table, QStringView name)
 {
     for (const auto &[value, text] : table) {
         if (name.compare(text, Qt::CaseInsensitive) == 0) {

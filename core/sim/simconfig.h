@@ -105,8 +105,8 @@ struct HttpFault
 std::optional<HttpFault> httpFaultFromSpec(QStringView spec, QString *error = nullptr);
 
 enum class DropMode {
-    Close, // flush what was written, then FIN: the client sees a clean EOF without terminal event
-    Reset, // RST (SO_LINGER 0): bytes still in flight may be lost, as on a real reset
+    Close,    // flush what was written, then FIN: the client sees a clean EOF without terminal event
+    Reset,    // RST (SO_LINGER 0): bytes still in flight may be lost, as on a real reset
     MidEvent, // write the first half of the next event, then FIN
 };
 
@@ -129,7 +129,7 @@ struct StreamFaults
 enum class CancelMode {
     FailedEvent, // stop; streams get response.failed whose response.status is "cancelled"
     Close,       // stop; streams close without a terminal event
-    Flip, // status shows "cancelled" but generation goes on and ends "completed" (best effort)
+    Flip,        // status shows "cancelled" but generation goes on and ends "completed" (best effort)
 };
 
 QString cancelModeName(CancelMode mode);
@@ -137,21 +137,21 @@ std::optional<CancelMode> cancelModeFromName(QStringView name);
 
 struct SimulatorConfig
 {
-    QString apiKey;          // empty = no auth; else "Authorization: Bearer K" or "api-key: K"
-    int intervalMs = 20;     // pace of deltas, keepalives and the terminal event
-    int queuedMs = -1;       // time spent queued before in_progress; -1 = intervalMs
-    int deltas = 8;          // text deltas of normal/fail/incomplete/error/huge
-    int longDeltas = 100000; // text deltas of "long"
+    QString apiKey;                  // empty = no auth; else "Authorization: Bearer K" or "api-key: K"
+    int intervalMs = 20;             // pace of deltas, keepalives and the terminal event
+    int queuedMs = -1;               // time spent queued before in_progress; -1 = intervalMs
+    int deltas = 8;                  // text deltas of normal/fail/incomplete/error/huge
+    int longDeltas = 100000;         // text deltas of "long"
     qint64 hugeDeltaBytes = 4 << 20; // size of the big delta of "huge"
     int keepaliveEvents = 0;         // {"type":"keepalive"} events emitted while queued
     int commentIntervalMs = 0;       // > 0: ": keep-alive" comment lines on every open stream
     CancelMode cancelMode = CancelMode::FailedEvent;
-    bool manualAdvance = false;    // runs move only through Simulator::advance()
-    bool sendDoneSentinel = false; // "data: [DONE]" after the terminal event
-    bool obfuscation = false;      // "obfuscation" padding on deltas (unless the client opts out)
+    bool manualAdvance = false;        // runs move only through Simulator::advance()
+    bool sendDoneSentinel = false;     // "data: [DONE]" after the terminal event
+    bool obfuscation = false;          // "obfuscation" padding on deltas (unless the client opts out)
     bool fractionalTimestamps = false; // created_at like 1741369938.25 (Azure shows floats)
     QByteArray lineEnding = QByteArrayLiteral("\n"); // SSE line ending: "\n", "\r\n" or "\r"
-    qint64 resumeMaxAgeMs = -1; // GET ?stream=true refused when older; 0 = always; -1 = never
+    qint64 resumeMaxAgeMs = -1;        // GET ?stream=true refused when older; 0 = always; -1 = never
     bool rejectInflightDelete = false; // DELETE of a queued/in_progress response → 400
     QString replyText;                 // if set, its words are the deltas instead of tok<i>
     QStringList modelIds{QStringLiteral("runwatch-sim-1")}; // listed by GET /v1/models
@@ -167,7 +167,7 @@ struct SimulatorConfig
     bool closeDelimitedStreams = false;    // SSE without chunking, ended by closing the connection
     qint64 endlessLineMaxBytes = 64 << 20; // give up the never-ending line after this much
     int maxConnections = 512;              // further connections are closed at once
-    int maxStoredResponses = 1000; // beyond this the oldest finished responses are forgotten
+    int maxStoredResponses = 1000;         // beyond this the oldest finished responses are forgotten
 };
 
 // The scenario and metadata documentation above, for --help and the GUI's demo tooltip.

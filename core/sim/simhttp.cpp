@@ -249,8 +249,8 @@ bool HttpConnection::parseHead(const QByteArray &head)
         }
     }
     const QList<QByteArray> requestLine = lines.value(0).split(' ');
-    if (requestLine.size() != 3 || !isToken(requestLine.at(0))
-        || !requestLine.at(2).startsWith("HTTP/1.") || !requestLine.at(1).startsWith('/')) {
+    if (requestLine.size() != 3 || !isToken(requestLine.at(0)) || !requestLine.at(2).startsWith("HTTP/1.")
+        || !requestLine.at(1).startsWith('/')) {
         reject(400, QByteArrayLiteral("Malformed request line."));
         return false;
     }
@@ -278,16 +278,14 @@ bool HttpConnection::parseHead(const QByteArray &head)
         if (name == "content-length") {
             bool ok = false;
             const qint64 length = value.toLongLong(&ok);
-            if (!ok || length < 0 || value.startsWith('+')
-                || (haveLength && length != m_contentLength)) {
+            if (!ok || length < 0 || value.startsWith('+') || (haveLength && length != m_contentLength)) {
                 reject(400, QByteArrayLiteral("Invalid Content-Length."));
                 return false;
             }
             m_contentLength = length;
             haveLength = true;
         } else if (name == "transfer-encoding") {
-            reject(411,
-                   QByteArrayLiteral("Transfer-Encoding is not supported; send Content-Length."));
+            reject(411, QByteArrayLiteral("Transfer-Encoding is not supported; send Content-Length."));
             return false;
         }
     }
@@ -318,8 +316,7 @@ void HttpConnection::reject(int status, const QByteArray &reason)
                  errorJson(status, reason));
 }
 
-QByteArray HttpConnection::head(int status, const HeaderList &headers,
-                                const QByteArray &framing) const
+QByteArray HttpConnection::head(int status, const HeaderList &headers, const QByteArray &framing) const
 {
     QByteArray out = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
     for (const auto &[name, value] : headers) {
@@ -338,8 +335,7 @@ void HttpConnection::sendResponse(int status, const HeaderList &headers, const Q
     }
     m_body = Body::Fixed;
     // Heads are never dripped: slow-drip faults are about the body.
-    m_socket->write(
-        head(status, headers, "Content-Length: " + QByteArray::number(body.size()) + "\r\n"));
+    m_socket->write(head(status, headers, "Content-Length: " + QByteArray::number(body.size()) + "\r\n"));
     enqueue(body);
     completeResponse();
 }
@@ -467,8 +463,7 @@ void HttpConnection::tryComplete()
     m_request = HttpRequest();
     m_contentLength = 0;
     setDripInterval(0);
-    m_requestTimer->start(m_buffer.isEmpty() ? m_limits.keepAliveIdleMs
-                                             : m_limits.requestTimeoutMs);
+    m_requestTimer->start(m_buffer.isEmpty() ? m_limits.keepAliveIdleMs : m_limits.requestTimeoutMs);
     Q_EMIT responseCompleted();
     if (!m_buffer.isEmpty()) {
         QTimer::singleShot(0, this, [this] {

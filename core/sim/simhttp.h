@@ -81,8 +81,7 @@ public:
     qint64 pendingBytes() const;
 
 Q_SIGNALS:
-    void requestReceived(RunwatchSim::HttpConnection *connection,
-                         const RunwatchSim::HttpRequest &request);
+    void requestReceived(RunwatchSim::HttpConnection *connection, const RunwatchSim::HttpRequest &request);
     // The connection itself answered a request it could not parse (400/408/411/413/431).
     void requestRejected(int status, const QByteArray &reason);
     // The current response has been handed over completely; the connection may carry another.

@@ -21,8 +21,7 @@ constexpr qint64 kMaxDeltas = 1000000;
 constexpr qint64 kMaxHugeBytes = qint64(512) << 20;
 constexpr qint64 kMaxIntervalMs = 3600 * 1000;
 constexpr int kReasoningDeltas = 3;
-constexpr std::array kArgumentChunks{"{\"location\":"_L1, "\"Paris\","_L1,
-                                     "\"unit\":\"celsius\"}"_L1};
+constexpr std::array kArgumentChunks{"{\"location\":"_L1, "\"Paris\","_L1, "\"unit\":\"celsius\"}"_L1};
 
 const QStringList &optionKeys()
 {
@@ -158,9 +157,8 @@ QString inputTextOf(const QJsonValue &input)
     return parts.join(u'\n');
 }
 
-std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config,
-                                             const QString &inputText, const QJsonObject &metadata,
-                                             RunOptions *options)
+std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config, const QString &inputText,
+                                             const QJsonObject &metadata, RunOptions *options)
 {
     RunOptions o;
     o.deltas = config.deltas;
@@ -202,8 +200,8 @@ std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config,
     const auto bad = [](const QString &key, const QString &why) {
         return OptionError{key, u"Invalid value for simulator option '%1': %2"_s.arg(key, why)};
     };
-    const auto integer = [&](const QString &key, qint64 min, qint64 max,
-                             auto *target) -> std::optional<OptionError> {
+    const auto integer
+        = [&](const QString &key, qint64 min, qint64 max, auto *target) -> std::optional<OptionError> {
         if (!raw.contains(key)) {
             return std::nullopt;
         }
@@ -245,10 +243,9 @@ std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config,
         || (error = integer(u"queued_ms"_s, 0, kMaxIntervalMs, &o.queuedMs))
         || (error = integer(u"keepalives"_s, 0, 100000, &o.keepalives))
         || (error = integer(u"huge_bytes"_s, 1, kMaxHugeBytes, &o.hugeBytes))
-        || (error = integer(u"resume_max_age_ms"_s, -1, std::numeric_limits<qint64>::max(),
-                            &o.resumeMaxAgeMs))
-        || (error = boolean(u"manual"_s, &o.manual))
-        || (error = boolean(u"send_done"_s, &o.sendDone))) {
+        || (error
+            = integer(u"resume_max_age_ms"_s, -1, std::numeric_limits<qint64>::max(), &o.resumeMaxAgeMs))
+        || (error = boolean(u"manual"_s, &o.manual)) || (error = boolean(u"send_done"_s, &o.sendDone))) {
         return error;
     }
     if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s)) {
@@ -288,8 +285,7 @@ std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config,
         f.dropMode = *mode;
     }
 
-    const bool wantsHttpFault = raw.contains(u"http_error_status"_s)
-                                || raw.contains(u"http_error_count"_s)
+    const bool wantsHttpFault = raw.contains(u"http_error_status"_s) || raw.contains(u"http_error_count"_s)
                                 || raw.contains(u"http_error_on"_s);
     if (wantsHttpFault) {
         HttpFault fault;
@@ -327,8 +323,7 @@ std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config,
     return std::nullopt;
 }
 
-SimRun::SimRun(const QString &id, const CreateParams &params, const RunOptions &options,
-               QObject *parent)
+SimRun::SimRun(const QString &id, const CreateParams &params, const RunOptions &options, QObject *parent)
     : QObject(parent)
     , m_id(id)
     , m_params(params)
@@ -415,8 +410,7 @@ void SimRun::buildPlan()
         m_plan.append({Op::TextDone, item, 0});
         m_plan.append({Op::ItemDone, item, 0});
     };
-    const int messageDeltas
-        = m_replyChunks.isEmpty() ? m_options.deltas : int(m_replyChunks.size());
+    const int messageDeltas = m_replyChunks.isEmpty() ? m_options.deltas : int(m_replyChunks.size());
 
     m_plan.append({Op::Created, 0, 0});
     if (m_params.background) {
@@ -517,8 +511,7 @@ void SimRun::onTimer()
     if (!m_ended && m_next < m_plan.size()) {
         runStep(m_plan.at(m_next++));
     }
-    while (!m_ended && m_next < m_plan.size() && delayBefore(m_plan.at(m_next)) == 0
-           && --budget > 0) {
+    while (!m_ended && m_next < m_plan.size() && delayBefore(m_plan.at(m_next)) == 0 && --budget > 0) {
         runStep(m_plan.at(m_next++));
     }
     scheduleNext();
@@ -651,10 +644,9 @@ void SimRun::lifecycleEvent(const QByteArray &type)
 void SimRun::finishWith(Status status)
 {
     setStatus(status);
-    const QByteArray type = status == Status::Completed ? QByteArrayLiteral("response.completed")
-                            : status == Status::Incomplete
-                                ? QByteArrayLiteral("response.incomplete")
-                                : QByteArrayLiteral("response.failed");
+    const QByteArray type = status == Status::Completed    ? QByteArrayLiteral("response.completed")
+                            : status == Status::Incomplete ? QByteArrayLiteral("response.incomplete")
+                                                           : QByteArrayLiteral("response.failed");
     lifecycleEvent(type);
     m_ended = true;
     m_timer->stop();
@@ -675,8 +667,7 @@ void SimRun::runStep(const Step &step)
         object.insert("item_id"_L1, item->id);
         object.insert("output_index"_L1, step.item);
         if (withContentIndex) {
-            object.insert(
-                item->kind == Item::Kind::Reasoning ? "summary_index"_L1 : "content_index"_L1, 0);
+            object.insert(item->kind == Item::Kind::Reasoning ? "summary_index"_L1 : "content_index"_L1, 0);
         }
         return object;
     };
@@ -705,8 +696,8 @@ void SimRun::runStep(const Step &step)
         item->partAdded = true;
         if (item->kind == Item::Kind::Reasoning) {
             appendEvent(QByteArrayLiteral("response.reasoning_summary_part.added"),
-                        indexFields({{u"part"_s, QJsonObject{{u"type"_s, u"summary_text"_s},
-                                                             {u"text"_s, QString()}}}},
+                        indexFields({{u"part"_s,
+                                      QJsonObject{{u"type"_s, u"summary_text"_s}, {u"text"_s, QString()}}}},
                                     true));
         } else {
             appendEvent(QByteArrayLiteral("response.content_part.added"),
@@ -722,8 +713,7 @@ void SimRun::runStep(const Step &step)
         switch (item->kind) {
         case Item::Kind::Message: {
             ++m_outputTokens;
-            QJsonObject payload
-                = indexFields({{u"delta"_s, delta}, {u"logprobs"_s, QJsonArray()}}, true);
+            QJsonObject payload = indexFields({{u"delta"_s, delta}, {u"logprobs"_s, QJsonArray()}}, true);
             if (m_params.obfuscation) {
                 static const QString pad = u"Xy7Qp2Lm9Rt4Vb1N"_s;
                 payload.insert("obfuscation"_L1, pad.left(4 + int(m_events.size() % 12)));
@@ -747,26 +737,24 @@ void SimRun::runStep(const Step &step)
     case Op::TextDone:
         switch (item->kind) {
         case Item::Kind::Message:
-            appendEvent(
-                QByteArrayLiteral("response.output_text.done"),
-                indexFields({{u"text"_s, item->text}, {u"logprobs"_s, QJsonArray()}}, true));
+            appendEvent(QByteArrayLiteral("response.output_text.done"),
+                        indexFields({{u"text"_s, item->text}, {u"logprobs"_s, QJsonArray()}}, true));
             break;
         case Item::Kind::Reasoning:
             appendEvent(QByteArrayLiteral("response.reasoning_summary_text.done"),
                         indexFields({{u"text"_s, item->text}}, true));
             break;
         case Item::Kind::FunctionCall:
-            appendEvent(
-                QByteArrayLiteral("response.function_call_arguments.done"),
-                indexFields({{u"name"_s, item->name}, {u"arguments"_s, item->text}}, false));
+            appendEvent(QByteArrayLiteral("response.function_call_arguments.done"),
+                        indexFields({{u"name"_s, item->name}, {u"arguments"_s, item->text}}, false));
             break;
         }
         break;
     case Op::PartDone:
         if (item->kind == Item::Kind::Reasoning) {
             appendEvent(QByteArrayLiteral("response.reasoning_summary_part.done"),
-                        indexFields({{u"part"_s, QJsonObject{{u"type"_s, u"summary_text"_s},
-                                                             {u"text"_s, item->text}}}},
+                        indexFields({{u"part"_s,
+                                      QJsonObject{{u"type"_s, u"summary_text"_s}, {u"text"_s, item->text}}}},
                                     true));
         } else {
             appendEvent(QByteArrayLiteral("response.content_part.done"),
@@ -783,8 +771,8 @@ void SimRun::runStep(const Step &step)
                     QJsonObject{{u"output_index"_s, step.item}, {u"item"_s, itemJson(*item)}});
         break;
     case Op::Completed:
-        m_completedAt = double(QDateTime::currentSecsSinceEpoch())
-                        + (m_params.fractionalTimestamps ? 0.5 : 0.0);
+        m_completedAt
+            = double(QDateTime::currentSecsSinceEpoch()) + (m_params.fractionalTimestamps ? 0.5 : 0.0);
         m_usage = true;
         finishWith(Status::Completed);
         break;
@@ -822,9 +810,8 @@ QJsonObject SimRun::itemJson(const Item &item) const
     case Item::Kind::Message: {
         QJsonArray content;
         if (item.partAdded) {
-            content.append(QJsonObject{{u"type"_s, u"output_text"_s},
-                                       {u"text"_s, item.text},
-                                       {u"annotations"_s, QJsonArray()}});
+            content.append(QJsonObject{
+                {u"type"_s, u"output_text"_s}, {u"text"_s, item.text}, {u"annotations"_s, QJsonArray()}});
         }
         return QJsonObject{{u"id"_s, item.id},
                            {u"type"_s, u"message"_s},
@@ -837,8 +824,7 @@ QJsonObject SimRun::itemJson(const Item &item) const
         if (item.partAdded) {
             summary.append(QJsonObject{{u"type"_s, u"summary_text"_s}, {u"text"_s, item.text}});
         }
-        return QJsonObject{
-            {u"id"_s, item.id}, {u"type"_s, u"reasoning"_s}, {u"summary"_s, summary}};
+        return QJsonObject{{u"id"_s, item.id}, {u"type"_s, u"reasoning"_s}, {u"summary"_s, summary}};
     }
     case Item::Kind::FunctionCall:
         return QJsonObject{{u"id"_s, item.id},         {u"type"_s, u"function_call"_s},
@@ -855,8 +841,7 @@ QJsonObject SimRun::usageJson() const
     const int outputTokens = m_outputTokens + m_reasoningTokens;
     return QJsonObject{
         {u"input_tokens"_s, inputTokens},
-        {u"input_tokens_details"_s,
-         QJsonObject{{u"cached_tokens"_s, 0}, {u"cache_write_tokens"_s, 0}}},
+        {u"input_tokens_details"_s, QJsonObject{{u"cached_tokens"_s, 0}, {u"cache_write_tokens"_s, 0}}},
         {u"output_tokens"_s, outputTokens},
         {u"output_tokens_details"_s, QJsonObject{{u"reasoning_tokens"_s, m_reasoningTokens}}},
         {u"total_tokens"_s, inputTokens + outputTokens},
@@ -877,8 +862,7 @@ QJsonObject SimRun::snapshot() const
         {u"created_at"_s, m_createdAt},
         {u"status"_s, statusName()},
         {u"background"_s, m_params.background},
-        {u"completed_at"_s,
-         m_status == Status::Completed ? QJsonValue(m_completedAt) : QJsonValue()},
+        {u"completed_at"_s, m_status == Status::Completed ? QJsonValue(m_completedAt) : QJsonValue()},
         {u"error"_s, m_error.isObject() && m_status == Status::Failed ? m_error : QJsonValue()},
         {u"incomplete_details"_s, m_incompleteDetails},
         {u"instructions"_s, m_params.instructions},
@@ -908,8 +892,8 @@ QJsonArray SimRun::inputItems() const
             {u"type"_s, u"message"_s},
             {u"role"_s, u"user"_s},
             {u"status"_s, u"completed"_s},
-            {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"input_text"_s},
-                                                  {u"text"_s, m_params.input.toString()}}}},
+            {u"content"_s,
+             QJsonArray{QJsonObject{{u"type"_s, u"input_text"_s}, {u"text"_s, m_params.input.toString()}}}},
         });
         return items;
     }

@@ -49,9 +49,8 @@ struct OptionError
 
 // Later wins: config, `key=value` words of the input text, metadata. The scenario may also be the
 // first word of the input text.
-std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config,
-                                             const QString &inputText, const QJsonObject &metadata,
-                                             RunOptions *options);
+std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config, const QString &inputText,
+                                             const QJsonObject &metadata, RunOptions *options);
 
 // Delta i of the default text: "tok<i> ".
 QString tokenDelta(int index);
@@ -90,13 +89,7 @@ class SimRun final : public QObject
 
 public:
     enum class Status { Queued, InProgress, Completed, Failed, Incomplete, Cancelled };
-    enum class CancelOutcome {
-        Cancelled,
-        AlreadyCancelled,
-        WasCompleted,
-        WasFailed,
-        WasIncomplete
-    };
+    enum class CancelOutcome { Cancelled, AlreadyCancelled, WasCompleted, WasFailed, WasIncomplete };
 
     SimRun(const QString &id, const CreateParams &params, const RunOptions &options,
            QObject *parent = nullptr);

@@ -28,8 +28,7 @@ StreamSession::~StreamSession() = default;
 void StreamSession::start()
 {
     connect(m_connection, &HttpConnection::closed, this, &StreamSession::onConnectionClosed);
-    connect(m_connection, &HttpConnection::responseCompleted, this,
-            &StreamSession::onConnectionClosed);
+    connect(m_connection, &HttpConnection::responseCompleted, this, &StreamSession::onConnectionClosed);
     connect(m_connection, &HttpConnection::drained, this, [this] {
         if (m_endless) {
             feedEndlessLine();

@@ -340,8 +340,7 @@ void Simulator::onNewConnection()
         auto *connection = new HttpConnection(socket, limits, this);
         ++m_openConnections;
         connect(connection, &HttpConnection::closed, this, [this] { --m_openConnections; });
-        connect(connection, &HttpConnection::requestRejected, this,
-                [this] { ++m_rejectedRequests; });
+        connect(connection, &HttpConnection::requestRejected, this, [this] { ++m_rejectedRequests; });
         connect(connection, &HttpConnection::requestReceived, this, &Simulator::handleRequest);
     }
 }
@@ -496,8 +495,7 @@ void Simulator::handleRequest(HttpConnection *connection, const HttpRequest &req
         handleModels(exchange);
         break;
     case Endpoint::Unknown:
-        sendError(exchange, 404,
-                  u"Invalid URL (%1 %2)"_s.arg(QString::fromLatin1(method), request.path));
+        sendError(exchange, 404, u"Invalid URL (%1 %2)"_s.arg(QString::fromLatin1(method), request.path));
         break;
     }
 }
@@ -509,8 +507,7 @@ bool Simulator::authorised(const HttpRequest &request) const
     }
     const QByteArray key = m_config.apiKey.toUtf8();
     const QByteArray authorization = request.header("authorization");
-    if (authorization.size() > 7
-        && authorization.left(7).compare("bearer ", Qt::CaseInsensitive) == 0
+    if (authorization.size() > 7 && authorization.left(7).compare("bearer ", Qt::CaseInsensitive) == 0
         && authorization.mid(7).trimmed() == key) {
         return true;
     }
@@ -541,8 +538,8 @@ void Simulator::sendJson(const Exchange &exchange, int status, const QJsonObject
     recordStatus(exchange, status);
 }
 
-void Simulator::sendError(const Exchange &exchange, int status, const QString &message,
-                          const QString &type, const QJsonValue &param, const QJsonValue &code,
+void Simulator::sendError(const Exchange &exchange, int status, const QString &message, const QString &type,
+                          const QJsonValue &param, const QJsonValue &code,
                           const QList<QPair<QByteArray, QByteArray>> &extraHeaders)
 {
     if (!exchange.connection) {
@@ -558,8 +555,7 @@ void Simulator::sendError(const Exchange &exchange, int status, const QString &m
                        {QByteArrayLiteral("x-request-id"), exchange.requestId}};
     headers.append(extraHeaders);
     exchange.connection->sendResponse(
-        status, headers,
-        QJsonDocument(QJsonObject{{u"error"_s, error}}).toJson(QJsonDocument::Compact));
+        status, headers, QJsonDocument(QJsonObject{{u"error"_s, error}}).toJson(QJsonDocument::Compact));
     recordStatus(exchange, status);
 }
 
@@ -575,12 +571,10 @@ void Simulator::sendFault(const Exchange &exchange, const HttpFault &fault)
     }
     HeaderList headers{{QByteArrayLiteral("x-request-id"), exchange.requestId}};
     if (fault.retryAfterSeconds >= 0) {
-        headers.append(
-            {QByteArrayLiteral("Retry-After"), QByteArray::number(fault.retryAfterSeconds)});
+        headers.append({QByteArrayLiteral("Retry-After"), QByteArray::number(fault.retryAfterSeconds)});
     }
     if (fault.retryAfterMs >= 0) {
-        headers.append(
-            {QByteArrayLiteral("retry-after-ms"), QByteArray::number(fault.retryAfterMs)});
+        headers.append({QByteArrayLiteral("retry-after-ms"), QByteArray::number(fault.retryAfterMs)});
     }
     QByteArray body;
     switch (fault.body) {
@@ -602,21 +596,17 @@ void Simulator::sendFault(const Exchange &exchange, const HttpFault &fault)
             message = u"Simulated HTTP %1 error."_s.arg(fault.status);
             type = u"invalid_request_error"_s;
         }
-        const QJsonObject error{{u"message"_s, message},
-                                {u"type"_s, type},
-                                {u"param"_s, QJsonValue()},
-                                {u"code"_s, code}};
+        const QJsonObject error{
+            {u"message"_s, message}, {u"type"_s, type}, {u"param"_s, QJsonValue()}, {u"code"_s, code}};
         body = QJsonDocument(QJsonObject{{u"error"_s, error}}).toJson(QJsonDocument::Compact);
         headers.append({QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json")});
         break;
     }
     case FaultBody::Html: {
-        const QByteArray title
-            = QByteArray::number(fault.status) + ' ' + reasonPhrase(fault.status);
-        body = "<!DOCTYPE html>\n<html><head><title>" + title + "</title></head>\n<body><h1>"
-               + title + "</h1><p>Injected by runwatch-sim.</p></body></html>\n";
-        headers.append(
-            {QByteArrayLiteral("Content-Type"), QByteArrayLiteral("text/html; charset=utf-8")});
+        const QByteArray title = QByteArray::number(fault.status) + ' ' + reasonPhrase(fault.status);
+        body = "<!DOCTYPE html>\n<html><head><title>" + title + "</title></head>\n<body><h1>" + title
+               + "</h1><p>Injected by runwatch-sim.</p></body></html>\n";
+        headers.append({QByteArrayLiteral("Content-Type"), QByteArrayLiteral("text/html; charset=utf-8")});
         break;
     }
     case FaultBody::Empty:
@@ -626,8 +616,7 @@ void Simulator::sendFault(const Exchange &exchange, const HttpFault &fault)
     recordStatus(exchange, fault.status, true);
 }
 
-SimRun *Simulator::createRun(const QString &id, const CreateParams &params,
-                             const RunOptions &options)
+SimRun *Simulator::createRun(const QString &id, const CreateParams &params, const RunOptions &options)
 {
     // A standalone server runs for days: finished responses beyond the cap expire (404), the
     // way the real service forgets them after its retention window.
@@ -646,9 +635,8 @@ SimRun *Simulator::createRun(const QString &id, const CreateParams &params,
     m_lastResponseId = id;
     connect(run, &SimRun::statusChanged, this,
             [this, id](const QString &status) { Q_EMIT responseStatusChanged(id, status); });
-    connect(run, &SimRun::eventAdded, this, [this, id](qint64 seq, const QByteArray &type) {
-        Q_EMIT eventGenerated(id, seq, type);
-    });
+    connect(run, &SimRun::eventAdded, this,
+            [this, id](qint64 seq, const QByteArray &type) { Q_EMIT eventGenerated(id, seq, type); });
     connect(run, &SimRun::ended, this, [this, id] { Q_EMIT responseEnded(id); });
     Q_EMIT responseCreated(id);
     return run;
@@ -673,13 +661,12 @@ void Simulator::handleCreate(const Exchange &exchange, const HttpRequest &reques
         return;
     }
     const QJsonObject body = document.object();
-    const auto invalidType
-        = [&](const QString &param, const QString &expected, const QJsonValue &got) {
-              sendError(exchange, 400,
-                        u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(
-                            param, expected, jsonTypeName(got)),
-                        u"invalid_request_error"_s, param, u"invalid_type"_s);
-          };
+    const auto invalidType = [&](const QString &param, const QString &expected, const QJsonValue &got) {
+        sendError(exchange, 400,
+                  u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
+                                                                                   jsonTypeName(got)),
+                  u"invalid_request_error"_s, param, u"invalid_type"_s);
+    };
     const auto boolField = [&](const QString &key, bool fallback, bool *out) {
         const QJsonValue value = body.value(key);
         if (value.isUndefined() || value.isNull()) {
@@ -700,14 +687,13 @@ void Simulator::handleCreate(const Exchange &exchange, const HttpRequest &reques
         if (!model.isUndefined() && !model.isNull() && !model.isString()) {
             invalidType(u"model"_s, u"a string"_s, model);
         } else {
-            sendError(exchange, 400, u"Missing required parameter: 'model'."_s,
-                      u"invalid_request_error"_s, u"model"_s, u"missing_required_parameter"_s);
+            sendError(exchange, 400, u"Missing required parameter: 'model'."_s, u"invalid_request_error"_s,
+                      u"model"_s, u"missing_required_parameter"_s);
         }
         return;
     }
     params.model = model.toString();
-    if (!boolField(u"background"_s, false, &params.background)
-        || !boolField(u"store"_s, true, &params.store)
+    if (!boolField(u"background"_s, false, &params.background) || !boolField(u"store"_s, true, &params.store)
         || !boolField(u"stream"_s, false, &params.stream)) {
         return;
     }
@@ -729,8 +715,7 @@ void Simulator::handleCreate(const Exchange &exchange, const HttpRequest &reques
         if (params.metadata.size() > kMaxMetadataKeys) {
             sendError(exchange, 400,
                       u"Invalid 'metadata': too many properties. Expected an object with at most "
-                      u"%1 properties, but got an object with %2 properties instead."_s
-                          .arg(kMaxMetadataKeys)
+                      u"%1 properties, but got an object with %2 properties instead."_s.arg(kMaxMetadataKeys)
                           .arg(params.metadata.size()),
                       u"invalid_request_error"_s, u"metadata"_s, u"object_above_max_properties"_s);
             return;
@@ -763,20 +748,16 @@ void Simulator::handleCreate(const Exchange &exchange, const HttpRequest &reques
     }
     const QJsonValue previous = body.value("previous_response_id"_L1);
     if (previous.isString() && !findVisible(previous.toString())) {
-        sendError(exchange, 404,
-                  u"Previous response with id '%1' not found."_s.arg(previous.toString()),
-                  u"invalid_request_error"_s, u"previous_response_id"_s,
-                  u"previous_response_not_found"_s);
+        sendError(exchange, 404, u"Previous response with id '%1' not found."_s.arg(previous.toString()),
+                  u"invalid_request_error"_s, u"previous_response_id"_s, u"previous_response_not_found"_s);
         return;
     }
     params.previousResponseId = previous.isString() ? previous : QJsonValue();
     params.instructions
         = body.value("instructions"_L1).isString() ? body.value("instructions"_L1) : QJsonValue();
-    params.maxOutputTokens = body.value("max_output_tokens"_L1).isDouble()
-                                 ? body.value("max_output_tokens"_L1)
-                                 : QJsonValue();
-    const QJsonValue obfuscation
-        = body.value("stream_options"_L1).toObject().value("include_obfuscation"_L1);
+    params.maxOutputTokens
+        = body.value("max_output_tokens"_L1).isDouble() ? body.value("max_output_tokens"_L1) : QJsonValue();
+    const QJsonValue obfuscation = body.value("stream_options"_L1).toObject().value("include_obfuscation"_L1);
     params.obfuscation = m_config.obfuscation && obfuscation.toBool(true);
     params.fractionalTimestamps = m_config.fractionalTimestamps;
 
@@ -870,8 +851,7 @@ void Simulator::handleStream(const Exchange &exchange, const HttpRequest &reques
         bool ok = false;
         startingAfter = request.query.queryItemValue(u"starting_after"_s).toLongLong(&ok);
         if (!ok || startingAfter < -1) {
-            sendError(exchange, 400,
-                      u"Invalid 'starting_after': expected a non-negative integer."_s,
+            sendError(exchange, 400, u"Invalid 'starting_after': expected a non-negative integer."_s,
                       u"invalid_request_error"_s, u"starting_after"_s, u"invalid_value"_s);
             return;
         }
@@ -887,10 +867,9 @@ void Simulator::openStream(const Exchange &exchange, SimRun *run, qint64 startin
     const int index = run->openStreamConnection();
     ++m_streamConnections;
     exchange.connection->beginStream(
-        200,
-        {{QByteArrayLiteral("Content-Type"), QByteArrayLiteral("text/event-stream; charset=utf-8")},
-         {QByteArrayLiteral("Cache-Control"), QByteArrayLiteral("no-cache")},
-         {QByteArrayLiteral("x-request-id"), exchange.requestId}});
+        200, {{QByteArrayLiteral("Content-Type"), QByteArrayLiteral("text/event-stream; charset=utf-8")},
+              {QByteArrayLiteral("Cache-Control"), QByteArrayLiteral("no-cache")},
+              {QByteArrayLiteral("x-request-id"), exchange.requestId}});
     recordStatus(exchange, 200);
 
     StreamSettings settings;
@@ -905,16 +884,14 @@ void Simulator::openStream(const Exchange &exchange, SimRun *run, qint64 startin
     m_sessions.append(session);
     const QString id = run->id();
     connect(session, &StreamSession::finished, this, [this, id, session] {
-        m_sessions.removeIf(
-            [session](const QPointer<StreamSession> &s) { return !s || s == session; });
+        m_sessions.removeIf([session](const QPointer<StreamSession> &s) { return !s || s == session; });
         Q_EMIT streamClosed(id);
     });
     if (!run->params().background) {
         connect(session, &StreamSession::clientGone, run, [run] { run->cancel(); });
         if (!run->params().store) {
             connect(
-                run, &SimRun::ended, this, [this, run] { forgetRun(run); },
-                Qt::SingleShotConnection);
+                run, &SimRun::ended, this, [this, run] { forgetRun(run); }, Qt::SingleShotConnection);
         }
     }
     Q_EMIT streamOpened(id, index);
@@ -953,8 +930,7 @@ void Simulator::handleDelete(const Exchange &exchange, SimRun *run)
     const QString id = run->id();
     forgetRun(run);
     m_deleted.insert(id);
-    sendJson(exchange, 200,
-             QJsonObject{{u"id"_s, id}, {u"object"_s, u"response"_s}, {u"deleted"_s, true}});
+    sendJson(exchange, 200, QJsonObject{{u"id"_s, id}, {u"object"_s, u"response"_s}, {u"deleted"_s, true}});
 }
 
 void Simulator::handleInputItems(const Exchange &exchange, SimRun *run)

@@ -54,7 +54,7 @@ struct Sample
 };
 
 // Waits for `done` while the event loop runs.
-template <typename Pred>
+template<typename Pred>
 bool spin(Pred done, int ms)
 {
     QElapsedTimer t;
@@ -94,7 +94,7 @@ Sample replayThroughConnector(OpenAiBackend &backend, const QString &remoteId, c
     s.processCpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - process0;
     delete stream;
     s.ok = finished && end.reason == StreamEnd::Reason::Terminal && run.primaryText == expected
-        && run.status == RunStatus::Completed;
+           && run.status == RunStatus::Completed;
     if (!s.ok)
         std::fprintf(stderr, "replay failed: reason %d, text %lld/%lld chars, %s\n", int(end.reason),
                      qlonglong(run.primaryText.size()), qlonglong(expected.size()),
@@ -177,9 +177,8 @@ Sample parseOnly(const QByteArray &body, const QString &expected)
     wall.start();
     constexpr qsizetype chunk = 16 * 1024;
     for (qsizetype pos = 0; pos < body.size(); pos += chunk) {
-        parser.feed(QByteArrayView(body).sliced(pos, std::min(chunk, body.size() - pos)), [&](const SseEvent &e) {
-            mapper.map(e.type, e.data, batch);
-        });
+        parser.feed(QByteArrayView(body).sliced(pos, std::min(chunk, body.size() - pos)),
+                    [&](const SseEvent &e) { mapper.map(e.type, e.data, batch); });
         for (const RunEvent &e : std::as_const(batch))
             applyEvent(run, e, now);
         s.events += batch.size();
@@ -206,13 +205,16 @@ int main(int argc, char **argv)
     auto *sim = new RunwatchSim::Simulator;
     sim->moveToThread(&simThread);
     QUrl baseUrl;
-    QMetaObject::invokeMethod(sim, [&] {
-        RunwatchSim::SimulatorConfig cfg = sim->config();
-        cfg.intervalMs = 0;
-        sim->setConfig(cfg);
-        sim->listen();
-        baseUrl = sim->baseUrl();
-    }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        sim,
+        [&] {
+            RunwatchSim::SimulatorConfig cfg = sim->config();
+            cfg.intervalMs = 0;
+            sim->setConfig(cfg);
+            sim->listen();
+            baseUrl = sim->baseUrl();
+        },
+        Qt::BlockingQueuedConnection);
 
     Connection c;
     c.name = u"bench"_s;
@@ -243,33 +245,43 @@ int main(int argc, char **argv)
         return 1;
     }
     bool ended = false;
-    spin([&] {
-        QMetaObject::invokeMethod(sim, [&] { ended = sim->response(remoteId).value_or(RunwatchSim::ResponseInfo{}).ended; },
-                                  Qt::BlockingQueuedConnection);
-        return ended;
-    }, 120000);
+    spin(
+        [&] {
+            QMetaObject::invokeMethod(
+                sim, [&] { ended = sim->response(remoteId).value_or(RunwatchSim::ResponseInfo{}).ended; },
+                Qt::BlockingQueuedConnection);
+            return ended;
+        },
+        120000);
     QString expected;
     QByteArray wire;
-    QMetaObject::invokeMethod(sim, [&] {
-        expected = sim->response(remoteId)->text;
-        for (const QByteArray &payload : sim->eventPayloads(remoteId)) {
-            // Rebuild the wire form for the parse-only row (type from the payload itself).
-            const qsizetype t = payload.indexOf("\"type\":\"") + 8;
-            const QByteArray type = payload.mid(t, payload.indexOf('"', t) - t);
-            wire += "event: " + type + "\ndata: " + payload + "\n\n";
-        }
-    }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        sim,
+        [&] {
+            expected = sim->response(remoteId)->text;
+            for (const QByteArray &payload : sim->eventPayloads(remoteId)) {
+                // Rebuild the wire form for the parse-only row (type from the payload itself).
+                const qsizetype t = payload.indexOf("\"type\":\"") + 8;
+                const QByteArray type = payload.mid(t, payload.indexOf('"', t) - t);
+                wire += "event: " + type + "\ndata: " + payload + "\n\n";
+            }
+        },
+        Qt::BlockingQueuedConnection);
 
     std::printf("Runwatch catch-up benchmark: %d deltas (%lld events, %.1f MB on the wire)\n", deltas,
                 qlonglong(wire.count("\n\n")), double(wire.size()) / 1e6);
-    std::printf("%-46s %10s %10s %12s %12s\n", "what (best of rounds)", "wall s", "cpu s", "cpu µs/ev", "events/s");
+    std::printf("%-46s %10s %10s %12s %12s\n", "what (best of rounds)", "wall s", "cpu s", "cpu µs/ev",
+                "events/s");
 
     auto setFraming = [&](bool closeDelimited) {
-        QMetaObject::invokeMethod(sim, [&] {
-            RunwatchSim::SimulatorConfig cfg = sim->config();
-            cfg.closeDelimitedStreams = closeDelimited;
-            sim->setConfig(cfg);
-        }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            sim,
+            [&] {
+                RunwatchSim::SimulatorConfig cfg = sim->config();
+                cfg.closeDelimitedStreams = closeDelimited;
+                sim->setConfig(cfg);
+            },
+            Qt::BlockingQueuedConnection);
     };
     BulkServer bulk(wire);
     Connection bulkConnection = c;
@@ -305,18 +317,20 @@ int main(int argc, char **argv)
             bestParse = p;
     }
     auto row = [](const char *name, const Sample &s) {
-        std::printf("%-46s %10.3f %10.3f %12.3f %12.0f\n", name, s.wall, s.cpu, s.cpu / double(s.events) * 1e6,
-                    double(s.events) / s.wall);
+        std::printf("%-46s %10.3f %10.3f %12.3f %12.0f\n", name, s.wall, s.cpu,
+                    s.cpu / double(s.events) * 1e6, double(s.events) / s.wall);
     };
     row("in-memory bytes -> parser+mapper+reducer", bestParse);
     row("loopback, 16 KiB chunks (bulk replay) -> Run", bestBulk);
     row("loopback, close-delimited body -> Run", bestClose);
     row("loopback, one HTTP/1.1 chunk per event -> Run", bestChunked);
-    std::printf("cpu = the client (main) thread only; Qt's HTTP thread and the simulator thread are not counted.\n");
-    std::printf("bulk replay, whole client (main + Qt HTTP thread): %.3f s cpu, %.3f µs/event\n", bestBulk.processCpu,
-                bestBulk.processCpu / double(bestBulk.events) * 1e6);
+    std::printf(
+        "cpu = the client (main) thread only; Qt's HTTP thread and the simulator thread are not counted.\n");
+    std::printf("bulk replay, whole client (main + Qt HTTP thread): %.3f s cpu, %.3f µs/event\n",
+                bestBulk.processCpu, bestBulk.processCpu / double(bestBulk.events) * 1e6);
 
-    QMetaObject::invokeMethod(sim, [&] { delete sim; }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        sim, [&] { delete sim; }, Qt::BlockingQueuedConnection);
     simThread.quit();
     simThread.wait();
     return 0;

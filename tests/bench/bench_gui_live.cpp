@@ -61,7 +61,13 @@ int main(int argc, char **argv)
     sim->moveToThread(&simThread);
     simThread.start();
     QUrl url;
-    QMetaObject::invokeMethod(sim, [&] { sim->listen(); url = sim->baseUrl(); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        sim,
+        [&] {
+            sim->listen();
+            url = sim->baseUrl();
+        },
+        Qt::BlockingQueuedConnection);
 
     QTemporaryDir dir;
     RunStore store;
@@ -109,10 +115,11 @@ int main(int argc, char **argv)
     }
 
     qint64 deltas = 0;
-    QObject::connect(&manager, &RunManager::runEventsApplied, &manager, [&](const QString &, const QList<RunEvent> &events) {
-        for (const RunEvent &e : events)
-            deltas += e.type == RunEvent::Type::PrimaryDelta ? 1 : 0;
-    });
+    QObject::connect(&manager, &RunManager::runEventsApplied, &manager,
+                     [&](const QString &, const QList<RunEvent> &events) {
+                         for (const RunEvent &e : events)
+                             deltas += e.type == RunEvent::Type::PrimaryDelta ? 1 : 0;
+                     });
     RunwatchBench::FrameMeter meter;
     app.meter = &meter;
     QElapsedTimer wall;
@@ -122,7 +129,8 @@ int main(int argc, char **argv)
     meter.stop();
     const double elapsed = double(wall.elapsed()) / 1000.0;
 
-    std::printf("bench_gui_live: %d runs (%d streaming after warm-up) over %d connections, store %s, window %s, %d s\n",
+    std::printf("bench_gui_live: %d runs (%d streaming after warm-up) over %d connections, store %s, window "
+                "%s, %d s\n",
                 runs, streaming, connections, useStore ? "on" : "off", useWindow ? "on" : "off", seconds);
     std::printf("deltas applied: %lld (%.0f/s, %.1f per run per second)\n", static_cast<long long>(deltas),
                 double(deltas) / elapsed, double(deltas) / elapsed / runs);
@@ -132,7 +140,8 @@ int main(int argc, char **argv)
         manager.stopFollowing(id);
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
     delete window;
-    QMetaObject::invokeMethod(sim, [sim] { delete sim; }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        sim, [sim] { delete sim; }, Qt::BlockingQueuedConnection);
     simThread.quit();
     simThread.wait();
     return 0;

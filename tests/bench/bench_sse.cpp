@@ -164,8 +164,8 @@ int main(int argc, char **argv)
     std::printf("SSE framing benchmark: %lld events, %.1f bytes/event, best of %d rounds, "
                 "MB = 10^6 bytes\n\n",
                 static_cast<long long>(events), double(lf.size()) / double(events), Rounds);
-    std::printf("| %-44s | %9s | %9s | %10s | %11s | %8s | %10s |\n", "what", "MB/s", "bytes",
-                "best ms", "M events/s", "ns/event", "x memchr");
+    std::printf("| %-44s | %9s | %9s | %10s | %11s | %8s | %10s |\n", "what", "MB/s", "bytes", "best ms",
+                "M events/s", "ns/event", "x memchr");
     std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(46, '-').c_str(),
                 std::string(10, '-').append(":").c_str(), std::string(10, '-').append(":").c_str(),
                 std::string(11, '-').append(":").c_str(), std::string(12, '-').append(":").c_str(),
@@ -173,12 +173,12 @@ int main(int argc, char **argv)
 
     const Result floor = measure(lf, lines, [&] { return memchrLines(lf); });
     const double floorMBps = double(floor.bytes) / floor.seconds / 1e6;
-    const Result copy = measure(lf, (lf.size() + ChunkSize - 1) / ChunkSize,
-                                [&] { return memcpyChunks(lf); });
+    const Result copy
+        = measure(lf, (lf.size() + ChunkSize - 1) / ChunkSize, [&] { return memcpyChunks(lf); });
     row("memcpy, 16 KiB chunks (cache-resident dest)", copy, false, floorMBps);
     row("memchr line scan, 16 KiB chunks (floor)", floor, false, 0);
-    row("SseParser, LF, 16 KiB chunks",
-        measure(lf, events, [&] { return parseChunked(lf, ChunkSize); }), true, floorMBps);
+    row("SseParser, LF, 16 KiB chunks", measure(lf, events, [&] { return parseChunked(lf, ChunkSize); }),
+        true, floorMBps);
     row("SseParser, CRLF, 16 KiB chunks",
         measure(crlf, crlfEvents, [&] { return parseChunked(crlf, ChunkSize); }), true, floorMBps);
     row("SseParser, LF, 1460-byte chunks (TCP MSS)",

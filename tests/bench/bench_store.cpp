@@ -54,7 +54,8 @@ void generate(const QString &path, int count)
         run.prompt = u"Research task number %1 about otters and their tools"_s.arg(i);
         run.title = Run::summarize(run.prompt);
         // Mostly finished history, a few hundred still active.
-        run.status = i % 400 == 0 ? RunStatus::InProgress : (i % 7 == 0 ? RunStatus::Failed : RunStatus::Completed);
+        run.status
+            = i % 400 == 0 ? RunStatus::InProgress : (i % 7 == 0 ? RunStatus::Failed : RunStatus::Completed);
         run.rawStatus = statusName(run.status);
         if (run.isTerminal())
             run.finishedAt = run.updatedAt;
@@ -123,7 +124,8 @@ int main(int argc, char **argv)
     const double cpuMs = double(cpu1.tv_sec - cpu0.tv_sec) * 1e3 + double(cpu1.tv_nsec - cpu0.tv_nsec) / 1e6;
     const qint64 rss = procStatusKb("VmRSS:");
     const qint64 peak = procStatusKb("VmHWM:");
-    std::printf("%-40s %10lld %12.1f %12.1f   (cpu %.0f ms; %lld runs; open %lld ms, load %lld ms, engine %lld ms; %.1f MB before)\n",
+    std::printf("%-40s %10lld %12.1f %12.1f   (cpu %.0f ms; %lld runs; open %lld ms, load %lld ms, engine "
+                "%lld ms; %.1f MB before)\n",
                 "open + summaries + engine", qlonglong(ms), double(rss) / 1024, double(peak) / 1024, cpuMs,
                 qlonglong(manager.runIds().size()), qlonglong(openMs), qlonglong(loadMs),
                 qlonglong(ms - openMs - loadMs), double(rssBefore) / 1024);

@@ -129,16 +129,18 @@ int main(int argc, char **argv)
     const double unfilterMs = double(clock.nsecsElapsed()) / 1e6;
 
     std::printf("bench_table_scroll: %d runs\n", runs);
-    std::printf("adopt into the engine: %.0f ms; window with the sorted list (newest first) shown: %.0f ms (%d rows)\n",
+    std::printf("adopt into the engine: %.0f ms; window with the sorted list (newest first) shown: %.0f ms "
+                "(%d rows)\n",
                 adoptMs, listMs, rows);
-    std::printf("scroll steps (1/3 page, repaint; CPU time): %zu steps, p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", stepMs.size(),
-                percentile(stepMs, 0.5), percentile(stepMs, 0.99), percentile(stepMs, 1.0));
+    std::printf(
+        "scroll steps (1/3 page, repaint; CPU time): %zu steps, p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+        stepMs.size(), percentile(stepMs, 0.5), percentile(stepMs, 0.99), percentile(stepMs, 1.0));
     std::printf("repaint of the visible rows: p50 %.2f ms, p99 %.2f ms\n", percentile(paintMs, 0.5),
                 percentile(paintMs, 0.99));
     std::printf("random jumps (repaint): p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", percentile(jumpMs, 0.5),
                 percentile(jumpMs, 0.99), percentile(jumpMs, 1.0));
-    std::printf("re-sort by title: %.0f ms; text filter: %.0f ms (%d matches); clear filter: %.0f ms\n", sortTitleMs,
-                filterMs, matches, unfilterMs);
+    std::printf("re-sort by title: %.0f ms; text filter: %.0f ms (%d matches); clear filter: %.0f ms\n",
+                sortTitleMs, filterMs, matches, unfilterMs);
     std::printf("memory: %ld MB RSS (%ld MB before the runs)\n", rssMb(), rssBefore);
     return 0;
 }

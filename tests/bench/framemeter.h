@@ -75,7 +75,9 @@ public:
         for (qint64 x : v)
             sum += x;
         std::sort(v.begin(), v.end());
-        const auto at = [&](double q) { return double(v[std::min(v.size() - 1, std::size_t(q * double(v.size())))]) / 1e6; };
+        const auto at = [&](double q) {
+            return double(v[std::min(v.size() - 1, std::size_t(q * double(v.size())))]) / 1e6;
+        };
         s.p50 = at(0.50);
         s.p90 = at(0.90);
         s.p99 = at(0.99);

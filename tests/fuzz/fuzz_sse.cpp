@@ -71,8 +71,7 @@ class Run
 public:
     explicit Run(SseParser &parser)
         : m_parser(parser)
-    {
-    }
+    {}
 
     void feed(QByteArrayView bytes)
     {
@@ -127,8 +126,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 {
     if (size < 3)
         return 0;
-    const qsizetype maxEventSize = bytes[0] == 0xFF ? SseParser::DefaultMaxEventSize
-                                                    : 1 + 4 * qsizetype(bytes[0]);
+    const qsizetype maxEventSize
+        = bytes[0] == 0xFF ? SseParser::DefaultMaxEventSize : 1 + 4 * qsizetype(bytes[0]);
     Rng rng{quint32(bytes[1]) << 8 | bytes[2] | 0x10000u};
     const QByteArrayView stream(reinterpret_cast<const char *>(bytes) + 3, qsizetype(size) - 3);
 
@@ -143,8 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         // Mostly short chunks so boundaries land inside BOMs, CR LF pairs and field names.
         for (qsizetype at = 0; at < stream.size();) {
             const quint32 r = rng.next();
-            const qsizetype length = qMin<qsizetype>(stream.size() - at,
-                                                     (r & 3) == 0 ? r >> 24 : (r >> 8) % 9);
+            const qsizetype length
+                = qMin<qsizetype>(stream.size() - at, (r & 3) == 0 ? r >> 24 : (r >> 8) % 9);
             chunked.feed(stream.sliced(at, length));
             at += length;
         }
@@ -166,8 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     Run again(wholeParser);
     again.feed(stream);
     const Outcome second = again.finish();
-    check(second.failed == expected.failed && second.error == expected.error,
-          "reset() changed the failure");
+    check(second.failed == expected.failed && second.error == expected.error, "reset() changed the failure");
     check(second.events.size() == expected.events.size(), "reset() changed the event count");
     for (qsizetype i = 0; i < second.events.size(); ++i) {
         check(second.events[i].type == expected.events[i].type

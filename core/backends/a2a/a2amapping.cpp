@@ -80,7 +80,6 @@ QString jsonText(const QJsonValue &value)
     return {};
 }
 
-
 QString lastHistoryMessageId(const QJsonObject &task)
 {
     const QJsonArray history = task.value(u"history"_s).toArray();

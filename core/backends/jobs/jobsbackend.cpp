@@ -175,8 +175,7 @@ QUrl JobsBackend::acceptServerUrl(const QString &reference, const QUrl &requestU
 
 QUrl JobsBackend::statusUrl(const ContinuationToken &token) const
 {
-    QUrl fromToken
-        = acceptServerUrl(token.extra.value(u"status_url"_s).toString(), m_connection.baseUrl);
+    QUrl fromToken = acceptServerUrl(token.extra.value(u"status_url"_s).toString(), m_connection.baseUrl);
     if (fromToken.isValid())
         return fromToken;
     if (const auto it = m_urls.constFind(token.remoteId); it != m_urls.constEnd() && it->status.isValid())
@@ -186,8 +185,7 @@ QUrl JobsBackend::statusUrl(const ContinuationToken &token) const
 
 QUrl JobsBackend::eventsUrl(const ContinuationToken &token) const
 {
-    QUrl fromToken
-        = acceptServerUrl(token.extra.value(u"events_url"_s).toString(), m_connection.baseUrl);
+    QUrl fromToken = acceptServerUrl(token.extra.value(u"events_url"_s).toString(), m_connection.baseUrl);
     if (fromToken.isValid())
         return fromToken;
     if (const auto it = m_urls.constFind(token.remoteId); it != m_urls.constEnd() && it->events.isValid())

@@ -73,7 +73,7 @@ QString OpenAiBackend::kind() const
 Capabilities OpenAiBackend::capabilities() const
 {
     return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-        | Capability::Cancel | Capability::Delete;
+           | Capability::Cancel | Capability::Delete;
 }
 
 HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path) const
@@ -147,23 +147,25 @@ RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
 
 RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
 {
-    HttpRequest r = this->request("GET", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    HttpRequest r = this->request("GET", u"/responses/"_s
+                                             + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
     QUrlQuery q(r.url);
     q.addQueryItem(u"stream"_s, u"true"_s);
     if (token.sequence >= 0)
         q.addQueryItem(u"starting_after"_s, QString::number(token.sequence));
     r.url.setQuery(q);
     r.headers.emplaceBack("Accept", "text/event-stream");
-    return withEventLimit(new OpenAi::ResponseStream(m_http, std::move(r), OpenAi::ResponseStream::Mode::Resume,
-                                                     OpenAi::StreamMapper(true, token.sequence),
-                                                     stallTimeout(m_connection), parent),
+    return withEventLimit(new OpenAi::ResponseStream(
+                              m_http, std::move(r), OpenAi::ResponseStream::Mode::Resume,
+                              OpenAi::StreamMapper(true, token.sequence), stallTimeout(m_connection), parent),
                           m_connection);
 }
 
 QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)
 {
     QPointer<OpenAiBackend> self = this;
-    HttpRequest r = request("GET", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    HttpRequest r
+        = request("GET", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
     const HttpResponse response = co_await m_http->send(std::move(r));
     ActionResult result;
     if (!self) {
@@ -218,7 +220,8 @@ QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
 QCoro::Task<ActionResult> OpenAiBackend::remove(ContinuationToken token)
 {
     QPointer<OpenAiBackend> self = this;
-    HttpRequest r = request("DELETE", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    HttpRequest r
+        = request("DELETE", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
     r.headers.emplaceBack("Accept", "*/*");
     const HttpResponse response = co_await m_http->send(std::move(r));
     ActionResult result;

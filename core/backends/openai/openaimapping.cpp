@@ -143,7 +143,8 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
         RunError e;
         e.kind = ErrorKind::Run;
         e.code = incomplete.value(u"reason"_s).toString();
-        e.message = u"The response is incomplete (%1)."_s.arg(e.code.isEmpty() ? u"no reason given"_s : e.code);
+        e.message
+            = u"The response is incomplete (%1)."_s.arg(e.code.isEmpty() ? u"no reason given"_s : e.code);
         events << RunEvent::failure(e);
     }
     const QString raw = response.value(u"status"_s).toString();
@@ -159,8 +160,8 @@ StreamMapper::Outcome StreamMapper::malformed(const QString &why)
     m_error.kind = ErrorKind::Protocol;
     m_error.code = u"malformed_event"_s;
     m_error.message = m_lastSequence >= 0
-        ? u"Malformed event after sequence %1: %2"_s.arg(m_lastSequence).arg(why)
-        : u"Malformed event at the start of the stream: %1"_s.arg(why);
+                          ? u"Malformed event after sequence %1: %2"_s.arg(m_lastSequence).arg(why)
+                          : u"Malformed event at the start of the stream: %1"_s.arg(why);
     return Outcome::Malformed;
 }
 
@@ -317,20 +318,24 @@ StreamMapper::Outcome StreamMapper::mapGeneral(QByteArrayView sseType, QByteArra
         return Outcome::Continue;
     }
     if (type == u"response.reasoning_summary_text.delta" || type == u"response.reasoning_text.delta") {
-        const QString part = type.contains(u"summary") ? u"#s"_s + QString::number(o.value(u"summary_index"_s).toInt())
-                                                        : u"#r"_s + QString::number(o.value(u"content_index"_s).toInt());
-        out << RunEvent::secondaryDelta(SecondaryKind::Reasoning, itemId + part, o.value(u"delta"_s).toString(), seq);
+        const QString part = type.contains(u"summary")
+                                 ? u"#s"_s + QString::number(o.value(u"summary_index"_s).toInt())
+                                 : u"#r"_s + QString::number(o.value(u"content_index"_s).toInt());
+        out << RunEvent::secondaryDelta(SecondaryKind::Reasoning, itemId + part,
+                                        o.value(u"delta"_s).toString(), seq);
         return Outcome::Continue;
     }
     if (type == u"response.reasoning_summary_text.done" || type == u"response.reasoning_text.done") {
-        const QString part = type.contains(u"summary") ? u"#s"_s + QString::number(o.value(u"summary_index"_s).toInt())
-                                                        : u"#r"_s + QString::number(o.value(u"content_index"_s).toInt());
+        const QString part = type.contains(u"summary")
+                                 ? u"#s"_s + QString::number(o.value(u"summary_index"_s).toInt())
+                                 : u"#r"_s + QString::number(o.value(u"content_index"_s).toInt());
         out << RunEvent::secondarySnapshot(SecondaryKind::Reasoning, itemId + part, u"Reasoning"_s,
                                            o.value(u"text"_s).toString(), seq);
         return Outcome::Continue;
     }
     if (type == u"response.function_call_arguments.delta" || type == u"response.custom_tool_call_input.delta"
-        || type == u"response.mcp_call_arguments.delta" || type == u"response.code_interpreter_call_code.delta") {
+        || type == u"response.mcp_call_arguments.delta"
+        || type == u"response.code_interpreter_call_code.delta") {
         out << RunEvent::secondaryDelta(SecondaryKind::ToolCall, itemId, o.value(u"delta"_s).toString(), seq);
         return Outcome::Continue;
     }
@@ -339,13 +344,16 @@ StreamMapper::Outcome StreamMapper::mapGeneral(QByteArrayView sseType, QByteArra
                                            o.value(u"arguments"_s).toString(), seq);
         return Outcome::Continue;
     }
-    if (type == u"response.custom_tool_call_input.done" || type == u"response.code_interpreter_call_code.done") {
-        const QString text = o.contains(u"input"_s) ? o.value(u"input"_s).toString() : o.value(u"code"_s).toString();
+    if (type == u"response.custom_tool_call_input.done"
+        || type == u"response.code_interpreter_call_code.done") {
+        const QString text
+            = o.contains(u"input"_s) ? o.value(u"input"_s).toString() : o.value(u"code"_s).toString();
         out << RunEvent::secondarySnapshot(SecondaryKind::ToolCall, itemId, {}, text, seq);
         return Outcome::Continue;
     }
     if (type == u"response.refusal.delta") {
-        out << RunEvent::secondaryDelta(SecondaryKind::Log, itemId + u"#refusal"_s, o.value(u"delta"_s).toString(), seq);
+        out << RunEvent::secondaryDelta(SecondaryKind::Log, itemId + u"#refusal"_s,
+                                        o.value(u"delta"_s).toString(), seq);
         return Outcome::Continue;
     }
     if (type == u"response.refusal.done") {

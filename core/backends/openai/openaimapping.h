@@ -29,8 +29,8 @@ class StreamMapper
 {
 public:
     enum class Outcome {
-        Continue,  // keep reading
-        Terminal,  // a terminal lifecycle event was mapped: the stream is complete
+        Continue,    // keep reading
+        Terminal,    // a terminal lifecycle event was mapped: the stream is complete
         StreamError, // an `error` event: the stream ends; error() holds it
         // The event could not be understood: error() holds a protocol error. Nothing is added
         // to `out`, except for a terminal event whose status is unknown (code "unknown_status"):
@@ -45,8 +45,7 @@ public:
     explicit StreamMapper(bool streamable = true, qint64 cursor = -1)
         : m_streamable(streamable)
         , m_lastSequence(cursor)
-    {
-    }
+    {}
 
     Outcome map(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out);
 
