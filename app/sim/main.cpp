@@ -56,6 +56,28 @@ void print(FILE *stream, const QString &text)
     std::fflush(stream);
 }
 
+// Listens, wires --verbose logging, announces the URL and runs: the same for every protocol.
+// `logRequests` connects the simulator's own request signal to stderr.
+template<typename Sim, typename LogRequests>
+int serve(QCoreApplication &app, Sim &simulator, const RunwatchSim::ServerOptions &options,
+          LogRequests logRequests)
+{
+    if (!simulator.listen(options.address, options.port)) {
+        print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
+                          .arg(options.port)
+                          .arg(simulator.errorString()));
+        return 1;
+    }
+    if (options.verbose)
+        logRequests(simulator);
+#ifdef Q_OS_UNIX
+    installSignalHandlers(&app);
+#endif
+    // Scripts read this line to learn the URL, so it goes out (and is flushed) only when ready.
+    print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
+    return app.exec();
+}
+
 int runA2a(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::A2aSimConfig config;
@@ -68,38 +90,21 @@ int runA2a(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     config.longChunks = options.config.longDeltas;
     config.streamFaults = options.config.streamFaults;
     RunwatchSim::A2aSimulator simulator(config);
-    if (!simulator.listen(options.address, options.port)) {
-        print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
-                          .arg(options.port)
-                          .arg(simulator.errorString()));
-        return 1;
-    }
-    if (options.verbose) {
-        QObject::connect(&simulator, &RunwatchSim::A2aSimulator::requestReceived, &simulator,
+    // The announced URL is the agent's base URL.
+    return serve(app, simulator, options, [](RunwatchSim::A2aSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::A2aSimulator::requestReceived, &sim,
                          [](const RunwatchSim::A2aRequestRecord &record) {
                              print(stderr, u"%1 %2 %3\n"_s.arg(QString::fromLatin1(record.httpMethod),
                                                                record.path, record.rpcMethod));
                          });
-    }
-#ifdef Q_OS_UNIX
-    installSignalHandlers(&app);
-#endif
-    // Same announcement as the OpenAI mode; the URL is the agent's base URL.
-    print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
-    return app.exec();
+    });
 }
 
 int runJobs(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::JobsSimulator simulator(options.jobsConfig);
-    if (!simulator.listen(options.address, options.port)) {
-        print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
-                          .arg(options.port)
-                          .arg(simulator.errorString()));
-        return 1;
-    }
-    if (options.verbose) {
-        QObject::connect(&simulator, &RunwatchSim::JobsSimulator::requestAnswered, &simulator,
+    return serve(app, simulator, options, [](RunwatchSim::JobsSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::JobsSimulator::requestAnswered, &sim,
                          [](const RunwatchSim::JobsRequestRecord &record) {
                              const QString target
                                  = record.query.isEmpty() ? record.path : record.path + u'?' + record.query;
@@ -108,12 +113,25 @@ int runJobs(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
                                        .arg(record.status)
                                        .arg(record.faulted ? u" (injected)"_s : QString()));
                          });
-    }
-#ifdef Q_OS_UNIX
-    installSignalHandlers(&app);
-#endif
-    print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
-    return app.exec();
+    });
+}
+
+int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::Simulator simulator(options.config);
+    return serve(app, simulator, options, [](RunwatchSim::Simulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::Simulator::requestAnswered, &sim,
+                         [](const RunwatchSim::RequestRecord &record) {
+                             QString target = record.path;
+                             if (!record.query.isEmpty())
+                                 target += u'?' + record.query;
+                             print(stderr,
+                                   u"%1 %2 -> %3%4 [%5]\n"_s.arg(QString::fromLatin1(record.method), target)
+                                       .arg(record.status)
+                                       .arg(record.faulted ? u" (injected)"_s : QString())
+                                       .arg(QString::fromLatin1(record.requestId)));
+                         });
+    });
 }
 
 } // namespace
@@ -147,31 +165,5 @@ int main(int argc, char **argv)
     if (options.jobs) {
         return runJobs(app, options);
     }
-    RunwatchSim::Simulator simulator(options.config);
-    if (!simulator.listen(options.address, options.port)) {
-        print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
-                          .arg(options.port)
-                          .arg(simulator.errorString()));
-        return 1;
-    }
-    if (options.verbose) {
-        QObject::connect(&simulator, &RunwatchSim::Simulator::requestAnswered, &simulator,
-                         [](const RunwatchSim::RequestRecord &record) {
-                             QString target = record.path;
-                             if (!record.query.isEmpty()) {
-                                 target += u'?' + record.query;
-                             }
-                             print(stderr,
-                                   u"%1 %2 -> %3%4 [%5]\n"_s.arg(QString::fromLatin1(record.method), target)
-                                       .arg(record.status)
-                                       .arg(record.faulted ? u" (injected)"_s : QString())
-                                       .arg(QString::fromLatin1(record.requestId)));
-                         });
-    }
-#ifdef Q_OS_UNIX
-    installSignalHandlers(&app);
-#endif
-    // Scripts read this line to learn the URL, so it goes out (and is flushed) only when ready.
-    print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
-    return app.exec();
+    return runOpenAi(app, options);
 }
