@@ -360,7 +360,9 @@ private Q_SLOTS:
         QVERIFY(job.input);
         QCOMPARE(job.input->reason, InputReason::Options);
         QCOMPARE(job.input->options, (QStringList{u"quick"_s, u"deep"_s}));
-        const RunEvent *status = findEvent(eventsForJob(job), RunEvent::Type::Status);
+        const QList<RunEvent> events = eventsForJob(job); // findEvent points into this list
+        const RunEvent *status = findEvent(events, RunEvent::Type::Status);
+        QVERIFY(status);
         QCOMPARE(status->status, RunStatus::InputRequired);
         QCOMPARE(status->rawStatus, u"WAITING"_s);
     }

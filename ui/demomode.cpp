@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "demomode.h"
 
+#include <memory>
+
 #include "demoagentbackend.h"
 #include "engine/runmanager.h"
 #include "simulator.h"
@@ -108,15 +110,19 @@ QList<Connection> DemoMode::connections() const
 void DemoMode::whenIdentified(RunManager *manager, const QString &runId,
                               std::function<void(const QString &)> then)
 {
-    auto *conn = new QMetaObject::Connection;
+    // The slot owns the handle: it goes when the slot is disconnected here or when `this` goes
+    // first (a run that is never identified must not leak it).
+    auto conn = std::make_shared<QMetaObject::Connection>();
     *conn = connect(manager, &RunManager::runChanged, this,
                     [manager, runId, then = std::move(then), conn](const QString &id, RunChanges) {
                         const Run *run = manager->run(id);
                         if (id != runId || !run || run->remoteId.isEmpty())
                             return;
+                        const QString remoteId = run->remoteId;
+                        // Copies: disconnecting destroys this lambda and what it captured.
+                        const auto next = then;
                         disconnect(*conn);
-                        delete conn;
-                        then(run->remoteId);
+                        next(remoteId);
                     });
 }
 
