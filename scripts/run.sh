@@ -11,7 +11,7 @@ if [ -x "$build/app/gui/runwatch" ]; then
     exec "$build/app/gui/runwatch" "$@"
 fi
 
-# Until the desktop app lands: the CLI against the simulator, streaming a demo run.
+# Built without the desktop app (-DRUNWATCH_BUILD_GUI=OFF): the CLI against the simulator.
 store="$(mktemp -d)/runs.sqlite"
 urlfile="$(mktemp)"
 "$build/app/sim/runwatch-sim" --port 0 --interval-ms 40 >"$urlfile" &
