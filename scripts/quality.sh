@@ -2,7 +2,7 @@
 # The quality gates of issue 7 in one script, as CI runs them on a 2-core Debian 12 machine:
 #   format  clang-format 14 --dry-run -Werror over every C++ file of the tree
 #   tidy    clang-tidy 14 (.clang-tidy) over core/, every finding an error
-#   asan    build with -Werror + ASan/UBSan and run the whole ctest suite (LSan: RUNWATCH_DETECT_LEAKS=1)
+#   asan    build with -Werror + ASan/UBSan/LSan and run the whole ctest suite (RUNWATCH_DETECT_LEAKS=0: no LSan)
 #   fuzz    every libFuzzer target for a short bounded time (scripts/fuzz-smoke.sh)
 #
 #   scripts/quality.sh [STAGE...]      default: format tidy asan fuzz
@@ -69,12 +69,12 @@ stage_asan() {
         >/dev/null || return 1
     cmake --build "$build" -j"$jobs" || return 1
     local supp="$root/tests/sanitizers"
-    # LeakSanitizer is off for now: it reports the frames of coroutines still suspended on a
-    # network reply when a process exits (runwatch-cli exiting while a stream is open, a test
-    # ending mid-request), so a process that is otherwise correct exits 23. Making every
-    # in-flight request resume and unwind at shutdown is open work (README, Known limitations);
-    # until then use-after-free, overflows and UB stay gating, leaks do not.
-    local asan="detect_leaks=${RUNWATCH_DETECT_LEAKS:-0}:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
+    # LeakSanitizer gates too: every process, tests included, exits through an orderly shutdown
+    # (RunManager::shutdown, HttpClient::waitForStoppedRequests) that ends every request and
+    # lets each coroutine awaiting one unwind, so a frame still suspended at exit is a bug.
+    # Suppressions are for third-party false positives only (tests/sanitizers/lsan.supp, each
+    # with its reason); RUNWATCH_DETECT_LEAKS=0 switches LSan off to look at something else.
+    local asan="detect_leaks=${RUNWATCH_DETECT_LEAKS:-1}:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
     local lsan="print_suppressions=0"
     [ -f "$supp/lsan.supp" ] && lsan="$lsan:suppressions=$supp/lsan.supp"
     local ubsan="print_stacktrace=1:halt_on_error=1"

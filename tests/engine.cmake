@@ -9,3 +9,5 @@ foreach(mode real none)
     set_tests_properties(tst_secretstore_${mode} PROPERTIES TIMEOUT 120
         ENVIRONMENT "QT_QPA_PLATFORM=offscreen;QTEST_FUNCTION_TIMEOUT=90000")
 endforeach()
+# The orderly exit: shutdown of clients and engine unwinds every coroutine (LeakSanitizer gate).
+runwatch_add_test(tst_shutdown SOURCES tst_shutdown.cpp LIBS runwatch_core)

@@ -4,6 +4,7 @@
 // tests of the pure helpers (parseRetryAfter, retryDelay, checkTransportSecurity,
 // classifyHttpError).
 
+#include "awaitwithin.h"
 #include "net/httpclient.h"
 #include "scriptedserver.h"
 
@@ -21,6 +22,7 @@
 #include <optional>
 
 using namespace Qt::StringLiterals;
+using RunwatchTest::awaitWithin;
 using namespace std::chrono_literals;
 using namespace Runwatch;
 using RunwatchTest::RecordedRequest;
@@ -30,35 +32,6 @@ using RunwatchTest::ScriptedServer;
 Q_DECLARE_METATYPE(Runwatch::ErrorKind)
 
 namespace {
-
-// Runs a task to completion under a watchdog (STYLE-ANCHORS §8.5): QCoro::waitFor would hang
-// forever in 0.8 if the task threw, and a hung test tells nothing. nullopt = timed out or threw.
-template<typename T>
-std::optional<T> awaitWithin(QCoro::Task<T> task, int ms = 15000)
-{
-    struct State
-    {
-        QEventLoop loop;
-        std::optional<T> value;
-        bool done = false;
-    };
-    auto st = std::make_shared<State>();
-    task.then(
-        [st](T v) {
-            st->value = std::move(v);
-            st->done = true;
-            st->loop.quit();
-        },
-        [st](const std::exception &) {
-            st->done = true;
-            st->loop.quit();
-        });
-    if (!st->done) {
-        QTimer::singleShot(ms, &st->loop, [st] { st->loop.exit(1); });
-        st->loop.exec();
-    }
-    return st->value;
-}
 
 // Small delays so retry tests stay fast; tests that measure server delays set their own.
 RetryPolicy fastPolicy()
@@ -114,6 +87,14 @@ class TestHttpClient : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Whatever a test left in flight (a client destroyed mid-request) has unwound before the
+    // next one: nothing may still be suspended when the process exits (LeakSanitizer gate).
+    void cleanup()
+    {
+        QVERIFY(HttpClient::waitForStoppedRequests(5000ms));
+        QCOMPARE(HttpClient::liveRequests(), 0);
+    }
+
     // --- pure helpers -----------------------------------------------------------------------
     void parseRetryAfter_data();
     void parseRetryAfter();

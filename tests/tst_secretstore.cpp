@@ -2,6 +2,7 @@
 // The OS keychain for API keys. Runs twice under ctest (tests/run-keyring.sh):
 //   RUNWATCH_KEYRING=real  inside dbus-run-session with an unlocked gnome-keyring;
 //   RUNWATCH_KEYRING=none  with no D-Bus session at all (the "headless / locked" path).
+#include "awaitwithin.h"
 #include "engine/runstore.h"
 #include "engine/secretstore.h"
 
@@ -15,31 +16,9 @@
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
+using RunwatchTest::awaitWithin;
 
 namespace {
-
-// Runs a coroutine to completion with a watchdog (QCoro 0.8's waitFor hangs if a task throws).
-template<typename T>
-std::optional<T> awaitWithin(QCoro::Task<T> task, int ms = 20000)
-{
-    struct State
-    {
-        QEventLoop loop;
-        std::optional<T> value;
-        bool done = false;
-    };
-    auto st = std::make_shared<State>();
-    task.then([st](T v) {
-        st->value = std::move(v);
-        st->done = true;
-        st->loop.quit();
-    });
-    if (!st->done) {
-        QTimer::singleShot(ms, &st->loop, [st] { st->loop.exit(1); });
-        st->loop.exec();
-    }
-    return st->value;
-}
 
 const QString kKey = u"sk-runwatch-test-key-7f3a9"_s;
 

@@ -7,6 +7,7 @@
 #include "demoagentbackend.h"
 #include "engine/runmanager.h"
 #include "models/runlistmodel.h"
+#include "net/httpclient.h"
 #include "simulator.h"
 
 #include <QApplication>
@@ -65,14 +66,14 @@ struct Engine
 
     ~Engine() { stopAll(&manager); }
 
-    // Destroying a RunManager while an OpenAI stream is open crashes in the connector's
-    // teardown (reported to the engine owners); end every stream first while all is alive.
+    // The front ends' exit path, while the simulators are still alive: every stream and
+    // request ends and its coroutine unwinds (RunManager::shutdown), so that none is left
+    // suspended when the test process exits (LeakSanitizer reports such frames).
     static void stopAll(Runwatch::RunManager *manager)
     {
-        for (const QString &id : manager->runIds())
-            manager->stopFollowing(id);
+        manager->shutdown();
+        QVERIFY(Runwatch::HttpClient::liveRequests() == 0);
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
-        QCoreApplication::processEvents();
     }
 
     Runwatch::DemoAgentBackend *agent() const

@@ -33,11 +33,9 @@ AppController::AppController(AppOptions options, QObject *parent)
 AppController::~AppController()
 {
     delete m_window;
-    // End every stream while the connectors are alive: RunManager's destructor deletes the
-    // backends and the streams in creation order, and an open OpenAI stream does not survive
-    // that (see the report to the engine owners).
-    for (const QString &id : m_manager.runIds())
-        m_manager.stopFollowing(id);
+    // End every stream and request while the connectors, the store and the keychain are alive,
+    // and let their coroutines unwind before anything they touch goes (RunManager::shutdown).
+    m_manager.shutdown();
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
 }
 

@@ -44,6 +44,7 @@ private:
     struct Options;
 
     int usage(const QString &message);
+    int runCommand(const QString &command, const Options &o, const QStringList &rest);
     bool setUpStore(const Options &o);
     std::optional<Connection> connectionFor(const Options &o, const Run *run, QString *error);
     QString apiKeyFor(const Options &o, const QString &backend) const;

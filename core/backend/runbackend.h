@@ -131,6 +131,12 @@ public:
     // Describes the service. The default says only what every backend knows (kind and
     // capabilities); connectors with a self-description (the A2A agent card) override it.
     virtual QCoro::Task<ConnectionInfo> describe();
+
+    // For an orderly exit (RunManager::shutdown): ends every request in flight and refuses new
+    // ones, so that each coroutine awaiting this backend completes (with Cancelled) on the next
+    // event-loop turns instead of staying suspended for ever. The default has nothing to end:
+    // a backend whose operations never suspend.
+    virtual void shutdown() {}
 };
 
 } // namespace Runwatch

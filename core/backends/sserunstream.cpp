@@ -143,7 +143,8 @@ void SseRunStream::deliver(const QList<RunEvent> &events)
 
 void SseRunStream::onReadyRead()
 {
-    if (!m_options.deferDrain) {
+    // A reply read by the stream pump already brings a whole frame's data in one readyRead.
+    if (!m_options.deferDrain || HttpClient::deliversInFrames(m_reply)) {
         drain();
         return;
     }

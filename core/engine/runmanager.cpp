@@ -46,9 +46,39 @@ RunManager::RunManager(QObject *parent)
 
 RunManager::~RunManager()
 {
+    // Before the children go: QObject deletes them in creation order, backends before the
+    // streams that use them, and no coroutine may be left waiting on either.
+    shutdown();
     // Streams are children of this object; timers too. Flush what is pending to disk.
     if (m_store)
         m_store->flush();
+}
+
+void RunManager::shutdown(std::chrono::milliseconds timeout)
+{
+    if (!m_shutDown) {
+        m_shutDown = true;
+        for (const QString &id : std::as_const(m_order)) {
+            Entry *e = entry(id);
+            if (!e)
+                continue;
+            e->follower.active = false;
+            if (e->follower.timer)
+                e->follower.timer->stop();
+            if (e->follower.stream)
+                e->follower.stream->abort(); // finishes as Aborted: nothing reconnects
+        }
+        for (const QPointer<RunBackend> &b : std::as_const(m_backends)) {
+            if (b)
+                b->shutdown();
+        }
+    }
+    // Every coroutine suspended on a request now resumes from the event loop with Cancelled and
+    // unwinds through its QPointer guards (ours co_return at once: m_shutDown). A process that
+    // exited before would leave their frames behind.
+    if (!HttpClient::waitForStoppedRequests(timeout))
+        qCWarning(lcEngine) << "shutdown:" << HttpClient::stoppedRequests()
+                            << "aborted requests still not completed after" << timeout.count() << "ms";
 }
 
 void RunManager::setStore(RunStore *store)
@@ -65,8 +95,12 @@ bool RunManager::addConnection(const Connection &connection, QString *error)
                                                                   knownBackends().join(u", "_s));
         return false;
     }
-    if (auto old = m_backends.take(connection.name))
+    if (auto old = m_backends.take(connection.name)) {
+        // Its requests end now rather than whenever the deferred delete runs (perhaps never,
+        // at exit): shutdown() waits only for requests that were told to stop.
+        old->shutdown();
         old->deleteLater();
+    }
     m_connections.insert(connection.name, connection);
     m_backends.insert(connection.name, backend);
     return true;
@@ -427,7 +461,7 @@ void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDel
 void RunManager::resumeNow(const QString &id)
 {
     Entry *e = entry(id);
-    if (!e || !e->follower.active || !needsFollowing(e->run))
+    if (m_shutDown || !e || !e->follower.active || !needsFollowing(e->run))
         return;
     RunBackend *b = backend(e->run.connection);
     if (!b) {
@@ -456,7 +490,8 @@ QCoro::Task<> RunManager::pollOnce(QString id)
         co_return;
     e->follower.pollInFlight = true;
     const ActionResult result = co_await b->get(e->run.token);
-    if (!self)
+    // Gone, or shut down: shutdown() applies and reports nothing of what it cut short.
+    if (!self || m_shutDown)
         co_return;
     e = entry(id);
     if (!e)
@@ -607,7 +642,7 @@ QCoro::Task<> RunManager::doCancel(QString id)
     const QString rawBefore = e->run.rawStatus;
     applyEvents(id, {RunEvent::statusChange(RunStatus::Cancelling, {})});
     const ActionResult result = co_await b->cancel(e->run.token);
-    if (!self)
+    if (!self || m_shutDown)
         co_return;
     e = entry(id);
     if (!e)
@@ -652,7 +687,7 @@ QCoro::Task<> RunManager::doDelete(QString id, bool onServer)
         }
         stopFollowing(id);
         result = co_await b->remove(e->run.token);
-        if (!self)
+        if (!self || m_shutDown)
             co_return;
         if (!result.ok()) {
             e = entry(id);
@@ -691,7 +726,7 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
         co_return;
     }
     const ActionResult result = co_await b->respond(e->run.token, std::move(answer));
-    if (!self)
+    if (!self || m_shutDown)
         co_return;
     if (result.ok()) {
         applyEvents(id, result.events);
@@ -712,7 +747,7 @@ QCoro::Task<> RunManager::doAttach(QString id, bool created)
         co_return;
     e->follower.pollInFlight = true;
     const ActionResult result = co_await b->get(e->run.token);
-    if (!self)
+    if (!self || m_shutDown)
         co_return;
     e = entry(id);
     if (!e)

@@ -41,7 +41,18 @@ public:
     Q_ENUM(Action)
 
     explicit RunManager(QObject *parent = nullptr);
+    // Calls shutdown() when the owner has not.
     ~RunManager() override;
+
+    // The orderly exit every front end goes through before it destroys the manager (and while
+    // what the connectors' coroutines touch is still alive): stops following, aborts every
+    // stream, shuts every backend down (RunBackend::shutdown) and turns the event loop until
+    // each coroutine that awaited their requests has completed (HttpClient::
+    // waitForStoppedRequests), bounded by `timeout`. Silent: nothing is applied, persisted or
+    // reported about what it cut short; runs stay as the store has them. Afterwards the
+    // manager follows nothing.
+    void shutdown(std::chrono::milliseconds timeout = std::chrono::seconds(5));
+    bool isShutDown() const { return m_shutDown; }
 
     void setStore(RunStore *store);
     RunStore *store() const { return m_store; }
@@ -134,6 +145,7 @@ private:
     RunStore *m_store = nullptr;
     FollowPolicy m_policy;
     BackendFactory m_factory;
+    bool m_shutDown = false;
 };
 
 } // namespace Runwatch

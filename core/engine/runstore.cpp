@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runstore.h"
 
+#include "runstorewriter.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -23,7 +25,7 @@ namespace {
 
 QString iso(const QDateTime &dt)
 {
-    return dt.isValid() ? dt.toUTC().toString(Qt::ISODateWithMs) : QString();
+    return detail::isoText(dt);
 }
 
 // Reads what iso() writes ("2026-01-02T10:00:00.123Z") without the general ISO parser, which
@@ -53,21 +55,12 @@ QDateTime fromIso(const QVariant &v)
     return QDateTime::fromString(s, Qt::ISODateWithMs);
 }
 
-QString compactJson(const QJsonObject &o)
-{
-    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
-}
-
 QJsonObject parseObject(const QVariant &v)
 {
     return QJsonDocument::fromJson(v.toString().toUtf8()).object();
 }
 
 // Output lives in its own table (schema 3) so listing a big history never reads it.
-constexpr auto kRunColumns
-    = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
-      "model, created_at, updated_at, finished_at, token, error, input, capabilities, "
-      "reconciliations";
 constexpr auto kSelectFull
     = "r.local_id, r.connection, r.backend, r.base_url, r.remote_id, r.status, r.raw_status, "
       "r.title, r.prompt, r.model, r.created_at, r.updated_at, r.finished_at, r.token, "
@@ -114,11 +107,7 @@ RunStore::RunStore(QObject *parent)
     , m_connectionName(u"runwatch-store-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
     m_flushTimer.setSingleShot(true);
-    m_flushTimer.setInterval(200);
-    connect(&m_flushTimer, &QTimer::timeout, this, &RunStore::flushSlice);
-    m_sliceTimer.setSingleShot(true);
-    m_sliceTimer.setInterval(16);
-    connect(&m_sliceTimer, &QTimer::timeout, this, &RunStore::flushSlice);
+    connect(&m_flushTimer, &QTimer::timeout, this, &RunStore::submitPending);
 }
 
 RunStore::~RunStore()
@@ -157,11 +146,29 @@ bool RunStore::open(const QString &path)
         db.close();
         return false;
     }
+    if (!m_statements.prepare(db, &m_error))
+        return false;
+    m_writer = new detail::RunStoreWriter(path);
+    m_writer->moveToThread(&m_writerThread);
+    m_writerThread.setObjectName(u"Runwatch store"_s);
+    m_writerThread.start();
     return true;
 }
 
 void RunStore::close()
 {
+    if (m_writer) {
+        flush();
+        // The writer's connection belongs to its thread: close it there, then stop the thread.
+        QMetaObject::invokeMethod(
+            m_writer, [writer = m_writer] { delete writer; }, Qt::BlockingQueuedConnection);
+        m_writer = nullptr;
+        m_writerThread.quit();
+        m_writerThread.wait();
+    }
+    m_inFlight.clear();
+    m_statements = {};
+    m_writtenStatus.clear();
     if (!QSqlDatabase::contains(m_connectionName))
         return;
     {
@@ -208,14 +215,26 @@ bool RunStore::migrate()
     if (!exec(u"PRAGMA journal_mode=WAL"_s) || !exec(u"PRAGMA synchronous=NORMAL"_s))
         return false;
     // One transaction per step, so an interrupted upgrade leaves a consistent older version.
-    using Step = bool (RunStore::*)();
-    const Step steps[] = {&RunStore::migrateTo1, &RunStore::migrateTo2, &RunStore::migrateTo3};
+    // A switch rather than an array of member pointers: GCC 12's UBSan bounds check misreads the
+    // index of such an array (garbage "index 1248740964 out of bounds" with a valid index).
+    const auto step = [this](int target) {
+        switch (target) {
+        case 1:
+            return migrateTo1();
+        case 2:
+            return migrateTo2();
+        case 3:
+            return migrateTo3();
+        default:
+            return false;
+        }
+    };
     for (int target = version + 1; target <= SchemaVersion; ++target) {
         if (!db.transaction()) {
             m_error = db.lastError().text();
             return false;
         }
-        if (!(this->*steps[target - 1])() || !exec(u"PRAGMA user_version = %1"_s.arg(target))) {
+        if (!step(target) || !exec(u"PRAGMA user_version = %1"_s.arg(target))) {
             db.rollback();
             m_error = u"Upgrading the run store to schema %1 failed: %2"_s.arg(target).arg(m_error);
             return false;
@@ -256,129 +275,78 @@ bool RunStore::migrateTo3()
            && exec(u"ALTER TABLE runs DROP COLUMN secondary"_s);
 }
 
-bool RunStore::writeRun(const Run &run)
-{
-    if (!run.outputLoaded) {
-        // A summary must never overwrite the stored output with its empty one.
-        QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-        // Nor its prompt, token or input request: a summary is a finished run loaded without them.
-        q.prepare(u"UPDATE runs SET status = ?, raw_status = ?, title = ?, updated_at = ?, finished_at = ?, "
-                  "error = ? WHERE local_id = ?"_s);
-        q.addBindValue(statusName(run.status));
-        q.addBindValue(run.rawStatus);
-        q.addBindValue(run.title);
-        q.addBindValue(iso(run.updatedAt));
-        q.addBindValue(iso(run.finishedAt));
-        q.addBindValue(run.error.isError() ? compactJson(run.error.toJson()) : QString());
-        q.addBindValue(run.localId);
-        if (!q.exec()) {
-            m_error = u"Cannot save run %1: %2"_s.arg(run.localId, q.lastError().text());
-            return false;
-        }
-        return true;
-    }
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    QSqlQuery q(db);
-    q.prepare(u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s.arg(
-        QLatin1StringView(kRunColumns)));
-    q.addBindValue(run.localId);
-    q.addBindValue(run.connection);
-    q.addBindValue(run.backend);
-    q.addBindValue(run.baseUrl);
-    q.addBindValue(run.remoteId);
-    q.addBindValue(statusName(run.status));
-    q.addBindValue(run.rawStatus);
-    q.addBindValue(run.title);
-    q.addBindValue(run.prompt);
-    q.addBindValue(run.model);
-    q.addBindValue(iso(run.createdAt));
-    q.addBindValue(iso(run.updatedAt));
-    q.addBindValue(iso(run.finishedAt));
-    q.addBindValue(compactJson(run.token.toJson()));
-    q.addBindValue(run.error.isError() ? compactJson(run.error.toJson()) : QString());
-    q.addBindValue(run.input ? compactJson(run.input->toJson()) : QString());
-    q.addBindValue(run.capabilities.toInt());
-    q.addBindValue(run.reconciliations);
-    QJsonArray secondary;
-    for (const SecondaryItem &item : run.secondary)
-        secondary.append(item.toJson());
-    QSqlQuery o(db);
-    o.prepare(u"INSERT OR REPLACE INTO run_output (local_id, primary_text, secondary) VALUES (?,?,?)"_s);
-    o.addBindValue(run.localId);
-    o.addBindValue(run.primaryText);
-    o.addBindValue(QString::fromUtf8(QJsonDocument(secondary).toJson(QJsonDocument::Compact)));
-    // The output and the token (its position) go to disk together, or neither does.
-    const bool ownTransaction = db.transaction();
-    if (!q.exec() || !o.exec()) {
-        m_error = u"Cannot save run %1: %2 %3"_s.arg(run.localId, q.lastError().text(), o.lastError().text());
-        qCWarning(lcStore) << m_error;
-        if (ownTransaction)
-            db.rollback();
-        return false;
-    }
-    if (ownTransaction)
-        db.commit();
-    return true;
-}
-
 bool RunStore::saveRun(const Run &run)
 {
     if (!isOpen())
         return false;
     m_pending.remove(run.localId);
-    return writeRun(run);
+    // An older version of this run may be on its way to disk: it must not land after this one.
+    waitForWriter();
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    if (!m_statements.write(db, run, &m_error)) {
+        qCWarning(lcStore) << m_error;
+        return false;
+    }
+    m_writtenStatus.insert(run.localId, run.status);
+    return true;
 }
 
 void RunStore::scheduleSave(const Run &run)
 {
     if (!isOpen())
         return;
+    const auto written = m_writtenStatus.constFind(run.localId);
+    const bool statusChanged = written == m_writtenStatus.constEnd() || *written != run.status;
     m_pending.insert(run.localId, run);
-    if (!m_flushTimer.isActive() && !m_sliceTimer.isActive())
-        m_flushTimer.start();
+    const int delay = statusChanged ? m_flushMs : 5 * m_flushMs;
+    if (!m_flushTimer.isActive() || m_flushTimer.remainingTime() > delay)
+        m_flushTimer.start(delay);
 }
 
-void RunStore::flushSlice()
+void RunStore::submitPending()
 {
-    if (m_pending.isEmpty() || !isOpen())
+    m_flushTimer.stop();
+    if (m_pending.isEmpty() || !m_writer)
         return;
-    // Writing every pending run in one transaction stalled the GUI thread for ~25 ms with 200
-    // streaming runs (bench_gui_live); slices of about 1.5 ms, one per frame, do not.
-    constexpr qint64 kSliceNs = 1'500'000;
-    QElapsedTimer clock;
-    clock.start();
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    db.transaction();
-    for (auto it = m_pending.begin(); it != m_pending.end() && clock.nsecsElapsed() < kSliceNs;) {
-        writeRun(*it);
-        it = m_pending.erase(it);
+    // Copies of implicitly shared runs: cheap here, and the writer thread owns them from now on.
+    const quint64 generation = ++m_generation;
+    QList<Run> batch;
+    batch.reserve(m_pending.size());
+    for (const Run &run : std::as_const(m_pending)) {
+        batch.append(run);
+        m_inFlight.insert(run.localId, {generation, run});
+        m_writtenStatus.insert(run.localId, run.status);
     }
-    if (!db.commit())
-        qCWarning(lcStore) << "commit failed:" << db.lastError().text();
-    if (!m_pending.isEmpty())
-        m_sliceTimer.start();
+    m_pending.clear();
+    QMetaObject::invokeMethod(
+        m_writer,
+        [writer = m_writer, batch = std::move(batch), generation] { writer->write(batch, generation); },
+        Qt::QueuedConnection);
+}
+
+void RunStore::waitForWriter()
+{
+    if (!m_writer || m_inFlight.isEmpty())
+        return;
+    // Batches are written in order: once this no-op ran on the writer thread, all are on disk.
+    QMetaObject::invokeMethod(
+        m_writer, [] {}, Qt::BlockingQueuedConnection);
+    m_inFlight.clear();
 }
 
 void RunStore::flush()
 {
-    m_flushTimer.stop();
-    m_sliceTimer.stop();
-    if (m_pending.isEmpty() || !isOpen())
-        return;
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    db.transaction();
-    for (const Run &run : std::as_const(m_pending))
-        writeRun(run);
-    if (!db.commit())
-        qCWarning(lcStore) << "commit failed:" << db.lastError().text();
-    m_pending.clear();
+    submitPending();
+    waitForWriter();
 }
 
 bool RunStore::removeRun(const QString &localId)
 {
     m_pending.remove(localId);
+    m_writtenStatus.remove(localId);
     if (!isOpen())
         return false;
+    waitForWriter(); // a write still on its way would bring the run back
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(u"DELETE FROM runs WHERE local_id = ?"_s);
     q.addBindValue(localId);
@@ -386,6 +354,14 @@ bool RunStore::removeRun(const QString &localId)
     o.prepare(u"DELETE FROM run_output WHERE local_id = ?"_s);
     o.addBindValue(localId);
     return q.exec() && o.exec();
+}
+
+const Run *RunStore::inFlight(const QString &localId) const
+{
+    const auto it = m_inFlight.constFind(localId);
+    if (it == m_inFlight.cend() || it->first <= m_writer->completed())
+        return nullptr; // not handed over, or on disk already
+    return &it->second;
 }
 
 std::optional<Run> RunStore::queryOne(const QString &where, const QString &value) const
@@ -404,6 +380,8 @@ std::optional<Run> RunStore::loadRun(const QString &localId) const
 {
     if (const auto it = m_pending.constFind(localId); it != m_pending.cend())
         return *it;
+    if (const Run *run = inFlight(localId))
+        return *run;
     return queryOne(u"local_id"_s, localId);
 }
 
@@ -450,6 +428,8 @@ QList<Run> RunStore::loadRuns(Load load) const
             run.outputLoaded = false;
         if (const auto it = m_pending.constFind(run.localId); it != m_pending.cend())
             run = *it;
+        else if (const Run *written = inFlight(run.localId))
+            run = *written;
         runs.append(std::move(run));
     }
     // Sort a permutation, not the runs: a Run is large, and moving each one once beats the
@@ -517,7 +497,7 @@ bool RunStore::saveConnection(const Connection &connection)
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(u"INSERT OR REPLACE INTO connections (name, config) VALUES (?, ?)"_s);
     q.addBindValue(connection.name);
-    q.addBindValue(compactJson(connection.toJson())); // toJson() never includes the API key
+    q.addBindValue(detail::compactJsonText(connection.toJson())); // toJson() never includes the API key
     return q.exec();
 }
 

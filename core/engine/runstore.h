@@ -3,20 +3,29 @@
 
 #include "backend/connection.h"
 #include "model/run.h"
+#include "runstorewriter.h"
 
 #include <QHash>
 #include <QObject>
 #include <QSqlDatabase>
+#include <QThread>
 #include <QTimer>
 
+#include <memory>
 #include <optional>
 
 namespace Runwatch {
 
 // SQLite persistence of runs, their continuation tokens and output, so that a run started by
 // one process can be watched, cancelled or deleted from another, and survives restarts.
-// Writes are batched: scheduleSave() marks a run dirty and a short timer writes every dirty run
-// in one transaction, off the per-event path.
+// Writes are batched: scheduleSave() marks a run dirty and a timer hands every dirty run to a
+// writer thread with its own connection, which writes them in one transaction — page writes,
+// WAL growth and checkpoint syncs stay off the GUI thread (bench_gui_live). Reads go through
+// this thread's connection and see scheduled and in-flight writes (loadRun, loadRuns); the
+// operations that change the file from here first wait for the writer. A run whose status changed is
+// written within the flush interval (200 ms); one that only grew output within five times that:
+// its text and its continuation token are written together, so a crash in between loses nothing
+// that resuming from the stored cursor does not fetch again.
 class RunStore : public QObject
 {
     Q_OBJECT
@@ -60,7 +69,8 @@ public:
     void flush();
     bool removeRun(const QString &localId);
 
-    void setFlushInterval(int ms) { m_flushTimer.setInterval(ms); }
+    // For a status change; output growth waits five times as long.
+    void setFlushInterval(int ms) { m_flushMs = std::max(0, ms); }
 
 private:
     bool migrate();
@@ -68,17 +78,26 @@ private:
     bool migrateTo2();
     bool migrateTo3();
     bool exec(const QString &sql);
-    bool writeRun(const Run &run);
-    // The timer's flush: writes pending runs for about a frame's slice, then yields.
-    void flushSlice();
+    // Hands every pending run to the writer thread in one batch.
+    void submitPending();
+    // Returns once every batch handed over is on disk.
+    void waitForWriter();
+    // The run as handed to the writer when that batch is not written yet.
+    const Run *inFlight(const QString &localId) const;
     std::optional<Run> queryOne(const QString &where, const QString &value) const;
 
     QString m_connectionName;
     QString m_path;
     mutable QString m_error;
-    QHash<QString, Run> m_pending;
+    QHash<QString, Run> m_pending;                      // scheduled, not yet handed to the writer
+    QHash<QString, std::pair<quint64, Run>> m_inFlight; // handed over, by batch generation
+    QHash<QString, RunStatus> m_writtenStatus;          // as last handed over or written
+    detail::RunWriteStatements m_statements;            // saveRun() on this thread's connection
+    detail::RunStoreWriter *m_writer = nullptr;         // lives in m_writerThread
+    QThread m_writerThread;
+    quint64 m_generation = 0;
+    int m_flushMs = 200;
     QTimer m_flushTimer;
-    QTimer m_sliceTimer; // the next slice of a flush that did not fit in one
 };
 
 } // namespace Runwatch

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "httpclient.h"
 
+#include "streamreply.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QHostAddress>
 #include <QJsonDocument>
@@ -14,10 +18,9 @@
 #include <QTimeZone>
 #include <QTimer>
 
-#include <QCoroTimer>
-
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <coroutine>
 #include <cstring>
@@ -274,6 +277,62 @@ RunError cancelledError()
     e.message = u"request aborted"_s;
     return e;
 }
+
+// perform() frames that have not completed, across all clients (HttpClient::liveRequests),
+// and those of them whose client was shut down or destroyed (HttpClient::stoppedRequests).
+std::atomic<int> g_liveRequests{0};
+std::atomic<int> g_stoppedRequests{0};
+
+} // namespace
+
+namespace detail {
+
+// One client's requests in flight. Shared with their frames: a frame outlives its client when
+// the client is destroyed under it, and must still be counted until it completes.
+struct ClientRequests
+{
+    int live = 0;
+    bool stopped = false;
+
+    void stop()
+    {
+        if (stopped)
+            return;
+        stopped = true;
+        g_stoppedRequests += live;
+    }
+};
+
+} // namespace detail
+
+namespace {
+
+// Held by every perform() frame: counts it from its start until its body is left, which is
+// before the coroutines awaiting it resume.
+class LiveRequest
+{
+public:
+    explicit LiveRequest(std::shared_ptr<detail::ClientRequests> requests)
+        : m_requests(std::move(requests))
+    {
+        ++g_liveRequests;
+        ++m_requests->live;
+        if (m_requests->stopped)
+            ++g_stoppedRequests;
+    }
+    ~LiveRequest()
+    {
+        --g_liveRequests;
+        --m_requests->live;
+        if (m_requests->stopped)
+            --g_stoppedRequests;
+    }
+    LiveRequest(const LiveRequest &) = delete;
+    LiveRequest &operator=(const LiveRequest &) = delete;
+
+private:
+    std::shared_ptr<detail::ClientRequests> m_requests;
+};
 
 } // namespace
 
@@ -555,6 +614,60 @@ HttpAttempt::Result HttpAttempt::result() const
     return r;
 }
 
+// The wait between two attempts. Unlike QCoro::sleepFor it can be cut short: abortAll(),
+// shutdown() and the client's destructor wake every sleeper, so that no coroutine stays
+// suspended for up to maxRetryAfter after the client was told to stop. Owned by the coroutine
+// frame that awaits it, like HttpAttempt.
+class RetrySleep final : public QObject
+{
+public:
+    RetrySleep(HttpClient *client, std::chrono::milliseconds delay)
+        : m_client(client)
+    {
+        m_client->m_sleeping.insert(this);
+        m_timer.setSingleShot(true);
+        // A coarse timer may fire up to 5 % early; the server asked for "not sooner".
+        m_timer.setTimerType(Qt::PreciseTimer);
+        connect(&m_timer, &QTimer::timeout, this, &RetrySleep::wake);
+        m_timer.start(delay);
+    }
+
+    ~RetrySleep() override
+    {
+        if (m_client)
+            m_client->m_sleeping.remove(this);
+    }
+
+    struct Awaiter
+    {
+        RetrySleep *sleep;
+        bool await_ready() const noexcept { return sleep->m_woken; }
+        void await_suspend(std::coroutine_handle<> handle) noexcept { sleep->m_waiter = handle; }
+        void await_resume() const noexcept {}
+    };
+    Awaiter done() { return Awaiter{this}; }
+
+    void wake()
+    {
+        if (m_woken)
+            return;
+        m_woken = true;
+        m_timer.stop();
+        if (m_waiter) {
+            // From the event loop, as HttpAttempt::finish does: the coroutine deletes this
+            // object, and we may be inside its timer's signal or abortAll()'s loop.
+            const auto handle = std::exchange(m_waiter, {});
+            QTimer::singleShot(0, [handle] { handle.resume(); });
+        }
+    }
+
+private:
+    QPointer<HttpClient> m_client;
+    QTimer m_timer;
+    std::coroutine_handle<> m_waiter;
+    bool m_woken = false;
+};
+
 } // namespace detail
 
 // ---------------------------------------------------------------------------------------------
@@ -784,6 +897,7 @@ RunError checkTransportSecurity(const QUrl &url, bool allowInsecureHttp)
 HttpClient::HttpClient(QObject *parent)
     : QObject(parent)
     , m_nam(new QNetworkAccessManager(this))
+    , m_requests(std::make_shared<detail::ClientRequests>())
 {
     // We follow same-origin redirects ourselves, so that a refused one becomes a clear error.
     m_nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
@@ -791,8 +905,10 @@ HttpClient::HttpClient(QObject *parent)
 
 HttpClient::~HttpClient()
 {
-    // Replies die with the manager; attempts watching them resume their coroutines from the
-    // event loop, which then see this object gone and finish with Cancelled.
+    // Attempts and retry sleeps resume their coroutines from the event loop, which then see this
+    // object gone and finish with Cancelled: the loop must turn once more (waitForStoppedRequests)
+    // for them to unwind. Replies die with the manager.
+    shutdown();
     delete m_nam;
     m_nam = nullptr;
 }
@@ -858,10 +974,66 @@ void HttpClient::abortAll()
     const auto attempts = m_inFlight;
     for (detail::HttpAttempt *attempt : attempts)
         attempt->cancel();
+    const auto sleeping = m_sleeping;
+    for (detail::RetrySleep *sleep : sleeping)
+        sleep->wake();
 }
 
-QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &policy)
+void HttpClient::shutdown()
 {
+    m_shutDown = true;
+    m_requests->stop();
+    abortAll();
+}
+
+int HttpClient::liveRequests()
+{
+    return g_liveRequests.load();
+}
+
+int HttpClient::stoppedRequests()
+{
+    return g_stoppedRequests.load();
+}
+
+bool HttpClient::waitForStoppedRequests(std::chrono::milliseconds timeout)
+{
+    if (g_stoppedRequests.load() == 0 || !QCoreApplication::instance())
+        return g_stoppedRequests.load() == 0;
+    const QDeadlineTimer deadline(timeout);
+    // WaitForMoreEvents sleeps until something happens; this timer is what happens at the
+    // deadline should nothing else.
+    QTimer wakeUp;
+    wakeUp.setSingleShot(true);
+    wakeUp.start(timeout);
+    while (g_stoppedRequests.load() > 0 && !deadline.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    return g_stoppedRequests.load() == 0;
+}
+
+namespace {
+// RUNWATCH_STREAM_TRANSPORT=qnam sends event streams through QNAM like every other request
+// (for comparison in benchmarks, and as a way out should the stream reader misbehave somewhere).
+bool useStreamPump()
+{
+    static const bool use
+        = qEnvironmentVariable("RUNWATCH_STREAM_TRANSPORT").compare(u"qnam"_s, Qt::CaseInsensitive) != 0;
+    return use;
+}
+} // namespace
+
+bool HttpClient::deliversInFrames(const QNetworkReply *reply)
+{
+    return dynamic_cast<const detail::StreamReply *>(reply) != nullptr;
+}
+
+QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &policy, bool stream)
+{
+    if (stream && useStreamPump() && detail::StreamReply::usable(request.url, m_nam)) {
+        // Event streams are read on the pump's thread and handed over once per frame (see
+        // StreamPump). A child of the manager like QNAM's own replies, so it dies with it.
+        return new detail::StreamReply(request, policy.inactivityTimeout.count(), m_nam);
+    }
     QNetworkRequest req(request.url);
     for (const auto &h : request.headers)
         req.setRawHeader(h.first, h.second);
@@ -891,6 +1063,7 @@ QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &
 
 QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
 {
+    const LiveRequest live(m_requests);
     QPointer<HttpClient> self(this);
     // Snapshot: a policy change must not affect requests already under way.
     const RetryPolicy policy = m_policy;
@@ -904,6 +1077,10 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
         out.response.error = std::move(insecure);
         co_return out;
     }
+    if (m_shutDown) {
+        out.response.error = cancelledError();
+        co_return out;
+    }
 
     for (int attempt = 0;; ++attempt) {
         HttpRequest current = request;
@@ -915,7 +1092,7 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
                 r.response.error = cancelledError();
                 break;
             }
-            reply = issue(current, policy);
+            reply = issue(current, policy, stream);
             auto watcher = std::make_unique<detail::HttpAttempt>(this, reply, stream, policy);
             co_await watcher->done();
             if (!self) {
@@ -995,15 +1172,16 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
         const std::chrono::milliseconds delay = retryDelay(policy, attempt, serverDelay);
         if (m_sleepObserver)
             m_sleepObserver(delay);
-        // QCoro::sleepFor uses a coarse timer, which may fire a little early; the server asked
-        // for "not sooner", so top up until the full delay has passed.
+        // The server asked for "not sooner": top up should the timer fire a little early. No
+        // sleep at all once aborted (the observer may have called abortAll()).
         QElapsedTimer slept;
         slept.start();
-        for (;;) {
+        while (m_abortGeneration == generation) {
             const auto remaining = delay - std::chrono::milliseconds(slept.elapsed());
             if (remaining <= 0ms)
                 break;
-            co_await QCoro::sleepFor(remaining);
+            auto sleep = std::make_unique<detail::RetrySleep>(this, remaining);
+            co_await sleep->done();
             if (!self) {
                 out.response = std::move(r.response);
                 out.response.error = cancelledError();

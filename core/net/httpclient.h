@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 
 class QNetworkAccessManager;
@@ -26,7 +27,9 @@ namespace Runwatch {
 
 namespace detail {
 class HttpAttempt;
-}
+class RetrySleep;
+struct ClientRequests;
+} // namespace detail
 
 // Retry and timeout policy (OpenAI SDK semantics, protocol reference §3.3).
 struct RetryPolicy
@@ -159,9 +162,30 @@ public:
     QCoro::Task<OpenedStream> openStream(HttpRequest request);
 
     // Aborts every request in flight: they complete with ErrorKind::Cancelled and are not
-    // retried. A request waiting between retries completes when its current delay ends.
-    // Streams already handed over are the caller's to abort.
+    // retried; one waiting between retries stops waiting. The coroutines awaiting them resume on
+    // the next event-loop turn. Streams already handed over are the caller's to abort.
     void abortAll();
+
+    // abortAll() for good: every later send()/openStream() completes at once with Cancelled,
+    // without touching the network. For an orderly exit (RunBackend::shutdown); the destructor
+    // does it too. Either way the awaiting coroutines resume from the event loop: let it turn
+    // (waitForStoppedRequests) before the process exits, or their frames are never unwound.
+    void shutdown();
+    bool isShutDown() const { return m_shutDown; }
+
+    // Requests (send / openStream) of all clients whose coroutine has not completed yet.
+    static int liveRequests();
+    // Of those, the ones whose client was shut down or destroyed: they are about to complete
+    // with Cancelled as soon as the event loop turns.
+    static int stoppedRequests();
+    // Runs this thread's event loop until stoppedRequests() is 0, or `timeout` has passed; says
+    // whether it got to 0. For exits and teardowns, after shutdown() or destruction of clients.
+    // Requests of clients still running are not waited for.
+    static bool waitForStoppedRequests(std::chrono::milliseconds timeout);
+
+    // Whether a reply from openStream() hands over its data at most once per frame (read on the
+    // stream pump's thread) rather than one readyRead per received chunk (QNAM).
+    static bool deliversInFrames(const QNetworkReply *reply);
 
     // Test hook: called with the computed delay just before each sleep between retries.
     using SleepHook = std::function<void(std::chrono::milliseconds)>;
@@ -169,16 +193,21 @@ public:
 
 private:
     friend class detail::HttpAttempt;
+    friend class detail::RetrySleep;
 
     QCoro::Task<OpenedStream> perform(HttpRequest request, bool stream);
-    QNetworkReply *issue(const HttpRequest &request, const RetryPolicy &policy);
+    QNetworkReply *issue(const HttpRequest &request, const RetryPolicy &policy, bool stream);
 
     QNetworkAccessManager *m_nam = nullptr;
     RetryPolicy m_policy;
     SleepHook m_sleepObserver;
     bool m_allowInsecureHttp = false;
+    bool m_shutDown = false;
     quint64 m_abortGeneration = 0;
     QSet<detail::HttpAttempt *> m_inFlight;
+    QSet<detail::RetrySleep *> m_sleeping;
+    // Shared with the requests' frames, which may outlive this object.
+    std::shared_ptr<detail::ClientRequests> m_requests;
 };
 
 } // namespace Runwatch

@@ -292,7 +292,7 @@ int main(int argc, char **argv)
     bestChunked.cpu = bestClose.cpu = bestParse.cpu = bestBulk.cpu = 1e9;
     for (int r = 0; r < rounds; ++r) {
         Sample bulkSample = replayThroughConnector(bulkBackend, remoteId, expected);
-        // The client's whole cost: main thread + Qt's HTTP thread (the server's share removed).
+        // The client's whole cost: main thread + the stream pump's thread (the server's share removed).
         bulkSample.processCpu -= bulk.lastServeCpu();
         if (!bulkSample.ok) {
             std::fprintf(stderr, "the bulk replay produced a different run\n");
@@ -324,9 +324,9 @@ int main(int argc, char **argv)
     row("loopback, 16 KiB chunks (bulk replay) -> Run", bestBulk);
     row("loopback, close-delimited body -> Run", bestClose);
     row("loopback, one HTTP/1.1 chunk per event -> Run", bestChunked);
-    std::printf(
-        "cpu = the client (main) thread only; Qt's HTTP thread and the simulator thread are not counted.\n");
-    std::printf("bulk replay, whole client (main + Qt HTTP thread): %.3f s cpu, %.3f µs/event\n",
+    std::printf("cpu = the client (main) thread only; the stream pump's thread (or Qt's HTTP thread with\n"
+                "RUNWATCH_STREAM_TRANSPORT=qnam) and the simulator thread are not counted.\n");
+    std::printf("bulk replay, whole client (main + stream thread): %.3f s cpu, %.3f µs/event\n",
                 bestBulk.processCpu, bestBulk.processCpu / double(bestBulk.events) * 1e6);
 
     QMetaObject::invokeMethod(

@@ -10,6 +10,7 @@
 //   fuzz_a2a_mapping -dict=tests/fuzz/a2a_mapping.dict tests/fuzz/corpus/a2a_mapping
 #include "backends/a2a/a2acard.h"
 #include "backends/a2a/a2amapping.h"
+#include "fuzzsupport.h"
 #include "model/runevent.h"
 #include "net/sseparser.h"
 
@@ -23,19 +24,11 @@ using namespace Runwatch;
 using namespace Runwatch::A2a;
 using namespace Qt::StringLiterals;
 
+const char *const RunwatchFuzz::kTarget = "A2A mapping";
+using RunwatchFuzz::check;
+using RunwatchFuzz::violation;
+
 namespace {
-
-[[noreturn]] void violation(const char *what)
-{
-    std::fprintf(stderr, "A2A mapping invariant violated: %s\n", what);
-    std::abort();
-}
-
-void check(bool ok, const char *what)
-{
-    if (!ok)
-        violation(what);
-}
 
 void checkEvent(const RunEvent &e)
 {

@@ -18,6 +18,7 @@
 #include "backends/jobs/jobsmapping.h"
 #include "backends/jobs/jobsprofile.h"
 #include "backends/jobs/jsonpointer.h"
+#include "fuzzsupport.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -29,13 +30,10 @@
 using namespace Runwatch;
 using namespace Runwatch::Jobs;
 
-namespace {
+const char *const RunwatchFuzz::kTarget = "jobs";
+using RunwatchFuzz::violation;
 
-[[noreturn]] void violation(const char *what)
-{
-    std::fprintf(stderr, "jobs invariant violated: %s\n", what);
-    std::abort();
-}
+namespace {
 
 QByteArray compact(const QJsonObject &o)
 {

@@ -14,6 +14,7 @@
 // decodeString and decodeInteger are also checked on the raw input itself.
 //
 //   fuzz_jsonscan -dict=tests/fuzz/jsonscan.dict tests/fuzz/corpus/jsonscan
+#include "fuzzsupport.h"
 #include "net/jsonscan.h"
 
 #include <QHash>
@@ -31,19 +32,11 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 
+const char *const RunwatchFuzz::kTarget = "JsonScan";
+using RunwatchFuzz::check;
+using RunwatchFuzz::violation;
+
 namespace {
-
-[[noreturn]] void violation(const char *what)
-{
-    std::fprintf(stderr, "JsonScan invariant violated: %s\n", what);
-    std::abort();
-}
-
-void check(bool ok, const char *what)
-{
-    if (!ok)
-        violation(what);
-}
 
 bool isValidUtf8(QByteArrayView bytes)
 {

@@ -11,6 +11,7 @@
 //
 //   fuzz_openai_mapping -dict=tests/fuzz/openai_mapping.dict tests/fuzz/corpus/openai_mapping
 #include "backends/openai/openaimapping.h"
+#include "fuzzsupport.h"
 #include "model/runevent.h"
 #include "net/sseparser.h"
 
@@ -25,19 +26,11 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 
+const char *const RunwatchFuzz::kTarget = "OpenAI mapping";
+using RunwatchFuzz::check;
+using RunwatchFuzz::violation;
+
 namespace {
-
-[[noreturn]] void violation(const char *what)
-{
-    std::fprintf(stderr, "OpenAI mapping invariant violated: %s\n", what);
-    std::abort();
-}
-
-void check(bool ok, const char *what)
-{
-    if (!ok)
-        violation(what);
-}
 
 // What every RunEvent from a connector must satisfy, whatever the input.
 void checkEvent(const RunEvent &e)

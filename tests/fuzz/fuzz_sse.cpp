@@ -8,6 +8,7 @@
 // parser's documented bounds. Any violation aborts with a description.
 //
 //   fuzz_sse -dict=tests/fuzz/sse.dict tests/fuzz/corpus/sse
+#include "fuzzsupport.h"
 #include "net/sseparser.h"
 
 #include <QByteArray>
@@ -20,6 +21,11 @@
 
 using Runwatch::SseEvent;
 using Runwatch::SseParser;
+
+const char *const RunwatchFuzz::kTarget = "SseParser";
+using RunwatchFuzz::check;
+using RunwatchFuzz::Rng;
+using RunwatchFuzz::violation;
 
 namespace {
 
@@ -39,31 +45,6 @@ struct Outcome
     bool failed = false;
     QString error;
     bool operator==(const Outcome &) const = default;
-};
-
-[[noreturn]] void violation(const char *what)
-{
-    std::fprintf(stderr, "SseParser invariant violated: %s\n", what);
-    std::abort();
-}
-
-void check(bool ok, const char *what)
-{
-    if (!ok)
-        violation(what);
-}
-
-// xorshift32: cheap and deterministic, so a crash input replays exactly.
-struct Rng
-{
-    quint32 state;
-    quint32 next()
-    {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        return state;
-    }
 };
 
 class Run

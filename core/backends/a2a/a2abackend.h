@@ -85,6 +85,11 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
+    void shutdown() override
+    {
+        m_http->shutdown();
+        m_cancelHttp->shutdown();
+    }
     // The agent card (discovered on demand): name, description, skills, capabilities, and what
     // will not work with this agent. A missing or malformed card is the info's error.
     QCoro::Task<ConnectionInfo> describe() override;

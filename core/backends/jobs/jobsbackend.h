@@ -39,6 +39,7 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
+    void shutdown() override { m_http->shutdown(); }
 
     // The connection's profile: options["profile"] (an object) or the JSON file named by
     // options["profile_file"], over the contract's defaults. nullopt and *error when invalid.

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/run.h"
+
+#include <QList>
+#include <QObject>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+namespace Runwatch::detail {
+
+// Text forms shared by the store's reader and writer.
+QString isoText(const QDateTime &dt);
+QString compactJsonText(const QJsonObject &o);
+
+// The statements that save one run, prepared once per database connection: re-preparing them
+// per run was a tenth of the store's time with 200 streaming runs (bench_gui_live).
+class RunWriteStatements
+{
+public:
+    // False with `error` set when the schema does not fit.
+    bool prepare(const QSqlDatabase &db, QString *error);
+    // A run and its output in one transaction (nested in the caller's when there is one):
+    // the output and the token (its position) go to disk together, or neither does. A run
+    // loaded as a summary updates only what a summary has, never its stored output, prompt,
+    // token or input request.
+    bool write(QSqlDatabase &db, const Run &run, QString *error);
+
+private:
+    std::unique_ptr<QSqlQuery> m_upsertRun;
+    std::unique_ptr<QSqlQuery> m_upsertOutput;
+    std::unique_ptr<QSqlQuery> m_updateSummary;
+};
+
+// Writes batches of runs on the store's writer thread, through a connection of its own, so that
+// SQLite's page writes, WAL growth and checkpoint syncs never run on the GUI thread. Batches are
+// written in the order they were handed over; RunStore waits for them (a blocking no-op call)
+// before anything that must see them.
+class RunStoreWriter final : public QObject
+{
+public:
+    explicit RunStoreWriter(QString path);
+    ~RunStoreWriter() override; // on the writer thread: closes its connection there
+
+    // Writer thread. One transaction for the whole batch; `generation` is done afterwards.
+    void write(const QList<Run> &runs, quint64 generation);
+    // Any thread: the last generation written (or given up on).
+    quint64 completed() const { return m_completed.load(std::memory_order_acquire); }
+
+private:
+    bool ensureOpen();
+
+    QString m_path;
+    QString m_connectionName;
+    RunWriteStatements m_statements;
+    bool m_open = false;
+    bool m_failed = false;
+    std::atomic<quint64> m_completed{0};
+};
+
+} // namespace Runwatch::detail

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "streampump.h"
+
+#include "streamconnection.h"
+#include "streamreply.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QPointer>
+#include <QTimer>
+
+#include <chrono>
+
+using namespace std::chrono_literals;
+
+namespace Runwatch::detail {
+
+namespace {
+// One 60 Hz frame: data that arrives faster is handed over together.
+constexpr auto kFrame = 16ms;
+} // namespace
+
+// Lives on one owner thread and hands that thread's streams what arrived, in one queued call per
+// flush. Created with the thread's first stream, deleted with its last.
+class StreamInbox final : public QObject
+{
+public:
+    explicit StreamInbox(StreamPump *pump)
+        : m_pump(pump)
+    {}
+
+    // Owner thread, from the queued call the pump posted.
+    void deliver()
+    {
+        QList<std::shared_ptr<StreamChannel>> ready;
+        {
+            QMutexLocker lock(&m_pump->m_mutex);
+            ready = std::exchange(pending, {});
+            posted = false;
+            for (const auto &channel : ready)
+                channel->queued = false;
+        }
+        // A reply may be deleted, or the last stream closed, by a slot below.
+        m_delivering = true;
+        for (const auto &channel : ready) {
+            if (QPointer<StreamReply> reply = channel->reply)
+                reply->absorb();
+        }
+        m_delivering = false;
+        if (m_orphaned)
+            delete this;
+    }
+
+    // Under the pump's mutex.
+    QList<std::shared_ptr<StreamChannel>> pending;
+    int streams = 0;
+    bool posted = false;
+    QThread *thread = nullptr;
+
+    // Owner thread, after it was unregistered: now, or once deliver() has returned.
+    void dispose()
+    {
+        if (m_delivering)
+            m_orphaned = true;
+        else
+            delete this;
+    }
+
+private:
+    StreamPump *m_pump;
+    bool m_delivering = false;
+    bool m_orphaned = false;
+};
+
+// The pump thread's root: owns the connections and paces the hand-over to the owners.
+class StreamWorker final : public QObject
+{
+public:
+    explicit StreamWorker(StreamPump *pump)
+        : m_pump(pump)
+        , m_flushTimer(this) // a child, so that it moves to the pump thread with us
+    {
+        m_flushTimer.setSingleShot(true);
+        m_flushTimer.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&m_flushTimer, &QTimer::timeout, this, [this] {
+            m_flushPending = false;
+            m_sinceFlush.start();
+            m_pump->flush();
+        });
+    }
+
+    void open(const std::shared_ptr<StreamChannel> &channel, const StreamTarget &target)
+    {
+        auto *connection = new StreamConnection(m_pump, channel, target, this);
+        m_connections.insert(channel->id, connection);
+        QObject::connect(connection, &QObject::destroyed, this,
+                         [this, id = channel->id] { m_connections.remove(id); });
+        connection->start();
+    }
+
+    void close(quint64 id)
+    {
+        // Not inside any of its own slots: this is a queued call. take() gives null for a
+        // connection already gone.
+        delete m_connections.take(id);
+    }
+
+    void resume(quint64 id)
+    {
+        if (StreamConnection *connection = m_connections.value(id))
+            connection->resume();
+    }
+
+    void scheduleFlush()
+    {
+        if (m_flushPending)
+            return;
+        m_flushPending = true;
+        // The first data after a quiet spell goes at once; a busy stream waits for the frame.
+        const auto since
+            = m_sinceFlush.isValid() ? std::chrono::milliseconds(m_sinceFlush.elapsed()) : kFrame;
+        m_flushTimer.start(since >= kFrame ? 0ms : kFrame - since);
+    }
+
+private:
+    StreamPump *m_pump;
+    QHash<quint64, StreamConnection *> m_connections;
+    QTimer m_flushTimer;
+    QElapsedTimer m_sinceFlush;
+    bool m_flushPending = false;
+};
+
+StreamPump::StreamPump()
+{
+    m_thread.setObjectName(QStringLiteral("Runwatch streams"));
+    m_worker = new StreamWorker(this);
+    m_worker->moveToThread(&m_thread);
+    m_thread.start();
+}
+
+StreamPump::~StreamPump()
+{
+    // The sockets belong to the pump thread: delete them there, then stop it.
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker] { delete worker; }, Qt::BlockingQueuedConnection);
+    m_thread.quit();
+    m_thread.wait();
+    // Every owner released its streams before letting go of the pump (StreamReply holds it).
+    Q_ASSERT(m_inboxes.isEmpty());
+}
+
+std::shared_ptr<StreamPump> StreamPump::shared()
+{
+    static QMutex mutex;
+    static std::weak_ptr<StreamPump> current;
+    QMutexLocker lock(&mutex);
+    std::shared_ptr<StreamPump> pump = current.lock();
+    if (!pump) {
+        pump = std::make_shared<StreamPump>();
+        current = pump;
+    }
+    return pump;
+}
+
+std::shared_ptr<StreamChannel> StreamPump::open(StreamReply *reply, StreamTarget target)
+{
+    auto channel = std::make_shared<StreamChannel>();
+    channel->reply = reply;
+    QThread *owner = QThread::currentThread();
+    {
+        QMutexLocker lock(&m_mutex);
+        channel->id = m_nextId++;
+        StreamInbox *inbox = nullptr;
+        for (StreamInbox *candidate : std::as_const(m_inboxes)) {
+            if (candidate->thread == owner)
+                inbox = candidate;
+        }
+        if (!inbox) {
+            inbox = new StreamInbox(this); // created here, so it lives on the owner's thread
+            inbox->thread = owner;
+            m_inboxes.append(inbox);
+        }
+        ++inbox->streams;
+        channel->inbox = inbox;
+    }
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, channel, target = std::move(target)] { worker->open(channel, target); },
+        Qt::QueuedConnection);
+    return channel;
+}
+
+void StreamPump::close(const std::shared_ptr<StreamChannel> &channel)
+{
+    if (!channel)
+        return;
+    channel->reply = nullptr;
+    StreamInbox *disposed = nullptr;
+    {
+        QMutexLocker lock(&m_mutex);
+        StreamInbox *inbox = std::exchange(channel->inbox, nullptr);
+        if (!inbox)
+            return;
+        inbox->pending.removeOne(channel);
+        channel->queued = false;
+        if (--inbox->streams == 0) {
+            // Unregistered under the mutex: the pump posts nothing to it any more, and a call
+            // already posted goes with it (~QObject drops pending posted events).
+            m_inboxes.removeOne(inbox);
+            disposed = inbox;
+        }
+    }
+    if (disposed)
+        disposed->dispose();
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, id = channel->id] { worker->close(id); }, Qt::QueuedConnection);
+}
+
+StreamIncoming StreamPump::take(const std::shared_ptr<StreamChannel> &channel, qsizetype maxData)
+{
+    bool wasPaused = false;
+    StreamIncoming taken;
+    {
+        QMutexLocker lock(&m_mutex);
+        StreamIncoming &in = channel->incoming;
+        if (in.data.size() <= maxData) {
+            taken = std::exchange(in, {});
+        } else {
+            taken.headers = std::exchange(in.headers, false);
+            taken.status = in.status;
+            taken.reason = in.reason;
+            taken.headerList = std::exchange(in.headerList, {});
+            taken.data = in.data.first(std::max<qsizetype>(maxData, 0));
+            in.data.remove(0, taken.data.size());
+        }
+        if (channel->paused && in.data.size() < MaxUnread)
+            wasPaused = std::exchange(channel->paused, false);
+    }
+    if (wasPaused) {
+        QMetaObject::invokeMethod(
+            m_worker, [worker = m_worker, id = channel->id] { worker->resume(id); }, Qt::QueuedConnection);
+    }
+    return taken;
+}
+
+void StreamPump::queueLocked(const std::shared_ptr<StreamChannel> &channel)
+{
+    if (channel->queued || !channel->inbox)
+        return;
+    channel->queued = true;
+    channel->inbox->pending.append(channel);
+}
+
+void StreamPump::scheduleFlush()
+{
+    m_worker->scheduleFlush();
+}
+
+void StreamPump::flush()
+{
+    QMutexLocker lock(&m_mutex);
+    for (StreamInbox *inbox : std::as_const(m_inboxes)) {
+        if (inbox->pending.isEmpty() || inbox->posted)
+            continue;
+        inbox->posted = true;
+        QMetaObject::invokeMethod(
+            inbox, [inbox] { inbox->deliver(); }, Qt::QueuedConnection);
+    }
+}
+
+} // namespace Runwatch::detail

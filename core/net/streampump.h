@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QMutex>
+#include <QNetworkReply>
+#include <QPair>
+#include <QString>
+#include <QThread>
+
+#include <memory>
+
+namespace Runwatch::detail {
+
+class StreamInbox;
+class StreamReply;
+class StreamWorker;
+
+// Where and what to send, prepared on the owner's thread (see StreamReply).
+struct StreamTarget
+{
+    QString host;
+    quint16 port = 0;
+    bool tls = false;
+    QByteArray wire; // the whole request: request line, header fields, body
+    bool head = false;
+    qint64 inactivityMs = 0; // 0: no inactivity timeout
+};
+
+// What the connection has received and the owner has not taken yet.
+struct StreamIncoming
+{
+    bool headers = false; // status/reason/headerList are new
+    int status = 0;
+    QByteArray reason;
+    QList<QPair<QByteArray, QByteArray>> headerList;
+    QByteArray data;
+    bool finished = false;
+    QNetworkReply::NetworkError error = QNetworkReply::NoError;
+    QString errorString;
+};
+
+// One stream, shared by its StreamReply (owner thread) and its connection (pump thread).
+struct StreamChannel
+{
+    quint64 id = 0;
+    // Under StreamPump's mutex.
+    StreamIncoming incoming;
+    bool paused = false;          // the connection stopped reading until the owner takes data
+    bool queued = false;          // in its inbox's pending list
+    StreamInbox *inbox = nullptr; // null once closed
+    // Owner thread only.
+    StreamReply *reply = nullptr;
+};
+
+// Reads event streams on one thread of its own and hands what arrived to the owners' threads at
+// most once per 60 Hz frame.
+//
+// Why: Qt 6.4's QNetworkAccessManager delivers every chunk of an HTTP/1.1 body as one queued
+// signal from its HTTP thread to the reply's thread. With 200 runs streaming 50 events/s that is
+// 10,000 wake-ups of the GUI thread per second, most of its time per frame. Here the sockets
+// live on the pump's thread, and each owner thread gets one queued call per frame for all of its
+// streams together. A side effect: each stream has its own connection, so streams never queue
+// behind QNAM's six connections per host, nor hold up the polls and cancels of the same host.
+//
+// One pump per process, shared by every HttpClient (shared()); it stops its thread when the
+// last user lets go. Thread-safe.
+class StreamPump final
+{
+public:
+    StreamPump();
+    ~StreamPump();
+    Q_DISABLE_COPY_MOVE(StreamPump)
+
+    static std::shared_ptr<StreamPump> shared();
+
+    // Owner thread. Starts the request; `reply` gets absorb() calls on this thread from now on.
+    std::shared_ptr<StreamChannel> open(StreamReply *reply, StreamTarget target);
+    // Owner thread. Stops the connection (if still open) and forgets the owner. Idempotent.
+    void close(const std::shared_ptr<StreamChannel> &channel);
+    // Owner thread. What arrived since the last take, with at most `maxData` bytes of data (the
+    // rest, and the end after it, stay for later); a paused connection reads again once it holds
+    // back less than MaxUnread.
+    StreamIncoming take(const std::shared_ptr<StreamChannel> &channel, qsizetype maxData);
+
+    // Pump thread. Applies `update` to the channel's incoming state and schedules delivery.
+    // `update(StreamIncoming &, bool &paused)` runs under the mutex.
+    template<typename F>
+    void publish(const std::shared_ptr<StreamChannel> &channel, F &&update)
+    {
+        {
+            QMutexLocker lock(&m_mutex);
+            update(channel->incoming, channel->paused);
+            queueLocked(channel);
+        }
+        scheduleFlush();
+    }
+
+    // Unread data a stream's reply holds at most; its connection stops reading (TCP
+    // backpressure) once it holds back as much again.
+    static constexpr qsizetype MaxUnread = 8 * 1024 * 1024;
+
+private:
+    friend class StreamInbox;
+    friend class StreamWorker;
+
+    void queueLocked(const std::shared_ptr<StreamChannel> &channel);
+    void scheduleFlush();
+    void flush();
+
+    QMutex m_mutex;
+    QList<StreamInbox *> m_inboxes; // one per owner thread with open streams
+    QThread m_thread;
+    StreamWorker *m_worker = nullptr; // lives in m_thread
+    quint64 m_nextId = 1;
+};
+
+} // namespace Runwatch::detail
