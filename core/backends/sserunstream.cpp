@@ -87,6 +87,8 @@ std::optional<qint64> SseRunStream::streamRetry() const
 void SseRunStream::startReading(QNetworkReply *reply)
 {
     m_reply = reply;
+    // A reply read by the stream pump already brings a whole frame's data in one readyRead.
+    m_deferDrain = m_options.deferDrain && !HttpClient::deliversInFrames(reply);
     connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
     m_stallTimer.start();
@@ -143,8 +145,7 @@ void SseRunStream::deliver(const QList<RunEvent> &events)
 
 void SseRunStream::onReadyRead()
 {
-    // A reply read by the stream pump already brings a whole frame's data in one readyRead.
-    if (!m_options.deferDrain || HttpClient::deliversInFrames(m_reply)) {
+    if (!m_deferDrain) {
         drain();
         return;
     }

@@ -123,6 +123,7 @@ private:
     std::optional<StreamEnd> m_pendingEnd; // decided while reading; ends the stream after the batch
     bool m_aborted = false;
     bool m_drainScheduled = false;
+    bool m_deferDrain = true; // Options::deferDrain, unless the reply already comes once per frame
     bool m_settling = false;
 };
 

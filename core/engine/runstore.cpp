@@ -309,6 +309,10 @@ void RunStore::submitPending()
     if (m_pending.isEmpty() || !m_writer)
         return;
     // Copies of implicitly shared runs: cheap here, and the writer thread owns them from now on.
+    // Forget batches the writer has finished: their copies would otherwise pin every old version
+    // of a run's text until the next flush().
+    const quint64 written = m_writer->completed();
+    m_inFlight.removeIf([written](const auto &entry) { return entry.value().first <= written; });
     const quint64 generation = ++m_generation;
     QList<Run> batch;
     batch.reserve(m_pending.size());
