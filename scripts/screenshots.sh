@@ -2,7 +2,7 @@
 # Takes the README screenshots of the desktop app. Builds nothing: it runs the existing
 # build/app/gui/runwatch (or $RUNWATCH_BUILD_DIR/app/gui/runwatch) in demo mode under Xvfb with
 # a throw-away home, and the app grabs its own window at the moments the plan names
-# (ui/screenshotplan.h), then quits.
+# (app/gui/screenshotplan.h), then quits.
 #
 #   scripts/screenshots.sh [output-dir=docs/screenshots]
 #

@@ -2,6 +2,7 @@
 #include "actioncontroller.h"
 
 #include "detailpane.h"
+#include "domain/runreducer.h"
 #include "icons.h"
 #include "inputpanel.h"
 #include "runtableview.h"

@@ -2,10 +2,10 @@
 #include "connectionsdialog.h"
 
 #include "backends/openai/openaibackend.h"
-#include "demoagentbackend.h"
-#include "engine/secretstore.h"
+#include "backends/registry.h"
+#include "connections/keystore.h"
+#include "connections/secretstore.h"
 #include "icons.h"
-#include "keystore.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -63,7 +63,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_backend = new QComboBox;
     m_backend->setObjectName(u"connectionBackend"_s);
     m_backend->setAccessibleName(tr("Backend type"));
-    m_backend->addItems(guiBackends());
+    m_backend->addItems(knownBackends());
     form->addRow(tr("&Backend:"), m_backend);
     m_url = new QLineEdit;
     m_url->setObjectName(u"connectionUrl"_s);
@@ -379,7 +379,7 @@ QCoro::Task<> ConnectionsDialog::runTest(Connection connection)
     setStatus(tr("Testing…"), false);
     bool ok = false;
     QString message;
-    RunBackend *backend = createBackendWithDemo(connection, this);
+    RunBackend *backend = createBackend(connection, this);
     if (auto *openai = qobject_cast<OpenAiBackend *>(backend)) {
         RetryPolicy policy = openai->httpClient()->policy();
         policy.maxRetries = 0;

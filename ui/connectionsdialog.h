@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connectionregistry.h"
+#include "connections/connectionregistry.h"
 
 #include <QCoroTask>
 #include <QDialog>

@@ -2,7 +2,7 @@
 #include "mainwindow.h"
 
 #include "actioncontroller.h"
-#include "connectionregistry.h"
+#include "connections/connectionregistry.h"
 #include "connectionsdialog.h"
 #include "detailpane.h"
 #include "filterbar.h"

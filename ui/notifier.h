@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "model/runevent.h"
+#include "domain/runevent.h"
+#include "domain/runreducer.h"
 
 #include <QHash>
 #include <QObject>

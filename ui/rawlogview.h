@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "model/runevent.h"
+#include "domain/runevent.h"
 
 #include <QHash>
 #include <QPlainTextEdit>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "backend/connection.h"
+#include "connections/connection.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 

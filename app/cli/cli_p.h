@@ -3,8 +3,9 @@
 
 // Helpers shared by the CLI's translation units (cli.cpp, clicommands.cpp, clioutput.cpp).
 
-#include "model/run.h"
-#include "model/runevent.h"
+#include "domain/run.h"
+#include "domain/runevent.h"
+#include "domain/runreducer.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -2,6 +2,7 @@
 // How the CLI prints: human text (answer on stdout, everything else on stderr) or JSON Lines.
 #include "cli.h"
 #include "cli_p.h"
+#include "domain/runreducer.h"
 
 #include <QJsonDocument>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// runwatch-sim: the standalone simulator. All logic is in core/sim (runwatch_sim).
+// runwatch-sim: the standalone simulator. All logic is in sim/ (runwatch_sim).
 
 #include "a2asim.h"
 #include "jobssim.h"

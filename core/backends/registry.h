@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "backend/connection.h"
-#include "backend/runbackend.h"
+#include "backends/runbackend.h"
+#include "connections/connection.h"
 
 namespace Runwatch {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "backend/runbackend.h"
+#include "backends/runbackend.h"
 #include "net/httpclient.h"
 #include "net/sseparser.h"
 

@@ -2,6 +2,7 @@
 #include "runmanager.h"
 
 #include "backends/registry.h"
+#include "domain/runreducer.h"
 #include "net/httpclient.h"
 #include "runstore.h"
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "backend/connection.h"
-#include "backend/runbackend.h"
 #include "backends/registry.h"
+#include "backends/runbackend.h"
+#include "connections/connection.h"
+#include "domain/runreducer.h"
 
 #include <QHash>
 #include <QObject>

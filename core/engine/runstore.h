@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "backend/connection.h"
-#include "model/run.h"
+#include "connections/connection.h"
+#include "domain/run.h"
 #include "runstorewriter.h"
 
 #include <QHash>

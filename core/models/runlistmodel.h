@@ -4,8 +4,9 @@
 #include "runfilter.h"
 #include "runformat.h"
 
+#include "domain/runevent.h"
+#include "domain/runreducer.h"
 #include "engine/runmanager.h"
-#include "model/runevent.h"
 
 #include <QAbstractTableModel>
 #include <QHash>

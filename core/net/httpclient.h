@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "model/runerror.h"
+#include "domain/runerror.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

@@ -6,7 +6,8 @@
 //
 // The simulator runs in its own thread so its work is not counted as client CPU.
 #include "backends/openai/openaibackend.h"
-#include "backends/openai/openaimapping.h"
+#include "backends/openai/openaimapper.h"
+#include "domain/runreducer.h"
 #include "net/sseparser.h"
 #include "simulator.h"
 
@@ -169,7 +170,7 @@ Sample parseOnly(const QByteArray &body, const QString &expected)
     Sample s;
     Run run;
     SseParser parser;
-    OpenAi::StreamMapper mapper(true, -1);
+    OpenAi::OpenAiMapper mapper(true, -1);
     QList<RunEvent> batch;
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const double cpu0 = threadCpuSeconds();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the A2A connector's mapping: the agent card parser, JSON-RPC / HTTP+JSON
-// reply decoding, discriminator classification and the TaskTracker (stream → run events), plus
+// reply decoding, discriminator classification and the A2aMapper (stream → run events), plus
 // the reducer that consumes what they produce (applyEvent).
 //
 // Input layout: byte 0 picks the binding (bit 0: HTTP+JSON instead of JSON-RPC); the rest is both
@@ -9,9 +9,10 @@
 //
 //   fuzz_a2a_mapping -dict=tests/fuzz/a2a_mapping.dict tests/fuzz/corpus/a2a_mapping
 #include "backends/a2a/a2acard.h"
-#include "backends/a2a/a2amapping.h"
+#include "backends/a2a/a2amapper.h"
+#include "domain/runevent.h"
+#include "domain/runreducer.h"
 #include "fuzzsupport.h"
-#include "model/runevent.h"
 #include "net/sseparser.h"
 
 #include <QUrl>
@@ -97,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzzCard(rest);
     fuzzReply(rest);
 
-    TaskTracker tracker(u"agent"_s, true);
+    A2aMapper tracker(u"agent"_s, true);
     Run run;
     QList<RunEvent> all;
     SseParser parser(1 << 20);

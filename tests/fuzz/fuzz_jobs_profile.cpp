@@ -15,10 +15,11 @@
 //   - progress is within 0…1; the run's sequence cursor never goes back.
 //
 //   fuzz_jobs_profile -dict=tests/fuzz/jobs_profile.dict tests/fuzz/corpus/jobs_profile
-#include "backends/jobs/jobsmapping.h"
+#include "backends/jobs/jobsmapper.h"
 #include "backends/jobs/jobsprofile.h"
-#include "backends/jobs/jsonpointer.h"
+#include "domain/runreducer.h"
 #include "fuzzsupport.h"
+#include "json/jsonpointer.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -107,7 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     checkString(QString::fromUtf8(parts.value(2)), profile, job);
 
-    StreamMapper mapper(profile, -1);
+    JobsMapper mapper(profile, -1);
     Run streamed;
     streamed.status = RunStatus::InProgress;
     for (qsizetype i = 3; i < parts.size(); ++i) {
@@ -122,15 +123,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             mapper.startConnection(); // a reconnect halfway
         QList<RunEvent> out;
         const qint64 before = streamed.token.sequence;
-        const StreamMapper::Outcome outcome = mapper.map(type, body, id, out);
-        if (outcome == StreamMapper::Outcome::Malformed && mapper.error().message.isEmpty())
+        const JobsMapper::Outcome outcome = mapper.map(type, body, id, out);
+        if (outcome == JobsMapper::Outcome::Malformed && mapper.error().message.isEmpty())
             violation("a malformed event gave no reason");
         out << mapper.takeHeldBack();
         for (const RunEvent &e : out)
             applyEvent(streamed, e);
         if (streamed.token.sequence < before)
             violation("the run's sequence cursor went back");
-        if (outcome == StreamMapper::Outcome::Malformed)
+        if (outcome == JobsMapper::Outcome::Malformed)
             break;
     }
     return 0;

@@ -2,7 +2,7 @@
 // libFuzzer target for JsonScan (the hot-path JSON scanner) with QJsonDocument as the oracle.
 //
 // The two must agree on validity wherever both are strict. Qt's parser is more lenient than
-// RFC 8259 in a few known ways (tests/tst_jsonscan.cpp): raw control characters inside strings,
+// RFC 8259 in a few known ways (tests/unit/json/tst_jsonscan.cpp): raw control characters inside strings,
 // unknown escapes such as \q, "1." or ".1" (digits on one side of the point), a leading UTF-8
 // BOM, and nesting deeper than our cap of 256 levels. Inputs that can trigger one of these are
 // compared in one direction only: the scanner may be stricter there, never more lenient.
@@ -15,7 +15,7 @@
 //
 //   fuzz_jsonscan -dict=tests/fuzz/jsonscan.dict tests/fuzz/corpus/jsonscan
 #include "fuzzsupport.h"
-#include "net/jsonscan.h"
+#include "json/jsonscan.h"
 
 #include <QHash>
 #include <QJsonDocument>

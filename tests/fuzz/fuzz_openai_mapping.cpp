@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// libFuzzer target for the OpenAI connector's mapping: OpenAi::StreamMapper (wire events → run
+// libFuzzer target for the OpenAI connector's mapping: OpenAi::OpenAiMapper (wire events → run
 // events), OpenAi::mapResponseObject / aggregateOutputText (Response objects → run events) and the
 // reducer that consumes what they produce (applyEvent).
 //
@@ -10,9 +10,10 @@
 // its "output". Any violated invariant aborts with a description.
 //
 //   fuzz_openai_mapping -dict=tests/fuzz/openai_mapping.dict tests/fuzz/corpus/openai_mapping
-#include "backends/openai/openaimapping.h"
+#include "backends/openai/openaimapper.h"
+#include "domain/runevent.h"
+#include "domain/runreducer.h"
 #include "fuzzsupport.h"
-#include "model/runevent.h"
 #include "net/sseparser.h"
 
 #include <QJsonArray>
@@ -108,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     const qint64 cursor = qint64(bytes[0] >> 1) - 1;
     const QByteArrayView stream(reinterpret_cast<const char *>(bytes) + 1, qsizetype(size) - 1);
 
-    OpenAi::StreamMapper mapper(streamable, cursor);
+    OpenAi::OpenAiMapper mapper(streamable, cursor);
     Run streamed; // what the engine would build from the stream
     streamed.token.sequence = cursor;
     Run snapshots; // a scratch run for the Response-object checks
@@ -120,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     parser.feed(stream, [&](const SseEvent &event) {
         QList<RunEvent> out;
         const qint64 before = mapper.lastSequence();
-        const OpenAi::StreamMapper::Outcome outcome = mapper.map(event.type, event.data, out);
+        const OpenAi::OpenAiMapper::Outcome outcome = mapper.map(event.type, event.data, out);
 
         check(mapper.lastSequence() >= before, "lastSequence went backwards");
         check(mapper.droppedDuplicates() >= lastDropped, "droppedDuplicates went backwards");
@@ -140,16 +141,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         }
 
         switch (outcome) {
-        case OpenAi::StreamMapper::Outcome::Continue:
+        case OpenAi::OpenAiMapper::Outcome::Continue:
             break;
-        case OpenAi::StreamMapper::Outcome::Terminal:
+        case OpenAi::OpenAiMapper::Outcome::Terminal:
             check(!out.isEmpty(), "terminal outcome without events");
             break;
-        case OpenAi::StreamMapper::Outcome::StreamError:
+        case OpenAi::OpenAiMapper::Outcome::StreamError:
             check(mapper.error().kind == ErrorKind::Run, "stream error is not a run error");
             check(!mapper.error().message.isEmpty(), "stream error without a message");
             break;
-        case OpenAi::StreamMapper::Outcome::Malformed:
+        case OpenAi::OpenAiMapper::Outcome::Malformed:
             check(mapper.error().kind == ErrorKind::Protocol, "malformed is not a protocol error");
             check(!mapper.error().message.isEmpty(), "malformed without a message");
             if (mapper.error().code == u"unknown_status"_s) {
@@ -178,7 +179,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
             // but an empty one never clears it.
             check(textBefore.isEmpty() || !streamed.primaryText.isEmpty(), "received text was cleared");
         }
-        ended = ended || outcome != OpenAi::StreamMapper::Outcome::Continue;
+        ended = ended || outcome != OpenAi::OpenAiMapper::Outcome::Continue;
 
         checkJsonPayload(event.data, snapshots);
     });

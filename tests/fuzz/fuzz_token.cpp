@@ -11,8 +11,8 @@
 //   - a token's sequence is -1 or more (the reducer drops events at or below it).
 //
 //   fuzz_token -dict=tests/fuzz/token.dict tests/fuzz/corpus/token
-#include "backend/connection.h"
-#include "model/run.h"
+#include "connections/connection.h"
+#include "domain/run.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -2,7 +2,7 @@
 #include "a2abackend.h"
 
 #include "a2abackend_p.h"
-#include "a2astream.h"
+#include "a2arunstream.h"
 
 #include <QJsonArray>
 
@@ -120,7 +120,7 @@ QList<RunEvent> A2aBackend::eventsForTask(const QJsonValue &result)
     const StreamItem item = classify(result);
     if (item.kind != StreamItem::Kind::Task)
         return events;
-    TaskTracker tracker(m_card ? m_card->name : QString(), m_card && m_card->streaming);
+    A2aMapper tracker(m_card ? m_card->name : QString(), m_card && m_card->streaming);
     tracker.apply(item, events);
     dropRepeatedItems(events);
     return events;
@@ -128,12 +128,12 @@ QList<RunEvent> A2aBackend::eventsForTask(const QJsonValue &result)
 
 RunStream *A2aBackend::start(StartRequest request, QObject *parent)
 {
-    return new TaskStream(this, TaskStream::Mode::Start, std::move(request), {}, parent);
+    return new A2aRunStream(this, A2aRunStream::Mode::Start, std::move(request), {}, parent);
 }
 
 RunStream *A2aBackend::follow(ContinuationToken token, QObject *parent)
 {
-    return new TaskStream(this, TaskStream::Mode::Follow, {}, std::move(token), parent);
+    return new A2aRunStream(this, A2aRunStream::Mode::Follow, {}, std::move(token), parent);
 }
 
 QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
@@ -285,7 +285,7 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     const StreamItem item = classify(call.result);
     QList<RunEvent> events;
     if (item.kind == StreamItem::Kind::Task) {
-        TaskTracker tracker(d.card->name, d.card->streaming);
+        A2aMapper tracker(d.card->name, d.card->streaming);
         tracker.apply(item, events);
         rememberTask(tracker.taskId(), tracker.contextId());
     }

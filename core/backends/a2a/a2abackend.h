@@ -2,8 +2,8 @@
 #pragma once
 
 #include "a2acard.h"
-#include "backend/connection.h"
-#include "backend/runbackend.h"
+#include "backends/runbackend.h"
+#include "connections/connection.h"
 #include "net/httpclient.h"
 
 #include <QHash>

@@ -3,7 +3,7 @@
 
 // Helpers shared by A2aBackend's two translation units (a2atransport.cpp, a2abackend.cpp).
 
-#include "model/runerror.h"
+#include "domain/runerror.h"
 
 #include <QString>
 

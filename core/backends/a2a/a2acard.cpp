@@ -58,7 +58,7 @@ AuthScheme schemeFrom(const QString &schemeName, const QJsonObject &s)
     QString type = s.value(u"type"_s).toString();
     QJsonObject body = s;
     // @a2a-js/sdk 1.3.0 serves its internal oneof form: {"scheme":{"$case":…,"value":{…}}}
-    // (observed with tests/a2a-peer).
+    // (observed with tests/peers/a2a-peer).
     if (type.isEmpty() && s.value(u"scheme"_s).isObject()) {
         const QJsonObject oneof = s.value(u"scheme"_s).toObject();
         type = oneof.value(u"$case"_s).toString();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "a2amapping.h"
+#include "a2amapper.h"
 
 #include <QByteArrayView>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobsbackend.h"
 
-#include "jobsmapping.h"
-#include "jobsstream.h"
+#include "jobsmapper.h"
+#include "jobsrunstream.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -231,12 +231,12 @@ RunStream *JobsBackend::start(StartRequest request, QObject *parent)
     // Safe to repeat: the Idempotency-Key makes a repeated kickoff return the same job.
     r.idempotent = true;
     kickoff.request = std::move(r);
-    return new Jobs::JobsStream(this, std::move(kickoff), stallTimeout(m_connection), parent);
+    return new Jobs::JobsRunStream(this, std::move(kickoff), stallTimeout(m_connection), parent);
 }
 
 RunStream *JobsBackend::follow(ContinuationToken token, QObject *parent)
 {
-    return new Jobs::JobsStream(this, std::move(token), stallTimeout(m_connection), parent);
+    return new Jobs::JobsRunStream(this, std::move(token), stallTimeout(m_connection), parent);
 }
 
 QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)

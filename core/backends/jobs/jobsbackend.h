@@ -3,8 +3,8 @@
 
 #include "jobsprofile.h"
 
-#include "backend/connection.h"
-#include "backend/runbackend.h"
+#include "backends/runbackend.h"
+#include "connections/connection.h"
 #include "net/httpclient.h"
 
 #include <QHash>
@@ -63,7 +63,7 @@ public:
     QUrl statusUrl(const ContinuationToken &token) const;
     QUrl eventsUrl(const ContinuationToken &token) const;
     // Keeps the service's own URLs of a job for this process (the token carries them across
-    // processes once RunEvent can deliver token extras; see JobsStream).
+    // processes once RunEvent can deliver token extras; see JobsRunStream).
     void rememberUrls(const QString &jobId, const QUrl &status, const QUrl &events);
 
     // Finds a job by the idempotency key (or our client run id) of a kickoff whose reply never

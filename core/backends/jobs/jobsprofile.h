@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "jsonpointer.h"
+#include "json/jsonpointer.h"
 
 #include <QHash>
 #include <QJsonObject>

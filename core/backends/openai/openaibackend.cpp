@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openaibackend.h"
 
-#include "openaistream.h"
+#include "openairunstream.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,7 +22,7 @@ std::chrono::milliseconds stallTimeout(const Connection &c)
 }
 
 // Real events can exceed 8 MiB, hence the parser's generous default; a connection may lower it.
-OpenAi::ResponseStream *withEventLimit(OpenAi::ResponseStream *stream, const Connection &c)
+OpenAi::OpenAiRunStream *withEventLimit(OpenAi::OpenAiRunStream *stream, const Connection &c)
 {
     const qint64 bytes = c.options.value(u"max_event_bytes"_s).toInteger(0);
     if (bytes > 0)
@@ -135,13 +135,13 @@ RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
     // Creating is not idempotent (no idempotency key in this API): a retry after the server may
     // have accepted the request could start a duplicate run.
     r.idempotent = false;
-    const auto mode = request.stream ? OpenAi::ResponseStream::Mode::CreateStreaming
-                                     : OpenAi::ResponseStream::Mode::CreateJson;
+    const auto mode = request.stream ? OpenAi::OpenAiRunStream::Mode::CreateStreaming
+                                     : OpenAi::OpenAiRunStream::Mode::CreateJson;
     if (request.stream)
         r.headers.emplaceBack("Accept", "text/event-stream");
-    return withEventLimit(new OpenAi::ResponseStream(m_http, std::move(r), mode,
-                                                     OpenAi::StreamMapper(request.stream, -1),
-                                                     stallTimeout(m_connection), parent),
+    return withEventLimit(new OpenAi::OpenAiRunStream(m_http, std::move(r), mode,
+                                                      OpenAi::OpenAiMapper(request.stream, -1),
+                                                      stallTimeout(m_connection), parent),
                           m_connection);
 }
 
@@ -155,9 +155,9 @@ RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
         q.addQueryItem(u"starting_after"_s, QString::number(token.sequence));
     r.url.setQuery(q);
     r.headers.emplaceBack("Accept", "text/event-stream");
-    return withEventLimit(new OpenAi::ResponseStream(
-                              m_http, std::move(r), OpenAi::ResponseStream::Mode::Resume,
-                              OpenAi::StreamMapper(true, token.sequence), stallTimeout(m_connection), parent),
+    return withEventLimit(new OpenAi::OpenAiRunStream(
+                              m_http, std::move(r), OpenAi::OpenAiRunStream::Mode::Resume,
+                              OpenAi::OpenAiMapper(true, token.sequence), stallTimeout(m_connection), parent),
                           m_connection);
 }
 

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "appcontroller.h"
+
+#include "connections/connectionregistry.h"
+#include "connections/keystore.h"
+#include "demoagentbackend.h"
+#include "demomode.h"
+#include "icons.h"
+#include "mainwindow.h"
+#include "notifier.h"
+#include "runhousekeeping.h"
+#include "screenshotplan.h"
+
+#include <QApplication>
+#include <QDBusConnection>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QSystemTrayIcon>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+AppController::AppController(AppOptions options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+{
+    m_manager.setBackendFactory(&createBackendWithDemo);
+}
+
+AppController::~AppController()
+{
+    delete m_window;
+    // End every stream and request while the connectors, the store and the keychain are alive,
+    // and let their coroutines unwind before anything they touch goes (RunManager::shutdown).
+    m_manager.shutdown();
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+}
+
+AppOptions AppController::parseArguments(const QStringList &arguments)
+{
+    AppOptions o;
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString &a = arguments.at(i);
+        if (a == u"--demo") {
+            o.demo = true;
+        } else if (a == u"--store" || a == u"--palette") {
+            if (i + 1 >= arguments.size()) {
+                o.error = tr("%1 needs a value").arg(a);
+                return o;
+            }
+            (a == u"--store" ? o.storePath : o.palette) = arguments.at(++i);
+        } else if (a == u"--help" || a == u"-h") {
+            o.showHelp = true;
+        } else if (a == u"--version" || a == u"-v") {
+            o.showVersion = true;
+        } else if (a.startsWith(u"-platform"_s) || a.startsWith(u"-style"_s)) {
+            ++i; // Qt's own options with a value (QApplication left them when unknown)
+        } else {
+            o.error = tr("unknown argument %1").arg(a);
+            return o;
+        }
+    }
+    if (!o.palette.isEmpty() && o.palette != u"dark" && o.palette != u"light")
+        o.error = tr("--palette takes light or dark");
+    return o;
+}
+
+QString AppController::usage()
+{
+    return tr("Usage: runwatch [--demo] [--store PATH] [--palette light|dark]\n\n"
+              "  --demo            start the built-in simulator and demo runs (the default on first\n"
+              "                    launch, when no connection is saved); demo runs are not saved\n"
+              "  --store PATH      run store (default: $RUNWATCH_STORE or the platform data directory)\n"
+              "  --palette NAME    light or dark colours (Fusion style)\n"
+              "  --version         print the version\n");
+}
+
+void AppController::applyPalette(const QString &name)
+{
+    if (name != u"dark" && name != u"light")
+        return;
+    QApplication::setStyle(QStyleFactory::create(u"Fusion"_s));
+    if (name == u"light") {
+        QApplication::setPalette(QApplication::style()->standardPalette());
+        return;
+    }
+    QPalette p;
+    const QColor window(0x25, 0x28, 0x2d);
+    const QColor base(0x1b, 0x1d, 0x21);
+    const QColor text(0xe6, 0xe8, 0xeb);
+    const QColor muted(0x8f, 0x96, 0xa0);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0x22, 0x25, 0x2a));
+    p.setColor(QPalette::ToolTipBase, QColor(0x30, 0x34, 0x3a));
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, muted);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, QColor(0x2f, 0x33, 0x39));
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::white);
+    p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xdb));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(0x6c, 0xb0, 0xff));
+    p.setColor(QPalette::Mid, QColor(0x45, 0x4a, 0x52));
+    p.setColor(QPalette::Dark, QColor(0x15, 0x17, 0x1a));
+    p.setColor(QPalette::Light, QColor(0x3a, 0x3f, 0x46));
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, QColor(0x6b, 0x71, 0x7a));
+    QApplication::setPalette(p);
+}
+
+bool AppController::start(QString *error)
+{
+    const QString storePath = m_options.storePath.isEmpty() ? RunStore::defaultPath() : m_options.storePath;
+    QString storeProblem;
+    if (!m_store.open(storePath))
+        storeProblem = tr("Runs and connections are not saved: %1").arg(m_store.errorString());
+    const bool demo = m_options.demo || !ConnectionRegistry::hasSavedProfiles(&m_store);
+    if (demo) {
+        // Demo runs live on an in-process server that dies with the app: never keep them.
+        m_demoStoreDir = std::make_unique<QTemporaryDir>();
+        m_demoStore = std::make_unique<RunStore>();
+        if (m_demoStore->open(m_demoStoreDir->filePath(u"demo-runs.sqlite"_s)))
+            m_manager.setStore(m_demoStore.get());
+    } else if (m_store.isOpen()) {
+        m_manager.setStore(&m_store);
+    }
+
+    m_keychain = new KeychainKeyStore(false, this);
+    m_registry = new ConnectionRegistry(&m_manager, m_keychain, m_store.isOpen() ? &m_store : nullptr, this);
+    m_notifier = new Notifier(&m_manager, this);
+    if (!QDBusConnection::sessionBus().isConnected() && QSystemTrayIcon::isSystemTrayAvailable()) {
+        // No notification service reachable: the tray balloon is the fallback.
+        m_tray = new QSystemTrayIcon(Icons::appIcon(), this);
+        m_tray->setToolTip(u"Runwatch"_s);
+        m_tray->show();
+        m_notifier->setTrayIcon(m_tray);
+    }
+
+    m_window = new MainWindow(&m_manager);
+    m_window->setConnectionRegistry(m_registry);
+    m_window->setNotifier(m_notifier);
+    if (m_tray)
+        connect(m_tray, &QSystemTrayIcon::activated, m_window.data(), [this] {
+            m_window->showNormal();
+            m_window->raise();
+            m_window->activateWindow();
+        });
+    m_window->show();
+    if (!storeProblem.isEmpty())
+        m_window->statusBar()->showMessage(storeProblem, 15000);
+
+    if (demo) {
+        startDemo();
+    } else {
+        m_registry->load(this, [this](const QStringList &problems) { loadSavedRuns(problems); });
+    }
+    if (auto *plan = ScreenshotPlan::fromEnvironment(m_window, &m_manager, m_demo, this))
+        plan->start();
+    Q_UNUSED(error)
+    return true;
+}
+
+void AppController::startDemo()
+{
+    m_demo = new DemoMode(this);
+    QString why;
+    if (!m_demo->startSimulator(&why)) {
+        QMessageBox::warning(m_window, tr("Demo Unavailable"), why);
+        delete m_demo;
+        m_demo = nullptr;
+        return;
+    }
+    for (const Connection &c : m_demo->connections())
+        m_registry->addTransient(c);
+    m_window->setModeNote(tr("Demo mode · built-in simulator at %1 · runs are not saved")
+                              .arg(m_demo->simulatorUrl().authority()));
+    connect(m_demo, &DemoMode::seeded, this, [this] {
+        if (m_window)
+            m_window->activateRun(m_demo->streamingRunId());
+    });
+    m_demo->seed(&m_manager);
+}
+
+void AppController::loadSavedRuns(const QStringList &problems)
+{
+    // Adopt every stored run; follow the unfinished ones whose connection still exists. Finished
+    // runs come without their output, which the detail pane loads when one is selected: a big
+    // history lists in well under a second.
+    // Retention before loading: expired runs are never adopted, so the list never shows them.
+    QStringList notes = problems;
+    if (const int days = RunHousekeeping::keepDays(); days > 0 && m_store.isOpen()) {
+        const int removed
+            = RunHousekeeping::removeFinishedBefore(&m_manager, &m_store, RunHousekeeping::cutoffFor(days));
+        if (removed > 0)
+            notes << tr("Removed %n finished run(s) older than %1 day(s).", nullptr, removed).arg(days);
+    }
+    const QList<Run> runs = m_store.isOpen() ? m_store.loadRuns(RunStore::Load::Summary) : QList<Run>{};
+    for (const Run &run : runs)
+        m_manager.adoptRun(run, m_manager.backend(run.connection) != nullptr);
+    if (!notes.isEmpty() && m_window)
+        m_window->statusBar()->showMessage(notes.join(u"  "_s), 20000);
+}
+
+} // namespace Runwatch

@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "a2amapper.h"
+
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+#include <array>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch::A2a {
+
+namespace {
+
+// Artifacts of one task are separate outputs (result.txt, summary.md, …): a blank line keeps
+// them apart in the one primary text.
+constexpr QStringView kArtifactSeparator = u"\n\n";
+
+struct ErrorEntry
+{
+    int code;
+    QLatin1StringView name;
+    QLatin1StringView reason;
+};
+
+constexpr std::array kErrors{
+    ErrorEntry{-32700, "JSONParseError"_L1, "PARSE_ERROR"_L1},
+    ErrorEntry{-32600, "InvalidRequest"_L1, "INVALID_REQUEST"_L1},
+    ErrorEntry{-32601, "MethodNotFound"_L1, "METHOD_NOT_FOUND"_L1},
+    ErrorEntry{-32602, "InvalidParams"_L1, "INVALID_PARAMS"_L1},
+    ErrorEntry{-32603, "InternalError"_L1, "INTERNAL"_L1},
+    ErrorEntry{-32001, "TaskNotFound"_L1, "TASK_NOT_FOUND"_L1},
+    ErrorEntry{-32002, "TaskNotCancelable"_L1, "TASK_NOT_CANCELABLE"_L1},
+    ErrorEntry{-32003, "PushNotificationNotSupported"_L1, "PUSH_NOTIFICATION_NOT_SUPPORTED"_L1},
+    ErrorEntry{-32004, "UnsupportedOperation"_L1, "UNSUPPORTED_OPERATION"_L1},
+    ErrorEntry{-32005, "ContentTypeNotSupported"_L1, "CONTENT_TYPE_NOT_SUPPORTED"_L1},
+    ErrorEntry{-32006, "InvalidAgentResponse"_L1, "INVALID_AGENT_RESPONSE"_L1},
+    ErrorEntry{-32007, "ExtendedAgentCardNotConfigured"_L1, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"_L1},
+    ErrorEntry{-32008, "ExtensionSupportRequired"_L1, "EXTENSION_SUPPORT_REQUIRED"_L1},
+    ErrorEntry{-32009, "VersionNotSupported"_L1, "VERSION_NOT_SUPPORTED"_L1},
+};
+
+QString stripped(QStringView state)
+{
+    QString s = state.trimmed().toString().toLower();
+    if (s.startsWith(u"task_state_"_s))
+        s = s.mid(11);
+    s.replace(u'_', u'-');
+    return s;
+}
+
+QString fileLabel(const QJsonObject &part)
+{
+    QString name = part.value(u"filename"_s).toString();
+    const QJsonObject file = part.value(u"file"_s).toObject();
+    if (name.isEmpty())
+        name = file.value(u"name"_s).toString();
+    QString where = part.value(u"url"_s).toString();
+    if (where.isEmpty())
+        where = file.value(u"uri"_s).toString();
+    if (where.isEmpty())
+        where = file.value(u"fileWithUri"_s).toString();
+    if (name.isEmpty())
+        name = where;
+    return name.isEmpty() ? u"[file]"_s : u"[file %1]"_s.arg(name);
+}
+
+QString jsonText(const QJsonValue &value)
+{
+    if (value.isString())
+        return value.toString();
+    if (value.isObject())
+        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+    if (value.isArray())
+        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    if (value.isDouble())
+        return QString::number(value.toDouble());
+    if (value.isBool())
+        return value.toBool() ? u"true"_s : u"false"_s;
+    return {};
+}
+
+QString lastHistoryMessageId(const QJsonObject &task)
+{
+    const QJsonArray history = task.value(u"history"_s).toArray();
+    if (history.isEmpty())
+        return {};
+    return history.last().toObject().value(u"messageId"_s).toString();
+}
+
+std::optional<QJsonObject> parseObject(QByteArrayView json, QString *why)
+{
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(json.toByteArray(), &error);
+    if (error.error != QJsonParseError::NoError) {
+        *why = u"not JSON (%1 at offset %2)"_s.arg(error.errorString()).arg(error.offset);
+        return std::nullopt;
+    }
+    if (!doc.isObject()) {
+        *why = u"not a JSON object"_s;
+        return std::nullopt;
+    }
+    return doc.object();
+}
+
+// The `data` member of a 1.0 JSON-RPC error: an array of ProtoJSON Any objects, one of which
+// may be a google.rpc.ErrorInfo.
+QString reasonFrom(const QJsonValue &details)
+{
+    const QJsonArray list = details.isArray() ? details.toArray() : QJsonArray{details};
+    for (const QJsonValue &v : list) {
+        QString reason = v.toObject().value(u"reason"_s).toString();
+        if (!reason.isEmpty())
+            return reason;
+    }
+    return {};
+}
+
+int codeForHttpStatus(int status)
+{
+    switch (status) {
+    case 404:
+        return -32001;
+    case 415:
+        return -32005;
+    case 400:
+        return -32602;
+    default:
+        return status >= 500 ? -32603 : 0;
+    }
+}
+
+} // namespace
+
+QString versionHeader(Version version)
+{
+    return version == Version::V10 ? u"1.0"_s : u"0.3"_s;
+}
+
+QString bindingName(Binding binding)
+{
+    return binding == Binding::JsonRpc ? u"JSONRPC"_s : u"HTTP+JSON"_s;
+}
+
+RunStatus mapState(QStringView wireState)
+{
+    const QString s = stripped(wireState);
+    if (s == u"submitted")
+        return RunStatus::Queued;
+    if (s == u"working")
+        return RunStatus::InProgress;
+    if (s == u"completed")
+        return RunStatus::Completed;
+    if (s == u"failed")
+        return RunStatus::Failed;
+    if (s == u"canceled" || s == u"cancelled")
+        return RunStatus::Cancelled;
+    if (s == u"input-required" || s == u"auth-required")
+        return RunStatus::InputRequired;
+    if (s == u"rejected")
+        return RunStatus::Rejected;
+    return RunStatus::Unknown;
+}
+
+bool isAuthState(QStringView wireState)
+{
+    return stripped(wireState) == u"auth-required";
+}
+
+QString partsText(const QJsonArray &parts)
+{
+    QString out;
+    for (const QJsonValue &v : parts) {
+        const QJsonObject part = v.toObject();
+        const QString kind = part.value(u"kind"_s).toString();
+        if (part.value(u"text"_s).isString()) {
+            out += part.value(u"text"_s).toString();
+        } else if (part.contains(u"data"_s) && (kind.isEmpty() || kind == u"data")) {
+            out += jsonText(part.value(u"data"_s));
+        } else if (part.contains(u"url"_s) || part.contains(u"raw"_s) || part.contains(u"file"_s)
+                   || kind == u"file") {
+            out += fileLabel(part);
+        }
+    }
+    return out;
+}
+
+MessageInfo parseMessage(const QJsonObject &message)
+{
+    MessageInfo m;
+    m.messageId = message.value(u"messageId"_s).toString();
+    m.taskId = message.value(u"taskId"_s).toString();
+    m.contextId = message.value(u"contextId"_s).toString();
+    const QString role = message.value(u"role"_s).toString().toLower();
+    m.fromUser = role == u"user" || role == u"role_user";
+    const QJsonValue parts
+        = message.contains(u"parts"_s) ? message.value(u"parts"_s) : message.value(u"content"_s);
+    m.text = partsText(parts.toArray());
+    return m;
+}
+
+StreamItem classify(const QJsonValue &result)
+{
+    StreamItem item;
+    if (!result.isObject())
+        return item;
+    const QJsonObject o = result.toObject();
+    // 1.0: exactly one member names the payload (StreamResponse / SendMessageResponse).
+    static const std::array<std::pair<QLatin1StringView, StreamItem::Kind>, 4> members{{
+        {"task"_L1, StreamItem::Kind::Task},
+        {"message"_L1, StreamItem::Kind::Message},
+        {"statusUpdate"_L1, StreamItem::Kind::StatusUpdate},
+        {"artifactUpdate"_L1, StreamItem::Kind::ArtifactUpdate},
+    }};
+    for (const auto &[name, kind] : members) {
+        const QJsonValue v = o.value(name);
+        if (v.isObject()) {
+            item.kind = kind;
+            item.object = v.toObject();
+            return item;
+        }
+    }
+    // 0.x: `kind` discriminates a bare object.
+    const QString kind = o.value(u"kind"_s).toString();
+    item.object = o;
+    if (kind == u"task")
+        item.kind = StreamItem::Kind::Task;
+    else if (kind == u"message")
+        item.kind = StreamItem::Kind::Message;
+    else if (kind == u"status-update")
+        item.kind = StreamItem::Kind::StatusUpdate;
+    else if (kind == u"artifact-update")
+        item.kind = StreamItem::Kind::ArtifactUpdate;
+    else if (!kind.isEmpty())
+        item.kind = StreamItem::Kind::Unknown;
+    // No discriminator at all: the bare Task of GetTask/CancelTask, or an event by its shape.
+    else if (o.value(u"artifact"_s).isObject())
+        item.kind = StreamItem::Kind::ArtifactUpdate;
+    else if (o.value(u"taskId"_s).isString() && o.value(u"status"_s).isObject())
+        item.kind = StreamItem::Kind::StatusUpdate;
+    else if (o.value(u"id"_s).isString() && o.value(u"status"_s).isObject())
+        item.kind = StreamItem::Kind::Task;
+    else if (o.value(u"messageId"_s).isString()
+             && (o.value(u"parts"_s).isArray() || o.value(u"content"_s).isArray()))
+        item.kind = StreamItem::Kind::Message;
+    if (item.kind == StreamItem::Kind::Unknown)
+        item.object = {};
+    return item;
+}
+
+QString errorName(int code)
+{
+    for (const ErrorEntry &e : kErrors) {
+        if (e.code == code)
+            return e.name;
+    }
+    return {};
+}
+
+int codeForReason(QStringView reason)
+{
+    for (const ErrorEntry &e : kErrors) {
+        if (reason == e.reason)
+            return e.code;
+    }
+    if (reason == u"INVALID_ARGUMENT")
+        return -32602;
+    return 0;
+}
+
+RunError toRunError(const ProtocolError &error)
+{
+    RunError e;
+    e.httpStatus = error.httpStatus;
+    e.code = QString::number(error.code);
+    switch (error.code) {
+    case -32001:
+        e.kind = ErrorKind::NotFound;
+        break;
+    case -32603:
+    case -32006:
+        e.kind = ErrorKind::Server;
+        e.retryable = true;
+        break;
+    case -32700:
+    case -32600:
+    case -32601:
+    case -32602:
+    case -32002:
+    case -32003:
+    case -32004:
+    case -32005:
+    case -32007:
+    case -32008:
+    case -32009:
+        e.kind = ErrorKind::Client;
+        break;
+    default:
+        // Server-defined codes: the agent's problem, but nothing says a retry would help.
+        e.kind = ErrorKind::Server;
+        break;
+    }
+    if (error.httpStatus == 401 || error.httpStatus == 403)
+        e.kind = ErrorKind::Auth;
+    QString message = error.message.isEmpty() ? u"The agent reported an error."_s : error.message;
+    const QString name = errorName(error.code);
+    if (!name.isEmpty() && !message.contains(name))
+        message = name + u": "_s + message;
+    e.message = message.left(2000);
+    return e;
+}
+
+std::optional<ProtocolError> parseErrorBody(QByteArrayView json, int httpStatus)
+{
+    QString why;
+    const std::optional<QJsonObject> root = parseObject(json, &why);
+    if (!root)
+        return std::nullopt;
+    ProtocolError p;
+    p.httpStatus = httpStatus;
+    const QJsonValue error = root->value(u"error"_s);
+    if (error.isObject()) {
+        const QJsonObject o = error.toObject();
+        p.message = o.value(u"message"_s).toString();
+        if (root->contains(u"jsonrpc"_s) || root->contains(u"id"_s)) {
+            // JSON-RPC: the code is the A2A code.
+            p.code = o.value(u"code"_s).toInt();
+            p.reason = reasonFrom(o.value(u"data"_s));
+        } else {
+            // HTTP+JSON: google.rpc.Status {code: http status, status, message, details[]}.
+            p.reason = reasonFrom(o.value(u"details"_s));
+            const int rpcCode = o.value(u"code"_s).toInt();
+            p.code = codeForReason(p.reason);
+            if (p.code == 0 && rpcCode < 0)
+                p.code = rpcCode;
+            if (p.code == 0)
+                p.code = codeForHttpStatus(httpStatus);
+        }
+        return p;
+    }
+    if (error.isString()) {
+        p.message = error.toString();
+        p.code = codeForHttpStatus(httpStatus);
+        return p;
+    }
+    // RFC 9457 problem details.
+    if (root->contains(u"title"_s) || root->contains(u"detail"_s)) {
+        p.message = root->value(u"detail"_s).toString();
+        if (p.message.isEmpty())
+            p.message = root->value(u"title"_s).toString();
+        p.code = codeForHttpStatus(httpStatus);
+        return p;
+    }
+    return std::nullopt;
+}
+
+Reply decodeJsonRpc(QByteArrayView json)
+{
+    Reply r;
+    QString why;
+    const std::optional<QJsonObject> root = parseObject(json, &why);
+    if (!root) {
+        r.malformed = u"The agent's JSON-RPC reply is "_s + why + u'.';
+        return r;
+    }
+    const QJsonValue error = root->value(u"error"_s);
+    if (error.isObject()) {
+        const QJsonObject o = error.toObject();
+        ProtocolError p;
+        p.code = o.value(u"code"_s).toInt();
+        p.message = o.value(u"message"_s).toString();
+        p.reason = reasonFrom(o.value(u"data"_s));
+        r.error = p;
+        return r;
+    }
+    if (!root->contains(u"result"_s)) {
+        r.malformed = u"The agent's JSON-RPC reply has neither result nor error."_s;
+        return r;
+    }
+    r.result = root->value(u"result"_s);
+    return r;
+}
+
+Reply decodeRest(QByteArrayView json, int httpStatus)
+{
+    Reply r;
+    QString why;
+    const std::optional<QJsonObject> root = parseObject(json, &why);
+    if (!root) {
+        r.malformed = u"The agent's reply is "_s + why + u'.';
+        return r;
+    }
+    if (root->contains(u"error"_s)) {
+        if (auto e = parseErrorBody(json, httpStatus)) {
+            r.error = *e;
+            return r;
+        }
+    }
+    r.result = *root;
+    return r;
+}
+
+// --- A2aMapper --------------------------------------------------------------------------------
+
+bool A2aMapper::isEndState() const
+{
+    if (m_messageReply)
+        return true;
+    if (isTerminal(m_status))
+        return true;
+    return m_status == RunStatus::InputRequired && !isAuthState(m_rawState);
+}
+
+void A2aMapper::apply(const StreamItem &item, QList<RunEvent> &out)
+{
+    switch (item.kind) {
+    case StreamItem::Kind::Task:
+        applyTask(item.object, out);
+        break;
+    case StreamItem::Kind::Message:
+        applyMessage(item.object, out);
+        break;
+    case StreamItem::Kind::StatusUpdate:
+        applyStatusUpdate(item.object, out);
+        break;
+    case StreamItem::Kind::ArtifactUpdate:
+        applyArtifactUpdate(item.object, out);
+        break;
+    case StreamItem::Kind::Unknown:
+        break;
+    }
+}
+
+void A2aMapper::noteIds(const QString &taskId, const QString &contextId, QList<RunEvent> &out)
+{
+    if (m_taskId.isEmpty() && !taskId.isEmpty())
+        m_taskId = taskId;
+    if (m_contextId.isEmpty() && !contextId.isEmpty())
+        m_contextId = contextId;
+    if (!m_identified && !m_taskId.isEmpty()) {
+        m_identified = true;
+        RunEvent identity = RunEvent::identity(m_taskId, m_agentName, m_streamable);
+        QJsonObject extra{{u"kind"_s, u"task"_s}};
+        if (!m_contextId.isEmpty())
+            extra.insert(u"contextId"_s, m_contextId);
+        identity.tokenExtra = extra; // persisted: respond/resume after a restart need the contextId
+        out << identity;
+    }
+}
+
+void A2aMapper::secondaryFor(const MessageInfo &message, const QString &title, QList<RunEvent> &out)
+{
+    if (message.text.isEmpty())
+        return;
+    // The messageId keys the item: the same status message seen again in a later snapshot
+    // (history) replaces itself instead of appearing twice.
+    const QString id = message.messageId.isEmpty() ? QString() : u"a2a-msg:"_s + message.messageId;
+    const SecondaryKind kind = message.fromUser ? SecondaryKind::Log : SecondaryKind::Progress;
+    out << RunEvent::secondarySnapshot(kind, id, title, message.text);
+}
+
+void A2aMapper::applyStatus(const QJsonObject &status, bool answered, QList<RunEvent> &out)
+{
+    QString raw = status.value(u"state"_s).toString();
+    if (raw.isEmpty())
+        raw = u"TASK_STATE_UNSPECIFIED"_s; // ProtoJSON drops the default enum value
+    RunStatus unified = mapState(raw);
+    std::optional<MessageInfo> message;
+    if (status.value(u"message"_s).isObject())
+        message = parseMessage(status.value(u"message"_s).toObject());
+    if (answered && unified == RunStatus::InputRequired) {
+        // Our answer is in the history but the agent has not moved on yet (§7, the JS SDK
+        // republishes the stored task first): it is working on it, not asking again.
+        unified = RunStatus::InProgress;
+        raw += u" (answered)"_s;
+    }
+    m_status = unified;
+    m_rawState = raw;
+    if (message && !(answered && unified == RunStatus::InProgress))
+        secondaryFor(*message, stripped(raw), out);
+    out << RunEvent::statusChange(unified, raw);
+    if (unified == RunStatus::InputRequired) {
+        InputRequest request;
+        request.reason = isAuthState(raw) ? InputReason::Auth : InputReason::Question;
+        request.prompt = message ? message->text : QString();
+        if (request.prompt.isEmpty()) {
+            request.prompt = request.reason == InputReason::Auth
+                                 ? u"The agent needs authorization to continue."_s
+                                 : u"The agent is waiting for input."_s;
+        }
+        request.raw.insert(u"taskId"_s, m_taskId);
+        if (!m_contextId.isEmpty())
+            request.raw.insert(u"contextId"_s, m_contextId);
+        request.raw.insert(u"state"_s, raw);
+        if (message && !message->messageId.isEmpty())
+            request.raw.insert(u"messageId"_s, message->messageId);
+        out << RunEvent::inputRequired(request);
+    } else if (unified == RunStatus::Failed || unified == RunStatus::Rejected) {
+        RunError e;
+        e.kind = ErrorKind::Run;
+        e.code = stripped(raw);
+        e.message = message && !message->text.isEmpty()
+                        ? message->text
+                        : (unified == RunStatus::Failed ? u"The agent reported that the task failed."_s
+                                                        : u"The agent rejected the task."_s);
+        out << RunEvent::failure(e);
+    }
+}
+
+void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
+{
+    noteIds(task.value(u"id"_s).toString(), task.value(u"contextId"_s).toString(), out);
+    // A snapshot: the artifacts as the agent has them now replace what we assembled.
+    m_artifacts.clear();
+    const QJsonArray artifacts = task.value(u"artifacts"_s).toArray();
+    for (const QJsonValue &v : artifacts) {
+        const QJsonObject a = v.toObject();
+        const QString id = a.value(u"artifactId"_s).toString();
+        const QString text = partsText(a.value(u"parts"_s).toArray());
+        auto it = std::find_if(m_artifacts.begin(), m_artifacts.end(),
+                               [&](const Artifact &x) { return x.id == id; });
+        if (it != m_artifacts.end()) {
+            it->text += text; // a server that lists chunks as separate entries
+            continue;
+        }
+        m_artifacts.append(Artifact{id, a.value(u"name"_s).toString(), text, false});
+    }
+    // Status messages the stream may have missed (they move into history as the task advances).
+    const QJsonArray history = task.value(u"history"_s).toArray();
+    for (const QJsonValue &v : history) {
+        const MessageInfo m = parseMessage(v.toObject());
+        if (!m.fromUser)
+            secondaryFor(m, u"agent"_s, out);
+        else if (m.messageId.startsWith(kAnswerIdPrefix))
+            secondaryFor(m, u"answer"_s, out);
+    }
+    const bool answered = lastHistoryMessageId(task).startsWith(kAnswerIdPrefix);
+    if (task.value(u"status"_s).isObject())
+        applyStatus(task.value(u"status"_s).toObject(), answered, out);
+    emitPrimary(true, out);
+}
+
+void A2aMapper::applyMessage(const QJsonObject &message, QList<RunEvent> &out)
+{
+    const MessageInfo m = parseMessage(message);
+    if (m_taskId.isEmpty() && !m_messageReply && m.taskId.isEmpty()) {
+        // A direct answer without a task: the run is complete at once (§6, 1.0 §3.1.2).
+        m_messageReply = true;
+        if (!m.messageId.isEmpty()) {
+            RunEvent identity = RunEvent::identity(m.messageId, m_agentName, false);
+            identity.tokenExtra = QJsonObject{{u"kind"_s, u"message"_s}};
+            out << identity;
+        }
+        m_contextId = m.contextId;
+        m_artifacts = {Artifact{u"message"_s, {}, m.text, true}};
+        emitPrimary(false, out);
+        m_status = RunStatus::Completed;
+        m_rawState = u"message"_s;
+        out << RunEvent::statusChange(RunStatus::Completed, m_rawState);
+        return;
+    }
+    secondaryFor(m, m.fromUser ? u"user"_s : u"agent"_s, out);
+}
+
+void A2aMapper::applyStatusUpdate(const QJsonObject &event, QList<RunEvent> &out)
+{
+    noteIds(event.value(u"taskId"_s).toString(), event.value(u"contextId"_s).toString(), out);
+    if (event.value(u"status"_s).isObject())
+        applyStatus(event.value(u"status"_s).toObject(), false, out);
+}
+
+void A2aMapper::applyArtifactUpdate(const QJsonObject &event, QList<RunEvent> &out)
+{
+    noteIds(event.value(u"taskId"_s).toString(), event.value(u"contextId"_s).toString(), out);
+    const QJsonObject a = event.value(u"artifact"_s).toObject();
+    const QString id = a.value(u"artifactId"_s).toString();
+    const QString text = partsText(a.value(u"parts"_s).toArray());
+    // Missing booleans are false (ProtoJSON omits defaults, §0.6).
+    const bool append = event.value(u"append"_s).toBool(false);
+    const bool last = event.value(u"lastChunk"_s).toBool(false);
+    auto it
+        = std::find_if(m_artifacts.begin(), m_artifacts.end(), [&](const Artifact &x) { return x.id == id; });
+    bool extendsOnly = true;
+    if (it == m_artifacts.end()) {
+        m_artifacts.append(Artifact{id, a.value(u"name"_s).toString(), text, last});
+    } else if (append) {
+        it->text += text;
+        it->complete = last;
+        if (!a.value(u"name"_s).toString().isEmpty())
+            it->name = a.value(u"name"_s).toString();
+    } else {
+        // A chunk without append replaces the artifact (§6).
+        extendsOnly = it->text.isEmpty();
+        it->text = text;
+        it->complete = last;
+    }
+    emitPrimary(!extendsOnly, out);
+}
+
+QString A2aMapper::composedText() const
+{
+    QString text;
+    bool first = true;
+    for (const Artifact &a : m_artifacts) {
+        if (a.text.isEmpty())
+            continue;
+        if (!first)
+            text += kArtifactSeparator;
+        text += a.text;
+        first = false;
+    }
+    return text;
+}
+
+void A2aMapper::emitPrimary(bool snapshot, QList<RunEvent> &out)
+{
+    const QString text = composedText();
+    if (snapshot) {
+        // Snapshots go out even when unchanged: after a reconnect the run may hold less than we
+        // do (another process, an older store). Empty ones carry nothing.
+        if (text != m_emitted && m_emitted.startsWith(text))
+            m_shrank = true;
+        if (!text.isEmpty())
+            out << RunEvent::primarySnapshot(text);
+        m_emitted = text;
+        return;
+    }
+    if (text == m_emitted)
+        return;
+    if (m_emitted.startsWith(text))
+        m_shrank = true;
+    if (text.startsWith(m_emitted) && !m_shrank)
+        out << RunEvent::primaryDelta(text.mid(m_emitted.size()));
+    else
+        out << RunEvent::primarySnapshot(text);
+    m_emitted = text;
+}
+
+} // namespace Runwatch::A2a

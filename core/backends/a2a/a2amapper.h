@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "domain/runevent.h"
+
+#include <QByteArrayView>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+// Pure A2A wire → RunEvent mapping (protocols/a2a-and-agent-protocol.md §5–§9). No I/O here, so
+// the fuzzer and the transcript tests drive exactly what the connector runs.
+namespace Runwatch::A2a {
+
+// Which A2A generation a peer speaks: method names, enum spellings and discriminators differ
+// (§0, §1). 0.2.x uses the 0.3 shapes.
+enum class Version {
+    V03,
+    V10,
+};
+
+// The HTTP binding of an interface (§3). gRPC is not supported.
+enum class Binding {
+    JsonRpc,
+    HttpJson,
+};
+
+QString versionHeader(Version version); // "0.3" / "1.0" (Major.Minor only, spec §3.6)
+QString bindingName(Binding binding);   // "JSONRPC" / "HTTP+JSON"
+
+// Messages we send as answers carry this messageId prefix, so that a Task snapshot taken after
+// our answer but before the agent moved on can be recognised as "answer received" (§7).
+inline constexpr QLatin1StringView kAnswerIdPrefix{"runwatch-answer-"};
+inline constexpr QLatin1StringView kPromptIdPrefix{"runwatch-prompt-"};
+
+// TaskState (0.3 kebab-case, 1.0 TASK_STATE_*, 0.3 proto TASK_STATE_CANCELLED) → unified
+// status; unknown and missing labels are Unknown (§5.1).
+RunStatus mapState(QStringView wireState);
+// INPUT_REQUIRED / AUTH_REQUIRED in any spelling.
+bool isAuthState(QStringView wireState);
+
+// The readable text of a Part list: text parts concatenated as they are (chunks are split
+// anywhere), structured data as compact JSON, files as "[file name]". Accepts 1.0
+// member-discriminated parts and 0.3 kind-discriminated ones (file.bytes/uri and the legacy
+// fileWithBytes/fileWithUri).
+QString partsText(const QJsonArray &parts);
+
+struct MessageInfo
+{
+    QString messageId;
+    QString taskId;
+    QString contextId;
+    bool fromUser = false; // role "user" / "ROLE_USER"
+    QString text;
+};
+// A Message object; `parts` (JSON-RPC) or `content` (0.3 proto JSON) both work.
+MessageInfo parseMessage(const QJsonObject &message);
+
+// One element of a stream or one reply, classified by member name (1.0), `kind` (0.x) or shape
+// (bare Task/Message as GetTask and 0.3 message/send return them).
+struct StreamItem
+{
+    enum class Kind {
+        Task,
+        Message,
+        StatusUpdate,
+        ArtifactUpdate,
+        Unknown,
+    };
+    Kind kind = Kind::Unknown;
+    QJsonObject object; // the Task / Message / event itself
+};
+StreamItem classify(const QJsonValue &result);
+
+// An A2A error, from a JSON-RPC error object (§9.2), a REST google.rpc.Status body or an RFC 9457
+// problem body. `code` is the JSON-RPC code (derived from ErrorInfo.reason for REST).
+struct ProtocolError
+{
+    int code = 0;
+    QString message;
+    QString reason; // ErrorInfo.reason, e.g. TASK_NOT_FOUND; may be empty
+    int httpStatus = 0;
+};
+
+// "TaskNotFound", "TaskNotCancelable", … (empty for codes outside the A2A and JSON-RPC sets).
+QString errorName(int code);
+int codeForReason(QStringView reason);
+// The unified error: NotFound for -32001, Client for request/operation errors, Server for
+// -32603/-32006 and unknown server codes; `code` is the number as text.
+RunError toRunError(const ProtocolError &error);
+
+// One decoded reply: a JSON-RPC envelope (result or error) or, for HTTP+JSON, a bare result or
+// an error body. `malformed` explains what could not be understood (then neither is set).
+struct Reply
+{
+    QJsonValue result;
+    std::optional<ProtocolError> error;
+    QString malformed;
+
+    bool ok() const { return !error && malformed.isEmpty(); }
+};
+Reply decodeJsonRpc(QByteArrayView json);
+Reply decodeRest(QByteArrayView json, int httpStatus = 200);
+// An error body of either shape ({"jsonrpc",…,"error"} / {"error":{…}} / problem+json) or
+// nullopt when there is none.
+std::optional<ProtocolError> parseErrorBody(QByteArrayView json, int httpStatus);
+
+// Follows one task and turns what the agent sends into RunEvents. Keeps the artifacts (in order
+// of first appearance, append/lastChunk applied as in §6) so that the primary text is always the
+// text of the whole task: a change that extends what was emitted goes out as a PrimaryDelta, any
+// other change (a replaced artifact, a Task snapshot) as a PrimarySnapshot. This is how a stream
+// that resumes with SubscribeToTask's snapshot ends with the same text as one that never broke.
+class A2aMapper
+{
+public:
+    explicit A2aMapper(QString agentName = {}, bool streamable = false)
+        : m_agentName(std::move(agentName))
+        , m_streamable(streamable)
+    {}
+
+    // Maps one item; appends to `out`.
+    void apply(const StreamItem &item, QList<RunEvent> &out);
+
+    const QString &taskId() const { return m_taskId; }
+    const QString &contextId() const { return m_contextId; }
+    bool sawTask() const { return !m_taskId.isEmpty(); }
+    bool isMessageReply() const { return m_messageReply; }
+    // The unified status of the last state seen (Unknown before any).
+    RunStatus status() const { return m_status; }
+    const QString &rawState() const { return m_rawState; }
+    // A stream ends here: terminal, or waiting for a person (an answered question does not count;
+    // AUTH_REQUIRED may continue on the same stream, so it does not count either).
+    bool isEndState() const;
+    // Primary text as the events emitted so far built it.
+    const QString &primaryText() const { return m_emitted; }
+    int artifactCount() const { return int(m_artifacts.size()); }
+    // The text got shorter while still a prefix of what was emitted (an artifact replaced by
+    // less). The reducer keeps the longer text it has, so from here on only snapshots go out:
+    // a delta would be appended to text the agent no longer has.
+    bool shrank() const { return m_shrank; }
+
+private:
+    struct Artifact
+    {
+        QString id;
+        QString name;
+        QString text;
+        bool complete = false;
+    };
+
+    void applyTask(const QJsonObject &task, QList<RunEvent> &out);
+    void applyMessage(const QJsonObject &message, QList<RunEvent> &out);
+    void applyStatusUpdate(const QJsonObject &event, QList<RunEvent> &out);
+    void applyArtifactUpdate(const QJsonObject &event, QList<RunEvent> &out);
+    void noteIds(const QString &taskId, const QString &contextId, QList<RunEvent> &out);
+    void applyStatus(const QJsonObject &status, bool answered, QList<RunEvent> &out);
+    void secondaryFor(const MessageInfo &message, const QString &title, QList<RunEvent> &out);
+    QString composedText() const;
+    void emitPrimary(bool snapshot, QList<RunEvent> &out);
+
+    QString m_agentName;
+    bool m_streamable;
+    QString m_taskId;
+    QString m_contextId;
+    bool m_identified = false;
+    bool m_messageReply = false;
+    RunStatus m_status = RunStatus::Unknown;
+    QString m_rawState;
+    QList<Artifact> m_artifacts;
+    QString m_emitted;
+    bool m_shrank = false;
+};
+
+} // namespace Runwatch::A2a

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "openaimapper.h"
+
+#include "json/jsonscan.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch::OpenAi {
+
+namespace {
+
+constexpr QByteArrayView kDeltaType = "response.output_text.delta";
+
+SecondaryKind kindForItemType(QStringView type)
+{
+    if (type == u"reasoning")
+        return SecondaryKind::Reasoning;
+    if (type == u"message")
+        return SecondaryKind::Log;
+    if (type.endsWith(u"_call") || type == u"mcp_list_tools" || type == u"mcp_approval_request")
+        return SecondaryKind::ToolCall;
+    return SecondaryKind::Progress;
+}
+
+// The readable content of a finished non-message output item.
+QString itemText(const QJsonObject &item)
+{
+    const QString type = item.value(u"type"_s).toString();
+    if (type == u"reasoning") {
+        QStringList parts;
+        const QJsonArray summary = item.value(u"summary"_s).toArray();
+        for (const QJsonValue &v : summary)
+            parts << v.toObject().value(u"text"_s).toString();
+        return parts.join(u"\n\n"_s);
+    }
+    if (item.contains(u"arguments"_s))
+        return item.value(u"arguments"_s).toString();
+    if (item.contains(u"input"_s))
+        return item.value(u"input"_s).toString();
+    if (item.contains(u"code"_s))
+        return item.value(u"code"_s).toString();
+    return item.value(u"status"_s).toString();
+}
+
+QString itemTitle(const QJsonObject &item)
+{
+    const QString name = item.value(u"name"_s).toString();
+    const QString type = item.value(u"type"_s).toString();
+    return name.isEmpty() ? type : name;
+}
+
+qint64 sequenceOf(const QJsonObject &o)
+{
+    // toInteger, not a cast of toDouble(): a server may send 1e300, and converting an
+    // out-of-range double is undefined behaviour (found by fuzz_openai_mapping). A fraction or a
+    // value outside qint64 is no sequence number.
+    return o.value(u"sequence_number"_s).toInteger(-1);
+}
+
+} // namespace
+
+RunStatus mapStatus(QStringView s)
+{
+    if (s == u"queued")
+        return RunStatus::Queued;
+    if (s == u"in_progress")
+        return RunStatus::InProgress;
+    if (s == u"completed")
+        return RunStatus::Completed;
+    if (s == u"failed")
+        return RunStatus::Failed;
+    if (s == u"cancelled")
+        return RunStatus::Cancelled;
+    if (s == u"incomplete")
+        return RunStatus::Incomplete;
+    return RunStatus::Unknown;
+}
+
+QString aggregateOutputText(const QJsonObject &response)
+{
+    QString text;
+    const QJsonArray output = response.value(u"output"_s).toArray();
+    for (const QJsonValue &itemValue : output) {
+        const QJsonObject item = itemValue.toObject();
+        if (item.value(u"type"_s).toString() != u"message")
+            continue;
+        const QJsonArray content = item.value(u"content"_s).toArray();
+        for (const QJsonValue &partValue : content) {
+            const QJsonObject part = partValue.toObject();
+            if (part.value(u"type"_s).toString() == u"output_text")
+                text += part.value(u"text"_s).toString();
+        }
+    }
+    return text;
+}
+
+RunError mapErrorObject(const QJsonObject &object, ErrorKind kind)
+{
+    // Real servers nest the payload ({"error":{…}}); the published schema is flat. Accept both.
+    const QJsonObject e = object.value(u"error"_s).isObject() ? object.value(u"error"_s).toObject() : object;
+    RunError error;
+    error.kind = kind;
+    const QJsonValue code = e.value(u"code"_s);
+    error.code = code.isDouble() ? QString::number(code.toDouble()) : code.toString();
+    if (error.code.isEmpty())
+        error.code = e.value(u"type"_s).toString();
+    error.message = e.value(u"message"_s).toString();
+    if (error.message.isEmpty())
+        error.message = u"The server reported an error without a message."_s;
+    error.retryable = error.code == u"server_error" || error.code == u"rate_limit_exceeded";
+    return error;
+}
+
+QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
+{
+    QList<RunEvent> events;
+    const QString id = response.value(u"id"_s).toString();
+    if (!id.isEmpty() || response.contains(u"model"_s))
+        events << RunEvent::identity(id, response.value(u"model"_s).toString(), false);
+
+    const QJsonArray output = response.value(u"output"_s).toArray();
+    for (const QJsonValue &itemValue : output) {
+        const QJsonObject item = itemValue.toObject();
+        const QString type = item.value(u"type"_s).toString();
+        if (type == u"message" || type.isEmpty())
+            continue;
+        events << RunEvent::secondarySnapshot(kindForItemType(type), item.value(u"id"_s).toString(),
+                                              itemTitle(item), itemText(item));
+    }
+    RunEvent text = RunEvent::primarySnapshot(aggregateOutputText(response));
+    text.verify = verify;
+    events << text;
+
+    const QJsonValue error = response.value(u"error"_s);
+    if (error.isObject())
+        events << RunEvent::failure(mapErrorObject(error.toObject(), ErrorKind::Run));
+    const QJsonObject incomplete = response.value(u"incomplete_details"_s).toObject();
+    if (!incomplete.isEmpty()) {
+        RunError e;
+        e.kind = ErrorKind::Run;
+        e.code = incomplete.value(u"reason"_s).toString();
+        e.message
+            = u"The response is incomplete (%1)."_s.arg(e.code.isEmpty() ? u"no reason given"_s : e.code);
+        events << RunEvent::failure(e);
+    }
+    const QString raw = response.value(u"status"_s).toString();
+    // A missing status (it is not in the schema's required list) tells us nothing: skip it.
+    if (!raw.isEmpty())
+        events << RunEvent::statusChange(mapStatus(raw), raw);
+    return events;
+}
+
+OpenAiMapper::Outcome OpenAiMapper::malformed(const QString &why)
+{
+    m_error = RunError{};
+    m_error.kind = ErrorKind::Protocol;
+    m_error.code = u"malformed_event"_s;
+    m_error.message = m_lastSequence >= 0
+                          ? u"Malformed event after sequence %1: %2"_s.arg(m_lastSequence).arg(why)
+                          : u"Malformed event at the start of the stream: %1"_s.arg(why);
+    return Outcome::Malformed;
+}
+
+bool OpenAiMapper::mapDeltaFast(QByteArrayView data, QList<RunEvent> &out, bool &handled)
+{
+    QByteArrayView type, delta, seq;
+    bool escapedKey = false;
+    const bool ok = JsonScan::forEachMember(data, [&](const JsonScan::Member &m) {
+        if (m.keyHasEscapes)
+            escapedKey = true;
+        else if (m.key == "type")
+            type = m.value;
+        else if (m.key == "delta")
+            delta = m.value;
+        else if (m.key == "sequence_number")
+            seq = m.value;
+    });
+    if (!ok)
+        return false;
+    // Anything unusual (escaped keys, another type) takes the general path.
+    if (escapedKey || type != "\"response.output_text.delta\"" || delta.isEmpty()) {
+        handled = false;
+        return true;
+    }
+    qint64 sequence = -1;
+    if (!seq.isEmpty()) {
+        const auto n = JsonScan::decodeInteger(seq);
+        if (!n) {
+            handled = false;
+            return true;
+        }
+        sequence = *n;
+    }
+    handled = true;
+    const qint64 before = m_lastSequence;
+    if (isDuplicate(sequence))
+        return true;
+    auto text = JsonScan::decodeString(delta);
+    if (!text) {
+        // Not consumed: the error then names the last good event, not this one.
+        m_lastSequence = before;
+        return false;
+    }
+    out.append(RunEvent::primaryDelta(std::move(*text), sequence));
+    return true;
+}
+
+bool OpenAiMapper::isDuplicate(qint64 seq)
+{
+    if (seq < 0)
+        return false;
+    if (seq <= m_lastSequence) {
+        ++m_dropped;
+        return true;
+    }
+    m_lastSequence = seq;
+    return false;
+}
+
+OpenAiMapper::Outcome OpenAiMapper::map(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out)
+{
+    // Some compatible servers end with [DONE]; the real API just closes. Accept, never wait for it.
+    if (data == "[DONE]")
+        return Outcome::Continue;
+    if (sseType == kDeltaType || (sseType == "message" && data.contains(kDeltaType))) {
+        bool handled = false;
+        if (!mapDeltaFast(data, out, handled))
+            return malformed(u"invalid JSON or UTF-8 in a text delta"_s);
+        if (handled)
+            return Outcome::Continue;
+    }
+    return mapGeneral(sseType, data, out);
+}
+
+OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArrayView data,
+                                               QList<RunEvent> &out)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(data.toByteArray(), &parseError);
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject())
+        return malformed(parseError.error != QJsonParseError::NoError ? parseError.errorString()
+                                                                      : u"not a JSON object"_s);
+    const QJsonObject o = doc.object();
+    QString type = o.value(u"type"_s).toString();
+    if (type.isEmpty())
+        type = QString::fromUtf8(sseType);
+    const qint64 seq = sequenceOf(o);
+    if (isDuplicate(seq))
+        return Outcome::Continue;
+
+    const QString itemId = o.value(u"item_id"_s).toString();
+
+    if (type == u"response.created" || type == u"response.queued" || type == u"response.in_progress") {
+        const QJsonObject response = o.value(u"response"_s).toObject();
+        const QString raw = response.value(u"status"_s).toString();
+        RunEvent identity = RunEvent::identity(response.value(u"id"_s).toString(),
+                                               response.value(u"model"_s).toString(), m_streamable, seq);
+        out << identity;
+        if (!raw.isEmpty())
+            out << RunEvent::statusChange(mapStatus(raw), raw);
+        return Outcome::Continue;
+    }
+    if (type == u"response.completed" || type == u"response.failed" || type == u"response.incomplete") {
+        const QJsonObject response = o.value(u"response"_s).toObject();
+        out << RunEvent::cursor(seq);
+        QList<RunEvent> snapshot = mapResponseObject(response, true);
+        std::optional<RunEvent> status;
+        for (const RunEvent &e : std::as_const(snapshot)) {
+            if (e.type == RunEvent::Type::Status)
+                status = e;
+        }
+        out << snapshot;
+        if (!status) {
+            // The event type is the status when the snapshot lacks one.
+            const QString raw = type.mid(int(sizeof("response.") - 1));
+            status = RunEvent::statusChange(mapStatus(raw), raw);
+            out << *status;
+        }
+        if (status->status == RunStatus::Unknown) {
+            // The run ended in a state we cannot show as finished, and following it further
+            // would never end: keep what the event carried, then stop with an error naming it.
+            m_error = RunError{};
+            m_error.kind = ErrorKind::Protocol;
+            m_error.code = u"unknown_status"_s;
+            m_error.message = u"The response ended with status \"%1\", which Runwatch does not know."_s.arg(
+                status->rawStatus);
+            return Outcome::Malformed;
+        }
+        return Outcome::Terminal;
+    }
+    if (type == u"error") {
+        m_error = mapErrorObject(o, ErrorKind::Run);
+        out << RunEvent::failure(m_error, seq);
+        return Outcome::StreamError;
+    }
+    if (type == u"response.output_text.delta") {
+        out << RunEvent::primaryDelta(o.value(u"delta"_s).toString(), seq);
+        return Outcome::Continue;
+    }
+    if (type == u"response.output_item.added" || type == u"response.output_item.done") {
+        const QJsonObject item = o.value(u"item"_s).toObject();
+        const QString itemType = item.value(u"type"_s).toString();
+        if (itemType == u"message" || itemType.isEmpty()) {
+            out << RunEvent::cursor(seq);
+        } else if (type.endsWith(u".added")) {
+            RunEvent e = RunEvent::secondaryDelta(kindForItemType(itemType), item.value(u"id"_s).toString(),
+                                                  {}, seq);
+            e.title = itemTitle(item);
+            out << e;
+        } else {
+            out << RunEvent::secondarySnapshot(kindForItemType(itemType), item.value(u"id"_s).toString(),
+                                               itemTitle(item), itemText(item), seq);
+        }
+        return Outcome::Continue;
+    }
+    if (type == u"response.reasoning_summary_text.delta" || type == u"response.reasoning_text.delta") {
+        const QString part = type.contains(u"summary")
+                                 ? u"#s"_s + QString::number(o.value(u"summary_index"_s).toInt())
+                                 : u"#r"_s + QString::number(o.value(u"content_index"_s).toInt());
+        out << RunEvent::secondaryDelta(SecondaryKind::Reasoning, itemId + part,
+                                        o.value(u"delta"_s).toString(), seq);
+        return Outcome::Continue;
+    }
+    if (type == u"response.reasoning_summary_text.done" || type == u"response.reasoning_text.done") {
+        const QString part = type.contains(u"summary")
+                                 ? u"#s"_s + QString::number(o.value(u"summary_index"_s).toInt())
+                                 : u"#r"_s + QString::number(o.value(u"content_index"_s).toInt());
+        out << RunEvent::secondarySnapshot(SecondaryKind::Reasoning, itemId + part, u"Reasoning"_s,
+                                           o.value(u"text"_s).toString(), seq);
+        return Outcome::Continue;
+    }
+    if (type == u"response.function_call_arguments.delta" || type == u"response.custom_tool_call_input.delta"
+        || type == u"response.mcp_call_arguments.delta"
+        || type == u"response.code_interpreter_call_code.delta") {
+        out << RunEvent::secondaryDelta(SecondaryKind::ToolCall, itemId, o.value(u"delta"_s).toString(), seq);
+        return Outcome::Continue;
+    }
+    if (type == u"response.function_call_arguments.done" || type == u"response.mcp_call_arguments.done") {
+        out << RunEvent::secondarySnapshot(SecondaryKind::ToolCall, itemId, o.value(u"name"_s).toString(),
+                                           o.value(u"arguments"_s).toString(), seq);
+        return Outcome::Continue;
+    }
+    if (type == u"response.custom_tool_call_input.done"
+        || type == u"response.code_interpreter_call_code.done") {
+        const QString text
+            = o.contains(u"input"_s) ? o.value(u"input"_s).toString() : o.value(u"code"_s).toString();
+        out << RunEvent::secondarySnapshot(SecondaryKind::ToolCall, itemId, {}, text, seq);
+        return Outcome::Continue;
+    }
+    if (type == u"response.refusal.delta") {
+        out << RunEvent::secondaryDelta(SecondaryKind::Log, itemId + u"#refusal"_s,
+                                        o.value(u"delta"_s).toString(), seq);
+        return Outcome::Continue;
+    }
+    if (type == u"response.refusal.done") {
+        out << RunEvent::secondarySnapshot(SecondaryKind::Log, itemId + u"#refusal"_s, u"Refusal"_s,
+                                           o.value(u"refusal"_s).toString(), seq);
+        return Outcome::Continue;
+    }
+    // Tool progress: response.<tool>_call.<phase> (web/file search, code interpreter, MCP, images).
+    if (type.startsWith(u"response.") && !itemId.isEmpty()
+        && (type.endsWith(u".in_progress") || type.endsWith(u".searching") || type.endsWith(u".completed")
+            || type.endsWith(u".interpreting") || type.endsWith(u".generating") || type.endsWith(u".failed")
+            || type.endsWith(u".partial_image"))) {
+        const qsizetype dot = type.lastIndexOf(u'.');
+        const QString tool = type.mid(9, dot - 9);
+        QString phase = type.mid(dot + 1);
+        out << RunEvent::secondarySnapshot(SecondaryKind::Progress, itemId + u"#progress"_s, tool,
+                                           phase.replace(u'_', u' '), seq);
+        return Outcome::Continue;
+    }
+    // Structure events, *.done text confirmations, keep-alives and future types: only the cursor moves.
+    out << RunEvent::cursor(seq);
+    return Outcome::Continue;
+}
+
+} // namespace Runwatch::OpenAi

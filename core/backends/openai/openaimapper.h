@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "domain/runevent.h"
+
+#include <QByteArrayView>
+#include <QJsonObject>
+#include <QList>
+
+namespace Runwatch::OpenAi {
+
+// Wire status of a Response object → unified status (protocol reference §1.7). A missing or
+// unknown label is Unknown; the caller keeps the raw label.
+RunStatus mapStatus(QStringView wireStatus);
+
+// The SDKs' output_text: every output_text part of every message item, no separator.
+QString aggregateOutputText(const QJsonObject &response);
+
+// A Response object (JSON GET, cancel reply, or the snapshot inside a lifecycle event) as
+// events. `verify` marks the primary snapshot as the end-of-stream check (RunEvent::verify).
+QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify = false);
+
+// Parses an OpenAI error object ({"code","message","type","param"}), flat or nested under "error".
+RunError mapErrorObject(const QJsonObject &object, ErrorKind kind);
+
+// Maps one SSE event of a Responses stream to RunEvents. Stateful only in what it must remember
+// across events (the last sequence number, for error messages). Pure: no I/O.
+class OpenAiMapper
+{
+public:
+    enum class Outcome {
+        Continue,    // keep reading
+        Terminal,    // a terminal lifecycle event was mapped: the stream is complete
+        StreamError, // an `error` event: the stream ends; error() holds it
+        // The event could not be understood: error() holds a protocol error. Nothing is added
+        // to `out`, except for a terminal event whose status is unknown (code "unknown_status"):
+        // its snapshot is kept.
+        Malformed,
+    };
+
+    // `streamable`: the run was created with background + stream, so it can be re-streamed;
+    // carried into the Identity events.
+    // `cursor`: the last sequence already applied; whole wire events at or below it are dropped
+    // here, so a replay after reconnect never reaches the run twice.
+    explicit OpenAiMapper(bool streamable = true, qint64 cursor = -1)
+        : m_streamable(streamable)
+        , m_lastSequence(cursor)
+    {}
+
+    Outcome map(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out);
+
+    const RunError &error() const { return m_error; }
+    qint64 lastSequence() const { return m_lastSequence; }
+    // Wire events dropped as duplicates (sequence at or below the cursor).
+    qint64 droppedDuplicates() const { return m_dropped; }
+
+private:
+    bool mapDeltaFast(QByteArrayView data, QList<RunEvent> &out, bool &handled);
+    // True (and counted) when `seq` was already seen.
+    bool isDuplicate(qint64 seq);
+    Outcome mapGeneral(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out);
+    Outcome malformed(const QString &why);
+
+    bool m_streamable;
+    qint64 m_lastSequence = -1;
+    qint64 m_dropped = 0;
+    RunError m_error;
+};
+
+} // namespace Runwatch::OpenAi

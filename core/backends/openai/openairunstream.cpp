@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "openairunstream.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkReply>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch::OpenAi {
+
+namespace {
+
+// A 4xx on a resume means the server will not replay this response (too old, not created with
+// stream:true, …). Polling the JSON object still works then (protocol reference §1.4).
+bool isResumeRefusal(const RunError &error)
+{
+    return error.kind == ErrorKind::Client || error.kind == ErrorKind::Conflict;
+}
+
+} // namespace
+
+OpenAiRunStream::OpenAiRunStream(HttpClient *http, HttpRequest request, Mode mode, OpenAiMapper mapper,
+                                 std::chrono::milliseconds stallTimeout, QObject *parent)
+    : SseRunStream(Options{.stallTimeout = stallTimeout}, parent)
+    , m_http(http)
+    , m_mode(mode)
+    , m_mapper(std::move(mapper))
+{
+    // Start on the next event-loop turn so the owner can connect to our signals first.
+    QTimer::singleShot(0, this, [this, request] { run(request); });
+}
+
+QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
+{
+    QPointer<OpenAiRunStream> self = this;
+    if (!m_http || isAborted())
+        co_return;
+
+    if (m_mode == Mode::CreateJson) {
+        const HttpResponse response = co_await m_http->send(std::move(request));
+        if (!self || isAborted())
+            co_return;
+        if (!response.ok()) {
+            endWith({StreamEnd::Reason::Error, response.error, response.retryAfterMs});
+            co_return;
+        }
+        const QJsonDocument doc = QJsonDocument::fromJson(response.body);
+        if (!doc.isObject()) {
+            RunError e;
+            e.kind = ErrorKind::Protocol;
+            e.message
+                = u"The server answered the create request with something that is not a Response object."_s;
+            e.httpStatus = response.status;
+            e.requestId = QString::fromUtf8(response.header("x-request-id"));
+            endWith({StreamEnd::Reason::Error, e, std::nullopt});
+            co_return;
+        }
+        const QList<RunEvent> events = mapResponseObject(doc.object());
+        Q_EMIT eventsReceived(events);
+        if (!self)
+            co_return;
+        RunStatus status = RunStatus::Unknown;
+        for (const RunEvent &e : events) {
+            if (e.type == RunEvent::Type::Status)
+                status = e.status;
+        }
+        endWith(
+            {isTerminal(status) ? StreamEnd::Reason::Terminal : StreamEnd::Reason::Eof, {}, std::nullopt});
+        co_return;
+    }
+
+    OpenedStream opened = co_await m_http->openStream(std::move(request));
+    if (!self || isAborted()) {
+        discardReply(opened.reply);
+        co_return;
+    }
+    if (!opened.response.ok() || !opened.reply) {
+        const RunError &error = opened.response.error;
+        const bool refused = m_mode == Mode::Resume && isResumeRefusal(error);
+        endWith({refused ? StreamEnd::Reason::ResumeRefused : StreamEnd::Reason::Error, error,
+                 opened.response.retryAfterMs});
+        co_return;
+    }
+    if (!isEventStream(opened.response)) {
+        discardReply(opened.reply);
+        const QByteArray contentType = opened.response.header("content-type");
+        RunError e = unexpectedContentType(
+            opened.response,
+            u"Expected an event stream but the server sent %1."_s.arg(
+                contentType.isEmpty() ? u"no content type"_s : QString::fromLatin1(contentType)));
+        e.requestId = QString::fromUtf8(opened.response.header("x-request-id"));
+        endWith({StreamEnd::Reason::Error, e, std::nullopt});
+        co_return;
+    }
+    startReading(opened.reply);
+}
+
+bool OpenAiRunStream::handleEvent(const SseEvent &event)
+{
+    switch (m_mapper.map(event.type, event.data, batch())) {
+    case OpenAiMapper::Outcome::Continue:
+        return true;
+    case OpenAiMapper::Outcome::Terminal:
+        endAfterBatch({StreamEnd::Reason::Terminal, {}, std::nullopt});
+        return false;
+    case OpenAiMapper::Outcome::StreamError:
+    case OpenAiMapper::Outcome::Malformed:
+        endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
+        return false;
+    }
+    return true;
+}
+
+void OpenAiRunStream::replyGone()
+{
+    // Its network manager went away: nothing more can arrive. Reconnect from the cursor.
+    endWith({StreamEnd::Reason::Eof, {}, std::nullopt});
+}
+
+} // namespace Runwatch::OpenAi

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "domain/runevent.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+
+#include <QCoroTask>
+
+#include <optional>
+
+namespace Runwatch {
+
+struct StartRequest
+{
+    QString model;
+    QString prompt;
+    bool stream = true;
+    QString clientRunId; // tags the run on the server where the protocol allows (dedupe)
+};
+
+// How a RunStream ended. The engine decides from this what to do next (reconnect, poll, stop).
+struct StreamEnd
+{
+    enum class Reason {
+        Terminal,      // the run reached a terminal state (or needs input): nothing more to follow
+        Eof,           // the server closed the stream before a terminal event: reconnect
+        Error,         // request or stream failed; `error` says how (retryable or not)
+        ResumeRefused, // the server will not (re)stream this run: fall back to polling
+        Aborted,       // abort() was called
+    };
+    Reason reason = Reason::Eof;
+    RunError error;
+    std::optional<qint64> retryAfterMs;
+};
+
+// One streaming (or one-shot) exchange with the server that yields RunEvents. Owned by whoever
+// asked for it; abort() ends it with Reason::Aborted. Events are delivered in batches (one per
+// network read) to keep per-event overhead off the GUI thread.
+class RunStream : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~RunStream() override = default;
+
+    virtual void abort() = 0;
+    bool isFinished() const { return m_finished; }
+
+Q_SIGNALS:
+    void eventsReceived(const QList<Runwatch::RunEvent> &events);
+    void finished(const Runwatch::StreamEnd &end);
+
+protected:
+    // Emits finished() once; later calls are ignored.
+    void finish(StreamEnd end);
+
+private:
+    bool m_finished = false;
+};
+
+// Result of a one-shot request (poll, cancel, delete, respond).
+struct ActionResult
+{
+    RunError error;         // isError() when the request failed
+    QList<RunEvent> events; // what the reply told us about the run
+    QString note;           // operator-facing remark, e.g. "already completed"
+    std::optional<qint64> retryAfterMs;
+
+    bool ok() const { return !error.isError(); }
+};
+
+struct RemoteRunInfo
+{
+    QString remoteId;
+    RunStatus status = RunStatus::Unknown;
+    QString rawStatus;
+    QString title;
+    QDateTime createdAt;
+};
+
+struct ListResult
+{
+    RunError error;
+    QList<RemoteRunInfo> runs;
+};
+
+// What a connection knows about the service behind it: an A2A agent's card, or the little a
+// plain API can say. Shown by the connection panel and `runwatch-cli agent`.
+struct ConnectionInfo
+{
+    RunError error; // the service could not be reached or described (e.g. no agent card)
+    QString name;   // the service's or agent's name
+    QString description;
+    QString version;          // the service's own version, when it states one
+    QString protocol;         // what Runwatch speaks with it, e.g. "A2A 1.0 (JSONRPC)"
+    QString url;              // the endpoint requests go to
+    QStringList skills;       // "name: description"
+    QStringList capabilities; // what it offers, human-readable
+    QStringList warnings;     // what will not work, or works only partly, and why
+
+    bool ok() const { return !error.isError(); }
+    QJsonObject toJson() const;
+};
+
+// The seam every protocol implements (ARCHITECTURE.md "The core seam"). Coroutine methods take
+// their parameters by value: they outlive the caller's arguments.
+class RunBackend : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~RunBackend() override = default;
+
+    virtual QString kind() const = 0;
+    virtual Capabilities capabilities() const = 0;
+
+    // Creates a run. The stream's first events identify it (RunEvent::Identity). With
+    // request.stream == false the stream performs one request and finishes.
+    virtual RunStream *start(StartRequest request, QObject *parent) = 0;
+    // Continues following a run from the token's position (sequence / event id).
+    virtual RunStream *follow(ContinuationToken token, QObject *parent) = 0;
+
+    virtual QCoro::Task<ActionResult> get(ContinuationToken token) = 0;
+    virtual QCoro::Task<ActionResult> cancel(ContinuationToken token) = 0;
+    virtual QCoro::Task<ActionResult> remove(ContinuationToken token) = 0;
+    virtual QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) = 0;
+    virtual QCoro::Task<ListResult> list() = 0;
+    // Describes the service. The default says only what every backend knows (kind and
+    // capabilities); connectors with a self-description (the A2A agent card) override it.
+    virtual QCoro::Task<ConnectionInfo> describe();
+
+    // For an orderly exit (RunManager::shutdown): ends every request in flight and refuses new
+    // ones, so that each coroutine awaiting this backend completes (with Cancelled) on the next
+    // event-loop turns instead of staying suspended for ever. The default has nothing to end:
+    // a backend whose operations never suspend.
+    virtual void shutdown() {}
+};
+
+} // namespace Runwatch
+
+Q_DECLARE_METATYPE(Runwatch::StreamEnd)
+Q_DECLARE_METATYPE(Runwatch::RunEvent)
+Q_DECLARE_METATYPE(Runwatch::ActionResult)

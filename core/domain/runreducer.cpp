@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runreducer.h"
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+SecondaryItem *findItem(Run &run, const QString &id)
+{
+    if (id.isEmpty())
+        return nullptr;
+    // Items being streamed are almost always the most recent ones.
+    for (auto it = run.secondary.rbegin(); it != run.secondary.rend(); ++it) {
+        if (it->id == id)
+            return &*it;
+    }
+    return nullptr;
+}
+
+RunChanges applyStatus(Run &run, RunStatus status, const QString &raw, const QDateTime &now)
+{
+    RunChanges changes;
+    if (!raw.isEmpty() && raw != run.rawStatus) {
+        run.rawStatus = raw;
+        changes |= RunChange::Status;
+    }
+    // A terminal status is final: a late poll or a replayed "in_progress" must not reopen it.
+    // Cancellation is best effort, so terminal -> other terminal (cancelled -> completed) is allowed.
+    if (run.isTerminal() && !isTerminal(status))
+        return changes;
+    // Cancelling is our own request in flight; the server's "in progress" does not undo it.
+    if (run.status == RunStatus::Cancelling
+        && (status == RunStatus::InProgress || status == RunStatus::Queued))
+        return changes;
+    if (status == run.status)
+        return changes;
+
+    SecondaryItem item;
+    item.kind = SecondaryKind::StatusChange;
+    item.text = statusLabel(run.status) + u" → "_s + statusLabel(status);
+    item.at = now;
+    item.done = true;
+    run.secondary.append(item);
+
+    if (run.status == RunStatus::InputRequired && status != RunStatus::InputRequired) {
+        run.input.reset();
+        changes |= RunChange::Input;
+    }
+    run.status = status;
+    if (isTerminal(status)) {
+        run.finishedAt = now;
+        run.connectionLost = false;
+    }
+    changes |= RunChange::Status | RunChange::Secondary;
+    return changes;
+}
+
+} // namespace
+
+RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
+{
+    RunChanges changes;
+    if (event.sequence >= 0) {
+        if (event.sequence <= run.token.sequence)
+            return RunChange::Dropped;
+        run.token.sequence = event.sequence;
+        changes |= RunChange::Cursor;
+    }
+    if (!event.eventId.isEmpty() && event.eventId != run.token.eventId) {
+        run.token.eventId = event.eventId;
+        changes |= RunChange::Cursor;
+    }
+
+    switch (event.type) {
+    case RunEvent::Type::Identity:
+        if (!event.remoteId.isEmpty() && event.remoteId != run.remoteId) {
+            run.remoteId = event.remoteId;
+            run.token.remoteId = event.remoteId;
+            changes |= RunChange::Identity;
+        }
+        if (!event.model.isEmpty() && event.model != run.model) {
+            run.model = event.model;
+            changes |= RunChange::Identity;
+        }
+        if (event.streamable && !run.token.streamable) {
+            run.token.streamable = true;
+            changes |= RunChange::Identity;
+        }
+        for (auto it = event.tokenExtra.begin(); it != event.tokenExtra.end(); ++it) {
+            if (run.token.extra.value(it.key()) != it.value()) {
+                run.token.extra.insert(it.key(), it.value());
+                changes |= RunChange::Identity;
+            }
+        }
+        break;
+    case RunEvent::Type::Status:
+        changes |= applyStatus(run, event.status, event.rawStatus, now);
+        break;
+    case RunEvent::Type::PrimaryDelta:
+        if (!event.text.isEmpty()) {
+            run.primaryText += event.text;
+            changes |= RunChange::Primary;
+        }
+        break;
+    case RunEvent::Type::PrimarySnapshot:
+        // An empty or shorter-prefix snapshot (a cancel that cleared output, a stale poll) never
+        // throws away text we already have.
+        if (event.text.isEmpty() || event.text == run.primaryText || run.primaryText.startsWith(event.text)) {
+            break;
+        }
+        if (event.verify || !event.text.startsWith(run.primaryText))
+            ++run.reconciliations;
+        run.primaryText = event.text;
+        changes |= RunChange::Primary;
+        break;
+    case RunEvent::Type::SecondaryDelta:
+        if (SecondaryItem *item = findItem(run, event.itemId)) {
+            item->text += event.text;
+        } else {
+            SecondaryItem fresh;
+            fresh.id = event.itemId;
+            fresh.kind = event.kind;
+            fresh.title = event.title;
+            fresh.text = event.text;
+            fresh.at = now;
+            run.secondary.append(fresh);
+        }
+        changes |= RunChange::Secondary;
+        break;
+    case RunEvent::Type::SecondarySnapshot:
+        if (SecondaryItem *item = findItem(run, event.itemId)) {
+            item->text = event.text;
+            if (!event.title.isEmpty())
+                item->title = event.title;
+            item->done = true;
+        } else {
+            SecondaryItem fresh;
+            fresh.id = event.itemId;
+            fresh.kind = event.kind;
+            fresh.title = event.title;
+            fresh.text = event.text;
+            fresh.at = now;
+            fresh.done = true;
+            run.secondary.append(fresh);
+        }
+        changes |= RunChange::Secondary;
+        break;
+    case RunEvent::Type::InputRequired:
+        if (event.input) {
+            run.input = event.input;
+            changes |= RunChange::Input;
+            changes |= applyStatus(run, RunStatus::InputRequired, run.rawStatus, now);
+        }
+        break;
+    case RunEvent::Type::Error:
+        if (event.error != run.error) {
+            run.error = event.error;
+            changes |= RunChange::Error;
+        }
+        break;
+    case RunEvent::Type::Cursor:
+        break;
+    }
+    if (changes & ~RunChanges(RunChange::Cursor))
+        run.updatedAt = now;
+    return changes;
+}
+
+} // namespace Runwatch

@@ -1,5 +1,0 @@
-add_executable(bench_catchup bench_catchup.cpp)
-target_link_libraries(bench_catchup PRIVATE runwatch_core runwatch_sim)
-
-add_executable(bench_store bench_store.cpp)
-target_link_libraries(bench_store PRIVATE runwatch_core)

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The official `openai` npm client against runwatch-sim: if the simulator drifted from the real
+// Responses API (paths, event shapes, background semantics, errors), the vendor's own client would
+// notice. ctest runs it as `openai_peer` (see tests/peers/CMakeLists.txt).
+//
+//   node client.mjs /path/to/runwatch-sim
+//
+// Exit 0: every check passed; 1: a check failed; 77: skipped (no openai package installed).
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import assert from 'node:assert/strict';
+
+let OpenAI;
+try {
+    ({ default: OpenAI } = await import('openai'));
+} catch (error) {
+    console.log(`SKIP: the openai package is not installed (scripts/setup-test-peers.sh): ${error.message}`);
+    process.exit(77);
+}
+
+const simPath = process.argv[2];
+if (!simPath) {
+    console.error('usage: node client.mjs RUNWATCH_SIM');
+    process.exit(2);
+}
+
+const KEY = 'sk-peer-test-key';
+
+// Starts the simulator on a free loopback port and resolves with its base URL.
+function startSimulator(extraArgs) {
+    const child = spawn(simPath, ['--port', '0', '--key', KEY, '--interval-ms', '5', ...extraArgs],
+                        { stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = new Promise((resolve, reject) => {
+        const lines = createInterface({ input: child.stdout });
+        lines.on('line', (line) => {
+            const match = /listening on (\S+)/.exec(line);
+            if (match)
+                resolve(match[1]);
+        });
+        child.on('exit', (code) => reject(new Error(`runwatch-sim exited early (${code})`)));
+    });
+    return { child, url };
+}
+
+function textOf(response) {
+    // The SDK's own convenience: it concatenates every output_text part of every message item.
+    return response.output_text;
+}
+
+async function waitTerminal(client, id) {
+    const deadline = Date.now() + 20000;
+    for (;;) {
+        const response = await client.responses.retrieve(id);
+        if (!['queued', 'in_progress'].includes(response.status))
+            return response;
+        assert.ok(Date.now() < deadline, `response ${id} still ${response.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+}
+
+const checks = {
+    // Background + stream: events carry increasing sequence numbers; the text of the deltas equals
+    // the stored response's output_text.
+    async streamedBackground(client) {
+        const stream = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'normal deltas=12', background: true, stream: true });
+        let id = null;
+        let text = '';
+        let last = -1;
+        let terminal = null;
+        for await (const event of stream) {
+            assert.ok(event.sequence_number > last, `sequence ${event.sequence_number} after ${last}`);
+            last = event.sequence_number;
+            if (event.type === 'response.created')
+                id = event.response.id;
+            if (event.type === 'response.output_text.delta')
+                text += event.delta;
+            if (event.type === 'response.completed')
+                terminal = event.response;
+        }
+        assert.ok(id, 'no response.created');
+        assert.equal(terminal?.status, 'completed');
+        const stored = await client.responses.retrieve(id);
+        assert.equal(stored.status, 'completed');
+        assert.equal(stored.background, true);
+        assert.equal(textOf(stored), text);
+    },
+
+    // Drop the stream part-way, resume with GET ?stream=true&starting_after=N: no gap, no duplicate.
+    async resumeWithStartingAfter(client) {
+        const stream = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'normal deltas=20 interval_ms=10', background: true, stream: true });
+        let id = null;
+        let text = '';
+        let last = -1;
+        for await (const event of stream) {
+            last = event.sequence_number;
+            if (event.type === 'response.created')
+                id = event.response.id;
+            if (event.type === 'response.output_text.delta')
+                text += event.delta;
+            if (text.length > 0 && last >= 6)
+                break; // leaves the loop: the SDK aborts the HTTP request
+        }
+        const resumed = await client.responses.retrieve(id, { stream: true, starting_after: last });
+        for await (const event of resumed) {
+            assert.ok(event.sequence_number > last, `replayed ${event.sequence_number} after ${last}`);
+            last = event.sequence_number;
+            if (event.type === 'response.output_text.delta')
+                text += event.delta;
+        }
+        const stored = await waitTerminal(client, id);
+        assert.equal(stored.status, 'completed');
+        assert.equal(textOf(stored), text);
+    },
+
+    // Background without streaming: 200 with status queued, then poll to completion.
+    async polledBackground(client) {
+        const created = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'normal deltas=5', background: true });
+        assert.ok(['queued', 'in_progress'].includes(created.status), created.status);
+        const done = await waitTerminal(client, created.id);
+        assert.equal(done.status, 'completed');
+        assert.ok(textOf(done).length > 0);
+    },
+
+    // Cancel a running background response; cancelling again is harmless.
+    async cancel(client) {
+        const created = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'long interval_ms=20', background: true });
+        const cancelled = await client.responses.cancel(created.id);
+        assert.ok(['cancelled', 'in_progress', 'queued'].includes(cancelled.status), cancelled.status);
+        const final = await waitTerminal(client, created.id);
+        assert.equal(final.status, 'cancelled');
+    },
+
+    // A failed run carries an error object.
+    async failedRun(client) {
+        const created = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'fail', background: true });
+        const final = await waitTerminal(client, created.id);
+        assert.equal(final.status, 'failed');
+        assert.ok(final.error?.code && final.error?.message, JSON.stringify(final.error));
+    },
+
+    // Delete, then the response is gone (404 as the SDK's NotFoundError).
+    async deleteThenNotFound(client) {
+        const created = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'normal deltas=2', background: true });
+        await waitTerminal(client, created.id);
+        await client.responses.delete(created.id);
+        await assert.rejects(client.responses.retrieve(created.id), OpenAI.NotFoundError);
+    },
+
+    // A wrong key is a 401 the SDK maps to AuthenticationError.
+    async wrongKey(_client, baseURL) {
+        const other = new OpenAI({ apiKey: 'sk-wrong', baseURL, maxRetries: 0 });
+        await assert.rejects(other.responses.retrieve('resp_x'), OpenAI.AuthenticationError);
+    },
+};
+
+const sim = startSimulator([]);
+let failed = 0;
+try {
+    const baseURL = await sim.url;
+    const client = new OpenAI({ apiKey: KEY, baseURL, maxRetries: 2, timeout: 20000 });
+    for (const [name, check] of Object.entries(checks)) {
+        try {
+            await check(client, baseURL);
+            console.log(`PASS   : ${name}`);
+        } catch (error) {
+            failed += 1;
+            console.log(`FAIL!  : ${name}: ${error.stack ?? error}`);
+        }
+    }
+} finally {
+    sim.child.kill('SIGTERM');
+}
+const passed = Object.keys(checks).length - failed;
+console.log(`Totals: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

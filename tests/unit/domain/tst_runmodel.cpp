@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "domain/runevent.h"
+#include "domain/runreducer.h"
+
+#include <QtTest>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+
+class TestRunModel final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Every status has a snake_case name that maps back to itself.
+    void statusNamesRoundTrip()
+    {
+        for (int i = int(RunStatus::Unknown); i <= int(RunStatus::Deleted); ++i) {
+            const auto s = RunStatus(i);
+            QCOMPARE(statusFromName(statusName(s)), s);
+        }
+        QCOMPARE(statusName(RunStatus::InProgress), u"in_progress"_s);
+        QCOMPARE(statusName(RunStatus::TimedOut), u"timed_out"_s);
+        QCOMPARE(statusFromName(u"no_such_status"), RunStatus::Unknown);
+    }
+
+    void terminalFlags()
+    {
+        QVERIFY(isTerminal(RunStatus::Completed));
+        QVERIFY(isTerminal(RunStatus::Deleted));
+        QVERIFY(!isTerminal(RunStatus::InputRequired));
+        QVERIFY(!isTerminal(RunStatus::Cancelling));
+        QVERIFY(!isTerminal(RunStatus::Unknown));
+        QVERIFY(isFailureLike(RunStatus::TimedOut));
+        QVERIFY(!isFailureLike(RunStatus::Cancelled));
+    }
+
+    // Events at or below the cursor are dropped, so a replay never duplicates text.
+    void duplicatesDropped()
+    {
+        Run run;
+        QVERIFY(!(applyEvent(run, RunEvent::primaryDelta(u"a"_s, 0)) & RunChange::Dropped));
+        QVERIFY(!(applyEvent(run, RunEvent::primaryDelta(u"b"_s, 1)) & RunChange::Dropped));
+        QVERIFY(applyEvent(run, RunEvent::primaryDelta(u"b"_s, 1)) & RunChange::Dropped);
+        QVERIFY(applyEvent(run, RunEvent::primaryDelta(u"a"_s, 0)) & RunChange::Dropped);
+        QVERIFY(!(applyEvent(run, RunEvent::primaryDelta(u"c"_s, 2)) & RunChange::Dropped));
+        QCOMPARE(run.primaryText, u"abc"_s);
+        QCOMPARE(run.token.sequence, 2);
+    }
+
+    // A terminal status is never reopened by a late non-terminal one; terminal → terminal is allowed.
+    void terminalIsSticky()
+    {
+        Run run;
+        applyEvent(run, RunEvent::statusChange(RunStatus::InProgress, u"in_progress"_s));
+        applyEvent(run, RunEvent::statusChange(RunStatus::Cancelled, u"cancelled"_s));
+        QVERIFY(run.finishedAt.isValid());
+        applyEvent(run, RunEvent::statusChange(RunStatus::InProgress, u"in_progress"_s));
+        QCOMPARE(run.status, RunStatus::Cancelled);
+        applyEvent(run, RunEvent::statusChange(RunStatus::Completed, u"completed"_s));
+        QCOMPARE(run.status, RunStatus::Completed);
+    }
+
+    // Our own "cancelling" survives the server still reporting in_progress.
+    void cancellingGuard()
+    {
+        Run run;
+        run.status = RunStatus::InProgress;
+        applyEvent(run, RunEvent::statusChange(RunStatus::Cancelling, {}));
+        applyEvent(run, RunEvent::statusChange(RunStatus::InProgress, u"in_progress"_s));
+        QCOMPARE(run.status, RunStatus::Cancelling);
+        QCOMPARE(run.rawStatus, u"in_progress"_s);
+    }
+
+    // Status changes land on the secondary timeline with a timestamp.
+    void statusTimeline()
+    {
+        Run run;
+        const QDateTime t = QDateTime::fromSecsSinceEpoch(1000, Qt::UTC);
+        applyEvent(run, RunEvent::statusChange(RunStatus::InProgress, u"in_progress"_s), t);
+        QCOMPARE(run.secondary.size(), 1);
+        QCOMPARE(run.secondary.first().kind, SecondaryKind::StatusChange);
+        QCOMPARE(run.secondary.first().at, t);
+    }
+
+    void snapshots_data()
+    {
+        QTest::addColumn<QString>("have");
+        QTest::addColumn<QString>("snapshot");
+        QTest::addColumn<bool>("verify");
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<int>("reconciliations");
+        QTest::addRow("equal") << u"abc"_s << u"abc"_s << true << u"abc"_s << 0;
+        QTest::addRow("poll extends") << u"ab"_s << u"abc"_s << false << u"abc"_s << 0;
+        QTest::addRow("stream end extends") << u"ab"_s << u"abc"_s << true << u"abc"_s << 1;
+        QTest::addRow("diverges") << u"axc"_s << u"abc"_s << false << u"abc"_s << 1;
+        QTest::addRow("empty snapshot keeps text") << u"abc"_s << QString() << true << u"abc"_s << 0;
+        QTest::addRow("older snapshot keeps text") << u"abcd"_s << u"ab"_s << false << u"abcd"_s << 0;
+    }
+    void snapshots()
+    {
+        QFETCH(QString, have);
+        QFETCH(QString, snapshot);
+        QFETCH(bool, verify);
+        QFETCH(QString, expected);
+        QFETCH(int, reconciliations);
+        Run run;
+        run.primaryText = have;
+        RunEvent e = RunEvent::primarySnapshot(snapshot);
+        e.verify = verify;
+        applyEvent(run, e);
+        QCOMPARE(run.primaryText, expected);
+        QCOMPARE(run.reconciliations, reconciliations);
+    }
+
+    // Secondary deltas append to the item with the same id; a snapshot finalises it.
+    void secondaryItems()
+    {
+        Run run;
+        applyEvent(run, RunEvent::secondaryDelta(SecondaryKind::Reasoning, u"rs_1"_s, u"Think"_s));
+        applyEvent(run, RunEvent::secondaryDelta(SecondaryKind::ToolCall, u"fc_1"_s, u"{\"a\""_s));
+        applyEvent(run, RunEvent::secondaryDelta(SecondaryKind::Reasoning, u"rs_1"_s, u"ing"_s));
+        QCOMPARE(run.secondary.size(), 2);
+        QCOMPARE(run.secondary.at(0).text, u"Thinking"_s);
+        applyEvent(run, RunEvent::secondarySnapshot(SecondaryKind::ToolCall, u"fc_1"_s, u"get_weather"_s,
+                                                    u"{\"a\":1}"_s));
+        QCOMPARE(run.secondary.at(1).text, u"{\"a\":1}"_s);
+        QCOMPARE(run.secondary.at(1).title, u"get_weather"_s);
+        QVERIFY(run.secondary.at(1).done);
+        QVERIFY(run.primaryText.isEmpty());
+    }
+
+    void inputRequiredAndCleared()
+    {
+        Run run;
+        run.status = RunStatus::InProgress;
+        InputRequest req;
+        req.reason = InputReason::Approval;
+        req.prompt = u"Approve?"_s;
+        applyEvent(run, RunEvent::inputRequired(req));
+        QCOMPARE(run.status, RunStatus::InputRequired);
+        QVERIFY(run.input);
+        applyEvent(run, RunEvent::statusChange(RunStatus::InProgress, u"running"_s));
+        QVERIFY(!run.input);
+    }
+
+    // Tokens survive JSON; damaged JSON gives an invalid token instead of a crash.
+    void tokenJson()
+    {
+        ContinuationToken t;
+        t.remoteId = u"resp_1"_s;
+        t.sequence = 42;
+        t.eventId = u"e7"_s;
+        t.streamable = true;
+        t.extra.insert(u"context_id"_s, u"ctx"_s);
+        QCOMPARE(ContinuationToken::fromJson(t.toJson()), t);
+        QJsonObject bad;
+        bad.insert(u"remote_id"_s, 17);
+        bad.insert(u"sequence"_s, u"x"_s);
+        const ContinuationToken b = ContinuationToken::fromJson(bad);
+        QVERIFY(!b.isValid());
+        QCOMPARE(b.sequence, -1);
+    }
+
+    void errorText()
+    {
+        RunError e{ErrorKind::RateLimited, u"rate_limit_exceeded"_s, u"Slow down"_s, true, 429, u"req_1"_s};
+        QCOMPARE(e.toString(), u"rate limited (429, rate_limit_exceeded): Slow down [request req_1]"_s);
+        QCOMPARE(RunError::fromJson(e.toJson()), e);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunModel)
+#include "tst_runmodel.moc"

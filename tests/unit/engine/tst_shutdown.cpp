@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The orderly exit (issue 7, LeakSanitizer gate): when a client or the engine is shut down with
+// requests in flight (a request the server never answers, a wait between retries, a stream that
+// never opened), every coroutine awaiting them resumes and unwinds through its guards before
+// the process could exit. A frame still suspended at exit is what LeakSanitizer reports.
+
+#include "backends/openai/openaibackend.h"
+#include "engine/runmanager.h"
+#include "net/httpclient.h"
+#include "scriptedserver.h"
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+using namespace Runwatch;
+using RunwatchTest::ScriptedReply;
+using RunwatchTest::ScriptedServer;
+
+namespace {
+
+// What a probe coroutine saw, and whether its frame was unwound (its locals destroyed).
+struct Outcome
+{
+    bool resumed = false;
+    bool unwound = false;
+    ErrorKind kind = ErrorKind::None;
+};
+
+// A local of the probe's frame: destroyed only when the coroutine runs to its end.
+struct FrameGuard
+{
+    std::shared_ptr<Outcome> outcome;
+    ~FrameGuard() { outcome->unwound = true; }
+};
+
+// Fire and forget, as the connectors start their requests. Parameters by value.
+QCoro::Task<> probe(HttpClient *client, HttpRequest request, std::shared_ptr<Outcome> outcome)
+{
+    const FrameGuard guard{outcome};
+    const HttpResponse response = co_await client->send(std::move(request));
+    outcome->resumed = true;
+    outcome->kind = response.error.kind;
+}
+
+HttpRequest get(const QUrl &url)
+{
+    HttpRequest r;
+    r.url = url;
+    return r;
+}
+
+// A 503 that asks for a minute's wait: the request then sleeps between attempts.
+ScriptedReply retryInAMinute()
+{
+    return ScriptedReply::json(503, R"({"error":{"message":"busy"}})", {{"retry-after-ms", "60000"}});
+}
+
+// Runs a task to completion under a watchdog; nullopt = timed out. The state is shared: a task
+// that completes after the watchdog gave up must not touch a loop that is gone.
+template<typename T>
+std::optional<T> awaitWithin(QCoro::Task<T> task, int ms = 10000)
+{
+    struct State
+    {
+        QEventLoop loop;
+        std::optional<T> value;
+    };
+    auto st = std::make_shared<State>();
+    task.then([st](T v) {
+        st->value = std::move(v);
+        st->loop.quit();
+    });
+    if (!st->value) {
+        QTimer::singleShot(ms, &st->loop, &QEventLoop::quit);
+        st->loop.exec();
+    }
+    return st->value;
+}
+
+Run adopted(const QString &localId, const QString &remoteId, bool streamable)
+{
+    Run run;
+    run.localId = localId;
+    run.connection = u"sim"_s;
+    run.backend = u"openai"_s;
+    run.remoteId = remoteId;
+    run.token.remoteId = remoteId;
+    run.token.streamable = streamable;
+    run.status = RunStatus::InProgress;
+    run.outputLoaded = true;
+    return run;
+}
+
+} // namespace
+
+class TestShutdown final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void cleanup()
+    {
+        QVERIFY(HttpClient::waitForStoppedRequests(5s));
+        QCOMPARE(HttpClient::liveRequests(), 0);
+    }
+
+    void destroyedClientUnwindsEveryAwaitingCoroutine();
+    void shutdownWakesARetrySleep();
+    void shutdownRefusesNewRequests();
+    void engineShutdownUnwindsEverything_data();
+    void engineShutdownUnwindsEverything();
+};
+
+void TestShutdown::destroyedClientUnwindsEveryAwaitingCoroutine()
+{
+    ScriptedServer server;
+    server.enqueue("/silent", ScriptedReply::neverAnswer());
+    server.enqueue("/busy", retryInAMinute());
+    auto *client = new HttpClient;
+    int sleeps = 0;
+    client->setSleepObserver([&sleeps](std::chrono::milliseconds) { ++sleeps; });
+    const int before = HttpClient::liveRequests();
+
+    auto silent = std::make_shared<Outcome>();
+    auto busy = std::make_shared<Outcome>();
+    probe(client, get(server.url(u"/silent"_s)), silent);
+    probe(client, get(server.url(u"/busy"_s)), busy);
+    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount(), 2, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(sleeps, 1, 5000);
+    QCOMPARE(HttpClient::liveRequests(), before + 2);
+
+    QElapsedTimer clock;
+    clock.start();
+    delete client;
+    // The coroutines resume from the event loop: until it turns, they are still suspended.
+    QVERIFY(!silent->unwound && !busy->unwound);
+    QCOMPARE(HttpClient::stoppedRequests(), 2);
+    QVERIFY(HttpClient::waitForStoppedRequests(5s));
+    QCOMPARE(HttpClient::stoppedRequests(), 0);
+    QVERIFY2(clock.elapsed() < 5000, "the retry sleep must be cut short, not waited out");
+    QCOMPARE(HttpClient::liveRequests(), before);
+    for (const auto &outcome : {silent, busy}) {
+        QVERIFY(outcome->resumed);
+        QVERIFY(outcome->unwound);
+        QCOMPARE(outcome->kind, ErrorKind::Cancelled);
+    }
+    QCOMPARE(server.requestCount(), 2); // nothing was retried
+}
+
+void TestShutdown::shutdownWakesARetrySleep()
+{
+    ScriptedServer server;
+    server.enqueue("/busy", retryInAMinute());
+    server.enqueue("/busy", ScriptedReply::json(200, "{}"));
+    HttpClient client;
+    int sleeps = 0;
+    client.setSleepObserver([&sleeps](std::chrono::milliseconds) { ++sleeps; });
+
+    auto task = client.send(get(server.url(u"/busy"_s)));
+    QTRY_COMPARE_WITH_TIMEOUT(sleeps, 1, 5000);
+    QElapsedTimer clock;
+    clock.start();
+    client.shutdown();
+    const auto response = awaitWithin(std::move(task), 5000);
+    QVERIFY(response);
+    QVERIFY(clock.elapsed() < 5000);
+    QCOMPARE(response->error.kind, ErrorKind::Cancelled);
+    QCOMPARE(response->attempts, 1);
+    QCOMPARE(server.requestCount(), 1);
+}
+
+void TestShutdown::shutdownRefusesNewRequests()
+{
+    ScriptedServer server;
+    server.enqueue("/r", ScriptedReply::json(200, "{}"));
+    HttpClient client;
+    client.shutdown();
+    QVERIFY(client.isShutDown());
+    auto task = client.send(get(server.url(u"/r"_s)));
+    // Completed before anything went on the wire: nothing for the event loop to resume.
+    QVERIFY(task.isReady());
+    const auto response = awaitWithin(std::move(task), 1000);
+    QVERIFY(response);
+    QCOMPARE(response->error.kind, ErrorKind::Cancelled);
+    QCOMPARE(response->attempts, 0);
+    QCOMPARE(server.requestCount(), 0);
+}
+
+void TestShutdown::engineShutdownUnwindsEverything_data()
+{
+    QTest::addColumn<bool>("explicitShutdown");
+    QTest::newRow("shutdown()") << true;
+    QTest::newRow("destructor") << false;
+}
+
+// The leaks LeakSanitizer found at exit, all at once: a run whose event stream never opens
+// (JobsRunStream/OpenAiRunStream suspended in openStream), a cancel the server never answers
+// (RunManager::doCancel ← backend cancel), a poll waiting a minute between retries, and a
+// stream that is open. After shutdown() nothing is left in flight, and nothing it cut short
+// was applied, reported or retried.
+void TestShutdown::engineShutdownUnwindsEverything()
+{
+    QFETCH(bool, explicitShutdown);
+    ScriptedServer server;
+    server.enqueue("/v1/responses/resp_1", ScriptedReply::neverAnswer());
+    server.enqueue("/v1/responses/resp_1/cancel", ScriptedReply::neverAnswer());
+    server.enqueue("/v1/responses/resp_2", retryInAMinute());
+    server.enqueue("/v1/responses/resp_3", ScriptedReply::hold());
+    const int before = HttpClient::liveRequests();
+
+    auto manager = std::make_unique<RunManager>();
+    Connection c;
+    c.name = u"sim"_s;
+    c.backend = u"openai"_s;
+    c.baseUrl = server.url(u"/v1"_s);
+    c.auth = AuthStyle::None;
+    QVERIFY(manager->addConnection(c));
+    int sleeps = 0;
+    auto *backend = qobject_cast<OpenAiBackend *>(manager->backend(u"sim"_s));
+    QVERIFY(backend);
+    backend->httpClient()->setSleepObserver([&sleeps](std::chrono::milliseconds) { ++sleeps; });
+
+    manager->adoptRun(adopted(u"r1"_s, u"resp_1"_s, true));
+    manager->adoptRun(adopted(u"r2"_s, u"resp_2"_s, false), false);
+    manager->adoptRun(adopted(u"r3"_s, u"resp_3"_s, true));
+    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount("/v1/responses/resp_1"), 1, 5000);
+    manager->cancelRun(u"r1"_s);
+    manager->refreshRun(u"r2"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount("/v1/responses/resp_1/cancel"), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(sleeps, 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(server.heldCount(), 1, 5000);
+    QCOMPARE(HttpClient::liveRequests(), before + 3); // stream r1, cancel r1, poll r2
+
+    QSignalSpy finished(manager.get(), &RunManager::actionFinished);
+    QSignalSpy stopped(manager.get(), &RunManager::followingStopped);
+    QElapsedTimer clock;
+    clock.start();
+    if (explicitShutdown) {
+        manager->shutdown();
+        // Right after it returns, without another turn of the event loop.
+        QCOMPARE(HttpClient::liveRequests(), before);
+        QVERIFY(manager->isShutDown());
+        QVERIFY(!manager->isFollowing(u"r1"_s));
+        QVERIFY(!manager->isFollowing(u"r3"_s));
+        QVERIFY(!manager->run(u"r2"_s)->error.isError());
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(stopped.count(), 0);
+    }
+    manager.reset();
+    QCOMPARE(HttpClient::liveRequests(), before);
+    QVERIFY2(clock.elapsed() < 5000, "nothing may be waited out");
+    QCOMPARE(finished.count(), 0);
+    QCOMPARE(stopped.count(), 0);
+    QCOMPARE(server.requestCount("/v1/responses/resp_2"), 1); // the poll was not retried
+}
+
+QTEST_GUILESS_MAIN(TestShutdown)
+#include "tst_shutdown.moc"
