@@ -2,11 +2,11 @@
 #include "net/sseparser.h"
 #include "testdata.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
-#include <QFileInfo>
 #include <QtTest>
 
 #include <functional>
