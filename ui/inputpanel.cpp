@@ -51,6 +51,26 @@ QString countdownText(qint64 secs)
         return InputPanel::tr("Deadline reached");
     return InputPanel::tr("%1:%2 left").arg(secs / 60, 2, 10, QChar(u'0')).arg(secs % 60, 2, 10, QChar(u'0'));
 }
+
+// Tests and screen readers find each control by its object name and accessible name.
+template<typename W>
+W *named(W *widget, const QString &objectName, const QString &accessibleName)
+{
+    widget->setObjectName(objectName);
+    widget->setAccessibleName(accessibleName);
+    return widget;
+}
+
+// One page of the answer stack: a row without margins.
+QHBoxLayout *addPage(QStackedWidget *pages, const QString &objectName)
+{
+    auto *page = new QWidget;
+    page->setObjectName(objectName);
+    auto *row = new QHBoxLayout(page);
+    row->setContentsMargins(0, 0, 0, 0);
+    pages->addWidget(page);
+    return row;
+}
 } // namespace
 
 InputPanel::InputPanel(QWidget *parent)
@@ -98,22 +118,14 @@ InputPanel::InputPanel(QWidget *parent)
     layout->addWidget(m_pages);
 
     // Free text.
-    auto *textPage = new QWidget;
-    textPage->setObjectName(u"textPage"_s);
-    auto *tl = new QHBoxLayout(textPage);
-    tl->setContentsMargins(0, 0, 0, 0);
-    m_text = new QPlainTextEdit;
-    m_text->setObjectName(u"inputAnswer"_s);
-    m_text->setAccessibleName(tr("Answer"));
+    QHBoxLayout *tl = addPage(m_pages, u"textPage"_s);
+    m_text = named(new QPlainTextEdit, u"inputAnswer"_s, tr("Answer"));
     m_text->setPlaceholderText(tr("Type your answer… (Ctrl+Enter sends)"));
     m_text->setTabChangesFocus(true);
     m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 3 + 14);
     tl->addWidget(m_text, 1);
-    m_send = new QPushButton(tr("&Send"));
-    m_send->setObjectName(u"inputSend"_s);
-    m_send->setAccessibleName(tr("Send answer"));
+    m_send = named(new QPushButton(tr("&Send")), u"inputSend"_s, tr("Send answer"));
     tl->addWidget(m_send, 0, Qt::AlignBottom);
-    m_pages->addWidget(textPage);
     auto *sendShortcut = new QShortcut(QKeySequence(u"Ctrl+Return"_s), m_text);
     sendShortcut->setContext(Qt::WidgetShortcut);
     connect(sendShortcut, &QShortcut::activated, m_send, &QPushButton::click);
@@ -121,67 +133,39 @@ InputPanel::InputPanel(QWidget *parent)
     connect(m_text, &QPlainTextEdit::textChanged, this, &InputPanel::updateEnabled);
 
     // Approve / reject.
-    auto *approvalPage = new QWidget;
-    approvalPage->setObjectName(u"approvalPage"_s);
-    auto *al = new QHBoxLayout(approvalPage);
-    al->setContentsMargins(0, 0, 0, 0);
-    m_comment = new QLineEdit;
-    m_comment->setObjectName(u"inputComment"_s);
-    m_comment->setAccessibleName(tr("Comment"));
+    QHBoxLayout *al = addPage(m_pages, u"approvalPage"_s);
+    m_comment = named(new QLineEdit, u"inputComment"_s, tr("Comment"));
     m_comment->setPlaceholderText(tr("Comment (optional)"));
     al->addWidget(m_comment, 1);
-    m_approve = new QPushButton(tr("&Approve"));
-    m_approve->setObjectName(u"inputApprove"_s);
-    m_approve->setAccessibleName(tr("Approve"));
-    m_reject = new QPushButton(tr("Re&ject"));
-    m_reject->setObjectName(u"inputReject"_s);
-    m_reject->setAccessibleName(tr("Reject"));
+    m_approve = named(new QPushButton(tr("&Approve")), u"inputApprove"_s, tr("Approve"));
+    m_reject = named(new QPushButton(tr("Re&ject")), u"inputReject"_s, tr("Reject"));
     al->addWidget(m_approve);
     al->addWidget(m_reject);
-    m_pages->addWidget(approvalPage);
     connect(m_approve, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Approve); });
     connect(m_reject, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Reject); });
 
     // One of several options.
-    auto *optionsPage = new QWidget;
-    optionsPage->setObjectName(u"optionsPage"_s);
-    auto *ol = new QHBoxLayout(optionsPage);
-    ol->setContentsMargins(0, 0, 0, 0);
-    m_options = new QListWidget;
-    m_options->setObjectName(u"inputOptions"_s);
-    m_options->setAccessibleName(tr("Options"));
+    QHBoxLayout *ol = addPage(m_pages, u"optionsPage"_s);
+    m_options = named(new QListWidget, u"inputOptions"_s, tr("Options"));
     m_options->setMaximumHeight(m_options->fontMetrics().lineSpacing() * 5 + 12);
     ol->addWidget(m_options, 1);
-    m_choose = new QPushButton(tr("&Choose"));
-    m_choose->setObjectName(u"inputChoose"_s);
-    m_choose->setAccessibleName(tr("Choose the selected option"));
+    m_choose = named(new QPushButton(tr("&Choose")), u"inputChoose"_s, tr("Choose the selected option"));
     ol->addWidget(m_choose, 0, Qt::AlignBottom);
-    m_pages->addWidget(optionsPage);
     connect(m_choose, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Choice); });
     connect(m_options, &QListWidget::currentRowChanged, this, &InputPanel::updateEnabled);
     connect(m_options, &QListWidget::itemActivated, m_choose, &QPushButton::click);
 
     // A timer: nothing to answer; the countdown in the heading row and the note below say when
     // the run goes on. The page is empty so the stack takes no room.
-    auto *timerPage = new QWidget;
-    timerPage->setObjectName(u"timerPage"_s);
-    m_pages->addWidget(timerPage);
+    addPage(m_pages, u"timerPage"_s);
 
     // A webhook: an external system answers by calling the URL; the operator can copy it.
-    auto *webhookPage = new QWidget;
-    webhookPage->setObjectName(u"webhookPage"_s);
-    auto *wl = new QHBoxLayout(webhookPage);
-    wl->setContentsMargins(0, 0, 0, 0);
-    m_callbackUrl = new QLineEdit;
-    m_callbackUrl->setObjectName(u"inputCallbackUrl"_s);
-    m_callbackUrl->setAccessibleName(tr("Callback URL"));
+    QHBoxLayout *wl = addPage(m_pages, u"webhookPage"_s);
+    m_callbackUrl = named(new QLineEdit, u"inputCallbackUrl"_s, tr("Callback URL"));
     m_callbackUrl->setReadOnly(true);
     wl->addWidget(m_callbackUrl, 1);
-    m_copyUrl = new QPushButton(tr("Copy &URL"));
-    m_copyUrl->setObjectName(u"inputCopyUrl"_s);
-    m_copyUrl->setAccessibleName(tr("Copy the callback URL"));
+    m_copyUrl = named(new QPushButton(tr("Copy &URL")), u"inputCopyUrl"_s, tr("Copy the callback URL"));
     wl->addWidget(m_copyUrl);
-    m_pages->addWidget(webhookPage);
     connect(m_copyUrl, &QPushButton::clicked, this, [this] {
         QGuiApplication::clipboard()->setText(m_request.callbackUrl);
         m_copyUrl->setText(tr("Copied"));

@@ -51,12 +51,7 @@ void OutputView::appendText(QStringView text)
 
 void OutputView::setText(const QString &text)
 {
-    m_frameTimer.stop();
-    m_pending.clear();
-    m_pendingPos = 0;
-    clear();
-    m_lineLength = 0;
-    m_written = 0;
+    clearOutput();
     appendText(text);
     // A freshly selected run shows its tail: start at the bottom.
     flushFrame();
