@@ -2,6 +2,7 @@
 // runwatch-cli --backend a2a as a user runs it: real processes against the A2A simulator, one
 // store shared between them.
 #include "a2asim.h"
+#include "cliprocess.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,17 +14,8 @@
 
 using namespace Qt::StringLiterals;
 using RunwatchSim::A2aSimulator;
-
-namespace {
-
-struct Result
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-} // namespace
+using Result = RunwatchTest::CliResult;
+using RunwatchTest::runIdFrom;
 
 class TestA2aCli final : public QObject
 {
@@ -41,34 +33,8 @@ class TestA2aCli final : public QObject
     // `store`: a second store stands for a second client that knows nothing of the first.
     Result cli(const QStringList &args, int ms = 60000, const QString &store = u"runs.sqlite"_s)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(u"RUNWATCH_API_KEY"_s);
-        env.remove(u"OPENAI_API_KEY"_s);
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(RUNWATCH_CLI_PATH), globals(store) + args);
-        Result r;
-        // The simulator lives in this thread's event loop: wait with a spy, not waitForFinished.
-        QSignalSpy done(&p, &QProcess::finished);
-        if (!done.wait(ms)) {
-            p.kill();
-            p.waitForFinished();
-            qWarning("runwatch-cli did not finish in time");
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
-    }
-
-    static QString runIdFrom(const QByteArray &jsonLines)
-    {
-        for (const QByteArray &line : jsonLines.split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            if (o.value(u"type"_s).toString() == u"run")
-                return o.value(u"run"_s).toString();
-        }
-        return {};
+        return RunwatchTest::finishCli(
+            RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals(store) + args, this), ms);
     }
 
 private Q_SLOTS:

@@ -4,7 +4,7 @@
 // ListTasks attach, 0.3 agents, JSON-RPC errors, agent card problems, auth.
 #include "a2asim.h"
 #include "backends/a2a/a2abackend.h"
-#include "engine/runmanager.h"
+#include "enginerig.h"
 #include "simcommandline.h"
 
 #include <QElapsedTimer>
@@ -19,46 +19,27 @@ using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchSim::A2aSimConfig;
 using RunwatchSim::A2aSimulator;
+using RunwatchTest::waitFor;
+using RunwatchTest::waitStatus;
+using RunwatchTest::waitTerminal;
 
 namespace {
 
-constexpr int kWait = 20000;
+constexpr int kWait = RunwatchTest::kEngineWait;
 
-struct Rig
+struct Rig : RunwatchTest::ServerRig<A2aSimulator>
 {
-    A2aSimulator sim;
-    RunManager manager;
-
     explicit Rig(const A2aSimConfig &config = {}, const QJsonObject &options = {}, const QString &key = {})
-        : sim(config)
+        : ServerRig(config)
     {
         sim.setIntervalMs(config.intervalMs == A2aSimConfig().intervalMs ? 2 : config.intervalMs);
         QVERIFY(sim.listen());
-        FollowPolicy policy;
-        policy.reconnectInitial = std::chrono::milliseconds(2);
-        policy.reconnectMax = std::chrono::milliseconds(50);
-        policy.pollInitial = std::chrono::milliseconds(5);
-        policy.pollMax = std::chrono::milliseconds(50);
-        manager.setFollowPolicy(policy);
-        Connection c;
-        c.name = u"agent"_s;
-        c.backend = u"a2a"_s;
-        c.baseUrl = sim.baseUrl();
+        Connection c = RunwatchTest::plainConnection(u"agent"_s, u"a2a"_s, sim.baseUrl(), options);
         c.apiKey = key;
         c.auth = key.isEmpty() ? AuthStyle::None : AuthStyle::Bearer;
-        c.options = options;
-        QVERIFY(manager.addConnection(c));
+        QVERIFY(addConnection(c));
     }
 
-    QString start(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(u"agent"_s, r);
-    }
-
-    const Run &run(const QString &id) { return *manager.run(id); }
     A2aBackend *backend() { return qobject_cast<A2aBackend *>(manager.backend(u"agent"_s)); }
 
     QList<QJsonObject> rpcBodies(const QString &method) const
@@ -71,38 +52,6 @@ struct Rig
         return out;
     }
 };
-
-bool waitFor(const std::function<bool()> &done, int ms = kWait)
-{
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < ms) {
-        if (done())
-            return true;
-        QTest::qWait(5);
-    }
-    return done();
-}
-
-bool waitTerminal(RunManager &m, const QString &id, int ms = kWait)
-{
-    return waitFor(
-        [&] {
-            const Run *r = m.run(id);
-            return r && r->isTerminal();
-        },
-        ms);
-}
-
-bool waitStatus(RunManager &m, const QString &id, RunStatus status, int ms = kWait)
-{
-    return waitFor(
-        [&] {
-            const Run *r = m.run(id);
-            return r && r->status == status;
-        },
-        ms);
-}
 
 // No secondary item appears twice (status messages are keyed by messageId).
 bool secondaryUnique(const Run &run)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-cli as a user runs it: real processes against the simulator, sharing one store.
+#include "cliprocess.h"
 #include "simulator.h"
 
 #include <QJsonDocument>
@@ -10,17 +11,9 @@
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
-
-namespace {
-
-struct Result
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-} // namespace
+using Result = RunwatchTest::CliResult;
+using RunwatchTest::finishCli;
+using RunwatchTest::runIdFrom;
 
 class TestCli final : public QObject
 {
@@ -39,48 +32,12 @@ class TestCli final : public QObject
     // Starts the CLI without blocking our event loop (the simulator lives in it).
     QProcess *launch(const QStringList &args, const QStringList &extraEnv = {})
     {
-        auto *p = new QProcess(this);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(u"RUNWATCH_API_KEY"_s);
-        env.remove(u"OPENAI_API_KEY"_s);
-        for (const QString &kv : extraEnv)
-            env.insert(kv.section(u'=', 0, 0), kv.section(u'=', 1));
-        p->setProcessEnvironment(env);
-        p->start(QStringLiteral(RUNWATCH_CLI_PATH), args);
-        return p;
-    }
-
-    Result finish(QProcess *p, int ms = 60000)
-    {
-        Result r;
-        if (p->state() != QProcess::NotRunning) {
-            QSignalSpy done(p, &QProcess::finished);
-            if (!done.wait(ms)) {
-                p->kill();
-                p->waitForFinished();
-                qWarning("runwatch-cli did not finish in time");
-            }
-        }
-        r.exitCode = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
-        r.out = p->readAllStandardOutput();
-        r.err = p->readAllStandardError();
-        p->deleteLater();
-        return r;
+        return RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), args, this, extraEnv);
     }
 
     Result cli(const QStringList &args, const QStringList &extraEnv = {})
     {
-        return finish(launch(globals() + args, extraEnv));
-    }
-
-    static QString runIdFrom(const QByteArray &jsonLines)
-    {
-        for (const QByteArray &line : jsonLines.split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            if (o.value(u"type"_s).toString() == u"run")
-                return o.value(u"run"_s).toString();
-        }
-        return {};
+        return finishCli(launch(globals() + args, extraEnv));
     }
 
 private Q_SLOTS:
@@ -201,7 +158,7 @@ private Q_SLOTS:
         QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"incomplete deltas=4"_s, u"--follow"_s}).exitCode, 3);
         QCOMPARE(cli({u"bogus"_s}).exitCode, 2);
         QCOMPARE(cli({u"start"_s}).exitCode, 2);
-        QCOMPARE(finish(launch({u"--api-key"_s, u"sk-secret"_s, u"list"_s})).exitCode, 2);
+        QCOMPARE(finishCli(launch({u"--api-key"_s, u"sk-secret"_s, u"list"_s})).exitCode, 2);
     }
 
     // The key comes from the environment variable named by --api-key-env.
@@ -211,10 +168,10 @@ private Q_SLOTS:
         const Result denied = cli({u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s});
         QCOMPARE(denied.exitCode, 1);
         QVERIFY2(denied.err.contains("auth"), denied.err.constData());
-        const Result ok
-            = finish(launch(QStringList{u"--api-key-env"_s, u"MY_KEY"_s} + globals()
-                                + QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s},
-                            {u"MY_KEY=sk-test-123"_s}));
+        const Result ok = finishCli(
+            launch(QStringList{u"--api-key-env"_s, u"MY_KEY"_s} + globals()
+                       + QStringList{u"start"_s, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s},
+                   {u"MY_KEY=sk-test-123"_s}));
         QCOMPARE(ok.exitCode, 0);
         QVERIFY(!ok.out.contains("sk-test-123"));
         QVERIFY(!ok.err.contains("sk-test-123"));

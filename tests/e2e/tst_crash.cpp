@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // "Never lose a run": runwatch-cli processes following 20 streaming runs are killed with SIGKILL
 // at random moments and restarted; every run must finish with exactly the text the server sent.
+#include "cliprocess.h"
 #include "engine/runstore.h"
 #include "simulator.h"
 
@@ -14,6 +15,13 @@
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
+using RunwatchTest::CliResult;
+using RunwatchTest::finishCli;
+using RunwatchTest::runIdFrom;
+
+namespace {
+constexpr int kProcessWait = 120000;
+} // namespace
 
 class TestCrash final : public QObject
 {
@@ -31,27 +39,7 @@ class TestCrash final : public QObject
 
     QProcess *launch(const QStringList &args)
     {
-        auto *p = new QProcess(this);
-        p->start(QStringLiteral(RUNWATCH_CLI_PATH), globals() + args);
-        return p;
-    }
-
-    // Waits (with our event loop running, so the simulator keeps serving) for the process.
-    int finish(QProcess *p, QByteArray *out = nullptr, int ms = 120000)
-    {
-        if (p->state() != QProcess::NotRunning) {
-            QSignalSpy done(p, &QProcess::finished);
-            if (!done.wait(ms)) {
-                p->kill();
-                p->waitForFinished();
-                return -1;
-            }
-        }
-        if (out)
-            *out = p->readAllStandardOutput();
-        const int code = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -2;
-        p->deleteLater();
-        return code;
+        return RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals() + args, this);
     }
 
     void killHard(QProcess *p, int afterMs)
@@ -97,21 +85,19 @@ private Q_SLOTS:
 
         QStringList ids;
         for (int i = 0; i < kRuns; ++i) {
-            QByteArray out;
-            const int code = finish(launch({u"--json"_s, u"start"_s, u"--prompt"_s,
-                                            u"normal deltas=%1 interval_ms=20"_s.arg(kDeltas)}),
-                                    &out);
-            QCOMPARE(code, 0);
-            const qsizetype at = out.indexOf("\"run\":\"");
-            QVERIFY(at >= 0);
-            ids << QString::fromUtf8(out.mid(at + 7, out.indexOf('"', at + 7) - at - 7));
+            const CliResult started = finishCli(launch({u"--json"_s, u"start"_s, u"--prompt"_s,
+                                                        u"normal deltas=%1 interval_ms=20"_s.arg(kDeltas)}),
+                                                kProcessWait);
+            QCOMPARE(started.exitCode, 0);
+            ids << runIdFrom(started.out);
+            QVERIFY(!ids.last().isEmpty());
         }
         for (int point : killPointsMs) {
             QProcess *follower = launch({u"resume"_s});
             killHard(follower, point + int(rng.bounded(200)));
         }
         // The final restart follows every run to its end.
-        QCOMPARE(finish(launch({u"resume"_s})), 0);
+        QCOMPARE(finishCli(launch({u"resume"_s}), kProcessWait).exitCode, 0);
 
         RunStore store;
         QVERIFY(store.open(m_dir->filePath(u"runs.sqlite"_s)));
@@ -131,19 +117,19 @@ private Q_SLOTS:
     // `watch` killed mid-stream; a new `watch` prints the whole answer exactly once.
     void watchContinuesAfterKill()
     {
-        QByteArray out;
-        QCOMPARE(
-            finish(launch({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=150 interval_ms=10"_s}),
-                   &out),
-            0);
-        const qsizetype at = out.indexOf("\"run\":\"");
-        const QString id = QString::fromUtf8(out.mid(at + 7, out.indexOf('"', at + 7) - at - 7));
+        const CliResult started = finishCli(
+            launch({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=150 interval_ms=10"_s}),
+            kProcessWait);
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
         QProcess *first = launch({u"watch"_s, id});
         QTest::qWait(600);
         const QByteArray partial = first->readAllStandardOutput();
         killHard(first, 0);
-        QByteArray full;
-        QCOMPARE(finish(launch({u"watch"_s, id}), &full), 0);
+        const CliResult watched = finishCli(launch({u"watch"_s, id}), kProcessWait);
+        QCOMPARE(watched.exitCode, 0);
+        const QByteArray full = watched.out;
         QCOMPARE(QString::fromUtf8(full), RunwatchSim::Simulator::tokenText(150) + u'\n');
         QVERIFY(!partial.isEmpty());
         QVERIFY(full.startsWith(partial.left(partial.lastIndexOf(' ') + 1)));

@@ -3,7 +3,7 @@
 // scripted server that misbehave. Every case must end with a clear run error (kind + message),
 // keep the text received before the fault, and neither hang nor crash. All waits are bounded.
 #include "backends/openai/openaibackend.h"
-#include "engine/runmanager.h"
+#include "enginerig.h"
 #include "scriptedserver.h"
 #include "simulator.h"
 
@@ -20,34 +20,11 @@ namespace {
 
 constexpr int kWait = 30000;
 
-FollowPolicy quickPolicy()
-{
-    FollowPolicy policy;
-    policy.reconnectInitial = std::chrono::milliseconds(2);
-    policy.reconnectMax = std::chrono::milliseconds(50);
-    policy.pollInitial = std::chrono::milliseconds(5);
-    policy.pollMax = std::chrono::milliseconds(50);
-    return policy;
-}
-
 Connection connectionTo(const QUrl &baseUrl, const QJsonObject &options = {})
 {
-    Connection c;
-    c.name = u"hostile"_s;
-    c.backend = u"openai"_s;
-    c.baseUrl = baseUrl;
-    c.auth = AuthStyle::None;
+    Connection c = RunwatchTest::plainConnection(u"hostile"_s, u"openai"_s, baseUrl, options);
     c.defaultModel = u"runwatch-sim-1"_s;
-    c.options = options;
     return c;
-}
-
-QString start(RunManager &manager, const QString &prompt, bool stream = true)
-{
-    StartRequest r;
-    r.prompt = prompt;
-    r.stream = stream;
-    return manager.startRun(u"hostile"_s, r);
 }
 
 // One SSE event as the Responses API frames it.
@@ -84,28 +61,27 @@ class TestHostile final : public QObject
 {
     Q_OBJECT
 
-    struct SimRig
+    struct SimRig : RunwatchTest::ServerRig<RunwatchSim::Simulator>
     {
-        RunwatchSim::Simulator sim;
-        RunManager manager;
-        explicit SimRig(const QJsonObject &options = {}, const FollowPolicy &policy = quickPolicy())
+        explicit SimRig(const QJsonObject &options = {},
+                        const FollowPolicy &policy = RunwatchTest::quickFollowPolicy())
         {
             sim.setIntervalMs(1);
             QVERIFY(sim.listen());
             manager.setFollowPolicy(policy);
-            QVERIFY(manager.addConnection(connectionTo(sim.baseUrl(), options)));
+            QVERIFY(addConnection(connectionTo(sim.baseUrl(), options)));
         }
     };
 
-    struct ScriptRig
+    // `sim` is a scripted server here: each test writes what it answers.
+    struct ScriptRig : RunwatchTest::ServerRig<ScriptedServer>
     {
-        ScriptedServer server;
-        RunManager manager;
-        explicit ScriptRig(const QJsonObject &options = {}, const FollowPolicy &policy = quickPolicy())
+        explicit ScriptRig(const QJsonObject &options = {},
+                           const FollowPolicy &policy = RunwatchTest::quickFollowPolicy())
         {
-            QVERIFY(server.isListening());
+            QVERIFY(sim.isListening());
             manager.setFollowPolicy(policy);
-            QVERIFY(manager.addConnection(connectionTo(server.url(u"/v1"_s), options)));
+            QVERIFY(addConnection(connectionTo(sim.url(u"/v1"_s), options)));
         }
     };
 
@@ -116,7 +92,7 @@ private Q_SLOTS:
     {
         SimRig rig({{u"max_event_bytes"_s, 64 * 1024}});
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
-        const QString id = start(rig.manager, u"huge deltas=3 huge_bytes=1000000"_s);
+        const QString id = rig.start(u"huge deltas=3 huge_bytes=1000000"_s);
         QVERIFY(stopped.wait(kWait));
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
@@ -133,7 +109,7 @@ private Q_SLOTS:
         SimRig rig;
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
         // Events 0-4 are lifecycle/structure; deltas start at sequence 5.
-        const QString id = start(rig.manager, u"normal deltas=10 endless_line_at=8"_s);
+        const QString id = rig.start(u"normal deltas=10 endless_line_at=8"_s);
         QVERIFY(stopped.wait(120000));
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
@@ -147,7 +123,7 @@ private Q_SLOTS:
     {
         SimRig rig;
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
-        const QString id = start(rig.manager, u"normal deltas=10 invalid_utf8_at=8"_s);
+        const QString id = rig.start(u"normal deltas=10 invalid_utf8_at=8"_s);
         QVERIFY(stopped.wait(kWait));
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
@@ -191,7 +167,7 @@ private Q_SLOTS:
         rig.sim.addHttpFault(fault);
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
         QSignalSpy actions(&rig.manager, &RunManager::actionFinished);
-        const QString id = start(rig.manager, prompt, stream);
+        const QString id = rig.start(prompt, stream);
         QTRY_VERIFY_WITH_TIMEOUT(stopped.count() + actions.count() > 0, kWait);
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
@@ -214,7 +190,7 @@ private Q_SLOTS:
     void unknownTerminalStatus()
     {
         ScriptRig rig;
-        rig.server.enqueue(
+        rig.sim.enqueue(
             "/v1/responses",
             ScriptedReply::stream(
                 200, kSse,
@@ -222,7 +198,7 @@ private Q_SLOTS:
                  {5, sseEvent("response.output_text.delta", 3, "\"item_id\":\"msg_1\",\"delta\":\"world\"")},
                  {5, sseEvent("response.completed", 4, response("pondering", "Hello world"))}}));
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
-        const QString id = start(rig.manager, u"x"_s);
+        const QString id = rig.start(u"x"_s);
         QVERIFY(stopped.wait(kWait));
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
@@ -233,20 +209,20 @@ private Q_SLOTS:
         QCOMPARE(run.primaryText, u"Hello world"_s);
         QVERIFY(!rig.manager.isFollowing(id));
         // Nothing is pending that could ask again: every request so far was the create.
-        QCOMPARE(rig.server.requestCount(), 1);
+        QCOMPARE(rig.sim.requestCount(), 1);
     }
 
     // An unknown status on the way (not terminal) is only shown raw: the run goes on.
     void unknownIntermediateStatus()
     {
         ScriptRig rig;
-        rig.server.enqueue(
+        rig.sim.enqueue(
             "/v1/responses",
             ScriptedReply::stream(200, kSse,
                                   {{0, opening("Hello ")},
                                    {5, sseEvent("response.in_progress", 3, response("thinking_hard"))},
                                    {5, sseEvent("response.completed", 4, response("completed", "Hello "))}}));
-        const QString id = start(rig.manager, u"x"_s);
+        const QString id = rig.start(u"x"_s);
         QTRY_VERIFY_WITH_TIMEOUT(rig.manager.run(id)->isTerminal(), kWait);
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.status, RunStatus::Completed);
@@ -265,12 +241,12 @@ private Q_SLOTS:
         ScriptRig rig;
         ScriptedServer elsewhere;
         QVERIFY(elsewhere.isListening());
-        rig.server.enqueue("/v1/responses", ScriptedReply::stream(200, kSse, {{0, opening("kept ")}}));
-        rig.server.enqueue(
+        rig.sim.enqueue("/v1/responses", ScriptedReply::stream(200, kSse, {{0, opening("kept ")}}));
+        rig.sim.enqueue(
             "/v1/responses/resp_h1",
             ScriptedReply::redirect(307, elsewhere.url(u"/v1/responses/resp_h1?stream=true"_s).toEncoded()));
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
-        const QString id = start(rig.manager, u"x"_s);
+        const QString id = rig.start(u"x"_s);
         QVERIFY(stopped.wait(kWait));
         const Run &run = *rig.manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
@@ -286,7 +262,7 @@ private Q_SLOTS:
     // and when the server keeps dripping it gives up within bounds. Text before the stall stays.
     void dripOneBytePerSecond()
     {
-        FollowPolicy policy = quickPolicy();
+        FollowPolicy policy = RunwatchTest::quickFollowPolicy();
         policy.maxConsecutiveFailures = 1;
         ScriptRig rig({{u"stall_timeout_ms"_s, 800}}, policy);
         QList<ScriptedReply::Chunk> drip;
@@ -296,13 +272,13 @@ private Q_SLOTS:
             drip.append({1000, next.mid(i, 1)});
         QList<ScriptedReply::Chunk> create{{0, opening("before stall ")}};
         create.append(drip);
-        rig.server.enqueue("/v1/responses", ScriptedReply::stream(200, kSse, create));
-        rig.server.enqueue("/v1/responses/resp_h1", ScriptedReply::stream(200, kSse, drip));
+        rig.sim.enqueue("/v1/responses", ScriptedReply::stream(200, kSse, create));
+        rig.sim.enqueue("/v1/responses/resp_h1", ScriptedReply::stream(200, kSse, drip));
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
         QSignalSpy changed(&rig.manager, &RunManager::runChanged);
         QElapsedTimer clock;
         clock.start();
-        const QString id = start(rig.manager, u"x"_s);
+        const QString id = rig.start(u"x"_s);
         QVERIFY(stopped.wait(kWait));
         // Two stalls of 0.8 s and a short backoff, not the 20 s the drip would take.
         QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
@@ -310,7 +286,7 @@ private Q_SLOTS:
         QVERIFY(run.error.isError());
         QVERIFY2(!run.error.message.isEmpty(), qPrintable(run.error.toString()));
         QCOMPARE(run.primaryText, u"before stall "_s);
-        QCOMPARE(rig.server.requestCount("/v1/responses/resp_h1"), 1);
+        QCOMPARE(rig.sim.requestCount("/v1/responses/resp_h1"), 1);
         QVERIFY(!rig.manager.isFollowing(id));
     }
 

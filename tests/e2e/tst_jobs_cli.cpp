@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-cli --backend jobs as an operator runs it: real processes against the jobs simulator,
 // sharing one store. Every suspension type is answered from the command line.
+#include "cliprocess.h"
 #include "jobssim.h"
 #include "testdata.h"
 
@@ -16,17 +17,9 @@
 using namespace Qt::StringLiterals;
 using RunwatchSim::JobsEndpoint;
 using RunwatchSim::JobsSimulator;
-
-namespace {
-
-struct Result
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-} // namespace
+using Result = RunwatchTest::CliResult;
+using RunwatchTest::finishCli;
+using RunwatchTest::runIdFrom;
 
 class TestJobsCli final : public QObject
 {
@@ -47,44 +40,10 @@ class TestJobsCli final : public QObject
     // Starts the CLI without blocking our event loop (the simulator lives in it).
     QProcess *launch(const QStringList &args)
     {
-        auto *p = new QProcess(this);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(u"RUNWATCH_API_KEY"_s);
-        env.remove(u"OPENAI_API_KEY"_s);
-        p->setProcessEnvironment(env);
-        p->start(QStringLiteral(RUNWATCH_CLI_PATH), globals() + args);
-        return p;
+        return RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals() + args, this);
     }
 
-    Result finish(QProcess *p, int ms = 60000)
-    {
-        Result r;
-        if (p->state() != QProcess::NotRunning) {
-            QSignalSpy done(p, &QProcess::finished);
-            if (!done.wait(ms)) {
-                p->kill();
-                p->waitForFinished();
-                qWarning("runwatch-cli did not finish in time");
-            }
-        }
-        r.exitCode = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
-        r.out = p->readAllStandardOutput();
-        r.err = p->readAllStandardError();
-        p->deleteLater();
-        return r;
-    }
-
-    Result cli(const QStringList &args) { return finish(launch(args)); }
-
-    static QString runIdFrom(const QByteArray &jsonLines)
-    {
-        for (const QByteArray &line : jsonLines.split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            if (o.value(u"type"_s).toString() == u"run")
-                return o.value(u"run"_s).toString();
-        }
-        return {};
-    }
+    Result cli(const QStringList &args) { return finishCli(launch(args)); }
 
     // start --follow up to the first suspension: exit 5, and the run id.
     QString startUntilInput(const QString &prompt)
@@ -234,7 +193,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(m_sim->requestCount(JobsEndpoint::Status) >= 3, 10000);
         QVERIFY(watch->state() == QProcess::Running);
         QVERIFY(m_sim->fireWebhook(m_sim->lastJobId(), QJsonObject{{u"ok"_s, true}}));
-        const Result watched = finish(watch);
+        const Result watched = finishCli(watch);
         QCOMPARE(watched.exitCode, 0);
         QCOMPARE(QString::fromUtf8(watched.out), JobsSimulator::tokenText(0, 2)
                                                      + u"[callback: {\"ok\":true}] "_s

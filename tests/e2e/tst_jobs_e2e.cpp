@@ -5,7 +5,7 @@
 // type answered through the engine (the GUI's path), multi-step approval, and a connection
 // profile driving a differently shaped server.
 #include "backends/jobs/jobsbackend.h"
-#include "engine/runmanager.h"
+#include "enginerig.h"
 #include "jobssim.h"
 #include "testdata.h"
 
@@ -21,10 +21,14 @@ using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchSim::JobsEndpoint;
 using RunwatchSim::JobsSimulator;
+using RunwatchTest::cancelAndWait;
+using RunwatchTest::respondAndWait;
+using RunwatchTest::waitInput;
+using RunwatchTest::waitTerminal;
 
 namespace {
 
-constexpr int kWait = 20000;
+constexpr int kWait = RunwatchTest::kEngineWait;
 
 RunwatchSim::JobsSimConfig fastConfig()
 {
@@ -34,97 +38,22 @@ RunwatchSim::JobsSimConfig fastConfig()
     return c;
 }
 
-struct Rig
+struct Rig : RunwatchTest::ServerRig<JobsSimulator>
 {
-    JobsSimulator sim;
-    RunManager manager;
-
     explicit Rig(const RunwatchSim::JobsSimConfig &config = fastConfig(), const QJsonObject &options = {})
-        : sim(config)
+        : ServerRig(config)
     {
         QVERIFY(sim.listen());
-        // Tests reconnect and poll quickly; production uses the defaults.
-        FollowPolicy policy;
-        policy.reconnectInitial = std::chrono::milliseconds(2);
-        policy.reconnectMax = std::chrono::milliseconds(50);
-        policy.pollInitial = std::chrono::milliseconds(5);
-        policy.pollMax = std::chrono::milliseconds(50);
-        manager.setFollowPolicy(policy);
-        manager.addConnection(connection(options));
+        addConnection(connection(options));
     }
 
     Connection connection(const QJsonObject &options = {}) const
     {
-        Connection c;
-        c.name = u"jobs"_s;
-        c.backend = u"jobs"_s;
-        c.baseUrl = sim.baseUrl();
-        c.auth = AuthStyle::None;
-        c.options = options;
-        return c;
+        return RunwatchTest::plainConnection(u"jobs"_s, u"jobs"_s, sim.baseUrl(), options);
     }
 
-    QString start(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(u"jobs"_s, r);
-    }
-
-    const Run &run(const QString &id) { return *manager.run(id); }
     JobsBackend *backend() { return qobject_cast<JobsBackend *>(manager.backend(u"jobs"_s)); }
 };
-
-bool waitTerminal(RunManager &m, const QString &id, int ms = kWait)
-{
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < ms) {
-        const Run *r = m.run(id);
-        if (r && r->isTerminal())
-            return true;
-        QTest::qWait(5);
-    }
-    return false;
-}
-
-bool waitInput(RunManager &m, const QString &id, int ms = kWait)
-{
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < ms) {
-        const Run *r = m.run(id);
-        if (r && r->status == RunStatus::InputRequired && r->input)
-            return true;
-        if (r && r->isTerminal())
-            return false;
-        QTest::qWait(5);
-    }
-    return false;
-}
-
-ActionResult respond(RunManager &m, const QString &id, const InputAnswer &answer)
-{
-    QSignalSpy done(&m, &RunManager::actionFinished);
-    m.respondToRun(id, answer);
-    for (int i = 0; i < 400 && done.isEmpty(); ++i)
-        done.wait(50);
-    if (done.isEmpty())
-        return ActionResult{RunError{ErrorKind::Timeout, {}, u"no answer"_s, false, 0, {}}, {}, {}, {}};
-    return done.first().at(2).value<ActionResult>();
-}
-
-ActionResult cancel(RunManager &m, const QString &id)
-{
-    QSignalSpy done(&m, &RunManager::actionFinished);
-    m.cancelRun(id);
-    for (int i = 0; i < 400 && done.isEmpty(); ++i)
-        done.wait(50);
-    if (done.isEmpty())
-        return ActionResult{RunError{ErrorKind::Timeout, {}, u"no answer"_s, false, 0, {}}, {}, {}, {}};
-    return done.first().at(2).value<ActionResult>();
-}
 
 InputAnswer textAnswer(const QString &text)
 {
@@ -394,7 +323,7 @@ private Q_SLOTS:
                                                                              return s;
                                                                          }())
                                                                              .join(u", "_s)));
-        cancel(rig.manager, id);
+        cancelAndWait(rig.manager, id);
     }
 
     // Acceptance: the event stream dropped after every possible number of events, and
@@ -490,7 +419,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(
             !rig.run(id).remoteId.isEmpty() && rig.sim.job(rig.run(id).remoteId)->text.size() > 20, kWait);
         QTRY_COMPARE_WITH_TIMEOUT(rig.run(id).status, RunStatus::InProgress, kWait);
-        const ActionResult r = cancel(rig.manager, id);
+        const ActionResult r = cancelAndWait(rig.manager, id);
         QVERIFY2(r.ok(), qPrintable(r.error.toString()));
         QVERIFY(r.note.isEmpty());
         QCOMPARE(rig.run(id).status, RunStatus::Cancelled);
@@ -517,7 +446,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(
             !rig.run(id).remoteId.isEmpty() && rig.sim.job(rig.run(id).remoteId)->text.size() > 20, kWait);
         QTRY_COMPARE_WITH_TIMEOUT(rig.run(id).status, RunStatus::InProgress, kWait);
-        const ActionResult r = cancel(rig.manager, id);
+        const ActionResult r = cancelAndWait(rig.manager, id);
         QVERIFY2(r.ok(), qPrintable(r.error.toString()));
         QVERIFY2(r.note.contains(u"requested"_s), qPrintable(r.note));
         QCOMPARE(rig.run(id).status, RunStatus::Cancelling);
@@ -556,7 +485,7 @@ private Q_SLOTS:
         c.name = u"jobs"_s;
         other.manager.addConnection(c);
         other.manager.adoptRun(stale, false);
-        const ActionResult viaEngine = cancel(other.manager, u"stale"_s);
+        const ActionResult viaEngine = cancelAndWait(other.manager, u"stale"_s);
         QVERIFY(viaEngine.ok());
         QCOMPARE(viaEngine.note, u"already succeeded"_s);
         QCOMPARE(other.run(u"stale"_s).status, RunStatus::Completed);
@@ -564,7 +493,7 @@ private Q_SLOTS:
         // Cancelling a cancelled job answers 200 again.
         const QString longId = rig.start(u"long interval_ms=5"_s);
         QTRY_VERIFY_WITH_TIMEOUT(!rig.run(longId).primaryText.isEmpty(), kWait);
-        QVERIFY(cancel(rig.manager, longId).ok());
+        QVERIFY(cancelAndWait(rig.manager, longId).ok());
         QCOMPARE(rig.run(longId).status, RunStatus::Cancelled);
         const ActionResult again = QCoro::waitFor(backend->cancel(rig.run(longId).token));
         QVERIFY(again.ok());
@@ -636,7 +565,7 @@ private Q_SLOTS:
         answer.text = answerText;
         answer.choice = answerText;
         answer.comment = comment;
-        const ActionResult r = respond(rig.manager, id, answer);
+        const ActionResult r = respondAndWait(rig.manager, id, answer);
         QVERIFY2(r.ok(), qPrintable(r.error.toString()));
         QVERIFY(waitTerminal(rig.manager, id));
         QCOMPARE(rig.run(id).status, RunStatus::Completed);
@@ -661,12 +590,12 @@ private Q_SLOTS:
         const QString id = rig.start(u"two_step deltas=4 interval_ms=2 events=%1"_s.arg(events ? 1 : 0));
         QVERIFY(waitInput(rig.manager, id));
         QVERIFY(rig.run(id).input->prompt.startsWith(u"Manager"_s));
-        QVERIFY(respond(rig.manager, id, approval(true, u"fine"_s)).ok());
+        QVERIFY(respondAndWait(rig.manager, id, approval(true, u"fine"_s)).ok());
         QTRY_VERIFY_WITH_TIMEOUT(rig.run(id).input && rig.run(id).input->prompt.startsWith(u"Director"_s),
                                  kWait);
         QCOMPARE(rig.run(id).status, RunStatus::InputRequired);
         QCOMPARE(rig.run(id).input->reason, InputReason::Approval);
-        QVERIFY(respond(rig.manager, id, approval(true)).ok());
+        QVERIFY(respondAndWait(rig.manager, id, approval(true)).ok());
         QVERIFY(waitTerminal(rig.manager, id));
         QCOMPARE(rig.run(id).status, RunStatus::Completed);
         QCOMPARE(rig.run(id).primaryText, JobsSimulator::tokenText(0, 2)
@@ -684,12 +613,12 @@ private Q_SLOTS:
         Rig rig;
         const QString id = rig.start(u"ask_user deltas=2"_s);
         QVERIFY(waitInput(rig.manager, id));
-        const ActionResult r = respond(rig.manager, id, choice(u"deep"_s));
+        const ActionResult r = respondAndWait(rig.manager, id, choice(u"deep"_s));
         QVERIFY(!r.ok());
         QCOMPARE(r.error.httpStatus, 400);
         QVERIFY2(r.error.message.contains(u"text"_s), qPrintable(r.error.message));
         QCOMPARE(rig.run(id).status, RunStatus::InputRequired);
-        QVERIFY(respond(rig.manager, id, textAnswer(u"APAC"_s)).ok());
+        QVERIFY(respondAndWait(rig.manager, id, textAnswer(u"APAC"_s)).ok());
         QVERIFY(waitTerminal(rig.manager, id));
         QVERIFY(rig.run(id).primaryText.contains(u"[answer: APAC]"_s));
     }
@@ -718,7 +647,7 @@ private Q_SLOTS:
         // It resumes by itself, so the engine keeps following it (the GUI shows a countdown).
         QVERIFY(rig.manager.isFollowing(id));
         // An answer is not what it waits for.
-        const ActionResult r = respond(rig.manager, id, textAnswer(u"go"_s));
+        const ActionResult r = respondAndWait(rig.manager, id, textAnswer(u"go"_s));
         QVERIFY(!r.ok());
         QCOMPARE(r.error.httpStatus, 409);
         QVERIFY(waitTerminal(rig.manager, id));
@@ -898,7 +827,7 @@ private Q_SLOTS:
         QVERIFY(waitInput(rig.manager, id));
         QCOMPARE(rig.run(id).rawStatus, u"input_required"_s);
         QCOMPARE(rig.run(id).input->reason, InputReason::Question);
-        QVERIFY(respond(rig.manager, id, textAnswer(u"EMEA"_s)).ok());
+        QVERIFY(respondAndWait(rig.manager, id, textAnswer(u"EMEA"_s)).ok());
         QVERIFY(waitTerminal(rig.manager, id));
         QCOMPARE(rig.run(id).status, RunStatus::Completed);
         QCOMPARE(rig.run(id).rawStatus, u"DONE"_s);
@@ -934,7 +863,7 @@ private Q_SLOTS:
         // Cancel with POST …/abort.
         const QString longId = rig.start(u"long interval_ms=5"_s);
         QTRY_VERIFY_WITH_TIMEOUT(!rig.run(longId).primaryText.isEmpty(), kWait);
-        QVERIFY(cancel(rig.manager, longId).ok());
+        QVERIFY(cancelAndWait(rig.manager, longId).ok());
         QCOMPARE(rig.run(longId).status, RunStatus::Cancelled);
         const auto cancels = rig.sim.requests(JobsEndpoint::Cancel);
         QCOMPARE(cancels.first().method, QByteArray("POST"));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The OpenAI connector and the engine against the simulator over loopback: streaming, drops at
 // every event boundary, resume refusal, rate limits, cancel, delete, malformed events.
-#include "engine/runmanager.h"
+#include "enginerig.h"
 #include "simulator.h"
 
 #include <QElapsedTimer>
@@ -10,59 +10,22 @@
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
+using RunwatchTest::waitTerminal;
 
 namespace {
 
-constexpr int kWait = 20000;
+constexpr int kWait = RunwatchTest::kEngineWait;
 
-struct Rig
+struct Rig : RunwatchTest::ServerRig<RunwatchSim::Simulator>
 {
-    RunwatchSim::Simulator sim;
-    RunManager manager;
-
     explicit Rig(int intervalMs = 1)
     {
         sim.setIntervalMs(intervalMs);
         QVERIFY(sim.listen());
-        // Tests reconnect and poll quickly; production uses the defaults.
-        FollowPolicy policy;
-        policy.reconnectInitial = std::chrono::milliseconds(2);
-        policy.reconnectMax = std::chrono::milliseconds(50);
-        policy.pollInitial = std::chrono::milliseconds(5);
-        policy.pollMax = std::chrono::milliseconds(50);
-        manager.setFollowPolicy(policy);
-        Connection c;
-        c.name = u"sim"_s;
-        c.backend = u"openai"_s;
-        c.baseUrl = sim.baseUrl();
-        c.auth = AuthStyle::None;
-        QVERIFY(manager.addConnection(c));
+        model = u"runwatch-sim-1"_s;
+        QVERIFY(addConnection(RunwatchTest::plainConnection(u"sim"_s, u"openai"_s, sim.baseUrl())));
     }
-
-    QString start(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.model = u"runwatch-sim-1"_s;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(u"sim"_s, r);
-    }
-
-    const Run &run(const QString &id) { return *manager.run(id); }
 };
-
-bool waitTerminal(RunManager &m, const QString &id, int ms = kWait)
-{
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < ms) {
-        const Run *r = m.run(id);
-        if (r && r->isTerminal())
-            return true;
-        QTest::qWait(5);
-    }
-    return false;
-}
 
 } // namespace
 

@@ -3,8 +3,9 @@
 // http:// to a host that is not loopback is refused before anything is sent; a redirect to another
 // host is never followed, so credentials are never forwarded.
 #include "backends/openai/openaibackend.h"
-#include "engine/runmanager.h"
+#include "cliprocess.h"
 #include "engine/runstore.h"
+#include "enginerig.h"
 #include "scriptedserver.h"
 #include "simulator.h"
 
@@ -23,6 +24,7 @@ using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchTest::ScriptedReply;
 using RunwatchTest::ScriptedServer;
+using RunwatchTest::waitSettled;
 
 namespace {
 
@@ -50,13 +52,10 @@ bool containsSecret(QByteArrayView text)
            || text.contains("7f3a9c0e5b1d4286") || text.contains("a1b2c3d4e5f60718");
 }
 
+// Quick, and bounded: a connection that keeps failing is given up, not retried for ever.
 FollowPolicy quickPolicy()
 {
-    FollowPolicy policy;
-    policy.reconnectInitial = std::chrono::milliseconds(2);
-    policy.reconnectMax = std::chrono::milliseconds(50);
-    policy.pollInitial = std::chrono::milliseconds(5);
-    policy.pollMax = std::chrono::milliseconds(50);
+    FollowPolicy policy = RunwatchTest::quickFollowPolicy();
     policy.maxConsecutiveFailures = 5;
     return policy;
 }
@@ -78,19 +77,6 @@ QString start(RunManager &manager, const QString &connectionName, const QString 
     StartRequest r;
     r.prompt = prompt;
     return manager.startRun(connectionName, r);
-}
-
-bool waitFinished(RunManager &manager, const QString &id, int ms = kWait)
-{
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < ms) {
-        const Run *r = manager.run(id);
-        if (r && (r->isTerminal() || (!manager.isFollowing(id) && r->error.isError())))
-            return true;
-        QTest::qWait(5);
-    }
-    return false;
 }
 
 // Routes every request of a connection's client through a proxy on loopback, so a test can see
@@ -144,14 +130,14 @@ private Q_SLOTS:
             const QString failed = start(manager, u"good"_s, u"fail deltas=6"_s);
             const QString refused = start(manager, u"bad"_s, u"normal deltas=3"_s);
             const QString cancelled = start(manager, u"good"_s, u"long"_s);
-            QVERIFY(waitFinished(manager, dropped));
-            QVERIFY(waitFinished(manager, failed));
-            QVERIFY(waitFinished(manager, refused));
+            QVERIFY(waitSettled(manager, dropped, kWait));
+            QVERIFY(waitSettled(manager, failed, kWait));
+            QVERIFY(waitSettled(manager, refused, kWait));
             QCOMPARE(manager.run(dropped)->status, RunStatus::Completed);
             QCOMPARE(manager.run(refused)->error.kind, ErrorKind::Auth);
             QTRY_VERIFY_WITH_TIMEOUT(!manager.run(cancelled)->remoteId.isEmpty(), kWait);
             manager.cancelRun(cancelled);
-            QVERIFY(waitFinished(manager, cancelled));
+            QVERIFY(waitSettled(manager, cancelled, kWait));
             QSignalSpy removed(&manager, &RunManager::runRemoved);
             manager.deleteRun(dropped, true);
             QVERIFY(removed.wait(kWait));
@@ -194,7 +180,7 @@ private Q_SLOTS:
         manager.setFollowPolicy(quickPolicy());
         QVERIFY(manager.addConnection(connection(u"echo"_s, server.url(u"/v1"_s), kWrongKey)));
         const QString id = start(manager, u"echo"_s, u"x"_s);
-        QVERIFY(waitFinished(manager, id));
+        QVERIFY(waitSettled(manager, id, kWait));
         const RunError &error = manager.run(id)->error;
         QCOMPARE(error.kind, ErrorKind::Auth);
         QVERIFY2(error.message.startsWith(u"Incorrect API key provided"_s), qPrintable(error.message));
@@ -230,25 +216,19 @@ private Q_SLOTS:
         QVERIFY(sim.listen());
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        QProcess cli;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(u"OPENAI_API_KEY"_s);
-        env.insert(u"RUNWATCH_API_KEY"_s, key);
-        env.insert(u"QT_LOGGING_RULES"_s, u"*.debug=true"_s);
-        cli.setProcessEnvironment(env);
-        cli.start(QStringLiteral(RUNWATCH_CLI_PATH),
-                  QStringList{u"--backend"_s, u"openai"_s, u"--url"_s, sim.baseUrl().toString(), u"--store"_s,
-                              dir.filePath(u"runs.sqlite"_s)}
-                      + args);
-        // The simulator lives in this thread's event loop: wait without blocking it.
-        QSignalSpy done(&cli, &QProcess::finished);
-        QVERIFY(done.wait(60000));
-        const QByteArray out = cli.readAllStandardOutput();
-        const QByteArray err = cli.readAllStandardError();
+        const RunwatchTest::CliResult cli = RunwatchTest::finishCli(RunwatchTest::launchCli(
+            QStringLiteral(RUNWATCH_CLI_PATH),
+            QStringList{u"--backend"_s, u"openai"_s, u"--url"_s, sim.baseUrl().toString(), u"--store"_s,
+                        dir.filePath(u"runs.sqlite"_s)}
+                + args,
+            this, {u"RUNWATCH_API_KEY="_s + key, u"QT_LOGGING_RULES=*.debug=true"_s}));
+        QVERIFY(!cli.timedOut);
+        const QByteArray out = cli.out;
+        const QByteArray err = cli.err;
         if (exitCode >= 0)
-            QCOMPARE(cli.exitCode(), exitCode);
+            QCOMPARE(cli.exitCode, exitCode);
         else
-            QVERIFY2(cli.exitCode() != 0, err.constData());
+            QVERIFY2(cli.exitCode != 0, err.constData());
         QVERIFY(!out.isEmpty() || !err.isEmpty());
         QVERIFY2(!containsSecret(out), out.constData());
         QVERIFY2(!containsSecret(err), err.constData());
@@ -271,7 +251,7 @@ private Q_SLOTS:
         routeThroughProxy(manager, u"plain"_s, proxy.port());
 
         const QString id = start(manager, u"plain"_s, u"x"_s);
-        QVERIFY(waitFinished(manager, id));
+        QVERIFY(waitSettled(manager, id, kWait));
         const Run &run = *manager.run(id);
         QCOMPARE(run.status, RunStatus::Failed);
         QCOMPARE(run.error.kind, ErrorKind::Client);
@@ -293,7 +273,7 @@ private Q_SLOTS:
         QVERIFY(manager.addConnection(allowed));
         routeThroughProxy(manager, u"allowed"_s, proxy.port());
         const QString control = start(manager, u"allowed"_s, u"x"_s);
-        QVERIFY(waitFinished(manager, control));
+        QVERIFY(waitSettled(manager, control, kWait));
         QVERIFY(proxy.requestCount() >= 1);
         QVERIFY(proxy.requests().first().target.contains("runwatch-check.invalid"));
     }
@@ -319,7 +299,7 @@ private Q_SLOTS:
         manager.setFollowPolicy(quickPolicy());
         QVERIFY(manager.addConnection(connection(u"redirected"_s, origin.url(u"/v1"_s), kKey)));
         const QString id = start(manager, u"redirected"_s, u"x"_s);
-        QVERIFY(waitFinished(manager, id));
+        QVERIFY(waitSettled(manager, id, kWait));
         const Run &run = *manager.run(id);
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
         QCOMPARE(run.error.code, u"cross_origin_redirect"_s);
@@ -333,7 +313,7 @@ private Q_SLOTS:
         origin.enqueue("/v1/moved",
                        ScriptedReply::openAiError(500, "control", "server_error", "server_error"));
         const QString control = start(manager, u"redirected"_s, u"x"_s);
-        QVERIFY(waitFinished(manager, control));
+        QVERIFY(waitSettled(manager, control, kWait));
         QTRY_VERIFY_WITH_TIMEOUT(origin.requestCount("/v1/moved") >= 1, kWait);
         QCOMPARE(origin.requests("/v1/moved").first().header("authorization"), "Bearer " + kKey.toUtf8());
     }

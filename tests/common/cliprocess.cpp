@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cliprocess.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+
+using namespace Qt::StringLiterals;
+
+namespace RunwatchTest {
+
+QProcess *launchCli(const QString &program, const QStringList &args, QObject *parent,
+                    const QStringList &extraEnv)
+{
+    auto *p = new QProcess(parent);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(u"RUNWATCH_API_KEY"_s);
+    env.remove(u"OPENAI_API_KEY"_s);
+    for (const QString &kv : extraEnv)
+        env.insert(kv.section(u'=', 0, 0), kv.section(u'=', 1));
+    p->setProcessEnvironment(env);
+    p->start(program, args);
+    return p;
+}
+
+CliResult finishCli(QProcess *process, int ms)
+{
+    CliResult r;
+    if (process->state() != QProcess::NotRunning) {
+        // Not waitForFinished(): it would block the simulators in this thread's event loop.
+        QSignalSpy done(process, &QProcess::finished);
+        if (!done.wait(ms)) {
+            process->kill();
+            process->waitForFinished();
+            r.timedOut = true;
+            qWarning("%s did not finish in time", qPrintable(process->program()));
+        }
+    }
+    r.exitCode = process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
+    r.out = process->readAllStandardOutput();
+    r.err = process->readAllStandardError();
+    process->deleteLater();
+    return r;
+}
+
+QString runIdFrom(const QByteArray &jsonLines)
+{
+    for (const QByteArray &line : jsonLines.split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.value(u"type"_s).toString() == u"run")
+            return o.value(u"run"_s).toString();
+    }
+    return {};
+}
+
+} // namespace RunwatchTest

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+namespace RunwatchTest {
+
+// What a command-line run of runwatch-cli left behind.
+struct CliResult
+{
+    int exitCode = -1; // -1 when the process did not exit normally (crashed, killed)
+    QByteArray out;
+    QByteArray err;
+    bool timedOut = false; // it had to be killed
+};
+
+// Starts `program` without blocking this thread's event loop, where the simulators it talks to
+// live. The API key variables of the test's own environment are removed, so that only what a
+// test passes reaches the process; `extraEnv` adds "NAME=value" entries. Owned by `parent`.
+QProcess *launchCli(const QString &program, const QStringList &args, QObject *parent,
+                    const QStringList &extraEnv = {});
+// Waits for the process (turning the event loop) for at most `ms`, then kills it; collects its
+// exit code and output and deletes it later.
+CliResult finishCli(QProcess *process, int ms = 60000);
+// The run id of --json output: the first {"type":"run"} line's "run"; empty when there is none.
+QString runIdFrom(const QByteArray &jsonLines);
+
+} // namespace RunwatchTest
