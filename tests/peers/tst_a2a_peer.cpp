@@ -4,6 +4,7 @@
 // ListTasks, HTTP+JSON, 0.3 compatibility and API keys, all over loopback.
 #include "backends/a2a/a2abackend.h"
 #include "engine/runmanager.h"
+#include "enginerig.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -64,10 +65,10 @@ private:
     QString m_error;
 };
 
-struct Rig
+// The shared engine rig on one A2A connection to the peer. Its follow policy is slower than
+// quickFollowPolicy(): a node process answers in milliseconds, not microseconds.
+struct Rig : RunwatchTest::EngineRig
 {
-    RunManager manager;
-
     Rig(const QUrl &url, const QJsonObject &options = {}, const QString &key = {})
     {
         FollowPolicy policy;
@@ -76,42 +77,16 @@ struct Rig
         policy.pollInitial = std::chrono::milliseconds(20);
         policy.pollMax = std::chrono::milliseconds(100);
         manager.setFollowPolicy(policy);
-        Connection c;
-        c.name = u"peer"_s;
-        c.backend = u"a2a"_s;
-        c.baseUrl = url;
+        Connection c = RunwatchTest::plainConnection(u"peer"_s, u"a2a"_s, url, options);
         c.apiKey = key;
         c.auth = key.isEmpty() ? AuthStyle::None : AuthStyle::Bearer;
-        c.options = options;
-        QVERIFY(manager.addConnection(c));
+        QVERIFY(addConnection(c));
     }
-    QString start(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(u"peer"_s, r);
-    }
-    const Run &run(const QString &id) { return *manager.run(id); }
-    A2aBackend *backend() { return qobject_cast<A2aBackend *>(manager.backend(u"peer"_s)); }
+    A2aBackend *backend() { return qobject_cast<A2aBackend *>(manager.backend(connectionName)); }
 };
 
-bool waitFor(const std::function<bool()> &done, int ms = kWait)
-{
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < ms) {
-        if (done())
-            return true;
-        QTest::qWait(5);
-    }
-    return done();
-}
-
-bool waitTerminal(RunManager &m, const QString &id)
-{
-    return waitFor([&] { return m.run(id) && m.run(id)->isTerminal(); });
-}
+using RunwatchTest::waitFor;
+using RunwatchTest::waitTerminal;
 
 QString chunks(int n)
 {
