@@ -2,6 +2,7 @@
 // runwatch-cli as a user runs it: real processes against the simulator, sharing one store.
 #include "simulator.h"
 
+#include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -53,13 +54,25 @@ class TestCli final : public QObject
     Result finish(QProcess *p, int ms = 60000)
     {
         Result r;
+        // stateChanged, not finished(): a process that could not be started never finishes.
+        QSignalSpy stateChanges(p, &QProcess::stateChanged);
+        const QDeadlineTimer deadline(ms);
+        while (p->state() != QProcess::NotRunning
+               && stateChanges.wait(int(std::max<qint64>(1, deadline.remainingTime())))) {
+        }
         if (p->state() != QProcess::NotRunning) {
-            QSignalSpy done(p, &QProcess::finished);
-            if (!done.wait(ms)) {
-                p->kill();
-                p->waitForFinished();
-                qWarning("runwatch-cli did not finish in time");
-            }
+            p->kill();
+            p->waitForFinished();
+            qWarning("runwatch-cli did not finish in time");
+        }
+        if (p->error() == QProcess::FailedToStart) {
+            // The exec failed (e.g. a concurrent build was relinking the binary). Qt's child then
+            // exits with 255, which must not read as runwatch-cli's own exit code.
+            qWarning("runwatch-cli could not be started: %s", qPrintable(p->errorString()));
+            r.exitCode = -2;
+            r.err = p->errorString().toUtf8();
+            p->deleteLater();
+            return r;
         }
         r.exitCode = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
         r.out = p->readAllStandardOutput();
