@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connectionsdialog.h"
 
-#include "backends/openai/openaibackend.h"
 #include "backends/registry.h"
-#include "connections/keystore.h"
+#include "connections/connectionprobe.h"
 #include "connections/secretstore.h"
 #include "icons.h"
 
@@ -151,6 +150,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
                                                       .arg(m_editing));
         if (answer != QMessageBox::Yes)
             return;
+        // The list changes at once; the key store lets go of the key in the background.
         m_registry->remove(m_editing);
         startNew();
     });
@@ -304,8 +304,8 @@ void ConnectionsDialog::onSave()
     m_warning->hide();
     m_save->setEnabled(false);
     setStatus(tr("Saving…"), false);
-    m_registry->save(p, m_editing, formKey(), this,
-                     [this, name](const ConnectionRegistry::SaveResult &r) { onSaved(r, name); });
+    QCoro::connect(m_registry->save(p, m_editing, formKey()), this,
+                   [this, name](const ConnectionRegistry::SaveResult &r) { onSaved(r, name); });
 }
 
 void ConnectionsDialog::onSaved(const ConnectionRegistry::SaveResult &result, const QString &name)
@@ -344,12 +344,12 @@ void ConnectionsDialog::optIn(KeyStorage storage)
     }
     const ConnectionProfile p = formProfile();
     const QString name = p.connection.name;
-    m_registry->saveWithWeakerStore(p, m_editing, *key, storage, this,
-                                    [this, name](const ConnectionRegistry::SaveResult &r) {
-                                        if (r.ok)
-                                            m_warning->hide();
-                                        onSaved(r, name);
-                                    });
+    QCoro::connect(m_registry->saveWithWeakerStore(p, m_editing, *key, storage), this,
+                   [this, name](const ConnectionRegistry::SaveResult &r) {
+                       if (r.ok)
+                           m_warning->hide();
+                       onSaved(r, name);
+                   });
 }
 
 QString ConnectionsDialog::describeService(const ConnectionInfo &info)
@@ -377,47 +377,32 @@ QCoro::Task<> ConnectionsDialog::runTest(Connection connection)
     QPointer<ConnectionsDialog> self = this;
     m_test->setEnabled(false);
     setStatus(tr("Testing…"), false);
-    bool ok = false;
+    const QString backend = connection.backend;
+    // Which question the service is asked is core's rule (probeConnection); this only words it.
+    const ConnectionProbe probe = co_await probeConnection(std::move(connection));
+    if (!self)
+        co_return;
     QString message;
-    RunBackend *backend = createBackend(connection, this);
-    if (auto *openai = qobject_cast<OpenAiBackend *>(backend)) {
-        RetryPolicy policy = openai->httpClient()->policy();
-        policy.maxRetries = 0;
-        policy.connectTimeout = std::chrono::milliseconds(8000);
-        openai->httpClient()->setPolicy(policy);
-        const HttpResponse r = co_await openai->httpClient()->send(openai->request("GET", u"/models"_s));
-        if (!self)
-            co_return;
-        ok = r.ok();
-        message = ok ? tr("Connected: HTTP %1, the service answered the model list.").arg(r.status)
-                     : tr("Failed: %1").arg(r.error.toString());
-    } else if (backend) {
-        // A service that describes itself (an A2A agent card) is shown by name and skills: that
-        // tells the operator they reached the agent they meant, not just some server.
-        const ConnectionInfo info = co_await backend->describe();
-        if (!self)
-            co_return;
-        if (!info.ok()) {
-            message = tr("Failed: %1").arg(info.error.toString());
-        } else if (info.name != backend->kind() || !info.skills.isEmpty()) {
-            ok = true;
-            message = describeService(info);
-        } else {
-            const ListResult r = co_await backend->list();
-            if (!self)
-                co_return;
-            ok = !r.error.isError();
-            message = ok ? tr("Connected: %n run(s) listed.", nullptr, int(r.runs.size()))
-                         : tr("Failed: %1").arg(r.error.toString());
-        }
-    } else {
-        message = tr("Unknown backend type \"%1\".").arg(connection.backend);
+    switch (probe.kind) {
+    case ConnectionProbe::Kind::UnknownBackend:
+        message = tr("Unknown backend type \"%1\".").arg(backend);
+        break;
+    case ConnectionProbe::Kind::Models:
+        message = tr("Connected: HTTP %1, the service answered the model list.").arg(probe.httpStatus);
+        break;
+    case ConnectionProbe::Kind::Described:
+        message = describeService(probe.info);
+        break;
+    case ConnectionProbe::Kind::Listed:
+        message = tr("Connected: %n run(s) listed.", nullptr, probe.runsListed);
+        break;
+    case ConnectionProbe::Kind::Failed:
+        message = tr("Failed: %1").arg(probe.error.toString());
+        break;
     }
-    if (backend)
-        backend->deleteLater();
     m_test->setEnabled(true);
-    setStatus(message, !ok);
-    Q_EMIT tested(ok, message);
+    setStatus(message, !probe.ok);
+    Q_EMIT tested(probe.ok, message);
 }
 
 } // namespace Runwatch

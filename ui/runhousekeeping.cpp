@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runhousekeeping.h"
 
+#include "engine/retention.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
 #include "runtableview.h"
 
 #include <QAction>
@@ -12,7 +12,6 @@
 #include <QInputDialog>
 #include <QMessageBox>
 #include <QSaveFile>
-#include <QSettings>
 #include <QStandardPaths>
 
 using namespace Qt::StringLiterals;
@@ -20,9 +19,6 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-const QString kKeepDaysKey = u"retention/keepFinishedDays"_s;
-constexpr int kMaxDays = 36500;
-
 // A file name from the run title: letters, digits, spaces, dashes and underscores only, so that
 // no title can point the dialog at another directory or produce a name the file system refuses.
 QString fileNameFor(const Run &run)
@@ -73,7 +69,7 @@ RunHousekeeping::RunHousekeeping(RunManager *manager, RunTableView *table, QWidg
     };
     m_prompts.days = [this](const QString &title, const QString &label, int value) -> std::optional<int> {
         bool ok = false;
-        const int days = QInputDialog::getInt(m_window, title, label, value, 0, kMaxDays, 1, &ok);
+        const int days = QInputDialog::getInt(m_window, title, label, value, 0, Retention::MaxDays, 1, &ok);
         return ok ? std::optional<int>(days) : std::nullopt;
     };
     m_prompts.confirm = [this](const QString &title, const QString &text) {
@@ -164,14 +160,14 @@ void RunHousekeeping::removeOld()
     if (!m_manager)
         return;
     QPointer<RunHousekeeping> self = this;
-    const int keep = keepDays();
+    const int keep = Retention::keepDays();
     const std::optional<int> days
         = m_prompts.days(tr("Remove Finished Runs"), tr("Remove finished runs older than this many days:"),
                          keep > 0 ? keep : 30);
     if (!self || !days || !m_manager)
         return;
-    const QDateTime cutoff = cutoffFor(*days);
-    const int count = int(finishedBefore(m_manager, cutoff).size());
+    const QDateTime cutoff = Retention::cutoffFor(*days);
+    const int count = int(Retention::finishedBefore(m_manager, cutoff).size());
     if (count == 0) {
         Q_EMIT message(tr("No finished run is older than %n day(s).", nullptr, *days), 5000);
         return;
@@ -185,7 +181,7 @@ void RunHousekeeping::removeOld()
         return;
     // The cutoff as of the question, so runs that finish meanwhile are not swept up. Runs another
     // process (the CLI) stored since startup match the same rule and go too; the message counts them.
-    const int removed = removeFinishedBefore(m_manager, m_manager->store(), cutoff);
+    const int removed = Retention::removeFinishedBefore(m_manager, m_manager->store(), cutoff);
     Q_EMIT message(tr("Removed %n finished run(s).", nullptr, removed), 5000);
 }
 
@@ -196,48 +192,13 @@ void RunHousekeeping::editRetention()
         = m_prompts.days(tr("Keep Finished Runs"),
                          tr("Keep finished runs for this many days (0 = forever).\nOlder ones are removed "
                             "when Runwatch starts."),
-                         keepDays());
+                         Retention::keepDays());
     if (!self || !days)
         return;
-    setKeepDays(*days);
+    Retention::setKeepDays(*days);
     Q_EMIT message(*days == 0 ? tr("Finished runs are kept forever.")
                               : tr("Finished runs are kept for %n day(s).", nullptr, *days),
                    5000);
-}
-
-int RunHousekeeping::keepDays()
-{
-    return std::clamp(QSettings().value(kKeepDaysKey, 0).toInt(), 0, kMaxDays);
-}
-
-void RunHousekeeping::setKeepDays(int days)
-{
-    QSettings().setValue(kKeepDaysKey, std::clamp(days, 0, kMaxDays));
-}
-
-QStringList RunHousekeeping::finishedBefore(const RunManager *manager, const QDateTime &cutoff)
-{
-    QStringList ids;
-    if (!manager)
-        return ids;
-    for (const QString &id : manager->runIds()) {
-        const Run *run = manager->run(id);
-        if (run && run->isTerminal() && run->finishedAt.isValid() && run->finishedAt < cutoff)
-            ids.append(id);
-    }
-    return ids;
-}
-
-int RunHousekeeping::removeFinishedBefore(RunManager *manager, RunStore *store, const QDateTime &cutoff)
-{
-    const QStringList ids = finishedBefore(manager, cutoff);
-    // A local delete: stops following, drops the run from the store and emits runRemoved, which
-    // takes it out of the table, exactly like Delete ▸ "this computer only".
-    for (const QString &id : ids)
-        manager->deleteRun(id, false);
-    // Runs the store holds but this process never loaded (another process wrote them).
-    const int storeOnly = store && store->isOpen() ? store->removeFinishedBefore(cutoff) : 0;
-    return int(ids.size()) + storeOnly;
 }
 
 } // namespace Runwatch

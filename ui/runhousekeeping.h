@@ -3,7 +3,6 @@
 
 #include "engine/runexport.h"
 
-#include <QDateTime>
 #include <QObject>
 #include <QPointer>
 
@@ -16,13 +15,13 @@ class QWidget;
 namespace Runwatch {
 
 class RunManager;
-class RunStore;
 class RunTableView;
 
-// Export of the selected run to a file, and retention of finished runs: the "Keep finished runs
-// for N days" setting (applied at startup by AppController) and "Remove finished runs older
-// than…". Kept out of MainWindow so the window stays a layout; the dialogs go through Prompts
-// so that tests answer them without a modal event loop.
+// Export of the selected run to a file, and the actions and questions of retention: "Keep
+// finished runs for N days" (applied at startup by AppController) and "Remove finished runs older
+// than…". The rule and the setting are core's (engine/retention.h), shared with `runwatch-cli
+// prune`. Kept out of MainWindow so the window stays a layout; the dialogs go through Prompts so
+// that tests answer them without a modal event loop.
 class RunHousekeeping final : public QObject
 {
     Q_OBJECT
@@ -49,16 +48,6 @@ public:
 
     // Writes the run, loaded in full, to `path`. False with *error on failure.
     bool exportTo(const QString &runId, const QString &path, ExportFormat format, QString *error = nullptr);
-
-    // The "Keep finished runs for N days" setting; 0 keeps them forever.
-    static int keepDays();
-    static void setKeepDays(int days);
-    static QDateTime cutoffFor(int days) { return QDateTime::currentDateTimeUtc().addDays(-days); }
-    // Finished runs of `manager` that finished before `cutoff`.
-    static QStringList finishedBefore(const RunManager *manager, const QDateTime &cutoff);
-    // Removes them from the manager (and so from the table) and from `store`, including runs the
-    // store holds but the manager does not know. Returns how many runs went.
-    static int removeFinishedBefore(RunManager *manager, RunStore *store, const QDateTime &cutoff);
 
 Q_SIGNALS:
     void message(const QString &text, int timeoutMs);

@@ -26,9 +26,12 @@ Global options (before the command):
   --backend NAME      connector for --url: openai, a2a (--url is then the agent's base URL),
                       jobs (a generic HTTP job API; --url is the base the job paths hang off)
   --url URL           base URL of the service (e.g. https://api.openai.com/v1)
-  --connection NAME   a saved connection instead of --backend/--url
-  --api-key-env VAR   environment variable holding the API key
-                      (default: RUNWATCH_API_KEY, then OPENAI_API_KEY for openai)
+  --connection NAME   a connection saved in the app's Connections dialog, instead of
+                      --backend/--url/--auth/--profile: its backend, URL, auth style, options
+                      and API key (from the OS keychain, or the plain file if you opted in)
+  --api-key-env VAR   environment variable holding the API key; overrides a saved key
+                      (without --connection the default is RUNWATCH_API_KEY, then
+                      OPENAI_API_KEY for openai)
   --auth STYLE        bearer (default) or api-key (Azure OpenAI)
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
   --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
@@ -52,8 +55,12 @@ Commands:
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
+  connections         the saved connections: name, backend, URL, where the key is kept
 
-RUN is the local or the remote id. API keys are read from the environment only.
+RUN is the local or the remote id. A stored run started on a saved connection goes through it
+again (its options and key) unless --url/--backend are given. API keys never come from the
+command line: from the environment, or from a saved connection's keychain entry. A key the app
+kept "for this session only" lives in the app's memory and cannot reach this process.
 Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed out/incomplete,
 4 cancelled, 5 waiting for input, 6 still running (status only).
 )";
@@ -74,18 +81,6 @@ int exitCodeFor(RunStatus status)
         return ExitStillRunning;
     return ExitOtherError;
 }
-
-struct CliApp::Options
-{
-    QString backend;
-    QString url;
-    QString connection;
-    QString apiKeyEnv;
-    QString auth;
-    QString store;
-    QString profile; // jobs connection profile file
-    bool allowInsecure = false;
-};
 
 CliApp::CliApp(FILE *out, FILE *err, QObject *parent)
     : QObject(parent)
@@ -160,6 +155,10 @@ int CliApp::run(const QStringList &args)
         return usage(u"no command given"_s);
     const QString command = args.at(i);
     const QStringList rest = args.mid(i + 1);
+    if (!o.connection.isEmpty()
+        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || !o.profile.isEmpty()))
+        return usage(u"--connection %1 brings its own backend, URL, auth style and options: leave out "
+                     "--backend, --url, --auth and --profile"_s.arg(o.connection));
     if (!o.backend.isEmpty() && !knownBackends().contains(o.backend))
         return usage(u"unknown backend \"%1\" (known: %2)"_s.arg(o.backend, knownBackends().join(u", "_s)));
     if (!o.profile.isEmpty()) {
@@ -214,6 +213,8 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
         return cmdExport(o, rest);
     if (command == u"prune")
         return cmdPrune(o, rest);
+    if (command == u"connections")
+        return cmdConnections(o, rest);
     return usage(u"unknown command \"%1\""_s.arg(command));
 }
 
@@ -237,16 +238,53 @@ QString CliApp::apiKeyFor(const Options &o, const QString &backend) const
     return key;
 }
 
-std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run, QString *error)
+int CliApp::connectionError(const QString &error, bool usageError)
 {
+    if (usageError)
+        return usage(error);
+    writeErr(u"runwatch-cli: "_s + error + u'\n');
+    return ExitOtherError;
+}
+
+std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run, QString *error,
+                                                bool *usageError)
+{
+    if (usageError)
+        *usageError = false;
+    const bool adHoc = !o.url.isEmpty() || !o.backend.isEmpty();
+    const QString savedName = !o.connection.isEmpty() ? o.connection
+                              : run && !adHoc         ? run->connection
+                                                      : QString();
+    if (!savedName.isEmpty()) {
+        if (const auto cached = m_savedConnections.constFind(savedName); cached != m_savedConnections.cend())
+            return *cached;
+        if (const auto profile = registry().savedProfile(savedName)) {
+            auto c = savedConnection(o, *profile, error);
+            if (c)
+                m_savedConnections.insert(savedName, *c);
+            return c;
+        }
+        if (!o.connection.isEmpty()) {
+            QStringList names;
+            const QList<ConnectionProfile> saved = registry().savedProfiles();
+            for (const ConnectionProfile &p : saved)
+                names << p.connection.name;
+            *error = names.isEmpty()
+                         ? u"no saved connection \"%1\": the store %2 has none (add them in the app's "
+                           "Connections dialog)"_s.arg(o.connection, m_store.path())
+                         : u"no saved connection \"%1\" (saved: %2)"_s.arg(o.connection, names.join(u", "_s));
+            return std::nullopt;
+        }
+        // A run started with --backend/--url: its stored backend and URL, keys from the environment.
+    }
+    if (usageError)
+        *usageError = true;
     Connection c;
     if (run) {
         c.name = run->connection;
         c.backend = run->backend;
         c.baseUrl = QUrl(run->baseUrl);
     }
-    if (!o.connection.isEmpty())
-        c.name = o.connection;
     if (!o.backend.isEmpty())
         c.backend = o.backend;
     if (!o.url.isEmpty())

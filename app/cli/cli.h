@@ -2,6 +2,7 @@
 #pragma once
 
 #include "connections/connection.h"
+#include "connections/connectionregistry.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 
@@ -12,6 +13,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace Runwatch::Cli {
@@ -46,8 +48,18 @@ private:
     int usage(const QString &message);
     int runCommand(const QString &command, const Options &o, const QStringList &rest);
     bool setUpStore(const Options &o);
-    std::optional<Connection> connectionFor(const Options &o, const Run *run, QString *error);
+    // The connection a command talks to: the saved one named by --connection, else the saved
+    // one a stored run was started on (unless --url/--backend name another), else the one
+    // --backend/--url describe. *usageError tells a bad command line from a missing key.
+    std::optional<Connection> connectionFor(const Options &o, const Run *run, QString *error,
+                                            bool *usageError = nullptr);
     QString apiKeyFor(const Options &o, const QString &backend) const;
+    int connectionError(const QString &error, bool usageError);
+    // The saved connections (cliconnections.cpp): the same profiles and keys as the app's.
+    ConnectionRegistry &registry();
+    // `profile` with its key: --api-key-env, else from where the app keeps it.
+    std::optional<Connection> savedConnection(const Options &o, const ConnectionProfile &profile,
+                                              QString *error);
 
     int cmdStart(const Options &o, const QStringList &args);
     int cmdWatch(const Options &o, const QStringList &args);
@@ -62,6 +74,7 @@ private:
     int cmdResume(const Options &o, const QStringList &args);
     int cmdExport(const Options &o, const QStringList &args);
     int cmdPrune(const Options &o, const QStringList &args);
+    int cmdConnections(const Options &o, const QStringList &args);
 
     // Loads RUN from the store, registers its connection and adopts it (without following).
     const Run *loadRun(const Options &o, const QString &idOrRemote, QString *error);
@@ -96,6 +109,8 @@ private:
     QHash<QString, QString> m_printed; // run → primary text printed so far
     RunStore m_store;
     RunManager m_manager;
+    std::unique_ptr<ConnectionRegistry> m_registry; // made on first use, once the store is open
+    QHash<QString, Connection> m_savedConnections;  // resolved with their keys, by name
 };
 
 } // namespace Runwatch::Cli

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Helpers shared by the CLI's translation units (cli.cpp, clicommands.cpp, clioutput.cpp).
+// Helpers shared by the CLI's translation units (cli.cpp, clicommands.cpp, cliconnections.cpp,
+// clioutput.cpp, cliremote.cpp).
 
+#include "cli.h"
 #include "domain/run.h"
 #include "domain/runevent.h"
 #include "domain/runreducer.h"
@@ -13,6 +15,19 @@
 #include <QJsonObject>
 
 namespace Runwatch::Cli {
+
+// The global options, as given before the command.
+struct CliApp::Options
+{
+    QString backend;
+    QString url;
+    QString connection;
+    QString apiKeyEnv;
+    QString auth;
+    QString store;
+    QString profile; // jobs connection profile file
+    bool allowInsecure = false;
+};
 
 // The "run" JSON Lines object (type, run, remote_id, backend, status, title).
 QJsonObject runObject(const Run &run);

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "engine/retention.h"
 #include "engine/runexport.h"
 
 #include <QFile>
@@ -56,16 +57,19 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     if (prompt.isEmpty())
         return usage(u"start needs --prompt TEXT"_s);
     QString error;
-    const auto conn = connectionFor(o, nullptr, &error);
+    bool usageError = false;
+    const auto conn = connectionFor(o, nullptr, &error, &usageError);
     if (!conn)
-        return usage(error);
+        return connectionError(error, usageError);
     if (!m_manager.addConnection(*conn, &error)) {
         writeErr(u"runwatch-cli: "_s + error + u'\n');
         return ExitOtherError;
     }
     StartRequest request;
     request.prompt = prompt;
-    request.model = model.isEmpty() ? u"gpt-5"_s : model;
+    request.model = !model.isEmpty()                ? model
+                    : !conn->defaultModel.isEmpty() ? conn->defaultModel
+                                                    : u"gpt-5"_s;
     request.stream = stream;
     const QString id = m_manager.startRun(conn->name, request);
 
@@ -488,8 +492,8 @@ int CliApp::cmdPrune(const Options &o, const QStringList &args)
     const double days = args.at(1).toDouble(&ok);
     if (!ok || days < 0)
         return usage(u"prune: DAYS must be a number ≥ 0"_s);
-    const QDateTime cutoff = QDateTime::currentDateTimeUtc().addMSecs(-qint64(days * 86400000.0));
-    const int removed = m_store.removeFinishedBefore(cutoff);
+    // The rule the app applies too; this process follows no runs, so the store's go.
+    const int removed = Retention::removeFinishedBefore(&m_manager, &m_store, Retention::cutoffFor(days));
     if (m_json)
         writeJson({{u"type"_s, u"pruned"_s}, {u"removed"_s, removed}});
     else

@@ -20,9 +20,10 @@ constexpr int kAttachTimeoutMs = 60000;
 int CliApp::cmdListRemote(const Options &o)
 {
     QString error;
-    const auto conn = connectionFor(o, nullptr, &error);
+    bool usageError = false;
+    const auto conn = connectionFor(o, nullptr, &error, &usageError);
     if (!conn)
-        return usage(error);
+        return connectionError(error, usageError);
     if (!m_manager.addConnection(*conn, &error)) {
         writeErr(u"runwatch-cli: "_s + error + u'\n');
         return ExitOtherError;
@@ -70,9 +71,10 @@ int CliApp::cmdAttach(const Options &o, const QStringList &args)
         return cmdWatch(o, {stored->localId});
     }
     QString error;
-    const auto conn = connectionFor(o, nullptr, &error);
+    bool usageError = false;
+    const auto conn = connectionFor(o, nullptr, &error, &usageError);
     if (!conn)
-        return usage(error);
+        return connectionError(error, usageError);
     if (!m_manager.addConnection(*conn, &error)) {
         writeErr(u"runwatch-cli: "_s + error + u'\n');
         return ExitOtherError;
@@ -120,9 +122,10 @@ int CliApp::cmdAgent(const Options &o, const QStringList &args)
     if (!args.isEmpty())
         return usage(u"agent takes no arguments"_s);
     QString error;
-    const auto conn = connectionFor(o, nullptr, &error);
+    bool usageError = false;
+    const auto conn = connectionFor(o, nullptr, &error, &usageError);
     if (!conn)
-        return usage(error);
+        return connectionError(error, usageError);
     if (!m_manager.addConnection(*conn, &error)) {
         writeErr(u"runwatch-cli: "_s + error + u'\n');
         return ExitOtherError;

@@ -5,10 +5,10 @@
 #include "connections/keystore.h"
 #include "demoagentbackend.h"
 #include "demomode.h"
+#include "engine/retention.h"
 #include "icons.h"
 #include "mainwindow.h"
 #include "notifier.h"
-#include "runhousekeeping.h"
 #include "screenshotplan.h"
 
 #include <QApplication>
@@ -158,7 +158,8 @@ bool AppController::start(QString *error)
     if (demo) {
         startDemo();
     } else {
-        m_registry->load(this, [this](const QStringList &problems) { loadSavedRuns(problems); });
+        QCoro::connect(m_registry->load(), this,
+                       [this](const QStringList &problems) { loadSavedRuns(problems); });
     }
     if (auto *plan = ScreenshotPlan::fromEnvironment(m_window, &m_manager, m_demo, this))
         plan->start();
@@ -194,9 +195,8 @@ void AppController::loadSavedRuns(const QStringList &problems)
     // history lists in well under a second.
     // Retention before loading: expired runs are never adopted, so the list never shows them.
     QStringList notes = problems;
-    if (const int days = RunHousekeeping::keepDays(); days > 0 && m_store.isOpen()) {
-        const int removed
-            = RunHousekeeping::removeFinishedBefore(&m_manager, &m_store, RunHousekeeping::cutoffFor(days));
+    if (const int days = Retention::keepDays(); days > 0 && m_store.isOpen()) {
+        const int removed = Retention::removeFinishedBefore(&m_manager, &m_store, Retention::cutoffFor(days));
         if (removed > 0)
             notes << tr("Removed %n finished run(s) older than %1 day(s).", nullptr, removed).arg(days);
     }

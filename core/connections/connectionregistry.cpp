@@ -2,51 +2,26 @@
 #include "connections/connectionregistry.h"
 
 #include "backends/registry.h"
-#include "connections/keystore.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 
 #include <QSettings>
 
-#include <memory>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
 
 namespace {
-QString storageKey(const QString &name)
+// Where the GUI kept each profile's key storage before it became part of the profile: read once
+// by the migration, then removed.
+QString legacyStorageKey(const QString &name)
 {
     // QSettings groups split on '/': keep the name in one key.
     return u"connections/keyStorage/"_s + QString::fromLatin1(name.toUtf8().toPercentEncoding());
 }
 } // namespace
-
-QString keyStorageName(KeyStorage storage)
-{
-    switch (storage) {
-    case KeyStorage::None:
-        return u"none"_s;
-    case KeyStorage::Keychain:
-        return u"keychain"_s;
-    case KeyStorage::Session:
-        return u"session"_s;
-    case KeyStorage::Plaintext:
-        return u"plaintext"_s;
-    }
-    return u"none"_s;
-}
-
-KeyStorage keyStorageFromName(QStringView name)
-{
-    if (name == u"keychain")
-        return KeyStorage::Keychain;
-    if (name == u"session")
-        return KeyStorage::Session;
-    if (name == u"plaintext")
-        return KeyStorage::Plaintext;
-    return KeyStorage::None;
-}
 
 ConnectionRegistry::ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles,
                                        QObject *parent)
@@ -103,65 +78,109 @@ bool ConnectionRegistry::hasSavedProfiles(const RunStore *profiles)
     return profiles && profiles->isOpen() && !profiles->loadConnections().isEmpty();
 }
 
+QList<ConnectionProfile> ConnectionRegistry::savedProfiles()
+{
+    QList<ConnectionProfile> out;
+    if (!m_store || !m_store->isOpen())
+        return out;
+    const QList<QJsonObject> configs = m_store->loadConnectionConfigs();
+    for (const QJsonObject &config : configs) {
+        ConnectionProfile p = ConnectionProfile::fromJson(config);
+        if (!ConnectionProfile::keyStorageIn(config))
+            p.keyStorage = migrateKeyStorage(p);
+        out << p;
+    }
+    return out;
+}
+
+std::optional<ConnectionProfile> ConnectionRegistry::savedProfile(const QString &name)
+{
+    const QList<ConnectionProfile> saved = savedProfiles();
+    for (const ConnectionProfile &p : saved) {
+        if (p.connection.name == name)
+            return p;
+    }
+    return std::nullopt;
+}
+
+KeyStorage ConnectionRegistry::migrateKeyStorage(const ConnectionProfile &profile)
+{
+    // Before, the GUI kept this choice in its QSettings, where no other process looked. A profile
+    // without an entry there had its key, if any, in the keychain.
+    QSettings settings;
+    const QString key = legacyStorageKey(profile.connection.name);
+    ConnectionProfile migrated = profile;
+    migrated.keyStorage = profile.connection.auth == AuthStyle::None
+                              ? KeyStorage::None
+                              : keyStorageFromName(settings.value(key, u"keychain"_s).toString());
+    // The old entry goes only once the profile holds the choice (a read-only store keeps it).
+    if (m_store->saveConnectionConfig(migrated.connection.name, migrated.toJson()))
+        settings.remove(key);
+    return migrated.keyStorage;
+}
+
 void ConnectionRegistry::persist(const ConnectionProfile &profile) const
 {
     if (profile.transient)
         return;
     if (m_store && m_store->isOpen())
-        m_store->saveConnection(profile.connection); // never includes the key
-    QSettings().setValue(storageKey(profile.connection.name), keyStorageName(profile.keyStorage));
+        m_store->saveConnectionConfig(profile.connection.name, profile.toJson()); // never includes the key
 }
 
-void ConnectionRegistry::load(QObject *context, std::function<void(const QStringList &)> done)
+QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readKey(ConnectionProfile profile)
 {
+    QPointer<ConnectionRegistry> self = this;
+    KeyLookup out;
+    KeyStore *store = storeFor(profile.keyStorage);
+    if (!store)
+        co_return out; // no key to read
+    const QString name = profile.connection.name;
+    const KeyStore::Result r = co_await store->read(KeyStore::connectionKey(name));
+    if (!self) {
+        out.status = KeyStore::Status::Error;
+        out.problem = u"cancelled"_s;
+        co_return out;
+    }
+    out.status = r.status;
+    out.secret = r.secret;
+    if (r.ok())
+        co_return out;
+    if (profile.keyStorage == KeyStorage::Session)
+        out.problem = tr("The API key of \"%1\" was kept for one session only; enter it again.").arg(name);
+    else if (r.status == KeyStore::Status::NotFound)
+        out.problem = tr("No API key of \"%1\" is stored in the %2.").arg(name, store->displayName());
+    else
+        out.problem = tr("The API key of \"%1\" could not be read: %2").arg(name, r.error);
+    co_return out;
+}
+
+QCoro::Task<QStringList> ConnectionRegistry::load()
+{
+    QPointer<ConnectionRegistry> self = this;
     QList<ConnectionProfile> loaded;
-    const QList<Connection> saved
-        = m_store && m_store->isOpen() ? m_store->loadConnections() : QList<Connection>{};
-    const QSettings settings;
-    for (const Connection &c : saved) {
-        ConnectionProfile p;
-        p.connection = c;
-        // A profile the CLI saved has no entry here: its key, if any, is in the keychain.
-        p.keyStorage = c.auth == AuthStyle::None
-                           ? KeyStorage::None
-                           : keyStorageFromName(settings.value(storageKey(c.name), u"keychain"_s).toString());
+    const QList<ConnectionProfile> saved = savedProfiles();
+    for (const ConnectionProfile &p : saved) {
         if (!p.connection.name.isEmpty() && !profile(p.connection.name))
             loaded.append(p);
     }
-    struct State
-    {
-        int pending = 0;
-        QStringList problems;
-        std::function<void(const QStringList &)> done;
-    };
-    auto state = std::make_shared<State>();
-    state->done = std::move(done);
-    state->pending = int(loaded.size()) + 1;
-    QPointer<QObject> guard(context);
-    const auto finishOne = [state, guard] {
-        if (--state->pending == 0 && guard && state->done)
-            state->done(state->problems);
-    };
-    for (const ConnectionProfile &p : std::as_const(loaded)) {
-        KeyStore *store = storeFor(p.keyStorage);
-        if (!store || p.keyStorage == KeyStorage::Session) {
-            if (p.keyStorage == KeyStorage::Session)
-                state->problems << tr("The API key of \"%1\" was kept for one session only; enter it again.")
-                                       .arg(p.connection.name);
-            commit(p, {}, {});
-            finishOne();
-            continue;
-        }
-        store->read(KeyStore::connectionKey(p.connection.name), this,
-                    [this, p, state, finishOne](const KeyStore::Result &r) {
-                        if (!r.ok() && r.status != KeyStore::Status::NotFound)
-                            state->problems << tr("The API key of \"%1\" could not be read: %2")
-                                                   .arg(p.connection.name, r.error);
-                        commit(p, {}, r.secret);
-                        finishOne();
-                    });
+    // Every read starts now (tasks run until they first wait): a slow keychain answers them
+    // together, and the profiles are registered in their saved order.
+    std::vector<QCoro::Task<KeyLookup>> reads;
+    reads.reserve(std::size_t(loaded.size()));
+    for (const ConnectionProfile &p : std::as_const(loaded))
+        reads.push_back(readKey(p));
+    QStringList problems;
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+        const KeyLookup key = co_await reads[i];
+        if (!self)
+            co_return problems;
+        const ConnectionProfile &p = loaded.at(qsizetype(i));
+        // A key that was never stored is no problem; one that went with its session is.
+        if (!key.ok() && (key.status != KeyStore::Status::NotFound || p.keyStorage == KeyStorage::Session))
+            problems << key.problem;
+        commit(p, {}, key.secret);
     }
-    finishOne();
+    co_return problems;
 }
 
 void ConnectionRegistry::addTransient(const Connection &connection)
@@ -186,15 +205,22 @@ QString ConnectionRegistry::validate(const ConnectionProfile &profile, const QSt
     return {};
 }
 
-void ConnectionRegistry::save(ConnectionProfile profile, const QString &previousName,
-                              std::optional<QString> apiKey, QObject *context, SaveCallback done)
+void ConnectionRegistry::forgetKey(KeyStorage storage, const QString &name)
 {
+    // Nobody waits for this: the profile no longer points to the key (a failure leaves an orphan
+    // entry behind, never a profile without its key).
+    if (KeyStore *store = storeFor(storage))
+        store->remove(KeyStore::connectionKey(name));
+}
+
+QCoro::Task<ConnectionRegistry::SaveResult>
+ConnectionRegistry::save(ConnectionProfile profile, QString previousName, std::optional<QString> apiKey)
+{
+    QPointer<ConnectionRegistry> self = this;
     SaveResult result;
     result.error = validate(profile, previousName);
-    if (!result.error.isEmpty()) {
-        done(result);
-        return;
-    }
+    if (!result.error.isEmpty())
+        co_return result;
     const auto old = previousName.isEmpty() ? std::nullopt : this->profile(previousName);
     const QString name = profile.connection.name;
     if (!apiKey) {
@@ -210,73 +236,60 @@ void ConnectionRegistry::save(ConnectionProfile profile, const QString &previous
             apiKey = key;
         } else {
             commit(profile, previousName, key);
-            done(SaveResult{true, false, {}});
-            return;
+            co_return SaveResult{true, false, {}};
         }
     }
     if (apiKey->isEmpty()) {
-        if (old && storeFor(old->keyStorage))
-            storeFor(old->keyStorage)->remove(KeyStore::connectionKey(previousName), this, {});
+        if (old)
+            forgetKey(old->keyStorage, previousName);
         profile.keyStorage = KeyStorage::None;
         commit(profile, previousName, {});
-        done(SaveResult{true, false, {}});
-        return;
+        co_return SaveResult{true, false, {}};
     }
-    QPointer<QObject> guard(context);
     const QString key = *apiKey;
-    m_keychain->write(
-        KeyStore::connectionKey(name), key, this,
-        [this, profile, previousName, key, guard, done, old](const KeyStore::Result &r) mutable {
-            SaveResult result;
-            if (!r.ok()) {
-                result.keychainUnavailable = true;
-                result.error = r.error;
-                if (guard)
-                    done(result);
-                return;
-            }
-            if (old
-                && (old->keyStorage != KeyStorage::Keychain
-                    || old->connection.name != profile.connection.name)
-                && storeFor(old->keyStorage))
-                storeFor(old->keyStorage)->remove(KeyStore::connectionKey(old->connection.name), this, {});
-            profile.keyStorage = KeyStorage::Keychain;
-            commit(profile, previousName, key);
-            result.ok = true;
-            if (guard)
-                done(result);
-        });
+    const KeyStore::Result r = co_await m_keychain->write(KeyStore::connectionKey(name), key);
+    if (!self)
+        co_return SaveResult{false, false, u"cancelled"_s};
+    if (!r.ok()) {
+        // Nothing is saved: the caller explains it and offers the explicit opt-in.
+        result.keychainUnavailable = true;
+        result.error = r.error;
+        co_return result;
+    }
+    if (old && (old->keyStorage != KeyStorage::Keychain || old->connection.name != name))
+        forgetKey(old->keyStorage, old->connection.name);
+    profile.keyStorage = KeyStorage::Keychain;
+    commit(profile, previousName, key);
+    result.ok = true;
+    co_return result;
 }
 
-void ConnectionRegistry::saveWithWeakerStore(ConnectionProfile profile, const QString &previousName,
-                                             const QString &apiKey, KeyStorage storage, QObject *context,
-                                             SaveCallback done)
+QCoro::Task<ConnectionRegistry::SaveResult> ConnectionRegistry::saveWithWeakerStore(ConnectionProfile profile,
+                                                                                    QString previousName,
+                                                                                    QString apiKey,
+                                                                                    KeyStorage storage)
 {
+    QPointer<ConnectionRegistry> self = this;
     SaveResult result;
     result.error = validate(profile, previousName);
     KeyStore *store
         = storage == KeyStorage::Session || storage == KeyStorage::Plaintext ? storeFor(storage) : nullptr;
     if (!store && result.error.isEmpty())
         result.error = tr("Choose where to keep the key.");
-    if (!result.error.isEmpty()) {
-        done(result);
-        return;
+    if (!result.error.isEmpty())
+        co_return result;
+    const KeyStore::Result r
+        = co_await store->write(KeyStore::connectionKey(profile.connection.name), apiKey);
+    if (!self)
+        co_return SaveResult{false, false, u"cancelled"_s};
+    if (!r.ok()) {
+        result.error = r.error;
+        co_return result;
     }
-    QPointer<QObject> guard(context);
-    store->write(
-        KeyStore::connectionKey(profile.connection.name), apiKey, this,
-        [this, profile, previousName, apiKey, storage, guard, done](const KeyStore::Result &r) mutable {
-            SaveResult result;
-            if (!r.ok()) {
-                result.error = r.error;
-            } else {
-                profile.keyStorage = storage;
-                commit(profile, previousName, apiKey);
-                result.ok = true;
-            }
-            if (guard)
-                done(result);
-        });
+    profile.keyStorage = storage;
+    commit(profile, previousName, apiKey);
+    result.ok = true;
+    co_return result;
 }
 
 void ConnectionRegistry::commit(ConnectionProfile profile, const QString &previousName, const QString &apiKey)
@@ -301,19 +314,24 @@ void ConnectionRegistry::commit(ConnectionProfile profile, const QString &previo
     Q_EMIT changed();
 }
 
-void ConnectionRegistry::remove(const QString &name)
+QCoro::Task<bool> ConnectionRegistry::remove(QString name)
 {
+    QPointer<ConnectionRegistry> self = this;
     const auto old = profile(name);
     if (!old)
-        return;
+        co_return false;
     m_profiles.removeIf([&](const ConnectionProfile &p) { return p.connection.name == name; });
-    if (KeyStore *store = storeFor(old->keyStorage))
-        store->remove(KeyStore::connectionKey(name), this, {});
     if (!old->transient && m_store && m_store->isOpen())
         m_store->removeConnection(name);
-    QSettings().remove(storageKey(name));
     // RunManager has no removeConnection(): the connection stays usable until the app restarts.
     Q_EMIT changed();
+    KeyStore *store = storeFor(old->keyStorage);
+    if (!store)
+        co_return true;
+    const KeyStore::Result r = co_await store->remove(KeyStore::connectionKey(name));
+    if (!self)
+        co_return false;
+    co_return r.ok();
 }
 
 } // namespace Runwatch

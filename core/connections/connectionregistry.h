@@ -2,39 +2,30 @@
 #pragma once
 
 #include "connections/connection.h"
+#include "connections/connectionprofile.h"
+#include "connections/keystore.h"
 
 #include <QObject>
 #include <QPointer>
 
-#include <functional>
+#include <QCoroTask>
+
 #include <optional>
 
 namespace Runwatch {
 
-class KeyStore;
 class RunManager;
 class RunStore;
 
-// Where a connection's API key is kept.
-enum class KeyStorage {
-    None,      // no key (local servers, the demo)
-    Keychain,  // the OS keychain (the default and the only silent choice)
-    Session,   // opted in: in memory until the app quits
-    Plaintext, // opted in explicitly: an owner-only file
-};
-QString keyStorageName(KeyStorage storage);
-KeyStorage keyStorageFromName(QStringView name);
-
-struct ConnectionProfile
-{
-    Connection connection; // apiKey filled in at runtime only
-    KeyStorage keyStorage = KeyStorage::None;
-    bool transient = false; // the demo's connections: never saved
-};
-
-// The connection profiles of the GUI: saved in the run store's connections table (shared with
-// the CLI; Connection::toJson() never holds the key), keys in a KeyStore, where each key lives
-// in QSettings (a GUI preference), and every profile registered with the RunManager.
+// The saved connections, shared by the GUI and the CLI: each profile (backend, URL, auth style,
+// options, insecure opt-in, default model, and where its key lives) is saved in the run store's
+// connections table; keys are in a KeyStore (the OS keychain, or an explicit opt-in), never in
+// the store. With a RunManager, every profile loaded or saved is registered with it (the GUI);
+// without one the registry only reads and writes profiles and keys (the CLI).
+//
+// The rules live here: validation, the key goes to the keychain and only an explicit opt-in puts
+// it elsewhere, a Session key does not outlive its process. The asynchronous operations are
+// coroutines; widgets use QCoro::connect(task, context, callback).
 class ConnectionRegistry final : public QObject
 {
     Q_OBJECT
@@ -46,14 +37,22 @@ public:
         bool keychainUnavailable = false;
         QString error;
     };
-    using SaveCallback = std::function<void(const SaveResult &)>;
+    struct KeyLookup
+    {
+        KeyStore::Status status = KeyStore::Status::Ok;
+        QString secret;  // empty with Ok: the profile has no key
+        QString problem; // operator-facing, when !ok()
+
+        bool ok() const { return status == KeyStore::Status::Ok; }
+    };
 
     // `keychain` is the secure store; `profiles` keeps the saved profiles (nullptr: none are
-    // saved, e.g. when the store could not be opened).
+    // saved, e.g. when the store could not be opened); `manager` may be nullptr.
     ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles,
                        QObject *parent = nullptr);
     ~ConnectionRegistry() override;
 
+    // The profiles loaded or saved by this registry (the GUI's list).
     QList<ConnectionProfile> profiles() const { return m_profiles; }
     std::optional<ConnectionProfile> profile(const QString &name) const;
     QStringList names() const;
@@ -62,20 +61,31 @@ public:
     // Whether `profiles` holds at least one saved profile (decides the first-launch demo).
     static bool hasSavedProfiles(const RunStore *profiles);
 
-    // Reads the saved profiles and their keys and registers them. `done` gets one line per
-    // problem (a key that could not be read, an unknown backend).
-    void load(QObject *context, std::function<void(const QStringList &problems)> done);
+    // The profiles in the store as they are now (another process may have saved them), without
+    // keys. A profile saved before the key storage was part of it is migrated here, once: the
+    // choice is read from the GUI's old QSettings entry and written into the profile.
+    QList<ConnectionProfile> savedProfiles();
+    std::optional<ConnectionProfile> savedProfile(const QString &name);
+
+    // Reads the saved profiles and their keys and registers them. One line per problem (a key
+    // that could not be read, a Session key that went with its session).
+    QCoro::Task<QStringList> load();
+    // The key of `profile` from where it lives. A Session key exists only in the process it was
+    // given to: anywhere else this is NotFound with a problem that says so.
+    QCoro::Task<KeyLookup> readKey(ConnectionProfile profile);
     void addTransient(const Connection &connection);
 
     // Adds or replaces `profile` (renamed from `previousName` when that is set and differs).
     // `apiKey`: nullopt keeps the stored key; empty removes it; otherwise it goes to the
     // keychain and, if that fails, nothing is saved and keychainUnavailable is set.
-    void save(ConnectionProfile profile, const QString &previousName, std::optional<QString> apiKey,
-              QObject *context, SaveCallback done);
+    QCoro::Task<SaveResult> save(ConnectionProfile profile, QString previousName,
+                                 std::optional<QString> apiKey);
     // The explicit opt-in after a keychain failure: Session or Plaintext.
-    void saveWithWeakerStore(ConnectionProfile profile, const QString &previousName, const QString &apiKey,
-                             KeyStorage storage, QObject *context, SaveCallback done);
-    void remove(const QString &name);
+    QCoro::Task<SaveResult> saveWithWeakerStore(ConnectionProfile profile, QString previousName,
+                                                QString apiKey, KeyStorage storage);
+    // Forgets the profile and its key at once (changed() is emitted before this suspends);
+    // the result says whether the key store let go of the key.
+    QCoro::Task<bool> remove(QString name);
 
     KeyStore *storeFor(KeyStorage storage);
 
@@ -86,6 +96,9 @@ private:
     QString validate(const ConnectionProfile &profile, const QString &previousName) const;
     void commit(ConnectionProfile profile, const QString &previousName, const QString &apiKey);
     void persist(const ConnectionProfile &profile) const;
+    KeyStorage migrateKeyStorage(const ConnectionProfile &profile);
+    // Removes a key without waiting for the store (the profile no longer points to it).
+    void forgetKey(KeyStorage storage, const QString &name);
 
     QPointer<RunManager> m_manager;
     QPointer<RunStore> m_store;

@@ -4,19 +4,32 @@
 #include "connections/secretstore.h"
 
 #include <QDir>
-#include <QTimer>
+#include <QPointer>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
 
 namespace {
-// Answers on the next event-loop turn, as the keychain does, so no caller is re-entered.
-void deliver(QObject *context, KeyStore::Callback done, KeyStore::Result result)
+KeyStore::Result fromSecretResult(const SecretResult &r)
 {
-    if (!context || !done)
-        return;
-    QTimer::singleShot(0, context, [done = std::move(done), result = std::move(result)] { done(result); });
+    KeyStore::Result result;
+    result.secret = r.secret;
+    result.error = r.error;
+    if (r.ok)
+        result.status = KeyStore::Status::Ok;
+    else if (r.notFound)
+        result.status = KeyStore::Status::NotFound;
+    else if (r.keychainUnavailable)
+        result.status = KeyStore::Status::Unavailable;
+    else
+        result.status = KeyStore::Status::Error;
+    return result;
+}
+
+KeyStore::Result cancelled()
+{
+    return KeyStore::Result{KeyStore::Status::Error, {}, u"cancelled"_s};
 }
 } // namespace
 
@@ -40,51 +53,31 @@ QString KeychainKeyStore::displayName() const
     return tr("system keychain");
 }
 
-void KeychainKeyStore::read(const QString &key, QObject *context, Callback done)
-{
-    run(Op::Read, key, {}, context, std::move(done));
-}
-
-void KeychainKeyStore::write(const QString &key, const QString &secret, QObject *context, Callback done)
-{
-    run(Op::Write, key, secret, context, std::move(done));
-}
-
-void KeychainKeyStore::remove(const QString &key, QObject *context, Callback done)
-{
-    run(Op::Remove, key, {}, context, std::move(done));
-}
-
-QCoro::Task<> KeychainKeyStore::run(Op op, QString key, QString secret, QPointer<QObject> context,
-                                    Callback done)
+QCoro::Task<KeyStore::Result> KeychainKeyStore::read(QString key)
 {
     QPointer<KeychainKeyStore> self = this;
-    SecretResult r;
-    switch (op) {
-    case Op::Read:
-        r = co_await m_store->read(key);
-        break;
-    case Op::Write:
-        r = co_await m_store->write(key, secret);
-        break;
-    case Op::Remove:
-        r = co_await m_store->remove(key);
-        break;
-    }
-    if (!self || !context || !done)
-        co_return;
-    Result result;
-    result.secret = r.secret;
-    result.error = r.error;
-    if (r.ok)
-        result.status = Status::Ok;
-    else if (r.notFound)
-        result.status = Status::NotFound;
-    else if (r.keychainUnavailable)
-        result.status = Status::Unavailable;
-    else
-        result.status = Status::Error;
-    done(result);
+    const SecretResult r = co_await m_store->read(std::move(key));
+    if (!self)
+        co_return cancelled();
+    co_return fromSecretResult(r);
+}
+
+QCoro::Task<KeyStore::Result> KeychainKeyStore::write(QString key, QString secret)
+{
+    QPointer<KeychainKeyStore> self = this;
+    const SecretResult r = co_await m_store->write(std::move(key), std::move(secret));
+    if (!self)
+        co_return cancelled();
+    co_return fromSecretResult(r);
+}
+
+QCoro::Task<KeyStore::Result> KeychainKeyStore::remove(QString key)
+{
+    QPointer<KeychainKeyStore> self = this;
+    const SecretResult r = co_await m_store->remove(std::move(key));
+    if (!self)
+        co_return cancelled();
+    co_return fromSecretResult(r);
 }
 
 QString SessionKeyStore::displayName() const
@@ -92,26 +85,26 @@ QString SessionKeyStore::displayName() const
     return tr("this session only");
 }
 
-void SessionKeyStore::read(const QString &key, QObject *context, Callback done)
+QCoro::Task<KeyStore::Result> SessionKeyStore::read(QString key)
 {
     Result r;
     const auto it = m_secrets.constFind(key);
     r.status = it == m_secrets.cend() ? Status::NotFound : Status::Ok;
     if (it != m_secrets.cend())
         r.secret = *it;
-    deliver(context, std::move(done), r);
+    co_return r;
 }
 
-void SessionKeyStore::write(const QString &key, const QString &secret, QObject *context, Callback done)
+QCoro::Task<KeyStore::Result> SessionKeyStore::write(QString key, QString secret)
 {
     m_secrets.insert(key, secret);
-    deliver(context, std::move(done), Result{Status::Ok, {}, {}});
+    co_return Result{Status::Ok, {}, {}};
 }
 
-void SessionKeyStore::remove(const QString &key, QObject *context, Callback done)
+QCoro::Task<KeyStore::Result> SessionKeyStore::remove(QString key)
 {
     m_secrets.remove(key);
-    deliver(context, std::move(done), Result{Status::Ok, {}, {}});
+    co_return Result{Status::Ok, {}, {}};
 }
 
 } // namespace Runwatch

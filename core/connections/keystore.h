@@ -3,20 +3,18 @@
 
 #include <QHash>
 #include <QObject>
-#include <QPointer>
 #include <QString>
 
 #include <QCoroTask>
-
-#include <functional>
 
 namespace Runwatch {
 
 class SecretStore;
 
-// Where the GUI keeps a connection's API key: the OS keychain through core's SecretStore, or —
-// only after the user opted in because no keychain is available — this session's memory or
-// core's owner-only plain file. A small callback interface so dialogs need no coroutines.
+// Where a connection's API key is kept: the OS keychain through core's SecretStore, or — only
+// after the user opted in because no keychain is available — this process's memory or core's
+// owner-only plain file. Coroutines with by-value parameters; callers that are not coroutines
+// use QCoro::connect(task, context, callback).
 class KeyStore : public QObject
 {
     Q_OBJECT
@@ -35,16 +33,14 @@ public:
 
         bool ok() const { return status == Status::Ok; }
     };
-    using Callback = std::function<void(const Result &)>;
 
     using QObject::QObject;
     ~KeyStore() override = default;
 
     virtual QString displayName() const = 0;
-    // The callback runs later on this thread, and not at all once `context` is gone.
-    virtual void read(const QString &key, QObject *context, Callback done) = 0;
-    virtual void write(const QString &key, const QString &secret, QObject *context, Callback done) = 0;
-    virtual void remove(const QString &key, QObject *context, Callback done) = 0;
+    virtual QCoro::Task<Result> read(QString key) = 0;
+    virtual QCoro::Task<Result> write(QString key, QString secret) = 0;
+    virtual QCoro::Task<Result> remove(QString key) = 0;
 
     static QString connectionKey(const QString &connectionName);
 };
@@ -60,19 +56,17 @@ public:
 
     QString displayName() const override;
     SecretStore *secretStore() const { return m_store; }
-    void read(const QString &key, QObject *context, Callback done) override;
-    void write(const QString &key, const QString &secret, QObject *context, Callback done) override;
-    void remove(const QString &key, QObject *context, Callback done) override;
+    QCoro::Task<Result> read(QString key) override;
+    QCoro::Task<Result> write(QString key, QString secret) override;
+    QCoro::Task<Result> remove(QString key) override;
 
 private:
-    enum class Op { Read, Write, Remove };
-    QCoro::Task<> run(Op op, QString key, QString secret, QPointer<QObject> context, Callback done);
-
     SecretStore *m_store;
     bool m_insecureFile;
 };
 
-// The other opt-in: kept in memory until the app quits.
+// The other opt-in: kept in this process's memory until it quits. No other process (the CLI,
+// the app after a restart) can read such a key.
 class SessionKeyStore final : public KeyStore
 {
     Q_OBJECT
@@ -80,9 +74,9 @@ public:
     using KeyStore::KeyStore;
 
     QString displayName() const override;
-    void read(const QString &key, QObject *context, Callback done) override;
-    void write(const QString &key, const QString &secret, QObject *context, Callback done) override;
-    void remove(const QString &key, QObject *context, Callback done) override;
+    QCoro::Task<Result> read(QString key) override;
+    QCoro::Task<Result> write(QString key, QString secret) override;
+    QCoro::Task<Result> remove(QString key) override;
 
 private:
     QHash<QString, QString> m_secrets;

@@ -467,9 +467,15 @@ int RunStore::removeFinishedBefore(const QDateTime &cutoff)
     flush();
     if (!isOpen())
         return 0;
+    // "Finished" is isTerminal(), the rule Retention applies to the runs in memory too.
+    QStringList terminal;
+    for (int s = int(RunStatus::Unknown); s <= int(RunStatus::Deleted); ++s) {
+        if (isTerminal(RunStatus(s)))
+            terminal << u"'"_s + statusName(RunStatus(s)) + u"'"_s;
+    }
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"DELETE FROM runs WHERE status IN ('completed','failed','cancelled','incomplete','expired',"
-              "'rejected','timed_out','deleted') AND finished_at != '' AND finished_at < ?"_s);
+    q.prepare(u"DELETE FROM runs WHERE status IN (%1) AND finished_at != '' AND finished_at < ?"_s.arg(
+        terminal.join(u","_s)));
     q.addBindValue(iso(cutoff));
     if (!q.exec()) {
         m_error = q.lastError().text();
@@ -481,28 +487,46 @@ int RunStore::removeFinishedBefore(const QDateTime &cutoff)
     return removed;
 }
 
-QList<Connection> RunStore::loadConnections() const
+QList<QJsonObject> RunStore::loadConnectionConfigs() const
 {
-    QList<Connection> out;
+    QList<QJsonObject> out;
     if (!isOpen())
         return out;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     if (!q.exec(u"SELECT config FROM connections ORDER BY name"_s))
         return out;
     while (q.next())
-        out << Connection::fromJson(parseObject(q.value(0)));
+        out << parseObject(q.value(0));
     return out;
 }
 
-bool RunStore::saveConnection(const Connection &connection)
+bool RunStore::saveConnectionConfig(const QString &name, const QJsonObject &config)
 {
     if (!isOpen())
         return false;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(u"INSERT OR REPLACE INTO connections (name, config) VALUES (?, ?)"_s);
-    q.addBindValue(connection.name);
-    q.addBindValue(detail::compactJsonText(connection.toJson())); // toJson() never includes the API key
-    return q.exec();
+    q.addBindValue(name);
+    q.addBindValue(detail::compactJsonText(config));
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+QList<Connection> RunStore::loadConnections() const
+{
+    QList<Connection> out;
+    const QList<QJsonObject> configs = loadConnectionConfigs();
+    for (const QJsonObject &config : configs)
+        out << Connection::fromJson(config);
+    return out;
+}
+
+bool RunStore::saveConnection(const Connection &connection)
+{
+    return saveConnectionConfig(connection.name, connection.toJson()); // toJson() never includes the API key
 }
 
 bool RunStore::removeConnection(const QString &name)

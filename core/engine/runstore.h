@@ -6,6 +6,7 @@
 #include "runstorewriter.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QObject>
 #include <QSqlDatabase>
 #include <QThread>
@@ -53,10 +54,16 @@ public:
     // that are not terminal: those are always loaded in full because they will be followed.
     QList<Run> loadRuns(Load load = Load::Full) const;
     int runCount() const;
-    // Retention: deletes terminal runs that finished before `cutoff`; returns how many.
+    // The store's half of retention: deletes terminal runs that finished before `cutoff`; returns
+    // how many. Front ends call Retention::removeFinishedBefore(), which also takes them out of the
+    // RunManager.
     int removeFinishedBefore(const QDateTime &cutoff);
 
-    // Connections (never with their secrets: Connection::toJson() has no key).
+    // Connections, never with their secrets: one JSON object per name, written by the connections'
+    // own code (ConnectionProfile::toJson(), which has no key and says where the key lives).
+    QList<QJsonObject> loadConnectionConfigs() const;
+    bool saveConnectionConfig(const QString &name, const QJsonObject &config);
+    // The Connection part of each (Connection::toJson() has no key either).
     QList<Connection> loadConnections() const;
     bool saveConnection(const Connection &connection);
     bool removeConnection(const QString &name);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cliprocess.h"
 
+#include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -26,15 +27,28 @@ QProcess *launchCli(const QString &program, const QStringList &args, QObject *pa
 CliResult finishCli(QProcess *process, int ms)
 {
     CliResult r;
+    // Not waitForFinished(): it would block the simulators in this thread's event loop. And
+    // stateChanged, not finished(): a process that could not be started never finishes.
+    QSignalSpy stateChanges(process, &QProcess::stateChanged);
+    const QDeadlineTimer deadline(ms);
+    while (process->state() != QProcess::NotRunning
+           && stateChanges.wait(int(std::max<qint64>(1, deadline.remainingTime())))) {
+    }
     if (process->state() != QProcess::NotRunning) {
-        // Not waitForFinished(): it would block the simulators in this thread's event loop.
-        QSignalSpy done(process, &QProcess::finished);
-        if (!done.wait(ms)) {
-            process->kill();
-            process->waitForFinished();
-            r.timedOut = true;
-            qWarning("%s did not finish in time", qPrintable(process->program()));
-        }
+        process->kill();
+        process->waitForFinished();
+        r.timedOut = true;
+        qWarning("%s did not finish in time", qPrintable(process->program()));
+    }
+    if (process->error() == QProcess::FailedToStart) {
+        // The exec failed (e.g. a concurrent build was relinking the binary). Qt's child then
+        // exits with 255, which must not read as the program's own exit code.
+        qWarning("%s could not be started: %s", qPrintable(process->program()),
+                 qPrintable(process->errorString()));
+        r.exitCode = -2;
+        r.err = process->errorString().toUtf8();
+        process->deleteLater();
+        return r;
     }
     r.exitCode = process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
     r.out = process->readAllStandardOutput();

@@ -4,9 +4,9 @@
 // with exactly the simulator's text; and the retention setting removes expired finished runs
 // at startup, before they are ever listed.
 #include "appcontroller.h"
+#include "engine/retention.h"
 #include "engine/runstore.h"
 #include "mainwindow.h"
-#include "runhousekeeping.h"
 #include "uitesthelpers.h"
 
 #include <QTemporaryDir>
@@ -143,7 +143,7 @@ private Q_SLOTS:
             QVERIFY(store.saveRun(makeRun(u"recent"_s, RunStatus::Failed, 3)));
             QVERIFY(store.saveRun(makeRun(u"waiting"_s, RunStatus::InputRequired, 90)));
         }
-        RunHousekeeping::setKeepDays(30);
+        Retention::setKeepDays(30);
         AppController app(options());
         QVERIFY(app.start());
         RunManager *m = app.manager();
@@ -175,7 +175,7 @@ private Q_SLOTS:
             run.finishedAt = run.createdAt;
             QVERIFY(store.saveRun(run));
         }
-        RunHousekeeping::setKeepDays(0);
+        Retention::setKeepDays(0);
         AppController app(options());
         QVERIFY(app.start());
         QTRY_VERIFY_WITH_TIMEOUT(app.manager()->run(u"ancient"_s), kWait);

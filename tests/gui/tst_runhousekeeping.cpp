@@ -3,6 +3,7 @@
 // Export action holds its prompt and output even when it was listed as a summary; a failed write
 // is reported; "Remove finished runs older than…" removes only finished runs older than the
 // cutoff, from the store and from the table; the retention setting is kept in QSettings.
+#include "engine/retention.h"
 #include "engine/runstore.h"
 #include "mainwindow.h"
 #include "runhousekeeping.h"
@@ -231,17 +232,17 @@ private Q_SLOTS:
     // The setting is stored in QSettings; cancelling the dialog keeps it.
     void retentionSettingIsStored()
     {
-        QCOMPARE(RunHousekeeping::keepDays(), 0);
+        QCOMPARE(Retention::keepDays(), 0);
         m_days = 14;
         housekeeping()->retentionAction()->trigger();
-        QCOMPARE(RunHousekeeping::keepDays(), 14);
+        QCOMPARE(Retention::keepDays(), 14);
         QCOMPARE(QSettings().value(u"retention/keepFinishedDays"_s).toInt(), 14);
         m_days.reset();
         housekeeping()->retentionAction()->trigger();
-        QCOMPARE(RunHousekeeping::keepDays(), 14);
+        QCOMPARE(Retention::keepDays(), 14);
         m_days = 0;
         housekeeping()->retentionAction()->trigger();
-        QCOMPARE(RunHousekeeping::keepDays(), 0);
+        QCOMPARE(Retention::keepDays(), 0);
     }
 };
 

@@ -265,6 +265,34 @@ private Q_SLOTS:
             QVERIFY2(!file.readAll().contains("sk-must-never-be-stored-123"), qPrintable(f));
         }
     }
+
+    // The connections table keeps what the connections' code writes (a profile's key storage
+    // included) and gives it back as written; saving by name replaces, removing forgets.
+    void connectionConfigsRoundTrip()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"c.sqlite"_s)));
+        Connection c;
+        c.name = u"azure"_s;
+        c.backend = u"openai"_s;
+        c.baseUrl = QUrl(u"https://example.openai.azure.com/openai"_s);
+        c.auth = AuthStyle::ApiKeyHeader;
+        c.options.insert(u"api_version"_s, u"2024-10-21"_s);
+        QJsonObject config = c.toJson();
+        config.insert(u"key_storage"_s, u"keychain"_s);
+        QVERIFY(store.saveConnectionConfig(c.name, config));
+        QCOMPARE(store.loadConnectionConfigs(), QList<QJsonObject>{config});
+        const Connection loaded = store.loadConnections().first();
+        QCOMPARE(loaded.auth, AuthStyle::ApiKeyHeader);
+        QCOMPARE(loaded.options.value(u"api_version"_s).toString(), u"2024-10-21"_s);
+        config.insert(u"key_storage"_s, u"plaintext"_s);
+        QVERIFY(store.saveConnectionConfig(c.name, config));
+        QCOMPARE(store.loadConnectionConfigs().size(), 1);
+        QCOMPARE(store.loadConnectionConfigs().first().value(u"key_storage"_s).toString(), u"plaintext"_s);
+        QVERIFY(store.removeConnection(c.name));
+        QVERIFY(store.loadConnectionConfigs().isEmpty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunStore)

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The saved connections in the CLI: the profiles and keys the app's Connections dialog saved
+// (core's ConnectionRegistry), for --connection NAME, for stored runs started on one, and for
+// `runwatch-cli connections`.
+#include "cli.h"
+#include "cli_p.h"
+
+#include "connections/keystore.h"
+
+#include <QCoroTask>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch::Cli {
+
+namespace {
+
+QString keyStorageLabel(KeyStorage storage)
+{
+    switch (storage) {
+    case KeyStorage::None:
+        return u"no key"_s;
+    case KeyStorage::Keychain:
+        return u"keychain"_s;
+    case KeyStorage::Session:
+        return u"app session only"_s;
+    case KeyStorage::Plaintext:
+        return u"plain file"_s;
+    }
+    return {};
+}
+
+} // namespace
+
+ConnectionRegistry &CliApp::registry()
+{
+    if (!m_registry) {
+        // No RunManager: the CLI registers the one connection a command needs itself.
+        auto *keychain = new KeychainKeyStore(false);
+        m_registry = std::make_unique<ConnectionRegistry>(nullptr, keychain, &m_store);
+        keychain->setParent(m_registry.get());
+    }
+    return *m_registry;
+}
+
+std::optional<Connection> CliApp::savedConnection(const Options &o, const ConnectionProfile &profile,
+                                                  QString *error)
+{
+    Connection c = profile.connection;
+    const QString name = c.name;
+    const QString hint = u"give the key with --api-key-env VAR"_s;
+    if (!o.apiKeyEnv.isEmpty()) {
+        // The explicit choice wins over wherever the saved key lives.
+        c.apiKey = qEnvironmentVariable(o.apiKeyEnv.toLocal8Bit().constData());
+        if (!c.apiKey.isEmpty() && c.auth == AuthStyle::None)
+            c.auth = AuthStyle::Bearer;
+    } else if (profile.keyStorage == KeyStorage::Session) {
+        *error = u"the API key of \"%1\" was kept for the app's session only (no keychain was available "
+                 "when it was saved): it lives in the app's memory and cannot reach another process; %2, "
+                 "or save the key again in the app once a keychain is available"_s.arg(name, hint);
+        return std::nullopt;
+    } else if (profile.keyStorage != KeyStorage::None) {
+        const ConnectionRegistry::KeyLookup key = QCoro::waitFor(registry().readKey(profile));
+        if (!key.ok()) {
+            *error = u"%1 (%2)"_s.arg(key.problem, hint);
+            return std::nullopt;
+        }
+        c.apiKey = key.secret;
+    }
+    // Given here, the opt-in adds to the saved one for this command only.
+    if (o.allowInsecure)
+        c.allowInsecureHttp = true;
+    return c;
+}
+
+int CliApp::cmdConnections(const Options &o, const QStringList &args)
+{
+    Q_UNUSED(o)
+    for (const QString &a : args) {
+        if (a == u"--json")
+            m_json = true;
+        else
+            return usage(u"connections: unexpected argument %1"_s.arg(a));
+    }
+    const QList<ConnectionProfile> saved = registry().savedProfiles();
+    qsizetype nameWidth = 0, backendWidth = 0;
+    for (const ConnectionProfile &p : saved) {
+        nameWidth = std::max(nameWidth, p.connection.name.size());
+        backendWidth = std::max(backendWidth, p.connection.backend.size());
+    }
+    for (const ConnectionProfile &p : saved) {
+        const Connection &c = p.connection;
+        if (m_json) {
+            QJsonObject line{{u"type"_s, u"connection"_s},
+                             {u"name"_s, c.name},
+                             {u"backend"_s, c.backend},
+                             {u"url"_s, c.baseUrl.toString()},
+                             {u"auth"_s, authStyleName(c.auth)},
+                             {u"key_storage"_s, keyStorageName(p.keyStorage)},
+                             {u"allow_insecure_http"_s, c.allowInsecureHttp}};
+            if (!c.defaultModel.isEmpty())
+                line.insert(u"default_model"_s, c.defaultModel);
+            writeJson(line);
+        } else {
+            writeOut(u"%1  %2  %3  %4\n"_s.arg(c.name.leftJustified(nameWidth),
+                                               c.backend.leftJustified(backendWidth),
+                                               c.baseUrl.toDisplayString(), keyStorageLabel(p.keyStorage)));
+        }
+    }
+    if (saved.isEmpty())
+        printNote(
+            u"no saved connections in %1 (add them in the app's Connections dialog)"_s.arg(m_store.path()));
+    return ExitCompleted;
+}
+
+} // namespace Runwatch::Cli
