@@ -65,21 +65,18 @@ bool ScreenshotPlan::ready(const QString &shot)
         return true;
     const Run *streaming = m_manager->run(m_demo->streamingRunId());
     const Run *approval = m_manager->run(m_demo->approvalRunId());
-    if (!streaming || !approval)
+    if (!streaming || !approval || m_demo->seededRunIds().size() < DemoMode::seeds().size())
         return false;
     if (shot == u"input-required")
         return approval->status == RunStatus::InputRequired;
-    // The list shows every state once the quick runs are done and the agent runs wait.
-    for (const QString &id : m_demo->seededRunIds()) {
-        const Run *r = m_manager->run(id);
-        if (!r || r->status == RunStatus::Queued || r->status == RunStatus::Cancelling)
-            return false;
-        if (r->connection != DemoMode::localDemoName() || id == m_demo->streamingRunId())
-            continue;
-        if (!r->isTerminal())
+    // The list shows every state once each demo run has settled where it is meant to: the
+    // quick ones finished, the others waiting, and the streaming one well into its answer.
+    for (const DemoMode::Seed seed : DemoMode::seeds()) {
+        const Run *r = m_manager->run(m_demo->runId(seed));
+        if (!r || r->status != DemoMode::intendedStatus(seed))
             return false;
     }
-    return approval->status == RunStatus::InputRequired && streaming->primaryText.size() >= kMinStreamedChars;
+    return streaming->primaryText.size() >= kMinStreamedChars;
 }
 
 bool ScreenshotPlan::prepare(const QString &shot)
