@@ -15,13 +15,16 @@ namespace Runwatch {
 
 namespace {
 
-// The words the jobs simulator streams as the demo jobs' output. Its jobs that wait for someone
-// stop halfway (after 12 of 24 words), so each half reads as a sentence of its own.
+// The words the jobs simulator streams as the output of every demo job (so the jobs' prompts are
+// all about the same cost report). Jobs that wait stop halfway, after 12 of the 24 words: each
+// half reads as a sentence of its own.
 const char *const kJobsReply = "Read the usage and cost figures of all 14 services for Q3. "
                                "Storage grew by 31 percent and two batch jobs run twice nightly.";
 
 // How long the demo's timer run waits before it resumes by itself.
 constexpr int kTimerMs = 5 * 60 * 1000;
+// How much of its answer the cancelled run shows before it is cancelled.
+constexpr qsizetype kCancelAfterChars = 60;
 
 // The simulators pick a run's scenario from the first word of its prompt ("Fail:", "Timer:", …):
 // the demo uses the same words a person can type into New Run to get the same behaviour.
@@ -40,25 +43,23 @@ SeedPlan planFor(DemoMode::Seed seed)
     const QString jobs = DemoMode::demoJobsName();
     switch (seed) {
     case Seed::Completed:
-        return {seed, openAi,
-                DemoMode::tr("Draft release notes for version 4.2 from the merged pull requests")};
+        return {seed, jobs, DemoMode::tr("Summarise Q3 usage and costs")};
     case Seed::Failed:
-        return {seed, openAi, DemoMode::tr("Fail: rebuild the Q3 incident timeline from the on-call logs")};
+        return {seed, openAi, DemoMode::tr("Fail: summarise this week's TLS advisories")};
     case Seed::Cancelled:
-        return {seed, jobs, DemoMode::tr("Long: reindex the staging search cluster")};
+        return {seed, openAi, DemoMode::tr("Long: check the TLS setup of every service")};
     case Seed::Timer:
-        return {seed, jobs, DemoMode::tr("Timer: retry the billing export when the rate limit reopens")};
+        return {seed, jobs, DemoMode::tr("Timer: export the Q3 billing data")};
     case Seed::Webhook:
-        return {seed, jobs, DemoMode::tr("Webhook: deploy the patched gateway to staging, wait for CI")};
+        return {seed, jobs, DemoMode::tr("Webhook: rebuild the Q3 cost dashboards")};
     case Seed::Options:
-        return {seed, jobs, DemoMode::tr("Options: analyse why customers churned last quarter")};
+        return {seed, jobs, DemoMode::tr("Options: analyse the Q3 cost drivers")};
     case Seed::Question:
-        return {seed, a2a, DemoMode::tr("Input: plan Friday's team offsite and check the weather")};
+        return {seed, a2a, DemoMode::tr("Input: weather for Friday's offsite")};
     case Seed::Approval:
-        return {seed, jobs, DemoMode::tr("Two_step: extra compute for the quarterly cost report")};
+        return {seed, jobs, DemoMode::tr("Two_step: approve the Q3 compute budget")};
     case Seed::Streaming:
-        return {seed, openAi,
-                DemoMode::tr("Reasoning: audit the TLS stacks we ship and say what must be patched first")};
+        return {seed, openAi, DemoMode::tr("Reasoning: audit the TLS stacks we ship")};
     }
     return {seed, {}, {}};
 }
@@ -75,12 +76,12 @@ DemoMode::~DemoMode() = default;
 
 QString DemoMode::localDemoName()
 {
-    return tr("Local demo (OpenAI)");
+    return tr("Demo OpenAI");
 }
 
 QString DemoMode::demoAgentName()
 {
-    return tr("Demo agent (A2A)");
+    return tr("Demo agent");
 }
 
 QString DemoMode::demoJobsName()
@@ -179,22 +180,23 @@ std::optional<InputReason> DemoMode::intendedReason(Seed seed)
     }
 }
 
-void DemoMode::whenIdentified(RunManager *manager, const QString &runId,
-                              std::function<void(const QString &)> then)
+void DemoMode::when(RunManager *manager, const QString &runId, std::function<bool(const Run &)> ready,
+                    std::function<void(const Run &)> then)
 {
     // The slot owns the handle: it goes when the slot is disconnected here or when `this` goes
-    // first (a run that is never identified must not leak it).
+    // first (a run that never gets there must not leak it).
     auto conn = std::make_shared<QMetaObject::Connection>();
     *conn = connect(manager, &RunManager::runChanged, this,
-                    [manager, runId, then = std::move(then), conn](const QString &id, RunChanges) {
+                    [manager, runId, ready = std::move(ready), then = std::move(then),
+                     conn](const QString &id, RunChanges) {
                         const Run *run = manager->run(id);
-                        if (id != runId || !run || run->remoteId.isEmpty())
+                        if (id != runId || !run || !ready(*run))
                             return;
-                        const QString remoteId = run->remoteId;
+                        const Run now = *run;
                         // Copies: disconnecting destroys this lambda and what it captured.
                         const auto next = then;
                         disconnect(*conn);
-                        next(remoteId);
+                        next(now);
                     });
 }
 
@@ -221,16 +223,20 @@ void DemoMode::seedNext()
     m_ids.insert(plan.seed, id);
     m_seeded.append(id);
     switch (plan.seed) {
-    case Seed::Completed:
     case Seed::Failed:
-        // Let the simulator play the whole response at once: these runs are history.
-        whenIdentified(manager, id, [sims = QPointer<DemoSimulators>(m_sims)](const QString &remote) {
-            if (sims)
-                sims->finishResponse(remote);
-        });
+        // Let the simulator play the whole response at once: this run is history.
+        when(
+            manager, id, [](const Run &run) { return !run.remoteId.isEmpty(); },
+            [sims = QPointer<DemoSimulators>(m_sims)](const Run &run) {
+                if (sims)
+                    sims->finishResponse(run.remoteId);
+            });
         break;
     case Seed::Cancelled:
-        whenIdentified(manager, id, [manager, id](const QString &) { manager->cancelRun(id); });
+        // Cancelled once it has said something, as a person would.
+        when(
+            manager, id, [](const Run &run) { return run.primaryText.size() >= kCancelAfterChars; },
+            [manager, id](const Run &) { manager->cancelRun(id); });
         break;
     default:
         break;

@@ -34,8 +34,9 @@ public:
     explicit DemoMode(QObject *parent = nullptr);
     ~DemoMode() override;
 
-    static QString localDemoName(); // "Local demo (OpenAI)"
-    static QString demoAgentName(); // "Demo agent (A2A)"
+    // Short enough for the run list's Connection column; its Backend column names the protocol.
+    static QString localDemoName(); // "Demo OpenAI"
+    static QString demoAgentName(); // "Demo agent" (A2A)
     static QString demoJobsName();  // "Demo jobs"
 
     // Starts the simulators. False (with *error) when they cannot listen.
@@ -64,7 +65,9 @@ Q_SIGNALS:
 
 private:
     void seedNext();
-    void whenIdentified(RunManager *manager, const QString &runId, std::function<void(const QString &)> then);
+    // Calls `then` once, the first time `ready` holds for the run after a change.
+    void when(RunManager *manager, const QString &runId, std::function<bool(const Run &)> ready,
+              std::function<void(const Run &)> then);
 
     DemoSimulators *m_sims = nullptr;
     QMap<Seed, QString> m_ids;

@@ -19,6 +19,8 @@ class RunManager;
 //                   other demo run listed in the state it settles in (finished or waiting)
 //   input-required  the run waiting for approval (a two-step approval's first step) selected, its
 //                   Respond panel showing
+//   completed, failed, cancelled, timer, webhook, options, question, approval, streaming
+//                   that demo run selected (for reviewing every panel; not used by the README)
 class ScreenshotPlan final : public QObject
 {
     Q_OBJECT

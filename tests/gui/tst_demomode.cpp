@@ -44,11 +44,11 @@ Expected expected(Seed seed)
     const QString jobs = DemoMode::demoJobsName();
     switch (seed) {
     case Seed::Completed:
-        return {openAi, u"openai"_s, RunStatus::Completed, std::nullopt};
+        return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
     case Seed::Failed:
         return {openAi, u"openai"_s, RunStatus::Failed, std::nullopt};
     case Seed::Cancelled:
-        return {jobs, u"jobs"_s, RunStatus::Cancelled, std::nullopt};
+        return {openAi, u"openai"_s, RunStatus::Cancelled, std::nullopt};
     case Seed::Timer:
         return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Timer};
     case Seed::Webhook:
@@ -233,8 +233,12 @@ private Q_SLOTS:
             QVERIFY(!r->remoteId.isEmpty());
             QVERIFY(!r->title.isEmpty());
         }
-        QVERIFY(!rig.run(Seed::Completed)->primaryText.isEmpty());
+        // The demo's words, not the simulators' placeholders ("tok0 tok1 …").
+        QCOMPARE(rig.run(Seed::Completed)->primaryText,
+                 u"Read the usage and cost figures of all 14 services for Q3. Storage grew by 31 percent "
+                 "and two batch jobs run twice nightly. "_s);
         QVERIFY(!rig.run(Seed::Failed)->error.message.isEmpty());
+        QVERIFY(!rig.run(Seed::Cancelled)->primaryText.isEmpty()); // cancelled after it said something
 
         const Run *streaming = rig.run(Seed::Streaming);
         const auto has = [streaming](SecondaryKind kind) {
@@ -301,7 +305,6 @@ private Q_SLOTS:
         QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[director approved]"_s));
         QVERIFY(rig.run(Seed::Options)->primaryText.contains(u"[choice: deep]"_s));
         QVERIFY(rig.run(Seed::Webhook)->primaryText.contains(u"[callback: {\"build\":\"green\"}]"_s));
-        // The demo's words, not the simulator's placeholders.
         QVERIFY(rig.run(Seed::Options)->primaryText.startsWith(u"Read the usage and cost figures"_s));
         QCOMPARE(rig.run(Seed::Timer)->status, RunStatus::InputRequired); // still counting down
     }
