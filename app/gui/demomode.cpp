@@ -27,7 +27,13 @@ constexpr int kTimerMs = 5 * 60 * 1000;
 constexpr qsizetype kCancelAfterChars = 60;
 
 // The simulators pick a run's scenario from the first word of its prompt ("Fail:", "Timer:", …):
-// the demo uses the same words a person can type into New Run to get the same behaviour.
+// the demo uses the same words a person can type into New Run to get the same behaviour. That
+// word is the simulators' vocabulary, so only the rest of the prompt is translated.
+QString scenario(QStringView keyword, const QString &task)
+{
+    return keyword.toString() + u": "_s + task;
+}
+
 struct SeedPlan
 {
     DemoMode::Seed seed;
@@ -45,21 +51,21 @@ SeedPlan planFor(DemoMode::Seed seed)
     case Seed::Completed:
         return {seed, jobs, DemoMode::tr("Summarise Q3 usage and costs")};
     case Seed::Failed:
-        return {seed, openAi, DemoMode::tr("Fail: summarise this week's TLS advisories")};
+        return {seed, openAi, scenario(u"Fail", DemoMode::tr("summarise this week's TLS advisories"))};
     case Seed::Cancelled:
-        return {seed, openAi, DemoMode::tr("Long: check the TLS setup of every service")};
+        return {seed, openAi, scenario(u"Long", DemoMode::tr("check the TLS setup of every service"))};
     case Seed::Timer:
-        return {seed, jobs, DemoMode::tr("Timer: export the Q3 billing data")};
+        return {seed, jobs, scenario(u"Timer", DemoMode::tr("export the Q3 billing data"))};
     case Seed::Webhook:
-        return {seed, jobs, DemoMode::tr("Webhook: rebuild the Q3 cost dashboards")};
+        return {seed, jobs, scenario(u"Webhook", DemoMode::tr("rebuild the Q3 cost dashboards"))};
     case Seed::Options:
-        return {seed, jobs, DemoMode::tr("Options: analyse the Q3 cost drivers")};
+        return {seed, jobs, scenario(u"Options", DemoMode::tr("analyse the Q3 cost drivers"))};
     case Seed::Question:
-        return {seed, a2a, DemoMode::tr("Input: weather for Friday's offsite")};
+        return {seed, a2a, scenario(u"Input", DemoMode::tr("weather for Friday's offsite"))};
     case Seed::Approval:
-        return {seed, jobs, DemoMode::tr("Two_step: approve the Q3 compute budget")};
+        return {seed, jobs, scenario(u"Two_step", DemoMode::tr("approve the Q3 compute budget"))};
     case Seed::Streaming:
-        return {seed, openAi, DemoMode::tr("Reasoning: audit the TLS stacks we ship")};
+        return {seed, openAi, scenario(u"Reasoning", DemoMode::tr("audit the TLS stacks we ship"))};
     }
     return {seed, {}, {}};
 }
