@@ -7,7 +7,10 @@
 #   scripts/screenshots.sh [output-dir=docs/screenshots]
 #
 # Writes main-window.png (list + streaming run), input-required.png (the approval panel) and
-# main-window-dark.png (the same moment with the dark palette).
+# main-window-dark.png (the same moment with the dark palette). The demo behind them runs the
+# real OpenAI, A2A and jobs connectors against the built-in simulators (app/gui/demomode.h).
+# SCREEN=WxHxDEPTH sets the virtual screen (default 1600x1000x24), e.g. SCREEN=1366x768x24 to
+# check a small laptop screen.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${RUNWATCH_BUILD_DIR:-$root/build}"
@@ -38,7 +41,7 @@ shoot() { # name-suffix, extra app arguments...
         XDG_RUNTIME_DIR="$home/run" QT_QPA_PLATFORM=xcb \
         RUNWATCH_SCREENSHOT_DIR="$tmp/shots$suffix" \
         RUNWATCH_SCREENSHOT_PLAN="${PLAN:-main-window,input-required}" \
-        timeout 180 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --demo "$@"
+        timeout 180 xvfb-run -a -s "-screen 0 ${SCREEN:-1600x1000x24}" "$app" --demo "$@"
 }
 
 shoot "" --palette light

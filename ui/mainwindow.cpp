@@ -21,6 +21,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -330,8 +331,16 @@ void MainWindow::saveState() const
 void MainWindow::restoreState()
 {
     QSettings s;
-    if (!restoreGeometry(s.value(u"window/geometry"_s).toByteArray()))
-        resize(1440, 860);
+    if (!restoreGeometry(s.value(u"window/geometry"_s).toByteArray())) {
+        // The first window fits the screen it opens on (a 1366x768 laptop included), leaving
+        // room for the window frame; where the preferred size does not fit, it opens maximized.
+        const QSize preferred(1440, 860);
+        const QScreen *display = screen();
+        const QSize room = display ? display->availableGeometry().size() - QSize(16, 48) : preferred;
+        resize(preferred.boundedTo(room));
+        if (preferred.width() > room.width() || preferred.height() > room.height())
+            setWindowState(windowState() | Qt::WindowMaximized);
+    }
     QMainWindow::restoreState(s.value(u"window/state"_s).toByteArray());
     const QByteArray splitter = s.value(u"window/splitter"_s).toByteArray();
     if (splitter.isEmpty() || !m_splitter->restoreState(splitter))

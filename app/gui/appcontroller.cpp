@@ -3,7 +3,6 @@
 
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
-#include "demoagentbackend.h"
 #include "demomode.h"
 #include "engine/retention.h"
 #include "icons.h"
@@ -26,9 +25,7 @@ namespace Runwatch {
 AppController::AppController(AppOptions options, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options))
-{
-    m_manager.setBackendFactory(&createBackendWithDemo);
-}
+{}
 
 AppController::~AppController()
 {
@@ -71,7 +68,7 @@ AppOptions AppController::parseArguments(const QStringList &arguments)
 QString AppController::usage()
 {
     return tr("Usage: runwatch [--demo] [--store PATH] [--palette light|dark]\n\n"
-              "  --demo            start the built-in simulator and demo runs (the default on first\n"
+              "  --demo            start the built-in simulators and demo runs (the default on first\n"
               "                    launch, when no connection is saved); demo runs are not saved\n"
               "  --store PATH      run store (default: $RUNWATCH_STORE or the platform data directory)\n"
               "  --palette NAME    light or dark colours (Fusion style)\n"
@@ -171,7 +168,7 @@ void AppController::startDemo()
 {
     m_demo = new DemoMode(this);
     QString why;
-    if (!m_demo->startSimulator(&why)) {
+    if (!m_demo->startSimulators(&why)) {
         QMessageBox::warning(m_window, tr("Demo Unavailable"), why);
         delete m_demo;
         m_demo = nullptr;
@@ -179,8 +176,7 @@ void AppController::startDemo()
     }
     for (const Connection &c : m_demo->connections())
         m_registry->addTransient(c);
-    m_window->setModeNote(tr("Demo mode · built-in simulator at %1 · runs are not saved")
-                              .arg(m_demo->simulatorUrl().authority()));
+    m_window->setModeNote(m_demo->modeNote());
     connect(m_demo, &DemoMode::seeded, this, [this] {
         if (m_window)
             m_window->activateRun(m_demo->streamingRunId());

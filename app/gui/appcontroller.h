@@ -23,7 +23,7 @@ class KeyStore;
 
 struct AppOptions
 {
-    bool demo = false; // --demo: the embedded simulator even when connections exist
+    bool demo = false; // --demo: the embedded simulators even when connections exist
     QString storePath; // --store PATH
     QString palette;   // --palette light|dark (default: the platform's)
     bool showHelp = false;

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "demomode.h"
 
-#include <memory>
-
-#include "demoagentbackend.h"
+#include "demosimulators.h"
 #include "engine/runmanager.h"
-#include "simulator.h"
 
-#include <QThread>
+#include <QJsonObject>
 #include <QTimer>
+
+#include <memory>
 
 using namespace Qt::StringLiterals;
 
@@ -16,19 +15,60 @@ namespace Runwatch {
 
 namespace {
 
-// The simulator streams these words as the demo answer (one delta per word).
-const char *const kDemoReply
-    = "Summary: three components ship their own TLS stack, and two of them need a patch this week.\n\n"
-      "1. api-gateway bundles OpenSSL 3.0.11. The advisory from last Tuesday (a timing leak in RSA "
-      "decryption) applies, because the gateway still accepts RSA key exchange for old clients. "
-      "Upgrade to 3.0.13 and drop the legacy cipher list.\n\n"
-      "2. The worker image inherits the distribution's GnuTLS, which is already fixed upstream; "
-      "rebuilding the image on the current base picks it up. No code change is needed.\n\n"
-      "3. The mobile SDK pins BoringSSL through the platform and is not affected.\n\n"
-      "Suggested order: rebuild the worker image today, patch and canary the gateway tomorrow, then "
-      "remove the RSA key-exchange fallback once traffic from clients older than version 4.2 has "
-      "dropped below one percent. I have drafted the change requests and a short note for the "
-      "on-call channel so the rollout can start as soon as you approve it.";
+// The words the jobs simulator streams as the output of every demo job (so the jobs' prompts are
+// all about the same cost report). Jobs that wait stop halfway, after 12 of the 24 words: each
+// half reads as a sentence of its own.
+const char *const kJobsReply = "Read the usage and cost figures of all 14 services for Q3. "
+                               "Storage grew by 31 percent and two batch jobs run twice nightly.";
+
+// How long the demo's timer run waits before it resumes by itself.
+constexpr int kTimerMs = 5 * 60 * 1000;
+// How much of its answer the cancelled run shows before it is cancelled.
+constexpr qsizetype kCancelAfterChars = 60;
+
+// The simulators pick a run's scenario from the first word of its prompt ("Fail:", "Timer:", …):
+// the demo uses the same words a person can type into New Run to get the same behaviour. That
+// word is the simulators' vocabulary, so only the rest of the prompt is translated.
+QString scenario(QStringView keyword, const QString &task)
+{
+    return keyword.toString() + u": "_s + task;
+}
+
+struct SeedPlan
+{
+    DemoMode::Seed seed;
+    QString connection;
+    QString prompt;
+};
+
+SeedPlan planFor(DemoMode::Seed seed)
+{
+    using Seed = DemoMode::Seed;
+    const QString openAi = DemoMode::localDemoName();
+    const QString a2a = DemoMode::demoAgentName();
+    const QString jobs = DemoMode::demoJobsName();
+    switch (seed) {
+    case Seed::Completed:
+        return {seed, jobs, DemoMode::tr("Summarise Q3 usage and costs")};
+    case Seed::Failed:
+        return {seed, openAi, scenario(u"Fail", DemoMode::tr("summarise this week's TLS advisories"))};
+    case Seed::Cancelled:
+        return {seed, openAi, scenario(u"Long", DemoMode::tr("check the TLS setup of every service"))};
+    case Seed::Timer:
+        return {seed, jobs, scenario(u"Timer", DemoMode::tr("export the Q3 billing data"))};
+    case Seed::Webhook:
+        return {seed, jobs, scenario(u"Webhook", DemoMode::tr("rebuild the Q3 cost dashboards"))};
+    case Seed::Options:
+        return {seed, jobs, scenario(u"Options", DemoMode::tr("analyse the Q3 cost drivers"))};
+    case Seed::Question:
+        return {seed, a2a, scenario(u"Input", DemoMode::tr("weather for Friday's offsite"))};
+    case Seed::Approval:
+        return {seed, jobs, scenario(u"Two_step", DemoMode::tr("approve the Q3 compute budget"))};
+    case Seed::Streaming:
+        return {seed, openAi, scenario(u"Reasoning", DemoMode::tr("audit the TLS stacks we ship"))};
+    }
+    return {seed, {}, {}};
+}
 
 } // namespace
 
@@ -36,24 +76,13 @@ DemoMode::DemoMode(QObject *parent)
     : QObject(parent)
 {}
 
-DemoMode::~DemoMode()
-{
-    if (m_sim) {
-        // The simulator and its sockets must die in their own thread.
-        QMetaObject::invokeMethod(
-            m_sim, [sim = m_sim] { delete sim; }, Qt::BlockingQueuedConnection);
-        m_sim = nullptr;
-    }
-    if (m_thread) {
-        m_thread->quit();
-        m_thread->wait();
-        delete m_thread;
-    }
-}
+// The simulators go with their QObject parent (this), after the RunManager has shut down (see
+// AppController): no connector is left talking to them.
+DemoMode::~DemoMode() = default;
 
 QString DemoMode::localDemoName()
 {
-    return tr("Local demo");
+    return tr("Demo OpenAI");
 }
 
 QString DemoMode::demoAgentName()
@@ -61,91 +90,127 @@ QString DemoMode::demoAgentName()
     return tr("Demo agent");
 }
 
-bool DemoMode::startSimulator(QString *error)
+QString DemoMode::demoJobsName()
 {
-    if (m_sim)
-        return true;
-    RunwatchSim::SimulatorConfig config;
-    config.intervalMs = 160;
-    config.queuedMs = 400;
-    config.replyText = QString::fromUtf8(kDemoReply);
-    m_thread = new QThread;
-    m_thread->setObjectName(u"runwatch-sim"_s);
-    m_sim = new RunwatchSim::Simulator(config);
-    m_sim->moveToThread(m_thread);
-    m_thread->start();
-    bool ok = false;
-    QMetaObject::invokeMethod(
-        m_sim, [this, &ok] { ok = m_sim->listen(QHostAddress::LocalHost, 0); }, Qt::BlockingQueuedConnection);
-    if (!ok) {
-        QString why;
-        QMetaObject::invokeMethod(
-            m_sim, [this, &why] { why = m_sim->errorString(); }, Qt::BlockingQueuedConnection);
-        if (error)
-            *error = tr("The demo simulator could not listen on 127.0.0.1: %1").arg(why);
-        return false;
-    }
-    QMetaObject::invokeMethod(
-        m_sim, [this] { m_url = m_sim->baseUrl(); }, Qt::BlockingQueuedConnection);
-    return true;
+    return tr("Demo jobs");
+}
+
+bool DemoMode::startSimulators(QString *error)
+{
+    if (!m_sims)
+        m_sims = new DemoSimulators(this);
+    return m_sims->start(error);
+}
+
+QString DemoMode::modeNote() const
+{
+    return tr("Demo mode · built-in OpenAI, A2A and jobs simulators on 127.0.0.1 · runs are not saved");
 }
 
 QList<Connection> DemoMode::connections() const
 {
-    Connection sim;
-    sim.name = localDemoName();
-    sim.backend = u"openai"_s;
-    sim.baseUrl = m_url;
-    sim.auth = AuthStyle::None;
-    sim.defaultModel = u"runwatch-sim-1"_s;
+    if (!m_sims || !m_sims->isRunning())
+        return {};
+    Connection openAi;
+    openAi.name = localDemoName();
+    openAi.backend = u"openai"_s;
+    openAi.baseUrl = m_sims->openAiUrl();
+    openAi.auth = AuthStyle::None;
+    openAi.defaultModel = u"runwatch-sim-1"_s;
+
     Connection agent;
     agent.name = demoAgentName();
-    agent.backend = QString::fromLatin1(DemoAgentBackend::kKind);
-    agent.baseUrl = QUrl(u"demo-agent:local"_s);
+    agent.backend = u"a2a"_s;
+    agent.baseUrl = m_sims->a2aUrl();
     agent.auth = AuthStyle::None;
-    agent.defaultModel = u"demo-agent-1"_s;
-    return {sim, agent};
+
+    // A jobs profile that only adds fixed kickoff metadata: the simulator reads from it the words
+    // to stream and how long the timer waits (a connection profile is how a real service would
+    // get fixed members too, see docs/jobs-profile.md).
+    Connection jobs;
+    jobs.name = demoJobsName();
+    jobs.backend = u"jobs"_s;
+    jobs.baseUrl = m_sims->jobsUrl();
+    jobs.auth = AuthStyle::None;
+    const QJsonObject metadata{{u"reply"_s, QString::fromUtf8(kJobsReply)},
+                               {u"timer_ms"_s, QString::number(kTimerMs)}};
+    jobs.options.insert(
+        u"profile"_s,
+        QJsonObject{{u"name"_s, u"demo-jobs"_s},
+                    {u"request"_s, QJsonObject{{u"body"_s, QJsonObject{{u"metadata"_s, metadata}}}}}});
+    return {openAi, agent, jobs};
 }
 
-void DemoMode::whenIdentified(RunManager *manager, const QString &runId,
-                              std::function<void(const QString &)> then)
+QList<DemoMode::Seed> DemoMode::seeds()
+{
+    return {Seed::Completed, Seed::Failed,   Seed::Cancelled, Seed::Timer,    Seed::Webhook,
+            Seed::Options,   Seed::Question, Seed::Approval,  Seed::Streaming};
+}
+
+RunStatus DemoMode::intendedStatus(Seed seed)
+{
+    switch (seed) {
+    case Seed::Completed:
+        return RunStatus::Completed;
+    case Seed::Failed:
+        return RunStatus::Failed;
+    case Seed::Cancelled:
+        return RunStatus::Cancelled;
+    case Seed::Streaming:
+        return RunStatus::InProgress;
+    case Seed::Timer:
+    case Seed::Webhook:
+    case Seed::Options:
+    case Seed::Question:
+    case Seed::Approval:
+        return RunStatus::InputRequired;
+    }
+    return RunStatus::Unknown;
+}
+
+std::optional<InputReason> DemoMode::intendedReason(Seed seed)
+{
+    switch (seed) {
+    case Seed::Timer:
+        return InputReason::Timer;
+    case Seed::Webhook:
+        return InputReason::Webhook;
+    case Seed::Options:
+        return InputReason::Options;
+    case Seed::Question:
+        return InputReason::Question;
+    case Seed::Approval:
+        return InputReason::Approval;
+    default:
+        return std::nullopt;
+    }
+}
+
+void DemoMode::when(RunManager *manager, const QString &runId, std::function<bool(const Run &)> ready,
+                    std::function<void(const Run &)> then)
 {
     // The slot owns the handle: it goes when the slot is disconnected here or when `this` goes
-    // first (a run that is never identified must not leak it).
+    // first (a run that never gets there must not leak it).
     auto conn = std::make_shared<QMetaObject::Connection>();
     *conn = connect(manager, &RunManager::runChanged, this,
-                    [manager, runId, then = std::move(then), conn](const QString &id, RunChanges) {
+                    [manager, runId, ready = std::move(ready), then = std::move(then),
+                     conn](const QString &id, RunChanges) {
                         const Run *run = manager->run(id);
-                        if (id != runId || !run || run->remoteId.isEmpty())
+                        if (id != runId || !run || !ready(*run))
                             return;
-                        const QString remoteId = run->remoteId;
+                        const Run now = *run;
                         // Copies: disconnecting destroys this lambda and what it captured.
                         const auto next = then;
                         disconnect(*conn);
-                        next(remoteId);
+                        next(now);
                     });
-}
-
-void DemoMode::advanceToEnd(const QString &remoteId)
-{
-    if (m_sim)
-        QMetaObject::invokeMethod(m_sim, [sim = m_sim, remoteId] { sim->advanceToEnd(remoteId); });
 }
 
 void DemoMode::seed(RunManager *manager)
 {
-    if (auto *b = qobject_cast<DemoAgentBackend *>(manager->backend(demoAgentName())))
-        b->setStepIntervalMs(350);
     // Finished runs first and a few milliseconds apart, so "newest first" lists the live ones on
     // top in a stable order.
-    m_plan = {
-        {Seed::Completed, tr("Draft release notes for version 4.2 from the merged pull requests")},
-        {Seed::Failed, tr("Fail: rebuild the Q3 incident timeline from the on-call logs")},
-        {Seed::Cancelled, tr("Reindex the staging search cluster")},
-        {Seed::Options, tr("Choose a rollout strategy for the patched base image")},
-        {Seed::Approval, tr("Patch the TLS library in api-gateway and restart production (approval needed)")},
-        {Seed::Streaming, tr("Reasoning: audit the TLS stacks we ship and say what must be patched first")},
-    };
+    m_plan = seeds();
     m_seedManager = manager;
     seedNext();
 }
@@ -157,29 +222,29 @@ void DemoMode::seedNext()
         Q_EMIT seeded();
         return;
     }
-    const auto [kind, prompt] = m_plan.takeFirst();
-    const bool onSim = kind == Seed::Completed || kind == Seed::Failed || kind == Seed::Streaming;
+    const SeedPlan plan = planFor(m_plan.takeFirst());
     StartRequest r;
-    r.prompt = prompt;
-    r.model = onSim ? u"runwatch-sim-1"_s : u"demo-agent-1"_s;
-    const QString id = manager->startRun(onSim ? localDemoName() : demoAgentName(), r);
+    r.prompt = plan.prompt;
+    const QString id = manager->startRun(plan.connection, r);
+    m_ids.insert(plan.seed, id);
     m_seeded.append(id);
-    switch (kind) {
-    case Seed::Completed:
+    switch (plan.seed) {
     case Seed::Failed:
-        // Let the simulator play the whole response at once: these runs are history.
-        whenIdentified(manager, id, [this](const QString &remote) { advanceToEnd(remote); });
+        // Let the simulator play the whole response at once: this run is history.
+        when(
+            manager, id, [](const Run &run) { return !run.remoteId.isEmpty(); },
+            [sims = QPointer<DemoSimulators>(m_sims)](const Run &run) {
+                if (sims)
+                    sims->finishResponse(run.remoteId);
+            });
         break;
     case Seed::Cancelled:
-        whenIdentified(manager, id, [manager, id](const QString &) { manager->cancelRun(id); });
+        // Cancelled once it has said something, as a person would.
+        when(
+            manager, id, [](const Run &run) { return run.primaryText.size() >= kCancelAfterChars; },
+            [manager, id](const Run &) { manager->cancelRun(id); });
         break;
-    case Seed::Approval:
-        m_approval = id;
-        break;
-    case Seed::Streaming:
-        m_streaming = id;
-        break;
-    case Seed::Options:
+    default:
         break;
     }
     QTimer::singleShot(15, this, &DemoMode::seedNext);

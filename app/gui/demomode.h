@@ -3,62 +3,76 @@
 
 #include "engine/runmanager.h"
 
+#include <QMap>
 #include <QObject>
 #include <QPointer>
 #include <QUrl>
 
-class QThread;
-
-namespace RunwatchSim {
-class Simulator;
-}
+#include <functional>
+#include <optional>
 
 namespace Runwatch {
 
-// The embedded default: the OpenAI simulator in-process (on its own thread, on loopback) and the
-// demo agent, with a few runs in different states so a first launch shows the product working:
-// one streaming with reasoning and a tool call, one completed, one failed, two waiting for the
-// operator and one cancelled. Nothing here is saved: the connections are transient and the
+class DemoSimulators;
+
+// The embedded default: the OpenAI Responses, A2A and jobs simulators in-process (DemoSimulators)
+// and one transient connection to each, served by the real "openai", "a2a" and "jobs"
+// connectors, with runs in every state so that a first launch shows the product working: one
+// streaming with reasoning and a tool call, one completed, one failed, one cancelled, and one of
+// each kind of wait — a question (A2A input-required), a two-step approval, a choice of options,
+// a webhook and a timer (jobs). Answering them in the Respond panel goes to the simulators like
+// any answer goes to a service. Nothing here is saved: the connections are transient and the
 // window uses a throw-away store while in demo mode.
 class DemoMode final : public QObject
 {
     Q_OBJECT
 public:
+    // The demo runs, in the order they are started (the newest is listed first).
+    enum class Seed { Completed, Failed, Cancelled, Timer, Webhook, Options, Question, Approval, Streaming };
+    Q_ENUM(Seed)
+
     explicit DemoMode(QObject *parent = nullptr);
     ~DemoMode() override;
 
-    static QString localDemoName(); // "Local demo" (OpenAI simulator)
-    static QString demoAgentName(); // "Demo agent" (input-required runs)
+    // Short enough for the run list's Connection column; its Backend column names the protocol.
+    static QString localDemoName(); // "Demo OpenAI"
+    static QString demoAgentName(); // "Demo agent" (A2A)
+    static QString demoJobsName();  // "Demo jobs"
 
-    // Starts the simulator thread and server. False (with *error) when it cannot listen.
-    bool startSimulator(QString *error = nullptr);
-    QUrl simulatorUrl() const { return m_url; }
-    // The two demo connections (valid after startSimulator()).
+    // Starts the simulators. False (with *error) when they cannot listen.
+    bool startSimulators(QString *error = nullptr);
+    DemoSimulators *simulators() const { return m_sims; }
+    // The status bar's note while the demo runs.
+    QString modeNote() const;
+    // The three demo connections (valid after startSimulators()).
     QList<Connection> connections() const;
 
     // Starts the demo runs on `manager` (the connections must be added already), a few
     // milliseconds apart; seeded() follows the last one.
     void seed(RunManager *manager);
-    QString streamingRunId() const { return m_streaming; }
-    QString approvalRunId() const { return m_approval; }
+    static QList<Seed> seeds();
+    // Where each demo run settles while nobody touches it: its status and, for the waits, the
+    // kind of input (the streaming run is InProgress for about half a minute, then Completed).
+    static RunStatus intendedStatus(Seed seed);
+    static std::optional<InputReason> intendedReason(Seed seed);
+    QString runId(Seed seed) const { return m_ids.value(seed); }
+    QString streamingRunId() const { return runId(Seed::Streaming); }
+    QString approvalRunId() const { return runId(Seed::Approval); }
     QStringList seededRunIds() const { return m_seeded; }
 
 Q_SIGNALS:
     void seeded();
 
 private:
-    enum class Seed { Completed, Failed, Cancelled, Options, Approval, Streaming };
     void seedNext();
-    void whenIdentified(RunManager *manager, const QString &runId, std::function<void(const QString &)> then);
-    void advanceToEnd(const QString &remoteId);
+    // Calls `then` once, the first time `ready` holds for the run after a change.
+    void when(RunManager *manager, const QString &runId, std::function<bool(const Run &)> ready,
+              std::function<void(const Run &)> then);
 
-    QThread *m_thread = nullptr;
-    RunwatchSim::Simulator *m_sim = nullptr; // lives in m_thread
-    QUrl m_url;
-    QString m_streaming;
-    QString m_approval;
+    DemoSimulators *m_sims = nullptr;
+    QMap<Seed, QString> m_ids;
     QStringList m_seeded;
-    QList<std::pair<Seed, QString>> m_plan;
+    QList<Seed> m_plan;
     QPointer<RunManager> m_seedManager;
 };
 

@@ -9,6 +9,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QMetaEnum>
 #include <QPixmap>
 
 using namespace Qt::StringLiterals;
@@ -19,6 +20,21 @@ namespace {
 constexpr int kPollMs = 100;
 constexpr int kSettleTicks = 6; // let the frame timers and the list's coalescing catch up
 constexpr int kMinStreamedChars = 520;
+
+// The run a shot selects: "main-window" the streaming run, "input-required" the approval, and
+// any other demo run by its DemoMode::Seed name in lower case ("timer", "webhook", "question",
+// "options", …), to review every panel by eye. Unknown names show the streaming run.
+DemoMode::Seed seedFor(const QString &shot)
+{
+    if (shot == u"input-required")
+        return DemoMode::Seed::Approval;
+    const QMetaEnum seeds = QMetaEnum::fromType<DemoMode::Seed>();
+    for (int i = 0; i < seeds.keyCount(); ++i) {
+        if (shot.compare(QLatin1StringView(seeds.key(i)), Qt::CaseInsensitive) == 0)
+            return DemoMode::Seed(seeds.value(i));
+    }
+    return DemoMode::Seed::Streaming;
+}
 } // namespace
 
 ScreenshotPlan::ScreenshotPlan(MainWindow *window, RunManager *manager, DemoMode *demo, QString dir,
@@ -63,31 +79,32 @@ bool ScreenshotPlan::ready(const QString &shot)
 {
     if (!m_demo)
         return true;
-    const Run *streaming = m_manager->run(m_demo->streamingRunId());
-    const Run *approval = m_manager->run(m_demo->approvalRunId());
-    if (!streaming || !approval)
+    if (m_demo->seededRunIds().size() < DemoMode::seeds().size())
         return false;
-    if (shot == u"input-required")
-        return approval->status == RunStatus::InputRequired;
-    // The list shows every state once the quick runs are done and the agent runs wait.
-    for (const QString &id : m_demo->seededRunIds()) {
-        const Run *r = m_manager->run(id);
-        if (!r || r->status == RunStatus::Queued || r->status == RunStatus::Cancelling)
+    // Every shot shows the whole list: wait until each demo run has settled where it is meant
+    // to — the quick ones finished, the others waiting, and the streaming one well into its
+    // answer (and still streaming, for the shot that shows it).
+    for (const DemoMode::Seed seed : DemoMode::seeds()) {
+        const Run *r = m_manager->run(m_demo->runId(seed));
+        if (!r)
             return false;
-        if (r->connection != DemoMode::localDemoName() || id == m_demo->streamingRunId())
-            continue;
-        if (!r->isTerminal())
+        if (seed == DemoMode::Seed::Streaming) {
+            const bool streaming
+                = r->status == RunStatus::InProgress && r->primaryText.size() >= kMinStreamedChars;
+            if (!streaming && (shot == u"main-window" || r->status != RunStatus::Completed))
+                return false;
+        } else if (r->status != DemoMode::intendedStatus(seed)) {
             return false;
+        }
     }
-    return approval->status == RunStatus::InputRequired && streaming->primaryText.size() >= kMinStreamedChars;
+    return true;
 }
 
 bool ScreenshotPlan::prepare(const QString &shot)
 {
     if (!m_demo)
         return true;
-    const QString id = shot == u"input-required" ? m_demo->approvalRunId() : m_demo->streamingRunId();
-    return m_window->activateRun(id);
+    return m_window->activateRun(m_demo->runId(seedFor(shot)));
 }
 
 void ScreenshotPlan::poll()

@@ -15,8 +15,12 @@ class RunManager;
 // demo to reach the moments named in RUNWATCH_SCREENSHOT_PLAN (comma separated; default
 // "main-window,input-required"), grabs its own window (QWidget::grab) into DIR/<name>.png at
 // each, and quits. Exit code 0 when every shot was taken, 1 on timeout.
-//   main-window     the streaming run selected, with output, reasoning and finished runs listed
-//   input-required  the run waiting for approval selected, its input panel showing
+//   main-window     the streaming run selected, with output, reasoning and a tool call, and every
+//                   other demo run listed in the state it settles in (finished or waiting)
+//   input-required  the run waiting for approval (a two-step approval's first step) selected, its
+//                   Respond panel showing
+//   completed, failed, cancelled, timer, webhook, options, question, approval, streaming
+//                   that demo run selected (for reviewing every panel; not used by the README)
 class ScreenshotPlan final : public QObject
 {
     Q_OBJECT

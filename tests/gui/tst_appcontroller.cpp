@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The embedded default: a first launch without saved connections starts the in-process
-// simulator and the demo agent with runs in every interesting state; saved connections skip
-// the demo; --demo forces it; demo runs are never written to the user's store.
+// simulators, connects the real OpenAI, A2A and jobs connectors to them and seeds runs in every
+// interesting state; saved connections skip the demo; --demo forces it; demo runs and
+// connections are never written to the user's store.
 #include "appcontroller.h"
 #include "demomode.h"
 #include "detailpane.h"
@@ -53,10 +54,17 @@ private Q_SLOTS:
         QVERIFY(app.start());
         QVERIFY(app.isDemo());
         RunManager *m = app.manager();
-        QVERIFY(m->connection(DemoMode::localDemoName()));
-        QVERIFY(m->connection(DemoMode::demoAgentName()));
-        QCOMPARE(m->connection(DemoMode::localDemoName())->baseUrl.host(), u"127.0.0.1"_s);
-        QTRY_COMPARE(app.demo()->seededRunIds().size(), 6);
+        const QList<std::pair<QString, QString>> kinds{{DemoMode::localDemoName(), u"openai"_s},
+                                                       {DemoMode::demoAgentName(), u"a2a"_s},
+                                                       {DemoMode::demoJobsName(), u"jobs"_s}};
+        for (const auto &[name, backend] : kinds) {
+            QVERIFY2(m->connection(name), qPrintable(name));
+            QCOMPARE(m->connection(name)->backend, backend);
+            QCOMPARE(m->connection(name)->baseUrl.host(), u"127.0.0.1"_s);
+            QVERIFY(m->backend(name));
+            QCOMPARE(m->backend(name)->kind(), backend);
+        }
+        QTRY_COMPARE(app.demo()->seededRunIds().size(), int(DemoMode::seeds().size()));
         const auto countOf = [m](RunStatus s) {
             int n = 0;
             for (const QString &id : m->runIds())
@@ -65,7 +73,7 @@ private Q_SLOTS:
         };
         QTRY_VERIFY_WITH_TIMEOUT(countOf(RunStatus::Completed) == 1 && countOf(RunStatus::Failed) == 1
                                      && countOf(RunStatus::Cancelled) == 1
-                                     && countOf(RunStatus::InputRequired) == 2,
+                                     && countOf(RunStatus::InputRequired) == 5,
                                  30000);
         const Run *streaming = m->run(app.demo()->streamingRunId());
         QTRY_VERIFY_WITH_TIMEOUT(!streaming->primaryText.isEmpty(), 30000);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The main window against the OpenAI simulator and the demo agent: the model under
+// The main window against the OpenAI and jobs simulators: the model under
 // QAbstractItemModelTester, a run started from the dialog streaming into the output view,
 // cancel / delete with confirmation, actions enabled by capability and status, answering a run
 // that needs input, selection and filters.
@@ -109,7 +109,7 @@ private Q_SLOTS:
                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
         const QStringList ids{
             m_engine->start(kSim, u"normal deltas=40"_s),    m_engine->start(kSim, u"reasoning deltas=20"_s),
-            m_engine->start(kSim, u"fail deltas=10"_s),      m_engine->start(kAgent, u"choose a colour"_s),
+            m_engine->start(kSim, u"fail deltas=10"_s),      m_engine->start(kJobs, u"options deltas=4"_s),
             m_engine->start(kSim, u"incomplete deltas=5"_s),
         };
         m_window->filterBar()->setCategory(StatusCategory::Active);
@@ -255,7 +255,7 @@ private Q_SLOTS:
     {
         const QString done = m_engine->start(kSim, u"normal deltas=5"_s);
         const QString running = m_engine->start(kSim, u"long interval_ms=20"_s);
-        const QString waiting = m_engine->start(kAgent, u"Upgrade the base image"_s);
+        const QString waiting = m_engine->start(kJobs, u"ask_user deltas=4"_s);
         QVERIFY(waitStatus(done, RunStatus::Completed));
         QVERIFY(waitStatus(waiting, RunStatus::InputRequired));
         QTRY_VERIFY_WITH_TIMEOUT(!run(running)->primaryText.isEmpty(), kWait);
@@ -295,7 +295,7 @@ private Q_SLOTS:
     // Respond: the input panel takes a free-text answer and the run goes on to completion.
     void respondWithText()
     {
-        const QString id = m_engine->start(kAgent, u"Upgrade the base image"_s);
+        const QString id = m_engine->start(kJobs, u"ask_user deltas=4"_s);
         QVERIFY(waitStatus(id, RunStatus::InputRequired));
         select(id);
         InputPanel *panel = m_window->detailPane()->inputPanel();
@@ -309,15 +309,17 @@ private Q_SLOTS:
         QVERIFY(send->isEnabled());
         QTest::mouseClick(send, Qt::LeftButton);
         QVERIFY(waitStatus(id, RunStatus::Completed));
-        QVERIFY(run(id)->primaryText.contains(u"continuing with: release/4.2"_s));
+        QCOMPARE(m_engine->jobAnswers(id), (QList<QJsonObject>{{{u"text"_s, u"release/4.2"_s}}}));
+        QVERIFY(run(id)->primaryText.contains(u"[answer: release/4.2]"_s));
         QTRY_VERIFY(!panel->isVisible());
         QTRY_VERIFY(m_window->detailPane()->outputView()->toPlainText().contains(u"release/4.2"_s));
     }
 
-    // Approval: reject with a comment ends the run as rejected.
+    // Approval: reject with a comment sends the rejection with the comment, and the job stops
+    // there (the service skips the rest of its work and ends the job).
     void respondRejectApproval()
     {
-        const QString id = m_engine->start(kAgent, u"Restart production (approval needed)"_s);
+        const QString id = m_engine->start(kJobs, u"approval deltas=4"_s);
         QVERIFY(waitStatus(id, RunStatus::InputRequired));
         QCOMPARE(run(id)->input->reason, InputReason::Approval);
         select(id);
@@ -325,17 +327,19 @@ private Q_SLOTS:
         QTRY_VERIFY(panel->isVisible());
         QTest::keyClicks(panel->findChild<QLineEdit *>(u"inputComment"_s), u"not during business hours"_s);
         QTest::mouseClick(panel->findChild<QPushButton *>(u"inputReject"_s), Qt::LeftButton);
-        QVERIFY(waitStatus(id, RunStatus::Rejected));
-        bool logged = false;
-        for (const SecondaryItem &item : run(id)->secondary)
-            logged = logged || item.text.contains(u"not during business hours"_s);
-        QVERIFY(logged);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(
+            m_engine->jobAnswers(id),
+            (QList<QJsonObject>{{{u"approved"_s, false}, {u"comment"_s, u"not during business hours"_s}}}));
+        QVERIFY(run(id)->primaryText.contains(u"[manager rejected: not during business hours]"_s));
+        QVERIFY(!run(id)->primaryText.contains(u"tok2"_s)); // the work after the approval never ran
+        QTRY_VERIFY(!panel->isVisible());
     }
 
     // Options: choosing one sends it.
     void respondChooseOption()
     {
-        const QString id = m_engine->start(kAgent, u"choose a rollout"_s);
+        const QString id = m_engine->start(kJobs, u"options deltas=4"_s);
         QVERIFY(waitStatus(id, RunStatus::InputRequired));
         select(id);
         InputPanel *panel = m_window->detailPane()->inputPanel();
@@ -345,7 +349,8 @@ private Q_SLOTS:
         options->setCurrentRow(1);
         QTest::mouseClick(panel->findChild<QPushButton *>(u"inputChoose"_s), Qt::LeftButton);
         QVERIFY(waitStatus(id, RunStatus::Completed));
-        QVERIFY(run(id)->primaryText.contains(u"Blue/green"_s));
+        QCOMPARE(m_engine->jobAnswers(id), (QList<QJsonObject>{{{u"choice"_s, u"standard"_s}}}));
+        QVERIFY(run(id)->primaryText.contains(u"[choice: standard]"_s));
     }
 
     // A failed run shows the error banner with its code and whether retrying can help.
@@ -380,7 +385,7 @@ private Q_SLOTS:
     // Status chips show live counts and filter; the search filters by title and id.
     void chipsAndSearch()
     {
-        const QString waiting = m_engine->start(kAgent, u"Upgrade the base image"_s);
+        const QString waiting = m_engine->start(kJobs, u"ask_user deltas=4"_s);
         const QString done = m_engine->start(kSim, u"normal deltas=3 release notes"_s);
         QVERIFY(waitStatus(waiting, RunStatus::InputRequired));
         QVERIFY(waitStatus(done, RunStatus::Completed));
@@ -398,9 +403,9 @@ private Q_SLOTS:
         QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
         QCOMPARE(m_window->proxy()->runId(0), done);
         bar->searchField()->clear();
-        const int agentAt = bar->connectionBox()->findData(kAgent);
-        QVERIFY(agentAt > 0);
-        bar->connectionBox()->setCurrentIndex(agentAt);
+        const int jobsAt = bar->connectionBox()->findData(kJobs);
+        QVERIFY(jobsAt > 0);
+        bar->connectionBox()->setCurrentIndex(jobsAt);
         QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
         QCOMPARE(m_window->proxy()->runId(0), waiting);
     }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Desktop notifications through org.freedesktop.Notifications, against python3-dbusmock's
 // notification daemon on a private session bus (run-with-notification-mock.sh): a run that
-// needs input, completes or fails sends one notification; clicking it selects the run.
-#include "demoagentbackend.h"
+// needs input, completes or fails sends one notification; clicking it selects the run. The runs
+// are jobs and A2A tasks on their simulators, through the real connectors.
 #include "mainwindow.h"
 #include "notifier.h"
 #include "runtableview.h"
+#include "uitesthelpers.h"
 
 #include <QDBusArgument>
 #include <QDBusConnection>
@@ -17,6 +18,7 @@
 #include <QtTest>
 
 using namespace Runwatch;
+using namespace RunwatchUiTest;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -95,13 +97,12 @@ class TestNotifier final : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<RunManager> m_manager;
+    std::unique_ptr<Engine> m_engine;
+    RunManager *m_manager = nullptr;
 
-    QString start(const QString &prompt)
+    QString start(const QString &prompt, const QString &connection = kJobs)
     {
-        StartRequest r;
-        r.prompt = prompt;
-        return m_manager->startRun(u"agent"_s, r);
+        return m_engine->start(connection, prompt);
     }
 
 private Q_SLOTS:
@@ -121,33 +122,32 @@ private Q_SLOTS:
     void init()
     {
         clearCalls();
-        m_manager = std::make_unique<RunManager>();
-        m_manager->setBackendFactory(&createBackendWithDemo);
-        Connection c;
-        c.name = u"agent"_s;
-        c.backend = u"demo-agent"_s;
-        QVERIFY(m_manager->addConnection(c));
-        qobject_cast<DemoAgentBackend *>(m_manager->backend(u"agent"_s))->setStepIntervalMs(2);
+        m_engine = std::make_unique<Engine>();
+        m_manager = &m_engine->manager;
     }
 
-    void cleanup() { m_manager.reset(); }
+    void cleanup()
+    {
+        m_manager = nullptr;
+        m_engine.reset();
+    }
 
     // "Needs input" and "completed" each send one notification naming the run; a click on the
     // notification asks to show that run.
     void notifiesAndActivates()
     {
-        Notifier notifier(m_manager.get());
+        Notifier notifier(m_manager);
         QCOMPARE(notifier.channel(), Notifier::Channel::DBus);
         QSignalSpy sent(&notifier, &Notifier::notified);
         QSignalSpy activated(&notifier, &Notifier::runActivated);
-        const QString id = start(u"Patch the gateway (approval)"_s);
+        const QString id = start(u"Approval: patch the gateway"_s);
         QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 1, 10000);
         QCOMPARE(sent.first().at(0).toString(), id);
         QCOMPARE(sent.first().at(2).value<Notifier::Channel>(), Notifier::Channel::DBus);
         QList<NotifyCall> calls = notifyCalls();
         QCOMPARE(calls.size(), 1);
         QCOMPARE(calls.first().summary, u"Run needs approval"_s);
-        QCOMPARE(calls.first().body, u"Patch the gateway (approval)"_s);
+        QCOMPARE(calls.first().body, u"Approval: patch the gateway"_s);
         QVERIFY(calls.first().actions.contains(u"default"_s));
 
         QVERIFY(notifier.notificationId(id) > 0);
@@ -168,22 +168,23 @@ private Q_SLOTS:
     // first seen do not; the setting turns everything off.
     void whatNotifies()
     {
-        Notifier notifier(m_manager.get());
+        Notifier notifier(m_manager);
         QSignalSpy sent(&notifier, &Notifier::notified);
-        const QString cancelled = start(u"noinput long job"_s);
+        const QString cancelled = start(u"long job"_s);
         QTRY_VERIFY(!m_manager->run(cancelled)->remoteId.isEmpty());
         m_manager->cancelRun(cancelled);
         QTRY_COMPARE(m_manager->run(cancelled)->status, RunStatus::Cancelled);
-        const QString rejected = start(u"restart (approval)"_s);
-        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 1, 10000); // needs approval
-        InputAnswer no;
-        no.kind = InputAnswer::Kind::Reject;
-        m_manager->respondToRun(rejected, no);
+        const QString rejected = start(u"reject the task"_s, kA2a);
+        QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(rejected)->status, RunStatus::Rejected, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 1, 10000);
+        QCOMPARE(notifyCalls().at(0).summary, u"Run rejected"_s);
+        const QString failed = start(u"fail deltas=4"_s);
         QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 2, 10000);
-        QCOMPARE(notifyCalls().at(1).summary, u"Run rejected"_s);
+        QCOMPARE(sent.at(1).at(0).toString(), failed);
+        QCOMPARE(notifyCalls().at(1).summary, u"Run failed"_s);
 
         notifier.setEnabled(false);
-        const QString quiet = start(u"noinput"_s);
+        const QString quiet = start(u"normal deltas=4"_s);
         QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(quiet)->status, RunStatus::Completed, 10000);
         QTest::qWait(200);
         QCOMPARE(sent.count(), 2);
@@ -194,9 +195,9 @@ private Q_SLOTS:
     // ends (here: the timer elapses and the run completes).
     void timerDoesNotNotify()
     {
-        Notifier notifier(m_manager.get());
+        Notifier notifier(m_manager);
         QSignalSpy sent(&notifier, &Notifier::notified);
-        const QString id = start(u"wait for the timer=1 window"_s);
+        const QString id = start(u"timer deltas=4 timer_ms=1000"_s);
         QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(id)->status, RunStatus::InputRequired, 10000);
         QCOMPARE(m_manager->run(id)->input->reason, InputReason::Timer);
         QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(id)->status, RunStatus::Completed, 10000);
@@ -209,12 +210,12 @@ private Q_SLOTS:
     // Clicking a notification selects the run in the window (through MainWindow::activateRun).
     void clickSelectsRunInWindow()
     {
-        MainWindow window(m_manager.get());
-        Notifier notifier(m_manager.get());
+        MainWindow window(m_manager);
+        Notifier notifier(m_manager);
         window.setNotifier(&notifier);
         window.show();
-        const QString other = start(u"noinput first"_s);
-        const QString id = start(u"which branch?"_s);
+        const QString other = start(u"normal deltas=4"_s);
+        const QString id = start(u"ask_user deltas=4"_s);
         QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(id)->status, RunStatus::InputRequired, 10000);
         QTRY_VERIFY(notifier.notificationId(id) > 0);
         QTRY_VERIFY(window.activateRun(other));

@@ -15,9 +15,6 @@
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
-#include "a2asim.h"
-#include "jobssim.h"
-
 #include <QAction>
 #include <QClipboard>
 #include <QJsonArray>
@@ -39,74 +36,9 @@ using namespace Runwatch;
 using namespace RunwatchUiTest;
 using namespace Qt::StringLiterals;
 using RunwatchSim::JobsEndpoint;
-using RunwatchSim::JobsSimulator;
 
 namespace {
-
 constexpr int kWait = 20000;
-const QString kJobs = u"jobs"_s;
-const QString kA2a = u"a2a-agent"_s;
-
-// The three backends that can ask a person something, behind one RunManager.
-struct Backends
-{
-    JobsSimulator jobs;
-    RunwatchSim::A2aSimulator a2a;
-    RunManager manager;
-
-    static RunwatchSim::JobsSimConfig jobsConfig()
-    {
-        RunwatchSim::JobsSimConfig c;
-        c.intervalMs = 2;
-        c.pollRetryAfter = "0.02";
-        return c;
-    }
-
-    Backends()
-        : jobs(jobsConfig())
-    {
-        a2a.setIntervalMs(2);
-        QVERIFY(jobs.listen());
-        QVERIFY(a2a.listen());
-        FollowPolicy policy;
-        policy.reconnectInitial = std::chrono::milliseconds(5);
-        policy.reconnectMax = std::chrono::milliseconds(50);
-        policy.pollInitial = std::chrono::milliseconds(10);
-        policy.pollMax = std::chrono::milliseconds(50);
-        manager.setFollowPolicy(policy);
-        manager.setBackendFactory(&createBackendWithDemo);
-        Connection j;
-        j.name = kJobs;
-        j.backend = u"jobs"_s;
-        j.baseUrl = jobs.baseUrl();
-        j.auth = AuthStyle::None;
-        QVERIFY(manager.addConnection(j));
-        Connection a;
-        a.name = kA2a;
-        a.backend = u"a2a"_s;
-        a.baseUrl = a2a.baseUrl();
-        a.auth = AuthStyle::None;
-        QVERIFY(manager.addConnection(a));
-        Connection d;
-        d.name = kAgent;
-        d.backend = QString::fromLatin1(DemoAgentBackend::kKind);
-        d.baseUrl = QUrl(u"demo-agent:local"_s);
-        d.auth = AuthStyle::None;
-        QVERIFY(manager.addConnection(d));
-        qobject_cast<DemoAgentBackend *>(manager.backend(kAgent))->setStepIntervalMs(3);
-    }
-
-    ~Backends() { Engine::stopAll(&manager); }
-
-    QString start(const QString &connection, const QString &prompt)
-    {
-        StartRequest r;
-        r.prompt = prompt;
-        r.stream = true;
-        return manager.startRun(connection, r);
-    }
-};
-
 } // namespace
 
 class TestRespondPanels final : public QObject
@@ -114,7 +46,7 @@ class TestRespondPanels final : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<Backends> m_b;
+    std::unique_ptr<Engine> m_b;
     std::unique_ptr<MainWindow> m_window;
 
     const Run *run(const QString &id) const { return m_b->manager.run(id); }
@@ -180,11 +112,7 @@ private:
             m_window->grab().save(dir + u'/' + name + u".png"_s);
     }
 
-    QList<QJsonObject> answers(const QString &id) const
-    {
-        const auto job = m_b->jobs.job(run(id)->remoteId);
-        return job ? job->answers : QList<QJsonObject>{};
-    }
+    QList<QJsonObject> answers(const QString &id) const { return m_b->jobAnswers(id); }
 
 private Q_SLOTS:
     void initTestCase() { isolateSettings(); }
@@ -192,7 +120,7 @@ private Q_SLOTS:
     void init()
     {
         QSettings().clear();
-        m_b = std::make_unique<Backends>();
+        m_b = std::make_unique<Engine>();
         m_window = std::make_unique<MainWindow>(&m_b->manager);
         m_window->resize(1200, 800);
         m_window->show();
@@ -410,7 +338,7 @@ private Q_SLOTS:
             m_b->start(kJobs, u"approval deltas=2"_s),
             m_b->start(kA2a, u"input"_s),
             m_b->start(kA2a, u"auth"_s),
-            m_b->start(kAgent, u"choose a rollout"_s),
+            m_b->start(kJobs, u"options deltas=2"_s),
         };
         const QStringList machines{
             m_b->start(kJobs, u"timer deltas=2 timer_ms=60000"_s),

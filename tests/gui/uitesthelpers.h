@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Shared set-up for the widget tests: the OpenAI simulator and the demo agent behind a
-// RunManager, and helpers to find dialogs and rows.
+// Shared set-up for the widget tests: the OpenAI, A2A and jobs simulators behind a RunManager,
+// each reached through its real connector, and helpers to find dialogs and rows.
 
-#include "demoagentbackend.h"
 #include "engine/runmanager.h"
 #include "models/runlistmodel.h"
 #include "net/httpclient.h"
+
+#include "a2asim.h"
+#include "jobssim.h"
 #include "simulator.h"
 
 #include <QApplication>
@@ -20,8 +22,9 @@ namespace RunwatchUiTest {
 
 using namespace Qt::StringLiterals;
 
-inline const QString kSim = u"sim"_s;
-inline const QString kAgent = u"agent"_s;
+inline const QString kSim = u"sim"_s;       // OpenAI Responses: streams, never asks
+inline const QString kA2a = u"a2a-agent"_s; // A2A: asks questions (input-required)
+inline const QString kJobs = u"jobs"_s;     // jobs: questions, approvals, options, webhooks, timers
 
 // Settings and data of the tests go to a throw-away test location, never the user's.
 inline void isolateSettings()
@@ -34,37 +37,50 @@ inline void isolateSettings()
 
 struct Engine
 {
+    static RunwatchSim::JobsSimConfig jobsConfig()
+    {
+        RunwatchSim::JobsSimConfig c;
+        c.intervalMs = 2;
+        c.pollRetryAfter = "0.02";
+        return c;
+    }
+
+    // Declared before the manager, which goes first: its streams end while the servers live.
     RunwatchSim::Simulator sim;
+    RunwatchSim::A2aSimulator a2a;
+    RunwatchSim::JobsSimulator jobs{jobsConfig()};
     Runwatch::RunManager manager;
 
     Engine()
     {
         sim.setIntervalMs(2);
+        a2a.setIntervalMs(2);
         QVERIFY(sim.listen());
+        QVERIFY(a2a.listen());
+        QVERIFY(jobs.listen());
         Runwatch::FollowPolicy policy;
         policy.reconnectInitial = std::chrono::milliseconds(5);
         policy.reconnectMax = std::chrono::milliseconds(50);
         policy.pollInitial = std::chrono::milliseconds(10);
         policy.pollMax = std::chrono::milliseconds(50);
         manager.setFollowPolicy(policy);
-        manager.setBackendFactory(&Runwatch::createBackendWithDemo);
-        Runwatch::Connection c;
-        c.name = kSim;
-        c.backend = u"openai"_s;
-        c.baseUrl = sim.baseUrl();
-        c.auth = Runwatch::AuthStyle::None;
-        c.defaultModel = u"runwatch-sim-1"_s;
-        QVERIFY(manager.addConnection(c));
-        Runwatch::Connection a;
-        a.name = kAgent;
-        a.backend = QString::fromLatin1(Runwatch::DemoAgentBackend::kKind);
-        a.baseUrl = QUrl(u"demo-agent:local"_s);
-        a.auth = Runwatch::AuthStyle::None;
-        QVERIFY(manager.addConnection(a));
-        agent()->setStepIntervalMs(3);
+        add(kSim, u"openai"_s, sim.baseUrl(), u"runwatch-sim-1"_s);
+        add(kA2a, u"a2a"_s, a2a.baseUrl());
+        add(kJobs, u"jobs"_s, jobs.baseUrl());
     }
 
     ~Engine() { stopAll(&manager); }
+
+    void add(const QString &name, const QString &backend, const QUrl &url, const QString &model = {})
+    {
+        Runwatch::Connection c;
+        c.name = name;
+        c.backend = backend;
+        c.baseUrl = url;
+        c.auth = Runwatch::AuthStyle::None;
+        c.defaultModel = model;
+        QVERIFY(manager.addConnection(c));
+    }
 
     // The front ends' exit path, while the simulators are still alive: every stream and
     // request ends and its coroutine unwinds (RunManager::shutdown), so that none is left
@@ -74,11 +90,6 @@ struct Engine
         manager->shutdown();
         QVERIFY(Runwatch::HttpClient::liveRequests() == 0);
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
-    }
-
-    Runwatch::DemoAgentBackend *agent() const
-    {
-        return qobject_cast<Runwatch::DemoAgentBackend *>(manager.backend(kAgent));
     }
 
     QString start(const QString &connection, const QString &prompt, bool stream = true)
@@ -93,6 +104,14 @@ struct Engine
     {
         const Runwatch::Run *run = manager.run(id);
         return run ? run->status : Runwatch::RunStatus::Unknown;
+    }
+
+    // The answers the jobs simulator received for a run of the jobs connection.
+    QList<QJsonObject> jobAnswers(const QString &id) const
+    {
+        const Runwatch::Run *run = manager.run(id);
+        const auto job = run ? jobs.job(run->remoteId) : std::nullopt;
+        return job ? job->answers : QList<QJsonObject>{};
     }
 };
 

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "demosimulators.h"
+
+#include "a2asim.h"
+#include "jobssim.h"
+#include "simulator.h"
+
+#include <QThread>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+// The OpenAI simulator streams these words as the demo answer (one delta per word).
+const char *const kDemoReply
+    = "Summary: three components ship their own TLS stack, and two of them need a patch this week.\n\n"
+      "1. api-gateway bundles OpenSSL 3.0.11. The advisory from last Tuesday (a timing leak in RSA "
+      "decryption) applies, because the gateway still accepts RSA key exchange for old clients. "
+      "Upgrade to 3.0.13 and drop the legacy cipher list.\n\n"
+      "2. The worker image inherits the distribution's GnuTLS, which is already fixed upstream; "
+      "rebuilding the image on the current base picks it up. No code change is needed.\n\n"
+      "3. The mobile SDK pins BoringSSL through the platform and is not affected.\n\n"
+      "Suggested order: rebuild the worker image today, patch and canary the gateway tomorrow, then "
+      "remove the RSA key-exchange fallback once traffic from clients older than version 4.2 has "
+      "dropped below one percent. I have drafted the change requests and a short note for the "
+      "on-call channel so the rollout can start as soon as you approve it.";
+
+// Paces a person can follow: the simulators' library defaults are made for tests (milliseconds).
+RunwatchSim::SimulatorConfig openAiConfig()
+{
+    RunwatchSim::SimulatorConfig config;
+    config.intervalMs = 160;
+    config.queuedMs = 400;
+    config.replyText = QString::fromUtf8(kDemoReply);
+    return config;
+}
+
+RunwatchSim::A2aSimConfig a2aConfig()
+{
+    RunwatchSim::A2aSimConfig config;
+    config.agentName = u"Runwatch demo agent"_s;
+    config.intervalMs = 300;
+    return config;
+}
+
+RunwatchSim::JobsSimConfig jobsConfig()
+{
+    RunwatchSim::JobsSimConfig config;
+    config.intervalMs = 200;
+    config.queuedMs = 600;
+    config.deltas = 24; // the jobs suspend halfway, after about three seconds
+    return config;
+}
+
+} // namespace
+
+DemoSimulators::DemoSimulators(QObject *parent)
+    : QObject(parent)
+{}
+
+DemoSimulators::~DemoSimulators()
+{
+    stop();
+}
+
+bool DemoSimulators::start(QString *error)
+{
+    if (m_thread)
+        return true;
+    m_thread = new QThread;
+    m_thread->setObjectName(u"runwatch-demo-sims"_s);
+    m_host = new QObject;
+    m_host->moveToThread(m_thread);
+    m_thread->start();
+    QString why;
+    // Created in their thread, so that their sockets and timers belong to it from the start.
+    QMetaObject::invokeMethod(
+        m_host,
+        [this, &why] {
+            m_openAi = new RunwatchSim::Simulator(openAiConfig(), m_host);
+            m_a2a = new RunwatchSim::A2aSimulator(a2aConfig(), m_host);
+            m_jobs = new RunwatchSim::JobsSimulator(jobsConfig(), m_host);
+            if (!m_openAi->listen(QHostAddress::LocalHost, 0))
+                why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
+            else if (!m_a2a->listen(QHostAddress::LocalHost, 0))
+                why = tr("A2A simulator: %1").arg(m_a2a->errorString());
+            else if (!m_jobs->listen(QHostAddress::LocalHost, 0))
+                why = tr("jobs simulator: %1").arg(m_jobs->errorString());
+            m_openAiUrl = m_openAi->baseUrl();
+            m_a2aUrl = m_a2a->baseUrl();
+            m_jobsUrl = m_jobs->baseUrl();
+        },
+        Qt::BlockingQueuedConnection);
+    if (why.isEmpty())
+        return true;
+    stop();
+    if (error)
+        *error = tr("The demo simulators could not listen on 127.0.0.1: %1").arg(why);
+    return false;
+}
+
+void DemoSimulators::stop()
+{
+    if (!m_thread)
+        return;
+    // The simulators, their sockets and their timers must go in their own thread; the host then
+    // comes back to ours, so that it can be deleted here once the thread has ended.
+    QThread *home = thread();
+    QMetaObject::invokeMethod(
+        m_host,
+        [this, home] {
+            delete m_jobs;
+            delete m_a2a;
+            delete m_openAi;
+            m_host->moveToThread(home);
+        },
+        Qt::BlockingQueuedConnection);
+    m_jobs = nullptr;
+    m_a2a = nullptr;
+    m_openAi = nullptr;
+    m_thread->quit();
+    m_thread->wait();
+    delete m_host;
+    m_host = nullptr;
+    delete m_thread;
+    m_thread = nullptr;
+    m_openAiUrl.clear();
+    m_a2aUrl.clear();
+    m_jobsUrl.clear();
+}
+
+void DemoSimulators::finishResponse(const QString &responseId)
+{
+    if (!m_openAi)
+        return;
+    // Queued behind anything already sent to the thread, and ahead of stop()'s deletion.
+    QMetaObject::invokeMethod(m_host, [sim = m_openAi, responseId] { sim->advanceToEnd(responseId); });
+}
+
+} // namespace Runwatch

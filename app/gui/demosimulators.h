@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QObject>
+#include <QUrl>
+
+class QThread;
+
+namespace RunwatchSim {
+class A2aSimulator;
+class JobsSimulator;
+class Simulator;
+} // namespace RunwatchSim
+
+namespace Runwatch {
+
+// The demo's servers: the OpenAI Responses, A2A and jobs simulators of runwatch_sim, in this
+// process but on a worker thread of their own ("runwatch-demo-sims"), each listening on
+// 127.0.0.1 with a port the system picks. The GUI thread only ever talks to them over loopback
+// HTTP, through the real connectors, exactly as it would to remote services; the one exception
+// is finishResponse(), which lets the demo show finished OpenAI runs without waiting for them.
+//
+// stop() (and the destructor) deletes the simulators in their thread and joins it, so nothing of
+// theirs is left running at exit. Stop them after the RunManager has shut down: a connector whose
+// server vanishes mid-request would otherwise report errors and reconnect while the app quits.
+class DemoSimulators final : public QObject
+{
+    Q_OBJECT
+public:
+    explicit DemoSimulators(QObject *parent = nullptr);
+    ~DemoSimulators() override;
+
+    // Starts the thread and the three servers. False (with *error) when one cannot listen; then
+    // nothing is left running.
+    bool start(QString *error = nullptr);
+    void stop();
+    bool isRunning() const { return m_thread != nullptr; }
+    // The thread the simulators live in (nullptr when stopped).
+    QThread *workerThread() const { return m_thread; }
+
+    QUrl openAiUrl() const { return m_openAiUrl; } // http://127.0.0.1:P/v1
+    QUrl a2aUrl() const { return m_a2aUrl; }       // http://127.0.0.1:P (agent card under /.well-known)
+    QUrl jobsUrl() const { return m_jobsUrl; }     // http://127.0.0.1:P/api
+
+    // Plays an OpenAI response to its end at once (asynchronously, in the simulators' thread).
+    void finishResponse(const QString &responseId);
+
+private:
+    QThread *m_thread = nullptr;
+    // Lives in m_thread; the simulators are its children, so they are created, used and deleted
+    // there only.
+    QObject *m_host = nullptr;
+    RunwatchSim::Simulator *m_openAi = nullptr;
+    RunwatchSim::A2aSimulator *m_a2a = nullptr;
+    RunwatchSim::JobsSimulator *m_jobs = nullptr;
+    QUrl m_openAiUrl;
+    QUrl m_a2aUrl;
+    QUrl m_jobsUrl;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The demo itself: its three simulators listen on loopback in a thread of their own and are gone
+// after stop(); its connections are transient and use the real openai / a2a / jobs connectors;
+// every seeded run reaches the state it is meant to show; answering the question, the two-step
+// approval and the options, and calling the webhook, complete those runs.
+#include "backends/registry.h"
+#include "connections/connectionregistry.h"
+#include "connections/keystore.h"
+#include "demomode.h"
+#include "demosimulators.h"
+#include "engine/runmanager.h"
+#include "engine/runstore.h"
+#include "net/httpclient.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr int kWait = 30000;
+using Seed = DemoMode::Seed;
+
+// What each demo run must show, written down here independently of DemoMode's own table.
+struct Expected
+{
+    QString connection;
+    QString backend;
+    RunStatus status;
+    std::optional<InputReason> reason;
+};
+
+Expected expected(Seed seed)
+{
+    const QString openAi = DemoMode::localDemoName();
+    const QString a2a = DemoMode::demoAgentName();
+    const QString jobs = DemoMode::demoJobsName();
+    switch (seed) {
+    case Seed::Completed:
+        return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
+    case Seed::Failed:
+        return {openAi, u"openai"_s, RunStatus::Failed, std::nullopt};
+    case Seed::Cancelled:
+        return {openAi, u"openai"_s, RunStatus::Cancelled, std::nullopt};
+    case Seed::Timer:
+        return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Timer};
+    case Seed::Webhook:
+        return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Webhook};
+    case Seed::Options:
+        return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Options};
+    case Seed::Question:
+        return {a2a, u"a2a"_s, RunStatus::InputRequired, InputReason::Question};
+    case Seed::Approval:
+        return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Approval};
+    case Seed::Streaming:
+        return {openAi, u"openai"_s, RunStatus::InProgress, std::nullopt};
+    }
+    return {};
+}
+
+// The demo as the app wires it: simulators, transient connections in a registry backed by a
+// store, and a RunManager that shuts down before the simulators stop.
+struct Rig
+{
+    QTemporaryDir dir;
+    RunStore store;
+    DemoMode demo;
+    RunManager manager;
+    std::unique_ptr<ConnectionRegistry> registry;
+
+    Rig()
+    {
+        QVERIFY(dir.isValid());
+        QVERIFY(store.open(dir.filePath(u"profiles.sqlite"_s)));
+        QString why;
+        QVERIFY2(demo.startSimulators(&why), qPrintable(why));
+        auto *keys = new SessionKeyStore;
+        registry = std::make_unique<ConnectionRegistry>(&manager, keys, &store);
+        keys->setParent(registry.get());
+        for (const Connection &c : demo.connections())
+            registry->addTransient(c);
+    }
+
+    ~Rig()
+    {
+        manager.shutdown();
+        QCOMPARE(HttpClient::liveRequests(), 0);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    }
+
+    void seed()
+    {
+        QSignalSpy seeded(&demo, &DemoMode::seeded);
+        demo.seed(&manager);
+        QTRY_COMPARE_WITH_TIMEOUT(seeded.count(), 1, kWait);
+        QCOMPARE(demo.seededRunIds().size(), DemoMode::seeds().size());
+    }
+
+    const Run *run(Seed seed) const { return manager.run(demo.runId(seed)); }
+
+    bool settled(Seed seed) const
+    {
+        const Run *r = run(seed);
+        if (!r || r->status != expected(seed).status)
+            return false;
+        if (seed == Seed::Streaming)
+            return !r->primaryText.isEmpty();
+        return !expected(seed).reason || (r->input && r->input->reason == *expected(seed).reason);
+    }
+
+    bool allSettled() const
+    {
+        const QList<Seed> seeds = DemoMode::seeds();
+        return std::all_of(seeds.cbegin(), seeds.cend(), [this](Seed s) { return settled(s); });
+    }
+
+    QString describe() const
+    {
+        QStringList out;
+        for (const Seed seed : DemoMode::seeds()) {
+            const Run *r = run(seed);
+            out << u"%1=%2"_s.arg(QString::fromLatin1(QMetaEnum::fromType<Seed>().valueToKey(int(seed))),
+                                  r ? statusLabel(r->status) : u"missing"_s);
+        }
+        return out.join(u", "_s);
+    }
+
+    void respond(Seed seed, InputAnswer answer)
+    {
+        QSignalSpy finished(&manager, &RunManager::actionFinished);
+        manager.respondToRun(demo.runId(seed), answer);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWait);
+        const auto result = finished.first().at(2).value<ActionResult>();
+        QVERIFY2(result.ok(), qPrintable(result.error.message));
+    }
+};
+
+bool refusesConnections(const QUrl &url)
+{
+    QTcpSocket socket;
+    QSignalSpy failed(&socket, &QTcpSocket::errorOccurred);
+    QSignalSpy connected(&socket, &QTcpSocket::connected);
+    socket.connectToHost(url.host(), quint16(url.port()));
+    return QTest::qWaitFor([&] { return failed.count() > 0 || connected.count() > 0; }, 5000)
+           && connected.isEmpty();
+}
+
+} // namespace
+
+class TestDemoMode final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // The three servers listen on 127.0.0.1 (ports the system picked) in one worker thread, and
+    // stop() ends them and joins that thread.
+    void simulatorsOnLoopbackInAThreadOfTheirOwn()
+    {
+        DemoSimulators sims;
+        QString why;
+        QVERIFY2(sims.start(&why), qPrintable(why));
+        QPointer<QThread> thread = sims.workerThread();
+        QVERIFY(thread);
+        QVERIFY(thread != QThread::currentThread());
+        QVERIFY(thread->isRunning());
+        QCOMPARE(thread->objectName(), u"runwatch-demo-sims"_s);
+        const QList<QUrl> urls{sims.openAiUrl(), sims.a2aUrl(), sims.jobsUrl()};
+        QSet<int> ports;
+        for (const QUrl &url : urls) {
+            QCOMPARE(url.scheme(), u"http"_s);
+            QCOMPARE(url.host(), u"127.0.0.1"_s);
+            QVERIFY(url.port() > 0);
+            ports.insert(url.port());
+        }
+        QCOMPARE(ports.size(), 3);
+
+        sims.stop();
+        QVERIFY(!sims.isRunning());
+        QVERIFY(!thread); // joined and deleted
+        for (const QUrl &url : urls)
+            QVERIFY2(refusesConnections(url), qPrintable(url.toString()));
+    }
+
+    // One transient connection per simulator, each served by its real connector; none is saved.
+    void connectionsAreTransientAndReal()
+    {
+        Rig rig;
+        const QList<Connection> connections = rig.demo.connections();
+        QCOMPARE(connections.size(), 3);
+        QStringList backends;
+        for (const Connection &c : connections) {
+            QVERIFY(knownBackends().contains(c.backend));
+            QCOMPARE(c.auth, AuthStyle::None);
+            QCOMPARE(c.baseUrl.host(), u"127.0.0.1"_s);
+            const auto profile = rig.registry->profile(c.name);
+            QVERIFY(profile);
+            QVERIFY(profile->transient);
+            QVERIFY(rig.manager.backend(c.name));
+            QCOMPARE(rig.manager.backend(c.name)->kind(), c.backend);
+            backends << c.backend;
+        }
+        backends.sort();
+        QCOMPARE(backends, (QStringList{u"a2a"_s, u"jobs"_s, u"openai"_s}));
+        QCOMPARE(rig.manager.connection(DemoMode::localDemoName())->baseUrl,
+                 rig.demo.simulators()->openAiUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::demoAgentName())->baseUrl, rig.demo.simulators()->a2aUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::demoJobsName())->baseUrl, rig.demo.simulators()->jobsUrl());
+        QVERIFY(rig.store.loadConnections().isEmpty());
+        QVERIFY(!ConnectionRegistry::hasSavedProfiles(&rig.store));
+    }
+
+    // Left alone, each demo run settles in the state it is there to show.
+    void seededRunsReachTheirStates()
+    {
+        Rig rig;
+        rig.seed();
+        QTRY_VERIFY2_WITH_TIMEOUT(rig.allSettled(), qPrintable(rig.describe()), kWait);
+        for (const Seed seed : DemoMode::seeds()) {
+            const Run *r = rig.run(seed);
+            QCOMPARE(r->connection, expected(seed).connection);
+            QCOMPARE(r->backend, expected(seed).backend);
+            QCOMPARE(DemoMode::intendedStatus(seed), expected(seed).status);
+            QCOMPARE(DemoMode::intendedReason(seed), expected(seed).reason);
+            QVERIFY(!r->remoteId.isEmpty());
+            QVERIFY(!r->title.isEmpty());
+        }
+        // The demo's words, not the simulators' placeholders ("tok0 tok1 …").
+        QCOMPARE(rig.run(Seed::Completed)->primaryText,
+                 u"Read the usage and cost figures of all 14 services for Q3. Storage grew by 31 percent "
+                 "and two batch jobs run twice nightly. "_s);
+        QVERIFY(!rig.run(Seed::Failed)->error.message.isEmpty());
+        QVERIFY(!rig.run(Seed::Cancelled)->primaryText.isEmpty()); // cancelled after it said something
+
+        const Run *streaming = rig.run(Seed::Streaming);
+        const auto has = [streaming](SecondaryKind kind) {
+            return std::any_of(streaming->secondary.cbegin(), streaming->secondary.cend(),
+                               [kind](const SecondaryItem &item) { return item.kind == kind; });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(has(SecondaryKind::Reasoning) && has(SecondaryKind::ToolCall), kWait);
+
+        // The people's waits can be answered from the Respond panel; the machines' cannot.
+        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options})
+            QVERIFY(rig.run(seed)->capabilities.testFlag(Capability::Respond));
+        QCOMPARE(rig.run(Seed::Question)->input->prompt, u"Which city?"_s);
+        QVERIFY(rig.run(Seed::Approval)->input->prompt.startsWith(u"Manager approval"_s));
+        QCOMPARE(rig.run(Seed::Options)->input->options, (QStringList{u"quick"_s, u"standard"_s, u"deep"_s}));
+        const QUrl callback(rig.run(Seed::Webhook)->input->callbackUrl);
+        QCOMPARE(callback.host(), u"127.0.0.1"_s);
+        QCOMPARE(callback.port(), rig.demo.simulators()->jobsUrl().port());
+        // The timer waits minutes, long enough to be seen counting down.
+        QVERIFY(rig.run(Seed::Timer)->input->deadline > QDateTime::currentDateTimeUtc().addSecs(120));
+    }
+
+    // Answering the question, both steps of the approval and the options, and the external
+    // system calling the webhook, let those runs go on to the end.
+    void answeringCompletesTheRuns()
+    {
+        Rig rig;
+        rig.seed();
+        QTRY_VERIFY2_WITH_TIMEOUT(rig.allSettled(), qPrintable(rig.describe()), kWait);
+
+        InputAnswer city;
+        city.text = u"Lisbon"_s;
+        rig.respond(Seed::Question, city);
+
+        InputAnswer manager;
+        manager.kind = InputAnswer::Kind::Approve;
+        manager.comment = u"within budget"_s;
+        rig.respond(Seed::Approval, manager);
+
+        InputAnswer choice;
+        choice.kind = InputAnswer::Kind::Choice;
+        choice.choice = u"deep"_s;
+        rig.respond(Seed::Options, choice);
+
+        QNetworkAccessManager nam;
+        QNetworkRequest request{QUrl(rig.run(Seed::Webhook)->input->callbackUrl)};
+        request.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
+        std::unique_ptr<QNetworkReply> reply(nam.post(request, QByteArray("{\"build\":\"green\"}")));
+        QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), kWait);
+        QCOMPARE(reply->error(), QNetworkReply::NoError);
+
+        // The two-step approval asks the director next.
+        QTRY_VERIFY_WITH_TIMEOUT(rig.run(Seed::Approval)->status == RunStatus::InputRequired
+                                     && rig.run(Seed::Approval)->input
+                                     && rig.run(Seed::Approval)->input->prompt.startsWith(u"Director"_s),
+                                 kWait);
+        InputAnswer director;
+        director.kind = InputAnswer::Kind::Approve;
+        rig.respond(Seed::Approval, director);
+
+        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::Webhook})
+            QTRY_COMPARE_WITH_TIMEOUT(rig.run(seed)->status, RunStatus::Completed, kWait);
+        QVERIFY(rig.run(Seed::Question)->primaryText.contains(u"Weather in Lisbon"_s));
+        QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[manager approved: within budget]"_s));
+        QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[director approved]"_s));
+        QVERIFY(rig.run(Seed::Options)->primaryText.contains(u"[choice: deep]"_s));
+        QVERIFY(rig.run(Seed::Webhook)->primaryText.contains(u"[callback: {\"build\":\"green\"}]"_s));
+        QVERIFY(rig.run(Seed::Options)->primaryText.startsWith(u"Read the usage and cost figures"_s));
+        QCOMPARE(rig.run(Seed::Timer)->status, RunStatus::InputRequired); // still counting down
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDemoMode)
+#include "tst_demomode.moc"
