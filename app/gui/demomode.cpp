@@ -5,7 +5,7 @@
 
 #include "demoagentbackend.h"
 #include "engine/runmanager.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QThread>
 #include <QTimer>
@@ -65,13 +65,13 @@ bool DemoMode::startSimulator(QString *error)
 {
     if (m_sim)
         return true;
-    RunwatchSim::SimulatorConfig config;
+    RunwatchSim::OpenAiSimConfig config;
     config.intervalMs = 160;
     config.queuedMs = 400;
     config.replyText = QString::fromUtf8(kDemoReply);
     m_thread = new QThread;
     m_thread->setObjectName(u"runwatch-sim"_s);
-    m_sim = new RunwatchSim::Simulator(config);
+    m_sim = new RunwatchSim::OpenAiSimulator(config);
     m_sim->moveToThread(m_thread);
     m_thread->start();
     bool ok = false;

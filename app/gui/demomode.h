@@ -10,7 +10,7 @@
 class QThread;
 
 namespace RunwatchSim {
-class Simulator;
+class OpenAiSimulator;
 }
 
 namespace Runwatch {
@@ -53,7 +53,7 @@ private:
     void advanceToEnd(const QString &remoteId);
 
     QThread *m_thread = nullptr;
-    RunwatchSim::Simulator *m_sim = nullptr; // lives in m_thread
+    RunwatchSim::OpenAiSimulator *m_sim = nullptr; // lives in m_thread
     QUrl m_url;
     QString m_streaming;
     QString m_approval;

@@ -2,7 +2,7 @@
 // "Never lose a run": runwatch-cli processes following 20 streaming runs are killed with SIGKILL
 // at random moments and restarted; every run must finish with exactly the text the server sent.
 #include "engine/runstore.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QProcess>
 #include <QRandomGenerator>
@@ -19,7 +19,7 @@ class TestCrash final : public QObject
 {
     Q_OBJECT
 
-    RunwatchSim::Simulator *m_sim = nullptr;
+    RunwatchSim::OpenAiSimulator *m_sim = nullptr;
     QTemporaryDir *m_dir = nullptr;
 
     QStringList globals() const
@@ -68,7 +68,7 @@ class TestCrash final : public QObject
 private Q_SLOTS:
     void init()
     {
-        m_sim = new RunwatchSim::Simulator(this);
+        m_sim = new RunwatchSim::OpenAiSimulator(this);
         QVERIFY(m_sim->listen());
         m_dir = new QTemporaryDir;
     }
@@ -123,7 +123,7 @@ private Q_SLOTS:
             const auto server = m_sim->response(run.remoteId);
             QVERIFY(server);
             QCOMPARE(run.primaryText, server->text);
-            QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(kDeltas));
+            QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(kDeltas));
             QCOMPARE(run.reconciliations, 0);
         }
     }
@@ -144,7 +144,7 @@ private Q_SLOTS:
         killHard(first, 0);
         QByteArray full;
         QCOMPARE(finish(launch({u"watch"_s, id}), &full), 0);
-        QCOMPARE(QString::fromUtf8(full), RunwatchSim::Simulator::tokenText(150) + u'\n');
+        QCOMPARE(QString::fromUtf8(full), RunwatchSim::OpenAiSimulator::tokenText(150) + u'\n');
         QVERIFY(!partial.isEmpty());
         QVERIFY(full.startsWith(partial.left(partial.lastIndexOf(' ') + 1)));
     }

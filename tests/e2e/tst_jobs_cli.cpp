@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-cli --backend jobs as an operator runs it: real processes against the jobs simulator,
 // sharing one store. Every suspension type is answered from the command line.
-#include "jobssim.h"
+#include "jobs/jobssim.h"
 #include "testdata.h"
 
 #include <QJsonDocument>

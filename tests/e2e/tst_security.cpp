@@ -5,8 +5,8 @@
 #include "backends/openai/openaibackend.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
+#include "openai/openaisim.h"
 #include "scriptedserver.h"
-#include "simulator.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -124,7 +124,7 @@ private Q_SLOTS:
     void apiKeyNeverLogged()
     {
         captured().clear();
-        RunwatchSim::Simulator sim;
+        RunwatchSim::OpenAiSimulator sim;
         sim.setIntervalMs(1);
         sim.setApiKey(kKey);
         sim.setResumeMaxAgeMs(0); // resume refused: the engine logs it and polls instead
@@ -224,7 +224,7 @@ private Q_SLOTS:
         QFETCH(QString, key);
         QFETCH(QStringList, args);
         QFETCH(int, exitCode);
-        RunwatchSim::Simulator sim;
+        RunwatchSim::OpenAiSimulator sim;
         sim.setIntervalMs(1);
         sim.setApiKey(kKey);
         QVERIFY(sim.listen());

@@ -15,8 +15,8 @@
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
-#include "a2asim.h"
-#include "jobssim.h"
+#include "a2a/a2asim.h"
+#include "jobs/jobssim.h"
 
 #include <QAction>
 #include <QClipboard>

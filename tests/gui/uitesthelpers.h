@@ -8,7 +8,7 @@
 #include "engine/runmanager.h"
 #include "models/runlistmodel.h"
 #include "net/httpclient.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QApplication>
 #include <QSettings>
@@ -34,7 +34,7 @@ inline void isolateSettings()
 
 struct Engine
 {
-    RunwatchSim::Simulator sim;
+    RunwatchSim::OpenAiSimulator sim;
     Runwatch::RunManager manager;
 
     Engine()
