@@ -5,8 +5,8 @@
 // pace, polling and streaming behaviour, auth, injected HTTP and stream faults, limits.
 // Scenarios and per-job options: jobssimoptions.h.
 
+#include "server/httpmessage.h"
 #include "server/simfaults.h"
-#include "server/simserver.h"
 
 #include <QByteArray>
 #include <QList>

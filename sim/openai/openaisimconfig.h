@@ -10,8 +10,8 @@
 //
 // Scenarios and per-response options: openaisimoptions.h.
 
+#include "server/httpmessage.h"
 #include "server/simfaults.h"
-#include "server/simserver.h"
 
 #include <QByteArray>
 #include <QList>

@@ -150,6 +150,7 @@ private:
     void finishWith(Status status);
     QJsonObject itemJson(const Item &item) const;
     QJsonObject usageJson() const;
+    QString textOf(Item::Kind kind) const;
 
     QString m_id;
     OpenAiCreateParams m_params;

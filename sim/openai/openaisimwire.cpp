@@ -343,37 +343,31 @@ QJsonArray OpenAiSimRun::inputItems() const
     return items;
 }
 
-QString OpenAiSimRun::outputText() const
+QString OpenAiSimRun::textOf(Item::Kind kind) const
 {
+    // A message has text only once its content part was added, so no check of partAdded is needed.
     QString text;
     for (const Item &item : m_items) {
-        if (item.kind == Item::Kind::Message && item.partAdded) {
+        if (item.kind == kind) {
             text += item.text;
         }
     }
     return text;
+}
+
+QString OpenAiSimRun::outputText() const
+{
+    return textOf(Item::Kind::Message);
 }
 
 QString OpenAiSimRun::reasoningText() const
 {
-    QString text;
-    for (const Item &item : m_items) {
-        if (item.kind == Item::Kind::Reasoning) {
-            text += item.text;
-        }
-    }
-    return text;
+    return textOf(Item::Kind::Reasoning);
 }
 
 QString OpenAiSimRun::functionArguments() const
 {
-    QString text;
-    for (const Item &item : m_items) {
-        if (item.kind == Item::Kind::FunctionCall) {
-            text += item.text;
-        }
-    }
-    return text;
+    return textOf(Item::Kind::FunctionCall);
 }
 
 } // namespace RunwatchSim

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The HTTP/1.1 vocabulary every simulator shares: a parsed request, the limits a connection
-// enforces, status reason phrases and request ids.
+// The HTTP/1.1 vocabulary every simulator shares: a parsed request, the limits a connection and a
+// server enforce, status reason phrases and request ids.
 
 #include <QByteArray>
 #include <QList>
@@ -42,6 +42,12 @@ struct HttpLimits
     bool keepAlive = true;              // keep the connection after a complete response
     int keepAliveIdleMs = 15000;        // then close it after this long without a request
     bool closeDelimitedStreams = false; // SSE bodies end with the connection, not a 0 chunk
+};
+
+// Hostile-input limits of a server: those of each connection, and how many may be open at once.
+struct ServerLimits : HttpLimits
+{
+    int maxConnections = 512; // further connections are closed at once; < 0 = no limit
 };
 
 // Lower-case hex of `bytes` random bytes.

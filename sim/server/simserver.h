@@ -24,12 +24,6 @@ namespace RunwatchSim {
 
 class HttpConnection;
 
-// Hostile-input limits of a server: those of each connection, and how many may be open at once.
-struct ServerLimits : HttpLimits
-{
-    int maxConnections = 512; // further connections are closed at once; < 0 = no limit
-};
-
 class SimServer : public QObject
 {
     Q_OBJECT

@@ -72,12 +72,22 @@ void SimStream::writeRaw(const QByteArray &bytes)
 
 void SimStream::drop(const QByteArray &nextFrame)
 {
+    cut(m_faults.dropMode, nextFrame);
+}
+
+void SimStream::closeConnection()
+{
+    cut(DropMode::Close, QByteArray());
+}
+
+void SimStream::cut(DropMode mode, const QByteArray &nextFrame)
+{
     m_done = true;
     m_commentTimer->stop();
     if (!m_connection) {
         return;
     }
-    switch (m_faults.dropMode) {
+    switch (mode) {
     case DropMode::Close:
         m_connection->drop(false);
         break;
@@ -88,15 +98,6 @@ void SimStream::drop(const QByteArray &nextFrame)
         m_connection->write(nextFrame.left(nextFrame.size() / 2));
         m_connection->drop(false);
         break;
-    }
-}
-
-void SimStream::closeConnection()
-{
-    m_done = true;
-    m_commentTimer->stop();
-    if (m_connection) {
-        m_connection->drop(false);
     }
 }
 

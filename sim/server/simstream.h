@@ -72,6 +72,7 @@ protected:
     virtual void connectionFinished(bool wasDone) { Q_UNUSED(wasDone) }
 
 private:
+    void cut(DropMode mode, const QByteArray &nextFrame);
     void onConnectionFinished();
 
     QPointer<HttpConnection> m_connection;
