@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "demosimulators.h"
 
-#include "a2asim.h"
-#include "jobssim.h"
-#include "simulator.h"
+#include "a2a/a2asim.h"
+#include "jobs/jobssim.h"
+#include "openai/openaisim.h"
 
 #include <QThread>
 
@@ -28,9 +28,9 @@ const char *const kDemoReply
       "on-call channel so the rollout can start as soon as you approve it.";
 
 // Paces a person can follow: the simulators' library defaults are made for tests (milliseconds).
-RunwatchSim::SimulatorConfig openAiConfig()
+RunwatchSim::OpenAiSimConfig openAiConfig()
 {
-    RunwatchSim::SimulatorConfig config;
+    RunwatchSim::OpenAiSimConfig config;
     config.intervalMs = 160;
     config.queuedMs = 400;
     config.replyText = QString::fromUtf8(kDemoReply);
@@ -79,7 +79,7 @@ bool DemoSimulators::start(QString *error)
     QMetaObject::invokeMethod(
         m_host,
         [this, &why] {
-            m_openAi = new RunwatchSim::Simulator(openAiConfig(), m_host);
+            m_openAi = new RunwatchSim::OpenAiSimulator(openAiConfig(), m_host);
             m_a2a = new RunwatchSim::A2aSimulator(a2aConfig(), m_host);
             m_jobs = new RunwatchSim::JobsSimulator(jobsConfig(), m_host);
             if (!m_openAi->listen(QHostAddress::LocalHost, 0))

@@ -9,7 +9,7 @@ class QThread;
 namespace RunwatchSim {
 class A2aSimulator;
 class JobsSimulator;
-class Simulator;
+class OpenAiSimulator;
 } // namespace RunwatchSim
 
 namespace Runwatch {
@@ -50,7 +50,7 @@ private:
     // Lives in m_thread; the simulators are its children, so they are created, used and deleted
     // there only.
     QObject *m_host = nullptr;
-    RunwatchSim::Simulator *m_openAi = nullptr;
+    RunwatchSim::OpenAiSimulator *m_openAi = nullptr;
     RunwatchSim::A2aSimulator *m_a2a = nullptr;
     RunwatchSim::JobsSimulator *m_jobs = nullptr;
     QUrl m_openAiUrl;

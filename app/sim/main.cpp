@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-sim: the standalone simulator. All logic is in sim/ (runwatch_sim).
 
-#include "a2asim.h"
-#include "jobssim.h"
+#include "a2a/a2asim.h"
+#include "jobs/jobssim.h"
+#include "openai/openaisim.h"
 #include "simcommandline.h"
-#include "simulator.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>
@@ -94,7 +94,7 @@ int runA2a(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     return serve(app, simulator, options, [](RunwatchSim::A2aSimulator &sim) {
         QObject::connect(&sim, &RunwatchSim::A2aSimulator::requestReceived, &sim,
                          [](const RunwatchSim::A2aRequestRecord &record) {
-                             print(stderr, u"%1 %2 %3\n"_s.arg(QString::fromLatin1(record.httpMethod),
+                             print(stderr, u"%1 %2 %3\n"_s.arg(QString::fromLatin1(record.method),
                                                                record.path, record.rpcMethod));
                          });
     });
@@ -118,10 +118,10 @@ int runJobs(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
-    RunwatchSim::Simulator simulator(options.config);
-    return serve(app, simulator, options, [](RunwatchSim::Simulator &sim) {
-        QObject::connect(&sim, &RunwatchSim::Simulator::requestAnswered, &sim,
-                         [](const RunwatchSim::RequestRecord &record) {
+    RunwatchSim::OpenAiSimulator simulator(options.config);
+    return serve(app, simulator, options, [](RunwatchSim::OpenAiSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::OpenAiSimulator::requestAnswered, &sim,
+                         [](const RunwatchSim::OpenAiRequestRecord &record) {
                              QString target = record.path;
                              if (!record.query.isEmpty())
                                  target += u'?' + record.query;

@@ -9,7 +9,7 @@
 #include "backends/openai/openaimapper.h"
 #include "domain/runreducer.h"
 #include "net/sseparser.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -203,13 +203,13 @@ int main(int argc, char **argv)
     // Simulator in its own thread.
     QThread simThread;
     simThread.start();
-    auto *sim = new RunwatchSim::Simulator;
+    auto *sim = new RunwatchSim::OpenAiSimulator;
     sim->moveToThread(&simThread);
     QUrl baseUrl;
     QMetaObject::invokeMethod(
         sim,
         [&] {
-            RunwatchSim::SimulatorConfig cfg = sim->config();
+            RunwatchSim::OpenAiSimConfig cfg = sim->config();
             cfg.intervalMs = 0;
             sim->setConfig(cfg);
             sim->listen();
@@ -249,7 +249,8 @@ int main(int argc, char **argv)
     spin(
         [&] {
             QMetaObject::invokeMethod(
-                sim, [&] { ended = sim->response(remoteId).value_or(RunwatchSim::ResponseInfo{}).ended; },
+                sim,
+                [&] { ended = sim->response(remoteId).value_or(RunwatchSim::OpenAiResponseInfo{}).ended; },
                 Qt::BlockingQueuedConnection);
             return ended;
         },
@@ -278,7 +279,7 @@ int main(int argc, char **argv)
         QMetaObject::invokeMethod(
             sim,
             [&] {
-                RunwatchSim::SimulatorConfig cfg = sim->config();
+                RunwatchSim::OpenAiSimConfig cfg = sim->config();
                 cfg.closeDelimitedStreams = closeDelimited;
                 sim->setConfig(cfg);
             },

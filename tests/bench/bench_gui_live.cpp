@@ -15,7 +15,7 @@
 #include "engine/runstore.h"
 #include "framemeter.h"
 #include "mainwindow.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -50,14 +50,14 @@ int main(int argc, char **argv)
     const int seconds = args.value(1, u"10"_s).toInt();
     const int perConnection = qMax(1, args.value(2, u"5"_s).toInt());
 
-    RunwatchSim::SimulatorConfig config;
+    RunwatchSim::OpenAiSimConfig config;
     config.intervalMs = 20; // 50 deltas per second per run
     config.queuedMs = 0;
     // Enough deltas for warm-up and measurement; the simulator plans every step up front.
     config.longDeltas = (seconds + 40) * 50;
     config.maxConnections = 4096;
     QThread simThread;
-    auto *sim = new RunwatchSim::Simulator(config);
+    auto *sim = new RunwatchSim::OpenAiSimulator(config);
     sim->moveToThread(&simThread);
     simThread.start();
     QUrl url;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-cli --backend a2a as a user runs it: real processes against the A2A simulator, one
 // store shared between them.
-#include "a2asim.h"
+#include "a2a/a2asim.h"
 #include "cliprocess.h"
 
 #include <QJsonArray>

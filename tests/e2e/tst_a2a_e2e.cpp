@@ -2,7 +2,7 @@
 // The A2A connector and the engine against the A2A simulator over loopback: discovery, streamed
 // tasks, drops at every event boundary (SubscribeToTask + snapshot), input required, cancel,
 // ListTasks attach, 0.3 agents, JSON-RPC errors, agent card problems, auth.
-#include "a2asim.h"
+#include "a2a/a2asim.h"
 #include "backends/a2a/a2abackend.h"
 #include "enginerig.h"
 #include "simcommandline.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-cli as a user runs it: real processes against the simulator, sharing one store.
 #include "cliprocess.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,7 +19,7 @@ class TestCli final : public QObject
 {
     Q_OBJECT
 
-    RunwatchSim::Simulator *m_sim = nullptr;
+    RunwatchSim::OpenAiSimulator *m_sim = nullptr;
     QTemporaryDir *m_dir = nullptr;
 
     QStringList globals() const
@@ -43,7 +43,7 @@ class TestCli final : public QObject
 private Q_SLOTS:
     void init()
     {
-        m_sim = new RunwatchSim::Simulator(this);
+        m_sim = new RunwatchSim::OpenAiSimulator(this);
         m_sim->setIntervalMs(2);
         QVERIFY(m_sim->listen());
         m_dir = new QTemporaryDir;
@@ -60,7 +60,7 @@ private Q_SLOTS:
     {
         const Result r = cli({u"start"_s, u"--prompt"_s, u"normal deltas=30"_s, u"--follow"_s});
         QCOMPARE(r.exitCode, 0);
-        QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::Simulator::tokenText(30) + u'\n');
+        QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::OpenAiSimulator::tokenText(30) + u'\n');
         QVERIFY2(r.err.contains("completed"), r.err.constData());
     }
 
@@ -92,7 +92,7 @@ private Q_SLOTS:
         QVERIFY(types.contains(u"status"_s));
         QCOMPARE(types.last(), u"end"_s);
         QCOMPARE(endStatus, u"completed"_s);
-        QCOMPARE(text, RunwatchSim::Simulator::tokenText(12));
+        QCOMPARE(text, RunwatchSim::OpenAiSimulator::tokenText(12));
     }
 
     // start in one process; watch from another continues where the run is, without duplicates.
@@ -105,11 +105,11 @@ private Q_SLOTS:
         QVERIFY(!id.isEmpty());
         const Result watched = cli({u"watch"_s, id});
         QCOMPARE(watched.exitCode, 0);
-        QCOMPARE(QString::fromUtf8(watched.out), RunwatchSim::Simulator::tokenText(40) + u'\n');
+        QCOMPARE(QString::fromUtf8(watched.out), RunwatchSim::OpenAiSimulator::tokenText(40) + u'\n');
         // A second watch of the finished run prints the same text from the store.
         const Result again = cli({u"watch"_s, id});
         QCOMPARE(again.exitCode, 0);
-        QCOMPARE(QString::fromUtf8(again.out), RunwatchSim::Simulator::tokenText(40) + u'\n');
+        QCOMPARE(QString::fromUtf8(again.out), RunwatchSim::OpenAiSimulator::tokenText(40) + u'\n');
     }
 
     // cancel from another process waits until the run is cancelled: exit 4; status agrees.
@@ -200,7 +200,7 @@ private Q_SLOTS:
         const Result r
             = cli({u"start"_s, u"--prompt"_s, u"normal deltas=10 malformed_at=9"_s, u"--follow"_s});
         QCOMPARE(r.exitCode, 1);
-        QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::Simulator::tokenText(4));
+        QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::OpenAiSimulator::tokenText(4));
         QVERIFY2(r.err.contains("Malformed event"), r.err.constData());
     }
 };

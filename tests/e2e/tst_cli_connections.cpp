@@ -12,7 +12,7 @@
 #include "connections/keystore.h"
 #include "connections/secretstore.h"
 #include "engine/runstore.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -39,7 +39,7 @@ class TestCliConnections final : public QObject
 {
     Q_OBJECT
 
-    RunwatchSim::Simulator *m_sim = nullptr;
+    RunwatchSim::OpenAiSimulator *m_sim = nullptr;
     QTemporaryDir *m_dir = nullptr;
     RunStore *m_store = nullptr;
     ConnectionRegistry *m_registry = nullptr;
@@ -76,9 +76,9 @@ class TestCliConnections final : public QObject
     // Every request the simulator received carried the saved key and options.
     void verifyEveryRequestCarriesTheConnection(int atLeast)
     {
-        const QList<RunwatchSim::RequestRecord> requests = m_sim->requests();
+        const QList<RunwatchSim::OpenAiRequestRecord> requests = m_sim->requests();
         QVERIFY2(requests.size() >= atLeast, qPrintable(QString::number(requests.size())));
-        for (const RunwatchSim::RequestRecord &r : requests) {
+        for (const RunwatchSim::OpenAiRequestRecord &r : requests) {
             const QString what = QString::fromLatin1(r.method) + u' ' + r.path + u'?' + r.query;
             QVERIFY2(r.header("api-key") == kKey.toUtf8(), qPrintable(what));
             QVERIFY2(r.header("authorization").isEmpty(), qPrintable(what));
@@ -98,7 +98,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_sim = new RunwatchSim::Simulator(this);
+        m_sim = new RunwatchSim::OpenAiSimulator(this);
         m_sim->setIntervalMs(2);
         m_sim->setApiKey(kKey);
         QVERIFY(m_sim->listen());
@@ -137,7 +137,7 @@ private Q_SLOTS:
         // Reattached without --connection: the stored run names its saved connection.
         const Result watched = cli({u"watch"_s, id});
         QVERIFY2(watched.exitCode == 0, watched.err.constData());
-        QCOMPARE(QString::fromUtf8(watched.out), RunwatchSim::Simulator::tokenText(30) + u'\n');
+        QCOMPARE(QString::fromUtf8(watched.out), RunwatchSim::OpenAiSimulator::tokenText(30) + u'\n');
 
         const Result longRun = cli({u"--connection"_s, u"azure"_s, u"--json"_s, u"start"_s, u"--prompt"_s,
                                     u"long interval_ms=20"_s});
@@ -153,7 +153,7 @@ private Q_SLOTS:
         const Result status = cli({u"status"_s, longId});
         QCOMPARE(status.exitCode, 4);
 
-        QVERIFY(m_sim->requestCount(RunwatchSim::Endpoint::Cancel) >= 1);
+        QVERIFY(m_sim->requestCount(RunwatchSim::OpenAiEndpoint::Cancel) >= 1);
         verifyEveryRequestCarriesTheConnection(6);
     }
 

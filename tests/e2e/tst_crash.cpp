@@ -3,7 +3,7 @@
 // at random moments and restarted; every run must finish with exactly the text the server sent.
 #include "cliprocess.h"
 #include "engine/runstore.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QProcess>
 #include <QRandomGenerator>
@@ -27,7 +27,7 @@ class TestCrash final : public QObject
 {
     Q_OBJECT
 
-    RunwatchSim::Simulator *m_sim = nullptr;
+    RunwatchSim::OpenAiSimulator *m_sim = nullptr;
     QTemporaryDir *m_dir = nullptr;
 
     QStringList globals() const
@@ -56,7 +56,7 @@ class TestCrash final : public QObject
 private Q_SLOTS:
     void init()
     {
-        m_sim = new RunwatchSim::Simulator(this);
+        m_sim = new RunwatchSim::OpenAiSimulator(this);
         QVERIFY(m_sim->listen());
         m_dir = new QTemporaryDir;
     }
@@ -109,7 +109,7 @@ private Q_SLOTS:
             const auto server = m_sim->response(run.remoteId);
             QVERIFY(server);
             QCOMPARE(run.primaryText, server->text);
-            QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(kDeltas));
+            QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(kDeltas));
             QCOMPARE(run.reconciliations, 0);
         }
     }
@@ -130,7 +130,7 @@ private Q_SLOTS:
         const CliResult watched = finishCli(launch({u"watch"_s, id}), kProcessWait);
         QCOMPARE(watched.exitCode, 0);
         const QByteArray full = watched.out;
-        QCOMPARE(QString::fromUtf8(full), RunwatchSim::Simulator::tokenText(150) + u'\n');
+        QCOMPARE(QString::fromUtf8(full), RunwatchSim::OpenAiSimulator::tokenText(150) + u'\n');
         QVERIFY(!partial.isEmpty());
         QVERIFY(full.startsWith(partial.left(partial.lastIndexOf(' ') + 1)));
     }

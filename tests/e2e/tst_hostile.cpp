@@ -5,7 +5,7 @@
 #include "backends/openai/openaibackend.h"
 #include "enginerig.h"
 #include "scriptedserver.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -61,7 +61,7 @@ class TestHostile final : public QObject
 {
     Q_OBJECT
 
-    struct SimRig : RunwatchTest::ServerRig<RunwatchSim::Simulator>
+    struct SimRig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
     {
         explicit SimRig(const QJsonObject &options = {},
                         const FollowPolicy &policy = RunwatchTest::quickFollowPolicy())
@@ -98,7 +98,7 @@ private Q_SLOTS:
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
         QCOMPARE(run.error.code, u"event_too_large"_s);
         QVERIFY2(run.error.message.contains(u"64 KiB limit"_s), qPrintable(run.error.message));
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(1));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(1));
         QVERIFY(!rig.manager.isFollowing(id));
     }
 
@@ -115,7 +115,7 @@ private Q_SLOTS:
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
         QCOMPARE(run.error.code, u"event_too_large"_s);
         QVERIFY(!run.error.message.isEmpty());
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(3));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(3));
     }
 
     // Invalid UTF-8 in a text delta: a Protocol error that names the last good event.
@@ -130,7 +130,7 @@ private Q_SLOTS:
         QCOMPARE(run.error.code, u"malformed_event"_s);
         QVERIFY2(run.error.message.contains(u"UTF-8"_s), qPrintable(run.error.message));
         QVERIFY2(run.error.message.contains(u"after sequence 7"_s), qPrintable(run.error.message));
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(3));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(3));
         QVERIFY(!run.isTerminal());
     }
 
@@ -159,11 +159,11 @@ private Q_SLOTS:
         QFETCH(int, keptDeltas);
         QFETCH(QString, code);
         SimRig rig;
-        RunwatchSim::HttpFault fault;
-        fault.endpoints = *RunwatchSim::endpointsFromList(endpoint);
+        RunwatchSim::OpenAiHttpFault fault;
+        fault.endpoints = *RunwatchSim::openAiEndpointsFromList(endpoint);
         fault.count = -1;
         fault.status = 200;
-        fault.body = RunwatchSim::FaultBody::Html;
+        fault.body = RunwatchSim::OpenAiFaultBody::Html;
         rig.sim.addHttpFault(fault);
         QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
         QSignalSpy actions(&rig.manager, &RunManager::actionFinished);
@@ -180,7 +180,7 @@ private Q_SLOTS:
         else
             QVERIFY(!run.remoteId.isEmpty());
         if (keptDeltas > 0)
-            QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(keptDeltas));
+            QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(keptDeltas));
         QVERIFY(!rig.manager.isFollowing(id));
     }
 
@@ -293,7 +293,7 @@ private Q_SLOTS:
     // The same at the connector: the stream itself ends with Timeout "stalled", retryable.
     void stallEndsStream()
     {
-        RunwatchSim::Simulator sim;
+        RunwatchSim::OpenAiSimulator sim;
         sim.setIntervalMs(1);
         QVERIFY(sim.listen());
         OpenAiBackend backend(connectionTo(sim.baseUrl(), {{u"stall_timeout_ms"_s, 700}}));

@@ -2,7 +2,7 @@
 // runwatch-cli --backend jobs as an operator runs it: real processes against the jobs simulator,
 // sharing one store. Every suspension type is answered from the command line.
 #include "cliprocess.h"
-#include "jobssim.h"
+#include "jobs/jobssim.h"
 #include "testdata.h"
 
 #include <QJsonDocument>

@@ -6,7 +6,7 @@
 // profile driving a differently shaped server.
 #include "backends/jobs/jobsbackend.h"
 #include "enginerig.h"
-#include "jobssim.h"
+#include "jobs/jobssim.h"
 #include "testdata.h"
 
 #include <QJsonArray>

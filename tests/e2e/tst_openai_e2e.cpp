@@ -2,7 +2,7 @@
 // The OpenAI connector and the engine against the simulator over loopback: streaming, drops at
 // every event boundary, resume refusal, rate limits, cancel, delete, malformed events.
 #include "enginerig.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -16,7 +16,7 @@ namespace {
 
 constexpr int kWait = RunwatchTest::kEngineWait;
 
-struct Rig : RunwatchTest::ServerRig<RunwatchSim::Simulator>
+struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
 {
     explicit Rig(int intervalMs = 1)
     {
@@ -43,7 +43,7 @@ private Q_SLOTS:
         QVERIFY(waitTerminal(rig.manager, id));
         const Run &run = rig.run(id);
         QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(50));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(50));
         QCOMPARE(run.remoteId, rig.sim.lastResponseId());
         QCOMPARE(run.reconciliations, 0);
         QVERIFY(run.token.streamable);
@@ -79,7 +79,7 @@ private Q_SLOTS:
         QVERIFY(waitTerminal(rig.manager, id, 60000));
         const Run &run = rig.run(id);
         QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(50));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(50));
         QCOMPARE(run.reconciliations, 0);
         QVERIFY(rig.sim.streamConnectionsOpened() >= 2);
         QVERIFY(!rig.sim.startingAfterValues().isEmpty());
@@ -95,8 +95,8 @@ private Q_SLOTS:
         QVERIFY(waitTerminal(rig.manager, id));
         const Run &run = rig.run(id);
         QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(20));
-        QVERIFY(rig.sim.requestCount(RunwatchSim::Endpoint::Retrieve) >= 1);
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(20));
+        QVERIFY(rig.sim.requestCount(RunwatchSim::OpenAiEndpoint::Retrieve) >= 1);
     }
 
     // A non-streaming start is followed by polling GET /responses/{id}.
@@ -106,10 +106,10 @@ private Q_SLOTS:
         const QString id = rig.start(u"normal deltas=10 interval_ms=5"_s, false);
         QVERIFY(waitTerminal(rig.manager, id));
         QCOMPARE(rig.run(id).status, RunStatus::Completed);
-        QCOMPARE(rig.run(id).primaryText, RunwatchSim::Simulator::tokenText(10));
+        QCOMPARE(rig.run(id).primaryText, RunwatchSim::OpenAiSimulator::tokenText(10));
         QVERIFY(!rig.run(id).token.streamable);
-        QVERIFY(rig.sim.requestCount(RunwatchSim::Endpoint::Retrieve) >= 1);
-        QCOMPARE(rig.sim.requestCount(RunwatchSim::Endpoint::Stream), 0);
+        QVERIFY(rig.sim.requestCount(RunwatchSim::OpenAiEndpoint::Retrieve) >= 1);
+        QCOMPARE(rig.sim.requestCount(RunwatchSim::OpenAiEndpoint::Stream), 0);
     }
 
     // 429 and 503 answers make the client wait at least as long as the server asked.
@@ -129,8 +129,8 @@ private Q_SLOTS:
         QFETCH(int, retryAfterMs);
         QFETCH(int, minGapMs);
         Rig rig;
-        RunwatchSim::HttpFault fault;
-        fault.endpoints = {RunwatchSim::Endpoint::Create};
+        RunwatchSim::OpenAiHttpFault fault;
+        fault.endpoints = {RunwatchSim::OpenAiEndpoint::Create};
         fault.count = 1;
         fault.status = status;
         fault.retryAfterSeconds = retryAfterS;
@@ -139,9 +139,9 @@ private Q_SLOTS:
         QElapsedTimer clock;
         QList<qint64> arrivals;
         clock.start();
-        connect(&rig.sim, &RunwatchSim::Simulator::requestReceived, this,
-                [&](const RunwatchSim::RequestRecord &r) {
-                    if (r.endpoint == RunwatchSim::Endpoint::Create)
+        connect(&rig.sim, &RunwatchSim::OpenAiSimulator::requestReceived, this,
+                [&](const RunwatchSim::OpenAiRequestRecord &r) {
+                    if (r.endpoint == RunwatchSim::OpenAiEndpoint::Create)
                         arrivals << clock.elapsed();
                 });
         const QString id = rig.start(u"normal deltas=5"_s);
@@ -184,7 +184,7 @@ private Q_SLOTS:
         for (const RunEvent &e : r.events)
             applyEvent(copy, e);
         QCOMPARE(copy.status, RunStatus::Completed);
-        QCOMPARE(copy.primaryText, RunwatchSim::Simulator::tokenText(3));
+        QCOMPARE(copy.primaryText, RunwatchSim::OpenAiSimulator::tokenText(3));
     }
 
     // Delete removes the run on the server and locally.
@@ -210,7 +210,7 @@ private Q_SLOTS:
         const QString id = rig.start(u"normal deltas=10 malformed_at=9"_s);
         QTRY_COMPARE_WITH_TIMEOUT(stopped.count(), 1, kWait);
         const Run &run = rig.run(id);
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(4));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(4));
         QCOMPARE(run.error.kind, ErrorKind::Protocol);
         QVERIFY2(run.error.message.contains(u"sequence 8"_s), qPrintable(run.error.message));
         QVERIFY(!run.isTerminal());
@@ -226,7 +226,7 @@ private Q_SLOTS:
         const Run &run = rig.run(id);
         QCOMPARE(run.status, RunStatus::Failed);
         QCOMPARE(run.error.code, u"server_error"_s);
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(4));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(4));
     }
 
     void incompleteRun()
@@ -245,7 +245,7 @@ private Q_SLOTS:
         const QString id = rig.start(u"reasoning deltas=5"_s);
         QVERIFY(waitTerminal(rig.manager, id));
         const Run &run = rig.run(id);
-        QCOMPARE(run.primaryText, RunwatchSim::Simulator::tokenText(5));
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(5));
         bool reasoning = false, tool = false;
         for (const SecondaryItem &item : run.secondary) {
             reasoning = reasoning || (item.kind == SecondaryKind::Reasoning && !item.text.isEmpty());
@@ -274,7 +274,7 @@ private Q_SLOTS:
         QVERIFY(waitTerminal(rig.manager, id));
         QCOMPARE(rig.run(id).status, RunStatus::Failed);
         QCOMPARE(rig.run(id).error.code, u"rate_limit_exceeded"_s);
-        QCOMPARE(rig.run(id).primaryText, RunwatchSim::Simulator::tokenText(2));
+        QCOMPARE(rig.run(id).primaryText, RunwatchSim::OpenAiSimulator::tokenText(2));
     }
 };
 

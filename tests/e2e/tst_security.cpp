@@ -7,7 +7,7 @@
 #include "engine/runstore.h"
 #include "enginerig.h"
 #include "scriptedserver.h"
-#include "simulator.h"
+#include "openai/openaisim.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -110,7 +110,7 @@ private Q_SLOTS:
     void apiKeyNeverLogged()
     {
         captured().clear();
-        RunwatchSim::Simulator sim;
+        RunwatchSim::OpenAiSimulator sim;
         sim.setIntervalMs(1);
         sim.setApiKey(kKey);
         sim.setResumeMaxAgeMs(0); // resume refused: the engine logs it and polls instead
@@ -210,7 +210,7 @@ private Q_SLOTS:
         QFETCH(QString, key);
         QFETCH(QStringList, args);
         QFETCH(int, exitCode);
-        RunwatchSim::Simulator sim;
+        RunwatchSim::OpenAiSimulator sim;
         sim.setIntervalMs(1);
         sim.setApiKey(kKey);
         QVERIFY(sim.listen());

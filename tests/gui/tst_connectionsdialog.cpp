@@ -11,7 +11,7 @@
 #include "engine/runstore.h"
 #include "uitesthelpers.h"
 
-#include "a2asim.h"
+#include "a2a/a2asim.h"
 
 #include <QComboBox>
 #include <QFile>

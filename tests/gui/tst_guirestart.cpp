@@ -25,7 +25,7 @@ class TestGuiRestart final : public QObject
 
 private:
     QTemporaryDir m_dir;
-    std::unique_ptr<RunwatchSim::Simulator> m_sim;
+    std::unique_ptr<RunwatchSim::OpenAiSimulator> m_sim;
 
     QString storePath() const { return m_dir.filePath(u"runs.sqlite"_s); }
 
@@ -61,7 +61,7 @@ private Q_SLOTS:
     {
         QSettings().clear();
         QFile::remove(storePath());
-        m_sim = std::make_unique<RunwatchSim::Simulator>();
+        m_sim = std::make_unique<RunwatchSim::OpenAiSimulator>();
         QVERIFY(m_sim->listen());
         saveSimConnection();
     }
@@ -98,7 +98,7 @@ private Q_SLOTS:
             QVERIFY(saved);
             QVERIFY(!saved->isTerminal());
             QVERIFY(saved->primaryText.size() >= textBeforeQuit);
-            QVERIFY(saved->primaryText.size() < RunwatchSim::Simulator::tokenText(40).size());
+            QVERIFY(saved->primaryText.size() < RunwatchSim::OpenAiSimulator::tokenText(40).size());
         }
         const int streamsBefore = m_sim->streamConnectionsOpened();
 
@@ -108,7 +108,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(m->run(id), kWait);
         QTRY_VERIFY_WITH_TIMEOUT(app.window()->runModel()->rowOf(id) >= 0, kWait);
         QTRY_COMPARE_WITH_TIMEOUT(m->run(id)->status, RunStatus::Completed, kWait);
-        QCOMPARE(m->run(id)->primaryText, RunwatchSim::Simulator::tokenText(40));
+        QCOMPARE(m->run(id)->primaryText, RunwatchSim::OpenAiSimulator::tokenText(40));
         QCOMPARE(m->run(id)->prompt, prompt);
         QVERIFY(m_sim->streamConnectionsOpened() > streamsBefore); // it resumed by itself
         QCOMPARE(m_sim->runsCreated(), 1);                         // and was never started anew

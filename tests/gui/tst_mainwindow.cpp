@@ -153,7 +153,7 @@ private Q_SLOTS:
         const QString id = started.first().first().toString();
         QCOMPARE(m_window->table()->selectedRunIds(), QStringList{id});
         QCOMPARE(run(id)->connection, kSim);
-        const QString expected = RunwatchSim::Simulator::tokenText(80);
+        const QString expected = RunwatchSim::OpenAiSimulator::tokenText(80);
         QTRY_COMPARE_WITH_TIMEOUT(m_window->detailPane()->outputView()->toPlainText(), expected, kWait);
         // It arrived in pieces, not in one go at the end.
         QVERIFY2(seen.size() >= 3, qPrintable(u"flushes: %1"_s.arg(seen.size())));
@@ -172,12 +172,12 @@ private Q_SLOTS:
         QTest::mouseClick(cancel, Qt::LeftButton);
         QTRY_VERIFY(confirmButton());
         QCOMPARE(actions()->pendingConfirmation()->objectName(), u"confirmCancel"_s);
-        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Cancel), 0); // asked first
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::OpenAiEndpoint::Cancel), 0); // asked first
         QTest::mouseClick(confirmButton(), Qt::LeftButton);
         QVERIFY(waitStatus(id, RunStatus::Cancelled));
         QTRY_COMPARE(cell(id, StatusColumn, RunListModel::StatusRole).toInt(), int(RunStatus::Cancelled));
         QCOMPARE(cell(id, StatusColumn, Qt::DisplayRole).toString(), u"Cancelled"_s);
-        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Cancel), 1);
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::OpenAiEndpoint::Cancel), 1);
         QTRY_VERIFY(!cancel->isEnabled());
     }
 
@@ -198,7 +198,7 @@ private Q_SLOTS:
         QVERIFY(waitStatus(id, RunStatus::Completed));
         QTest::mouseClick(confirmButton(), Qt::LeftButton);
         QTest::qWait(100);
-        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Cancel), 0);
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::OpenAiEndpoint::Cancel), 0);
         QCOMPARE(run(id)->status, RunStatus::Completed);
     }
 
@@ -247,7 +247,7 @@ private Q_SLOTS:
         QTest::mouseClick(confirmButton(), Qt::LeftButton);
         QTRY_COMPARE(model()->rowOf(id), -1);
         QVERIFY(!m_engine->sim.wasDeleted(remote));
-        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::Endpoint::Delete), 0);
+        QCOMPARE(m_engine->sim.requestCount(RunwatchSim::OpenAiEndpoint::Delete), 0);
     }
 
     // Buttons follow the backend's capabilities and the run's status.

@@ -173,7 +173,7 @@ private Q_SLOTS:
         QVERIFY(m_errors.isEmpty());
         const QJsonObject o = QJsonDocument::fromJson(readFile(m_exportPath)).object();
         QCOMPARE(o.value(u"prompt"_s).toString(), u"normal deltas=12 interval_ms=2"_s);
-        QCOMPARE(o.value(u"output"_s).toString(), RunwatchSim::Simulator::tokenText(12));
+        QCOMPARE(o.value(u"output"_s).toString(), RunwatchSim::OpenAiSimulator::tokenText(12));
     }
 
     // A file that cannot be written is reported, not silently dropped.

@@ -8,9 +8,9 @@
 #include "models/runlistmodel.h"
 #include "net/httpclient.h"
 
-#include "a2asim.h"
-#include "jobssim.h"
-#include "simulator.h"
+#include "a2a/a2asim.h"
+#include "jobs/jobssim.h"
+#include "openai/openaisim.h"
 
 #include <QApplication>
 #include <QSettings>
@@ -46,7 +46,7 @@ struct Engine
     }
 
     // Declared before the manager, which goes first: its streams end while the servers live.
-    RunwatchSim::Simulator sim;
+    RunwatchSim::OpenAiSimulator sim;
     RunwatchSim::A2aSimulator a2a;
     RunwatchSim::JobsSimulator jobs{jobsConfig()};
     Runwatch::RunManager manager;

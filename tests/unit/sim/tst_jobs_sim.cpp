@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The jobs simulator against a plain QNetworkAccessManager (never the client's code): the
 // contract of protocols/jobs-api.md as the simulator serves it.
-#include "jobssim.h"
+#include "jobs/jobssim.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

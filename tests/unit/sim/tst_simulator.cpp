@@ -3,8 +3,8 @@
 // (QNetworkAccessManager and raw QTcpSocket), never runwatch_core: the simulator must be checked
 // against the protocol reference, not against the client it is meant to test.
 
+#include "openai/openaisim.h"
 #include "simcommandline.h"
-#include "simulator.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -283,21 +283,21 @@ int rawStatus(const QByteArray &answer)
     return answer.mid(9, 3).toInt();
 }
 
-QString statusOf(const Simulator &sim, const QString &id)
+QString statusOf(const OpenAiSimulator &sim, const QString &id)
 {
     const auto info = sim.response(id);
     return info ? info->status : QString();
 }
 
-bool endedOf(const Simulator &sim, const QString &id)
+bool endedOf(const OpenAiSimulator &sim, const QString &id)
 {
     const auto info = sim.response(id);
     return info && info->ended;
 }
 
-SimulatorConfig fastConfig()
+OpenAiSimConfig fastConfig()
 {
-    SimulatorConfig config;
+    OpenAiSimConfig config;
     config.intervalMs = 1;
     config.deltas = 4;
     return config;
@@ -326,9 +326,9 @@ class TestSimulator final : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<Simulator> makeSim(const SimulatorConfig &config = fastConfig())
+    std::unique_ptr<OpenAiSimulator> makeSim(const OpenAiSimConfig &config = fastConfig())
     {
-        auto sim = std::make_unique<Simulator>(config);
+        auto sim = std::make_unique<OpenAiSimulator>(config);
         if (!sim->listen()) {
             qWarning() << "listen failed" << sim->errorString();
             return nullptr;
@@ -367,7 +367,7 @@ private Q_SLOTS:
         QVERIFY(created.value("output"_L1).toArray().isEmpty());
         QVERIFY(created.value("usage"_L1).isNull());
 
-        QCOMPARE(deltasOf(events), Simulator::tokenText(4));
+        QCOMPARE(deltasOf(events), OpenAiSimulator::tokenText(4));
         const QJsonObject final = events.last().json.value("response"_L1).toObject();
         QCOMPARE(final.value("status"_L1).toString(), u"completed"_s);
         QVERIFY(final.value("completed_at"_L1).isDouble());
@@ -377,13 +377,13 @@ private Q_SLOTS:
         const QJsonObject message = final.value("output"_L1).toArray().first().toObject();
         QCOMPARE(message.value("type"_L1).toString(), u"message"_s);
         QCOMPARE(message.value("content"_L1).toArray().first()["text"_L1].toString(),
-                 Simulator::tokenText(4));
+                 OpenAiSimulator::tokenText(4));
 
         const QString id = created.value("id"_L1).toString();
         QCOMPARE(sim->lastResponseId(), id);
         QCOMPARE(sim->runsCreated(), 1);
         QCOMPARE(sim->streamConnectionsOpened(), 1);
-        QCOMPARE(sim->response(id)->text, Simulator::tokenText(4));
+        QCOMPARE(sim->response(id)->text, OpenAiSimulator::tokenText(4));
         QCOMPARE(sim->requestCount("POST", u"/v1/responses"), 1);
         QCOMPARE(sim->requests().first().requestId, reply.headers.value("x-request-id"));
         QCOMPARE(sim->requests().first().status, 200);
@@ -416,7 +416,7 @@ private Q_SLOTS:
 
         QCOMPARE(sim->startingAfterValues(), (QList<qint64>{6, 12}));
         QCOMPARE(sim->streamConnectionsOpened(), 4);
-        QCOMPARE(sim->requestCount(Endpoint::Stream), 3);
+        QCOMPARE(sim->requestCount(OpenAiEndpoint::Stream), 3);
 
         const Reply bad = client.get(u"/responses/%1?stream=true&starting_after=abc"_s.arg(id));
         QCOMPARE(bad.status, 400);
@@ -427,7 +427,7 @@ private Q_SLOTS:
     // then closes after the terminal event; the response keeps going with nobody connected.
     void resumeTailsLiveEvents()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.manualAdvance = true;
         auto sim = makeSim(config);
         QVERIFY(sim);
@@ -468,7 +468,7 @@ private Q_SLOTS:
     // The JSON GET shows the snapshot as it grows, then the final object.
     void jsonGetWhileRunningAndAfter()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.manualAdvance = true;
         auto sim = makeSim(config);
         QVERIFY(sim);
@@ -487,7 +487,8 @@ private Q_SLOTS:
         QCOMPARE(running.json().value("status"_L1).toString(), u"in_progress"_s);
         const QJsonObject item = running.json().value("output"_L1).toArray().first().toObject();
         QCOMPARE(item.value("status"_L1).toString(), u"in_progress"_s);
-        QCOMPARE(item.value("content"_L1).toArray().first()["text"_L1].toString(), Simulator::tokenText(2));
+        QCOMPARE(item.value("content"_L1).toArray().first()["text"_L1].toString(),
+                 OpenAiSimulator::tokenText(2));
         QVERIFY(running.json().value("usage"_L1).isNull());
         QVERIFY(running.json().value("completed_at"_L1).isNull());
 
@@ -503,7 +504,7 @@ private Q_SLOTS:
                      .toArray()
                      .first()["text"_L1]
                      .toString(),
-                 Simulator::tokenText(4));
+                 OpenAiSimulator::tokenText(4));
 
         // Asking for a stream of a response created without stream:true.
         const Reply notStreamed = client.get(u"/responses/%1?stream=true"_s.arg(id));
@@ -602,13 +603,13 @@ private Q_SLOTS:
         const Reply cancel = client.send("POST", u"/responses/%1/cancel"_s.arg(flipped));
         QCOMPARE(cancel.json().value("status"_L1).toString(), u"cancelled"_s);
         QTRY_COMPARE(statusOf(*sim, flipped), u"completed"_s);
-        QCOMPARE(sim->response(flipped)->text, Simulator::tokenText(20));
+        QCOMPARE(sim->response(flipped)->text, OpenAiSimulator::tokenText(20));
     }
 
     // Beyond maxStoredResponses the oldest finished responses are forgotten (404).
     void retention()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.maxStoredResponses = 2;
         auto sim = makeSim(config);
         QVERIFY(sim);
@@ -658,8 +659,9 @@ private Q_SLOTS:
     // The first K matching requests get 429 with Retry-After and retry-after-ms; others pass.
     void rateLimitFirstRequests()
     {
-        SimulatorConfig config = fastConfig();
-        config.httpFaults.append(HttpFault{{Endpoint::Create}, 2, 429, 1, 250, FaultBody::OpenAIError});
+        OpenAiSimConfig config = fastConfig();
+        config.httpFaults.append(
+            OpenAiHttpFault{{OpenAiEndpoint::Create}, 2, 429, 1, 250, OpenAiFaultBody::Error});
         auto sim = makeSim(config);
         QVERIFY(sim);
         Client client(sim->baseUrl());
@@ -675,7 +677,7 @@ private Q_SLOTS:
         QCOMPARE(sim->runsCreated(), 0);
         QCOMPARE(client.create(backgroundBody(u"x"_s, false)).status, 200);
         QCOMPARE(sim->runsCreated(), 1);
-        QCOMPARE(sim->requestCount(Endpoint::Create), 3);
+        QCOMPARE(sim->requestCount(OpenAiEndpoint::Create), 3);
         QCOMPARE(sim->requests().at(1).faulted, true);
     }
 
@@ -704,8 +706,9 @@ private Q_SLOTS:
         QCOMPARE(client.create(body).status, 200);
 
         // A 200 whose body is an HTML page, as from a captive portal.
-        SimulatorConfig config = fastConfig();
-        config.httpFaults.append(HttpFault{{Endpoint::Models}, 1, 200, -1, -1, FaultBody::Html});
+        OpenAiSimConfig config = fastConfig();
+        config.httpFaults.append(
+            OpenAiHttpFault{{OpenAiEndpoint::Models}, 1, 200, -1, -1, OpenAiFaultBody::Html});
         sim->setConfig(config);
         const Reply html = client.get(u"/models"_s);
         QCOMPARE(html.status, 200);
@@ -718,7 +721,7 @@ private Q_SLOTS:
     // Drop after N events on the first connection only; the resume gets the rest.
     void dropAfterEvents()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.streamFaults.dropAfterEvents = 3;
         config.streamFaults.connections = 1;
         auto sim = makeSim(config);
@@ -757,7 +760,7 @@ private Q_SLOTS:
     // Resume refused when older than the configured age (0 = always), §1.4 message.
     void resumeRefused()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.resumeMaxAgeMs = 0;
         auto sim = makeSim(config);
         QVERIFY(sim);
@@ -820,7 +823,7 @@ private Q_SLOTS:
 
     void authRequired()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.apiKey = u"sk-test"_s;
         auto sim = makeSim(config);
         QVERIFY(sim);
@@ -912,7 +915,7 @@ private Q_SLOTS:
             QCOMPARE(output.at(0)["type"_L1].toString(), u"reasoning"_s);
             QCOMPARE(output.at(1)["type"_L1].toString(), u"function_call"_s);
             QCOMPARE(output.at(2)["type"_L1].toString(), u"message"_s);
-            QCOMPARE(sim->response(id)->text, Simulator::tokenText(4));
+            QCOMPARE(sim->response(id)->text, OpenAiSimulator::tokenText(4));
         } else if (tag == "tool_call") {
             const QJsonArray output = polled.value("output"_L1).toArray();
             QCOMPARE(output.size(), 1);
@@ -945,7 +948,7 @@ private Q_SLOTS:
             }
             QCOMPARE(largest, qsizetype(1100000));
             QCOMPARE(sim->response(id)->text.size(), 1100000 + 3 * 5);
-            QVERIFY(sim->response(id)->text.contains(Simulator::hugeDelta(1100000)));
+            QVERIFY(sim->response(id)->text.contains(OpenAiSimulator::hugeDelta(1100000)));
         }
     }
 
@@ -960,7 +963,7 @@ private Q_SLOTS:
         QCOMPARE(types.count(u"response.output_text.delta"_s), 6);
         QCOMPARE(types.mid(2, 2), (QStringList{u"keepalive"_s, u"keepalive"_s}));
         QCOMPARE(types.at(4), u"response.in_progress"_s);
-        QCOMPARE(sim->response(sim->lastResponseId())->text, Simulator::tokenText(6));
+        QCOMPARE(sim->response(sim->lastResponseId())->text, OpenAiSimulator::tokenText(6));
 
         const Reply custom
             = client.create(backgroundBody(u"x"_s, true, {{u"reply"_s, u"Hello there, world!"_s}}));
@@ -971,7 +974,7 @@ private Q_SLOTS:
     // CRLF line endings, ": keep-alive" comments and [DONE].
     void streamByteFaults()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.lineEnding = QByteArrayLiteral("\r\n");
         config.sendDoneSentinel = true;
         auto sim = makeSim(config);
@@ -990,7 +993,7 @@ private Q_SLOTS:
         QVERIFY(events.at(7).validJson);
 
         // Comments keep an idle stream alive.
-        SimulatorConfig idle = fastConfig();
+        OpenAiSimConfig idle = fastConfig();
         idle.manualAdvance = true;
         idle.commentIntervalMs = 5;
         sim->setConfig(idle);
@@ -1002,7 +1005,7 @@ private Q_SLOTS:
     // A data line that never ends: the server keeps writing, stays bounded and serves others.
     void endlessLine()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.endlessLineMaxBytes = 2 << 20;
         auto sim = makeSim(config);
         QVERIFY(sim);
@@ -1038,7 +1041,7 @@ private Q_SLOTS:
     // Hostile or broken requests get 4xx and never take the server down.
     void hostileInput()
     {
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.maxHeaderBytes = 1024;
         config.maxBodyBytes = 4096;
         config.requestTimeoutMs = 100;
@@ -1092,7 +1095,7 @@ private Q_SLOTS:
         QCOMPARE(typesOf(parseSse(rawBody(chunked, &complete))), kNormalTypes);
         QVERIFY(complete);
 
-        SimulatorConfig config = fastConfig();
+        OpenAiSimConfig config = fastConfig();
         config.closeDelimitedStreams = true;
         sim->setConfig(config);
         const QByteArray delimited = rawExchange(sim->port(), rawPost(u"/v1/responses"_s, body));
@@ -1164,7 +1167,7 @@ private Q_SLOTS:
         QCOMPARE(int(ok.action), int(CommandLineResult::Action::Run));
         QCOMPARE(ok.options.port, quint16(8123));
         QVERIFY(ok.options.address.isLoopback());
-        const SimulatorConfig &config = ok.options.config;
+        const OpenAiSimConfig &config = ok.options.config;
         QCOMPARE(config.apiKey, u"k"_s);
         QCOMPARE(config.intervalMs, 7);
         QCOMPARE(config.streamFaults.dropAfterEvents, 3);
@@ -1173,7 +1176,8 @@ private Q_SLOTS:
         QCOMPARE(config.httpFaults.size(), 2);
         QCOMPARE(config.httpFaults.at(0).status, 503);
         QCOMPARE(config.httpFaults.at(0).count, 2);
-        QCOMPARE(config.httpFaults.at(0).endpoints, (QSet<Endpoint>{Endpoint::Create, Endpoint::Retrieve}));
+        QCOMPARE(config.httpFaults.at(0).endpoints,
+                 (QSet<OpenAiEndpoint>{OpenAiEndpoint::Create, OpenAiEndpoint::Retrieve}));
         QCOMPARE(config.httpFaults.at(0).retryAfterMs, 300);
         QCOMPARE(config.httpFaults.at(1).status, 429);
         QCOMPARE(config.resumeMaxAgeMs, 0);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "simcommandline.h"
 
-#include "a2asim.h"
+#include "a2a/a2asimoptions.h"
+#include "jobs/jobssimoptions.h"
+#include "openai/openaisimoptions.h"
 
 #include <QCommandLineParser>
 
@@ -16,7 +18,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
 {
     CommandLineResult result;
     ServerOptions &options = result.options;
-    SimulatorConfig &config = options.config;
+    OpenAiSimConfig &config = options.config;
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -98,8 +100,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     }
     if (parser.isSet(helpOption)) {
         result.action = CommandLineResult::Action::Help;
-        result.message = parser.helpText() + u'\n' + optionsHelpText() + u'\n' + A2aSimulator::helpText()
-                         + u'\n' + JobsSimulator::helpText();
+        result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
+                         + u'\n' + jobsOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -187,7 +189,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         options.a2aLegacy = version == "0.3"_L1;
     }
     if (parser.isSet(u"cancel-mode"_s)) {
-        const auto mode = cancelModeFromName(parser.value(u"cancel-mode"_s));
+        const auto mode = openAiCancelModeFromName(parser.value(u"cancel-mode"_s));
         if (!mode) {
             return fail(u"--cancel-mode expects failed_event, close or flip"_s);
         }
@@ -214,17 +216,17 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     }
     for (const QString &spec : parser.values(u"http-fault"_s)) {
         QString specError;
-        const auto fault = httpFaultFromSpec(spec, &specError);
+        const auto fault = openAiHttpFaultFromSpec(spec, &specError);
         if (!fault) {
             return fail(u"--http-fault: "_s + specError);
         }
         config.httpFaults.append(*fault);
     }
     if (rateLimited > 0) {
-        config.httpFaults.append(HttpFault{{}, rateLimited, 429, 1, -1, FaultBody::OpenAIError});
+        config.httpFaults.append(OpenAiHttpFault{{}, rateLimited, 429, 1, -1, OpenAiFaultBody::Error});
     }
     if (unavailable > 0) {
-        config.httpFaults.append(HttpFault{{}, unavailable, 503, 1, -1, FaultBody::OpenAIError});
+        config.httpFaults.append(OpenAiHttpFault{{}, unavailable, 503, 1, -1, OpenAiFaultBody::Error});
     }
     options.jobs = parser.isSet(u"jobs"_s);
     JobsSimConfig &jobs = options.jobsConfig;
@@ -235,11 +237,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     jobs.longDeltas = config.longDeltas;
     jobs.commentIntervalMs = config.commentIntervalMs;
     jobs.keepAlive = config.keepAlive;
-    jobs.streamFaults.connections = config.streamFaults.connections;
-    jobs.streamFaults.dropAfterEvents = config.streamFaults.dropAfterEvents;
-    jobs.streamFaults.dropMode = config.streamFaults.dropMode;
-    jobs.streamFaults.malformedAt = config.streamFaults.malformedAt;
-    jobs.streamFaults.dripIntervalMs = config.streamFaults.dripIntervalMs;
+    jobs.streamFaults = config.streamFaults; // the jobs simulator applies what it knows of them
     jobs.offerEvents = !parser.isSet(u"jobs-no-events"_s);
     if (parser.isSet(u"jobs-shape"_s)) {
         const QString shape = parser.value(u"jobs-shape"_s);

@@ -11,48 +11,15 @@
 // closes right after an instant answer. Server-initiated closes (faults, errors, "Connection:
 // close", close-delimited streams) therefore also wait a few milliseconds after the last byte.
 
+#include "httpmessage.h"
+
 #include <QByteArray>
-#include <QList>
 #include <QObject>
-#include <QPair>
-#include <QString>
-#include <QUrlQuery>
 
 class QTcpSocket;
 class QTimer;
 
 namespace RunwatchSim {
-
-using HeaderList = QList<QPair<QByteArray, QByteArray>>;
-
-struct HttpRequest
-{
-    QByteArray method;
-    QByteArray target;  // as sent: path and query, percent-encoded
-    QByteArray version; // "HTTP/1.1"
-    QString path;       // decoded path without the query
-    QUrlQuery query;
-    HeaderList headers; // names lower-cased, in arrival order
-    QByteArray body;
-
-    // First value of a header (name lower-case), empty when absent.
-    QByteArray header(QByteArrayView name) const;
-    bool hasHeader(QByteArrayView name) const;
-};
-
-struct HttpLimits
-{
-    int maxHeaderBytes = 64 * 1024;
-    qint64 maxBodyBytes = 16 << 20;
-    int requestTimeoutMs = 30000;       // a started request must be complete within this
-    bool keepAlive = true;              // keep the connection after a complete response
-    int keepAliveIdleMs = 15000;        // then close it after this long without a request
-    bool closeDelimitedStreams = false; // SSE bodies end with the connection, not a 0 chunk
-};
-
-// "req_" + 32 hex digits.
-QByteArray newRequestId();
-QByteArray reasonPhrase(int status);
 
 class HttpConnection final : public QObject
 {

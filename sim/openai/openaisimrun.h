@@ -2,9 +2,10 @@
 #pragma once
 
 // One simulated response: its options, its timer-driven event generator, every event it produced
-// (kept for replay with starting_after) and the snapshot served by GET /v1/responses/{id}.
+// (kept for replay with starting_after) and the snapshot served by GET /v1/responses/{id}. The plan
+// and its pace are in openaisimrun.cpp; what each step puts on the wire is in openaisimwire.cpp.
 
-#include "simconfig.h"
+#include "openaisimoptions.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -16,52 +17,17 @@
 #include <QString>
 #include <QStringList>
 
-#include <optional>
-
 class QTimer;
 
 namespace RunwatchSim {
-
-// Options of one response: the global config overridden by the input text and the metadata.
-struct RunOptions
-{
-    Scenario scenario = Scenario::Normal;
-    int deltas = 8;
-    int intervalMs = 20;
-    int queuedMs = 20;
-    int keepalives = 0;
-    int failAfter = 4;
-    qint64 hugeBytes = 4 << 20;
-    QString reply;
-    bool manual = false;
-    CancelMode cancelMode = CancelMode::FailedEvent;
-    bool sendDone = false;
-    qint64 resumeMaxAgeMs = -1;
-    StreamFaults streamFaults;
-    std::optional<HttpFault> httpFault; // aimed at this response's requests
-};
-
-struct OptionError
-{
-    QString key;
-    QString message;
-};
-
-// Later wins: config, `key=value` words of the input text, metadata. The scenario may also be the
-// first word of the input text.
-std::optional<OptionError> resolveRunOptions(const SimulatorConfig &config, const QString &inputText,
-                                             const QJsonObject &metadata, RunOptions *options);
 
 // Delta i of the default text: "tok<i> ".
 QString tokenDelta(int index);
 // The big delta of the "huge" scenario: 79 printable ASCII characters and a newline, repeated.
 QString hugeText(qint64 bytes);
 
-// The text of a request's `input` (string, or the text parts of an item array).
-QString inputTextOf(const QJsonValue &input);
-
 // What POST /v1/responses asked for.
-struct CreateParams
+struct OpenAiCreateParams
 {
     QString model;
     QJsonValue input;
@@ -76,24 +42,27 @@ struct CreateParams
     QJsonValue maxOutputTokens;
 };
 
-struct SimEvent
+struct OpenAiSimEvent
 {
     qint64 sequenceNumber = 0;
     QByteArray type;
     QByteArray data; // the JSON payload, compact
 };
 
-class SimRun final : public QObject
+class OpenAiSimRun final : public QObject
 {
     Q_OBJECT
 
 public:
+    // The function_call arguments of the reasoning and tool_call scenarios come in this many deltas.
+    static constexpr int kArgumentChunkCount = 3;
+
     enum class Status { Queued, InProgress, Completed, Failed, Incomplete, Cancelled };
     enum class CancelOutcome { Cancelled, AlreadyCancelled, WasCompleted, WasFailed, WasIncomplete };
 
-    SimRun(const QString &id, const CreateParams &params, const RunOptions &options,
-           QObject *parent = nullptr);
-    ~SimRun() override;
+    OpenAiSimRun(const QString &id, const OpenAiCreateParams &params, const OpenAiRunOptions &options,
+                 QObject *parent = nullptr);
+    ~OpenAiSimRun() override;
 
     // Emits response.created (and response.queued for background runs) at once, then paces on.
     void start();
@@ -103,14 +72,14 @@ public:
     CancelOutcome cancel();
 
     const QString &id() const { return m_id; }
-    const CreateParams &params() const { return m_params; }
-    const RunOptions &options() const { return m_options; }
+    const OpenAiCreateParams &params() const { return m_params; }
+    const OpenAiRunOptions &options() const { return m_options; }
     Status status() const { return m_status; }
     QString statusName() const;
     static QString statusName(Status status);
     // No further event will be generated (terminal event written, or stopped by a cancel).
     bool hasEnded() const { return m_ended; }
-    const QList<SimEvent> &events() const { return m_events; }
+    const QList<OpenAiSimEvent> &events() const { return m_events; }
     QJsonObject snapshot() const;
     QJsonArray inputItems() const;
     // output_text as the SDKs aggregate it: all output_text parts of all message items.
@@ -124,7 +93,7 @@ public:
     int openStreamConnection() { return ++m_streamConnections; }
     int streamConnections() const { return m_streamConnections; }
     // True when this request should get the response's own HTTP fault (counts it).
-    bool takeHttpFault(Endpoint endpoint);
+    bool takeHttpFault(OpenAiEndpoint endpoint);
 
 Q_SIGNALS:
     void eventAdded(qint64 sequenceNumber, const QByteArray &type);
@@ -181,10 +150,11 @@ private:
     void finishWith(Status status);
     QJsonObject itemJson(const Item &item) const;
     QJsonObject usageJson() const;
+    QString textOf(Item::Kind kind) const;
 
     QString m_id;
-    CreateParams m_params;
-    RunOptions m_options;
+    OpenAiCreateParams m_params;
+    OpenAiRunOptions m_options;
     QElapsedTimer m_age;
     double m_createdAt = 0;
     double m_completedAt = 0;
@@ -198,7 +168,7 @@ private:
     QList<Item> m_items;
     QList<Step> m_plan;
     qsizetype m_next = 0;
-    QList<SimEvent> m_events;
+    QList<OpenAiSimEvent> m_events;
     QStringList m_replyChunks;
     int m_outputTokens = 0;
     int m_reasoningTokens = 0;

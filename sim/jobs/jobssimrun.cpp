@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "jobssimjob.h"
+#include "jobssimrun.h"
+
+#include "jobssimwire.h"
+#include "server/simserver.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -7,7 +10,6 @@
 #include <QTimeZone>
 #include <QTimer>
 
-#include <array>
 #include <cmath>
 #include <utility>
 
@@ -17,31 +19,9 @@ namespace RunwatchSim {
 
 namespace {
 
-const std::array kScenarios{
-    std::pair{JobsScenario::Normal, "normal"_L1},    std::pair{JobsScenario::Quick, "quick"_L1},
-    std::pair{JobsScenario::Fail, "fail"_L1},        std::pair{JobsScenario::Timeout, "timeout"_L1},
-    std::pair{JobsScenario::AskUser, "ask_user"_L1}, std::pair{JobsScenario::Approval, "approval"_L1},
-    std::pair{JobsScenario::TwoStep, "two_step"_L1}, std::pair{JobsScenario::Options, "options"_L1},
-    std::pair{JobsScenario::Webhook, "webhook"_L1},  std::pair{JobsScenario::Timer, "timer"_L1},
-    std::pair{JobsScenario::Large, "large"_L1},      std::pair{JobsScenario::Unknown, "unknown"_L1},
-    std::pair{JobsScenario::Long, "long"_L1},
-};
-
-const std::array kAlternateStatuses{
-    std::pair{"queued"_L1, "PENDING"_L1},         std::pair{"running"_L1, "WORKING"_L1},
-    std::pair{"input_required"_L1, "WAITING"_L1}, std::pair{"succeeded"_L1, "DONE"_L1},
-    std::pair{"failed"_L1, "ERROR"_L1},           std::pair{"canceled"_L1, "ABORTED"_L1},
-    std::pair{"timed_out"_L1, "EXPIRED"_L1},
-};
-
 QString isoTime(qint64 msecs)
 {
     return QDateTime::fromMSecsSinceEpoch(msecs, QTimeZone::utc()).toString(Qt::ISODateWithMs);
-}
-
-QByteArray compact(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
 QJsonValue orNull(const QJsonObject &object)
@@ -63,87 +43,7 @@ QString padding(qint64 bytes)
 
 } // namespace
 
-QString jobsScenarioName(JobsScenario scenario)
-{
-    for (const auto &[value, name] : kScenarios) {
-        if (value == scenario)
-            return name;
-    }
-    return u"normal"_s;
-}
-
-std::optional<JobsScenario> jobsScenarioFromName(QStringView name)
-{
-    for (const auto &[value, text] : kScenarios) {
-        if (name.compare(text, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return std::nullopt;
-}
-
-QStringList jobsScenarioNames()
-{
-    QStringList names;
-    for (const auto &entry : kScenarios)
-        names << entry.second;
-    return names;
-}
-
-QString shapeStatus(const QString &status, JobsShape shape)
-{
-    if (shape == JobsShape::Standard)
-        return status;
-    for (const auto &[standard, alternate] : kAlternateStatuses) {
-        if (status == standard)
-            return alternate;
-    }
-    return status;
-}
-
-QJsonObject shapeJobObject(const QJsonObject &s, JobsShape shape)
-{
-    if (shape == JobsShape::Standard)
-        return s;
-    QJsonObject task;
-    const auto copy = [&](const char *from, const char *to) {
-        const QJsonValue v = s.value(QLatin1StringView(from));
-        if (!v.isUndefined())
-            task.insert(QLatin1StringView(to), v);
-    };
-    copy("job_id", "uid");
-    if (s.contains(u"status"_s))
-        task.insert(u"state"_s, shapeStatus(s.value(u"status"_s).toString(), shape));
-    if (s.contains(u"progress"_s)) {
-        const QJsonValue p = s.value(u"progress"_s);
-        task.insert(u"percent"_s, p.isDouble() ? QJsonValue(std::round(p.toDouble() * 1000.0) / 10.0) : p);
-    }
-    copy("created_at", "created");
-    copy("timeout_seconds", "limit_s");
-    if (s.contains(u"result"_s)) {
-        const QJsonValue r = s.value(u"result"_s);
-        task.insert(u"output"_s,
-                    r.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue(QJsonObject{{u"text"_s, r}}));
-    }
-    copy("error", "problem");
-    copy("input_request", "pending");
-    copy("idempotency_key", "idem");
-    copy("metadata", "meta");
-    QJsonObject out{{u"task"_s, task}};
-    QJsonObject links;
-    if (s.contains(u"status_url"_s))
-        links.insert(u"self"_s, s.value(u"status_url"_s));
-    if (s.contains(u"events_url"_s))
-        links.insert(u"stream"_s, s.value(u"events_url"_s));
-    if (s.contains(u"result_url"_s))
-        links.insert(u"output"_s, s.value(u"result_url"_s));
-    if (!links.isEmpty())
-        out.insert(u"links"_s, links);
-    return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-JobsSimJob::JobsSimJob(JobsJobSetup setup, JobsJobOptions options, QObject *parent)
+JobsSimRun::JobsSimRun(JobsRunSetup setup, JobsRunOptions options, QObject *parent)
     : QObject(parent)
     , m_setup(std::move(setup))
     , m_options(std::move(options))
@@ -156,7 +56,7 @@ JobsSimJob::JobsSimJob(JobsJobSetup setup, JobsJobOptions options, QObject *pare
         // Timelines are asserted against in tests ("suspended for timer_ms"): no coarse early firing.
         t->setTimerType(Qt::PreciseTimer);
     }
-    connect(m_tick, &QTimer::timeout, this, &JobsSimJob::tick);
+    connect(m_tick, &QTimer::timeout, this, &JobsSimRun::tick);
     connect(m_timeout, &QTimer::timeout, this, [this] {
         if (!isTerminal())
             finish(u"timed_out"_s);
@@ -168,9 +68,9 @@ JobsSimJob::JobsSimJob(JobsJobSetup setup, JobsJobOptions options, QObject *pare
     plan();
 }
 
-JobsSimJob::~JobsSimJob() = default;
+JobsSimRun::~JobsSimRun() = default;
 
-void JobsSimJob::plan()
+void JobsSimRun::plan()
 {
     using Kind = Segment::Kind;
     const int n = std::max(0, m_options.deltas);
@@ -226,7 +126,7 @@ void JobsSimJob::plan()
         m_totalDeltas += s.kind == Kind::Deltas ? s.count : 0;
 }
 
-void JobsSimJob::start()
+void JobsSimRun::start()
 {
     if (m_started)
         return;
@@ -245,30 +145,30 @@ void JobsSimJob::start()
     schedule(m_options.queuedMs >= 0 ? m_options.queuedMs : m_options.intervalMs);
 }
 
-bool JobsSimJob::isTerminal() const
+bool JobsSimRun::isTerminal() const
 {
     return m_status == u"succeeded" || m_status == u"failed" || m_status == u"canceled"
            || m_status == u"timed_out";
 }
 
-QString JobsSimJob::resultText() const
+QString JobsSimRun::resultText() const
 {
     return m_finalResult;
 }
 
-void JobsSimJob::schedule(int ms)
+void JobsSimRun::schedule(int ms)
 {
     m_tick->start(std::max(0, ms));
 }
 
-QString JobsSimJob::deltaText(int index) const
+QString JobsSimRun::deltaText(int index) const
 {
     if (!m_reply.isEmpty())
         return m_reply.at(index % m_reply.size()) + u' ';
     return u"tok%1 "_s.arg(index);
 }
 
-void JobsSimJob::tick()
+void JobsSimRun::tick()
 {
     if (isTerminal() || m_cancelPending || m_status == u"input_required")
         return;
@@ -323,7 +223,7 @@ void JobsSimJob::tick()
     }
 }
 
-void JobsSimJob::setStatus(const QString &status, bool emitStatusEvent)
+void JobsSimRun::setStatus(const QString &status, bool emitStatusEvent)
 {
     m_status = status;
     m_updatedAtMs = QDateTime::currentMSecsSinceEpoch();
@@ -332,23 +232,23 @@ void JobsSimJob::setStatus(const QString &status, bool emitStatusEvent)
     Q_EMIT statusChanged(m_setup.id, status);
 }
 
-void JobsSimJob::addEvent(const QByteArray &type, const QJsonObject &data)
+void JobsSimRun::addEvent(const QByteArray &type, const QJsonObject &data)
 {
     JobsSimEvent event;
     event.id = lastEventId() + 1;
     event.type = type;
-    event.data = compact(data);
+    event.data = compactJson(data);
     m_events.append(event);
     Q_EMIT eventAdded(m_setup.id, event.id);
 }
 
-void JobsSimJob::emitOutput(const QString &delta)
+void JobsSimRun::emitOutput(const QString &delta)
 {
     m_text += delta;
     addEvent("output", {{u"delta"_s, delta}});
 }
 
-void JobsSimJob::suspend(const Segment &segment)
+void JobsSimRun::suspend(const Segment &segment)
 {
     QJsonObject request{{u"type"_s, segment.handler}};
     if (segment.handler == u"ask_user") {
@@ -386,7 +286,7 @@ void JobsSimJob::suspend(const Segment &segment)
     addEvent("input_required", request);
 }
 
-void JobsSimJob::resume(const QString &marker, bool skipToFinish)
+void JobsSimRun::resume(const QString &marker, bool skipToFinish)
 {
     m_aux->stop();
     m_aux->disconnect();
@@ -401,7 +301,7 @@ void JobsSimJob::resume(const QString &marker, bool skipToFinish)
     schedule(m_options.intervalMs);
 }
 
-JobsSimJob::AnswerResult JobsSimJob::answer(const QJsonObject &body, QString *why)
+JobsSimRun::AnswerResult JobsSimRun::answer(const QJsonObject &body, QString *why)
 {
     if (m_status != u"input_required" || m_cancelPending) {
         *why = u"Job %1 is not waiting for input (status %2)."_s.arg(m_setup.id, m_status);
@@ -460,16 +360,17 @@ JobsSimJob::AnswerResult JobsSimJob::answer(const QJsonObject &body, QString *wh
     return AnswerResult::BadShape;
 }
 
-bool JobsSimJob::callback(const QJsonObject &body)
+bool JobsSimRun::callback(const QJsonObject &body)
 {
     if (m_status != u"input_required" || m_inputRequest.value(u"type"_s).toString() != u"webhook")
         return false;
     m_answers << body;
-    resume(body.isEmpty() ? u"[callback] "_s : u"[callback: %1] "_s.arg(QString::fromUtf8(compact(body))));
+    resume(body.isEmpty() ? u"[callback] "_s
+                          : u"[callback: %1] "_s.arg(QString::fromUtf8(compactJson(body))));
     return true;
 }
 
-JobsSimJob::CancelResult JobsSimJob::cancel()
+JobsSimRun::CancelResult JobsSimRun::cancel()
 {
     if (m_status == u"canceled")
         return CancelResult::Cancelled; // idempotent: 200 again
@@ -492,7 +393,7 @@ JobsSimJob::CancelResult JobsSimJob::cancel()
     return CancelResult::Cancelled;
 }
 
-void JobsSimJob::finish(const QString &status)
+void JobsSimRun::finish(const QString &status)
 {
     if (isTerminal())
         return;
@@ -515,28 +416,28 @@ void JobsSimJob::finish(const QString &status)
     addEvent("done", shapedObject());
 }
 
-QString JobsSimJob::statusPath() const
+QString JobsSimRun::statusPath() const
 {
     if (m_setup.shape == JobsShape::Alternate)
         return m_setup.basePath + u"/v2/tasks/"_s + m_setup.id;
     return m_setup.basePath + (m_setup.opaqueUrls ? u"/operations/"_s : u"/jobs/"_s) + m_setup.id;
 }
 
-QString JobsSimJob::eventsPath() const
+QString JobsSimRun::eventsPath() const
 {
     if (m_setup.shape == JobsShape::Alternate)
         return statusPath() + u"/stream"_s;
     return statusPath() + u"/events"_s;
 }
 
-QString JobsSimJob::resultPath() const
+QString JobsSimRun::resultPath() const
 {
     if (m_setup.shape == JobsShape::Alternate)
         return statusPath() + u"/output"_s;
     return m_setup.basePath + u"/jobs/"_s + m_setup.id + u"/result"_s;
 }
 
-QJsonObject JobsSimJob::object() const
+QJsonObject JobsSimRun::object() const
 {
     QJsonObject o;
     o.insert(u"job_id"_s, m_setup.id);
@@ -570,7 +471,7 @@ QJsonObject JobsSimJob::object() const
     return o;
 }
 
-QJsonObject JobsSimJob::shapedObject() const
+QJsonObject JobsSimRun::shapedObject() const
 {
     return shapeJobObject(object(), m_setup.shape);
 }

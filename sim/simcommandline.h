@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Command line of the standalone runwatch-sim, kept in the library so that tests can check it.
+// Command line of the standalone runwatch-sim: one of the three simulators and its config, kept
+// in the library so that tests can check it.
 
-#include "jobssim.h"
-#include "simconfig.h"
+#include "jobs/jobssimconfig.h"
+#include "openai/openaisimconfig.h"
 
 #include <QHostAddress>
 #include <QString>
@@ -17,7 +18,7 @@ struct ServerOptions
     QHostAddress address = QHostAddress(QHostAddress::LocalHost);
     quint16 port = 0;
     bool verbose = false;
-    SimulatorConfig config;
+    OpenAiSimConfig config;
     // --a2a: serve an A2A agent (A2aSimulator) instead of the OpenAI API. Its pace, chunk count,
     // key and stream faults come from `config` (interval, deltas, long deltas, key, drop faults).
     bool a2a = false;

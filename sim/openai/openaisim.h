@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// runwatch-sim: an OpenAI Responses background-mode server on loopback, for tests, the GUI's demo
-// mode (in-process) and standalone use. See simconfig.h for scenarios, per-response options and
+// The OpenAI Responses background-mode simulator on loopback, for tests, the GUI's demo mode
+// (in-process) and runwatch-sim. See openaisimconfig.h for scenarios, per-response options and
 // fault injection.
 //
 // Endpoints (base URL …/v1; "/openai/v1/…" is accepted as an alias for Azure-style clients):
@@ -14,63 +14,46 @@
 //   GET    /v1/models                        list (for "test connection")
 // Every answer carries x-request-id. Connections are persistent (HTTP/1.1 keep-alive) unless the
 // client asks otherwise; SSE bodies use chunked transfer coding and end after the terminal event
-// (SimulatorConfig::closeDelimitedStreams: no chunking, the body ends by closing the connection).
-//
-// Threading: the Simulator and everything it creates live in the thread that owns it. To keep it
-// off the GUI thread, create it (and call listen()) in a worker thread.
+// (OpenAiSimConfig::closeDelimitedStreams: no chunking, the body ends by closing the connection).
+// The routes and the inspection API are in openaisim.cpp, the endpoints in openaisimendpoints.cpp.
 
-#include "simconfig.h"
+#include "openaisimoptions.h"
+#include "server/requestlog.h"
+#include "server/simserver.h"
 
 #include <QByteArray>
 #include <QHash>
-#include <QHostAddress>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
-#include <QObject>
-#include <QPair>
 #include <QPointer>
 #include <QSet>
 #include <QString>
-#include <QUrl>
+#include <QStringList>
 
 #include <optional>
 
-class QTcpServer;
-
 namespace RunwatchSim {
 
-class HttpConnection;
-class SimRun;
-class StreamSession;
-struct CreateParams;
-struct HttpRequest;
-struct RunOptions;
+class OpenAiSimRun;
+class OpenAiSimStream;
+struct OpenAiCreateParams;
+struct OpenAiRunOptions;
 
 // One request as received, for assertions in tests.
-struct RequestRecord
+struct OpenAiRequestRecord : RequestRecord
 {
-    qint64 serial = 0; // 1, 2, … since the last resetCounters()
-    QByteArray method;
-    QString path;                                 // decoded, without query
-    QString query;                                // raw query string, may be empty
-    QList<QPair<QByteArray, QByteArray>> headers; // names lower-cased
-    QByteArray body;
-    Endpoint endpoint = Endpoint::Unknown;
+    OpenAiEndpoint endpoint = OpenAiEndpoint::Unknown;
     QString responseId;   // for /v1/responses/{id}…, else empty
     QByteArray requestId; // the x-request-id we answered with
-    int status = 0;       // status we answered with; 0 while not answered yet
-    bool faulted = false; // answered by an injected HTTP fault
-
-    QByteArray header(QByteArrayView name) const;
 };
 
 // A response as the simulator sees it.
-struct ResponseInfo
+struct OpenAiResponseInfo
 {
     QString id;
     QString status; // queued, in_progress, completed, failed, incomplete, cancelled
-    Scenario scenario = Scenario::Normal;
+    OpenAiScenario scenario = OpenAiScenario::Normal;
     bool background = false;
     bool stream = false;
     bool store = true;
@@ -87,53 +70,45 @@ struct ResponseInfo
     int remainingSteps = 0;       // generator steps still to run
 };
 
-class Simulator final : public QObject
+class OpenAiSimulator final : public SimServer
 {
     Q_OBJECT
 
 public:
-    explicit Simulator(QObject *parent = nullptr);
-    explicit Simulator(const SimulatorConfig &config, QObject *parent = nullptr);
-    ~Simulator() override;
+    explicit OpenAiSimulator(QObject *parent = nullptr);
+    explicit OpenAiSimulator(const OpenAiSimConfig &config, QObject *parent = nullptr);
+    ~OpenAiSimulator() override;
 
-    bool listen(const QHostAddress &address = QHostAddress::LocalHost, quint16 port = 0);
-    void close();
-    bool isListening() const;
-    QString errorString() const;
-    quint16 port() const;
-    QHostAddress address() const;
-    // http://127.0.0.1:PORT/v1
-    QUrl baseUrl() const;
+    // Listening, port and baseUrl() (http://127.0.0.1:PORT/v1) come from SimServer.
 
     // Configuration. Changes apply to responses created afterwards (HTTP faults and auth at once);
     // setConfig() and clearFaults() restart the HTTP fault counters.
-    const SimulatorConfig &config() const { return m_config; }
-    void setConfig(const SimulatorConfig &config);
+    const OpenAiSimConfig &config() const { return m_config; }
+    void setConfig(const OpenAiSimConfig &config);
     void setApiKey(const QString &key);
     void setIntervalMs(int ms);
     void setDeltas(int deltas);
     void setManualAdvance(bool manual);
     void setResumeMaxAgeMs(qint64 ms);
     void setStreamFaults(const StreamFaults &faults);
-    void addHttpFault(const HttpFault &fault);
+    void addHttpFault(const OpenAiHttpFault &fault);
     void clearFaults();
 
     // Counters.
     int requestCount() const;
     int requestCount(QByteArrayView method, QStringView path) const;
-    int requestCount(Endpoint endpoint) const;
-    QList<RequestRecord> requests() const;
+    int requestCount(OpenAiEndpoint endpoint) const;
+    QList<OpenAiRequestRecord> requests() const;
     int runsCreated() const { return m_runsCreated; }
     int streamConnectionsOpened() const { return m_streamConnections; }
     int activeStreamCount() const;
-    int rejectedRequestCount() const { return m_rejectedRequests; } // unparseable/oversized
     QList<qint64> startingAfterValues() const { return m_startingAfterValues; }
     void resetCounters();
 
     // Inspection.
     QStringList responseIds() const;
     QString lastResponseId() const { return m_lastResponseId; }
-    std::optional<ResponseInfo> response(const QString &id) const;
+    std::optional<OpenAiResponseInfo> response(const QString &id) const;
     QJsonObject snapshot(const QString &id) const;            // empty when unknown
     QList<QByteArray> eventPayloads(const QString &id) const; // JSON of every stored event
     bool wasDeleted(const QString &id) const { return m_deleted.contains(id); }
@@ -149,8 +124,8 @@ public:
     static QString helpText();              // scenarios and per-response options
 
 Q_SIGNALS:
-    void requestReceived(const RunwatchSim::RequestRecord &record);
-    void requestAnswered(const RunwatchSim::RequestRecord &record);
+    void requestReceived(const RunwatchSim::OpenAiRequestRecord &record);
+    void requestAnswered(const RunwatchSim::OpenAiRequestRecord &record);
     void responseCreated(const QString &id);
     void responseStatusChanged(const QString &id, const QString &status);
     void eventGenerated(const QString &id, qint64 sequenceNumber, const QByteArray &type);
@@ -165,55 +140,43 @@ private:
         QByteArray requestId;
         qint64 serial = 0;
     };
-    struct FaultState
-    {
-        HttpFault fault;
-        int served = 0;
-    };
 
-    void onNewConnection();
-    void handleRequest(HttpConnection *connection, const HttpRequest &request);
-    void handleCreate(const Exchange &exchange, const HttpRequest &request);
-    void handleRetrieve(const Exchange &exchange, SimRun *run);
-    void handleStream(const Exchange &exchange, const HttpRequest &request, SimRun *run);
-    void handleCancel(const Exchange &exchange, SimRun *run);
-    void handleDelete(const Exchange &exchange, SimRun *run);
-    void handleInputItems(const Exchange &exchange, SimRun *run);
-    void handleModels(const Exchange &exchange);
-
+    // openaisim.cpp: routes, replies, the run table.
+    void route(HttpConnection *connection, const HttpRequest &request) override;
     bool authorised(const HttpRequest &request) const;
-    SimRun *findVisible(const QString &id) const;
-    void sendFault(const Exchange &exchange, const HttpFault &fault);
+    OpenAiSimRun *findVisible(const QString &id) const;
+    void sendFault(const Exchange &exchange, const OpenAiHttpFault &fault);
     void sendJson(const Exchange &exchange, int status, const QJsonObject &body);
     void sendError(const Exchange &exchange, int status, const QString &message,
                    const QString &type = QStringLiteral("invalid_request_error"),
-                   const QJsonValue &param = QJsonValue(), const QJsonValue &code = QJsonValue(),
-                   const QList<QPair<QByteArray, QByteArray>> &extraHeaders = {});
-    void sendNotFound(const Exchange &exchange, const QString &id);
-    void openStream(const Exchange &exchange, SimRun *run, qint64 startingAfter);
+                   const QJsonValue &param = QJsonValue(), const QJsonValue &code = QJsonValue());
     void recordStatus(const Exchange &exchange, int status, bool faulted = false);
-    RequestRecord *recordFor(qint64 serial);
-    SimRun *createRun(const QString &id, const CreateParams &params, const RunOptions &options);
-    void forgetRun(SimRun *run);
+    OpenAiSimRun *createRun(const QString &id, const OpenAiCreateParams &params,
+                            const OpenAiRunOptions &options);
+    void forgetRun(OpenAiSimRun *run);
 
-    SimulatorConfig m_config;
-    QTcpServer *m_server = nullptr;
-    QList<FaultState> m_faults;
-    QHash<QString, SimRun *> m_runs;
+    // openaisimendpoints.cpp
+    void handleCreate(const Exchange &exchange, const HttpRequest &request);
+    void handleStream(const Exchange &exchange, const HttpRequest &request, OpenAiSimRun *run);
+    void openStream(const Exchange &exchange, OpenAiSimRun *run, qint64 startingAfter);
+    void handleCancel(const Exchange &exchange, OpenAiSimRun *run);
+    void handleDelete(const Exchange &exchange, OpenAiSimRun *run);
+    void handleInputItems(const Exchange &exchange, OpenAiSimRun *run);
+    void handleModels(const Exchange &exchange);
+
+    OpenAiSimConfig m_config;
+    FaultList<OpenAiHttpFault> m_faults;
+    QHash<QString, OpenAiSimRun *> m_runs;
     QStringList m_runOrder; // creation order, for maxStoredResponses
     QSet<QString> m_deleted;
     QHash<QByteArray, int> m_createFaultsServed; // per create body, for per-response faults
-    QList<QPointer<StreamSession>> m_sessions;
-    QList<RequestRecord> m_records;
+    QList<QPointer<OpenAiSimStream>> m_streams;
+    RequestLog<OpenAiRequestRecord> m_log;
     QHash<QString, int> m_pathCounts; // "METHOD /path"
-    QHash<Endpoint, int> m_endpointCounts;
+    QHash<OpenAiEndpoint, int> m_endpointCounts;
     int m_requestTotal = 0;
-    qint64 m_firstSerial = 1;
-    qint64 m_nextSerial = 1;
     int m_runsCreated = 0;
     int m_streamConnections = 0;
-    int m_rejectedRequests = 0;
-    int m_openConnections = 0;
     QList<qint64> m_startingAfterValues;
     QString m_lastResponseId;
 };

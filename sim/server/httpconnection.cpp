@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "simhttp.h"
+#include "httpconnection.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRandomGenerator>
 #include <QTcpSocket>
 #include <QTimer>
 #include <QUrl>
@@ -52,85 +51,6 @@ QByteArray errorJson(int status, const QByteArray &reason)
 }
 
 } // namespace
-
-QByteArray HttpRequest::header(QByteArrayView name) const
-{
-    for (const auto &[key, value] : headers) {
-        if (key == name) {
-            return value;
-        }
-    }
-    return QByteArray();
-}
-
-bool HttpRequest::hasHeader(QByteArrayView name) const
-{
-    for (const auto &entry : headers) {
-        if (entry.first == name) {
-            return true;
-        }
-    }
-    return false;
-}
-
-QByteArray newRequestId()
-{
-    QByteArray raw(16, Qt::Uninitialized);
-    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(raw.data()), 4);
-    return "req_" + raw.toHex();
-}
-
-QByteArray reasonPhrase(int status)
-{
-    switch (status) {
-    case 100:
-        return QByteArrayLiteral("Continue");
-    case 200:
-        return QByteArrayLiteral("OK");
-    case 201:
-        return QByteArrayLiteral("Created");
-    case 202:
-        return QByteArrayLiteral("Accepted");
-    case 204:
-        return QByteArrayLiteral("No Content");
-    case 400:
-        return QByteArrayLiteral("Bad Request");
-    case 401:
-        return QByteArrayLiteral("Unauthorized");
-    case 403:
-        return QByteArrayLiteral("Forbidden");
-    case 404:
-        return QByteArrayLiteral("Not Found");
-    case 405:
-        return QByteArrayLiteral("Method Not Allowed");
-    case 408:
-        return QByteArrayLiteral("Request Timeout");
-    case 409:
-        return QByteArrayLiteral("Conflict");
-    case 411:
-        return QByteArrayLiteral("Length Required");
-    case 413:
-        return QByteArrayLiteral("Content Too Large");
-    case 422:
-        return QByteArrayLiteral("Unprocessable Content");
-    case 429:
-        return QByteArrayLiteral("Too Many Requests");
-    case 431:
-        return QByteArrayLiteral("Request Header Fields Too Large");
-    case 500:
-        return QByteArrayLiteral("Internal Server Error");
-    case 501:
-        return QByteArrayLiteral("Not Implemented");
-    case 502:
-        return QByteArrayLiteral("Bad Gateway");
-    case 503:
-        return QByteArrayLiteral("Service Unavailable");
-    case 504:
-        return QByteArrayLiteral("Gateway Timeout");
-    default:
-        return QByteArrayLiteral("Status");
-    }
-}
 
 HttpConnection::HttpConnection(QTcpSocket *socket, const HttpLimits &limits, QObject *parent)
     : QObject(parent)

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "openaisimoptions.h"
+
+#include "server/simnames.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QStringList>
+
+#include <limits>
+#include <type_traits>
+
+using namespace Qt::StringLiterals;
+
+namespace RunwatchSim {
+
+namespace {
+
+constexpr qint64 kMaxDeltas = 1000000;
+constexpr qint64 kMaxHugeBytes = qint64(512) << 20;
+constexpr qint64 kMaxIntervalMs = 3600 * 1000;
+
+const std::array kScenarios{
+    std::pair{OpenAiScenario::Normal, "normal"_L1},
+    std::pair{OpenAiScenario::Fail, "fail"_L1},
+    std::pair{OpenAiScenario::Incomplete, "incomplete"_L1},
+    std::pair{OpenAiScenario::Long, "long"_L1},
+    std::pair{OpenAiScenario::Huge, "huge"_L1},
+    std::pair{OpenAiScenario::Reasoning, "reasoning"_L1},
+    std::pair{OpenAiScenario::ToolCall, "tool_call"_L1},
+    std::pair{OpenAiScenario::Error, "error"_L1},
+};
+
+const QStringList &optionKeys()
+{
+    static const QStringList keys{
+        u"scenario"_s,
+        u"deltas"_s,
+        u"interval_ms"_s,
+        u"queued_ms"_s,
+        u"keepalives"_s,
+        u"fail_after"_s,
+        u"huge_bytes"_s,
+        u"reply"_s,
+        u"manual"_s,
+        u"cancel_mode"_s,
+        u"send_done"_s,
+        u"resume_max_age_ms"_s,
+        u"fault_connections"_s,
+        u"drop_after"_s,
+        u"drop_mode"_s,
+        u"malformed_at"_s,
+        u"invalid_utf8_at"_s,
+        u"endless_line_at"_s,
+        u"drip_ms"_s,
+        u"http_error_status"_s,
+        u"http_error_count"_s,
+        u"http_error_on"_s,
+        u"retry_after"_s,
+        u"retry_after_ms"_s,
+        u"http_error_body"_s,
+    };
+    return keys;
+}
+
+std::optional<bool> parseBool(QStringView value)
+{
+    const QString v = value.trimmed().toString().toLower();
+    if (v == "1"_L1 || v == "true"_L1 || v == "yes"_L1 || v == "on"_L1) {
+        return true;
+    }
+    if (v == "0"_L1 || v == "false"_L1 || v == "no"_L1 || v == "off"_L1) {
+        return false;
+    }
+    return std::nullopt;
+}
+
+std::optional<qint64> parseInt(QStringView value, qint64 min, qint64 max)
+{
+    bool ok = false;
+    const qint64 number = value.trimmed().toLongLong(&ok);
+    if (!ok || number < min || number > max) {
+        return std::nullopt;
+    }
+    return number;
+}
+
+} // namespace
+
+QString openAiScenarioName(OpenAiScenario scenario)
+{
+    return nameOfValue(kScenarios, scenario);
+}
+
+std::optional<OpenAiScenario> openAiScenarioFromName(QStringView name)
+{
+    return valueOfName(kScenarios, name);
+}
+
+QStringList openAiScenarioNames()
+{
+    return namesOf(kScenarios);
+}
+
+QString inputTextOf(const QJsonValue &input)
+{
+    if (input.isString()) {
+        return input.toString();
+    }
+    QStringList parts;
+    const QJsonArray items = input.toArray();
+    for (const QJsonValue &itemValue : items) {
+        const QJsonObject item = itemValue.toObject();
+        const QJsonValue content = item.value("content"_L1);
+        if (content.isString()) {
+            parts.append(content.toString());
+        } else if (content.isArray()) {
+            const QJsonArray contentParts = content.toArray();
+            for (const QJsonValue &part : contentParts) {
+                const QJsonValue text = part.toObject().value("text"_L1);
+                if (text.isString()) {
+                    parts.append(text.toString());
+                }
+            }
+        }
+        if (item.value("output"_L1).isString()) {
+            parts.append(item.value("output"_L1).toString());
+        }
+    }
+    return parts.join(u'\n');
+}
+
+std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config, const QString &inputText,
+                                                   const QJsonObject &metadata, OpenAiRunOptions *options)
+{
+    OpenAiRunOptions o;
+    o.deltas = config.deltas;
+    o.intervalMs = config.intervalMs;
+    o.queuedMs = config.queuedMs < 0 ? config.intervalMs : config.queuedMs;
+    o.keepalives = config.keepaliveEvents;
+    o.hugeBytes = config.hugeDeltaBytes;
+    o.reply = config.replyText;
+    o.manual = config.manualAdvance;
+    o.cancelMode = config.cancelMode;
+    o.sendDone = config.sendDoneSentinel;
+    o.resumeMaxAgeMs = config.resumeMaxAgeMs;
+    o.streamFaults = config.streamFaults;
+
+    QHash<QString, QString> raw;
+    const QStringList words = inputText.simplified().split(u' ', Qt::SkipEmptyParts);
+    if (!words.isEmpty()) {
+        QString first = words.first();
+        while (!first.isEmpty() && QStringView(u":,.;!").contains(first.back())) {
+            first.chop(1);
+        }
+        if (openAiScenarioFromName(first)) {
+            raw.insert(u"scenario"_s, first);
+        }
+    }
+    for (const QString &word : words) {
+        const qsizetype eq = word.indexOf(u'=');
+        const QString key = word.left(eq).toLower();
+        if (eq > 0 && optionKeys().contains(key)) {
+            raw.insert(key, word.mid(eq + 1));
+        }
+    }
+    for (const QString &key : optionKeys()) {
+        if (metadata.contains(key)) {
+            raw.insert(key, metadata.value(key).toString());
+        }
+    }
+
+    const auto bad = [](const QString &key, const QString &why) {
+        return OpenAiOptionError{key, u"Invalid value for simulator option '%1': %2"_s.arg(key, why)};
+    };
+    const auto integer
+        = [&](const QString &key, qint64 min, qint64 max, auto *target) -> std::optional<OpenAiOptionError> {
+        if (!raw.contains(key)) {
+            return std::nullopt;
+        }
+        const auto value = parseInt(raw.value(key), min, max);
+        if (!value) {
+            return bad(key, u"expected an integer from %1 to %2"_s.arg(min).arg(max));
+        }
+        *target = static_cast<std::remove_pointer_t<decltype(target)>>(*value);
+        return std::nullopt;
+    };
+    const auto boolean = [&](const QString &key, bool *target) -> std::optional<OpenAiOptionError> {
+        if (!raw.contains(key)) {
+            return std::nullopt;
+        }
+        const auto value = parseBool(raw.value(key));
+        if (!value) {
+            return bad(key, u"expected 1/0/true/false"_s);
+        }
+        *target = *value;
+        return std::nullopt;
+    };
+
+    if (raw.contains(u"scenario"_s)) {
+        const auto scenario = openAiScenarioFromName(raw.value(u"scenario"_s));
+        if (!scenario) {
+            return bad(u"scenario"_s, u"expected one of "_s + openAiScenarioNames().join(u", "_s));
+        }
+        o.scenario = *scenario;
+    }
+    if (o.scenario == OpenAiScenario::Long) {
+        o.deltas = config.longDeltas;
+    }
+    if (o.scenario == OpenAiScenario::Huge && !raw.contains(u"deltas"_s)) {
+        o.deltas = qMax(o.deltas, 1);
+    }
+    std::optional<OpenAiOptionError> error;
+    if ((error = integer(u"deltas"_s, 0, kMaxDeltas, &o.deltas))
+        || (error = integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs))
+        || (error = integer(u"queued_ms"_s, 0, kMaxIntervalMs, &o.queuedMs))
+        || (error = integer(u"keepalives"_s, 0, 100000, &o.keepalives))
+        || (error = integer(u"huge_bytes"_s, 1, kMaxHugeBytes, &o.hugeBytes))
+        || (error
+            = integer(u"resume_max_age_ms"_s, -1, std::numeric_limits<qint64>::max(), &o.resumeMaxAgeMs))
+        || (error = boolean(u"manual"_s, &o.manual)) || (error = boolean(u"send_done"_s, &o.sendDone))) {
+        return error;
+    }
+    if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s)) {
+        o.queuedMs = o.intervalMs;
+    }
+    if (raw.contains(u"reply"_s)) {
+        o.reply = raw.value(u"reply"_s);
+    }
+    o.failAfter = o.deltas / 2;
+    if ((error = integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter))) {
+        return error;
+    }
+    o.failAfter = qMin(o.failAfter, o.deltas);
+    if (raw.contains(u"cancel_mode"_s)) {
+        const auto mode = openAiCancelModeFromName(raw.value(u"cancel_mode"_s));
+        if (!mode) {
+            return bad(u"cancel_mode"_s, u"expected failed_event, close or flip"_s);
+        }
+        o.cancelMode = *mode;
+    }
+
+    StreamFaults &f = o.streamFaults;
+    constexpr qint64 kMaxSeq = std::numeric_limits<qint64>::max();
+    if ((error = integer(u"fault_connections"_s, -1, 1000000, &f.connections))
+        || (error = integer(u"drop_after"_s, -1, kMaxSeq, &f.dropAfterEvents))
+        || (error = integer(u"malformed_at"_s, -1, kMaxSeq, &f.malformedAt))
+        || (error = integer(u"invalid_utf8_at"_s, -1, kMaxSeq, &f.invalidUtf8At))
+        || (error = integer(u"endless_line_at"_s, -1, kMaxSeq, &f.endlessLineAt))
+        || (error = integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs))) {
+        return error;
+    }
+    if (raw.contains(u"drop_mode"_s)) {
+        const auto mode = dropModeFromName(raw.value(u"drop_mode"_s));
+        if (!mode) {
+            return bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
+        }
+        f.dropMode = *mode;
+    }
+
+    const bool wantsHttpFault = raw.contains(u"http_error_status"_s) || raw.contains(u"http_error_count"_s)
+                                || raw.contains(u"http_error_on"_s);
+    if (wantsHttpFault) {
+        OpenAiHttpFault fault;
+        if ((error = integer(u"http_error_status"_s, 100, 599, &fault.status))
+            || (error = integer(u"http_error_count"_s, -1, 1000000, &fault.count))
+            || (error = integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds))
+            || (error = integer(u"retry_after_ms"_s, -1, 86400000, &fault.retryAfterMs))) {
+            return error;
+        }
+        if (raw.contains(u"http_error_on"_s)) {
+            const auto endpoints = openAiEndpointsFromList(raw.value(u"http_error_on"_s));
+            if (!endpoints) {
+                return bad(u"http_error_on"_s,
+                           u"expected endpoint names (create, get, stream, cancel, delete, "
+                           u"input_items) joined by '+' or ','"_s);
+            }
+            fault.endpoints = *endpoints;
+        }
+        if (raw.contains(u"http_error_body"_s)) {
+            const auto body = openAiFaultBodyFromName(raw.value(u"http_error_body"_s));
+            if (!body) {
+                return bad(u"http_error_body"_s, u"expected error, html or empty"_s);
+            }
+            fault.body = *body;
+        }
+        o.httpFault = fault;
+    }
+
+    *options = o;
+    return std::nullopt;
+}
+
+QString openAiOptionsHelpText()
+{
+    return uR"(Scenarios (metadata "scenario", else the first word of the input text):
+  normal      created, queued, in_progress, message item, N text deltas "tok<i> ", done events,
+              response.completed with usage (default)
+  fail        response.failed (error.code "server_error") after fail_after deltas
+  incomplete  response.incomplete, incomplete_details.reason "max_output_tokens"
+  long        very many deltas (100000 by default), for cancel tests
+  huge        one single delta of huge_bytes bytes
+  reasoning   reasoning summary item + function_call item, then the message
+  tool_call   only a function_call item, then completed (continue with previous_response_id)
+  error       a nested `event: error` after fail_after deltas, then the stream closes
+
+Per-response options: metadata string values, or key=value words in the input text:
+  scenario deltas interval_ms queued_ms keepalives fail_after huge_bytes reply manual
+  cancel_mode=failed_event|close|flip  send_done=1  resume_max_age_ms (0 = always refuse)
+  stream faults: fault_connections drop_after drop_mode=close|reset|mid malformed_at
+                 invalid_utf8_at endless_line_at drip_ms
+  HTTP faults on this response: http_error_status http_error_count http_error_on=get+stream+...
+                 retry_after retry_after_ms http_error_body=error|html|empty
+  Endpoints: create get stream cancel delete input_items models (any = all)
+Example: input "fail deltas=20 interval_ms=100", or metadata {"scenario":"long","drop_after":"5"}.
+)"_s;
+}
+
+} // namespace RunwatchSim
