@@ -4,8 +4,8 @@
 // keep the text received before the fault, and neither hang nor crash. All waits are bounded.
 #include "backends/openai/openaibackend.h"
 #include "enginerig.h"
-#include "scriptedserver.h"
 #include "openai/openaisim.h"
+#include "scriptedserver.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

@@ -6,8 +6,8 @@
 #include "cliprocess.h"
 #include "engine/runstore.h"
 #include "enginerig.h"
-#include "scriptedserver.h"
 #include "openai/openaisim.h"
+#include "scriptedserver.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>
