@@ -106,6 +106,35 @@ std::optional<T> awaitWithin(QCoro::Task<T> task, int ms = 10000)
     return st->value;
 }
 
+// Two requests a client leaves suspended: one the server never answers, one waiting a minute
+// between retries. start() returns once both are stuck.
+struct StuckRequests
+{
+    ScriptedServer server;
+    std::unique_ptr<HttpClient> client = std::make_unique<HttpClient>();
+    int sleeps = 0;
+    std::shared_ptr<Outcome> silent = std::make_shared<Outcome>();
+    std::shared_ptr<Outcome> busy = std::make_shared<Outcome>();
+
+    bool start()
+    {
+        server.enqueue("/silent", ScriptedReply::neverAnswer());
+        server.enqueue("/busy", retryInAMinute());
+        client->setSleepObserver([this](std::chrono::milliseconds) { ++sleeps; });
+        probe(client.get(), get(server.url(u"/silent"_s)), silent);
+        probe(client.get(), get(server.url(u"/busy"_s)), busy);
+        return QTest::qWaitFor([this] { return server.requestCount() == 2 && sleeps == 1; }, 5000);
+    }
+    bool unwound() const { return silent->unwound && busy->unwound; }
+    // Both resumed and unwound with Cancelled, and nothing was retried.
+    bool endedCancelled() const
+    {
+        const auto cancelled
+            = [](const Outcome &o) { return o.resumed && o.unwound && o.kind == ErrorKind::Cancelled; };
+        return cancelled(*silent) && cancelled(*busy) && server.requestCount() == 2;
+    }
+};
+
 Run adopted(const QString &localId, const QString &remoteId, bool streamable)
 {
     Run run;
@@ -145,37 +174,21 @@ private Q_SLOTS:
 
 void TestShutdown::destroyedClientUnwindsEveryAwaitingCoroutine()
 {
-    ScriptedServer server;
-    server.enqueue("/silent", ScriptedReply::neverAnswer());
-    server.enqueue("/busy", retryInAMinute());
-    auto *client = new HttpClient;
-    int sleeps = 0;
-    client->setSleepObserver([&sleeps](std::chrono::milliseconds) { ++sleeps; });
     const int before = HttpClient::liveRequests();
-
-    auto silent = std::make_shared<Outcome>();
-    auto busy = std::make_shared<Outcome>();
-    probe(client, get(server.url(u"/silent"_s)), silent);
-    probe(client, get(server.url(u"/busy"_s)), busy);
-    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount(), 2, 5000);
-    QTRY_COMPARE_WITH_TIMEOUT(sleeps, 1, 5000);
+    StuckRequests stuck;
+    QVERIFY(stuck.start());
     QCOMPARE(HttpClient::liveRequests(), before + 2);
 
     QElapsedTimer clock;
     clock.start();
-    delete client;
+    stuck.client.reset();
     // The coroutines resume from the event loop: until it turns, they are still suspended.
-    QVERIFY(!silent->unwound && !busy->unwound);
+    QVERIFY(!stuck.silent->unwound && !stuck.busy->unwound);
     QCOMPARE(HttpClient::liveRequests(), before + 2);
-    QTRY_VERIFY_WITH_TIMEOUT(silent->unwound && busy->unwound, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(stuck.unwound(), 5000);
     QVERIFY2(clock.elapsed() < 5000, "the retry sleep must be cut short, not waited out");
     QCOMPARE(HttpClient::liveRequests(), before);
-    for (const auto &outcome : {silent, busy}) {
-        QVERIFY(outcome->resumed);
-        QVERIFY(outcome->unwound);
-        QCOMPARE(outcome->kind, ErrorKind::Cancelled);
-    }
-    QCOMPARE(server.requestCount(), 2); // nothing was retried
+    QVERIFY(stuck.endedCancelled());
 }
 
 void TestShutdown::shutdownTaskCompletesOnceRequestsUnwound_data()
@@ -191,42 +204,27 @@ void TestShutdown::shutdownTaskCompletesOnceRequestsUnwound_data()
 void TestShutdown::shutdownTaskCompletesOnceRequestsUnwound()
 {
     QFETCH(bool, destroyClient);
-    ScriptedServer server;
-    server.enqueue("/silent", ScriptedReply::neverAnswer());
-    server.enqueue("/busy", retryInAMinute());
-    auto client = std::make_unique<HttpClient>();
-    int sleeps = 0;
-    client->setSleepObserver([&sleeps](std::chrono::milliseconds) { ++sleeps; });
     const int before = HttpClient::liveRequests();
-
-    auto silent = std::make_shared<Outcome>();
-    auto busy = std::make_shared<Outcome>();
-    probe(client.get(), get(server.url(u"/silent"_s)), silent);
-    probe(client.get(), get(server.url(u"/busy"_s)), busy);
-    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount(), 2, 5000);
-    QTRY_COMPARE_WITH_TIMEOUT(sleeps, 1, 5000);
+    StuckRequests stuck;
+    QVERIFY(stuck.start());
 
     QElapsedTimer clock;
     clock.start();
-    QCoro::Task<> stopped = client->shutdown();
-    QVERIFY(client->isShutDown());
+    QCoro::Task<> stopped = stuck.client->shutdown();
+    QVERIFY(stuck.client->isShutDown());
     QVERIFY(!stopped.isReady());
-    QVERIFY(!silent->unwound && !busy->unwound);
+    QVERIFY(!stuck.silent->unwound && !stuck.busy->unwound);
     if (destroyClient)
-        client.reset();
+        stuck.client.reset();
     QTRY_VERIFY_WITH_TIMEOUT(stopped.isReady(), 5000);
     QVERIFY2(clock.elapsed() < 5000, "the retry sleep must be cut short, not waited out");
     // Completed after the frames, never before.
-    for (const auto &outcome : {silent, busy}) {
-        QVERIFY(outcome->unwound);
-        QCOMPARE(outcome->kind, ErrorKind::Cancelled);
-    }
+    QVERIFY(stuck.endedCancelled());
     QCOMPARE(HttpClient::liveRequests(), before);
-    QCOMPARE(server.requestCount(), 2);
 
     // Nothing in flight: the task of a second call is done at once.
-    if (client)
-        QVERIFY(client->shutdown().isReady());
+    if (stuck.client)
+        QVERIFY(stuck.client->shutdown().isReady());
 }
 
 void TestShutdown::backendShutdownTaskCompletesOnceItsCoroutinesUnwound_data()
