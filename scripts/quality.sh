@@ -70,7 +70,7 @@ stage_asan() {
     cmake --build "$build" -j"$jobs" || return 1
     local supp="$root/tests/sanitizers"
     # LeakSanitizer gates too: every process, tests included, exits through an orderly shutdown
-    # (RunManager::shutdown, HttpClient::waitForStoppedRequests) that ends every request and
+    # (RunManager::shutdown awaiting each RunBackend::shutdown task) that ends every request and
     # lets each coroutine awaiting one unwind, so a frame still suspended at exit is a bug.
     # Suppressions are for third-party false positives only (tests/sanitizers/lsan.supp, each
     # with its reason); RUNWATCH_DETECT_LEAKS=0 switches LSan off to look at something else.

@@ -30,6 +30,11 @@ QJsonObject ConnectionInfo::toJson() const
     return o;
 }
 
+QCoro::Task<> RunBackend::shutdown()
+{
+    co_return;
+}
+
 QCoro::Task<ConnectionInfo> RunBackend::describe()
 {
     ConnectionInfo info;

@@ -132,11 +132,13 @@ public:
     // capabilities); connectors with a self-description (the A2A agent card) override it.
     virtual QCoro::Task<ConnectionInfo> describe();
 
-    // For an orderly exit (RunManager::shutdown): ends every request in flight and refuses new
-    // ones, so that each coroutine awaiting this backend completes (with Cancelled) on the next
-    // event-loop turns instead of staying suspended for ever. The default has nothing to end:
-    // a backend whose operations never suspend.
-    virtual void shutdown() {}
+    // For an orderly exit (RunManager::shutdown): ends every request in flight at once and refuses
+    // new ones, so that each coroutine awaiting this backend completes (with Cancelled) on the
+    // next event-loop turns instead of staying suspended for ever. The task completes when they
+    // have: every coroutine that awaited one of this backend's requests has resumed and run to
+    // its end (a request it makes meanwhile is refused at once). It may outlive the backend.
+    // The default has nothing to end: a backend whose operations never suspend.
+    virtual QCoro::Task<> shutdown();
 };
 
 } // namespace Runwatch

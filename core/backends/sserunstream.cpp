@@ -44,11 +44,8 @@ bool SseRunStream::isEventStream(const HttpResponse &response)
 
 RunError SseRunStream::unexpectedContentType(const HttpResponse &response, const QString &message)
 {
-    RunError e;
-    e.kind = ErrorKind::Protocol;
-    e.code = u"unexpected_content_type"_s;
+    RunError e = RunError::protocol(u"unexpected_content_type"_s, message);
     e.httpStatus = response.status;
-    e.message = message;
     return e;
 }
 
@@ -112,12 +109,10 @@ bool SseRunStream::consumeSse(QByteArrayView bytes)
             keepGoing = handleEvent(event);
     });
     if (!parsed && keepGoing) {
-        RunError e;
-        e.kind = ErrorKind::Protocol;
-        e.code = u"event_too_large"_s;
-        e.message = m_parser.errorString();
-        e.retryable = m_options.oversizeRetryable;
-        endAfterBatch({StreamEnd::Reason::Error, e, std::nullopt});
+        endAfterBatch(
+            {StreamEnd::Reason::Error,
+             RunError::protocol(u"event_too_large"_s, m_parser.errorString(), m_options.oversizeRetryable),
+             std::nullopt});
         keepGoing = false;
     }
     return keepGoing;

@@ -2,6 +2,7 @@
 #include "runerror.h"
 
 #include <array>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -45,6 +46,39 @@ ErrorKind errorKindFromName(QStringView name)
             return entry.kind;
     }
     return ErrorKind::None;
+}
+
+RunError RunError::client(QString code, QString message)
+{
+    RunError e;
+    e.kind = ErrorKind::Client;
+    e.code = std::move(code);
+    e.message = std::move(message);
+    return e;
+}
+
+RunError RunError::protocol(QString code, QString message, bool retryable)
+{
+    RunError e;
+    e.kind = ErrorKind::Protocol;
+    e.code = std::move(code);
+    e.message = std::move(message);
+    e.retryable = retryable;
+    return e;
+}
+
+RunError RunError::unsupported(QString what)
+{
+    return client(u"unsupported"_s, std::move(what));
+}
+
+RunError RunError::cancelled(QString message)
+{
+    RunError e;
+    e.kind = ErrorKind::Cancelled;
+    e.code = u"aborted"_s;
+    e.message = std::move(message);
+    return e;
 }
 
 QString RunError::toString() const

@@ -35,6 +35,17 @@ struct RunError
     int httpStatus = 0; // 0 when no HTTP status applies
     QString requestId;  // x-request-id or equivalent, for support tickets
 
+    // The errors Runwatch raises itself, one definition each (the HTTP client and the connectors
+    // use them). A request Runwatch refuses before sending it (a bad URL, no such method, an
+    // empty answer, …).
+    static RunError client(QString code, QString message);
+    // The peer said something we cannot understand (malformed reply, unexpected shape, …).
+    static RunError protocol(QString code, QString message, bool retryable = false);
+    // An operation the connector or its protocol does not have: client("unsupported", what).
+    static RunError unsupported(QString what);
+    // We stopped the request ourselves (abort, shutdown, or the backend went away).
+    static RunError cancelled(QString message = QStringLiteral("request aborted"));
+
     bool isError() const { return kind != ErrorKind::None; }
     // One line for logs, the CLI and tooltips: "rate limited (429, rate_limit_exceeded): … [req_123]".
     QString toString() const;

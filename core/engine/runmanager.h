@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <memory>
+#include <vector>
 
 class QTimer;
 
@@ -47,11 +48,11 @@ public:
 
     // The orderly exit every front end goes through before it destroys the manager (and while
     // what the connectors' coroutines touch is still alive): stops following, aborts every
-    // stream, shuts every backend down (RunBackend::shutdown) and turns the event loop until
-    // each coroutine that awaited their requests has completed (HttpClient::
-    // waitForStoppedRequests), bounded by `timeout`. Silent: nothing is applied, persisted or
-    // reported about what it cut short; runs stay as the store has them. Afterwards the
-    // manager follows nothing.
+    // stream, shuts every backend down and turns the event loop until their shutdown tasks have
+    // completed (RunBackend::shutdown: each coroutine that awaited their requests has), those of
+    // backends replaced by addConnection() included, bounded by `timeout`. Silent: nothing is
+    // applied, persisted or reported about what it cut short; runs stay as the store has them.
+    // Afterwards the manager follows nothing.
     void shutdown(std::chrono::milliseconds timeout = std::chrono::seconds(5));
     bool isShutDown() const { return m_shutDown; }
 
@@ -132,7 +133,17 @@ private:
     void setConnectionLost(const QString &id, bool lost);
     void persist(const QString &id);
 
+    // A new run on a connection: a fresh local id, the connection's endpoint, default model and
+    // capabilities.
+    Run newRun(const QString &connectionName) const;
+    void addEntry(const std::shared_ptr<Entry> &entry);
+    // RunBackend::get() for a run, marked as a poll in flight meanwhile. nullopt when the run or
+    // its connection is gone, or the manager was shut down or destroyed meanwhile: nothing to
+    // apply or report then.
+    QCoro::Task<std::optional<ActionResult>> fetchState(QString id);
     QCoro::Task<> pollOnce(QString id);
+    // An operator's command refused before anything was sent (a Client error without a code).
+    void refuse(const QString &id, Action action, const QString &message);
     QCoro::Task<> doCancel(QString id);
     QCoro::Task<> doDelete(QString id, bool onServer);
     QCoro::Task<> doRespond(QString id, InputAnswer answer);
@@ -146,6 +157,8 @@ private:
     RunStore *m_store = nullptr;
     FollowPolicy m_policy;
     BackendFactory m_factory;
+    // RunBackend::shutdown() tasks of backends shut down (replaced, or all at shutdown()).
+    std::vector<QCoro::Task<>> m_backendShutdowns;
     bool m_shutDown = false;
 };
 

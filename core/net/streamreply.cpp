@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streamreply.h"
 
-#include "httpclient.h"
+#include "httpmessage.h"
 
 #include <QHostAddress>
 #include <QNetworkAccessManager>
@@ -19,15 +19,6 @@ namespace {
 bool hasLineBreak(QByteArrayView v)
 {
     return v.contains('\r') || v.contains('\n') || v.contains('\0');
-}
-
-bool hasHeader(const QList<QPair<QByteArray, QByteArray>> &headers, QByteArrayView name)
-{
-    for (const auto &h : headers) {
-        if (h.first.compare(name, Qt::CaseInsensitive) == 0)
-            return true;
-    }
-    return false;
 }
 
 // The request as bytes on the wire (RFC 9112 §3): origin-form target, Host first, the caller's
@@ -60,13 +51,13 @@ QByteArray serialize(const HttpRequest &request, const QByteArray &method)
             continue; // ours to set
         wire += h.first + ": " + h.second + "\r\n";
     }
-    if (!hasHeader(request.headers, "user-agent"))
+    if (!findHeader(request.headers, "user-agent"))
         wire += "User-Agent: Runwatch/" RUNWATCH_VERSION_STRING "\r\n";
     // Compressed event streams would need inflating here; ask for none.
-    if (!hasHeader(request.headers, "accept-encoding"))
+    if (!findHeader(request.headers, "accept-encoding"))
         wire += "Accept-Encoding: identity\r\n";
-    if (!request.body.isEmpty() && !hasHeader(request.headers, "content-type"))
-        wire += "Content-Type: application/json\r\n";
+    if (const QByteArray contentType = request.impliedContentType(); !contentType.isEmpty())
+        wire += "Content-Type: " + contentType + "\r\n";
     if (!request.body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH")
         wire += "Content-Length: " + QByteArray::number(request.body.size()) + "\r\n";
     wire += "Connection: close\r\n\r\n";

@@ -170,7 +170,7 @@ Sample parseOnly(const QByteArray &body, const QString &expected)
     Sample s;
     Run run;
     SseParser parser;
-    OpenAi::OpenAiMapper mapper(true, -1);
+    OpenAiMapper mapper(true, -1);
     QList<RunEvent> batch;
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const double cpu0 = threadCpuSeconds();

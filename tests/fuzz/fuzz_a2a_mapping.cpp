@@ -10,6 +10,7 @@
 //   fuzz_a2a_mapping -dict=tests/fuzz/a2a_mapping.dict tests/fuzz/corpus/a2a_mapping
 #include "backends/a2a/a2acard.h"
 #include "backends/a2a/a2amapper.h"
+#include "backends/a2a/a2areply.h"
 #include "domain/runevent.h"
 #include "domain/runreducer.h"
 #include "fuzzsupport.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// libFuzzer target for the OpenAI connector's mapping: OpenAi::OpenAiMapper (wire events → run
+// libFuzzer target for the OpenAI connector's mapping: OpenAiMapper (wire events → run
 // events), OpenAi::mapResponseObject / aggregateOutputText (Response objects → run events) and the
 // reducer that consumes what they produce (applyEvent).
 //
@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     const qint64 cursor = qint64(bytes[0] >> 1) - 1;
     const QByteArrayView stream(reinterpret_cast<const char *>(bytes) + 1, qsizetype(size) - 1);
 
-    OpenAi::OpenAiMapper mapper(streamable, cursor);
+    OpenAiMapper mapper(streamable, cursor);
     Run streamed; // what the engine would build from the stream
     streamed.token.sequence = cursor;
     Run snapshots; // a scratch run for the Response-object checks
@@ -121,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     parser.feed(stream, [&](const SseEvent &event) {
         QList<RunEvent> out;
         const qint64 before = mapper.lastSequence();
-        const OpenAi::OpenAiMapper::Outcome outcome = mapper.map(event.type, event.data, out);
+        const OpenAiMapper::Outcome outcome = mapper.map(event.type, event.data, out);
 
         check(mapper.lastSequence() >= before, "lastSequence went backwards");
         check(mapper.droppedDuplicates() >= lastDropped, "droppedDuplicates went backwards");
@@ -141,16 +141,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         }
 
         switch (outcome) {
-        case OpenAi::OpenAiMapper::Outcome::Continue:
+        case OpenAiMapper::Outcome::Continue:
             break;
-        case OpenAi::OpenAiMapper::Outcome::Terminal:
+        case OpenAiMapper::Outcome::Terminal:
             check(!out.isEmpty(), "terminal outcome without events");
             break;
-        case OpenAi::OpenAiMapper::Outcome::StreamError:
+        case OpenAiMapper::Outcome::StreamError:
             check(mapper.error().kind == ErrorKind::Run, "stream error is not a run error");
             check(!mapper.error().message.isEmpty(), "stream error without a message");
             break;
-        case OpenAi::OpenAiMapper::Outcome::Malformed:
+        case OpenAiMapper::Outcome::Malformed:
             check(mapper.error().kind == ErrorKind::Protocol, "malformed is not a protocol error");
             check(!mapper.error().message.isEmpty(), "malformed without a message");
             if (mapper.error().code == u"unknown_status"_s) {
@@ -179,7 +179,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
             // but an empty one never clears it.
             check(textBefore.isEmpty() || !streamed.primaryText.isEmpty(), "received text was cleared");
         }
-        ended = ended || outcome != OpenAi::OpenAiMapper::Outcome::Continue;
+        ended = ended || outcome != OpenAiMapper::Outcome::Continue;
 
         checkJsonPayload(event.data, snapshots);
     });

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2abackend.h"
 
-#include "a2abackend_p.h"
 #include "a2arunstream.h"
 
 #include <QJsonArray>
@@ -19,6 +18,12 @@ constexpr int kDefaultCancelTimeoutMs = 15000;
 constexpr int kDefaultHistoryLength = 10;
 constexpr int kListPageSize = 100;
 constexpr int kMaxListPages = 20;
+
+QCoro::Task<> allDone(QCoro::Task<> first, QCoro::Task<> second)
+{
+    co_await first;
+    co_await second;
+}
 
 QString answerText(const InputAnswer &answer)
 {
@@ -126,6 +131,14 @@ QList<RunEvent> A2aBackend::eventsForTask(const QJsonValue &result)
     return events;
 }
 
+QCoro::Task<> A2aBackend::shutdown()
+{
+    // Both stop now; the task completes once the requests of both have.
+    QCoro::Task<> requests = m_http->shutdown();
+    QCoro::Task<> cancels = m_cancelHttp->shutdown();
+    return allDone(std::move(requests), std::move(cancels));
+}
+
 RunStream *A2aBackend::start(StartRequest request, QObject *parent)
 {
     return new A2aRunStream(this, A2aRunStream::Mode::Start, std::move(request), {}, parent);
@@ -150,7 +163,7 @@ QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
         params.insert(u"historyLength"_s, history);
     const CallResult call = co_await this->call(Operation::GetTask, params);
     if (!self) {
-        result.error = cancelledError();
+        result.error = RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     result.retryAfterMs = call.retryAfterMs;
@@ -160,9 +173,8 @@ QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
     }
     result.events = eventsForTask(call.result);
     if (result.events.isEmpty()) {
-        result.error.kind = ErrorKind::Protocol;
-        result.error.code = u"unexpected_reply"_s;
-        result.error.message = u"The agent answered GetTask with something that is not a Task."_s;
+        result.error = RunError::protocol(u"unexpected_reply"_s,
+                                          u"The agent answered GetTask with something that is not a Task."_s);
         co_return result;
     }
     const StreamItem item = classify(call.result);
@@ -180,7 +192,7 @@ QCoro::Task<ActionResult> A2aBackend::cancel(ContinuationToken token)
     params.insert(u"id"_s, token.remoteId);
     const CallResult call = co_await callWith(m_cancelHttp, Operation::CancelTask, params);
     if (!self) {
-        result.error = cancelledError();
+        result.error = RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     const auto isTerminalIn = [](const QList<RunEvent> &events) {
@@ -240,8 +252,8 @@ QCoro::Task<ActionResult> A2aBackend::remove(ContinuationToken token)
 {
     Q_UNUSED(token)
     ActionResult result;
-    result.error = clientError(u"unsupported"_s,
-                               u"A2A has no delete: remove the run locally; the task stays on the agent."_s);
+    result.error
+        = RunError::unsupported(u"A2A has no delete: remove the run locally; the task stays on the agent."_s);
     co_return result;
 }
 
@@ -251,7 +263,7 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     ActionResult result;
     const Discovery d = co_await discover();
     if (!self) {
-        result.error = cancelledError();
+        result.error = RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     if (!d.ok()) {
@@ -260,7 +272,7 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     }
     const QString text = answerText(answer);
     if (text.trimmed().isEmpty()) {
-        result.error = clientError(u"empty_answer"_s, u"The answer is empty."_s);
+        result.error = RunError::client(u"empty_answer"_s, u"The answer is empty."_s);
         co_return result;
     }
     QString contextId = token.extra.value(u"contextId"_s).toString();
@@ -272,7 +284,7 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     const QString messageId = params.value(u"message"_s).toObject().value(u"messageId"_s).toString();
     const CallResult call = co_await this->call(Operation::SendMessage, params);
     if (!self) {
-        result.error = cancelledError();
+        result.error = RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     if (!call.ok()) {
@@ -312,7 +324,7 @@ QCoro::Task<ListResult> A2aBackend::list()
     ListResult result;
     const Discovery d = co_await discover();
     if (!self) {
-        result.error = cancelledError();
+        result.error = RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     if (!d.ok()) {
@@ -320,9 +332,9 @@ QCoro::Task<ListResult> A2aBackend::list()
         co_return result;
     }
     if (d.interface->version == Version::V03) {
-        result.error = clientError(
-            u"unsupported"_s, u"This agent speaks A2A 0.3, which has no ListTasks: tasks started elsewhere "
-                              u"cannot be discovered."_s);
+        result.error
+            = RunError::unsupported(u"This agent speaks A2A 0.3, which has no ListTasks: tasks started "
+                                    u"elsewhere cannot be discovered."_s);
         co_return result;
     }
     QString pageToken;
@@ -332,7 +344,7 @@ QCoro::Task<ListResult> A2aBackend::list()
             params.insert(u"pageToken"_s, pageToken);
         const CallResult call = co_await this->call(Operation::ListTasks, params);
         if (!self) {
-            result.error = cancelledError();
+            result.error = RunError::cancelled(kConnectionClosed);
             co_return result;
         }
         if (!call.ok()) {
@@ -379,7 +391,7 @@ QCoro::Task<ConnectionInfo> A2aBackend::describe()
     info.url = m_connection.baseUrl.toDisplayString();
     const Discovery d = co_await discover();
     if (!self) {
-        info.error = cancelledError();
+        info.error = RunError::cancelled(kConnectionClosed);
         co_return info;
     }
     if (!d.ok()) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "a2acard.h"
+#include "a2areply.h"
 #include "backends/runbackend.h"
 #include "connections/connection.h"
 #include "net/httpclient.h"
@@ -29,6 +30,9 @@ enum class Operation {
 // The JSON-RPC method name for a version, e.g. SendMessage / "message/send" (empty when the
 // version has none: ListTasks in 0.3).
 QString methodName(Operation operation, Version version);
+
+// What an operation reports (RunError::cancelled) when its backend was destroyed while it waited.
+inline constexpr QLatin1StringView kConnectionClosed{"The connection was closed."};
 
 // The agent card and the interface chosen from it, or why there is none.
 struct Discovery
@@ -85,11 +89,8 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
-    void shutdown() override
-    {
-        m_http->shutdown();
-        m_cancelHttp->shutdown();
-    }
+    // Both clients' requests (HttpClient::shutdown).
+    QCoro::Task<> shutdown() override;
     // The agent card (discovered on demand): name, description, skills, capabilities, and what
     // will not work with this agent. A missing or malformed card is the info's error.
     QCoro::Task<ConnectionInfo> describe() override;
@@ -127,7 +128,8 @@ Q_SIGNALS:
 
 private:
     QCoro::Task<A2a::CallResult> callWith(HttpClient *client, A2a::Operation operation, QJsonObject params);
-    void applyAuth(HttpRequest &request) const;
+    // The card's scheme, else the connection's (applyAuth).
+    void applyAgentAuth(HttpRequest &request) const;
     QList<RunEvent> eventsForTask(const QJsonValue &result);
 
     Connection m_connection;

@@ -76,38 +76,9 @@ struct StreamItem
 };
 StreamItem classify(const QJsonValue &result);
 
-// An A2A error, from a JSON-RPC error object (§9.2), a REST google.rpc.Status body or an RFC 9457
-// problem body. `code` is the JSON-RPC code (derived from ErrorInfo.reason for REST).
-struct ProtocolError
-{
-    int code = 0;
-    QString message;
-    QString reason; // ErrorInfo.reason, e.g. TASK_NOT_FOUND; may be empty
-    int httpStatus = 0;
-};
+} // namespace Runwatch::A2a
 
-// "TaskNotFound", "TaskNotCancelable", … (empty for codes outside the A2A and JSON-RPC sets).
-QString errorName(int code);
-int codeForReason(QStringView reason);
-// The unified error: NotFound for -32001, Client for request/operation errors, Server for
-// -32603/-32006 and unknown server codes; `code` is the number as text.
-RunError toRunError(const ProtocolError &error);
-
-// One decoded reply: a JSON-RPC envelope (result or error) or, for HTTP+JSON, a bare result or
-// an error body. `malformed` explains what could not be understood (then neither is set).
-struct Reply
-{
-    QJsonValue result;
-    std::optional<ProtocolError> error;
-    QString malformed;
-
-    bool ok() const { return !error && malformed.isEmpty(); }
-};
-Reply decodeJsonRpc(QByteArrayView json);
-Reply decodeRest(QByteArrayView json, int httpStatus = 200);
-// An error body of either shape ({"jsonrpc",…,"error"} / {"error":{…}} / problem+json) or
-// nullopt when there is none.
-std::optional<ProtocolError> parseErrorBody(QByteArrayView json, int httpStatus);
+namespace Runwatch {
 
 // Follows one task and turns what the agent sends into RunEvents. Keeps the artifacts (in order
 // of first appearance, append/lastChunk applied as in §6) so that the primary text is always the
@@ -123,7 +94,7 @@ public:
     {}
 
     // Maps one item; appends to `out`.
-    void apply(const StreamItem &item, QList<RunEvent> &out);
+    void apply(const A2a::StreamItem &item, QList<RunEvent> &out);
 
     const QString &taskId() const { return m_taskId; }
     const QString &contextId() const { return m_contextId; }
@@ -158,7 +129,7 @@ private:
     void applyArtifactUpdate(const QJsonObject &event, QList<RunEvent> &out);
     void noteIds(const QString &taskId, const QString &contextId, QList<RunEvent> &out);
     void applyStatus(const QJsonObject &status, bool answered, QList<RunEvent> &out);
-    void secondaryFor(const MessageInfo &message, const QString &title, QList<RunEvent> &out);
+    void secondaryFor(const A2a::MessageInfo &message, const QString &title, QList<RunEvent> &out);
     QString composedText() const;
     void emitPrimary(bool snapshot, QList<RunEvent> &out);
 
@@ -175,4 +146,4 @@ private:
     bool m_shrank = false;
 };
 
-} // namespace Runwatch::A2a
+} // namespace Runwatch

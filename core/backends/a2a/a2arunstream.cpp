@@ -6,22 +6,14 @@
 
 using namespace Qt::StringLiterals;
 
-namespace Runwatch::A2a {
+namespace Runwatch {
+
+using namespace A2a;
 
 namespace {
 
 // A plain-JSON answer to a stream request is one reply, not a stream: bounded like one event.
 constexpr qsizetype kMaxPlainBody = 4 * 1024 * 1024;
-
-RunError protocolError(const QString &code, const QString &message, bool retryable)
-{
-    RunError e;
-    e.kind = ErrorKind::Protocol;
-    e.code = code;
-    e.message = message;
-    e.retryable = retryable;
-    return e;
-}
 
 } // namespace
 
@@ -79,7 +71,7 @@ QCoro::Task<> A2aRunStream::run()
     if (!card.streaming) {
         // Nothing to subscribe to: the engine polls GetTask instead.
         endWith({StreamEnd::Reason::ResumeRefused,
-                 protocolError(u"not_streaming"_s, u"The agent does not stream; polling."_s, false),
+                 RunError::protocol(u"not_streaming"_s, u"The agent does not stream; polling."_s),
                  std::nullopt});
         co_return;
     }
@@ -184,8 +176,8 @@ void A2aRunStream::endWithReply(const CallResult &result, bool messageAllowed, c
     }
     const StreamItem item = classify(result.result);
     if (item.kind != StreamItem::Kind::Task && !(messageAllowed && item.kind == StreamItem::Kind::Message)) {
-        endWith({StreamEnd::Reason::Error, protocolError(u"unexpected_reply"_s, unexpected, false),
-                 std::nullopt});
+        endWith(
+            {StreamEnd::Reason::Error, RunError::protocol(u"unexpected_reply"_s, unexpected), std::nullopt});
         return;
     }
     QPointer<A2aRunStream> self = this;
@@ -234,8 +226,8 @@ bool A2aRunStream::handlePayload(QByteArrayView type, QByteArrayView data)
         QString message = reply.malformed.isEmpty()
                               ? u"The agent sent an error event the connector does not understand."_s
                               : reply.malformed;
-        endAfterBatch(
-            {StreamEnd::Reason::Error, protocolError(u"malformed_event"_s, message, true), std::nullopt});
+        endAfterBatch({StreamEnd::Reason::Error, RunError::protocol(u"malformed_event"_s, message, true),
+                       std::nullopt});
         return false;
     }
     const StreamItem item = classify(reply.result);
@@ -256,10 +248,9 @@ bool A2aRunStream::consumeBytes(QByteArrayView bytes)
         return consumeSse(bytes);
     m_jsonBody.append(bytes);
     if (m_jsonBody.size() > kMaxPlainBody) {
-        endAfterBatch(
-            {StreamEnd::Reason::Error,
-             protocolError(u"body_too_large"_s, u"The agent's reply is larger than 4 MiB."_s, false),
-             std::nullopt});
+        endAfterBatch({StreamEnd::Reason::Error,
+                       RunError::protocol(u"body_too_large"_s, u"The agent's reply is larger than 4 MiB."_s),
+                       std::nullopt});
         return false;
     }
     return true;
@@ -320,4 +311,4 @@ void A2aRunStream::prepareBatch(QList<RunEvent> &events)
     }
 }
 
-} // namespace Runwatch::A2a
+} // namespace Runwatch

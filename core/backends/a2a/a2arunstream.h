@@ -7,7 +7,7 @@
 
 #include <QPointer>
 
-namespace Runwatch::A2a {
+namespace Runwatch {
 
 // One exchange that yields a task's events: a start (SendStreamingMessage, or SendMessage when
 // the agent does not stream) or a follow (SubscribeToTask).
@@ -35,13 +35,14 @@ public:
 
 private:
     QCoro::Task<> run();
-    QCoro::Task<> runOneShot(AgentInterface iface);
-    QCoro::Task<> openStream(AgentInterface iface, Operation operation, QJsonObject params, bool useGet);
+    QCoro::Task<> runOneShot(A2a::AgentInterface iface);
+    QCoro::Task<> openStream(A2a::AgentInterface iface, A2a::Operation operation, QJsonObject params,
+                             bool useGet);
     // After SubscribeToTask was refused (-32004 for a terminal task): GetTask tells the end.
     QCoro::Task<> settleFromGetTask(StreamEnd::Reason otherwise, RunError why);
     // The end of a one-reply exchange (SendMessage, GetTask): applies the Task (or, when
     // messageAllowed, the Message) and ends Terminal when the task is done, else `otherwise`.
-    void endWithReply(const CallResult &result, bool messageAllowed, const QString &unexpected,
+    void endWithReply(const A2a::CallResult &result, bool messageAllowed, const QString &unexpected,
                       StreamEnd otherwise);
 
     bool handleEvent(const SseEvent &event) override { return handlePayload(event.type, event.data); }
@@ -53,14 +54,14 @@ private:
     void bodyEnded() override;
     // One SSE event or one plain JSON body; false when the stream must end.
     bool handlePayload(QByteArrayView type, QByteArrayView data);
-    bool handleError(const ProtocolError &error);
+    bool handleError(const A2a::ProtocolError &error);
     StreamEnd endOfStream() const;
 
     QPointer<A2aBackend> m_backend;
     Mode m_mode;
     StartRequest m_request;
     ContinuationToken m_token;
-    AgentInterface m_iface;
+    A2a::AgentInterface m_iface;
     A2aMapper m_tracker;
     QByteArray m_jsonBody; // a stream request answered with plain JSON (e.g. an error)
     qint64 m_sequence = -1;
@@ -68,4 +69,4 @@ private:
     bool m_plainJson = false;
 };
 
-} // namespace Runwatch::A2a
+} // namespace Runwatch

@@ -3,7 +3,7 @@
 // HTTP+JSON bindings, and one-shot calls. The run operations are in a2abackend.cpp.
 #include "a2abackend.h"
 
-#include "a2abackend_p.h"
+#include "backends/requestauth.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -36,32 +36,19 @@ QString methodName(Operation operation, Version version)
     return {};
 }
 
-RunError clientError(const QString &code, const QString &message)
-{
-    RunError e;
-    e.kind = ErrorKind::Client;
-    e.code = code;
-    e.message = message;
-    return e;
-}
+} // namespace A2a
 
-RunError cancelledError()
-{
-    RunError e;
-    e.kind = ErrorKind::Cancelled;
-    e.code = u"aborted"_s;
-    e.message = u"The connection was closed."_s;
-    return e;
-}
+using namespace A2a;
 
+namespace {
+
+// A task id as one URL path segment (HTTP+JSON binding).
 QString encodedId(const QString &id)
 {
     return QString::fromLatin1(QUrl::toPercentEncoding(id));
 }
 
-} // namespace A2a
-
-using namespace A2a;
+} // namespace
 
 QList<QUrl> A2aBackend::cardUrls(const QUrl &baseUrl)
 {
@@ -101,8 +88,8 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
     QPointer<A2aBackend> self = this;
     const QUrl base = m_connection.baseUrl;
     if (!base.isValid() || base.host().isEmpty()) {
-        d.error = clientError(u"invalid_url"_s,
-                              u"The agent URL \"%1\" is not valid."_s.arg(base.toDisplayString()));
+        d.error = RunError::client(u"invalid_url"_s,
+                                   u"The agent URL \"%1\" is not valid."_s.arg(base.toDisplayString()));
         co_return d;
     }
     QStringList missing;
@@ -116,7 +103,7 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
         r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
         const HttpResponse response = co_await m_http->send(std::move(r));
         if (!self) {
-            d.error = cancelledError();
+            d.error = RunError::cancelled(kConnectionClosed);
             co_return d;
         }
         if (!response.ok()) {
@@ -131,9 +118,7 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
         }
         const CardParse parsed = parseAgentCard(response.body, url);
         if (!parsed.card) {
-            d.error.kind = ErrorKind::Protocol;
-            d.error.code = u"agent_card_invalid"_s;
-            d.error.message = parsed.error;
+            d.error = RunError::protocol(u"agent_card_invalid"_s, parsed.error);
             d.error.httpStatus = response.status;
             co_return d;
         }
@@ -141,10 +126,10 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
         const QString version = m_connection.options.value(u"protocol_version"_s).toString();
         const std::optional<AgentInterface> iface = selectInterface(*parsed.card, binding, version);
         if (!iface) {
-            d.error.kind = ErrorKind::Protocol;
-            d.error.code = u"no_usable_interface"_s;
-            d.error.message = u"The agent card at %1 offers no interface for %2."_s.arg(
-                url.toDisplayString(), QStringList{binding, version}.join(u' ').trimmed());
+            d.error = RunError::protocol(
+                u"no_usable_interface"_s,
+                u"The agent card at %1 offers no interface for %2."_s.arg(
+                    url.toDisplayString(), QStringList{binding, version}.join(u' ').trimmed()));
             co_return d;
         }
         m_card = parsed.card;
@@ -162,7 +147,7 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
     co_return d;
 }
 
-void A2aBackend::applyAuth(HttpRequest &request) const
+void A2aBackend::applyAgentAuth(HttpRequest &request) const
 {
     const QString key = m_connection.apiKey;
     if (key.isEmpty())
@@ -193,16 +178,7 @@ void A2aBackend::applyAuth(HttpRequest &request) const
         break;
     }
     // The card asks for nothing we recognise: the connection's own style.
-    switch (m_connection.auth) {
-    case AuthStyle::Bearer:
-        request.headers.emplaceBack("Authorization", "Bearer " + k);
-        break;
-    case AuthStyle::ApiKeyHeader:
-        request.headers.emplaceBack("api-key", k);
-        break;
-    case AuthStyle::None:
-        break;
-    }
+    applyAuth(request, m_connection);
 }
 
 HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation operation,
@@ -292,7 +268,7 @@ HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation oper
     // Every request says which version it speaks; a 1.0 server takes a missing header as 0.3.
     r.headers.emplaceBack("A2A-Version", versionHeader(iface.version).toLatin1());
     r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
-    applyAuth(r);
+    applyAgentAuth(r);
     return r;
 }
 
@@ -343,7 +319,7 @@ QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation opera
     CallResult result;
     const Discovery d = co_await discover();
     if (!self) {
-        result.error = cancelledError();
+        result.error = RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     if (!d.ok()) {
@@ -352,8 +328,8 @@ QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation opera
     }
     const AgentInterface iface = *d.interface;
     if (iface.binding == Binding::JsonRpc && methodName(operation, iface.version).isEmpty()) {
-        result.error = clientError(u"unsupported"_s,
-                                   u"A2A %1 has no such method."_s.arg(versionHeader(iface.version)));
+        result.error
+            = RunError::unsupported(u"A2A %1 has no such method."_s.arg(versionHeader(iface.version)));
         co_return result;
     }
     HttpRequest r = buildRequest(iface, operation, params);
@@ -361,7 +337,7 @@ QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation opera
     r.idempotent = operation != Operation::SendMessage;
     const HttpResponse response = co_await client->send(std::move(r));
     if (!self) {
-        result.error = cancelledError();
+        result.error = RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     result.retryAfterMs = response.retryAfterMs;
@@ -385,9 +361,7 @@ QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation opera
         result.error = toRunError(*reply.error);
         result.error.httpStatus = response.status;
     } else if (!reply.malformed.isEmpty()) {
-        result.error.kind = ErrorKind::Protocol;
-        result.error.code = u"malformed_reply"_s;
-        result.error.message = reply.malformed;
+        result.error = RunError::protocol(u"malformed_reply"_s, reply.malformed);
         result.error.httpStatus = response.status;
     } else {
         result.result = reply.result;

@@ -4,6 +4,8 @@
 #include "jobsmapper.h"
 #include "jobsrunstream.h"
 
+#include "backends/requestauth.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -30,39 +32,11 @@ std::chrono::milliseconds stallTimeout(const Connection &c)
     return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
 }
 
-RunError clientError(const QString &code, const QString &message)
-{
-    RunError e;
-    e.kind = ErrorKind::Client;
-    e.code = code;
-    e.message = message;
-    return e;
-}
-
-RunError protocolError(const HttpResponse &response, const QString &message)
-{
-    RunError e;
-    e.kind = ErrorKind::Protocol;
-    e.message = message;
-    e.httpStatus = response.status;
-    e.requestId = QString::fromUtf8(response.header("x-request-id"));
-    return e;
-}
-
 RunError httpError(const HttpResponse &response)
 {
     RunError e = response.error;
     Jobs::applyErrorBody(e, response.body);
     return e;
-}
-
-bool sameOrigin(const QUrl &a, const QUrl &b)
-{
-    const auto port = [](const QUrl &u) {
-        return u.port(u.scheme().compare(u"https"_s, Qt::CaseInsensitive) == 0 ? 443 : 80);
-    };
-    return a.scheme().compare(b.scheme(), Qt::CaseInsensitive) == 0
-           && a.host().compare(b.host(), Qt::CaseInsensitive) == 0 && port(a) == port(b);
 }
 
 std::optional<QJsonObject> jsonObject(const QByteArray &body)
@@ -137,9 +111,14 @@ Capabilities JobsBackend::capabilities() const
            | Capability::Cancel | Capability::Respond | Capability::List;
 }
 
+QCoro::Task<> JobsBackend::shutdown()
+{
+    return m_http->shutdown();
+}
+
 RunError JobsBackend::profileProblem() const
 {
-    return clientError(u"invalid_profile"_s, m_profileError);
+    return RunError::client(u"invalid_profile"_s, m_profileError);
 }
 
 HttpRequest JobsBackend::request(const QByteArray &method, const QUrl &url) const
@@ -147,19 +126,23 @@ HttpRequest JobsBackend::request(const QByteArray &method, const QUrl &url) cons
     HttpRequest r;
     r.method = method;
     r.url = url;
-    switch (m_connection.auth) {
-    case AuthStyle::Bearer:
-        if (!m_connection.apiKey.isEmpty())
-            r.headers.emplaceBack("Authorization", "Bearer " + m_connection.apiKey.toUtf8());
-        break;
-    case AuthStyle::ApiKeyHeader:
-        if (!m_connection.apiKey.isEmpty())
-            r.headers.emplaceBack("api-key", m_connection.apiKey.toUtf8());
-        break;
-    case AuthStyle::None:
-        break;
-    }
+    applyAuth(r, m_connection);
     r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
+    return r;
+}
+
+HttpRequest JobsBackend::listPage(const QString &cursor, const QString &idempotencyKey) const
+{
+    QUrl url = m_profile.listPath.resolve(m_connection.baseUrl);
+    QUrlQuery q(url);
+    if (!idempotencyKey.isEmpty())
+        q.addQueryItem(u"idempotency_key"_s, idempotencyKey);
+    q.addQueryItem(u"limit"_s, u"100"_s);
+    if (!cursor.isEmpty())
+        q.addQueryItem(u"cursor"_s, cursor);
+    url.setQuery(q);
+    HttpRequest r = request("GET", url);
+    r.headers.emplaceBack("Accept", "application/json");
     return r;
 }
 
@@ -173,24 +156,26 @@ QUrl JobsBackend::acceptServerUrl(const QString &reference, const QUrl &requestU
     return resolved;
 }
 
-QUrl JobsBackend::statusUrl(const ContinuationToken &token) const
+QUrl JobsBackend::jobUrl(const ContinuationToken &token, const QString &tokenKey, QUrl JobUrls::*remembered,
+                         const Jobs::UriTemplate &path) const
 {
-    QUrl fromToken = acceptServerUrl(token.extra.value(u"status_url"_s).toString(), m_connection.baseUrl);
+    QUrl fromToken = acceptServerUrl(token.extra.value(tokenKey).toString(), m_connection.baseUrl);
     if (fromToken.isValid())
         return fromToken;
-    if (const auto it = m_urls.constFind(token.remoteId); it != m_urls.constEnd() && it->status.isValid())
-        return it->status;
-    return m_profile.statusPath.resolve(m_connection.baseUrl, token.remoteId);
+    if (const auto it = m_urls.constFind(token.remoteId);
+        it != m_urls.constEnd() && ((*it).*remembered).isValid())
+        return (*it).*remembered;
+    return path.resolve(m_connection.baseUrl, token.remoteId);
+}
+
+QUrl JobsBackend::statusUrl(const ContinuationToken &token) const
+{
+    return jobUrl(token, u"status_url"_s, &JobUrls::status, m_profile.statusPath);
 }
 
 QUrl JobsBackend::eventsUrl(const ContinuationToken &token) const
 {
-    QUrl fromToken = acceptServerUrl(token.extra.value(u"events_url"_s).toString(), m_connection.baseUrl);
-    if (fromToken.isValid())
-        return fromToken;
-    if (const auto it = m_urls.constFind(token.remoteId); it != m_urls.constEnd() && it->events.isValid())
-        return it->events;
-    return m_profile.eventsPath.resolve(m_connection.baseUrl, token.remoteId);
+    return jobUrl(token, u"events_url"_s, &JobUrls::events, m_profile.eventsPath);
 }
 
 void JobsBackend::rememberUrls(const QString &jobId, const QUrl &status, const QUrl &events)
@@ -231,12 +216,12 @@ RunStream *JobsBackend::start(StartRequest request, QObject *parent)
     // Safe to repeat: the Idempotency-Key makes a repeated kickoff return the same job.
     r.idempotent = true;
     kickoff.request = std::move(r);
-    return new Jobs::JobsRunStream(this, std::move(kickoff), stallTimeout(m_connection), parent);
+    return new JobsRunStream(this, std::move(kickoff), stallTimeout(m_connection), parent);
 }
 
 RunStream *JobsBackend::follow(ContinuationToken token, QObject *parent)
 {
-    return new Jobs::JobsRunStream(this, std::move(token), stallTimeout(m_connection), parent);
+    return new JobsRunStream(this, std::move(token), stallTimeout(m_connection), parent);
 }
 
 QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)
@@ -252,7 +237,7 @@ QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)
     const QUrl url = r.url;
     const HttpResponse response = co_await m_http->send(std::move(r));
     if (!self) {
-        result.error.kind = ErrorKind::Cancelled;
+        result.error = RunError::cancelled();
         co_return result;
     }
     // The suggested poll interval comes on successful replies too (HttpClient only reads it from
@@ -266,8 +251,8 @@ QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)
     const auto object = jsonObject(response.body);
     const Jobs::JobView job = object ? Jobs::readJob(*object, m_profile) : Jobs::JobView{};
     if (!job.hasStatus) {
-        result.error = protocolError(
-            response, u"The status reply has no job status at %1."_s.arg(m_profile.status.toString()));
+        result.error = response.protocolError(
+            {}, u"The status reply has no job status at %1."_s.arg(m_profile.status.toString()));
         co_return result;
     }
     result.events = Jobs::eventsForJob(job);
@@ -299,7 +284,7 @@ QCoro::Task<ActionResult> JobsBackend::cancel(ContinuationToken token)
     r.idempotent = false;
     const HttpResponse response = co_await m_http->send(std::move(r));
     if (!self) {
-        result.error.kind = ErrorKind::Cancelled;
+        result.error = RunError::cancelled();
         co_return result;
     }
     const auto object = jsonObject(response.body);
@@ -336,9 +321,8 @@ QCoro::Task<ActionResult> JobsBackend::remove(ContinuationToken token)
 {
     Q_UNUSED(token)
     ActionResult result;
-    result.error
-        = clientError(u"unsupported"_s,
-                      u"Job services have no server-side delete (DELETE cancels); remove the run locally."_s);
+    result.error = RunError::unsupported(
+        u"Job services have no server-side delete (DELETE cancels); remove the run locally."_s);
     co_return result;
 }
 
@@ -359,7 +343,7 @@ QCoro::Task<ActionResult> JobsBackend::respond(ContinuationToken token, InputAns
     r.idempotent = false;
     const HttpResponse response = co_await m_http->send(std::move(r));
     if (!self) {
-        result.error.kind = ErrorKind::Cancelled;
+        result.error = RunError::cancelled();
         co_return result;
     }
     if (!response.ok()) {
@@ -387,17 +371,9 @@ QCoro::Task<ListResult> JobsBackend::list()
     }
     QString cursor;
     for (int page = 0; page < kMaxListPages; ++page) {
-        QUrl url = m_profile.listPath.resolve(m_connection.baseUrl);
-        QUrlQuery q(url);
-        q.addQueryItem(u"limit"_s, u"100"_s);
-        if (!cursor.isEmpty())
-            q.addQueryItem(u"cursor"_s, cursor);
-        url.setQuery(q);
-        HttpRequest r = request("GET", url);
-        r.headers.emplaceBack("Accept", "application/json");
-        const HttpResponse response = co_await m_http->send(std::move(r));
+        const HttpResponse response = co_await m_http->send(listPage(cursor, {}));
         if (!self) {
-            result.error.kind = ErrorKind::Cancelled;
+            result.error = RunError::cancelled();
             co_return result;
         }
         if (!response.ok()) {
@@ -407,8 +383,8 @@ QCoro::Task<ListResult> JobsBackend::list()
         const auto object = jsonObject(response.body);
         const QJsonValue items = object ? m_profile.listItems.evaluate(*object) : QJsonValue();
         if (!items.isArray()) {
-            result.error = protocolError(
-                response, u"The listing has no array of jobs at %1."_s.arg(m_profile.listItems.toString()));
+            result.error = response.protocolError(
+                {}, u"The listing has no array of jobs at %1."_s.arg(m_profile.listItems.toString()));
             co_return result;
         }
         for (const QJsonValue &item : items.toArray()) {
@@ -436,16 +412,7 @@ QCoro::Task<std::optional<QJsonObject>> JobsBackend::rediscover(QString idempote
     QPointer<JobsBackend> self = this;
     QString cursor;
     for (int page = 0; page < kMaxListPages; ++page) {
-        QUrl url = m_profile.listPath.resolve(m_connection.baseUrl);
-        QUrlQuery q(url);
-        q.addQueryItem(u"idempotency_key"_s, idempotencyKey);
-        q.addQueryItem(u"limit"_s, u"100"_s);
-        if (!cursor.isEmpty())
-            q.addQueryItem(u"cursor"_s, cursor);
-        url.setQuery(q);
-        HttpRequest r = request("GET", url);
-        r.headers.emplaceBack("Accept", "application/json");
-        const HttpResponse response = co_await m_http->send(std::move(r));
+        const HttpResponse response = co_await m_http->send(listPage(cursor, idempotencyKey));
         if (!self || !response.ok())
             co_return std::nullopt;
         const auto object = jsonObject(response.body);
@@ -479,7 +446,7 @@ QCoro::Task<JobsBackend::ResultFetch> JobsBackend::fetchResult(QString jobId, QU
     r.headers.emplaceBack("Accept", "application/json, text/plain;q=0.9, */*;q=0.5");
     const HttpResponse response = co_await m_http->send(std::move(r));
     if (!self) {
-        fetch.error.kind = ErrorKind::Cancelled;
+        fetch.error = RunError::cancelled();
         co_return fetch;
     }
     if (!response.ok()) {
@@ -496,7 +463,7 @@ QCoro::Task<JobsBackend::ResultFetch> JobsBackend::fetchResult(QString jobId, QU
         } else if (doc.isArray()) {
             fetch.text = Jobs::resultText(doc.array());
         } else {
-            fetch.error = protocolError(response, u"The result is not valid JSON."_s);
+            fetch.error = response.protocolError({}, u"The result is not valid JSON."_s);
             co_return fetch;
         }
     } else {

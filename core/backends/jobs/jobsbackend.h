@@ -39,7 +39,7 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
-    void shutdown() override { m_http->shutdown(); }
+    QCoro::Task<> shutdown() override;
 
     // The connection's profile: options["profile"] (an object) or the JSON file named by
     // options["profile_file"], over the contract's defaults. nullopt and *error when invalid.
@@ -85,11 +85,18 @@ public:
     RunError profileProblem() const;
 
 private:
+    // One page of the listing (list(), rediscover()), filtered by idempotency key when given.
+    HttpRequest listPage(const QString &cursor, const QString &idempotencyKey) const;
+
     struct JobUrls
     {
         QUrl status;
         QUrl events;
     };
+    // statusUrl() / eventsUrl(): the token's URL (under `tokenKey`), else the one remembered for
+    // the job, else the profile's `path`.
+    QUrl jobUrl(const ContinuationToken &token, const QString &tokenKey, QUrl JobUrls::*remembered,
+                const Jobs::UriTemplate &path) const;
     Connection m_connection;
     Jobs::JobsProfile m_profile;
     QString m_profileError;

@@ -336,6 +336,12 @@ void applyErrorBody(RunError &error, const QByteArray &body)
 
 // ---------------------------------------------------------------------------------------------
 
+} // namespace Runwatch::Jobs
+
+namespace Runwatch {
+
+using namespace Jobs;
+
 JobsMapper::JobsMapper(JobsProfile profile, qint64 cursor)
     : m_profile(std::move(profile))
     , m_lastSequence(cursor)
@@ -343,12 +349,10 @@ JobsMapper::JobsMapper(JobsProfile profile, qint64 cursor)
 
 JobsMapper::Outcome JobsMapper::malformed(QByteArrayView type, const QString &eventId, const QString &why)
 {
-    m_error = RunError{};
-    m_error.kind = ErrorKind::Protocol;
-    m_error.code = u"malformed_event"_s;
-    m_error.message = u"Malformed job event \"%1\"%2: %3"_s.arg(
-        QString::fromUtf8(type.first(std::min<qsizetype>(type.size(), 64))),
-        eventId.isEmpty() ? QString() : u" (id "_s + eventId.left(64) + u')', why);
+    m_error = RunError::protocol(
+        u"malformed_event"_s, u"Malformed job event \"%1\"%2: %3"_s.arg(
+                                  QString::fromUtf8(type.first(std::min<qsizetype>(type.size(), 64))),
+                                  eventId.isEmpty() ? QString() : u" (id "_s + eventId.left(64) + u')', why));
     return Outcome::Malformed;
 }
 
@@ -451,4 +455,4 @@ JobsMapper::Outcome JobsMapper::map(QByteArrayView type, QByteArrayView data, QB
     return outcome;
 }
 
-} // namespace Runwatch::Jobs
+} // namespace Runwatch

@@ -74,6 +74,10 @@ QJsonObject answerBody(const InputAnswer &answer);
 // that overrides the guess from the HTTP status.
 void applyErrorBody(RunError &error, const QByteArray &body);
 
+} // namespace Runwatch::Jobs
+
+namespace Runwatch {
+
 // Maps one SSE event of a job's event stream to RunEvents. Numeric event ids double as sequence
 // numbers: whole events at or below the cursor are dropped here, and the first RunEvent of each
 // wire event carries the id, so the reducer's dedupe sees it too. Pure: no I/O.
@@ -86,7 +90,7 @@ public:
         Malformed, // error() holds a protocol error
     };
 
-    explicit JobsMapper(JobsProfile profile = JobsProfile::defaults(), qint64 cursor = -1);
+    explicit JobsMapper(Jobs::JobsProfile profile = Jobs::JobsProfile::defaults(), qint64 cursor = -1);
 
     // A new connection begins (its ids are compared afresh; see the implementation).
     void startConnection() { m_connectionLastId.clear(); }
@@ -107,7 +111,7 @@ public:
 private:
     Outcome malformed(QByteArrayView type, const QString &eventId, const QString &why);
 
-    JobsProfile m_profile;
+    Jobs::JobsProfile m_profile;
     qint64 m_lastSequence = -1;
     qint64 m_dropped = 0;
     qint64 m_logCounter = 0;
@@ -118,4 +122,4 @@ private:
     RunError m_error;
 };
 
-} // namespace Runwatch::Jobs
+} // namespace Runwatch

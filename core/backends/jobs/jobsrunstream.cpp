@@ -9,7 +9,9 @@
 
 using namespace Qt::StringLiterals;
 
-namespace Runwatch::Jobs {
+namespace Runwatch {
+
+using namespace Jobs;
 
 namespace {
 
@@ -76,7 +78,7 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
     QString location;
     if (!response.ok()) {
         RunError error = response.error;
-        Jobs::applyErrorBody(error, response.body);
+        applyErrorBody(error, response.body);
         // No answer at all (or one that says nothing about the request): the job may exist
         // anyway. The listing finds it by the key we sent (protocols/jobs-api.md "recovery").
         const bool mayExist = error.kind == ErrorKind::Network || error.kind == ErrorKind::Timeout
@@ -97,12 +99,9 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
         if (doc.isObject()) {
             object = doc.object();
         } else if (location.isEmpty() || !response.body.trimmed().isEmpty()) {
-            RunError e;
-            e.kind = ErrorKind::Protocol;
-            e.code = u"unexpected_kickoff_reply"_s;
-            e.httpStatus = response.status;
-            e.requestId = QString::fromUtf8(response.header("x-request-id"));
-            e.message = u"The kickoff reply (HTTP %1) is not a job object."_s.arg(response.status);
+            const RunError e = response.protocolError(
+                u"unexpected_kickoff_reply"_s,
+                u"The kickoff reply (HTTP %1) is not a job object."_s.arg(response.status));
             endWith({StreamEnd::Reason::Error, e, std::nullopt});
             co_return;
         }
@@ -115,12 +114,11 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
     if (id.isEmpty() && locationUrl.isValid())
         id = idFromLocation(locationUrl);
     if (id.isEmpty()) {
-        RunError e;
-        e.kind = ErrorKind::Protocol;
-        e.code = u"no_job_id"_s;
+        RunError e = RunError::protocol(
+            u"no_job_id"_s,
+            u"The kickoff reply names no job id (looked at %1 and the Location header)."_s.arg(
+                profile.id.toString()));
         e.httpStatus = response.status;
-        e.message = u"The kickoff reply names no job id (looked at %1 and the Location header)."_s.arg(
-            profile.id.toString());
         endWith({StreamEnd::Reason::Error, e, std::nullopt});
         co_return;
     }
@@ -200,7 +198,7 @@ QCoro::Task<> JobsRunStream::runEvents(QUrl url, QString lastEventId)
     }
     if (!opened.response.ok() || !opened.reply) {
         RunError error = opened.response.error;
-        Jobs::applyErrorBody(error, opened.response.body);
+        applyErrorBody(error, opened.response.body);
         // 404/405/406/410 and friends: this job has no (more) event stream. Polling still works.
         const bool refused = error.kind == ErrorKind::Client || error.kind == ErrorKind::NotFound;
         endWith({refused ? StreamEnd::Reason::ResumeRefused : StreamEnd::Reason::Error, error,
@@ -256,4 +254,4 @@ QCoro::Task<> JobsRunStream::finishDone()
     endWith({StreamEnd::Reason::Terminal, {}, std::nullopt});
 }
 
-} // namespace Runwatch::Jobs
+} // namespace Runwatch

@@ -7,10 +7,10 @@
 #include <QPointer>
 
 namespace Runwatch {
-class JobsBackend;
-}
 
-namespace Runwatch::Jobs {
+class JobsBackend;
+
+namespace Jobs {
 
 // What a kickoff needs: the prepared POST (its Idempotency-Key is fixed for every retry) and what
 // rediscovery looks for when no reply arrives.
@@ -21,6 +21,8 @@ struct Kickoff
     QString clientRunId;
     bool stream = true; // follow events when the job offers them; false: poll
 };
+
+} // namespace Jobs
 
 // One exchange that yields a job's events: a kickoff (then, when the job offers events, its event
 // stream), or the event stream alone from a Last-Event-ID. Events are emitted one batch per
@@ -34,7 +36,7 @@ class JobsRunStream final : public SseRunStream
     Q_OBJECT
 public:
     // Kickoff, then events.
-    JobsRunStream(JobsBackend *backend, Kickoff kickoff, std::chrono::milliseconds stallTimeout,
+    JobsRunStream(JobsBackend *backend, Jobs::Kickoff kickoff, std::chrono::milliseconds stallTimeout,
                   QObject *parent);
     // Events of a known job from `token`'s position.
     JobsRunStream(JobsBackend *backend, ContinuationToken token, std::chrono::milliseconds stallTimeout,
@@ -43,7 +45,7 @@ public:
 private:
     static Options readOptions(std::chrono::milliseconds stallTimeout);
 
-    QCoro::Task<> runKickoff(Kickoff kickoff);
+    QCoro::Task<> runKickoff(Jobs::Kickoff kickoff);
     QCoro::Task<> runEvents(QUrl url, QString lastEventId);
     QCoro::Task<> finishDone();
     bool handleEvent(const SseEvent &event) override;
@@ -57,4 +59,4 @@ private:
     QUrl m_resultUrl;
 };
 
-} // namespace Runwatch::Jobs
+} // namespace Runwatch

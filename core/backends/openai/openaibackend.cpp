@@ -3,6 +3,8 @@
 
 #include "openairunstream.h"
 
+#include "backends/requestauth.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -22,7 +24,7 @@ std::chrono::milliseconds stallTimeout(const Connection &c)
 }
 
 // Real events can exceed 8 MiB, hence the parser's generous default; a connection may lower it.
-OpenAi::OpenAiRunStream *withEventLimit(OpenAi::OpenAiRunStream *stream, const Connection &c)
+OpenAiRunStream *withEventLimit(OpenAiRunStream *stream, const Connection &c)
 {
     const qint64 bytes = c.options.value(u"max_event_bytes"_s).toInteger(0);
     if (bytes > 0)
@@ -30,29 +32,16 @@ OpenAi::OpenAiRunStream *withEventLimit(OpenAi::OpenAiRunStream *stream, const C
     return stream;
 }
 
+// /responses/{id}, the id as one path segment.
+QString responsePath(const QString &remoteId)
+{
+    return u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(remoteId));
+}
+
 QList<RunEvent> eventsFromBody(const QByteArray &body)
 {
     const QJsonDocument doc = QJsonDocument::fromJson(body);
     return doc.isObject() ? OpenAi::mapResponseObject(doc.object()) : QList<RunEvent>{};
-}
-
-RunError unsupported(const QString &what)
-{
-    RunError e;
-    e.kind = ErrorKind::Client;
-    e.code = u"unsupported"_s;
-    e.message = what;
-    return e;
-}
-
-RunError protocolError(const HttpResponse &response, const QString &message)
-{
-    RunError e;
-    e.kind = ErrorKind::Protocol;
-    e.message = message;
-    e.httpStatus = response.status;
-    e.requestId = QString::fromUtf8(response.header("x-request-id"));
-    return e;
 }
 
 } // namespace
@@ -93,18 +82,7 @@ HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path
         url.setQuery(q);
     }
     r.url = url;
-    switch (m_connection.auth) {
-    case AuthStyle::Bearer:
-        if (!m_connection.apiKey.isEmpty())
-            r.headers.emplaceBack("Authorization", "Bearer " + m_connection.apiKey.toUtf8());
-        break;
-    case AuthStyle::ApiKeyHeader:
-        if (!m_connection.apiKey.isEmpty())
-            r.headers.emplaceBack("api-key", m_connection.apiKey.toUtf8());
-        break;
-    case AuthStyle::None:
-        break;
-    }
+    applyAuth(r, m_connection);
     const QString org = m_connection.options.value(u"organization"_s).toString();
     if (!org.isEmpty())
         r.headers.emplaceBack("OpenAI-Organization", org.toUtf8());
@@ -113,6 +91,11 @@ HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path
         r.headers.emplaceBack("OpenAI-Project", project.toUtf8());
     r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
     return r;
+}
+
+QCoro::Task<> OpenAiBackend::shutdown()
+{
+    return m_http->shutdown();
 }
 
 RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
@@ -135,41 +118,38 @@ RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
     // Creating is not idempotent (no idempotency key in this API): a retry after the server may
     // have accepted the request could start a duplicate run.
     r.idempotent = false;
-    const auto mode = request.stream ? OpenAi::OpenAiRunStream::Mode::CreateStreaming
-                                     : OpenAi::OpenAiRunStream::Mode::CreateJson;
+    const auto mode
+        = request.stream ? OpenAiRunStream::Mode::CreateStreaming : OpenAiRunStream::Mode::CreateJson;
     if (request.stream)
         r.headers.emplaceBack("Accept", "text/event-stream");
-    return withEventLimit(new OpenAi::OpenAiRunStream(m_http, std::move(r), mode,
-                                                      OpenAi::OpenAiMapper(request.stream, -1),
-                                                      stallTimeout(m_connection), parent),
+    return withEventLimit(new OpenAiRunStream(m_http, std::move(r), mode, OpenAiMapper(request.stream, -1),
+                                              stallTimeout(m_connection), parent),
                           m_connection);
 }
 
 RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
 {
-    HttpRequest r = this->request("GET", u"/responses/"_s
-                                             + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    HttpRequest r = this->request("GET", responsePath(token.remoteId));
     QUrlQuery q(r.url);
     q.addQueryItem(u"stream"_s, u"true"_s);
     if (token.sequence >= 0)
         q.addQueryItem(u"starting_after"_s, QString::number(token.sequence));
     r.url.setQuery(q);
     r.headers.emplaceBack("Accept", "text/event-stream");
-    return withEventLimit(new OpenAi::OpenAiRunStream(
-                              m_http, std::move(r), OpenAi::OpenAiRunStream::Mode::Resume,
-                              OpenAi::OpenAiMapper(true, token.sequence), stallTimeout(m_connection), parent),
+    return withEventLimit(new OpenAiRunStream(m_http, std::move(r), OpenAiRunStream::Mode::Resume,
+                                              OpenAiMapper(true, token.sequence), stallTimeout(m_connection),
+                                              parent),
                           m_connection);
 }
 
 QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)
 {
     QPointer<OpenAiBackend> self = this;
-    HttpRequest r
-        = request("GET", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    HttpRequest r = request("GET", responsePath(token.remoteId));
     const HttpResponse response = co_await m_http->send(std::move(r));
     ActionResult result;
     if (!self) {
-        result.error.kind = ErrorKind::Cancelled;
+        result.error = RunError::cancelled();
         co_return result;
     }
     result.retryAfterMs = response.retryAfterMs;
@@ -179,19 +159,18 @@ QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)
     }
     result.events = eventsFromBody(response.body);
     if (result.events.isEmpty())
-        result.error = protocolError(response, u"The server's answer is not a Response object."_s);
+        result.error = response.protocolError({}, u"The server's answer is not a Response object."_s);
     co_return result;
 }
 
 QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
 {
     QPointer<OpenAiBackend> self = this;
-    const QString id = QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId));
-    HttpRequest r = request("POST", u"/responses/"_s + id + u"/cancel"_s);
+    HttpRequest r = request("POST", responsePath(token.remoteId) + u"/cancel"_s);
     const HttpResponse response = co_await m_http->send(std::move(r));
     ActionResult result;
     if (!self) {
-        result.error.kind = ErrorKind::Cancelled;
+        result.error = RunError::cancelled();
         co_return result;
     }
     if (response.ok()) {
@@ -220,13 +199,12 @@ QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
 QCoro::Task<ActionResult> OpenAiBackend::remove(ContinuationToken token)
 {
     QPointer<OpenAiBackend> self = this;
-    HttpRequest r
-        = request("DELETE", u"/responses/"_s + QString::fromLatin1(QUrl::toPercentEncoding(token.remoteId)));
+    HttpRequest r = request("DELETE", responsePath(token.remoteId));
     r.headers.emplaceBack("Accept", "*/*");
     const HttpResponse response = co_await m_http->send(std::move(r));
     ActionResult result;
     if (!self) {
-        result.error.kind = ErrorKind::Cancelled;
+        result.error = RunError::cancelled();
         co_return result;
     }
     // The delete body differs between servers; any 2xx is success and is not parsed.
@@ -248,14 +226,14 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     Q_UNUSED(token)
     Q_UNUSED(answer)
     ActionResult result;
-    result.error = unsupported(u"OpenAI background responses do not wait for input."_s);
+    result.error = RunError::unsupported(u"OpenAI background responses do not wait for input."_s);
     co_return result;
 }
 
 QCoro::Task<ListResult> OpenAiBackend::list()
 {
     ListResult result;
-    result.error = unsupported(u"The Responses API has no listing of responses."_s);
+    result.error = RunError::unsupported(u"The Responses API has no listing of responses."_s);
     co_return result;
 }
 

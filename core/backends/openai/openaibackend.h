@@ -27,7 +27,7 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
-    void shutdown() override { m_http->shutdown(); }
+    QCoro::Task<> shutdown() override;
 
     HttpClient *httpClient() const { return m_http; }
     const Connection &connection() const { return m_connection; }

@@ -154,14 +154,18 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
     return events;
 }
 
+} // namespace Runwatch::OpenAi
+
+namespace Runwatch {
+
+using namespace OpenAi;
+
 OpenAiMapper::Outcome OpenAiMapper::malformed(const QString &why)
 {
-    m_error = RunError{};
-    m_error.kind = ErrorKind::Protocol;
-    m_error.code = u"malformed_event"_s;
-    m_error.message = m_lastSequence >= 0
-                          ? u"Malformed event after sequence %1: %2"_s.arg(m_lastSequence).arg(why)
-                          : u"Malformed event at the start of the stream: %1"_s.arg(why);
+    m_error = RunError::protocol(u"malformed_event"_s,
+                                 m_lastSequence >= 0
+                                     ? u"Malformed event after sequence %1: %2"_s.arg(m_lastSequence).arg(why)
+                                     : u"Malformed event at the start of the stream: %1"_s.arg(why));
     return Outcome::Malformed;
 }
 
@@ -283,11 +287,10 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
         if (status->status == RunStatus::Unknown) {
             // The run ended in a state we cannot show as finished, and following it further
             // would never end: keep what the event carried, then stop with an error naming it.
-            m_error = RunError{};
-            m_error.kind = ErrorKind::Protocol;
-            m_error.code = u"unknown_status"_s;
-            m_error.message = u"The response ended with status \"%1\", which Runwatch does not know."_s.arg(
-                status->rawStatus);
+            m_error = RunError::protocol(
+                u"unknown_status"_s,
+                u"The response ended with status \"%1\", which Runwatch does not know."_s.arg(
+                    status->rawStatus));
             return Outcome::Malformed;
         }
         return Outcome::Terminal;
@@ -378,4 +381,4 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
     return Outcome::Continue;
 }
 
-} // namespace Runwatch::OpenAi
+} // namespace Runwatch

@@ -23,6 +23,10 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify = fal
 // Parses an OpenAI error object ({"code","message","type","param"}), flat or nested under "error".
 RunError mapErrorObject(const QJsonObject &object, ErrorKind kind);
 
+} // namespace Runwatch::OpenAi
+
+namespace Runwatch {
+
 // Maps one SSE event of a Responses stream to RunEvents. Stateful only in what it must remember
 // across events (the last sequence number, for error messages). Pure: no I/O.
 class OpenAiMapper
@@ -67,4 +71,4 @@ private:
     RunError m_error;
 };
 
-} // namespace Runwatch::OpenAi
+} // namespace Runwatch

@@ -7,7 +7,7 @@
 
 using namespace Qt::StringLiterals;
 
-namespace Runwatch::OpenAi {
+namespace Runwatch {
 
 namespace {
 
@@ -47,16 +47,13 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
         }
         const QJsonDocument doc = QJsonDocument::fromJson(response.body);
         if (!doc.isObject()) {
-            RunError e;
-            e.kind = ErrorKind::Protocol;
-            e.message
-                = u"The server answered the create request with something that is not a Response object."_s;
-            e.httpStatus = response.status;
-            e.requestId = QString::fromUtf8(response.header("x-request-id"));
+            const RunError e = response.protocolError(
+                {},
+                u"The server answered the create request with something that is not a Response object."_s);
             endWith({StreamEnd::Reason::Error, e, std::nullopt});
             co_return;
         }
-        const QList<RunEvent> events = mapResponseObject(doc.object());
+        const QList<RunEvent> events = OpenAi::mapResponseObject(doc.object());
         Q_EMIT eventsReceived(events);
         if (!self)
             co_return;
@@ -118,4 +115,4 @@ void OpenAiRunStream::replyGone()
     endWith({StreamEnd::Reason::Eof, {}, std::nullopt});
 }
 
-} // namespace Runwatch::OpenAi
+} // namespace Runwatch

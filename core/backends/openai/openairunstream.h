@@ -6,7 +6,7 @@
 
 #include <QPointer>
 
-namespace Runwatch::OpenAi {
+namespace Runwatch {
 
 // One exchange with /responses that yields events: a create (streaming or not) or a
 // GET ?stream=true resume. Reads the SSE body as it arrives and emits one batch per read.
@@ -33,4 +33,4 @@ private:
     OpenAiMapper m_mapper;
 };
 
-} // namespace Runwatch::OpenAi
+} // namespace Runwatch

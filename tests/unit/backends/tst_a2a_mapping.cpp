@@ -5,6 +5,7 @@
 // applyEvent).
 #include "backends/a2a/a2acard.h"
 #include "backends/a2a/a2amapper.h"
+#include "backends/a2a/a2areply.h"
 #include "domain/runevent.h"
 #include "domain/runreducer.h"
 #include "net/sseparser.h"

@@ -17,7 +17,7 @@ namespace {
 struct Outcome
 {
     Run run;
-    QList<OpenAi::OpenAiMapper::Outcome> outcomes;
+    QList<OpenAiMapper::Outcome> outcomes;
     RunError error;
     qint64 dropped = 0;
 };
@@ -29,7 +29,7 @@ Outcome replay(const QByteArray &sse, qsizetype chunk = -1, qint64 cursor = -1, 
     out.run = std::move(start);
     out.run.token.sequence = cursor;
     SseParser parser;
-    OpenAi::OpenAiMapper mapper(true, cursor);
+    OpenAiMapper mapper(true, cursor);
     const qsizetype step = chunk > 0 ? chunk : sse.size();
     for (qsizetype pos = 0; pos < sse.size(); pos += step) {
         parser.feed(QByteArrayView(sse).sliced(pos, qMin(step, sse.size() - pos)), [&](const SseEvent &e) {
@@ -38,8 +38,7 @@ Outcome replay(const QByteArray &sse, qsizetype chunk = -1, qint64 cursor = -1, 
             out.outcomes << outcome;
             for (const RunEvent &ev : std::as_const(events))
                 applyEvent(out.run, ev);
-            if (outcome == OpenAi::OpenAiMapper::Outcome::Malformed
-                || outcome == OpenAi::OpenAiMapper::Outcome::StreamError)
+            if (outcome == OpenAiMapper::Outcome::Malformed || outcome == OpenAiMapper::Outcome::StreamError)
                 out.error = mapper.error();
         });
     }
@@ -75,7 +74,7 @@ private Q_SLOTS:
         QCOMPARE(o.run.token.sequence, 11);
         QVERIFY(o.run.token.streamable);
         QCOMPARE(o.run.reconciliations, 0);
-        QCOMPARE(o.outcomes.last(), OpenAi::OpenAiMapper::Outcome::Terminal);
+        QCOMPARE(o.outcomes.last(), OpenAiMapper::Outcome::Terminal);
         QVERIFY(!o.run.error.isError());
     }
 
@@ -117,7 +116,7 @@ private Q_SLOTS:
     void errorEventShapes()
     {
         const Outcome nested = replay(RunwatchTest::readData(u"openai/stream-error-nested.sse"_s));
-        QCOMPARE(nested.outcomes.last(), OpenAi::OpenAiMapper::Outcome::StreamError);
+        QCOMPARE(nested.outcomes.last(), OpenAiMapper::Outcome::StreamError);
         QCOMPARE(nested.error.code, u"rate_limit_exceeded"_s);
         QCOMPARE(nested.error.message, u"The model is currently over capacity."_s);
         const Outcome flat = replay(RunwatchTest::readData(u"openai/error-flat.sse"_s));
@@ -130,7 +129,7 @@ private Q_SLOTS:
     {
         const QByteArray sse = RunwatchTest::readData(u"openai/malformed.sse"_s);
         const Outcome o = replay(sse);
-        QCOMPARE(o.outcomes.last(), OpenAi::OpenAiMapper::Outcome::Malformed);
+        QCOMPARE(o.outcomes.last(), OpenAiMapper::Outcome::Malformed);
         QCOMPARE(o.run.primaryText, u"kept"_s);
         QCOMPARE(o.error.kind, ErrorKind::Protocol);
         QVERIFY2(o.error.message.contains(u"after sequence 3"_s), qPrintable(o.error.message));
@@ -140,7 +139,7 @@ private Q_SLOTS:
     {
         const QByteArray sse = RunwatchTest::readData(u"openai/invalid-utf8.sse"_s);
         const Outcome o = replay(sse);
-        QCOMPARE(o.outcomes.last(), OpenAi::OpenAiMapper::Outcome::Malformed);
+        QCOMPARE(o.outcomes.last(), OpenAiMapper::Outcome::Malformed);
     }
 
     // Keep-alives, unknown types, obfuscation padding and [DONE] are tolerated.
@@ -151,7 +150,7 @@ private Q_SLOTS:
         QCOMPARE(o.run.primaryText, u"x"_s);
         QCOMPARE(o.run.token.sequence, 2);
         for (auto out : o.outcomes)
-            QCOMPARE(out, OpenAi::OpenAiMapper::Outcome::Continue);
+            QCOMPARE(out, OpenAiMapper::Outcome::Continue);
     }
 
     // Reasoning summaries and tool calls are secondary output, never mixed into the answer.

@@ -4,6 +4,7 @@
 // never opened), every coroutine awaiting them resumes and unwinds through its guards before
 // the process could exit. A frame still suspended at exit is what LeakSanitizer reports.
 
+#include "backends/a2a/a2abackend.h"
 #include "backends/openai/openaibackend.h"
 #include "engine/runmanager.h"
 #include "net/httpclient.h"
@@ -50,6 +51,26 @@ QCoro::Task<> probe(HttpClient *client, HttpRequest request, std::shared_ptr<Out
     outcome->kind = response.error.kind;
 }
 
+// The same through a backend operation (RunBackend::get), as the engine's polls run.
+QCoro::Task<> probeGet(RunBackend *backend, QString remoteId, std::shared_ptr<Outcome> outcome)
+{
+    const FrameGuard guard{outcome};
+    ContinuationToken token;
+    token.remoteId = std::move(remoteId);
+    const ActionResult result = co_await backend->get(std::move(token));
+    outcome->resumed = true;
+    outcome->kind = result.error.kind;
+}
+
+// And through A2aBackend::describe(), which waits for the agent card.
+QCoro::Task<> probeDescribe(RunBackend *backend, std::shared_ptr<Outcome> outcome)
+{
+    const FrameGuard guard{outcome};
+    const ConnectionInfo info = co_await backend->describe();
+    outcome->resumed = true;
+    outcome->kind = info.error.kind;
+}
+
 HttpRequest get(const QUrl &url)
 {
     HttpRequest r;
@@ -85,6 +106,35 @@ std::optional<T> awaitWithin(QCoro::Task<T> task, int ms = 10000)
     return st->value;
 }
 
+// Two requests a client leaves suspended: one the server never answers, one waiting a minute
+// between retries. start() returns once both are stuck.
+struct StuckRequests
+{
+    ScriptedServer server;
+    std::unique_ptr<HttpClient> client = std::make_unique<HttpClient>();
+    int sleeps = 0;
+    std::shared_ptr<Outcome> silent = std::make_shared<Outcome>();
+    std::shared_ptr<Outcome> busy = std::make_shared<Outcome>();
+
+    bool start()
+    {
+        server.enqueue("/silent", ScriptedReply::neverAnswer());
+        server.enqueue("/busy", retryInAMinute());
+        client->setSleepObserver([this](std::chrono::milliseconds) { ++sleeps; });
+        probe(client.get(), get(server.url(u"/silent"_s)), silent);
+        probe(client.get(), get(server.url(u"/busy"_s)), busy);
+        return QTest::qWaitFor([this] { return server.requestCount() == 2 && sleeps == 1; }, 5000);
+    }
+    bool unwound() const { return silent->unwound && busy->unwound; }
+    // Both resumed and unwound with Cancelled, and nothing was retried.
+    bool endedCancelled() const
+    {
+        const auto cancelled
+            = [](const Outcome &o) { return o.resumed && o.unwound && o.kind == ErrorKind::Cancelled; };
+        return cancelled(*silent) && cancelled(*busy) && server.requestCount() == 2;
+    }
+};
+
 Run adopted(const QString &localId, const QString &remoteId, bool streamable)
 {
     Run run;
@@ -106,53 +156,120 @@ class TestShutdown final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void cleanup()
-    {
-        QVERIFY(HttpClient::waitForStoppedRequests(5s));
-        QCOMPARE(HttpClient::liveRequests(), 0);
-    }
+    // Whatever a test left in flight (a client destroyed mid-request) unwinds once the event loop
+    // turns: nothing may still be suspended when the process exits.
+    void cleanup() { QTRY_COMPARE_WITH_TIMEOUT(HttpClient::liveRequests(), 0, 5000); }
 
     void destroyedClientUnwindsEveryAwaitingCoroutine();
+    void shutdownTaskCompletesOnceRequestsUnwound_data();
+    void shutdownTaskCompletesOnceRequestsUnwound();
+    void backendShutdownTaskCompletesOnceItsCoroutinesUnwound_data();
+    void backendShutdownTaskCompletesOnceItsCoroutinesUnwound();
     void shutdownWakesARetrySleep();
     void shutdownRefusesNewRequests();
     void engineShutdownUnwindsEverything_data();
     void engineShutdownUnwindsEverything();
+    void engineShutdownWaitsForReplacedBackends();
 };
 
 void TestShutdown::destroyedClientUnwindsEveryAwaitingCoroutine()
 {
-    ScriptedServer server;
-    server.enqueue("/silent", ScriptedReply::neverAnswer());
-    server.enqueue("/busy", retryInAMinute());
-    auto *client = new HttpClient;
-    int sleeps = 0;
-    client->setSleepObserver([&sleeps](std::chrono::milliseconds) { ++sleeps; });
     const int before = HttpClient::liveRequests();
-
-    auto silent = std::make_shared<Outcome>();
-    auto busy = std::make_shared<Outcome>();
-    probe(client, get(server.url(u"/silent"_s)), silent);
-    probe(client, get(server.url(u"/busy"_s)), busy);
-    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount(), 2, 5000);
-    QTRY_COMPARE_WITH_TIMEOUT(sleeps, 1, 5000);
+    StuckRequests stuck;
+    QVERIFY(stuck.start());
     QCOMPARE(HttpClient::liveRequests(), before + 2);
 
     QElapsedTimer clock;
     clock.start();
-    delete client;
+    stuck.client.reset();
     // The coroutines resume from the event loop: until it turns, they are still suspended.
-    QVERIFY(!silent->unwound && !busy->unwound);
-    QCOMPARE(HttpClient::stoppedRequests(), 2);
-    QVERIFY(HttpClient::waitForStoppedRequests(5s));
-    QCOMPARE(HttpClient::stoppedRequests(), 0);
+    QVERIFY(!stuck.silent->unwound && !stuck.busy->unwound);
+    QCOMPARE(HttpClient::liveRequests(), before + 2);
+    QTRY_VERIFY_WITH_TIMEOUT(stuck.unwound(), 5000);
     QVERIFY2(clock.elapsed() < 5000, "the retry sleep must be cut short, not waited out");
     QCOMPARE(HttpClient::liveRequests(), before);
-    for (const auto &outcome : {silent, busy}) {
-        QVERIFY(outcome->resumed);
-        QVERIFY(outcome->unwound);
-        QCOMPARE(outcome->kind, ErrorKind::Cancelled);
-    }
-    QCOMPARE(server.requestCount(), 2); // nothing was retried
+    QVERIFY(stuck.endedCancelled());
+}
+
+void TestShutdown::shutdownTaskCompletesOnceRequestsUnwound_data()
+{
+    QTest::addColumn<bool>("destroyClient");
+    QTest::newRow("client kept") << false;
+    QTest::newRow("client destroyed meanwhile") << true;
+}
+
+// HttpClient::shutdown()'s task: the requests end at once, the task completes only when every
+// coroutine awaiting them has resumed and unwound, and it does so whether or not the client is
+// still there.
+void TestShutdown::shutdownTaskCompletesOnceRequestsUnwound()
+{
+    QFETCH(bool, destroyClient);
+    const int before = HttpClient::liveRequests();
+    StuckRequests stuck;
+    QVERIFY(stuck.start());
+
+    QElapsedTimer clock;
+    clock.start();
+    QCoro::Task<> stopped = stuck.client->shutdown();
+    QVERIFY(stuck.client->isShutDown());
+    QVERIFY(!stopped.isReady());
+    QVERIFY(!stuck.silent->unwound && !stuck.busy->unwound);
+    if (destroyClient)
+        stuck.client.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(stopped.isReady(), 5000);
+    QVERIFY2(clock.elapsed() < 5000, "the retry sleep must be cut short, not waited out");
+    // Completed after the frames, never before.
+    QVERIFY(stuck.endedCancelled());
+    QCOMPARE(HttpClient::liveRequests(), before);
+
+    // Nothing in flight: the task of a second call is done at once.
+    if (stuck.client)
+        QVERIFY(stuck.client->shutdown().isReady());
+}
+
+void TestShutdown::backendShutdownTaskCompletesOnceItsCoroutinesUnwound_data()
+{
+    QTest::addColumn<QString>("backend");
+    QTest::newRow("openai") << u"openai"_s;
+    QTest::newRow("a2a") << u"a2a"_s;
+}
+
+// RunBackend::shutdown() as RunManager awaits it: a backend operation suspended on a request that
+// the server never answers has resumed and unwound when the task completes.
+void TestShutdown::backendShutdownTaskCompletesOnceItsCoroutinesUnwound()
+{
+    QFETCH(QString, backend);
+    ScriptedServer server;
+    server.enqueue("/v1/responses/resp_1", ScriptedReply::neverAnswer());
+    server.enqueue("/agent/.well-known/agent-card.json", ScriptedReply::neverAnswer());
+    Connection c;
+    c.name = u"sim"_s;
+    c.backend = backend;
+    c.baseUrl = server.url(backend == u"openai"_s ? u"/v1"_s : u"/agent"_s);
+    c.auth = AuthStyle::None;
+    std::unique_ptr<RunBackend> b;
+    if (backend == u"openai"_s)
+        b = std::make_unique<OpenAiBackend>(c);
+    else
+        b = std::make_unique<A2aBackend>(c);
+    const int before = HttpClient::liveRequests();
+
+    auto outcome = std::make_shared<Outcome>();
+    if (backend == u"openai"_s)
+        probeGet(b.get(), u"resp_1"_s, outcome);
+    else
+        probeDescribe(b.get(), outcome);
+    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount(), 1, 5000);
+    QCOMPARE(HttpClient::liveRequests(), before + 1);
+
+    QCoro::Task<> stopped = b->shutdown();
+    QVERIFY(!stopped.isReady());
+    QVERIFY(!outcome->unwound);
+    QTRY_VERIFY_WITH_TIMEOUT(stopped.isReady(), 5000);
+    QVERIFY(outcome->resumed);
+    QVERIFY(outcome->unwound);
+    QCOMPARE(outcome->kind, ErrorKind::Cancelled);
+    QCOMPARE(HttpClient::liveRequests(), before);
 }
 
 void TestShutdown::shutdownWakesARetrySleep()
@@ -260,6 +377,35 @@ void TestShutdown::engineShutdownUnwindsEverything()
     QCOMPARE(finished.count(), 0);
     QCOMPARE(stopped.count(), 0);
     QCOMPARE(server.requestCount("/v1/responses/resp_2"), 1); // the poll was not retried
+}
+
+// A connection replaced while its backend still had a request in flight: the old backend is
+// shut down at once and deleted later, and the engine's shutdown() waits for its coroutines too.
+void TestShutdown::engineShutdownWaitsForReplacedBackends()
+{
+    ScriptedServer server;
+    server.enqueue("/v1/responses/resp_1", ScriptedReply::neverAnswer());
+    const int before = HttpClient::liveRequests();
+    auto manager = std::make_unique<RunManager>();
+    Connection c;
+    c.name = u"sim"_s;
+    c.backend = u"openai"_s;
+    c.baseUrl = server.url(u"/v1"_s);
+    c.auth = AuthStyle::None;
+    QVERIFY(manager->addConnection(c));
+    QPointer<RunBackend> old = manager->backend(u"sim"_s);
+    auto outcome = std::make_shared<Outcome>();
+    probeGet(old, u"resp_1"_s, outcome);
+    QTRY_COMPARE_WITH_TIMEOUT(server.requestCount(), 1, 5000);
+
+    QVERIFY(manager->addConnection(c));
+    QVERIFY(manager->backend(u"sim"_s) != old);
+    QVERIFY(!outcome->unwound);
+    manager->shutdown();
+    // Right after it returns, without another turn of the event loop.
+    QVERIFY(outcome->unwound);
+    QCOMPARE(outcome->kind, ErrorKind::Cancelled);
+    QCOMPARE(HttpClient::liveRequests(), before);
 }
 
 QTEST_GUILESS_MAIN(TestShutdown)

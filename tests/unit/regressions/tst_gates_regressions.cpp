@@ -46,13 +46,13 @@ private Q_SLOTS:
     // hostile server). Now such an event has no sequence and maps normally.
     void wireSequenceOutOfRange()
     {
-        OpenAi::OpenAiMapper mapper;
+        OpenAiMapper mapper;
         QList<RunEvent> out;
         const auto outcome = mapper.map("response.created",
                                         "{\"type\":\"response.created\",\"sequence_number\":1e300,"
                                         "\"response\":{\"id\":\"r\",\"status\":\"queued\"}}",
                                         out);
-        QCOMPARE(outcome, OpenAi::OpenAiMapper::Outcome::Continue);
+        QCOMPARE(outcome, OpenAiMapper::Outcome::Continue);
         QCOMPARE(mapper.lastSequence(), qint64(-1));
         QVERIFY(!out.isEmpty());
         QCOMPARE(out.first().type, RunEvent::Type::Identity);
@@ -82,18 +82,18 @@ private Q_SLOTS:
     // error for a bad delta named the bad event itself ("after sequence 8" for event 8).
     void malformedDeltaNamesLastGoodEvent()
     {
-        OpenAi::OpenAiMapper mapper;
+        OpenAiMapper mapper;
         QList<RunEvent> out;
         QCOMPARE(mapper.map(
                      "response.output_text.delta",
                      "{\"type\":\"response.output_text.delta\",\"sequence_number\":7,\"delta\":\"ok\"}", out),
-                 OpenAi::OpenAiMapper::Outcome::Continue);
+                 OpenAiMapper::Outcome::Continue);
         QCOMPARE(
             mapper.map(
                 "response.output_text.delta",
                 "{\"type\":\"response.output_text.delta\",\"sequence_number\":8,\"delta\":\"bad \xc3\x28\"}",
                 out),
-            OpenAi::OpenAiMapper::Outcome::Malformed);
+            OpenAiMapper::Outcome::Malformed);
         QCOMPARE(mapper.lastSequence(), qint64(7));
         QVERIFY2(mapper.error().message.contains(u"after sequence 7"_s), qPrintable(mapper.error().message));
         QCOMPARE(out.size(), 1);
@@ -104,7 +104,7 @@ private Q_SLOTS:
     // kept and the mapper reports a Protocol error "unknown_status".
     void unknownTerminalStatusStops()
     {
-        OpenAi::OpenAiMapper mapper;
+        OpenAiMapper mapper;
         QList<RunEvent> out;
         const auto outcome = mapper.map("response.completed",
                                         "{\"type\":\"response.completed\",\"sequence_number\":3,\"response\":"
@@ -112,7 +112,7 @@ private Q_SLOTS:
                                         "\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"output_"
                                         "text\",\"text\":\"kept\"}]}]}}",
                                         out);
-        QCOMPARE(outcome, OpenAi::OpenAiMapper::Outcome::Malformed);
+        QCOMPARE(outcome, OpenAiMapper::Outcome::Malformed);
         QCOMPARE(mapper.error().kind, ErrorKind::Protocol);
         QCOMPARE(mapper.error().code, u"unknown_status"_s);
         QVERIFY(mapper.error().message.contains(u"\"pondering\""_s));
@@ -130,7 +130,7 @@ private Q_SLOTS:
                             "{\"type\":\"response.completed\",\"sequence_number\":4,\"response\":{\"status\":"
                             "\"completed\"}}",
                             done),
-                 OpenAi::OpenAiMapper::Outcome::Terminal);
+                 OpenAiMapper::Outcome::Terminal);
     }
 };
 

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RunManager executing the operator's commands: refresh, cancel, delete, respond, attach.
+#include "runmanager.h"
+
+#include "runmanager_p.h"
+
+#include "net/httperrors.h"
+#include "runstore.h"
+
+#include <QTimer>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+void RunManager::refreshRun(const QString &id)
+{
+    ensureOutputLoaded(id);
+    pollOnce(id);
+}
+
+void RunManager::cancelRun(const QString &id)
+{
+    doCancel(id);
+}
+
+void RunManager::deleteRun(const QString &id, bool onServer)
+{
+    doDelete(id, onServer);
+}
+
+void RunManager::respondToRun(const QString &id, InputAnswer answer)
+{
+    doRespond(id, std::move(answer));
+}
+
+QCoro::Task<> RunManager::doCancel(QString id)
+{
+    QPointer<RunManager> self = this;
+    Entry *e = entry(id);
+    if (!e)
+        co_return;
+    RunBackend *b = backend(e->run.connection);
+    if (e->run.isTerminal()) {
+        ActionResult r;
+        r.note = u"already "_s + statusName(e->run.status);
+        Q_EMIT actionFinished(id, Action::Cancel, r);
+        co_return;
+    }
+    if (e->run.remoteId.isEmpty() || !b || !b->capabilities().testFlag(Capability::Cancel)) {
+        refuse(id, Action::Cancel,
+               e->run.remoteId.isEmpty() ? u"The run has no server id yet."_s
+                                         : u"This connection cannot cancel runs."_s);
+        co_return;
+    }
+    const RunStatus before = e->run.status;
+    const QString rawBefore = e->run.rawStatus;
+    applyEvents(id, {RunEvent::statusChange(RunStatus::Cancelling, {})});
+    const ActionResult result = co_await b->cancel(e->run.token);
+    if (!self || m_shutDown)
+        co_return;
+    e = entry(id);
+    if (!e)
+        co_return;
+    if (!result.ok()) {
+        // Our optimistic "cancelling" did not happen: put the run back as it was.
+        if (e->run.status == RunStatus::Cancelling) {
+            e->run.status = before;
+            e->run.rawStatus = rawBefore;
+            persist(id);
+            Q_EMIT runChanged(id, RunChange::Status);
+        }
+    } else {
+        applyEvents(id, result.events);
+        e = entry(id);
+        if (e && !needsFollowing(e->run))
+            stopFollowing(id);
+        // Cancellation is best effort: keep following until the server says it is terminal.
+        if (e && needsFollowing(e->run) && !e->follower.active)
+            follow(id);
+        else if (e && needsFollowing(e->run) && !e->follower.stream && !e->follower.pollInFlight)
+            pollOnce(id);
+    }
+    Q_EMIT actionFinished(id, Action::Cancel, result);
+}
+
+QCoro::Task<> RunManager::doDelete(QString id, bool onServer)
+{
+    QPointer<RunManager> self = this;
+    Entry *e = entry(id);
+    if (!e)
+        co_return;
+    RunBackend *b = backend(e->run.connection);
+    ActionResult result;
+    if (onServer && !e->run.remoteId.isEmpty()) {
+        if (!b || !b->capabilities().testFlag(Capability::Delete)) {
+            refuse(id, Action::Delete,
+                   u"This connection cannot delete runs on the server; remove it locally instead."_s);
+            co_return;
+        }
+        stopFollowing(id);
+        result = co_await b->remove(e->run.token);
+        if (!self || m_shutDown)
+            co_return;
+        if (!result.ok()) {
+            e = entry(id);
+            if (e && needsFollowing(e->run))
+                follow(id);
+            Q_EMIT actionFinished(id, Action::Delete, result);
+            co_return;
+        }
+    }
+    if (!entry(id))
+        co_return;
+    removeLocal(id);
+    Q_EMIT actionFinished(id, Action::Delete, result);
+}
+
+QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
+{
+    QPointer<RunManager> self = this;
+    Entry *e = entry(id);
+    if (!e)
+        co_return;
+    RunBackend *b = backend(e->run.connection);
+    if (!b || !b->capabilities().testFlag(Capability::Respond)) {
+        refuse(id, Action::Respond, u"This connection does not accept answers."_s);
+        co_return;
+    }
+    const ActionResult result = co_await b->respond(e->run.token, std::move(answer));
+    if (!self || m_shutDown)
+        co_return;
+    if (result.ok()) {
+        applyEvents(id, result.events);
+        if (Entry *again = entry(id); again && needsFollowing(again->run))
+            follow(id);
+    }
+    Q_EMIT actionFinished(id, Action::Respond, result);
+}
+
+QCoro::Task<> RunManager::doAttach(QString id, bool created)
+{
+    QPointer<RunManager> self = this;
+    const std::optional<ActionResult> fetched = co_await fetchState(id);
+    if (!self || !fetched)
+        co_return;
+    const ActionResult &result = *fetched;
+    if (!result.ok()) {
+        if (created && !isRetryable(result.error)) {
+            // Nothing to follow: the server does not know this id or will not show it to us.
+            removeLocal(id);
+        } else {
+            // A network hiccup: following retries with backoff and reports if it gives up.
+            follow(id);
+        }
+        Q_EMIT actionFinished(id, Action::Refresh, result);
+        co_return;
+    }
+    applyEvents(id, result.events);
+    if (const Entry *e = entry(id); e && needsFollowing(e->run))
+        follow(id);
+    Q_EMIT actionFinished(id, Action::Refresh, result);
+}
+
+void RunManager::refuse(const QString &id, Action action, const QString &message)
+{
+    ActionResult r;
+    r.error = RunError::client({}, message);
+    Q_EMIT actionFinished(id, action, r);
+}
+
+} // namespace Runwatch

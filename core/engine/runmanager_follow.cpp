@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RunManager following runs: by stream, reconnecting with backoff, or by polling when the server
+// will not stream.
+#include "runmanager.h"
+
+#include "runmanager_p.h"
+
+#include "net/httperrors.h"
+
+#include <QRandomGenerator>
+#include <QTimer>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+bool RunManager::needsFollowing(const Run &run)
+{
+    if (run.isTerminal())
+        return false;
+    if (run.status != RunStatus::InputRequired)
+        return true;
+    // A run that waits for a timer or for a third party's callback resumes without the operator:
+    // keep watching it. One that waits for the operator only changes when they answer.
+    const InputReason reason = run.input ? run.input->reason : InputReason::Question;
+    return reason == InputReason::Timer || reason == InputReason::Webhook;
+}
+
+void RunManager::attachStream(const QString &id, RunStream *stream)
+{
+    Entry *e = entry(id);
+    if (!e || !stream)
+        return;
+    if (e->follower.stream)
+        e->follower.stream->abort();
+    e->follower.stream = stream;
+    connect(stream, &RunStream::eventsReceived, this,
+            [this, id](const QList<RunEvent> &events) { applyEvents(id, events); });
+    connect(stream, &RunStream::finished, this, [this, id, stream](const StreamEnd &end) {
+        stream->deleteLater();
+        Entry *e = entry(id);
+        if (e && e->follower.stream == stream)
+            e->follower.stream = nullptr;
+        onStreamFinished(id, end);
+    });
+}
+
+void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    Follower &f = e->follower;
+    const Run &run = e->run;
+    if (end.reason == StreamEnd::Reason::Aborted || !f.active)
+        return;
+    if (!needsFollowing(run)) {
+        f.active = false;
+        setConnectionLost(id, false);
+        return;
+    }
+    if (run.remoteId.isEmpty()) {
+        // The create request failed before the server told us the run's id: nothing to follow.
+        const RunError error
+            = end.error.isError()
+                  ? end.error
+                  : RunError::protocol({}, u"The server closed the connection before identifying the run."_s);
+        f.active = false;
+        applyEvents(id,
+                    {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
+        Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
+        return;
+    }
+    switch (end.reason) {
+    case StreamEnd::Reason::Terminal:
+    case StreamEnd::Reason::Eof:
+        // Closed before the run finished (or a terminal event left it non-terminal): continue.
+        setConnectionLost(id, true);
+        scheduleRetry(id, end.retryAfterMs);
+        return;
+    case StreamEnd::Reason::ResumeRefused:
+        qCInfo(lcEngine) << "resume refused for" << id << "- polling instead:" << end.error.message;
+        f.polling = true;
+        schedulePoll(id, end.retryAfterMs.value_or(0));
+        return;
+    case StreamEnd::Reason::Error:
+        break;
+    case StreamEnd::Reason::Aborted:
+        return;
+    }
+    const RunError &error = end.error;
+    if (error.kind == ErrorKind::Run) {
+        // An `error` event ends the stream; the JSON object has the authoritative status.
+        f.polling = true;
+        schedulePoll(id, end.retryAfterMs.value_or(0));
+        return;
+    }
+    if (error.retryable || error.kind == ErrorKind::Network || error.kind == ErrorKind::Timeout) {
+        setConnectionLost(id, true);
+        scheduleRetry(id, end.retryAfterMs);
+        return;
+    }
+    giveUp(id, error);
+}
+
+void RunManager::giveUp(const QString &id, const RunError &error)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    e->follower.active = false;
+    if (e->follower.timer)
+        e->follower.timer->stop();
+    e->run.connectionLost = false;
+    applyEvents(id, {RunEvent::failure(error)});
+    Q_EMIT runChanged(id, RunChange::Status | RunChange::Error);
+    Q_EMIT followingStopped(id, error);
+}
+
+void RunManager::setConnectionLost(const QString &id, bool lost)
+{
+    Entry *e = entry(id);
+    if (!e || e->run.connectionLost == lost)
+        return;
+    e->run.connectionLost = lost;
+    Q_EMIT runChanged(id, RunChange::Status);
+}
+
+namespace {
+std::chrono::milliseconds backoff(std::chrono::milliseconds initial, std::chrono::milliseconds max,
+                                  int failures)
+{
+    const int shift = std::min(failures, 16);
+    const auto base = std::min<qint64>(max.count(), initial.count() << shift);
+    // Full-jitter on the upper quarter keeps many clients from reconnecting in lockstep.
+    const double jitter = 1.0 - 0.25 * QRandomGenerator::global()->generateDouble();
+    return std::chrono::milliseconds(qint64(double(base) * jitter));
+}
+} // namespace
+
+void RunManager::startFollowTimer(const QString &id, Follower &f, std::chrono::milliseconds delay)
+{
+    if (!f.timer) {
+        f.timer = new QTimer(this);
+        f.timer->setSingleShot(true);
+        // A coarse timer may fire up to 5 % early, which would poll before a server's Retry-After.
+        f.timer->setTimerType(Qt::PreciseTimer);
+        connect(f.timer, &QTimer::timeout, this, [this, id] { resumeNow(id); });
+    }
+    f.timer->start(delay);
+}
+
+void RunManager::scheduleRetry(const QString &id, std::optional<qint64> serverDelayMs)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    Follower &f = e->follower;
+    ++f.failures;
+    if (m_policy.maxConsecutiveFailures >= 0 && f.failures > m_policy.maxConsecutiveFailures) {
+        RunError error;
+        error.kind = ErrorKind::Network;
+        error.message = u"Gave up following after %1 failed attempts."_s.arg(f.failures - 1);
+        error.retryable = true;
+        giveUp(id, error);
+        return;
+    }
+    auto delay = backoff(m_policy.reconnectInitial, m_policy.reconnectMax, f.failures - 1);
+    // The first reconnect after a clean drop is immediate-ish; never sooner than the server asks.
+    if (serverDelayMs)
+        delay = std::max(delay, std::chrono::milliseconds(*serverDelayMs));
+    startFollowTimer(id, f, delay);
+}
+
+void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDelayMs)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    Follower &f = e->follower;
+    f.polling = true;
+    // Without a server hint the interval doubles (with jitter) for every failure and for every
+    // poll in a row that changed nothing, up to pollMax; any progress resets it.
+    auto delay = backoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls);
+    if (serverDelayMs)
+        delay = std::max(delay, std::chrono::milliseconds(*serverDelayMs));
+    startFollowTimer(id, f, delay);
+}
+
+void RunManager::resumeNow(const QString &id)
+{
+    Entry *e = entry(id);
+    if (m_shutDown || !e || !e->follower.active || !needsFollowing(e->run))
+        return;
+    RunBackend *b = backend(e->run.connection);
+    if (!b) {
+        giveUp(id,
+               RunError::client({}, u"The connection \"%1\" is not configured."_s.arg(e->run.connection)));
+        return;
+    }
+    const bool canStream = e->run.token.streamable && b->capabilities().testFlag(Capability::ResumeStream);
+    if (e->follower.polling || !canStream) {
+        pollOnce(id);
+        return;
+    }
+    attachStream(id, b->follow(e->run.token, this));
+}
+
+QCoro::Task<std::optional<ActionResult>> RunManager::fetchState(QString id)
+{
+    QPointer<RunManager> self = this;
+    Entry *e = entry(id);
+    if (!e)
+        co_return std::nullopt;
+    RunBackend *b = backend(e->run.connection);
+    if (!b)
+        co_return std::nullopt;
+    e->follower.pollInFlight = true;
+    ActionResult result = co_await b->get(e->run.token);
+    // Gone, or shut down: shutdown() applies and reports nothing of what it cut short.
+    if (!self || m_shutDown)
+        co_return std::nullopt;
+    e = entry(id);
+    if (!e)
+        co_return std::nullopt;
+    e->follower.pollInFlight = false;
+    co_return result;
+}
+
+QCoro::Task<> RunManager::pollOnce(QString id)
+{
+    QPointer<RunManager> self = this;
+    if (const Entry *polled = entry(id); !polled || polled->follower.pollInFlight)
+        co_return;
+    const std::optional<ActionResult> fetched = co_await fetchState(id);
+    Entry *e = self && fetched ? entry(id) : nullptr;
+    if (!e)
+        co_return;
+    const ActionResult &result = *fetched;
+    if (!result.ok()) {
+        if (isRetryable(result.error)) {
+            setConnectionLost(id, true);
+            ++e->follower.failures;
+            schedulePoll(id, result.retryAfterMs);
+        } else {
+            giveUp(id, result.error);
+        }
+        co_return;
+    }
+    const auto mark = [](const Run &run) {
+        return std::tuple(run.status, run.rawStatus, run.primaryText.size(), run.secondary.size(),
+                          run.input.has_value());
+    };
+    const auto before = mark(e->run);
+    applyEvents(id, result.events);
+    e = entry(id);
+    if (!e)
+        co_return;
+    e->follower.failures = 0;
+    e->follower.idlePolls = mark(e->run) == before ? e->follower.idlePolls + 1 : 0;
+    setConnectionLost(id, false);
+    if (!needsFollowing(e->run)) {
+        e->follower.active = false;
+        co_return;
+    }
+    if (e->follower.active)
+        schedulePoll(id, result.retryAfterMs);
+}
+
+void RunManager::follow(const QString &id)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    ensureOutputLoaded(id);
+    Follower &f = e->follower;
+    f.active = true;
+    f.failures = 0;
+    f.idlePolls = 0;
+    f.polling = false;
+    if (f.timer)
+        f.timer->stop();
+    if (f.stream)
+        f.stream->abort();
+    // A manual resume clears a previous "gave up" error.
+    if (e->run.error.isError() && e->run.error.kind != ErrorKind::Run) {
+        e->run.error = RunError{};
+        Q_EMIT runChanged(id, RunChange::Error);
+    }
+    if (e->run.remoteId.isEmpty())
+        return;
+    if (!needsFollowing(e->run)) {
+        // Terminal or waiting: refresh once so "Resume" still re-reads the server's state.
+        pollOnce(id);
+        return;
+    }
+    resumeNow(id);
+}
+
+void RunManager::stopFollowing(const QString &id)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    e->follower.active = false;
+    if (e->follower.timer)
+        e->follower.timer->stop();
+    if (e->follower.stream)
+        e->follower.stream->abort();
+}
+
+bool RunManager::isFollowing(const QString &id) const
+{
+    const Entry *e = entry(id);
+    return e && e->follower.active;
+}
+
+} // namespace Runwatch

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// RunManager's private state, shared by its three translation units (runmanager.cpp,
+// runmanager_follow.cpp, runmanager_commands.cpp).
+
+#include "runmanager.h"
+
+#include <QLoggingCategory>
+
+Q_DECLARE_LOGGING_CATEGORY(lcEngine)
+
+namespace Runwatch {
+
+struct RunManager::Follower
+{
+    QPointer<RunStream> stream;
+    QTimer *timer = nullptr;
+    int failures = 0;
+    int idlePolls = 0;         // successful polls in a row that brought nothing new: back off
+    bool active = false;       // the operator wants this run followed
+    bool polling = false;      // the server will not stream it: poll the JSON object
+    bool pollInFlight = false; // never two status requests in flight for one run
+};
+
+struct RunManager::Entry
+{
+    Run run;
+    Follower follower;
+    bool actionInFlight = false;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "httpmessage.h"
+
+namespace Runwatch {
+
+std::optional<QByteArray> findHeader(const HttpHeaders &headers, QByteArrayView name)
+{
+    for (const auto &h : headers) {
+        if (h.first.compare(name, Qt::CaseInsensitive) == 0)
+            return h.second;
+    }
+    return std::nullopt;
+}
+
+QByteArray HttpRequest::impliedContentType() const
+{
+    if (body.isEmpty() || findHeader(headers, "content-type"))
+        return {};
+    return QByteArrayLiteral("application/json");
+}
+
+QByteArray HttpResponse::header(QByteArrayView lowerName) const
+{
+    return findHeader(headers, lowerName).value_or(QByteArray());
+}
+
+RunError HttpResponse::protocolError(QString code, QString message) const
+{
+    RunError e = RunError::protocol(std::move(code), std::move(message));
+    e.httpStatus = status;
+    e.requestId = QString::fromUtf8(header("x-request-id"));
+    return e;
+}
+
+} // namespace Runwatch
