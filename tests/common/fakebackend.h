@@ -125,7 +125,11 @@ public:
     QCoro::Task<Runwatch::ActionResult> respond(Runwatch::ContinuationToken token,
                                                 Runwatch::InputAnswer answer) override;
     QCoro::Task<Runwatch::ListResult> list() override;
-    void shutdown() override { cutShort(); }
+    QCoro::Task<> shutdown() override
+    {
+        cutShort();
+        co_return;
+    }
 
     // What shutdown() does: refuses every later call, ends every open stream and answers every
     // request in flight with Cancelled, all on the next event-loop turn.
