@@ -246,6 +246,23 @@ int CliApp::connectionError(const QString &error, bool usageError)
     return ExitOtherError;
 }
 
+std::optional<Connection> CliApp::addCommandConnection(const Options &o, int *exitCode)
+{
+    QString error;
+    bool usageError = false;
+    auto conn = connectionFor(o, nullptr, &error, &usageError);
+    if (!conn) {
+        *exitCode = connectionError(error, usageError);
+        return std::nullopt;
+    }
+    if (!m_manager.addConnection(*conn, &error)) {
+        writeErr(u"runwatch-cli: "_s + error + u'\n');
+        *exitCode = ExitOtherError;
+        return std::nullopt;
+    }
+    return conn;
+}
+
 std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run, QString *error,
                                                 bool *usageError)
 {

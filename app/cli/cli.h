@@ -55,6 +55,9 @@ private:
                                             bool *usageError = nullptr);
     QString apiKeyFor(const Options &o, const QString &backend) const;
     int connectionError(const QString &error, bool usageError);
+    // For commands that name no stored run (start, agent, list --remote, attach): the connection
+    // from the command line, added to the engine. nullopt after reporting why, with *exitCode set.
+    std::optional<Connection> addCommandConnection(const Options &o, int *exitCode);
     // The saved connections (cliconnections.cpp): the same profiles and keys as the app's.
     ConnectionRegistry &registry();
     // `profile` with its key: --api-key-env, else from where the app keeps it.
@@ -79,6 +82,8 @@ private:
     // Loads RUN from the store, registers its connection and adopts it (without following).
     const Run *loadRun(const Options &o, const QString &idOrRemote, QString *error);
     const Run *loadRunOrReport(const Options &o, const QString &idOrRemote);
+    // For `COMMAND RUN`: the one RUN of `args`, loaded; nullptr after reporting why, *exitCode set.
+    const Run *runArgument(const Options &o, const QStringList &args, const QString &command, int *exitCode);
     // Triggers a RunManager action and waits (bounded) for its actionFinished; nullopt on timeout.
     std::optional<ActionResult> awaitAction(const QString &id, RunManager::Action action,
                                             const std::function<void()> &trigger, int timeoutMs = 60000);

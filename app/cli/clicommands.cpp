@@ -37,6 +37,19 @@ const Run *CliApp::loadRunOrReport(const Options &o, const QString &idOrRemote)
     return run;
 }
 
+const Run *CliApp::runArgument(const Options &o, const QStringList &args, const QString &command,
+                               int *exitCode)
+{
+    if (args.size() != 1) {
+        *exitCode = usage(command + u" needs exactly one RUN"_s);
+        return nullptr;
+    }
+    const Run *run = loadRunOrReport(o, args.first());
+    if (!run)
+        *exitCode = ExitOtherError;
+    return run;
+}
+
 int CliApp::cmdStart(const Options &o, const QStringList &args)
 {
     QString prompt, model;
@@ -56,15 +69,10 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     }
     if (prompt.isEmpty())
         return usage(u"start needs --prompt TEXT"_s);
-    QString error;
-    bool usageError = false;
-    const auto conn = connectionFor(o, nullptr, &error, &usageError);
+    int exitCode = ExitOtherError;
+    const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
-        return connectionError(error, usageError);
-    if (!m_manager.addConnection(*conn, &error)) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
-        return ExitOtherError;
-    }
+        return exitCode;
     StartRequest request;
     request.prompt = prompt;
     request.model = !model.isEmpty()                ? model
@@ -148,11 +156,10 @@ int CliApp::followToEnd(const QString &id)
 
 int CliApp::cmdWatch(const Options &o, const QStringList &args)
 {
-    if (args.size() != 1)
-        return usage(u"watch needs exactly one RUN"_s);
-    const Run *run = loadRunOrReport(o, args.first());
+    int exitCode = ExitOtherError;
+    const Run *run = runArgument(o, args, u"watch"_s, &exitCode);
     if (!run)
-        return ExitOtherError;
+        return exitCode;
     const QString id = run->localId;
     if (m_json)
         writeJson(runObject(*run));
@@ -180,11 +187,10 @@ int CliApp::cmdWatch(const Options &o, const QStringList &args)
 
 int CliApp::cmdStatus(const Options &o, const QStringList &args)
 {
-    if (args.size() != 1)
-        return usage(u"status needs exactly one RUN"_s);
-    const Run *run = loadRunOrReport(o, args.first());
+    int exitCode = ExitOtherError;
+    const Run *run = runArgument(o, args, u"status"_s, &exitCode);
     if (!run)
-        return ExitOtherError;
+        return exitCode;
     const QString id = run->localId;
     // The output is the run line; text the refresh brings belongs to `watch`.
     m_printPrimary = false;
@@ -217,11 +223,10 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
 
 int CliApp::cmdCancel(const Options &o, const QStringList &args)
 {
-    if (args.size() != 1)
-        return usage(u"cancel needs exactly one RUN"_s);
-    const Run *run = loadRunOrReport(o, args.first());
+    int exitCode = ExitOtherError;
+    const Run *run = runArgument(o, args, u"cancel"_s, &exitCode);
     if (!run)
-        return ExitOtherError;
+        return exitCode;
     const QString id = run->localId;
     const std::optional<ActionResult> outcome
         = awaitAction(id, RunManager::Action::Cancel, [&] { m_manager.cancelRun(id); });

@@ -19,15 +19,10 @@ constexpr int kAttachTimeoutMs = 60000;
 
 int CliApp::cmdListRemote(const Options &o)
 {
-    QString error;
-    bool usageError = false;
-    const auto conn = connectionFor(o, nullptr, &error, &usageError);
+    int exitCode = ExitOtherError;
+    const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
-        return connectionError(error, usageError);
-    if (!m_manager.addConnection(*conn, &error)) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
-        return ExitOtherError;
-    }
+        return exitCode;
     RunBackend *backend = m_manager.backend(conn->name);
     if (!backend->capabilities().testFlag(Capability::List)) {
         writeErr(u"runwatch-cli: the %1 connection cannot list the service's runs\n"_s.arg(conn->backend));
@@ -70,15 +65,10 @@ int CliApp::cmdAttach(const Options &o, const QStringList &args)
         printNote(u"run %1 already follows %2; watching it"_s.arg(stored->localId, remoteId));
         return cmdWatch(o, {stored->localId});
     }
-    QString error;
-    bool usageError = false;
-    const auto conn = connectionFor(o, nullptr, &error, &usageError);
+    int exitCode = ExitOtherError;
+    const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
-        return connectionError(error, usageError);
-    if (!m_manager.addConnection(*conn, &error)) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
-        return ExitOtherError;
-    }
+        return exitCode;
     // The run line goes out before the run's first events (printEvents announces it).
     m_announceStarts = true;
     QString id;
@@ -121,15 +111,10 @@ int CliApp::cmdAgent(const Options &o, const QStringList &args)
 {
     if (!args.isEmpty())
         return usage(u"agent takes no arguments"_s);
-    QString error;
-    bool usageError = false;
-    const auto conn = connectionFor(o, nullptr, &error, &usageError);
+    int exitCode = ExitOtherError;
+    const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
-        return connectionError(error, usageError);
-    if (!m_manager.addConnection(*conn, &error)) {
-        writeErr(u"runwatch-cli: "_s + error + u'\n');
-        return ExitOtherError;
-    }
+        return exitCode;
     const ConnectionInfo info = QCoro::waitFor(m_manager.backend(conn->name)->describe());
     if (!info.ok()) {
         printError(QString(), info.error);
