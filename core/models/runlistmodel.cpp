@@ -86,12 +86,7 @@ RunListModel::RunListModel(RunManager *manager, QObject *parent)
         const Run *run = manager->run(id);
         if (!run)
             continue;
-        m_rows.insert(id, int(m_ids.size()));
-        m_ids.append(id);
-        m_runs.append(run);
-        const StatusCategory c = categoryOf(*run);
-        m_categories.append(c);
-        m_counts.add(c, 1);
+        appendRow(id, run);
     }
     updateTicker();
 }
@@ -324,6 +319,16 @@ void RunListModel::onRunRemoved(const QString &id)
     Q_EMIT countsChanged();
 }
 
+void RunListModel::appendRow(const QString &id, const Run *run)
+{
+    m_rows.insert(id, int(m_ids.size()));
+    m_ids.append(id);
+    m_runs.append(run);
+    const StatusCategory c = categoryOf(*run);
+    m_categories.append(c);
+    m_counts.add(c, 1);
+}
+
 void RunListModel::insertPending()
 {
     if (m_pendingAdds.isEmpty() || !m_manager)
@@ -342,12 +347,7 @@ void RunListModel::insertPending()
     beginInsertRows({}, first, first + int(ids.size()) - 1);
     for (const QString &id : std::as_const(ids)) {
         const Run *run = m_manager->run(id);
-        m_rows.insert(id, int(m_ids.size()));
-        m_ids.append(id);
-        m_runs.append(run);
-        const StatusCategory c = categoryOf(*run);
-        m_categories.append(c);
-        m_counts.add(c, 1);
+        appendRow(id, run);
     }
     endInsertRows();
     updateTicker();

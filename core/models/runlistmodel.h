@@ -84,6 +84,8 @@ private:
     void onRunChanged(const QString &id, Runwatch::RunChanges changes);
     void onRunRemoved(const QString &id);
     void insertPending();
+    // Appends `run`'s row to the tables and counts (inside a row insertion, or before the first view).
+    void appendRow(const QString &id, const Run *run);
     void emitChanges();
     void tick();
     void updateTicker();
