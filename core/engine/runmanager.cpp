@@ -325,7 +325,9 @@ void RunManager::removeLocal(const QString &id)
         return;
     if (e->follower.timer)
         e->follower.timer->deleteLater();
-    m_runs.remove(id);
+    // Listeners (the list model) hold a pointer to the Run until they have
+    // handled runRemoved, so the entry must outlive the signal.
+    const std::shared_ptr<Entry> keepAlive = m_runs.take(id);
     m_order.removeAll(id);
     if (m_store)
         m_store->removeRun(id);
