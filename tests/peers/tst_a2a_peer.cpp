@@ -109,11 +109,11 @@ private Q_SLOTS:
     {
         const QString node = QStringLiteral(RUNWATCH_NODE);
         if (node.isEmpty() || !QFileInfo(node).isExecutable())
-            QSKIP("node is not installed: the @a2a-js/sdk peer cannot run (install Node.js >= 20)");
+            QFAIL("node is not installed: the @a2a-js/sdk peer cannot run (install Node.js >= 20)");
         const QDir dir(QStringLiteral(RUNWATCH_A2A_PEER_DIR));
         if (!dir.exists(u"node_modules/@a2a-js/sdk/package.json"_s)
             || !dir.exists(u"node_modules/express/package.json"_s))
-            QSKIP("tests/peers/a2a-peer/node_modules is missing: run scripts/setup-test-peers.sh (npm ci)");
+            QFAIL("tests/peers/a2a-peer/node_modules is missing: run scripts/setup-test-peers.sh (npm ci)");
         m_peer = std::make_unique<Peer>(QStringList{});
         QVERIFY2(m_peer->url().isValid(), qPrintable(u"the peer did not start: "_s + m_peer->error()));
     }

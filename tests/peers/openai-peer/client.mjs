@@ -5,7 +5,7 @@
 //
 //   node client.mjs /path/to/runwatch-sim
 //
-// Exit 0: every check passed; 1: a check failed; 77: skipped (no openai package installed).
+// Exit 0: every check passed; 1: a check failed or the openai package is not installed.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import assert from 'node:assert/strict';
@@ -14,8 +14,9 @@ let OpenAI;
 try {
     ({ default: OpenAI } = await import('openai'));
 } catch (error) {
-    console.log(`SKIP: the openai package is not installed (scripts/setup-test-peers.sh): ${error.message}`);
-    process.exit(77);
+    // A peer that is missing is a failure, not a skip: CI must never pass without the real client.
+    console.log(`FAIL: the openai package is not installed (run scripts/setup-test-peers.sh): ${error.message}`);
+    process.exit(1);
 }
 
 const simPath = process.argv[2];
