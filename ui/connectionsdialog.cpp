@@ -42,11 +42,11 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_list->setMinimumWidth(200);
     left->addWidget(m_list, 1);
     auto *listButtons = new QHBoxLayout;
-    auto *add = new QPushButton(Icons::themed(u"new-run"_s, palette()), tr("&Add"));
-    add->setAccessibleName(tr("Add connection"));
+    m_add = new QPushButton(Icons::themed(u"new-run"_s, palette()), tr("&Add"));
+    m_add->setAccessibleName(tr("Add connection"));
     m_remove = new QPushButton(Icons::themed(u"delete"_s, palette()), tr("Remo&ve"));
     m_remove->setAccessibleName(tr("Remove connection"));
-    listButtons->addWidget(add);
+    listButtons->addWidget(m_add);
     listButtons->addWidget(m_remove);
     left->addLayout(listButtons);
     body->addLayout(left);
@@ -140,7 +140,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     auto *close = new QDialogButtonBox(QDialogButtonBox::Close);
     outer->addWidget(close);
     connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(add, &QPushButton::clicked, this, &ConnectionsDialog::startNew);
+    connect(m_add, &QPushButton::clicked, this, &ConnectionsDialog::startNew);
     connect(m_remove, &QPushButton::clicked, this, [this] {
         if (m_editing.isEmpty())
             return;

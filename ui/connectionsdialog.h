@@ -27,6 +27,7 @@ public:
     explicit ConnectionsDialog(ConnectionRegistry *registry, QWidget *parent = nullptr);
 
     QListWidget *list() const { return m_list; }
+    QPushButton *addButton() const { return m_add; }
     QLineEdit *nameEdit() const { return m_name; }
     QComboBox *backendBox() const { return m_backend; }
     QLineEdit *urlEdit() const { return m_url; }
@@ -76,6 +77,7 @@ private:
     QLabel *m_warningText = nullptr;
     QPushButton *m_useSession = nullptr;
     QPushButton *m_usePlaintext = nullptr;
+    QPushButton *m_add = nullptr;
     QPushButton *m_save = nullptr;
     QPushButton *m_test = nullptr;
     QPushButton *m_remove = nullptr;

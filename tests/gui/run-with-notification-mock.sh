@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Runs a test binary on a private session bus with python3-dbusmock's notification daemon
-# (org.freedesktop.Notifications). Without dbus-run-session the test runs anyway and skips with
+# (org.freedesktop.Notifications). Without dbus-run-session the test runs anyway and fails with
 # a clear message (RUNWATCH_NOTIFY_MOCK=missing).
 set -eu
 test_binary="$1"
