@@ -96,7 +96,10 @@ private Q_SLOTS:
         QTest::keyClicks(m_dialog->nameEdit(), kName);
         m_dialog->backendBox()->setCurrentText(u"openai"_s);
         QCOMPARE(m_dialog->backendBox()->currentText(), u"openai"_s);
+        // The form offers OpenAI's URL: select it and type over it, as an operator does.
+        QTest::keySequence(m_dialog->urlEdit(), QKeySequence::SelectAll);
         QTest::keyClicks(m_dialog->urlEdit(), m_sim->baseUrl().toString());
+        QCOMPARE(m_dialog->urlEdit()->text(), m_sim->baseUrl().toString());
         m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::ApiKeyHeader)));
         QTest::keyClicks(m_dialog->keyEdit(), kKey);
         QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
@@ -114,7 +117,7 @@ private Q_SLOTS:
         // The CLI lists it as the dialog saved it.
         const RunwatchTest::CliResult listed = cli({u"connections"_s});
         QCOMPARE(listed.exitCode, 0);
-        QVERIFY2(listed.out.startsWith(kName.toUtf8() + ' '), listed.out.constData());
+        QVERIFY2(listed.out.startsWith(QByteArray(kName.toUtf8() + ' ')), listed.out.constData());
         QVERIFY(listed.out.contains(m_sim->baseUrl().toString().toUtf8()));
         QVERIFY(listed.out.trimmed().endsWith("keychain"));
 
