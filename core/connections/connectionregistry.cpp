@@ -75,7 +75,7 @@ QString ConnectionRegistry::apiKey(const QString &name) const
 
 bool ConnectionRegistry::hasSavedProfiles(const RunStore *profiles)
 {
-    return profiles && profiles->isOpen() && !profiles->loadConnections().isEmpty();
+    return profiles && profiles->hasConnections();
 }
 
 QList<ConnectionProfile> ConnectionRegistry::savedProfiles()

@@ -424,18 +424,12 @@ bool RunStore::saveConnectionConfig(const QString &name, const QJsonObject &conf
     return true;
 }
 
-QList<Connection> RunStore::loadConnections() const
+bool RunStore::hasConnections() const
 {
-    QList<Connection> out;
-    const QList<QJsonObject> configs = loadConnectionConfigs();
-    for (const QJsonObject &config : configs)
-        out << Connection::fromJson(config);
-    return out;
-}
-
-bool RunStore::saveConnection(const Connection &connection)
-{
-    return saveConnectionConfig(connection.name, connection.toJson()); // toJson() never includes the API key
+    if (!isOpen())
+        return false;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    return q.exec(u"SELECT 1 FROM connections LIMIT 1"_s) && q.next();
 }
 
 bool RunStore::removeConnection(const QString &name)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connections/connection.h"
 #include "domain/run.h"
 #include "runstorewriter.h"
 
@@ -63,9 +62,8 @@ public:
     // own code (ConnectionProfile::toJson(), which has no key and says where the key lives).
     QList<QJsonObject> loadConnectionConfigs() const;
     bool saveConnectionConfig(const QString &name, const QJsonObject &config);
-    // The Connection part of each (Connection::toJson() has no key either).
-    QList<Connection> loadConnections() const;
-    bool saveConnection(const Connection &connection);
+    // Without parsing any: the app's first launch asks only whether one exists.
+    bool hasConnections() const;
     bool removeConnection(const QString &name);
     std::optional<Run> loadRun(const QString &localId) const;
     // By local id, or by remote id when no local id matches.

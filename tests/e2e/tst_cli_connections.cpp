@@ -246,7 +246,8 @@ private Q_SLOTS:
     void legacyProfileStillWorks()
     {
         Connection legacy = azureProfile(u"legacy"_s).connection;
-        QVERIFY(m_store->saveConnection(legacy)); // no key_storage, as older versions saved it
+        QVERIFY(m_store->saveConnectionConfig(legacy.name,
+                                              legacy.toJson())); // no key_storage, as older versions saved it
         SecretStore secrets;
         const auto written = awaitWithin(secrets.write(KeyStore::connectionKey(u"legacy"_s), kKey));
         QVERIFY(written && written->ok);

@@ -4,6 +4,7 @@
 // interesting state; saved connections skip the demo; --demo forces it; demo runs and
 // connections are never written to the user's store.
 #include "appcontroller.h"
+#include "connections/connection.h"
 #include "demomode.h"
 #include "detailpane.h"
 #include "engine/runstore.h"
@@ -84,7 +85,7 @@ private Q_SLOTS:
         RunStore store;
         QVERIFY(store.open(storePath()));
         QVERIFY(store.loadRuns().isEmpty());
-        QVERIFY(store.loadConnections().isEmpty());
+        QVERIFY(store.loadConnectionConfigs().isEmpty());
     }
 
     // With a saved connection the app starts normally; --demo forces the demo anyway.
@@ -98,7 +99,7 @@ private Q_SLOTS:
             c.backend = u"openai"_s;
             c.baseUrl = QUrl(u"http://127.0.0.1:9/v1"_s);
             c.auth = AuthStyle::None;
-            QVERIFY(store.saveConnection(c));
+            QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
         }
         AppOptions options;
         options.storePath = storePath();

@@ -109,7 +109,7 @@ private Q_SLOTS:
         QVERIFY(!m_engine->manager.connection(u"prod"_s));
         QVERIFY(!QFile::exists(SecretStore::defaultInsecurePath()));
         QVERIFY(!settingsBytes().contains(kKey.toUtf8()));
-        QVERIFY(m_store->loadConnections().isEmpty());
+        QVERIFY(m_store->loadConnectionConfigs().isEmpty());
     }
 
     // Opting in to "this session only" keeps the key in memory; settings never see it.
@@ -127,8 +127,8 @@ private Q_SLOTS:
         QCOMPARE(profile->keyStorage, KeyStorage::Session);
         QCOMPARE(m_engine->manager.connection(u"prod"_s)->apiKey, kKey);
         // The profile is in the store (shared with the CLI), the key neither there nor in settings.
-        QCOMPARE(m_store->loadConnections().size(), 1);
-        QCOMPARE(m_store->loadConnections().first().name, u"prod"_s);
+        QCOMPARE(m_store->loadConnectionConfigs().size(), 1);
+        QCOMPARE(m_store->loadConnectionConfigs().first().value(u"name"_s).toString(), u"prod"_s);
         m_store->close();
         QVERIFY(!fileBytes(m_dir->filePath(u"runs.sqlite"_s)).contains(kKey.toUtf8()));
         QVERIFY(!settingsBytes().contains(kKey.toUtf8()));

@@ -214,7 +214,7 @@ private Q_SLOTS:
                  rig.demo.simulators()->openAiUrl());
         QCOMPARE(rig.manager.connection(DemoMode::demoAgentName())->baseUrl, rig.demo.simulators()->a2aUrl());
         QCOMPARE(rig.manager.connection(DemoMode::demoJobsName())->baseUrl, rig.demo.simulators()->jobsUrl());
-        QVERIFY(rig.store.loadConnections().isEmpty());
+        QVERIFY(rig.store.loadConnectionConfigs().isEmpty());
         QVERIFY(!ConnectionRegistry::hasSavedProfiles(&rig.store));
     }
 

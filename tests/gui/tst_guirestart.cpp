@@ -4,6 +4,7 @@
 // with exactly the simulator's text; and the retention setting removes expired finished runs
 // at startup, before they are ever listed.
 #include "appcontroller.h"
+#include "connections/connection.h"
 #include "engine/retention.h"
 #include "engine/runstore.h"
 #include "mainwindow.h"
@@ -47,7 +48,7 @@ private:
         c.baseUrl = m_sim->baseUrl();
         c.auth = AuthStyle::None;
         c.defaultModel = u"runwatch-sim-1"_s;
-        QVERIFY(store.saveConnection(c));
+        QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
     }
 
 private Q_SLOTS:

@@ -247,7 +247,8 @@ private Q_SLOTS:
         Connection open = profileNamed(u"old-open"_s).connection;
         open.auth = AuthStyle::None;
         for (const Connection &c : {plain, keyed, open})
-            QVERIFY(m_store->saveConnection(c)); // as older versions saved them: no key_storage
+            QVERIFY(m_store->saveConnectionConfig(
+                c.name, c.toJson())); // as older versions saved them: no key_storage
         QVERIFY(!storedConfig(*m_store, u"old/plain"_s).contains(u"key_storage"_s));
         QSettings().setValue(legacyKey(u"old/plain"_s), u"plaintext"_s);
 
@@ -278,7 +279,7 @@ private Q_SLOTS:
         QCOMPARE(m_registry->names(), QStringList{u"after"_s});
         QTRY_VERIFY(!m_keychain->secrets.contains(KeyStore::connectionKey(u"before"_s)));
         QCOMPARE(m_keychain->secrets.value(KeyStore::connectionKey(u"after"_s)), kKey);
-        QCOMPARE(m_store->loadConnections().size(), 1);
+        QCOMPARE(m_store->loadConnectionConfigs().size(), 1);
 
         QSignalSpy changed(m_registry.get(), &ConnectionRegistry::changed);
         const auto removed = awaitWithin(m_registry->remove(u"after"_s));

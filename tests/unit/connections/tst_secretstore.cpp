@@ -3,6 +3,7 @@
 //   RUNWATCH_KEYRING=real  inside dbus-run-session with an unlocked gnome-keyring;
 //   RUNWATCH_KEYRING=none  with no D-Bus session at all (the "headless / locked" path).
 #include "awaitwithin.h"
+#include "connections/connection.h"
 #include "connections/secretstore.h"
 #include "engine/runstore.h"
 
@@ -96,7 +97,7 @@ private Q_SLOTS:
             c.backend = u"openai"_s;
             c.baseUrl = QUrl(u"https://api.example.invalid/v1"_s);
             c.apiKey = kKey;
-            QVERIFY(store.saveConnection(c));
+            QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
             QSettings settings(dir.filePath(u"runwatch.conf"_s), QSettings::IniFormat);
             settings.setValue(u"connections/prod"_s, c.toJson().toVariantMap());
             settings.sync();

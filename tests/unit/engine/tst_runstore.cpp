@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "connections/connection.h"
 #include "engine/runstore.h"
 #include "testdata.h"
 
@@ -169,8 +170,8 @@ private Q_SLOTS:
             c.name = u"sim"_s;
             c.backend = u"openai"_s;
             c.baseUrl = QUrl(u"http://127.0.0.1:8080/v1"_s);
-            QVERIFY(store.saveConnection(c));
-            QCOMPARE(store.loadConnections().size(), 1);
+            QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
+            QCOMPARE(store.loadConnectionConfigs().size(), 1);
         }
         QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"check"_s);
         db.setDatabaseName(path);
@@ -254,9 +255,9 @@ private Q_SLOTS:
             c.backend = u"openai"_s;
             c.baseUrl = QUrl(u"https://api.example.invalid/v1"_s);
             c.apiKey = u"sk-must-never-be-stored-123"_s;
-            QVERIFY(store.saveConnection(c));
-            QCOMPARE(store.loadConnections().first().apiKey, QString());
-            QCOMPARE(store.loadConnections().first().baseUrl, c.baseUrl);
+            QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
+            QCOMPARE(Connection::fromJson(store.loadConnectionConfigs().first()).apiKey, QString());
+            QCOMPARE(Connection::fromJson(store.loadConnectionConfigs().first()).baseUrl, c.baseUrl);
         }
         QDir d(dir.path());
         for (const QString &f : d.entryList(QDir::Files)) {
@@ -283,7 +284,7 @@ private Q_SLOTS:
         config.insert(u"key_storage"_s, u"keychain"_s);
         QVERIFY(store.saveConnectionConfig(c.name, config));
         QCOMPARE(store.loadConnectionConfigs(), QList<QJsonObject>{config});
-        const Connection loaded = store.loadConnections().first();
+        const Connection loaded = Connection::fromJson(store.loadConnectionConfigs().first());
         QCOMPARE(loaded.auth, AuthStyle::ApiKeyHeader);
         QCOMPARE(loaded.options.value(u"api_version"_s).toString(), u"2024-10-21"_s);
         config.insert(u"key_storage"_s, u"plaintext"_s);
