@@ -7,6 +7,18 @@ namespace Runwatch {
 
 namespace {
 
+// The item a delta or snapshot of an id not seen before starts.
+SecondaryItem newItem(const RunEvent &event, const QDateTime &now)
+{
+    SecondaryItem item;
+    item.id = event.itemId;
+    item.kind = event.kind;
+    item.title = event.title;
+    item.text = event.text;
+    item.at = now;
+    return item;
+}
+
 SecondaryItem *findItem(Run &run, const QString &id)
 {
     if (id.isEmpty())
@@ -119,13 +131,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         if (SecondaryItem *item = findItem(run, event.itemId)) {
             item->text += event.text;
         } else {
-            SecondaryItem fresh;
-            fresh.id = event.itemId;
-            fresh.kind = event.kind;
-            fresh.title = event.title;
-            fresh.text = event.text;
-            fresh.at = now;
-            run.secondary.append(fresh);
+            run.secondary.append(newItem(event, now));
         }
         changes |= RunChange::Secondary;
         break;
@@ -136,12 +142,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
                 item->title = event.title;
             item->done = true;
         } else {
-            SecondaryItem fresh;
-            fresh.id = event.itemId;
-            fresh.kind = event.kind;
-            fresh.title = event.title;
-            fresh.text = event.text;
-            fresh.at = now;
+            SecondaryItem fresh = newItem(event, now);
             fresh.done = true;
             run.secondary.append(fresh);
         }

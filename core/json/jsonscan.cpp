@@ -79,6 +79,14 @@ bool skipString(Cursor &c)
     return false;
 }
 
+// Past a run of decimal digits.
+const char *skipDigits(const char *p, const char *end)
+{
+    while (p < end && *p >= '0' && *p <= '9')
+        ++p;
+    return p;
+}
+
 bool skipNumber(Cursor &c)
 {
     const char *p = c.p;
@@ -86,19 +94,15 @@ bool skipNumber(Cursor &c)
         ++p;
     if (p >= c.end)
         return false;
-    if (*p == '0') {
+    if (*p == '0')
         ++p;
-    } else if (*p >= '1' && *p <= '9') {
-        while (p < c.end && *p >= '0' && *p <= '9')
-            ++p;
-    } else {
+    else if (*p >= '1' && *p <= '9')
+        p = skipDigits(p, c.end);
+    else
         return false;
-    }
     if (p < c.end && *p == '.') {
-        ++p;
-        const char *digits = p;
-        while (p < c.end && *p >= '0' && *p <= '9')
-            ++p;
+        const char *digits = p + 1;
+        p = skipDigits(digits, c.end);
         if (p == digits)
             return false;
     }
@@ -107,8 +111,7 @@ bool skipNumber(Cursor &c)
         if (p < c.end && (*p == '+' || *p == '-'))
             ++p;
         const char *digits = p;
-        while (p < c.end && *p >= '0' && *p <= '9')
-            ++p;
+        p = skipDigits(digits, c.end);
         if (p == digits)
             return false;
     }

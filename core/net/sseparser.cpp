@@ -74,7 +74,7 @@ SseParser::SseParser(qsizetype maxEventSize)
 
 SseParser::~SseParser() = default;
 
-void SseParser::reset()
+void SseParser::dropEvent()
 {
     m_line = QByteArray();
     m_data = QByteArray();
@@ -84,6 +84,11 @@ void SseParser::reset()
     m_dataLines = 0;
     m_dataOwned = false;
     m_typeOwned = false;
+}
+
+void SseParser::reset()
+{
+    dropEvent();
     // Like a reconnecting EventSource, the new stream starts from the committed ID: only an id:
     // field seen on the new stream replaces it, a blank line alone does not wipe it.
     m_idBuffer = QByteArray();
@@ -136,14 +141,7 @@ void SseParser::fail(const char *what)
     m_failed = true;
     m_error = u"SSE %1 exceeds the %2 limit"_s.arg(QLatin1StringView(what), formatSize(m_maxEventSize));
     // Nothing of this stream can be used any more: give the memory back now.
-    m_line = QByteArray();
-    m_data = QByteArray();
-    m_type = QByteArray();
-    m_dataView = {};
-    m_typeView = {};
-    m_dataLines = 0;
-    m_dataOwned = false;
-    m_typeOwned = false;
+    dropEvent();
 }
 
 bool SseParser::appendPartialLine(QByteArrayView bytes)

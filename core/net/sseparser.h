@@ -88,6 +88,8 @@ private:
     void keepPendingEvent();
     bool appendPartialLine(QByteArrayView bytes);
     void fail(const char *what);
+    // Forgets the line and event being read and gives their memory back.
+    void dropEvent();
 
     // Partial line carried over from earlier chunks.
     QByteArray m_line;

@@ -262,12 +262,8 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     QPointer<A2aBackend> self = this;
     ActionResult result;
     const Discovery d = co_await discover();
-    if (!self) {
-        result.error = RunError::cancelled(kConnectionClosed);
-        co_return result;
-    }
-    if (!d.ok()) {
-        result.error = d.error;
+    if (std::optional<RunError> failed = discoveryFailure(!self.isNull(), d)) {
+        result.error = std::move(*failed);
         co_return result;
     }
     const QString text = answerText(answer);
@@ -323,12 +319,8 @@ QCoro::Task<ListResult> A2aBackend::list()
     QPointer<A2aBackend> self = this;
     ListResult result;
     const Discovery d = co_await discover();
-    if (!self) {
-        result.error = RunError::cancelled(kConnectionClosed);
-        co_return result;
-    }
-    if (!d.ok()) {
-        result.error = d.error;
+    if (std::optional<RunError> failed = discoveryFailure(!self.isNull(), d)) {
+        result.error = std::move(*failed);
         co_return result;
     }
     if (d.interface->version == Version::V03) {
@@ -390,12 +382,8 @@ QCoro::Task<ConnectionInfo> A2aBackend::describe()
     ConnectionInfo info;
     info.url = m_connection.baseUrl.toDisplayString();
     const Discovery d = co_await discover();
-    if (!self) {
-        info.error = RunError::cancelled(kConnectionClosed);
-        co_return info;
-    }
-    if (!d.ok()) {
-        info.error = d.error;
+    if (std::optional<RunError> failed = discoveryFailure(!self.isNull(), d)) {
+        info.error = std::move(*failed);
         co_return info;
     }
     const AgentCard &card = *d.card;

@@ -44,6 +44,17 @@ struct Discovery
     bool ok() const { return !error.isError() && card && interface; }
 };
 
+// Why an operation cannot go on after awaiting discover(): its backend went away meanwhile
+// (`alive` false) or there is no usable agent; nothing when it can.
+inline std::optional<RunError> discoveryFailure(bool alive, const Discovery &d)
+{
+    if (!alive)
+        return RunError::cancelled(kConnectionClosed);
+    if (!d.ok())
+        return d.error;
+    return std::nullopt;
+}
+
 // The outcome of one non-streaming call: `result` on success; `protocolError` when the agent
 // answered with an A2A/JSON-RPC error (then `error` is its unified form); otherwise `error`
 // is a transport or HTTP failure.

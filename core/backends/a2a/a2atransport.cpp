@@ -318,12 +318,8 @@ QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation opera
     QPointer<A2aBackend> self = this;
     CallResult result;
     const Discovery d = co_await discover();
-    if (!self) {
-        result.error = RunError::cancelled(kConnectionClosed);
-        co_return result;
-    }
-    if (!d.ok()) {
-        result.error = d.error;
+    if (std::optional<RunError> failed = discoveryFailure(!self.isNull(), d)) {
+        result.error = std::move(*failed);
         co_return result;
     }
     const AgentInterface iface = *d.interface;
