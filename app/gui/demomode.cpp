@@ -63,7 +63,7 @@ SeedPlan planFor(DemoMode::Seed seed)
     case Seed::Question:
         return {seed, a2a, scenario(u"Input", DemoMode::tr("weather for Friday's offsite"))};
     case Seed::Approval:
-        return {seed, jobs, scenario(u"Two_step", DemoMode::tr("approve the Q3 compute budget"))};
+        return {seed, jobs, scenario(u"Two-step", DemoMode::tr("approve the Q3 compute budget"))};
     case Seed::Streaming:
         return {seed, openAi, scenario(u"Reasoning", DemoMode::tr("audit the TLS stacks we ship"))};
     }

@@ -44,7 +44,8 @@ QString jobsScenarioName(JobsScenario scenario)
 
 std::optional<JobsScenario> jobsScenarioFromName(QStringView name)
 {
-    return valueOfName(kScenarios, name);
+    // "Two-step:" at the start of a prompt reads better than "two_step"; both name the scenario.
+    return valueOfName(kScenarios, name.toString().replace(u'-', u'_'));
 }
 
 QStringList jobsScenarioNames()

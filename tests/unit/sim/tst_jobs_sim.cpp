@@ -241,7 +241,7 @@ private Q_SLOTS:
         JobsSimulator sim(fastConfig());
         QVERIFY(sim.listen());
         Client client(sim.baseUrl());
-        const QString id = client.kickoff(u"two_step deltas=4"_s).json().value(u"job_id"_s).toString();
+        const QString id = client.kickoff(u"Two-step: deltas=4"_s).json().value(u"job_id"_s).toString();
         QCOMPARE(client.send("POST", u"/jobs/"_s + id + u"/input"_s, "{\"approved\":true}").status, 409);
         QVERIFY(waitStatus(sim, id, u"input_required"_s));
         const QJsonObject request = client.status(id).json().value(u"input_request"_s).toObject();
