@@ -11,6 +11,9 @@ packages=(
     # tests and quality gates
     xvfb xauth dbus dbus-x11 gnome-keyring python3-dbusmock
     clang-14 libclang-rt-14-dev clang-format clang-tidy
+    # packages and their checks (scripts/package.sh, scripts/package-test.sh, tests/packaging)
+    dpkg-dev file binutils python3 lintian desktop-file-utils appstream groff man-db mmdebstrap nsis
+    flatpak-builder binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev
 )
 
 missing=()

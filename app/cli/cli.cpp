@@ -38,6 +38,7 @@ Global options (before the command):
                       names; docs/jobs-profile.md); give it on every command
   --json              JSON Lines output
   --allow-insecure-http  permit plain http:// to a non-loopback host
+  --version           print the version
 
 Commands:
   start --prompt TEXT [--model M] [--no-stream] [--follow]
@@ -144,6 +145,9 @@ int CliApp::run(const QStringList &args)
             o.allowInsecure = true;
         else if (a == u"--help" || a == u"-h")
             return usage({}), ExitCompleted;
+        else if (a == u"--version")
+            return writeOut(u"runwatch-cli "_s + QStringLiteral(RUNWATCH_VERSION_STRING) + u'\n'),
+                   ExitCompleted;
         else if (a == u"--api-key")
             return usage(u"API keys are read from the environment only (use --api-key-env VAR)."_s);
         else

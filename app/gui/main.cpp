@@ -17,7 +17,7 @@ int main(int argc, char **argv)
     QApplication::setOrganizationDomain(u"runwatch.github.io"_s);
     QApplication::setApplicationName(u"runwatch"_s);
     QApplication::setApplicationDisplayName(u"Runwatch"_s);
-    QApplication::setApplicationVersion(QStringLiteral(RUNWATCH_VERSION));
+    QApplication::setApplicationVersion(QStringLiteral(RUNWATCH_VERSION_STRING));
     QGuiApplication::setDesktopFileName(u"io.github.runwatch.Runwatch"_s);
     QApplication::setWindowIcon(Runwatch::Icons::appIcon());
 
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (options.showVersion) {
-        std::printf("runwatch %s\n", RUNWATCH_VERSION);
+        std::printf("runwatch %s\n", RUNWATCH_VERSION_STRING);
         return 0;
     }
     Runwatch::AppController::applyPalette(options.palette);

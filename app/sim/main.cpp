@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(u"runwatch-sim"_s);
-    QCoreApplication::setApplicationVersion(QStringLiteral(RUNWATCH_VERSION));
+    QCoreApplication::setApplicationVersion(QStringLiteral(RUNWATCH_VERSION_STRING));
 
     const RunwatchSim::CommandLineResult parsed
         = RunwatchSim::parseCommandLine(QCoreApplication::arguments());
