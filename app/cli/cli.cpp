@@ -40,9 +40,13 @@ Global options (before the command):
   --allow-insecure-http  permit plain http:// to a non-loopback host
 
 Commands:
-  start --prompt TEXT [--model M] [--no-stream] [--follow]
-  watch RUN           primary text to stdout as it arrives, secondary output to stderr;
-                      resumes after drops; exits at a terminal state or when input is required
+  start --prompt TEXT [--model M] [--no-stream] [--follow [--give-up-after DURATION]]
+  watch RUN [--give-up-after DURATION]
+                      primary text to stdout as it arrives, secondary output to stderr;
+                      resumes after drops; exits at a terminal state or when input is required.
+                      Trouble that waiting can cure never ends following ("[reconnecting]
+                      next try in N s"); --give-up-after (90s, 5m, 1h; also for resume and
+                      attach) stops after that long without progress, exit 1
   status RUN          refreshes and prints the run
   cancel RUN          cancels and waits (bounded) until the run is terminal
   delete RUN [--local]  deletes on the server (when supported) and locally
