@@ -29,9 +29,10 @@ class BadgeWidget final : public QWidget
 public:
     using QWidget::QWidget;
 
-    void setRun(RunStatus status, bool lost)
+    void setRun(RunStatus status, bool lost, const QString &text)
     {
         m_style = badgeStyle(status, lost, isDarkPalette(palette()));
+        m_style.text = text;
         setAccessibleName(tr("Status: %1").arg(m_style.text));
         updateGeometry();
         update();
@@ -305,7 +306,7 @@ void DetailPane::refresh()
     const Run *run = m_manager ? m_manager->run(m_runId) : nullptr;
     if (!run)
         return;
-    m_badge->setRun(run->status, run->connectionLost);
+    m_badge->setRun(run->status, run->connectionLost, badgeText(*run));
     m_badge->setToolTip(statusToolTip(*run));
     m_title->setText(run->title.isEmpty() ? tr("(untitled run)") : run->title);
     m_title->setToolTip(run->prompt.left(2000));

@@ -14,7 +14,11 @@ BadgeStyle styleFor(const QModelIndex &index, const QPalette &palette)
 {
     const auto status = RunStatus(index.data(RunListModel::StatusRole).toInt());
     const bool lost = index.data(RunListModel::ConnectionLostRole).toBool();
-    return badgeStyle(status, lost, isDarkPalette(palette));
+    BadgeStyle style = badgeStyle(status, lost, isDarkPalette(palette));
+    // Reconnecting says when the next try is due: the model's text (badgeText) has it.
+    if (lost)
+        style.text = index.data(Qt::DisplayRole).toString();
+    return style;
 }
 } // namespace
 

@@ -41,9 +41,13 @@ Global options (before the command):
   --version           print the version
 
 Commands:
-  start --prompt TEXT [--model M] [--no-stream] [--follow]
-  watch RUN           primary text to stdout as it arrives, secondary output to stderr;
-                      resumes after drops; exits at a terminal state or when input is required
+  start --prompt TEXT [--model M] [--no-stream] [--follow [--give-up-after DURATION]]
+  watch RUN [--give-up-after DURATION]
+                      primary text to stdout as it arrives, secondary output to stderr;
+                      resumes after drops; exits at a terminal state or when input is required.
+                      Trouble that waiting can cure never ends following ("[reconnecting]
+                      next try in N s"); --give-up-after (90s, 5m, 1h; also for resume and
+                      attach) stops after that long without progress, exit 1
   status RUN          refreshes and prints the run
   cancel RUN          cancels and waits (bounded) until the run is terminal
   delete RUN [--local]  deletes on the server (when supported) and locally
@@ -89,16 +93,22 @@ CliApp::CliApp(FILE *out, FILE *err, QObject *parent)
     , m_err(err)
 {
     m_manager.setStore(&m_store);
-    // A CLI must end: bound the reconnect attempts (a GUI keeps trying).
-    FollowPolicy policy;
-    policy.maxConsecutiveFailures = 8;
-    policy.reconnectMax = std::chrono::milliseconds(5000);
-    m_manager.setFollowPolicy(policy);
+    m_flushTimer.setSingleShot(true);
+    m_flushTimer.setInterval(16);
+    m_flushTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_flushTimer, &QTimer::timeout, this, &CliApp::flushOut);
+    // The engine's following policy as it is: a watcher never abandons a run that may still be
+    // live because the network is bad (`--give-up-after` bounds it for scripts).
     connect(&m_manager, &RunManager::runEventsApplied, this,
             [this](const QString &id, const QList<RunEvent> &events) {
                 if (const Run *run = m_manager.run(id))
                     printEvents(*run, events);
             });
+    connect(&m_manager, &RunManager::runChanged, this, [this](const QString &id, RunChanges changes) {
+        const Run *run = m_manager.run(id);
+        if (run && changes.testFlag(RunChange::Status))
+            printReconnecting(*run);
+    });
 }
 
 int CliApp::usage(const QString &message)
@@ -188,11 +198,47 @@ int CliApp::run(const QStringList &args)
     // request it stopped waiting for) while the engine is whole: the process then exits with
     // every coroutine unwound, none suspended (LeakSanitizer gates this in CI).
     m_manager.shutdown();
+    flushOut();
     return code;
 }
 
-int CliApp::runCommand(const QString &command, const Options &o, const QStringList &rest)
+std::optional<std::chrono::milliseconds> parseDuration(const QString &text)
 {
+    static const std::pair<QStringView, double> units[]
+        = {{u"ms", 1.0}, {u"s", 1000.0}, {u"m", 60000.0}, {u"h", 3600000.0}};
+    QStringView number(text);
+    double scale = 1000.0; // a bare number is seconds
+    for (const auto &[suffix, ms] : units) {
+        // "ms" before "s" and "m": the first suffix that fits wins.
+        if (number.endsWith(suffix)) {
+            number.chop(suffix.size());
+            scale = ms;
+            break;
+        }
+    }
+    bool ok = false;
+    const double value = number.toDouble(&ok);
+    if (!ok || !(value > 0) || value * scale > 1e12)
+        return std::nullopt;
+    return std::chrono::milliseconds(std::max<qint64>(1, qint64(value * scale)));
+}
+
+int CliApp::runCommand(const QString &command, const Options &o, const QStringList &given)
+{
+    QStringList rest = given;
+    if (const qsizetype at = rest.indexOf(u"--give-up-after"_s); at >= 0) {
+        const bool follows = command == u"watch" || command == u"resume" || command == u"attach"
+                             || (command == u"start" && rest.contains(u"--follow"_s));
+        if (!follows)
+            return usage(u"--give-up-after is for watch, resume, attach and start --follow"_s);
+        const auto bound = at + 1 < rest.size() ? parseDuration(rest.at(at + 1)) : std::nullopt;
+        if (!bound)
+            return usage(u"--give-up-after needs a duration such as 90s, 5m or 1h"_s);
+        FollowPolicy policy = m_manager.followPolicy();
+        policy.giveUpAfter = *bound;
+        m_manager.setFollowPolicy(policy);
+        rest.remove(at, 2);
+    }
     if (command == u"start")
         return cmdStart(o, rest);
     if (command == u"watch")

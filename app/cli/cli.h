@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QSet>
 #include <QStringList>
+#include <QTimer>
 
 #include <cstdio>
 #include <functional>
@@ -46,7 +47,7 @@ private:
     struct Options;
 
     int usage(const QString &message);
-    int runCommand(const QString &command, const Options &o, const QStringList &rest);
+    int runCommand(const QString &command, const Options &o, const QStringList &given);
     bool setUpStore(const Options &o);
     // The connection a command talks to: the saved one named by --connection, else the saved
     // one a stored run was started on (unless --url/--backend name another), else the one
@@ -99,19 +100,32 @@ private:
     // session and in the store): the base printPrimary() continues from.
     void setPrinted(const Run &run) { m_printed.insert(run.localId, run.primaryText); }
     void printEnd(const Run &run);
+    // "reconnecting, next try in N s" once per scheduled try (stderr, or a JSON `status` line).
+    void printReconnecting(const Run &run);
     void printError(const QString &runId, const RunError &error);
     void printNote(const QString &text);
+    // stdout is buffered and flushed at least once per 16 ms frame (and at exit); stderr is
+    // written at once, after what stdout had buffered.
+    // Rare lines (QJsonDocument); hot ones are written into m_outBuffer with JsonObjectWriter
+    // and ended with endJsonLine().
     void writeJson(const QJsonObject &object);
+    void endJsonLine();
     void writeOut(const QString &text);
     void writeErr(const QString &text);
+    void scheduleFlush();
+    void flushOut();
 
+    static constexpr qsizetype kOutBufferMax = 256 * 1024;
     FILE *m_out;
     FILE *m_err;
+    QByteArray m_outBuffer; // stdout not yet written
+    QTimer m_flushTimer;
     bool m_json = false;
     bool m_announceStarts = false; // start --follow: print the run line before its first events
     QSet<QString> m_announced;
     bool m_printPrimary = true;        // `status` prints the run line only, not text a refresh brought
     QHash<QString, QString> m_printed; // run → primary text printed so far
+    QHash<QString, QDateTime> m_reconnectPrinted; // run → the next try last announced
     RunStore m_store;
     RunManager m_manager;
     std::unique_ptr<ConnectionRegistry> m_registry; // made on first use, once the store is open

@@ -29,6 +29,9 @@ struct CliApp::Options
     bool allowInsecure = false;
 };
 
+// "90s", "5m", "1.5h", "500ms", or a bare number of seconds; nullopt unless positive.
+std::optional<std::chrono::milliseconds> parseDuration(const QString &text);
+
 // The "run" JSON Lines object (type, run, remote_id, backend, status, title).
 QJsonObject runObject(const Run &run);
 

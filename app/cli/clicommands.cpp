@@ -122,14 +122,10 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
 int CliApp::followToEnd(const QString &id)
 {
     bool stopped = false;
-    RunError stopError;
-    auto c = connect(&m_manager, &RunManager::followingStopped, this,
-                     [&](const QString &rid, const RunError &e) {
-                         if (rid == id) {
-                             stopped = true;
-                             stopError = e;
-                         }
-                     });
+    auto c = connect(&m_manager, &RunManager::followingStopped, this, [&](const QString &rid) {
+        if (rid == id)
+            stopped = true;
+    });
     spinUntil(
         [&] {
             const Run *run = m_manager.run(id);
@@ -145,7 +141,7 @@ int CliApp::followToEnd(const QString &id)
     if (!run)
         return ExitOtherError;
     if (stopped && !run->isTerminal()) {
-        printError(id, stopError);
+        // The engine applied the reason to the run as an error event: printed already.
         return ExitOtherError;
     }
     printEnd(*run);

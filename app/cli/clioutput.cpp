@@ -3,6 +3,8 @@
 #include "cli.h"
 #include "cli_p.h"
 #include "domain/runreducer.h"
+#include "net/httperrors.h"
+#include "json/jsonwriter.h"
 
 #include <QJsonDocument>
 
@@ -65,16 +67,33 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
         m_announced.insert(run.localId);
         printRunLine(run);
     }
-    QString primary; // human output: written once per batch, after the batch's stderr lines
+    // Appended text is written once per batch (one network read): human output after the
+    // batch's stderr lines, JSON as one `delta` line before the next line of another type.
+    QString primary;
     QString &printed = m_printed[run.localId];
+    const auto jsonText = [&](QStringView type, QStringView text) {
+        JsonObjectWriter(m_outBuffer)
+            .addString("type"_L1, type)
+            .addString("run"_L1, run.localId)
+            .addString("text"_L1, text)
+            .close();
+        endJsonLine();
+    };
+    const auto flushJsonDelta = [&] {
+        if (m_json && !primary.isEmpty())
+            jsonText(u"delta", std::exchange(primary, QString()));
+    };
     const auto emitPrimary = [&](const PrimaryUpdate &update, bool atLineStart) {
         if (!m_printPrimary || update.kind == PrimaryUpdate::Kind::None)
             return;
         const bool replace = update.kind == PrimaryUpdate::Kind::Replace;
         if (m_json) {
-            writeJson({{u"type"_s, replace ? u"replace"_s : u"delta"_s},
-                       {u"run"_s, run.localId},
-                       {u"text"_s, update.text}});
+            if (!replace) {
+                primary += update.text;
+                return;
+            }
+            flushJsonDelta();
+            jsonText(u"replace", update.text);
             return;
         }
         if (!replace) {
@@ -105,27 +124,36 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
             if (e.text.isEmpty())
                 break;
             if (m_json) {
-                writeJson({{u"type"_s, u"secondary"_s},
-                           {u"run"_s, run.localId},
-                           {u"kind"_s, secondaryKindName(e.kind)},
-                           {u"item"_s, e.itemId},
-                           {u"text"_s, e.text},
-                           {u"final"_s, e.type == RunEvent::Type::SecondarySnapshot}});
+                flushJsonDelta();
+                JsonObjectWriter(m_outBuffer)
+                    .addString("type"_L1, u"secondary")
+                    .addString("run"_L1, run.localId)
+                    .addString("kind"_L1, secondaryKindName(e.kind))
+                    .addString("item"_L1, e.itemId)
+                    .addString("text"_L1, e.text)
+                    .addBool("final"_L1, e.type == RunEvent::Type::SecondarySnapshot)
+                    .close();
+                endJsonLine();
             } else if (e.type == RunEvent::Type::SecondarySnapshot) {
                 writeErr(u"[%1%2] %3\n"_s.arg(secondaryKindName(e.kind),
                                               e.title.isEmpty() ? QString() : u' ' + e.title, e.text));
             }
             break;
         case RunEvent::Type::Status:
-            if (m_json)
-                writeJson({{u"type"_s, u"status"_s},
-                           {u"run"_s, run.localId},
-                           {u"status"_s, statusName(e.status)},
-                           {u"raw"_s, e.rawStatus}});
-            else
+            if (m_json) {
+                flushJsonDelta();
+                JsonObjectWriter(m_outBuffer)
+                    .addString("type"_L1, u"status")
+                    .addString("run"_L1, run.localId)
+                    .addString("status"_L1, statusName(e.status))
+                    .addString("raw"_L1, e.rawStatus)
+                    .close();
+                endJsonLine();
+            } else
                 writeErr(u"[status] %1\n"_s.arg(statusName(e.status)));
             break;
         case RunEvent::Type::InputRequired:
+            flushJsonDelta();
             if (m_json && e.input)
                 writeJson({{u"type"_s, u"input_required"_s},
                            {u"run"_s, run.localId},
@@ -134,6 +162,7 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
                 writeErr(u"[input required] %1\n"_s.arg(e.input->prompt));
             break;
         case RunEvent::Type::Error:
+            flushJsonDelta();
             printError(run.localId, e.error);
             break;
         case RunEvent::Type::Identity:
@@ -156,7 +185,9 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
         printed = run.primaryText;
         emitPrimary(update, atLineStart);
     }
-    if (!primary.isEmpty())
+    if (m_json)
+        flushJsonDelta();
+    else if (!primary.isEmpty())
         writeOut(primary);
 }
 
@@ -169,6 +200,33 @@ void CliApp::printEnd(const Run &run)
             writeOut(u"\n"_s);
         writeErr(u"[end] %1 %2\n"_s.arg(run.localId, statusName(run.status)));
     }
+}
+
+void CliApp::printReconnecting(const Run &run)
+{
+    if (!run.connectionLost) {
+        m_reconnectPrinted.remove(run.localId);
+        return;
+    }
+    auto printed = m_reconnectPrinted.find(run.localId);
+    if (printed != m_reconnectPrinted.end() && *printed == run.nextTryAt)
+        return;
+    m_reconnectPrinted.insert(run.localId, run.nextTryAt);
+    const qint64 inMs = std::max<qint64>(0, QDateTime::currentDateTimeUtc().msecsTo(run.nextTryAt));
+    if (m_json) {
+        writeJson({{u"type"_s, u"status"_s},
+                   {u"run"_s, run.localId},
+                   {u"status"_s, statusName(run.status)},
+                   {u"raw"_s, run.rawStatus},
+                   {u"reconnecting"_s, true},
+                   {u"next_try_ms"_s, inMs},
+                   {u"failed_tries"_s, run.failedTries},
+                   {u"reason"_s, run.lostReason}});
+        return;
+    }
+    writeErr(u"[reconnecting] next try in %1 s (%2 failed in a row: %3)\n"_s.arg(
+        formatSeconds(inMs < 10000 ? (inMs + 50) / 100 * 100 : (inMs + 500) / 1000 * 1000),
+        QString::number(run.failedTries), run.lostReason));
 }
 
 void CliApp::printError(const QString &runId, const RunError &error)
@@ -194,20 +252,46 @@ void CliApp::printNote(const QString &text)
 
 void CliApp::writeJson(const QJsonObject &object)
 {
-    const QByteArray line = QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
-    std::fwrite(line.constData(), 1, std::size_t(line.size()), m_out);
-    std::fflush(m_out);
+    m_outBuffer += QJsonDocument(object).toJson(QJsonDocument::Compact);
+    endJsonLine();
+}
+
+void CliApp::endJsonLine()
+{
+    m_outBuffer += '\n';
+    scheduleFlush();
 }
 
 void CliApp::writeOut(const QString &text)
 {
-    const QByteArray bytes = text.toUtf8();
-    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), m_out);
+    m_outBuffer += text.toUtf8();
+    scheduleFlush();
+}
+
+void CliApp::scheduleFlush()
+{
+    // Once per frame is prompt for a person or a pipe; per line, the write(2) calls dominated a
+    // fast stream's output. A large backlog goes out at once to bound memory.
+    if (m_outBuffer.size() >= kOutBufferMax)
+        flushOut();
+    else if (!m_flushTimer.isActive())
+        m_flushTimer.start();
+}
+
+void CliApp::flushOut()
+{
+    m_flushTimer.stop();
+    if (m_outBuffer.isEmpty())
+        return;
+    std::fwrite(m_outBuffer.constData(), 1, std::size_t(m_outBuffer.size()), m_out);
     std::fflush(m_out);
+    m_outBuffer.clear();
 }
 
 void CliApp::writeErr(const QString &text)
 {
+    // What went to stdout before this line reaches a shared terminal before it.
+    flushOut();
     const QByteArray bytes = text.toUtf8();
     std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), m_err);
     std::fflush(m_err);

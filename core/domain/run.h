@@ -131,7 +131,13 @@ struct Run
     ContinuationToken token;
     std::optional<InputRequest> input;
     bool connectionLost = false; // following is interrupted and a reconnect is pending
-    int reconciliations = 0;     // times a server snapshot disagreed with the streamed text
+    // While connectionLost (shown as "reconnecting, next try in N s"): when the next try is due,
+    // how many tries in a row have failed and why the last one did. Not stored: they describe
+    // this process's following, and the engine clears them with connectionLost.
+    QDateTime nextTryAt;
+    int failedTries = 0;
+    QString lostReason;
+    int reconciliations = 0; // times a server snapshot disagreed with the streamed text
     // False for a summary loaded without its output (big histories load fast that way); such a
     // run must be reloaded in full before its output is shown, followed or saved.
     bool outputLoaded = true;

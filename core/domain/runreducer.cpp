@@ -64,6 +64,9 @@ RunChanges applyStatus(Run &run, RunStatus status, const QString &raw, const QDa
     if (isTerminal(status)) {
         run.finishedAt = now;
         run.connectionLost = false;
+        run.nextTryAt = {};
+        run.failedTries = 0;
+        run.lostReason.clear();
     }
     changes |= RunChange::Status | RunChange::Secondary;
     return changes;
@@ -137,6 +140,11 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         break;
     case RunEvent::Type::SecondarySnapshot:
         if (SecondaryItem *item = findItem(run, event.itemId)) {
+            // The same finished item again (output_item.done after its own .done event, the
+            // final response object, a poll): nothing new.
+            if (item->done && item->text == event.text
+                && (event.title.isEmpty() || event.title == item->title))
+                break;
             item->text = event.text;
             if (!event.title.isEmpty())
                 item->title = event.title;

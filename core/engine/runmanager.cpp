@@ -274,22 +274,32 @@ void RunManager::applyEvents(const QString &id, const QList<RunEvent> &events)
     QList<RunEvent> applied;
     applied.reserve(events.size());
     const QDateTime now = QDateTime::currentDateTimeUtc();
+    bool progressed = false;
     for (const RunEvent &event : events) {
         const RunChanges c = applyEvent(e->run, event, now);
         if (c.testFlag(RunChange::Dropped))
             continue;
+        progressed = true;
         all |= c;
-        applied.append(event);
+        // Only what changed the run is reported: a repeated status (response.created, then
+        // response.queued) or a finished item sent again is no news to print or show.
+        if (c & ~RunChanges(RunChange::Cursor))
+            applied.append(event);
     }
-    if (!applied.isEmpty()) {
-        // Progress resets the reconnect backoff.
+    if (progressed) {
+        // Progress resets the reconnect backoff (and the give-up bound's clock).
         e->follower.failures = 0;
+        e->follower.troubleSince.invalidate();
         if (e->run.connectionLost) {
             e->run.connectionLost = false;
+            e->run.nextTryAt = {};
+            e->run.failedTries = 0;
+            e->run.lostReason.clear();
             all |= RunChange::Status;
         }
-        Q_EMIT runEventsApplied(id, applied);
     }
+    if (!applied.isEmpty())
+        Q_EMIT runEventsApplied(id, applied);
     if (all) {
         persist(id);
         Q_EMIT runChanged(id, all);

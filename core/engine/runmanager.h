@@ -20,12 +20,20 @@ namespace Runwatch {
 
 class RunStore;
 
-// How the manager keeps following runs across drops.
+// How the manager keeps following runs across drops. Retryable trouble (drops, refused or reset
+// connections, timeouts, 429/5xx) never ends following while the run may still be live: the
+// delay doubles per failure in a row, with jitter, up to reconnectMax (never sooner than a
+// server's Retry-After), and any progress starts it again at reconnectInitial. Only answers that
+// cannot get better by waiting (401/403/404/410, a refused resume that polling cannot replace,
+// protocol errors) stop it, and giveUpAfter when set. Tests shrink the durations instead of
+// sleeping.
 struct FollowPolicy
 {
     std::chrono::milliseconds reconnectInitial{250};
-    std::chrono::milliseconds reconnectMax{30000};
-    int maxConsecutiveFailures = -1; // -1: keep trying; the CLI sets a bound
+    std::chrono::milliseconds reconnectMax{60000};
+    // Zero: never give up on retryable trouble. Else stop once following has failed this long
+    // without progress (`runwatch-cli watch --give-up-after`, for scripts that want a bound).
+    std::chrono::milliseconds giveUpAfter{0};
     std::chrono::milliseconds pollInitial{1000};
     std::chrono::milliseconds pollMax{10000};
 };
@@ -59,6 +67,7 @@ public:
     void setStore(RunStore *store);
     RunStore *store() const { return m_store; }
     void setFollowPolicy(const FollowPolicy &policy) { m_policy = policy; }
+    const FollowPolicy &followPolicy() const { return m_policy; }
     void setBackendFactory(BackendFactory factory) { m_factory = std::move(factory); }
 
     // Adds or replaces a connection. Returns false (and sets *error) for an unknown backend.
@@ -109,7 +118,9 @@ public:
 Q_SIGNALS:
     void runAdded(const QString &id);
     void runChanged(const QString &id, Runwatch::RunChanges changes);
-    // Events that were applied (duplicates already dropped), for printers such as the CLI.
+    // Events that changed the run (duplicates, and events that change nothing but the cursor
+    // such as a repeated status or a finished item sent again, left out), for printers such as
+    // the CLI: each fact is reported once.
     void runEventsApplied(const QString &id, const QList<Runwatch::RunEvent> &events);
     void runRemoved(const QString &id);
     // Following ended without a terminal state (non-retryable error, gave up, protocol error).
@@ -126,11 +137,13 @@ private:
     void attachStream(const QString &id, RunStream *stream);
     void onStreamFinished(const QString &id, const StreamEnd &end);
     void startFollowTimer(const QString &id, Follower &follower, std::chrono::milliseconds delay);
-    void scheduleRetry(const QString &id, std::optional<qint64> serverDelayMs);
+    // A retryable failure: marks the run reconnecting and schedules the next try (stream or
+    // poll, whichever the follower does), or gives up when the policy's bound has passed.
+    void retryAfterFailure(const QString &id, const QString &reason, std::optional<qint64> serverDelayMs);
     void schedulePoll(const QString &id, std::optional<qint64> serverDelayMs);
     void resumeNow(const QString &id);
     void giveUp(const QString &id, const RunError &error);
-    void setConnectionLost(const QString &id, bool lost);
+    void clearConnectionLost(const QString &id);
     void persist(const QString &id);
 
     // A new run on a connection: a fresh local id, the connection's endpoint, default model and

@@ -56,7 +56,7 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
         return;
     if (!needsFollowing(run)) {
         f.active = false;
-        setConnectionLost(id, false);
+        clearConnectionLost(id);
         return;
     }
     if (run.remoteId.isEmpty()) {
@@ -75,8 +75,9 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
     case StreamEnd::Reason::Terminal:
     case StreamEnd::Reason::Eof:
         // Closed before the run finished (or a terminal event left it non-terminal): continue.
-        setConnectionLost(id, true);
-        scheduleRetry(id, end.retryAfterMs);
+        retryAfterFailure(
+            id, end.error.isError() ? end.error.message : u"The event stream ended before the run did."_s,
+            end.retryAfterMs);
         return;
     case StreamEnd::Reason::ResumeRefused:
         qCInfo(lcEngine) << "resume refused for" << id << "- polling instead:" << end.error.message;
@@ -96,8 +97,7 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
         return;
     }
     if (error.retryable || error.kind == ErrorKind::Network || error.kind == ErrorKind::Timeout) {
-        setConnectionLost(id, true);
-        scheduleRetry(id, end.retryAfterMs);
+        retryAfterFailure(id, error.message, end.retryAfterMs);
         return;
     }
     giveUp(id, error);
@@ -112,17 +112,26 @@ void RunManager::giveUp(const QString &id, const RunError &error)
     if (e->follower.timer)
         e->follower.timer->stop();
     e->run.connectionLost = false;
+    e->run.nextTryAt = {};
+    e->run.failedTries = 0;
+    e->run.lostReason.clear();
     applyEvents(id, {RunEvent::failure(error)});
     Q_EMIT runChanged(id, RunChange::Status | RunChange::Error);
     Q_EMIT followingStopped(id, error);
 }
 
-void RunManager::setConnectionLost(const QString &id, bool lost)
+void RunManager::clearConnectionLost(const QString &id)
 {
     Entry *e = entry(id);
-    if (!e || e->run.connectionLost == lost)
+    if (!e)
         return;
-    e->run.connectionLost = lost;
+    e->follower.troubleSince.invalidate();
+    if (!e->run.connectionLost)
+        return;
+    e->run.connectionLost = false;
+    e->run.nextTryAt = {};
+    e->run.failedTries = 0;
+    e->run.lostReason.clear();
     Q_EMIT runChanged(id, RunChange::Status);
 }
 
@@ -130,7 +139,7 @@ namespace {
 std::chrono::milliseconds backoff(std::chrono::milliseconds initial, std::chrono::milliseconds max,
                                   int failures)
 {
-    const int shift = std::min(failures, 16);
+    const int shift = std::clamp(failures, 0, 16);
     const auto base = std::min<qint64>(max.count(), initial.count() << shift);
     // Full-jitter on the upper quarter keeps many clients from reconnecting in lockstep.
     const double jitter = 1.0 - 0.25 * QRandomGenerator::global()->generateDouble();
@@ -150,25 +159,47 @@ void RunManager::startFollowTimer(const QString &id, Follower &f, std::chrono::m
     f.timer->start(delay);
 }
 
-void RunManager::scheduleRetry(const QString &id, std::optional<qint64> serverDelayMs)
+void RunManager::retryAfterFailure(const QString &id, const QString &reason,
+                                   std::optional<qint64> serverDelayMs)
 {
     Entry *e = entry(id);
     if (!e)
         return;
     Follower &f = e->follower;
     ++f.failures;
-    if (m_policy.maxConsecutiveFailures >= 0 && f.failures > m_policy.maxConsecutiveFailures) {
-        RunError error;
-        error.kind = ErrorKind::Network;
-        error.message = u"Gave up following after %1 failed attempts."_s.arg(f.failures - 1);
-        error.retryable = true;
-        giveUp(id, error);
-        return;
+    if (!f.troubleSince.isValid())
+        f.troubleSince.start();
+    // A poll that fails backs off on the polling scale (which also counts polls that found nothing
+    // new); a stream on the reconnect scale, starting almost at once after a first clean drop.
+    auto delay = f.polling ? backoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls)
+                           : backoff(m_policy.reconnectInitial, m_policy.reconnectMax, f.failures - 1);
+    const auto serverDelay = std::chrono::milliseconds(std::max<qint64>(serverDelayMs.value_or(0), 0));
+    if (m_policy.giveUpAfter.count() > 0) {
+        const auto spent = std::chrono::milliseconds(f.troubleSince.elapsed());
+        const auto left = m_policy.giveUpAfter - spent;
+        // The last try comes at the bound, not after it; a server that asks to wait past the bound
+        // ends it now rather than being asked early.
+        if (left.count() <= 0 || serverDelay > left) {
+            RunError error;
+            error.kind = ErrorKind::Network;
+            error.code = u"gave_up"_s;
+            error.message = u"Stopped following after %1 s without progress (the give-up bound): %2"_s.arg(
+                formatSeconds(spent.count()), reason);
+            // The run may still be live on the server: following it again may succeed.
+            error.retryable = true;
+            giveUp(id, error);
+            return;
+        }
+        delay = std::min(delay, left);
     }
-    auto delay = backoff(m_policy.reconnectInitial, m_policy.reconnectMax, f.failures - 1);
-    // The first reconnect after a clean drop is immediate-ish; never sooner than the server asks.
-    if (serverDelayMs)
-        delay = std::max(delay, std::chrono::milliseconds(*serverDelayMs));
+    // Never sooner than the server asks.
+    delay = std::max(delay, serverDelay);
+    Run &run = e->run;
+    run.connectionLost = true;
+    run.nextTryAt = QDateTime::currentDateTimeUtc().addMSecs(delay.count());
+    run.failedTries = f.failures;
+    run.lostReason = reason;
+    Q_EMIT runChanged(id, RunChange::Status);
     startFollowTimer(id, f, delay);
 }
 
@@ -179,8 +210,8 @@ void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDel
         return;
     Follower &f = e->follower;
     f.polling = true;
-    // Without a server hint the interval doubles (with jitter) for every failure and for every
-    // poll in a row that changed nothing, up to pollMax; any progress resets it.
+    // Without a server hint the interval doubles (with jitter) for every poll in a row that
+    // changed nothing, up to pollMax; any progress resets it.
     auto delay = backoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls);
     if (serverDelayMs)
         delay = std::max(delay, std::chrono::milliseconds(*serverDelayMs));
@@ -239,9 +270,8 @@ QCoro::Task<> RunManager::pollOnce(QString id)
     const ActionResult &result = *fetched;
     if (!result.ok()) {
         if (isRetryable(result.error)) {
-            setConnectionLost(id, true);
-            ++e->follower.failures;
-            schedulePoll(id, result.retryAfterMs);
+            e->follower.polling = true;
+            retryAfterFailure(id, result.error.message, result.retryAfterMs);
         } else {
             giveUp(id, result.error);
         }
@@ -258,7 +288,7 @@ QCoro::Task<> RunManager::pollOnce(QString id)
         co_return;
     e->follower.failures = 0;
     e->follower.idlePolls = mark(e->run) == before ? e->follower.idlePolls + 1 : 0;
-    setConnectionLost(id, false);
+    clearConnectionLost(id);
     if (!needsFollowing(e->run)) {
         e->follower.active = false;
         co_return;
@@ -277,6 +307,7 @@ void RunManager::follow(const QString &id)
     f.active = true;
     f.failures = 0;
     f.idlePolls = 0;
+    f.troubleSince.invalidate();
     f.polling = false;
     if (f.timer)
         f.timer->stop();

@@ -6,6 +6,7 @@
 
 #include "runmanager.h"
 
+#include <QElapsedTimer>
 #include <QLoggingCategory>
 
 Q_DECLARE_LOGGING_CATEGORY(lcEngine)
@@ -16,11 +17,12 @@ struct RunManager::Follower
 {
     QPointer<RunStream> stream;
     QTimer *timer = nullptr;
-    int failures = 0;
-    int idlePolls = 0;         // successful polls in a row that brought nothing new: back off
-    bool active = false;       // the operator wants this run followed
-    bool polling = false;      // the server will not stream it: poll the JSON object
-    bool pollInFlight = false; // never two status requests in flight for one run
+    int failures = 0;           // failed tries since the last progress
+    QElapsedTimer troubleSince; // since the first of them (invalid while all is well)
+    int idlePolls = 0;          // successful polls in a row that brought nothing new: back off
+    bool active = false;        // the operator wants this run followed
+    bool polling = false;       // the server will not stream it: poll the JSON object
+    bool pollInFlight = false;  // never two status requests in flight for one run
 };
 
 struct RunManager::Entry

@@ -35,6 +35,17 @@ bool RunStore::migrate()
     }
     const int version = q.value(0).toInt();
     q.finish(); // an open statement would keep a read transaction and block the WAL switch
+    // A new store is created at the current schema through the same steps, silently; only an
+    // existing older store's upgrade is worth one line.
+    bool fresh = false;
+    if (version == 0) {
+        if (!q.exec(u"SELECT count(*) FROM sqlite_master"_s) || !q.next()) {
+            m_error = u"Cannot read the store's tables: %1"_s.arg(q.lastError().text());
+            return false;
+        }
+        fresh = q.value(0).toInt() == 0;
+        q.finish();
+    }
     if (version > SchemaVersion) {
         m_error = u"The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). "
                   "It was left untouched; use the newer version or another --store."_s.arg(m_path)
@@ -73,8 +84,10 @@ bool RunStore::migrate()
             m_error = db.lastError().text();
             return false;
         }
-        qCInfo(lcStore) << "run store" << m_path << "upgraded to schema" << target;
     }
+    if (!fresh && version < SchemaVersion)
+        qCInfo(lcStore) << "run store" << m_path << "upgraded from schema" << version << "to"
+                        << SchemaVersion;
     return true;
 }
 

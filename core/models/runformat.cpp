@@ -86,11 +86,15 @@ QString formatTimestamp(const QDateTime &when, const QDateTime &now)
     return QLocale().toString(local, u"MMM d HH:mm"_s);
 }
 
-QString badgeText(const Run &run)
+QString badgeText(const Run &run, const QDateTime &now)
 {
-    if (run.connectionLost && !run.isTerminal())
+    if (!run.connectionLost || run.isTerminal())
+        return statusLabel(run.status);
+    const qint64 ms = run.nextTryAt.isValid() ? now.msecsTo(run.nextTryAt) : 0;
+    if (ms <= 0)
         return QCoreApplication::translate("RunList", "Reconnecting");
-    return statusLabel(run.status);
+    // Rounded up: "in 0 s" would read as "now" while the wait is still going.
+    return QCoreApplication::translate("RunList", "Reconnecting, next try in %1 s").arg((ms + 999) / 1000);
 }
 
 QString statusToolTip(const Run &run)
@@ -99,8 +103,13 @@ QString statusToolTip(const Run &run)
     lines << statusLabel(run.status);
     if (!run.rawStatus.isEmpty())
         lines << QCoreApplication::translate("RunList", "Backend status: %1").arg(run.rawStatus);
-    if (run.connectionLost && !run.isTerminal())
+    if (run.connectionLost && !run.isTerminal()) {
         lines << QCoreApplication::translate("RunList", "Connection lost — reconnecting…");
+        if (run.failedTries > 0)
+            lines << QCoreApplication::translate("RunList", "%n tries failed in a row: %1", nullptr,
+                                                 run.failedTries)
+                         .arg(run.lostReason);
+    }
     if (run.status == RunStatus::InputRequired && run.input)
         lines << QCoreApplication::translate("RunList", "Waiting for: %1")
                      .arg(inputReasonName(run.input->reason));

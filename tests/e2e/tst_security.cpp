@@ -56,7 +56,7 @@ bool containsSecret(QByteArrayView text)
 FollowPolicy quickPolicy()
 {
     FollowPolicy policy = RunwatchTest::quickFollowPolicy();
-    policy.maxConsecutiveFailures = 5;
+    policy.giveUpAfter = std::chrono::seconds(2);
     return policy;
 }
 

@@ -53,6 +53,29 @@ QString itemTitle(const QJsonObject &item)
     return name.isEmpty() ? type : name;
 }
 
+// A finished non-message output item as secondary snapshots, `seq` on the first. A reasoning item
+// becomes one snapshot per summary part, under the ids its streamed parts have (`<id>#s<n>`, see
+// the reasoning_summary events): the same item reaches the run once, whether it was streamed,
+// repeated by output_item.done and response.completed, or polled.
+void appendItemSnapshots(QList<RunEvent> &out, const QJsonObject &item, qint64 seq = -1)
+{
+    const QString type = item.value(u"type"_s).toString();
+    const QString id = item.value(u"id"_s).toString();
+    if (type != u"reasoning") {
+        out << RunEvent::secondarySnapshot(kindForItemType(type), id, itemTitle(item), itemText(item), seq);
+        return;
+    }
+    const QJsonArray summary = item.value(u"summary"_s).toArray();
+    for (qsizetype i = 0; i < summary.size(); ++i) {
+        out << RunEvent::secondarySnapshot(SecondaryKind::Reasoning, id + u"#s"_s + QString::number(i),
+                                           u"Reasoning"_s,
+                                           summary.at(i).toObject().value(u"text"_s).toString(), seq);
+        seq = -1;
+    }
+    if (seq >= 0)
+        out << RunEvent::cursor(seq);
+}
+
 qint64 sequenceOf(const QJsonObject &o)
 {
     // toInteger, not a cast of toDouble(): a server may send 1e300, and converting an
@@ -128,8 +151,7 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
         const QString type = item.value(u"type"_s).toString();
         if (type == u"message" || type.isEmpty())
             continue;
-        events << RunEvent::secondarySnapshot(kindForItemType(type), item.value(u"id"_s).toString(),
-                                              itemTitle(item), itemText(item));
+        appendItemSnapshots(events, item);
     }
     RunEvent text = RunEvent::primarySnapshot(aggregateOutputText(response));
     text.verify = verify;
@@ -307,7 +329,9 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
     if (type == u"response.output_item.added" || type == u"response.output_item.done") {
         const QJsonObject item = o.value(u"item"_s).toObject();
         const QString itemType = item.value(u"type"_s).toString();
-        if (itemType == u"message" || itemType.isEmpty()) {
+        if (itemType == u"message" || itemType.isEmpty()
+            || (itemType == u"reasoning" && type.endsWith(u".added"))) {
+            // A reasoning item's content arrives as summary parts, each an item of its own.
             out << RunEvent::cursor(seq);
         } else if (type.endsWith(u".added")) {
             RunEvent e = RunEvent::secondaryDelta(kindForItemType(itemType), item.value(u"id"_s).toString(),
@@ -315,8 +339,7 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
             e.title = itemTitle(item);
             out << e;
         } else {
-            out << RunEvent::secondarySnapshot(kindForItemType(itemType), item.value(u"id"_s).toString(),
-                                               itemTitle(item), itemText(item), seq);
+            appendItemSnapshots(out, item, seq);
         }
         return Outcome::Continue;
     }

@@ -10,6 +10,7 @@
 #include "enginerig.h"
 #include "fakebackend.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -119,7 +120,8 @@ private Q_SLOTS:
 
     void followsAStreamedRunToTheEnd();
     void droppedStreamReconnectsWithBackoff();
-    void givesUpAfterTheFailureBound();
+    void keepsTryingWithoutABound();
+    void givesUpAfterTheBoundWithoutProgress();
     void nonRetryableStreamErrorStopsFollowing();
     void pollsAtTheEnginesPace();
     void suspensionsThatResumeByThemselvesAreFollowed_data();
@@ -224,23 +226,73 @@ void TestRunManager::droppedStreamReconnectsWithBackoff()
     QVERIFY2(waited[4] < 400, qPrintable(u"backoff not reset by progress: "_s + gaps(waited)));
 }
 
-void TestRunManager::givesUpAfterTheFailureBound()
+void TestRunManager::keepsTryingWithoutABound()
 {
+    // Far beyond the old bound of 8 tries: 60 drops without progress, each one shown on the run
+    // ("reconnecting, next try in N s"), then the run ends normally.
     FollowPolicy policy = RunwatchTest::quickFollowPolicy();
-    policy.maxConsecutiveFailures = 2;
+    policy.reconnectInitial = 1ms;
+    policy.reconnectMax = 3ms;
     FakeRig rig(kStreaming, policy);
     rig.backend->queueStart(FakeStreamScript::ending(
         {{identity(u"r-1"_s, 0), status(RunStatus::InProgress, 1)}}, StreamEnd::Reason::Eof));
-    for (int i = 0; i < 3; ++i)
+    const RunError refused = error(ErrorKind::Network, u"connection refused"_s, true);
+    constexpr int kDrops = 60;
+    for (int i = 0; i < kDrops; ++i)
+        rig.backend->queueFollow(FakeStreamScript::ending({}, StreamEnd::Reason::Error, refused));
+    rig.backend->queueFollow(
+        FakeStreamScript::ending({{RunEvent::primaryDelta(u"back"_s, 2), status(RunStatus::Completed, 3)}},
+                                 StreamEnd::Reason::Terminal));
+    QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
+    int maxTries = 0;
+    bool announced = true;
+    QString lastReason;
+    connect(&rig.manager, &RunManager::runChanged, this, [&](const QString &id) {
+        const Run *run = rig.manager.run(id);
+        if (!run->connectionLost)
+            return;
+        maxTries = std::max(maxTries, run->failedTries);
+        announced = announced && run->nextTryAt.isValid() && !run->lostReason.isEmpty();
+        lastReason = run->lostReason;
+    });
+    const QString id = rig.start(u"x"_s);
+    QVERIFY(waitTerminal(rig.manager, id, 10000));
+    QCOMPARE(rig.run(id).primaryText, u"back"_s);
+    QCOMPARE(stopped.count(), 0);
+    QCOMPARE(maxTries, kDrops + 1); // the first clean drop, then every refusal
+    QVERIFY(announced);
+    QCOMPARE(lastReason, u"connection refused"_s);
+    QVERIFY(!rig.run(id).connectionLost);
+    QCOMPARE(rig.run(id).failedTries, 0);
+    QVERIFY(!rig.run(id).nextTryAt.isValid());
+}
+
+void TestRunManager::givesUpAfterTheBoundWithoutProgress()
+{
+    FollowPolicy policy = RunwatchTest::quickFollowPolicy();
+    policy.reconnectInitial = 5ms;
+    policy.reconnectMax = 20ms;
+    policy.giveUpAfter = 300ms;
+    FakeRig rig(kStreaming, policy);
+    rig.backend->queueStart(FakeStreamScript::ending(
+        {{identity(u"r-1"_s, 0), status(RunStatus::InProgress, 1)}}, StreamEnd::Reason::Eof));
+    for (int i = 0; i < 1000; ++i)
         rig.backend->queueFollow(FakeStreamScript::ending({}, StreamEnd::Reason::Eof));
     QSignalSpy stopped(&rig.manager, &RunManager::followingStopped);
+    QElapsedTimer clock;
+    clock.start();
     const QString id = rig.start(u"x"_s);
     QVERIFY(stopped.wait(5000));
+    QVERIFY2(clock.elapsed() >= 300, qPrintable(QString::number(clock.elapsed())));
     QCOMPARE(stopped.first().at(0).toString(), id);
     const RunError given = stopped.first().at(1).value<RunError>();
     QCOMPARE(given.kind, ErrorKind::Network);
-    QCOMPARE(given.message, u"Gave up following after 2 failed attempts."_s);
-    QCOMPARE(rig.backend->count(Op::Follow), 2);
+    QCOMPARE(given.code, u"gave_up"_s);
+    QVERIFY(given.retryable);
+    QVERIFY2(given.message.startsWith(u"Stopped following after 0."_s), qPrintable(given.message));
+    QVERIFY2(given.message.endsWith(u"The event stream ended before the run did."_s),
+             qPrintable(given.message));
+    QVERIFY(rig.backend->count(Op::Follow) > 3);
     QCOMPARE(rig.run(id).error, given);
     QCOMPARE(rig.run(id).status, RunStatus::InProgress);
     QVERIFY(!rig.run(id).connectionLost);

@@ -393,6 +393,16 @@ private Q_SLOTS:
         QCOMPARE(badgeText(r), u"Reconnecting"_s);
         QVERIFY(statusToolTip(r).contains(u"Backend status: in_progress"_s));
         QVERIFY(statusToolTip(r).contains(u"reconnecting"_s));
+        // When the next try is due, as the CLI says it; the failed tries and why in the tooltip.
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        r.nextTryAt = now.addMSecs(12'200);
+        r.failedTries = 3;
+        r.lostReason = u"Connection refused"_s;
+        QCOMPARE(badgeText(r, now), u"Reconnecting, next try in 13 s"_s);
+        QCOMPARE(badgeText(r, now.addSecs(13)), u"Reconnecting"_s);
+        QVERIFY(statusToolTip(r).contains(u"3 tries failed in a row: Connection refused"_s));
+        r.status = RunStatus::Completed;
+        QCOMPARE(badgeText(r, now), statusLabel(RunStatus::Completed));
     }
 };
 
