@@ -2,6 +2,7 @@
 #include "simcommandline.h"
 
 #include "a2a/a2asimoptions.h"
+#include "foundry/foundrysimoptions.h"
 #include "jobs/jobssimoptions.h"
 #include "openai/openaisimoptions.h"
 
@@ -88,6 +89,15 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
               "Inject --jobs HTTP faults (repeatable): status=503,count=2,on=kickoff+status,"
               "retry-after=1,body=html; status=0 serves the request and loses the reply.",
               "SPEC"),
+        flag("foundry", "Serve an Azure AI Foundry Agent Service project (endpoint "
+                        ".../api/projects/<project>) instead of the OpenAI API; --key is the Bearer token."),
+        value("foundry-project", "Project name of --foundry (default runwatch-sim).", "NAME"),
+        value("foundry-expires-s", "--foundry runs expire this long after creation (default 600).", "S"),
+        value("foundry-split", "--foundry events go out in pieces of N bytes.", "N"),
+        value("foundry-fault",
+              "Inject --foundry HTTP faults (repeatable): status=429,count=1,on=create+get,"
+              "retry-after=1,body=html.",
+              "SPEC"),
     });
 
     const auto fail = [&result](const QString &message) {
@@ -101,7 +111,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     if (parser.isSet(helpOption)) {
         result.action = CommandLineResult::Action::Help;
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
-                         + u'\n' + jobsOptionsHelpText();
+                         + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -263,6 +273,46 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
             return fail(u"--jobs-fault: "_s + specError);
         }
         jobs.httpFaults.append(*fault);
+    }
+
+    options.foundry = parser.isSet(u"foundry"_s);
+    FoundrySimConfig &foundry = options.foundryConfig;
+    foundry.token = config.apiKey;
+    foundry.intervalMs = config.intervalMs;
+    foundry.queuedMs = config.queuedMs;
+    foundry.deltas = config.deltas;
+    foundry.longDeltas = config.longDeltas;
+    foundry.lineEnding = config.lineEnding;
+    foundry.replyText = config.replyText;
+    foundry.keepAlive = config.keepAlive;
+    foundry.closeDelimitedStreams = config.closeDelimitedStreams;
+    foundry.maxBodyBytes = config.maxBodyBytes;
+    foundry.maxHeaderBytes = config.maxHeaderBytes;
+    foundry.streamFaults = config.streamFaults; // the Foundry simulator applies what it knows of them
+    if (parser.isSet(u"foundry-project"_s)) {
+        foundry.project = parser.value(u"foundry-project"_s);
+        if (foundry.project.isEmpty() || foundry.project.contains(u'/')) {
+            return fail(u"--foundry-project expects a name without '/'"_s);
+        }
+    }
+    integer("foundry-expires-s"_L1, 1, 86400, &foundry.expiresSeconds);
+    integer("foundry-split"_L1, 0, 1 << 20, &foundry.splitWrites);
+    if (!error.isEmpty()) {
+        return fail(error);
+    }
+    for (const QString &spec : parser.values(u"foundry-fault"_s)) {
+        QString specError;
+        const auto fault = foundryHttpFaultFromSpec(spec, &specError);
+        if (!fault) {
+            return fail(u"--foundry-fault: "_s + specError);
+        }
+        foundry.httpFaults.append(*fault);
+    }
+    if (rateLimited > 0) {
+        foundry.httpFaults.append(FoundryHttpFault{{}, rateLimited, 429, 1, false});
+    }
+    if (unavailable > 0) {
+        foundry.httpFaults.append(FoundryHttpFault{{}, unavailable, 503, 1, false});
     }
     return result;
 }

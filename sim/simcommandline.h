@@ -4,6 +4,7 @@
 // Command line of the standalone runwatch-sim: one of the three simulators and its config, kept
 // in the library so that tests can check it.
 
+#include "foundry/foundrysimconfig.h"
 #include "jobs/jobssimconfig.h"
 #include "openai/openaisimconfig.h"
 
@@ -28,6 +29,10 @@ struct ServerOptions
     // stream faults are copied from `config`.
     bool jobs = false;
     JobsSimConfig jobsConfig;
+    // --foundry: serve an Azure AI Foundry Agent Service project (FoundrySimulator). Token (--key),
+    // pace, deltas, line ending, reply and stream faults are copied from `config`.
+    bool foundry = false;
+    FoundrySimConfig foundryConfig;
 };
 
 struct CommandLineResult

@@ -24,7 +24,9 @@ constexpr auto kUsage = R"(Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Global options (before the command):
   --backend NAME      connector for --url: openai, a2a (--url is then the agent's base URL),
-                      jobs (a generic HTTP job API; --url is the base the job paths hang off)
+                      jobs (a generic HTTP job API; --url is the base the job paths hang off),
+                      foundry (Azure AI Foundry Agent Service; --url is the project endpoint
+                      https://<resource>.services.ai.azure.com/api/projects/<project>)
   --url URL           base URL of the service (e.g. https://api.openai.com/v1)
   --connection NAME   a connection saved in the app's Connections dialog, instead of
                       --backend/--url/--auth/--profile: its backend, URL, auth style, options
@@ -34,6 +36,11 @@ Global options (before the command):
                       OPENAI_API_KEY for openai)
   --auth STYLE        bearer (default) or api-key (Azure OpenAI)
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
+  --api-version V     the api-version query (foundry: default 2025-05-01; Azure OpenAI)
+  --token-command CMD foundry: a command printing a Microsoft Entra token, run when there is
+                      none, near its expiry and once after a 401 (e.g. az account
+                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
+                      its output is never logged or stored. Give both on every command.
   --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
                       names; docs/jobs-profile.md); give it on every command
   --json              JSON Lines output
@@ -41,7 +48,8 @@ Global options (before the command):
   --version           print the version
 
 Commands:
-  start --prompt TEXT [--model M] [--no-stream] [--follow [--give-up-after DURATION]]
+  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
+                      (--agent: foundry, the assistant id to run)
   watch RUN [--give-up-after DURATION]
                       primary text to stdout as it arrives, secondary output to stderr;
                       resumes after drops; exits at a terminal state or when input is required.
@@ -56,7 +64,12 @@ Commands:
                       started elsewhere: remote id, status, title
   attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
   agent               what the service says about itself (A2A: the agent card)
-  respond RUN (--text T | --approve | --reject [--comment C] | --choice C)
+  agents              foundry: the project's agents (id, name, model)
+  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
+               --output CALL_ID=TEXT ...)
+                      tool calls (foundry): --output once per pending call, all sent in one
+                      submit; --text when exactly one is pending; --approve/--reject answer
+                      every pending MCP approval
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
@@ -151,6 +164,10 @@ int CliApp::run(const QStringList &args)
             m_json = true;
         else if (a == u"--profile")
             ok = takeValue(a, &o.profile);
+        else if (a == u"--api-version")
+            ok = takeValue(a, &o.apiVersion);
+        else if (a == u"--token-command")
+            ok = takeValue(a, &o.tokenCommand);
         else if (a == u"--allow-insecure-http")
             o.allowInsecure = true;
         else if (a == u"--help" || a == u"-h")
@@ -173,6 +190,8 @@ int CliApp::run(const QStringList &args)
         && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || !o.profile.isEmpty()))
         return usage(u"--connection %1 brings its own backend, URL, auth style and options: leave out "
                      "--backend, --url, --auth and --profile"_s.arg(o.connection));
+    if (!o.tokenCommand.isEmpty() && !o.backend.isEmpty() && o.backend != u"foundry")
+        return usage(u"--token-command is for the foundry backend, not %1"_s.arg(o.backend));
     if (!o.backend.isEmpty() && !knownBackends().contains(o.backend))
         return usage(u"unknown backend \"%1\" (known: %2)"_s.arg(o.backend, knownBackends().join(u", "_s)));
     if (!o.profile.isEmpty()) {
@@ -255,6 +274,8 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
         return cmdAttach(o, rest);
     if (command == u"agent" || command == u"describe")
         return cmdAgent(o, rest);
+    if (command == u"agents")
+        return cmdAgents(o, rest);
     if (command == u"respond")
         return cmdRespond(o, rest);
     if (command == u"resume")
@@ -369,6 +390,18 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     if (c.apiKey.isEmpty())
         c.auth = AuthStyle::None;
     c.allowInsecureHttp = o.allowInsecure;
+    if (!o.apiVersion.isEmpty())
+        c.options.insert(u"api_version"_s, o.apiVersion);
+    if (!o.tokenCommand.isEmpty()) {
+        if (c.backend != u"foundry") {
+            *error = u"--token-command is for the foundry backend (this is %1)"_s.arg(c.backend);
+            return std::nullopt;
+        }
+        c.options.insert(u"token_command"_s, o.tokenCommand);
+    }
+    // Entra tokens are Bearer tokens, whatever --auth says.
+    if (c.backend == u"foundry" && !c.apiKey.isEmpty())
+        c.auth = AuthStyle::Bearer;
     if (!o.profile.isEmpty()) {
         if (c.backend != u"jobs") {
             *error = u"--profile is for the jobs backend (this is %1)"_s.arg(c.backend);

@@ -74,6 +74,7 @@ private:
     int cmdListRemote(const Options &o);
     int cmdAttach(const Options &o, const QStringList &args);
     int cmdAgent(const Options &o, const QStringList &args);
+    int cmdAgents(const Options &o, const QStringList &args);
     int cmdRespond(const Options &o, const QStringList &args);
     int cmdResume(const Options &o, const QStringList &args);
     int cmdExport(const Options &o, const QStringList &args);

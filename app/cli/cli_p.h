@@ -25,7 +25,9 @@ struct CliApp::Options
     QString apiKeyEnv;
     QString auth;
     QString store;
-    QString profile; // jobs connection profile file
+    QString profile;      // jobs connection profile file
+    QString apiVersion;   // ?api-version= (foundry; Azure OpenAI)
+    QString tokenCommand; // foundry: a command that prints a Bearer token
     bool allowInsecure = false;
 };
 

@@ -52,7 +52,7 @@ const Run *CliApp::runArgument(const Options &o, const QStringList &args, const 
 
 int CliApp::cmdStart(const Options &o, const QStringList &args)
 {
-    QString prompt, model;
+    QString prompt, model, agent;
     bool stream = true, follow = false;
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
@@ -60,6 +60,8 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
             prompt = args.at(++i);
         else if (a == u"--model" && i + 1 < args.size())
             model = args.at(++i);
+        else if (a == u"--agent" && i + 1 < args.size())
+            agent = args.at(++i);
         else if (a == u"--no-stream")
             stream = false;
         else if (a == u"--follow")
@@ -73,10 +75,16 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
         return exitCode;
+    // Agent runs use the agent's own model unless one is asked for.
+    const bool agentService = conn->backend == u"foundry";
+    if (agentService && agent.isEmpty() && conn->options.value(u"agent"_s).toString().isEmpty())
+        return usage(u"start on foundry needs --agent ASSISTANT_ID (runwatch-cli agents lists them)"_s);
     StartRequest request;
     request.prompt = prompt;
+    request.agent = agent;
     request.model = !model.isEmpty()                ? model
                     : !conn->defaultModel.isEmpty() ? conn->defaultModel
+                    : agentService                  ? QString()
                                                     : u"gpt-5"_s;
     request.stream = stream;
     const QString id = m_manager.startRun(conn->name, request);
@@ -94,7 +102,9 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
             const Run *run = m_manager.run(id);
             return !run || run->isTerminal() || run->status == RunStatus::InputRequired
                    || (!run->remoteId.isEmpty() && (run->token.sequence >= 1 || !stream))
-                   || !m_manager.isFollowing(id);
+                   // No stream to resume anyway (foundry): once the run is known it is followed
+                   // by polling in any later command.
+                   || (agentService && !run->remoteId.isEmpty()) || !m_manager.isFollowing(id);
         },
         60000);
     const Run *run = m_manager.run(id);
@@ -358,12 +368,21 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
             answer.kind = InputAnswer::Kind::Choice;
             answer.choice = args.at(++i);
             haveAnswer = true;
+        } else if (a == u"--output" && i + 1 < args.size()) {
+            const QString value = args.at(++i);
+            const qsizetype eq = value.indexOf(u'=');
+            if (eq <= 0)
+                return usage(u"respond: --output expects CALL_ID=TEXT"_s);
+            answer.toolAnswers.append({value.left(eq), value.mid(eq + 1), false});
+            haveAnswer = true;
         } else {
             return usage(u"respond: unexpected argument %1"_s.arg(a));
         }
     }
     if (!haveAnswer)
-        return usage(u"respond needs --text, --approve, --reject or --choice"_s);
+        return usage(u"respond needs --text, --approve, --reject, --choice or --output"_s);
+    if (!answer.toolAnswers.isEmpty() && answer.kind != InputAnswer::Kind::Text)
+        return usage(u"respond: --output goes alone (one per pending tool call)"_s);
     const Run *run = loadRunOrReport(o, args.first());
     if (!run)
         return ExitOtherError;

@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "backends/foundry/foundrybackend.h"
+
 #include <QCoroTask>
 #include <QJsonArray>
 
@@ -147,6 +149,34 @@ int CliApp::cmdAgent(const Options &o, const QStringList &args)
     list(u"Skills"_s, info.skills);
     list(u"Warnings"_s, info.warnings);
     writeOut(text);
+    return ExitCompleted;
+}
+
+int CliApp::cmdAgents(const Options &o, const QStringList &args)
+{
+    if (!args.isEmpty())
+        return usage(u"agents takes no arguments"_s);
+    int exitCode = ExitOtherError;
+    const auto conn = addCommandConnection(o, &exitCode);
+    if (!conn)
+        return exitCode;
+    auto *foundry = qobject_cast<FoundryBackend *>(m_manager.backend(conn->name));
+    if (!foundry)
+        return usage(u"agents lists a Foundry project's agents: use --backend foundry"_s);
+    const FoundryAgentList list = QCoro::waitFor(foundry->agents());
+    if (list.error.isError()) {
+        printError(QString(), list.error);
+        return ExitOtherError;
+    }
+    for (const FoundryAgent &agent : list.agents) {
+        if (m_json)
+            writeJson({{u"type"_s, u"agent"_s},
+                       {u"id"_s, agent.id},
+                       {u"name"_s, agent.name},
+                       {u"model"_s, agent.model}});
+        else
+            writeOut(agent.id + u'\t' + agent.name + u'\t' + agent.model + u'\n');
+    }
     return ExitCompleted;
 }
 

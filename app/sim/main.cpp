@@ -2,6 +2,7 @@
 // runwatch-sim: the standalone simulator. All logic is in sim/ (runwatch_sim).
 
 #include "a2a/a2asim.h"
+#include "foundry/foundrysim.h"
 #include "jobs/jobssim.h"
 #include "openai/openaisim.h"
 #include "simcommandline.h"
@@ -116,6 +117,23 @@ int runJobs(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     });
 }
 
+int runFoundry(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::FoundrySimulator simulator(options.foundryConfig);
+    // The announced URL is the project endpoint.
+    return serve(app, simulator, options, [](RunwatchSim::FoundrySimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::FoundrySimulator::requestAnswered, &sim,
+                         [](const RunwatchSim::FoundryRequestRecord &record) {
+                             const QString target
+                                 = record.query.isEmpty() ? record.path : record.path + u'?' + record.query;
+                             print(stderr,
+                                   u"%1 %2 -> %3%4\n"_s.arg(QString::fromLatin1(record.method), target)
+                                       .arg(record.status)
+                                       .arg(record.faulted ? u" (injected)"_s : QString()));
+                         });
+    });
+}
+
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::OpenAiSimulator simulator(options.config);
@@ -164,6 +182,9 @@ int main(int argc, char **argv)
     }
     if (options.jobs) {
         return runJobs(app, options);
+    }
+    if (options.foundry) {
+        return runFoundry(app, options);
     }
     return runOpenAi(app, options);
 }

@@ -2,6 +2,7 @@
 #include "registry.h"
 
 #include "a2a/a2abackend.h"
+#include "foundry/foundrybackend.h"
 #include "jobs/jobsbackend.h"
 #include "openai/openaibackend.h"
 
@@ -27,6 +28,7 @@ constexpr Entry kBackends[] = {
     {"openai"_L1, &make<OpenAiBackend>},
     {"jobs"_L1, &make<JobsBackend>},
     {"a2a"_L1, &make<A2aBackend>},
+    {"foundry"_L1, &make<FoundryBackend>},
 };
 } // namespace
 

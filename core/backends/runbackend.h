@@ -19,6 +19,7 @@ struct StartRequest
     QString prompt;
     bool stream = true;
     QString clientRunId; // tags the run on the server where the protocol allows (dedupe)
+    QString agent;       // the service's agent to run, where runs belong to one (Foundry assistant_id)
 };
 
 // How a RunStream ended. The engine decides from this what to do next (reconnect, poll, stop).

@@ -206,10 +206,15 @@ void SseRunStream::onReplyFinished()
         e.message = e.kind == ErrorKind::Timeout ? m_options.timedOutMessage
                                                  : m_options.interruptedMessage.arg(m_reply->errorString());
         e.retryable = true;
-        endWith({StreamEnd::Reason::Error, e, streamRetry()});
+        bodyBroken({StreamEnd::Reason::Error, e, streamRetry()});
         return;
     }
     bodyEnded();
+}
+
+void SseRunStream::bodyBroken(StreamEnd end)
+{
+    endWith(std::move(end));
 }
 
 void SseRunStream::settle()

@@ -74,6 +74,9 @@ protected:
     // The reply vanished with its network manager while a batch was being delivered. Default:
     // nothing; the stall timer still ends the stream.
     virtual void replyGone();
+    // The body broke off (a transport error; `end` is that Error). Default: end with it. A
+    // connector that must learn something first (the run a dropped create started) overrides it.
+    virtual void bodyBroken(StreamEnd end);
 
     static bool isEventStream(const HttpResponse &response);
     // A 2xx whose body is not an event stream: Protocol error "unexpected_content_type".

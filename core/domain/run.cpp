@@ -116,6 +116,12 @@ QJsonObject InputRequest::toJson() const
         o.insert(u"deadline"_s, isoOrEmpty(deadline));
     if (!callbackUrl.isEmpty())
         o.insert(u"callback_url"_s, callbackUrl);
+    if (!toolCalls.isEmpty()) {
+        QJsonArray calls;
+        for (const ToolCallRequest &call : toolCalls)
+            calls.append(call.toJson());
+        o.insert(u"tool_calls"_s, calls);
+    }
     if (!raw.isEmpty())
         o.insert(u"raw"_s, raw);
     return o;
@@ -131,7 +137,33 @@ InputRequest InputRequest::fromJson(const QJsonObject &object)
         r.options << v.toString();
     r.deadline = parseIso(object.value(u"deadline"_s));
     r.callbackUrl = object.value(u"callback_url"_s).toString();
+    const QJsonArray calls = object.value(u"tool_calls"_s).toArray();
+    for (const QJsonValue &v : calls) {
+        if (v.isObject())
+            r.toolCalls << ToolCallRequest::fromJson(v.toObject());
+    }
     r.raw = object.value(u"raw"_s).toObject();
+    return r;
+}
+
+QJsonObject ToolCallRequest::toJson() const
+{
+    QJsonObject o{{u"id"_s, id}, {u"name"_s, name}, {u"arguments"_s, arguments}};
+    if (!serverLabel.isEmpty())
+        o.insert(u"server_label"_s, serverLabel);
+    if (approval)
+        o.insert(u"approval"_s, true);
+    return o;
+}
+
+ToolCallRequest ToolCallRequest::fromJson(const QJsonObject &object)
+{
+    ToolCallRequest r;
+    r.id = object.value(u"id"_s).toString();
+    r.name = object.value(u"name"_s).toString();
+    r.arguments = object.value(u"arguments"_s).toString();
+    r.serverLabel = object.value(u"server_label"_s).toString();
+    r.approval = object.value(u"approval"_s).toBool();
     return r;
 }
 

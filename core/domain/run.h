@@ -86,18 +86,43 @@ enum class InputReason {
 QString inputReasonName(InputReason reason);
 InputReason inputReasonFromName(QStringView name);
 
+// One call a run waits on: a function tool whose output the operator supplies, or a (MCP) tool
+// call the operator approves or rejects. Protocol-neutral: Foundry's required_action and OpenAI's
+// function_call / mcp_approval_request items both map onto it.
+struct ToolCallRequest
+{
+    QString id;            // the call id the answer must name
+    QString name;          // function or tool name
+    QString arguments;     // as the service sent them (usually JSON text)
+    QString serverLabel;   // MCP server, when the call goes to one
+    bool approval = false; // approve/reject instead of an output
+
+    QJsonObject toJson() const;
+    static ToolCallRequest fromJson(const QJsonObject &object);
+    friend bool operator==(const ToolCallRequest &, const ToolCallRequest &) = default;
+};
+
 struct InputRequest
 {
     InputReason reason = InputReason::Question;
     QString prompt;
     QStringList options;
-    QDateTime deadline;  // timers, expiring approvals
-    QString callbackUrl; // webhooks
-    QJsonObject raw;     // what the server sent, for the connector's respond()
+    QDateTime deadline;               // timers, expiring approvals, tool outputs due before the run expires
+    QString callbackUrl;              // webhooks
+    QList<ToolCallRequest> toolCalls; // ToolOutput / Approval requests that name their calls
+    QJsonObject raw;                  // what the server sent, for the connector's respond()
 
     QJsonObject toJson() const;
     static InputRequest fromJson(const QJsonObject &object);
     friend bool operator==(const InputRequest &, const InputRequest &) = default;
+};
+
+// The answer to one ToolCallRequest.
+struct ToolCallAnswer
+{
+    QString callId;
+    QString output;        // tool output
+    bool approved = false; // for approval calls
 };
 
 struct InputAnswer
@@ -107,6 +132,10 @@ struct InputAnswer
     QString text;
     QString comment;
     QString choice;
+    // For a request with toolCalls: one answer per call, all sent in one submit (the kind is
+    // then ignored). When empty, Text answers a request with exactly one output call, and
+    // Approve/Reject apply to every approval call.
+    QList<ToolCallAnswer> toolAnswers;
 };
 
 struct Run

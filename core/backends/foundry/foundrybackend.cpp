@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "foundrybackend.h"
+
+#include "foundrymapper.h"
+#include "foundryrunstream.h"
+#include "foundrytokensource.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QUrlQuery>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+
+constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
+// The service's largest page: fewer round trips for long answers.
+constexpr int kPageLimit = 100;
+
+std::chrono::milliseconds stallTimeout(const Connection &c)
+{
+    const int ms = c.options.value(u"stall_timeout_ms"_s).toInt();
+    return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
+}
+
+QString segment(const QString &id)
+{
+    return QString::fromLatin1(QUrl::toPercentEncoding(id));
+}
+
+QString runPath(const QString &threadId, const QString &runId)
+{
+    return u"/threads/%1/runs/%2"_s.arg(segment(threadId), segment(runId));
+}
+
+QString threadOf(const ContinuationToken &token)
+{
+    return token.extra.value(u"thread_id"_s).toString();
+}
+
+RunError noThread()
+{
+    return RunError::client(u"no_thread"_s, u"The run's thread id is unknown: it cannot be reached again."_s);
+}
+
+HttpResponse closedResponse()
+{
+    HttpResponse response;
+    response.error = RunError::cancelled(u"The connection was closed."_s);
+    return response;
+}
+
+std::optional<QJsonObject> objectOf(const HttpResponse &response)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(response.body);
+    if (!doc.isObject())
+        return std::nullopt;
+    return doc.object();
+}
+
+} // namespace
+
+FoundryBackend::FoundryBackend(Connection connection, QObject *parent)
+    : RunBackend(parent)
+    , m_connection(std::move(connection))
+    , m_http(new HttpClient(this))
+    , m_tokens(new FoundryTokenSource(m_connection.apiKey,
+                                      m_connection.options.value(u"token_command"_s).toString(), this))
+{
+    m_http->setAllowInsecureHttp(m_connection.allowInsecureHttp);
+}
+
+FoundryBackend::~FoundryBackend() = default;
+
+QString FoundryBackend::kind() const
+{
+    return u"foundry"_s;
+}
+
+Capabilities FoundryBackend::capabilities() const
+{
+    // No ResumeStream (a dropped stream is followed by polling) and no server-side Delete.
+    return Capability::Start | Capability::Get | Capability::Stream | Capability::Cancel
+           | Capability::Respond;
+}
+
+HttpRequest FoundryBackend::request(const QByteArray &method, const QString &path) const
+{
+    HttpRequest r;
+    r.method = method;
+    QUrl url = m_connection.baseUrl;
+    QString basePath = url.path();
+    while (basePath.endsWith(u'/'))
+        basePath.chop(1);
+    const qsizetype query = path.indexOf(u'?');
+    url.setPath(basePath + (query < 0 ? path : path.left(query)));
+    QUrlQuery q(query < 0 ? QString() : path.mid(query + 1));
+    const QString apiVersion = m_connection.options.value(u"api_version"_s).toString();
+    q.addQueryItem(u"api-version"_s, apiVersion.isEmpty() ? QString(kDefaultApiVersion) : apiVersion);
+    url.setQuery(q);
+    r.url = url;
+    r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
+    return r;
+}
+
+QCoro::Task<RunError> FoundryBackend::authorize(HttpRequest *request, bool refresh)
+{
+    QPointer<FoundryBackend> self = this;
+    const FoundryTokenSource::Result token = co_await m_tokens->token(refresh);
+    if (!self)
+        co_return RunError::cancelled(u"The connection was closed."_s);
+    if (token.error.isError())
+        co_return token.error;
+    for (qsizetype i = request->headers.size() - 1; i >= 0; --i) {
+        if (request->headers.at(i).first.compare("authorization", Qt::CaseInsensitive) == 0)
+            request->headers.removeAt(i);
+    }
+    if (!token.token.isEmpty())
+        request->headers.emplaceBack("Authorization", "Bearer " + token.token.toUtf8());
+    co_return RunError();
+}
+
+QCoro::Task<HttpResponse> FoundryBackend::send(HttpRequest request)
+{
+    QPointer<FoundryBackend> self = this;
+    for (int attempt = 0;; ++attempt) {
+        HttpRequest r = request;
+        const RunError authError = co_await authorize(&r, attempt > 0);
+        if (!self)
+            co_return closedResponse();
+        if (authError.isError()) {
+            HttpResponse failed;
+            failed.error = authError;
+            co_return failed;
+        }
+        HttpResponse response = co_await m_http->send(std::move(r));
+        if (!self)
+            co_return closedResponse();
+        // A 401 with a token command: the token expired early or was revoked; renew it once.
+        if (response.status != 401 || attempt > 0 || !m_tokens->hasCommand())
+            co_return response;
+    }
+}
+
+QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request)
+{
+    QPointer<FoundryBackend> self = this;
+    for (int attempt = 0;; ++attempt) {
+        HttpRequest r = request;
+        const RunError authError = co_await authorize(&r, attempt > 0);
+        if (!self || authError.isError()) {
+            OpenedStream failed;
+            failed.response.error = self ? authError : RunError::cancelled(u"The connection was closed."_s);
+            co_return failed;
+        }
+        OpenedStream opened = co_await m_http->openStream(std::move(r));
+        if (!self) {
+            if (opened.reply)
+                opened.reply->deleteLater();
+            OpenedStream failed;
+            failed.response.error = RunError::cancelled(u"The connection was closed."_s);
+            co_return failed;
+        }
+        if (opened.response.status != 401 || attempt > 0 || !m_tokens->hasCommand())
+            co_return opened;
+    }
+}
+
+QCoro::Task<> FoundryBackend::shutdown()
+{
+    m_tokens->stop();
+    return m_http->shutdown();
+}
+
+RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
+{
+    HttpRequest r = this->request("POST", u"/threads/runs"_s);
+    QString agent = request.agent;
+    if (agent.isEmpty())
+        agent = m_connection.options.value(u"agent"_s).toString();
+    QJsonObject body;
+    body.insert(u"assistant_id"_s, agent);
+    const QJsonObject message{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}};
+    body.insert(u"thread"_s, QJsonObject{{u"messages"_s, QJsonArray{message}}});
+    body.insert(u"stream"_s, request.stream);
+    if (!request.model.isEmpty())
+        body.insert(u"model"_s, request.model);
+    if (!request.clientRunId.isEmpty())
+        body.insert(u"metadata"_s, QJsonObject{{u"client_run_id"_s, request.clientRunId}});
+    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    r.headers.emplaceBack("Content-Type", "application/json");
+    // Creating is not idempotent: a retry after the service may have accepted it would start a
+    // second run. The HTTP client still retries what cannot have been processed (429, 503, …).
+    r.idempotent = false;
+    if (request.stream)
+        r.headers.emplaceBack("Accept", "text/event-stream");
+    const auto mode
+        = request.stream ? FoundryRunStream::Mode::CreateStreaming : FoundryRunStream::Mode::CreateJson;
+    if (agent.isEmpty()) {
+        return new FoundryRunStream(
+            this, std::move(r), mode, stallTimeout(m_connection), parent,
+            RunError::client(u"no_agent"_s, u"Choose the agent to run (its assistant id, e.g. asst_…)."_s));
+    }
+    return new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent);
+}
+
+RunStream *FoundryBackend::follow(ContinuationToken token, QObject *parent)
+{
+    // Never used by the engine (no ResumeStream), but a caller gets a one-shot poll, not nothing.
+    return new FoundryRunStream(this, std::move(token), stallTimeout(m_connection), parent);
+}
+
+QCoro::Task<FoundryListResult> FoundryBackend::listAll(QString path)
+{
+    QPointer<FoundryBackend> self = this;
+    FoundryListResult result;
+    const QString separator = path.contains(u'?') ? u"&"_s : u"?"_s;
+    QString after;
+    // Bounded: a service that always says has_more must not keep us here for ever.
+    for (int page = 0; page < 10000; ++page) {
+        QString pagePath = path + separator + u"order=asc&limit=%1"_s.arg(kPageLimit);
+        if (!after.isEmpty())
+            pagePath += u"&after="_s + segment(after);
+        const HttpResponse response = co_await send(request("GET", pagePath));
+        if (!self) {
+            result.error = RunError::cancelled(u"The connection was closed."_s);
+            co_return result;
+        }
+        if (!response.ok()) {
+            result.error = response.error;
+            result.retryAfterMs = response.retryAfterMs;
+            co_return result;
+        }
+        const auto list = objectOf(response);
+        if (!list || !list->value(u"data"_s).isArray()) {
+            result.error
+                = response.protocolError(u"unexpected_body"_s, u"The service's answer is not a list."_s);
+            co_return result;
+        }
+        const QJsonArray data = list->value(u"data"_s).toArray();
+        for (const QJsonValue &item : data)
+            result.items.append(item);
+        const QString last = list->value(u"last_id"_s).toString();
+        if (!list->value(u"has_more"_s).toBool() || data.isEmpty())
+            co_return result;
+        if (last.isEmpty() || last == after) {
+            result.error = response.protocolError(u"bad_paging"_s,
+                                                  u"The list says has_more but gives no next cursor."_s);
+            co_return result;
+        }
+        after = last;
+    }
+    co_return result;
+}
+
+QCoro::Task<FoundryTextResult> FoundryBackend::runText(QString threadId, QString runId)
+{
+    QPointer<FoundryBackend> self = this;
+    const FoundryListResult messages
+        = co_await listAll(u"/threads/%1/messages?run_id=%2"_s.arg(segment(threadId), segment(runId)));
+    FoundryTextResult result;
+    if (!self) {
+        result.error = RunError::cancelled(u"The connection was closed."_s);
+        co_return result;
+    }
+    result.error = messages.error;
+    result.retryAfterMs = messages.retryAfterMs;
+    if (!result.error.isError())
+        result.text = Foundry::assistantText(messages.items);
+    co_return result;
+}
+
+QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
+{
+    QPointer<FoundryBackend> self = this;
+    ActionResult result;
+    const QString threadId = threadOf(token);
+    if (threadId.isEmpty()) {
+        result.error = noThread();
+        co_return result;
+    }
+    const HttpResponse response = co_await send(request("GET", runPath(threadId, token.remoteId)));
+    if (!self) {
+        result.error = RunError::cancelled(u"The connection was closed."_s);
+        co_return result;
+    }
+    result.retryAfterMs = response.retryAfterMs;
+    if (!response.ok()) {
+        result.error = response.error;
+        co_return result;
+    }
+    const auto run = objectOf(response);
+    if (!run || run->value(u"status"_s).toString().isEmpty()) {
+        result.error
+            = response.protocolError(u"unexpected_body"_s, u"The service's answer is not a run object."_s);
+        co_return result;
+    }
+    const QList<RunEvent> runEvents = Foundry::mapRunObject(*run);
+    const RunStatus status = Foundry::mapStatus(run->value(u"status"_s).toString());
+    // The answer lives in the thread's messages: read them whenever the run may have written
+    // some, so the text becomes the service's own (nothing lost, nothing doubled after a drop).
+    if (status != RunStatus::Queued && status != RunStatus::Unknown) {
+        const FoundryTextResult text = co_await runText(threadId, token.remoteId);
+        if (!self) {
+            result.error = RunError::cancelled(u"The connection was closed."_s);
+            co_return result;
+        }
+        if (text.error.isError()) {
+            result.error = text.error;
+            result.retryAfterMs = text.retryAfterMs;
+            co_return result;
+        }
+        const FoundryListResult steps = co_await listAll(
+            u"/threads/%1/runs/%2/steps"_s.arg(segment(threadId), segment(token.remoteId)));
+        if (!self) {
+            result.error = RunError::cancelled(u"The connection was closed."_s);
+            co_return result;
+        }
+        if (steps.error.isError()) {
+            result.error = steps.error;
+            result.retryAfterMs = steps.retryAfterMs;
+            co_return result;
+        }
+        if (!runEvents.isEmpty() && runEvents.first().type == RunEvent::Type::Identity)
+            result.events << runEvents.first();
+        for (const QJsonValue &step : steps.items)
+            result.events << Foundry::mapRunStep(step.toObject());
+        result.events << RunEvent::primarySnapshot(text.text);
+        result.events << runEvents.mid(
+            runEvents.isEmpty() || runEvents.first().type != RunEvent::Type::Identity ? 0 : 1);
+        co_return result;
+    }
+    result.events = runEvents;
+    co_return result;
+}
+
+QCoro::Task<ActionResult> FoundryBackend::cancel(ContinuationToken token)
+{
+    QPointer<FoundryBackend> self = this;
+    ActionResult result;
+    const QString threadId = threadOf(token);
+    if (threadId.isEmpty()) {
+        result.error = noThread();
+        co_return result;
+    }
+    const HttpResponse response
+        = co_await send(request("POST", runPath(threadId, token.remoteId) + u"/cancel"_s));
+    if (!self) {
+        result.error = RunError::cancelled(u"The connection was closed."_s);
+        co_return result;
+    }
+    if (response.ok()) {
+        if (const auto run = objectOf(response))
+            result.events = Foundry::mapRunObject(*run);
+        co_return result;
+    }
+    if (response.status == 400) {
+        // "Cannot cancel run with status 'completed'.": it ended first. Show what the service says.
+        ActionResult current = co_await get(token);
+        if (!self)
+            co_return result;
+        if (current.ok()) {
+            result.note = u"already finished"_s;
+            result.events = current.events;
+            co_return result;
+        }
+    }
+    result.error = response.error;
+    co_return result;
+}
+
+QCoro::Task<ActionResult> FoundryBackend::remove(ContinuationToken token)
+{
+    Q_UNUSED(token)
+    ActionResult result;
+    result.error = RunError::unsupported(u"The Foundry Agent Service cannot delete runs: delete locally."_s);
+    co_return result;
+}
+
+QCoro::Task<ActionResult> FoundryBackend::respond(ContinuationToken token, InputAnswer answer)
+{
+    QPointer<FoundryBackend> self = this;
+    ActionResult result;
+    const QString threadId = threadOf(token);
+    if (threadId.isEmpty()) {
+        result.error = noThread();
+        co_return result;
+    }
+    // The pending calls come from the service, not from what we stored: it is the truth about
+    // which calls an answer must name.
+    const HttpResponse current = co_await send(request("GET", runPath(threadId, token.remoteId)));
+    if (!self) {
+        result.error = RunError::cancelled(u"The connection was closed."_s);
+        co_return result;
+    }
+    if (!current.ok()) {
+        result.error = current.error;
+        co_return result;
+    }
+    const auto run = objectOf(current);
+    if (!run) {
+        result.error
+            = current.protocolError(u"unexpected_body"_s, u"The service's answer is not a run object."_s);
+        co_return result;
+    }
+    const std::optional<InputRequest> pending = Foundry::inputRequestOf(*run);
+    if (!pending || run->value(u"status"_s).toString() != u"requires_action") {
+        result.error = RunError::client(
+            u"not_waiting"_s,
+            u"The run does not wait for input (it is %1)."_s.arg(run->value(u"status"_s).toString()));
+        result.events = Foundry::mapRunObject(*run);
+        co_return result;
+    }
+    QString why;
+    QJsonObject body = Foundry::submitBody(*pending, answer, &why);
+    if (body.isEmpty()) {
+        result.error = RunError::client(u"bad_answer"_s, why);
+        co_return result;
+    }
+    body.insert(u"stream"_s, false);
+    HttpRequest r = request("POST", runPath(threadId, token.remoteId) + u"/submit_tool_outputs"_s);
+    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    r.headers.emplaceBack("Content-Type", "application/json");
+    // A repeated submit is refused by the service (the run no longer requires action); it is
+    // still not repeated blindly.
+    r.idempotent = false;
+    const HttpResponse response = co_await send(std::move(r));
+    if (!self) {
+        result.error = RunError::cancelled(u"The connection was closed."_s);
+        co_return result;
+    }
+    if (!response.ok()) {
+        result.error = response.error;
+        co_return result;
+    }
+    if (const auto submitted = objectOf(response))
+        result.events = Foundry::mapRunObject(*submitted);
+    co_return result;
+}
+
+QCoro::Task<ListResult> FoundryBackend::list()
+{
+    ListResult result;
+    result.error = RunError::unsupported(u"The Foundry Agent Service lists runs only per thread."_s);
+    co_return result;
+}
+
+QCoro::Task<FoundryAgentList> FoundryBackend::agents()
+{
+    QPointer<FoundryBackend> self = this;
+    const FoundryListResult list = co_await listAll(u"/assistants"_s);
+    FoundryAgentList result;
+    if (!self) {
+        result.error = RunError::cancelled(u"The connection was closed."_s);
+        co_return result;
+    }
+    result.error = list.error;
+    for (const QJsonValue &value : list.items) {
+        const QJsonObject agent = value.toObject();
+        result.agents << FoundryAgent{agent.value(u"id"_s).toString(), agent.value(u"name"_s).toString(),
+                                      agent.value(u"model"_s).toString()};
+    }
+    co_return result;
+}
+
+} // namespace Runwatch

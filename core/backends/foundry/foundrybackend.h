@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "backends/runbackend.h"
+#include "connections/connection.h"
+#include "net/httpclient.h"
+
+#include <QJsonArray>
+#include <QPointer>
+
+namespace Runwatch {
+
+class FoundryTokenSource;
+
+// An agent of a Foundry project (GET /assistants), for the New Run dialog and `runwatch-cli agents`.
+struct FoundryAgent
+{
+    QString id;
+    QString name;
+    QString model;
+};
+
+struct FoundryAgentList
+{
+    RunError error;
+    QList<FoundryAgent> agents;
+};
+
+// Every item of a paged list, or why it could not be read.
+struct FoundryListResult
+{
+    RunError error;
+    QJsonArray items;
+    std::optional<qint64> retryAfterMs;
+};
+
+// The text of a run's assistant messages, or why it could not be read.
+struct FoundryTextResult
+{
+    RunError error;
+    QString text;
+    std::optional<qint64> retryAfterMs;
+};
+
+// Azure AI Foundry Agent Service ("persistent agents": threads and runs). Starts a thread + run
+// with the prompt as its first user message (streamed or not), follows the stream while it lasts
+// and polls GET …/runs/{r} after it (the protocol cannot resume a stream), reading the run's
+// messages (every page, every text part) so the answer equals the service's text exactly.
+// requires_action → input required (tool outputs or MCP approvals, with the deadline); submit,
+// cancel; no server-side delete. Wire reference: protocols/openai-responses-and-foundry.md §5.
+//
+// Connection: baseUrl = the project endpoint (https://<resource>.services.ai.azure.com/api/projects/<p>);
+// apiKey = a Bearer token; options "api_version" (default 2025-05-01), "token_command" (run for a
+// token instead, see FoundryTokenSource), "agent" (default assistant id), "stall_timeout_ms".
+// The continuation token is the run id with the thread id in extra["thread_id"].
+class FoundryBackend final : public RunBackend
+{
+    Q_OBJECT
+public:
+    static constexpr QLatin1StringView kDefaultApiVersion{"2025-05-01"};
+
+    explicit FoundryBackend(Connection connection, QObject *parent = nullptr);
+    ~FoundryBackend() override;
+
+    QString kind() const override;
+    Capabilities capabilities() const override;
+
+    RunStream *start(StartRequest request, QObject *parent) override;
+    RunStream *follow(ContinuationToken token, QObject *parent) override;
+
+    QCoro::Task<ActionResult> get(ContinuationToken token) override;
+    QCoro::Task<ActionResult> cancel(ContinuationToken token) override;
+    QCoro::Task<ActionResult> remove(ContinuationToken token) override;
+    QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
+    QCoro::Task<ListResult> list() override;
+    QCoro::Task<> shutdown() override;
+
+    // The project's agents, every page.
+    QCoro::Task<FoundryAgentList> agents();
+    // Every item of the list at `path` (a query of its own allowed), ascending, following
+    // has_more / last_id.
+    QCoro::Task<FoundryListResult> listAll(QString path);
+    // Every assistant message of the run (all pages, ascending), as one text.
+    QCoro::Task<FoundryTextResult> runText(QString threadId, QString runId);
+
+    // A request to `path` under the project endpoint with ?api-version (no credentials yet).
+    HttpRequest request(const QByteArray &method, const QString &path) const;
+    // send()/openStream() with the Bearer token; after a 401 the token is renewed (token
+    // command) and the request sent once more.
+    QCoro::Task<HttpResponse> send(HttpRequest request);
+    QCoro::Task<OpenedStream> openStream(HttpRequest request);
+
+    const Connection &connection() const { return m_connection; }
+    FoundryTokenSource *tokenSource() const { return m_tokens; }
+    HttpClient *httpClient() const { return m_http; }
+
+private:
+    // Puts the token on `request`; false (and `error`) when there is none to be had.
+    QCoro::Task<RunError> authorize(HttpRequest *request, bool refresh);
+
+    Connection m_connection;
+    HttpClient *m_http;
+    FoundryTokenSource *m_tokens;
+};
+
+} // namespace Runwatch

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Azure AI Foundry Agent Service (threads/runs) wire → RunEvents. Wire reference:
+// protocols/openai-responses-and-foundry.md §5. Pure: no I/O.
+
+#include "domain/runevent.h"
+
+#include <QByteArrayView>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+
+namespace Runwatch::Foundry {
+
+// ThreadRun.status → unified status. requires_action is InputRequired; an unknown label is
+// Unknown (the caller keeps the raw label).
+RunStatus mapStatus(QStringView wireStatus);
+
+// A ThreadRun object (create/get/cancel/submit reply, or the data of a thread.run.* event) as
+// events: identity (run id, model; the thread id in tokenExtra), status, the run's error
+// (last_error, incomplete_details, expiry) and, for requires_action, the input request.
+QList<RunEvent> mapRunObject(const QJsonObject &run);
+
+// The input request of a requires_action run: one ToolCallRequest per call, the deadline from
+// expires_at. nullopt when the run names no action we know.
+std::optional<InputRequest> inputRequestOf(const QJsonObject &run);
+
+// A RunStep object (thread.run.step.* data, or an item of the steps list) as secondary items:
+// one per tool call (function, code interpreter, file search, MCP …). Message-creation steps
+// give nothing: their text arrives as messages.
+QList<RunEvent> mapRunStep(const QJsonObject &step);
+
+// The answer text of a run: every text part of every assistant message, in list order, no
+// separator. `messages` must be in ascending order.
+QString assistantText(const QJsonArray &messages);
+
+// {"error":{code,message,…}} or the flat object.
+RunError mapErrorObject(const QJsonObject &object, ErrorKind kind);
+
+// The body of POST …/submit_tool_outputs answering `request` with `answer`: {tool_outputs} or
+// {tool_approvals}. An empty object and `error` when the answer does not fit the request (a call
+// left unanswered, an unknown call id, text for several calls).
+QJsonObject submitBody(const InputRequest &request, const InputAnswer &answer, QString *error);
+
+} // namespace Runwatch::Foundry
+
+namespace Runwatch {
+
+// Maps one SSE event of a Foundry run stream, dispatched on the event name (the JSON has no
+// `type`). Stateful only in what the stream must know afterwards.
+class FoundryMapper
+{
+public:
+    enum class Outcome {
+        Continue,    // keep reading
+        Terminal,    // a terminal thread.run.* event: the run ended
+        NeedsInput,  // thread.run.requires_action: the stream of this request ends after it
+        Done,        // `done` ([DONE]): the stream is over
+        StreamError, // an `error` event; error() holds it
+        Malformed,   // the event could not be understood; error() holds a protocol error
+    };
+
+    Outcome map(QByteArrayView eventName, QByteArrayView data, QList<RunEvent> &out);
+
+    const RunError &error() const { return m_error; }
+    // From the last thread.run.* event (empty until one arrived); the thread id also from
+    // thread.created.
+    const QString &runId() const { return m_runId; }
+    const QString &threadId() const { return m_threadId; }
+    // Text deltas seen by this stream.
+    qint64 deltaCount() const { return m_deltas; }
+
+private:
+    Outcome malformed(const QString &why);
+
+    RunError m_error;
+    QString m_runId;
+    QString m_threadId;
+    qint64 m_deltas = 0;
+};
+
+} // namespace Runwatch
