@@ -5,6 +5,7 @@
 #include "icons.h"
 #include "inputpanel.h"
 #include "models/runactions.h"
+#include "models/runfilter.h"
 #include "models/runformat.h"
 #include "outputview.h"
 #include "rawlogview.h"
@@ -29,9 +30,9 @@ class BadgeWidget final : public QWidget
 public:
     using QWidget::QWidget;
 
-    void setRun(RunStatus status, bool lost, const QString &text)
+    void setRun(RunStatus status, bool lost, bool needsPerson, const QString &text)
     {
-        m_style = badgeStyle(status, lost, isDarkPalette(palette()));
+        m_style = badgeStyle(status, lost, needsPerson, isDarkPalette(palette()));
         m_style.text = text;
         setAccessibleName(tr("Status: %1").arg(m_style.text));
         updateGeometry();
@@ -306,7 +307,7 @@ void DetailPane::refresh()
     const Run *run = m_manager ? m_manager->run(m_runId) : nullptr;
     if (!run)
         return;
-    m_badge->setRun(run->status, run->connectionLost, badgeText(*run));
+    m_badge->setRun(run->status, run->connectionLost, waitsForPerson(*run), badgeText(*run));
     m_badge->setToolTip(statusToolTip(*run));
     m_title->setText(run->title.isEmpty() ? tr("(untitled run)") : run->title);
     m_title->setToolTip(run->prompt.left(2000));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "statusbadgedelegate.h"
 
+#include "models/runfilter.h"
 #include "models/runlistmodel.h"
 #include "statusstyle.h"
 
@@ -14,10 +15,12 @@ BadgeStyle styleFor(const QModelIndex &index, const QPalette &palette)
 {
     const auto status = RunStatus(index.data(RunListModel::StatusRole).toInt());
     const bool lost = index.data(RunListModel::ConnectionLostRole).toBool();
-    BadgeStyle style = badgeStyle(status, lost, isDarkPalette(palette));
-    // Reconnecting says when the next try is due: the model's text (badgeText) has it.
-    if (lost)
-        style.text = index.data(Qt::DisplayRole).toString();
+    const bool needsPerson
+        = StatusCategory(index.data(RunListModel::CategoryRole).toInt()) == StatusCategory::NeedsInput;
+    BadgeStyle style = badgeStyle(status, lost, needsPerson, isDarkPalette(palette));
+    // The model's text (badgeText) says more than the status: when the next try is due, what a
+    // suspended run waits for.
+    style.text = index.data(Qt::DisplayRole).toString();
     return style;
 }
 } // namespace

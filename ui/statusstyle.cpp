@@ -43,7 +43,7 @@ bool isDarkPalette(const QPalette &palette)
     return palette.color(QPalette::Window).lightnessF() < 0.45;
 }
 
-BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool dark)
+BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool needsPerson, bool dark)
 {
     BadgeStyle s;
     s.text = statusLabel(status);
@@ -62,6 +62,11 @@ BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool dark)
         s.dashed = true;
         break;
     case RunStatus::InputRequired:
+        if (!needsPerson) { // a timer or a callback: busy, not the operator's turn
+            s.icon = u"status-queued"_s;
+            colour = kBlue;
+            break;
+        }
         s.icon = u"status-input"_s;
         s.bold = true;
         break;
@@ -89,15 +94,11 @@ BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool dark)
         break;
     }
     if (connectionLost && !isTerminal(status)) {
-        Run probe;
-        probe.status = status;
-        probe.connectionLost = true;
-        s.text = badgeText(probe);
         s.icon = u"status-reconnecting"_s;
         colour = kPurple;
         s.dashed = true;
     }
-    if (status == RunStatus::InputRequired && !(connectionLost && !isTerminal(status))) {
+    if (status == RunStatus::InputRequired && needsPerson && !(connectionLost && !isTerminal(status))) {
         // Solid amber with dark text reads well on light and dark windows alike.
         s.fill = QColor::fromString("#f4a51c"_L1);
         s.accent = QColor::fromString("#4a2e00"_L1);

@@ -27,8 +27,10 @@ struct BadgeStyle
     bool bold = false;
 };
 
-// `dark`: the palette's window colour is dark (see isDarkPalette()).
-BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool dark);
+// `needsPerson`: an input-required run waits for the operator, not for a timer or a callback
+// (waitsForPerson()). `dark`: the palette's window colour is dark (see isDarkPalette()). The
+// text is the status's label; callers show the run's badgeText() instead, which says more.
+BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool needsPerson, bool dark);
 bool isDarkPalette(const QPalette &palette);
 // `top` (with alpha) composited over the opaque `below`.
 QColor blendOver(const QColor &top, const QColor &below);

@@ -39,6 +39,8 @@ class CliApp : public QObject
     Q_OBJECT
 public:
     CliApp(FILE *out, FILE *err, QObject *parent = nullptr);
+    // Whatever path run() returned by (--version, --help, a usage error), buffered output goes out.
+    ~CliApp() override;
 
     // Runs the command to completion (spins the event loop). `args` excludes argv[0].
     int run(const QStringList &args);

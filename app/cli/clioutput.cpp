@@ -278,6 +278,11 @@ void CliApp::scheduleFlush()
         m_flushTimer.start();
 }
 
+CliApp::~CliApp()
+{
+    flushOut();
+}
+
 void CliApp::flushOut()
 {
     m_flushTimer.stop();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runformat.h"
 
+#include "runfilter.h"
+
 #include <QCoreApplication>
 #include <QHash>
 #include <QLocale>
@@ -88,8 +90,15 @@ QString formatTimestamp(const QDateTime &when, const QDateTime &now)
 
 QString badgeText(const Run &run, const QDateTime &now)
 {
-    if (!run.connectionLost || run.isTerminal())
+    if (!run.connectionLost || run.isTerminal()) {
+        // A run suspended on a timer or a callback waits for a machine: "Needs input" would send
+        // the operator looking for a question that is not there.
+        if (run.status == RunStatus::InputRequired && !waitsForPerson(run))
+            return run.input && run.input->reason == InputReason::Webhook
+                       ? QCoreApplication::translate("RunList", "Waiting for callback")
+                       : QCoreApplication::translate("RunList", "Waiting for timer");
         return statusLabel(run.status);
+    }
     const qint64 ms = run.nextTryAt.isValid() ? now.msecsTo(run.nextTryAt) : 0;
     if (ms <= 0)
         return QCoreApplication::translate("RunList", "Reconnecting");

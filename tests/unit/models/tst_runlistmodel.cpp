@@ -285,6 +285,12 @@ private Q_SLOTS:
         QCOMPARE(waitsForPerson(r), person);
         QCOMPARE(categoryOf(r), person ? StatusCategory::NeedsInput : StatusCategory::Active);
         QCOMPARE(actionStateFor(r, true).respond, person);
+        // The badge agrees with the category: only a person's turn reads "Needs input".
+        if (person)
+            QCOMPARE(badgeText(r), statusLabel(RunStatus::InputRequired));
+        else
+            QCOMPARE(badgeText(r), InputReason(reason) == InputReason::Timer ? u"Waiting for timer"_s
+                                                                             : u"Waiting for callback"_s);
         RunFilter filter;
         filter.setCategory(StatusCategory::NeedsInput);
         QCOMPARE(filter.matches(r), person);
