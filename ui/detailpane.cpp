@@ -307,7 +307,8 @@ void DetailPane::refresh()
     const Run *run = m_manager ? m_manager->run(m_runId) : nullptr;
     if (!run)
         return;
-    m_badge->setRun(run->status, run->connectionLost, waitsForPerson(*run), badgeText(*run));
+    m_badge->setRun(run->status, run->connectionLost, waitsForPerson(*run),
+                    badgeText(*run, BadgeSpace::Wide));
     m_badge->setToolTip(statusToolTip(*run));
     m_title->setText(run->title.isEmpty() ? tr("(untitled run)") : run->title);
     m_title->setToolTip(run->prompt.left(2000));

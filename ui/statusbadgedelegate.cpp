@@ -18,8 +18,8 @@ BadgeStyle styleFor(const QModelIndex &index, const QPalette &palette)
     const bool needsPerson
         = StatusCategory(index.data(RunListModel::CategoryRole).toInt()) == StatusCategory::NeedsInput;
     BadgeStyle style = badgeStyle(status, lost, needsPerson, isDarkPalette(palette));
-    // The model's text (badgeText) says more than the status: when the next try is due, what a
-    // suspended run waits for.
+    // The model's text (badgeText) says more than the status: "Reconnecting", "Waiting" for a
+    // run suspended on a timer or a callback; its tooltip has the rest.
     style.text = index.data(Qt::DisplayRole).toString();
     return style;
 }

@@ -88,19 +88,23 @@ QString formatTimestamp(const QDateTime &when, const QDateTime &now)
     return QLocale().toString(local, u"MMM d HH:mm"_s);
 }
 
-QString badgeText(const Run &run, const QDateTime &now)
+QString badgeText(const Run &run, BadgeSpace space, const QDateTime &now)
 {
+    const bool wide = space == BadgeSpace::Wide;
     if (!run.connectionLost || run.isTerminal()) {
         // A run suspended on a timer or a callback waits for a machine: "Needs input" would send
         // the operator looking for a question that is not there.
-        if (run.status == RunStatus::InputRequired && !waitsForPerson(run))
+        if (run.status == RunStatus::InputRequired && !waitsForPerson(run)) {
+            if (!wide)
+                return QCoreApplication::translate("RunList", "Waiting");
             return run.input && run.input->reason == InputReason::Webhook
                        ? QCoreApplication::translate("RunList", "Waiting for callback")
                        : QCoreApplication::translate("RunList", "Waiting for timer");
+        }
         return statusLabel(run.status);
     }
     const qint64 ms = run.nextTryAt.isValid() ? now.msecsTo(run.nextTryAt) : 0;
-    if (ms <= 0)
+    if (!wide || ms <= 0)
         return QCoreApplication::translate("RunList", "Reconnecting");
     // Rounded up: "in 0 s" would read as "now" while the wait is still going.
     return QCoreApplication::translate("RunList", "Reconnecting, next try in %1 s").arg((ms + 999) / 1000);
@@ -110,6 +114,9 @@ QString statusToolTip(const Run &run)
 {
     QStringList lines;
     lines << statusLabel(run.status);
+    // What a list cell's badge has no room for ("Reconnecting, next try in 12 s").
+    if (const QString wide = badgeText(run, BadgeSpace::Wide); wide != lines.constFirst())
+        lines << wide;
     if (!run.rawStatus.isEmpty())
         lines << QCoreApplication::translate("RunList", "Backend status: %1").arg(run.rawStatus);
     if (run.connectionLost && !run.isTerminal()) {

@@ -29,9 +29,13 @@ qint64 runDurationMs(const Run &run, const QDateTime &now);
 QString formatDuration(qint64 ms);
 // Local time; the date is left out for today: "14:03:21", "Mar 2 14:03".
 QString formatTimestamp(const QDateTime &when, const QDateTime &now);
-// The badge text: the status label, or for a run whose following is being restored
-// "Reconnecting, next try in N s" (as the CLI says it; "Reconnecting" while a try is under way).
-QString badgeText(const Run &run, const QDateTime &now = QDateTime::currentDateTimeUtc());
+// How much room a badge has: a list cell (Narrow) or the detail pane's header (Wide).
+enum class BadgeSpace { Narrow, Wide };
+// The badge text: the status label; "Waiting" for a run suspended on a timer or a callback
+// (Wide: "Waiting for timer" / "Waiting for callback"); "Reconnecting" for a run whose following
+// is being restored (Wide, as the CLI says it: "Reconnecting, next try in N s" while it waits).
+QString badgeText(const Run &run, BadgeSpace space = BadgeSpace::Narrow,
+                  const QDateTime &now = QDateTime::currentDateTimeUtc());
 // Tooltip of the status: label, the backend's raw label, connection state, error.
 QString statusToolTip(const Run &run);
 

@@ -288,9 +288,12 @@ private Q_SLOTS:
         // The badge agrees with the category: only a person's turn reads "Needs input".
         if (person)
             QCOMPARE(badgeText(r), statusLabel(RunStatus::InputRequired));
-        else
-            QCOMPARE(badgeText(r), InputReason(reason) == InputReason::Timer ? u"Waiting for timer"_s
-                                                                             : u"Waiting for callback"_s);
+        else {
+            QCOMPARE(badgeText(r), u"Waiting"_s); // a list cell
+            QCOMPARE(badgeText(r, BadgeSpace::Wide), InputReason(reason) == InputReason::Timer
+                                                         ? u"Waiting for timer"_s
+                                                         : u"Waiting for callback"_s);
+        }
         RunFilter filter;
         filter.setCategory(StatusCategory::NeedsInput);
         QCOMPARE(filter.matches(r), person);
@@ -404,11 +407,12 @@ private Q_SLOTS:
         r.nextTryAt = now.addMSecs(12'200);
         r.failedTries = 3;
         r.lostReason = u"Connection refused"_s;
-        QCOMPARE(badgeText(r, now), u"Reconnecting, next try in 13 s"_s);
-        QCOMPARE(badgeText(r, now.addSecs(13)), u"Reconnecting"_s);
+        QCOMPARE(badgeText(r, BadgeSpace::Wide, now), u"Reconnecting, next try in 13 s"_s);
+        QCOMPARE(badgeText(r, BadgeSpace::Narrow, now), u"Reconnecting"_s);
+        QCOMPARE(badgeText(r, BadgeSpace::Wide, now.addSecs(13)), u"Reconnecting"_s);
         QVERIFY(statusToolTip(r).contains(u"3 tries failed in a row: Connection refused"_s));
         r.status = RunStatus::Completed;
-        QCOMPARE(badgeText(r, now), statusLabel(RunStatus::Completed));
+        QCOMPARE(badgeText(r, BadgeSpace::Wide, now), statusLabel(RunStatus::Completed));
     }
 };
 
