@@ -2,6 +2,7 @@
 #include "foundrysimoptions.h"
 
 #include "server/simnames.h"
+#include "server/simoptions.h"
 
 #include <QHash>
 
@@ -55,14 +56,9 @@ const QStringList &optionKeys()
     return keys;
 }
 
-std::optional<qint64> parseInt(QStringView value, qint64 min, qint64 max)
+bool isScenario(QStringView name)
 {
-    bool ok = false;
-    const qint64 number = value.trimmed().toLongLong(&ok);
-    if (!ok || number < min || number > max) {
-        return std::nullopt;
-    }
-    return number;
+    return foundryScenarioFromName(name).has_value();
 }
 
 } // namespace
@@ -94,50 +90,13 @@ std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &conf
     o.splitWrites = config.splitWrites;
     o.streamFaults = config.streamFaults;
 
-    QHash<QString, QString> raw;
-    const QStringList words = prompt.simplified().split(u' ', Qt::SkipEmptyParts);
-    if (!words.isEmpty()) {
-        QString first = words.first();
-        while (!first.isEmpty() && QStringView(u":,.;!").contains(first.back())) {
-            first.chop(1);
-        }
-        if (foundryScenarioFromName(first)) {
-            raw.insert(u"scenario"_s, first);
-        }
-    }
-    for (const QString &word : words) {
-        const qsizetype eq = word.indexOf(u'=');
-        const QString key = word.left(eq).toLower();
-        if (eq > 0 && optionKeys().contains(key)) {
-            raw.insert(key, word.mid(eq + 1));
-        }
-    }
-    for (const QString &key : optionKeys()) {
-        if (metadata.contains(key)) {
-            raw.insert(key, metadata.value(key).toString());
-        }
-    }
-
-    const auto bad = [](const QString &key, const QString &why) {
-        return FoundryOptionError{key, u"Invalid value for simulator option '%1': %2"_s.arg(key, why)};
-    };
-    const auto integer
-        = [&](const QString &key, qint64 min, qint64 max, auto *target) -> std::optional<FoundryOptionError> {
-        if (!raw.contains(key)) {
-            return std::nullopt;
-        }
-        const auto value = parseInt(raw.value(key), min, max);
-        if (!value) {
-            return bad(key, u"expected an integer from %1 to %2"_s.arg(min).arg(max));
-        }
-        *target = static_cast<std::remove_pointer_t<decltype(target)>>(*value);
-        return std::nullopt;
-    };
+    const SimOptionValues raw(prompt, metadata, optionKeys(), &isScenario);
 
     if (raw.contains(u"scenario"_s)) {
         const auto scenario = foundryScenarioFromName(raw.value(u"scenario"_s));
         if (!scenario) {
-            return bad(u"scenario"_s, u"expected one of "_s + foundryScenarioNames().join(u", "_s));
+            return SimOptionValues::bad(u"scenario"_s,
+                                        u"expected one of "_s + foundryScenarioNames().join(u", "_s));
         }
         o.scenario = *scenario;
     }
@@ -157,14 +116,14 @@ std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &conf
     default:
         break;
     }
-    std::optional<FoundryOptionError> error;
-    if ((error = integer(u"deltas"_s, 1, kMaxDeltas, &o.deltas))
-        || (error = integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs))
-        || (error = integer(u"queued_ms"_s, 0, kMaxIntervalMs, &o.queuedMs))
-        || (error = integer(u"messages"_s, 1, 1000, &o.messages))
-        || (error = integer(u"parts"_s, 1, 100, &o.parts))
-        || (error = integer(u"expires_ms"_s, 1, qint64(86400) * 1000, &o.expiresMs))
-        || (error = integer(u"split"_s, 0, 1 << 20, &o.splitWrites))) {
+    std::optional<SimOptionError> error;
+    if ((error = raw.integer(u"deltas"_s, 1, kMaxDeltas, &o.deltas))
+        || (error = raw.integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs))
+        || (error = raw.integer(u"queued_ms"_s, 0, kMaxIntervalMs, &o.queuedMs))
+        || (error = raw.integer(u"messages"_s, 1, 1000, &o.messages))
+        || (error = raw.integer(u"parts"_s, 1, 100, &o.parts))
+        || (error = raw.integer(u"expires_ms"_s, 1, qint64(86400) * 1000, &o.expiresMs))
+        || (error = raw.integer(u"split"_s, 0, 1 << 20, &o.splitWrites))) {
         return error;
     }
     if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s)) {
@@ -174,23 +133,23 @@ std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &conf
         o.reply = raw.value(u"reply"_s);
     }
     o.failAfter = o.deltas / 2;
-    if ((error = integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter))) {
+    if ((error = raw.integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter))) {
         return error;
     }
     o.failAfter = qMin(o.failAfter, o.deltas);
 
     StreamFaults &f = o.streamFaults;
     constexpr qint64 kMaxIndex = std::numeric_limits<qint64>::max();
-    if ((error = integer(u"fault_connections"_s, -1, 1000000, &f.connections))
-        || (error = integer(u"drop_after"_s, -1, kMaxIndex, &f.dropAfterEvents))
-        || (error = integer(u"malformed_at"_s, -1, kMaxIndex, &f.malformedAt))
-        || (error = integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs))) {
+    if ((error = raw.integer(u"fault_connections"_s, -1, 1000000, &f.connections))
+        || (error = raw.integer(u"drop_after"_s, -1, kMaxIndex, &f.dropAfterEvents))
+        || (error = raw.integer(u"malformed_at"_s, -1, kMaxIndex, &f.malformedAt))
+        || (error = raw.integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs))) {
         return error;
     }
     if (raw.contains(u"drop_mode"_s)) {
         const auto mode = dropModeFromName(raw.value(u"drop_mode"_s));
         if (!mode) {
-            return bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
+            return SimOptionValues::bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
         }
         f.dropMode = *mode;
     }
@@ -198,17 +157,18 @@ std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &conf
     if (raw.contains(u"http_error_status"_s) || raw.contains(u"http_error_count"_s)
         || raw.contains(u"http_error_on"_s)) {
         FoundryHttpFault fault;
-        if ((error = integer(u"http_error_status"_s, 100, 599, &fault.status))
-            || (error = integer(u"http_error_count"_s, -1, 1000000, &fault.count))
-            || (error = integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds))) {
+        if ((error = raw.integer(u"http_error_status"_s, 100, 599, &fault.status))
+            || (error = raw.integer(u"http_error_count"_s, -1, 1000000, &fault.count))
+            || (error = raw.integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds))) {
             return error;
         }
         if (raw.contains(u"http_error_on"_s)) {
             const auto parsed = foundryHttpFaultFromSpec(
                 QString(u"on="_s + raw.value(u"http_error_on"_s).replace(u',', u'+')));
             if (!parsed) {
-                return bad(u"http_error_on"_s, u"expected endpoint names (get, submit, cancel, messages, "
-                                               u"steps) joined by '+' or ','"_s);
+                return SimOptionValues::bad(u"http_error_on"_s,
+                                            u"expected endpoint names (get, submit, cancel, messages, "
+                                            u"steps) joined by '+' or ','"_s);
             }
             fault.endpoints = parsed->endpoints;
         }

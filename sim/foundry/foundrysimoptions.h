@@ -29,6 +29,8 @@
 
 #include "foundrysimconfig.h"
 
+#include "server/simoptions.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -59,11 +61,7 @@ struct FoundryRunOptions
     std::optional<FoundryHttpFault> httpFault; // aimed at this run's requests
 };
 
-struct FoundryOptionError
-{
-    QString key;
-    QString message;
-};
+using FoundryOptionError = SimOptionError;
 
 // Later wins: config, `key=value` words of the prompt, metadata.
 std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &config, const QString &prompt,

@@ -2,6 +2,7 @@
 #include "openaisimoptions.h"
 
 #include "server/simnames.h"
+#include "server/simoptions.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -63,26 +64,9 @@ const QStringList &optionKeys()
     return keys;
 }
 
-std::optional<bool> parseBool(QStringView value)
+bool isScenario(QStringView name)
 {
-    const QString v = value.trimmed().toString().toLower();
-    if (v == "1"_L1 || v == "true"_L1 || v == "yes"_L1 || v == "on"_L1) {
-        return true;
-    }
-    if (v == "0"_L1 || v == "false"_L1 || v == "no"_L1 || v == "off"_L1) {
-        return false;
-    }
-    return std::nullopt;
-}
-
-std::optional<qint64> parseInt(QStringView value, qint64 min, qint64 max)
-{
-    bool ok = false;
-    const qint64 number = value.trimmed().toLongLong(&ok);
-    if (!ok || number < min || number > max) {
-        return std::nullopt;
-    }
-    return number;
+    return openAiScenarioFromName(name).has_value();
 }
 
 } // namespace
@@ -146,61 +130,13 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
     o.resumeMaxAgeMs = config.resumeMaxAgeMs;
     o.streamFaults = config.streamFaults;
 
-    QHash<QString, QString> raw;
-    const QStringList words = inputText.simplified().split(u' ', Qt::SkipEmptyParts);
-    if (!words.isEmpty()) {
-        QString first = words.first();
-        while (!first.isEmpty() && QStringView(u":,.;!").contains(first.back())) {
-            first.chop(1);
-        }
-        if (openAiScenarioFromName(first)) {
-            raw.insert(u"scenario"_s, first);
-        }
-    }
-    for (const QString &word : words) {
-        const qsizetype eq = word.indexOf(u'=');
-        const QString key = word.left(eq).toLower();
-        if (eq > 0 && optionKeys().contains(key)) {
-            raw.insert(key, word.mid(eq + 1));
-        }
-    }
-    for (const QString &key : optionKeys()) {
-        if (metadata.contains(key)) {
-            raw.insert(key, metadata.value(key).toString());
-        }
-    }
-
-    const auto bad = [](const QString &key, const QString &why) {
-        return OpenAiOptionError{key, u"Invalid value for simulator option '%1': %2"_s.arg(key, why)};
-    };
-    const auto integer
-        = [&](const QString &key, qint64 min, qint64 max, auto *target) -> std::optional<OpenAiOptionError> {
-        if (!raw.contains(key)) {
-            return std::nullopt;
-        }
-        const auto value = parseInt(raw.value(key), min, max);
-        if (!value) {
-            return bad(key, u"expected an integer from %1 to %2"_s.arg(min).arg(max));
-        }
-        *target = static_cast<std::remove_pointer_t<decltype(target)>>(*value);
-        return std::nullopt;
-    };
-    const auto boolean = [&](const QString &key, bool *target) -> std::optional<OpenAiOptionError> {
-        if (!raw.contains(key)) {
-            return std::nullopt;
-        }
-        const auto value = parseBool(raw.value(key));
-        if (!value) {
-            return bad(key, u"expected 1/0/true/false"_s);
-        }
-        *target = *value;
-        return std::nullopt;
-    };
+    const SimOptionValues raw(inputText, metadata, optionKeys(), &isScenario);
 
     if (raw.contains(u"scenario"_s)) {
         const auto scenario = openAiScenarioFromName(raw.value(u"scenario"_s));
         if (!scenario) {
-            return bad(u"scenario"_s, u"expected one of "_s + openAiScenarioNames().join(u", "_s));
+            return SimOptionValues::bad(u"scenario"_s,
+                                        u"expected one of "_s + openAiScenarioNames().join(u", "_s));
         }
         o.scenario = *scenario;
     }
@@ -210,15 +146,16 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
     if (o.scenario == OpenAiScenario::Huge && !raw.contains(u"deltas"_s)) {
         o.deltas = qMax(o.deltas, 1);
     }
-    std::optional<OpenAiOptionError> error;
-    if ((error = integer(u"deltas"_s, 0, kMaxDeltas, &o.deltas))
-        || (error = integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs))
-        || (error = integer(u"queued_ms"_s, 0, kMaxIntervalMs, &o.queuedMs))
-        || (error = integer(u"keepalives"_s, 0, 100000, &o.keepalives))
-        || (error = integer(u"huge_bytes"_s, 1, kMaxHugeBytes, &o.hugeBytes))
+    std::optional<SimOptionError> error;
+    if ((error = raw.integer(u"deltas"_s, 0, kMaxDeltas, &o.deltas))
+        || (error = raw.integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs))
+        || (error = raw.integer(u"queued_ms"_s, 0, kMaxIntervalMs, &o.queuedMs))
+        || (error = raw.integer(u"keepalives"_s, 0, 100000, &o.keepalives))
+        || (error = raw.integer(u"huge_bytes"_s, 1, kMaxHugeBytes, &o.hugeBytes))
         || (error
-            = integer(u"resume_max_age_ms"_s, -1, std::numeric_limits<qint64>::max(), &o.resumeMaxAgeMs))
-        || (error = boolean(u"manual"_s, &o.manual)) || (error = boolean(u"send_done"_s, &o.sendDone))) {
+            = raw.integer(u"resume_max_age_ms"_s, -1, std::numeric_limits<qint64>::max(), &o.resumeMaxAgeMs))
+        || (error = raw.boolean(u"manual"_s, &o.manual))
+        || (error = raw.boolean(u"send_done"_s, &o.sendDone))) {
         return error;
     }
     if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s)) {
@@ -228,32 +165,32 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
         o.reply = raw.value(u"reply"_s);
     }
     o.failAfter = o.deltas / 2;
-    if ((error = integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter))) {
+    if ((error = raw.integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter))) {
         return error;
     }
     o.failAfter = qMin(o.failAfter, o.deltas);
     if (raw.contains(u"cancel_mode"_s)) {
         const auto mode = openAiCancelModeFromName(raw.value(u"cancel_mode"_s));
         if (!mode) {
-            return bad(u"cancel_mode"_s, u"expected failed_event, close or flip"_s);
+            return SimOptionValues::bad(u"cancel_mode"_s, u"expected failed_event, close or flip"_s);
         }
         o.cancelMode = *mode;
     }
 
     StreamFaults &f = o.streamFaults;
     constexpr qint64 kMaxSeq = std::numeric_limits<qint64>::max();
-    if ((error = integer(u"fault_connections"_s, -1, 1000000, &f.connections))
-        || (error = integer(u"drop_after"_s, -1, kMaxSeq, &f.dropAfterEvents))
-        || (error = integer(u"malformed_at"_s, -1, kMaxSeq, &f.malformedAt))
-        || (error = integer(u"invalid_utf8_at"_s, -1, kMaxSeq, &f.invalidUtf8At))
-        || (error = integer(u"endless_line_at"_s, -1, kMaxSeq, &f.endlessLineAt))
-        || (error = integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs))) {
+    if ((error = raw.integer(u"fault_connections"_s, -1, 1000000, &f.connections))
+        || (error = raw.integer(u"drop_after"_s, -1, kMaxSeq, &f.dropAfterEvents))
+        || (error = raw.integer(u"malformed_at"_s, -1, kMaxSeq, &f.malformedAt))
+        || (error = raw.integer(u"invalid_utf8_at"_s, -1, kMaxSeq, &f.invalidUtf8At))
+        || (error = raw.integer(u"endless_line_at"_s, -1, kMaxSeq, &f.endlessLineAt))
+        || (error = raw.integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs))) {
         return error;
     }
     if (raw.contains(u"drop_mode"_s)) {
         const auto mode = dropModeFromName(raw.value(u"drop_mode"_s));
         if (!mode) {
-            return bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
+            return SimOptionValues::bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
         }
         f.dropMode = *mode;
     }
@@ -262,25 +199,25 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
                                 || raw.contains(u"http_error_on"_s);
     if (wantsHttpFault) {
         OpenAiHttpFault fault;
-        if ((error = integer(u"http_error_status"_s, 100, 599, &fault.status))
-            || (error = integer(u"http_error_count"_s, -1, 1000000, &fault.count))
-            || (error = integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds))
-            || (error = integer(u"retry_after_ms"_s, -1, 86400000, &fault.retryAfterMs))) {
+        if ((error = raw.integer(u"http_error_status"_s, 100, 599, &fault.status))
+            || (error = raw.integer(u"http_error_count"_s, -1, 1000000, &fault.count))
+            || (error = raw.integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds))
+            || (error = raw.integer(u"retry_after_ms"_s, -1, 86400000, &fault.retryAfterMs))) {
             return error;
         }
         if (raw.contains(u"http_error_on"_s)) {
             const auto endpoints = openAiEndpointsFromList(raw.value(u"http_error_on"_s));
             if (!endpoints) {
-                return bad(u"http_error_on"_s,
-                           u"expected endpoint names (create, get, stream, cancel, delete, "
-                           u"input_items) joined by '+' or ','"_s);
+                return SimOptionValues::bad(u"http_error_on"_s,
+                                            u"expected endpoint names (create, get, stream, cancel, delete, "
+                                            u"input_items) joined by '+' or ','"_s);
             }
             fault.endpoints = *endpoints;
         }
         if (raw.contains(u"http_error_body"_s)) {
             const auto body = openAiFaultBodyFromName(raw.value(u"http_error_body"_s));
             if (!body) {
-                return bad(u"http_error_body"_s, u"expected error, html or empty"_s);
+                return SimOptionValues::bad(u"http_error_body"_s, u"expected error, html or empty"_s);
             }
             fault.body = *body;
         }

@@ -38,6 +38,8 @@
 
 #include "openaisimconfig.h"
 
+#include "server/simoptions.h"
+
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -81,11 +83,7 @@ struct OpenAiRunOptions
 };
 
 // A bad option value: the create request is answered 400 with param "metadata.<key>".
-struct OpenAiOptionError
-{
-    QString key;
-    QString message;
-};
+using OpenAiOptionError = SimOptionError;
 
 // Later wins: config, `key=value` words of the input text, metadata. The scenario may also be the
 // first word of the input text.

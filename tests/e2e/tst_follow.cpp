@@ -227,7 +227,9 @@ private Q_SLOTS:
             QStringList args{u"--url"_s, sim.baseUrl().toString(), u"--store"_s, dir.filePath(store)};
             if (json)
                 args << u"--json"_s;
-            args << u"start"_s << u"--prompt"_s << u"reasoning deltas=3"_s << u"--follow"_s;
+            // queued_ms: in_progress comes a second after created/queued, so that the run line
+            // shows "queued" however late a loaded machine reads the first events.
+            args << u"start"_s << u"--prompt"_s << u"reasoning deltas=3 queued_ms=1000"_s << u"--follow"_s;
             return RunwatchTest::finishCli(
                 RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), args, this));
         };

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "simoptions.h"
+
+using namespace Qt::StringLiterals;
+
+namespace RunwatchSim {
+
+SimOptionValues::SimOptionValues(const QString &prompt, const QJsonObject &metadata, const QStringList &keys,
+                                 ScenarioCheck isScenario)
+{
+    const QStringList words = prompt.simplified().split(u' ', Qt::SkipEmptyParts);
+    if (!words.isEmpty()) {
+        QString first = words.first();
+        while (!first.isEmpty() && QStringView(u":,.;!").contains(first.back()))
+            first.chop(1);
+        if (isScenario(first))
+            m_raw.insert(u"scenario"_s, first);
+    }
+    for (const QString &word : words) {
+        const qsizetype eq = word.indexOf(u'=');
+        const QString key = word.left(eq).toLower();
+        if (eq > 0 && keys.contains(key))
+            m_raw.insert(key, word.mid(eq + 1));
+    }
+    for (const QString &key : keys) {
+        if (metadata.contains(key))
+            m_raw.insert(key, metadata.value(key).toString());
+    }
+}
+
+SimOptionError SimOptionValues::bad(const QString &key, const QString &why)
+{
+    return SimOptionError{key, u"Invalid value for simulator option '%1': %2"_s.arg(key, why)};
+}
+
+SimOptionError SimOptionValues::outOfRange(const QString &key, qint64 min, qint64 max)
+{
+    return bad(key, u"expected an integer from %1 to %2"_s.arg(min).arg(max));
+}
+
+std::optional<qint64> SimOptionValues::integerValue(const QString &key, qint64 min, qint64 max) const
+{
+    if (!contains(key))
+        return std::nullopt;
+    bool ok = false;
+    const qint64 number = QStringView(m_raw[key]).trimmed().toLongLong(&ok);
+    if (!ok || number < min || number > max)
+        return std::nullopt;
+    return number;
+}
+
+std::optional<SimOptionError> SimOptionValues::boolean(const QString &key, bool *target) const
+{
+    if (!contains(key))
+        return std::nullopt;
+    const QString v = value(key).trimmed().toLower();
+    if (v == "1"_L1 || v == "true"_L1 || v == "yes"_L1 || v == "on"_L1)
+        *target = true;
+    else if (v == "0"_L1 || v == "false"_L1 || v == "no"_L1 || v == "off"_L1)
+        *target = false;
+    else
+        return bad(key, u"expected 1/0/true/false"_s);
+    return std::nullopt;
+}
+
+} // namespace RunwatchSim
