@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "foundrymapper.h"
 
+#include "backends/openai/openaimapper.h"
+
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QSet>
@@ -34,18 +36,9 @@ RunStatus mapStatus(QStringView s)
 
 RunError mapErrorObject(const QJsonObject &object, ErrorKind kind)
 {
-    const QJsonObject e = object.value(u"error"_s).isObject() ? object.value(u"error"_s).toObject() : object;
-    RunError error;
-    error.kind = kind;
-    const QJsonValue code = e.value(u"code"_s);
-    error.code = code.isDouble() ? QString::number(code.toDouble()) : code.toString();
-    if (error.code.isEmpty())
-        error.code = e.value(u"type"_s).toString();
-    error.message = e.value(u"message"_s).toString();
-    if (error.message.isEmpty())
-        error.message = u"The service reported an error without a message."_s;
-    error.retryable = error.code == u"server_error" || error.code == u"rate_limit_exceeded";
-    return error;
+    // The Agent Service answers with OpenAI's error objects (code, message; nested under "error"
+    // in HTTP bodies, flat in a run's last_error): one reading for both.
+    return OpenAi::mapErrorObject(object, kind);
 }
 
 std::optional<InputRequest> inputRequestOf(const QJsonObject &run)
