@@ -101,19 +101,22 @@ int runA2a(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     });
 }
 
+// One stderr line per answered request: method, target, status, and whether a fault was injected.
+template<typename Record>
+void printAnswered(const Record &record)
+{
+    const QString target = record.query.isEmpty() ? record.path : record.path + u'?' + record.query;
+    print(stderr, u"%1 %2 -> %3%4\n"_s.arg(QString::fromLatin1(record.method), target)
+                      .arg(record.status)
+                      .arg(record.faulted ? u" (injected)"_s : QString()));
+}
+
 int runJobs(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::JobsSimulator simulator(options.jobsConfig);
     return serve(app, simulator, options, [](RunwatchSim::JobsSimulator &sim) {
         QObject::connect(&sim, &RunwatchSim::JobsSimulator::requestAnswered, &sim,
-                         [](const RunwatchSim::JobsRequestRecord &record) {
-                             const QString target
-                                 = record.query.isEmpty() ? record.path : record.path + u'?' + record.query;
-                             print(stderr,
-                                   u"%1 %2 -> %3%4\n"_s.arg(QString::fromLatin1(record.method), target)
-                                       .arg(record.status)
-                                       .arg(record.faulted ? u" (injected)"_s : QString()));
-                         });
+                         &printAnswered<RunwatchSim::JobsRequestRecord>);
     });
 }
 
@@ -123,14 +126,7 @@ int runFoundry(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     // The announced URL is the project endpoint.
     return serve(app, simulator, options, [](RunwatchSim::FoundrySimulator &sim) {
         QObject::connect(&sim, &RunwatchSim::FoundrySimulator::requestAnswered, &sim,
-                         [](const RunwatchSim::FoundryRequestRecord &record) {
-                             const QString target
-                                 = record.query.isEmpty() ? record.path : record.path + u'?' + record.query;
-                             print(stderr,
-                                   u"%1 %2 -> %3%4\n"_s.arg(QString::fromLatin1(record.method), target)
-                                       .arg(record.status)
-                                       .arg(record.faulted ? u" (injected)"_s : QString()));
-                         });
+                         &printAnswered<RunwatchSim::FoundryRequestRecord>);
     });
 }
 
