@@ -8,6 +8,7 @@
 #include "domain/run.h"
 #include "domain/runevent.h"
 #include "domain/runreducer.h"
+#include "engine/eventloopwait.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -56,14 +57,7 @@ PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event);
 template<typename Pred>
 bool spinUntil(Pred done, int timeoutMs)
 {
-    QElapsedTimer clock;
-    clock.start();
-    while (!done()) {
-        if (timeoutMs >= 0 && clock.elapsed() >= timeoutMs)
-            return false;
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-    }
-    return true;
+    return runEventLoopUntil(std::move(done), std::chrono::milliseconds(timeoutMs));
 }
 
 } // namespace Runwatch::Cli

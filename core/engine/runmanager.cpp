@@ -3,12 +3,11 @@
 // runmanager_follow.cpp, the operator's commands in runmanager_commands.cpp.
 #include "runmanager.h"
 
+#include "eventloopwait.h"
 #include "runmanager_p.h"
 #include "runstore.h"
 
 #include <QCoreApplication>
-#include <QDeadlineTimer>
-#include <QTimer>
 #include <QUuid>
 
 #include <algorithm>
@@ -30,14 +29,7 @@ qsizetype waitUntilDone(const std::vector<QCoro::Task<>> &tasks, std::chrono::mi
     };
     if (pending() == 0 || !QCoreApplication::instance())
         return pending();
-    const QDeadlineTimer deadline(timeout);
-    // WaitForMoreEvents sleeps until something happens; this timer is what happens at the
-    // deadline should nothing else. The tasks complete from events of their own.
-    QTimer wakeUp;
-    wakeUp.setSingleShot(true);
-    wakeUp.start(timeout);
-    while (pending() > 0 && !deadline.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    runEventLoopUntil([&pending] { return pending() == 0; }, timeout);
     return pending();
 }
 
