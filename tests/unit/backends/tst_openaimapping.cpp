@@ -165,7 +165,8 @@ private Q_SLOTS:
                 texts << secondaryKindName(item.kind) + u':' + item.text;
         }
         QVERIFY2(texts.contains(u"reasoning:Plan it"_s), qPrintable(texts.join(u'|')));
-        QVERIFY2(texts.contains(u"tool_call:{\"location\":\"Paris\"}"_s), qPrintable(texts.join(u'|')));
+        QVERIFY2(texts.contains(u"tool_call:get_weather({\"location\":\"Paris\"})"_s),
+                 qPrintable(texts.join(u'|')));
         QVERIFY2(texts.contains(u"progress:searching"_s), qPrintable(texts.join(u'|')));
     }
 
