@@ -67,9 +67,10 @@ Commands:
   agents              foundry: the project's agents (id, name, model)
   respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
                --output CALL_ID=TEXT ...)
-                      tool calls (foundry): --output once per pending call, all sent in one
-                      submit; --text when exactly one is pending; --approve/--reject answer
-                      every pending MCP approval
+                      tool calls (openai, foundry): --output once per pending call, all sent
+                      in one request; --text when exactly one is pending; --approve/--reject
+                      answer every pending MCP approval. OpenAI goes on in the next response
+                      (previous_response_id): `watch RUN` follows it
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago

@@ -387,6 +387,13 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
     if (!run)
         return ExitOtherError;
     const QString id = run->localId;
+    // An answer that cannot fit the calls the run waits on (text for several calls, an unknown
+    // call id, one left out) is the operator's mistake: say so and send nothing.
+    if (run->status == RunStatus::InputRequired && run->input && !run->input->toolCalls.isEmpty()) {
+        QString why;
+        if (!answersForToolCalls(*run->input, answer, &why))
+            return usage(u"respond: "_s + why);
+    }
     const std::optional<ActionResult> outcome
         = awaitAction(id, RunManager::Action::Respond, [&] { m_manager.respondToRun(id, answer); });
     const bool done = outcome.has_value();

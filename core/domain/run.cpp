@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <QJsonArray>
+#include <QSet>
 
 #include <algorithm>
 #include <array>
@@ -33,6 +34,10 @@ QJsonObject ContinuationToken::toJson() const
     if (!eventId.isEmpty())
         o.insert(u"event_id"_s, eventId);
     o.insert(u"streamable"_s, streamable);
+    if (!previousRemoteIds.isEmpty())
+        o.insert(u"previous_remote_ids"_s, QJsonArray::fromStringList(previousRemoteIds));
+    if (textBase > 0)
+        o.insert(u"text_base"_s, textBase);
     if (!extra.isEmpty())
         o.insert(u"extra"_s, extra);
     return o;
@@ -48,6 +53,11 @@ ContinuationToken ContinuationToken::fromJson(const QJsonObject &object)
     t.sequence = std::max<qint64>(-1, object.value(u"sequence"_s).toInteger(-1));
     t.eventId = object.value(u"event_id"_s).toString();
     t.streamable = object.value(u"streamable"_s).toBool();
+    for (const QJsonValue &id : object.value(u"previous_remote_ids"_s).toArray()) {
+        if (id.isString())
+            t.previousRemoteIds << id.toString();
+    }
+    t.textBase = std::max<qint64>(0, object.value(u"text_base"_s).toInteger(0));
     t.extra = object.value(u"extra"_s).toObject();
     return t;
 }
@@ -175,6 +185,68 @@ QString Run::summarize(const QString &prompt, int maxChars)
         s += u'…';
     }
     return s;
+}
+
+std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &request,
+                                                         const InputAnswer &answer, QString *error)
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return std::optional<QList<ToolCallAnswer>>();
+    };
+    if (request.toolCalls.isEmpty())
+        return fail(u"The run's request names no tool calls to answer."_s);
+    qsizetype outputs = 0;
+    for (const ToolCallRequest &call : request.toolCalls)
+        outputs += call.approval ? 0 : 1;
+    const qsizetype approvals = request.toolCalls.size() - outputs;
+    QList<ToolCallAnswer> answers = answer.toolAnswers;
+    if (answers.isEmpty()) {
+        const bool decision
+            = answer.kind == InputAnswer::Kind::Approve || answer.kind == InputAnswer::Kind::Reject;
+        if (decision && approvals > 0 && outputs == 0) {
+            for (const ToolCallRequest &call : request.toolCalls)
+                answers << ToolCallAnswer{call.id, QString(), answer.kind == InputAnswer::Kind::Approve};
+        } else if (answer.kind == InputAnswer::Kind::Text && outputs > 0 && approvals == 0) {
+            if (outputs != 1)
+                return fail(u"%1 tool calls are pending: give one output per call id."_s.arg(outputs));
+            answers << ToolCallAnswer{request.toolCalls.first().id, answer.text, false};
+        } else if (outputs > 0 && approvals > 0) {
+            return fail(u"This run asks for tool outputs and approvals: answer each call by its id."_s);
+        } else {
+            return fail(outputs == 0 ? u"This run asks to approve or reject tool calls."_s
+                                     : u"This run asks for tool outputs."_s);
+        }
+    }
+    QSet<QString> pending;
+    for (const ToolCallRequest &call : request.toolCalls)
+        pending.insert(call.id);
+    QSet<QString> answered;
+    for (const ToolCallAnswer &a : std::as_const(answers)) {
+        if (!pending.contains(a.callId))
+            return fail(u"No pending tool call has the id \"%1\"."_s.arg(a.callId));
+        if (answered.contains(a.callId))
+            return fail(u"The tool call \"%1\" is answered twice."_s.arg(a.callId));
+        answered.insert(a.callId);
+    }
+    if (answered != pending) {
+        QStringList missing;
+        for (const ToolCallRequest &call : request.toolCalls) {
+            if (!answered.contains(call.id))
+                missing << call.id;
+        }
+        return fail(u"Every pending tool call needs an answer in the same submit; missing: %1"_s.arg(
+            missing.join(u", "_s)));
+    }
+    return answers;
+}
+
+QString toolCallText(const QString &name, const QString &arguments)
+{
+    if (name.isEmpty())
+        return arguments;
+    return name + u'(' + arguments + u')';
 }
 
 } // namespace Runwatch

@@ -38,6 +38,11 @@ struct ContinuationToken
     qint64 sequence = -1;    // last applied sequence number (OpenAI sequence_number); -1: none yet
     QString eventId;         // last SSE id: (Last-Event-ID on reconnect)
     bool streamable = false; // the server can (re)stream this run from `sequence`/`eventId`
+    // A run that goes on in a new remote object (an OpenAI response continued with
+    // previous_response_id): the remote ids it went through, oldest first, and how much of the
+    // run's text they produced. The current object's snapshots cover the text after that.
+    QStringList previousRemoteIds;
+    qint64 textBase = 0;
     QJsonObject extra;
 
     bool isValid() const { return !remoteId.isEmpty(); }
@@ -137,6 +142,19 @@ struct InputAnswer
     // Approve/Reject apply to every approval call.
     QList<ToolCallAnswer> toolAnswers;
 };
+
+// The answer to each call of `request`, from `answer`: its toolAnswers, or (when those are empty)
+// Text for a request with exactly one output call, Approve/Reject for every approval call. Every
+// pending call must be answered exactly once, by its id, in the same submit. nullopt, with the
+// operator-facing reason in *error, when the answer does not fit (several calls for one text, an
+// unknown or repeated id, a call left out). Shared by the connectors and the front ends, which
+// check an answer before anything is sent.
+std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &request,
+                                                         const InputAnswer &answer, QString *error);
+
+// How a tool call reads in the timeline, export and CLI: `name(arguments)`, or the arguments
+// alone when the name is unknown.
+QString toolCallText(const QString &name, const QString &arguments);
 
 struct Run
 {

@@ -36,6 +36,10 @@ struct RunEvent
     QString remoteId;
     QString model;
     bool streamable = false;
+    // Identity: the run goes on in this new remote object (RunBackend::respond continued it, e.g.
+    // an OpenAI response with previous_response_id); the old id joins the token's chain and
+    // the cursor starts again.
+    bool continuation = false;
     // Identity: connector-specific continuation data (service URLs, A2A contextId) merged into
     // Run::token.extra, so another process can reattach from the stored run alone.
     QJsonObject tokenExtra;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runreducer.h"
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -91,6 +93,15 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
     switch (event.type) {
     case RunEvent::Type::Identity:
         if (!event.remoteId.isEmpty() && event.remoteId != run.remoteId) {
+            if (event.continuation && !run.remoteId.isEmpty()) {
+                // The run goes on in a new remote object: its positions start again, the text so
+                // far stays as the base its snapshots extend.
+                run.token.previousRemoteIds << run.remoteId;
+                run.token.sequence = -1;
+                run.token.eventId.clear();
+                run.token.streamable = false;
+                run.token.textBase = run.primaryText.size();
+            }
             run.remoteId = event.remoteId;
             run.token.remoteId = event.remoteId;
             changes |= RunChange::Identity;
@@ -119,17 +130,21 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
             changes |= RunChange::Primary;
         }
         break;
-    case RunEvent::Type::PrimarySnapshot:
+    case RunEvent::Type::PrimarySnapshot: {
+        // A continued run's snapshots cover only the current remote object's text.
+        const qint64 base = std::clamp<qint64>(run.token.textBase, 0, run.primaryText.size());
+        const QString text = base > 0 ? run.primaryText.left(base) + event.text : event.text;
         // An empty or shorter-prefix snapshot (a cancel that cleared output, a stale poll) never
         // throws away text we already have.
-        if (event.text.isEmpty() || event.text == run.primaryText || run.primaryText.startsWith(event.text)) {
+        if (event.text.isEmpty() || text == run.primaryText || run.primaryText.startsWith(text)) {
             break;
         }
-        if (event.verify || !event.text.startsWith(run.primaryText))
+        if (event.verify || !text.startsWith(run.primaryText))
             ++run.reconciliations;
-        run.primaryText = event.text;
+        run.primaryText = text;
         changes |= RunChange::Primary;
         break;
+    }
     case RunEvent::Type::SecondaryDelta:
         if (SecondaryItem *item = findItem(run, event.itemId)) {
             item->text += event.text;

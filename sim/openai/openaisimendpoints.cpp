@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QSet>
 
 using namespace Qt::StringLiterals;
 
@@ -41,6 +42,74 @@ QString jsonTypeName(const QJsonValue &value)
         break;
     }
     return u"nothing"_s;
+}
+
+// What a request that continues a response (previous_response_id) answers of the calls that
+// response waits on (protocol §1.8): the reply prefix of the continuation, one "[…] " per answer.
+struct ChainAnswers
+{
+    bool answered = false; // the input holds function_call_output / mcp_approval_response items
+    QString prefix;
+    QString error; // 400, param "input"
+};
+
+ChainAnswers answerChain(const OpenAiSimRun &previous, const QJsonValue &input)
+{
+    ChainAnswers chain;
+    const QList<OpenAiSimRun::PendingCall> pending = previous.pendingCalls();
+    const auto find = [&pending](const QString &id, bool approval) -> const OpenAiSimRun::PendingCall * {
+        for (const OpenAiSimRun::PendingCall &call : pending) {
+            if (call.id == id && call.approval == approval) {
+                return &call;
+            }
+        }
+        return nullptr;
+    };
+    QSet<QString> answered;
+    const QJsonArray items = input.toArray();
+    for (const QJsonValue &value : items) {
+        const QJsonObject item = value.toObject();
+        const QString type = item.value("type"_L1).toString();
+        if (type == "function_call_output"_L1) {
+            const QString callId = item.value("call_id"_L1).toString();
+            if (!find(callId, false) || answered.contains(callId)) {
+                chain.error = u"No tool call found for function call output with call_id %1."_s.arg(callId);
+                return chain;
+            }
+            const QJsonValue output = item.value("output"_L1);
+            chain.prefix += u"[%1: %2] "_s.arg(
+                callId,
+                output.isString()
+                    ? output.toString()
+                    : QString::fromUtf8(QJsonDocument(output.toArray()).toJson(QJsonDocument::Compact)));
+            answered.insert(callId);
+        } else if (type == "mcp_approval_response"_L1) {
+            const QString requestId = item.value("approval_request_id"_L1).toString();
+            const OpenAiSimRun::PendingCall *call = find(requestId, true);
+            if (!call || answered.contains(requestId)) {
+                chain.error = u"No MCP approval request found with id %1."_s.arg(requestId);
+                return chain;
+            }
+            if (!item.value("approve"_L1).isBool()) {
+                chain.error = u"Missing required parameter: 'input.approve'."_s;
+                return chain;
+            }
+            chain.prefix += u"[%1: %2] "_s.arg(
+                item.value("approve"_L1).toBool() ? u"approved"_s : u"rejected"_s, call->name);
+            answered.insert(requestId);
+        }
+    }
+    // The model cannot go on while a call of the previous response has no answer.
+    for (const OpenAiSimRun::PendingCall &call : pending) {
+        if (!answered.contains(call.id)) {
+            chain.error = call.approval
+                              ? u"No approval response found for MCP approval request %1."_s.arg(call.id)
+                              : u"No tool output found for function call %1."_s.arg(call.id);
+            return chain;
+        }
+    }
+    chain.answered = !answered.isEmpty();
+    return chain;
 }
 
 } // namespace
@@ -142,10 +211,19 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
         return;
     }
     const QJsonValue previous = body.value("previous_response_id"_L1);
-    if (previous.isString() && !findVisible(previous.toString())) {
+    const OpenAiSimRun *previousRun = previous.isString() ? findVisible(previous.toString()) : nullptr;
+    if (previous.isString() && !previousRun) {
         sendError(exchange, 404, u"Previous response with id '%1' not found."_s.arg(previous.toString()),
                   u"invalid_request_error"_s, u"previous_response_id"_s, u"previous_response_not_found"_s);
         return;
+    }
+    ChainAnswers chain;
+    if (previousRun) {
+        chain = answerChain(*previousRun, params.input);
+        if (!chain.error.isEmpty()) {
+            sendError(exchange, 400, chain.error, u"invalid_request_error"_s, u"input"_s);
+            return;
+        }
     }
     params.previousResponseId = previous.isString() ? previous : QJsonValue();
     params.instructions
@@ -157,8 +235,16 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
     params.fractionalTimestamps = m_config.fractionalTimestamps;
 
     OpenAiRunOptions options;
-    if (const auto error
-        = resolveRunOptions(m_config, inputTextOf(params.input), params.metadata, &options)) {
+    if (chain.answered) {
+        // The conversation goes on as the previous response was asked for, now with the answers
+        // (a tool output's words are no options).
+        options = previousRun->options();
+        options.scenario = OpenAiScenario::Normal;
+        options.httpFault.reset();
+        options.streamFaults = m_config.streamFaults;
+        options.reply = chain.prefix + (options.reply.isEmpty() ? tokenText(options.deltas) : options.reply);
+    } else if (const auto error
+               = resolveRunOptions(m_config, inputTextOf(params.input), params.metadata, &options)) {
         sendError(exchange, 400, error->message, u"invalid_request_error"_s,
                   QString(u"metadata."_s + error->key), u"invalid_value"_s);
         return;

@@ -30,6 +30,7 @@ const std::array kScenarios{
     std::pair{OpenAiScenario::Reasoning, "reasoning"_L1},
     std::pair{OpenAiScenario::ToolCall, "tool_call"_L1},
     std::pair{OpenAiScenario::Error, "error"_L1},
+    std::pair{OpenAiScenario::McpApproval, "mcp_approval"_L1},
 };
 
 const QStringList &optionKeys()
@@ -37,6 +38,7 @@ const QStringList &optionKeys()
     static const QStringList keys{
         u"scenario"_s,
         u"deltas"_s,
+        u"calls"_s,
         u"interval_ms"_s,
         u"queued_ms"_s,
         u"keepalives"_s,
@@ -148,6 +150,7 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
     }
     std::optional<SimOptionError> error;
     if ((error = raw.integer(u"deltas"_s, 0, kMaxDeltas, &o.deltas))
+        || (error = raw.integer(u"calls"_s, 1, 16, &o.calls))
         || (error = raw.integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs))
         || (error = raw.integer(u"queued_ms"_s, 0, kMaxIntervalMs, &o.queuedMs))
         || (error = raw.integer(u"keepalives"_s, 0, 100000, &o.keepalives))
@@ -238,11 +241,14 @@ QString openAiOptionsHelpText()
   long        very many deltas (100000 by default), for cancel tests
   huge        one single delta of huge_bytes bytes
   reasoning   reasoning summary item + function_call item, then the message
-  tool_call   only a function_call item, then completed (continue with previous_response_id)
+  tool_call   `calls` function_call items (default 1), then completed; continue with
+              previous_response_id + one function_call_output per call
+  mcp_approval  an mcp_approval_request item, then completed; continue with an
+              mcp_approval_response (approve true/false)
   error       a nested `event: error` after fail_after deltas, then the stream closes
 
 Per-response options: metadata string values, or key=value words in the input text:
-  scenario deltas interval_ms queued_ms keepalives fail_after huge_bytes reply manual
+  scenario deltas calls interval_ms queued_ms keepalives fail_after huge_bytes reply manual
   cancel_mode=failed_event|close|flip  send_done=1  resume_max_age_ms (0 = always refuse)
   stream faults: fault_connections drop_after drop_mode=close|reset|mid malformed_at
                  invalid_utf8_at endless_line_at drip_ms

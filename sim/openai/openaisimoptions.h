@@ -20,14 +20,24 @@
 //   reasoning   reasoning item (reasoning_summary_part.added, reasoning_summary_text.delta x3
 //               "step<i> ", .done, part.done), then a function_call item get_weather
 //               (function_call_arguments.delta x3, .done), then the message as in normal.
-//   tool_call   only a function_call item, then response.completed (human-in-the-loop: the client
-//               continues with previous_response_id + a function_call_output input).
+//   tool_call   `calls` function_call items (default 1: get_weather, then get_time, lookup …), then
+//               response.completed (human-in-the-loop, protocol §1.8: the client continues with
+//               previous_response_id and one function_call_output per call).
+//   mcp_approval  one mcp_approval_request item (server_label "docs", name "search_docs"), then
+//               response.completed; the client continues with an mcp_approval_response.
+//
+// CHAINS (previous_response_id): a request whose input answers the previous response's calls
+// (function_call_output by call_id, mcp_approval_response by approval_request_id) must answer
+// every pending call, else 400 as the real API ("No tool output found for function call …").
+// The continuation inherits the previous response's options (normal scenario) and its message
+// starts with one "[<call_id>: <output>] " / "[approved: <name>] " / "[rejected: <name>] " per
+// answer, then the deltas ("tok<i> ", or the previous `reply`).
 //   error       after `fail_after` deltas: a nested `event: error` payload (§2.5), then close; the
 //               response becomes "failed" with error {code:"rate_limit_exceeded", …}.
 //
 // PER-RESPONSE OPTIONS (metadata values are strings, as the real API requires;
 // the same keys may also be written as `key=value` words in the input text, metadata wins):
-//   scenario, deltas, interval_ms, queued_ms, keepalives, fail_after, huge_bytes, reply (text whose
+//   scenario, deltas, calls, interval_ms, queued_ms, keepalives, fail_after, huge_bytes, reply (text whose
 //   words become the deltas), manual (1 = advance only through OpenAiSimulator::advance),
 //   cancel_mode (failed_event|close|flip), send_done (1 = "data: [DONE]" after the terminal event),
 //   resume_max_age_ms, fault_connections, drop_after, drop_mode (close|reset|mid), malformed_at,
@@ -58,6 +68,7 @@ enum class OpenAiScenario {
     Reasoning,
     ToolCall,
     Error,
+    McpApproval,
 };
 
 QString openAiScenarioName(OpenAiScenario scenario);
@@ -68,6 +79,7 @@ struct OpenAiRunOptions
 {
     OpenAiScenario scenario = OpenAiScenario::Normal;
     int deltas = 8;
+    int calls = 1; // function_call items of the tool_call scenario
     int intervalMs = 20;
     int queuedMs = 20;
     int keepalives = 0;

@@ -8,6 +8,9 @@
 #include <QDateTime>
 #include <QTimer>
 
+#include <algorithm>
+#include <array>
+
 using namespace Qt::StringLiterals;
 
 namespace RunwatchSim {
@@ -112,10 +115,23 @@ void OpenAiSimRun::buildPlan()
         case Item::Kind::Reasoning:
             item.id = randomId(u"rs_"_s, 16);
             break;
-        case Item::Kind::FunctionCall:
+        case Item::Kind::FunctionCall: {
+            static const std::array names{u"get_weather"_s, u"get_time"_s, u"lookup"_s};
+            const qsizetype calls = std::count_if(m_items.cbegin(), m_items.cend(), [](const Item &i) {
+                return i.kind == Item::Kind::FunctionCall;
+            });
             item.id = randomId(u"fc_"_s, 16);
             item.callId = randomId(u"call_"_s, 12);
-            item.name = u"get_weather"_s;
+            item.name = names.at(std::size_t(calls) % names.size());
+            if (calls >= qsizetype(names.size()))
+                item.name += QString::number(calls);
+            break;
+        }
+        case Item::Kind::McpApprovalRequest:
+            item.id = randomId(u"mcpr_"_s, 16);
+            item.name = u"search_docs"_s;
+            item.serverLabel = u"docs"_s;
+            item.text = u"{\"query\":\"runwatch\"}"_s;
             break;
         }
         m_items.append(item);
@@ -178,9 +194,19 @@ void OpenAiSimRun::buildPlan()
         break;
     }
     case OpenAiScenario::ToolCall:
-        addFunctionCall();
+        for (int i = 0; i < m_options.calls; ++i) {
+            addFunctionCall();
+        }
         m_plan.append({Op::Completed, 0, 0});
         break;
+    case OpenAiScenario::McpApproval: {
+        // The request item arrives whole: no argument deltas for approval requests.
+        const int item = newItem(Item::Kind::McpApprovalRequest);
+        m_plan.append({Op::ItemAdded, item, 0});
+        m_plan.append({Op::ItemDone, item, 0});
+        m_plan.append({Op::Completed, 0, 0});
+        break;
+    }
     }
 }
 

@@ -86,6 +86,15 @@ public:
     QString outputText() const;
     QString reasoningText() const;
     QString functionArguments() const;
+    // The calls this (completed) response waits on, after its last message: function calls by
+    // call_id and MCP approval requests by item id, each with its name.
+    struct PendingCall
+    {
+        QString id;
+        QString name;
+        bool approval = false;
+    };
+    QList<PendingCall> pendingCalls() const;
     qint64 ageMs() const { return m_age.elapsed(); }
     int remainingSteps() const { return int(m_plan.size() - m_next); }
 
@@ -126,7 +135,7 @@ private:
     };
     struct Item
     {
-        enum class Kind { Message, Reasoning, FunctionCall };
+        enum class Kind { Message, Reasoning, FunctionCall, McpApprovalRequest };
         Kind kind = Kind::Message;
         QString id;
         QString status = QStringLiteral("in_progress");
@@ -135,6 +144,7 @@ private:
         QString text; // output_text, reasoning summary or function arguments
         QString callId;
         QString name;
+        QString serverLabel;
     };
 
     void buildPlan();

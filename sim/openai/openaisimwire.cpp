@@ -59,6 +59,8 @@ QString OpenAiSimRun::deltaText(int item, int index) const
         return u"step"_s + QString::number(index) + u' ';
     case Item::Kind::FunctionCall:
         return QString(kArgumentChunks.at(std::size_t(index)));
+    case Item::Kind::McpApprovalRequest:
+        break;
     }
     return QString();
 }
@@ -164,6 +166,8 @@ void OpenAiSimRun::runStep(const Step &step)
             appendEvent(QByteArrayLiteral("response.function_call_arguments.delta"),
                         indexFields({{u"delta"_s, delta}}, false));
             break;
+        case Item::Kind::McpApprovalRequest:
+            break;
         }
         break;
     }
@@ -180,6 +184,8 @@ void OpenAiSimRun::runStep(const Step &step)
         case Item::Kind::FunctionCall:
             appendEvent(QByteArrayLiteral("response.function_call_arguments.done"),
                         indexFields({{u"name"_s, item->name}, {u"arguments"_s, item->text}}, false));
+            break;
+        case Item::Kind::McpApprovalRequest:
             break;
         }
         break;
@@ -263,6 +269,13 @@ QJsonObject OpenAiSimRun::itemJson(const Item &item) const
         return QJsonObject{{u"id"_s, item.id},         {u"type"_s, u"function_call"_s},
                            {u"status"_s, item.status}, {u"call_id"_s, item.callId},
                            {u"name"_s, item.name},     {u"arguments"_s, item.text}};
+    case Item::Kind::McpApprovalRequest:
+        // Protocol §1.8: {type, id, name, server_label, arguments}; no status.
+        return QJsonObject{{u"id"_s, item.id},
+                           {u"type"_s, u"mcp_approval_request"_s},
+                           {u"name"_s, item.name},
+                           {u"server_label"_s, item.serverLabel},
+                           {u"arguments"_s, item.text}};
     }
     return QJsonObject();
 }
@@ -368,6 +381,33 @@ QString OpenAiSimRun::reasoningText() const
 QString OpenAiSimRun::functionArguments() const
 {
     return textOf(Item::Kind::FunctionCall);
+}
+
+QList<OpenAiSimRun::PendingCall> OpenAiSimRun::pendingCalls() const
+{
+    QList<PendingCall> calls;
+    if (m_status != Status::Completed) {
+        return calls;
+    }
+    for (const Item &item : m_items) {
+        if (!item.added) {
+            continue;
+        }
+        switch (item.kind) {
+        case Item::Kind::Message:
+            calls.clear(); // the model answered after these calls: they need nothing
+            break;
+        case Item::Kind::Reasoning:
+            break;
+        case Item::Kind::FunctionCall:
+            calls.append({item.callId, item.name, false});
+            break;
+        case Item::Kind::McpApprovalRequest:
+            calls.append({item.id, item.name, true});
+            break;
+        }
+    }
+    return calls;
 }
 
 } // namespace RunwatchSim

@@ -146,7 +146,8 @@ private Q_SLOTS:
         const QString id = runIdFrom(asked.out);
 
         const Result tooFew = cli({u"respond"_s, id, u"--text"_s, u"x"_s});
-        QCOMPARE(tooFew.exitCode, 1);
+        QCOMPARE(tooFew.exitCode, 2); // a usage error: nothing is sent
+        QCOMPARE(m_sim->requestCount(RunwatchSim::FoundryEndpoint::SubmitToolOutputs), 0);
         QVERIFY2(tooFew.err.contains("2 tool calls"), tooFew.err.constData());
 
         const Result answered

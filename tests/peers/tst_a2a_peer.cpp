@@ -269,8 +269,9 @@ private Q_SLOTS:
         const ListResult listed = QCoro::waitFor(rig.backend()->list());
         QVERIFY2(!listed.error.isError(), qPrintable(listed.error.message));
         QVERIFY(listed.runs.size() >= 2);
-        const ActionResult missing
-            = QCoro::waitFor(rig.backend()->get(ContinuationToken{u"nope"_s, -1, {}, false, {}}));
+        ContinuationToken unknown;
+        unknown.remoteId = u"nope"_s;
+        const ActionResult missing = QCoro::waitFor(rig.backend()->get(unknown));
         QCOMPARE(missing.error.kind, ErrorKind::NotFound);
     }
 

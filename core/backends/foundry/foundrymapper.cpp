@@ -5,7 +5,6 @@
 
 #include <QDateTime>
 #include <QJsonDocument>
-#include <QSet>
 
 using namespace Qt::StringLiterals;
 
@@ -156,7 +155,7 @@ QList<RunEvent> mapRunStep(const QJsonObject &step)
         if (type == u"function") {
             const QJsonObject function = call.value(u"function"_s).toObject();
             title = function.value(u"name"_s).toString();
-            text = function.value(u"arguments"_s).toString();
+            text = toolCallText(title, function.value(u"arguments"_s).toString());
             if (function.value(u"output"_s).isString())
                 text += u"\n→ "_s + function.value(u"output"_s).toString();
         } else if (type == u"code_interpreter") {
@@ -170,7 +169,7 @@ QList<RunEvent> mapRunStep(const QJsonObject &step)
             }
         } else if (type == u"mcp") {
             title = call.value(u"server_label"_s).toString() + u": "_s + call.value(u"name"_s).toString();
-            text = call.value(u"arguments"_s).toString();
+            text = toolCallText(call.value(u"name"_s).toString(), call.value(u"arguments"_s).toString());
             if (call.value(u"output"_s).isString())
                 text += u"\n→ "_s + call.value(u"output"_s).toString();
         } else {
@@ -204,52 +203,14 @@ QString assistantText(const QJsonArray &messages)
 
 QJsonObject submitBody(const InputRequest &request, const InputAnswer &answer, QString *error)
 {
-    const auto fail = [error](const QString &why) {
-        if (error)
-            *error = why;
+    const std::optional<QList<ToolCallAnswer>> answers = answersForToolCalls(request, answer, error);
+    if (!answers)
         return QJsonObject();
-    };
-    if (request.toolCalls.isEmpty())
-        return fail(u"The run's request names no tool calls to answer."_s);
     const bool approval = request.reason == InputReason::Approval;
-    QList<ToolCallAnswer> answers = answer.toolAnswers;
-    if (answers.isEmpty()) {
-        if (approval
-            && (answer.kind == InputAnswer::Kind::Approve || answer.kind == InputAnswer::Kind::Reject)) {
-            for (const ToolCallRequest &call : request.toolCalls)
-                answers << ToolCallAnswer{call.id, QString(), answer.kind == InputAnswer::Kind::Approve};
-        } else if (!approval && answer.kind == InputAnswer::Kind::Text) {
-            if (request.toolCalls.size() != 1)
-                return fail(u"%1 tool calls are pending: give one output per call id."_s.arg(
-                    request.toolCalls.size()));
-            answers << ToolCallAnswer{request.toolCalls.first().id, answer.text, false};
-        } else {
-            return fail(approval ? u"This run asks to approve or reject tool calls."_s
-                                 : u"This run asks for tool outputs."_s);
-        }
-    }
-    QSet<QString> pending;
-    for (const ToolCallRequest &call : request.toolCalls)
-        pending.insert(call.id);
-    QSet<QString> answered;
     QJsonArray entries;
-    for (const ToolCallAnswer &a : answers) {
-        if (!pending.contains(a.callId))
-            return fail(u"No pending tool call has the id \"%1\"."_s.arg(a.callId));
-        if (answered.contains(a.callId))
-            return fail(u"The tool call \"%1\" is answered twice."_s.arg(a.callId));
-        answered.insert(a.callId);
+    for (const ToolCallAnswer &a : *answers) {
         entries << (approval ? QJsonObject{{u"tool_call_id"_s, a.callId}, {u"approve"_s, a.approved}}
                              : QJsonObject{{u"tool_call_id"_s, a.callId}, {u"output"_s, a.output}});
-    }
-    if (answered != pending) {
-        QStringList missing;
-        for (const ToolCallRequest &call : request.toolCalls) {
-            if (!answered.contains(call.id))
-                missing << call.id;
-        }
-        return fail(u"Every pending tool call needs an answer in the same submit; missing: %1"_s.arg(
-            missing.join(u", "_s)));
     }
     return QJsonObject{{approval ? u"tool_approvals"_s : u"tool_outputs"_s, entries}};
 }

@@ -9,6 +9,8 @@
 #include <QJsonDocument>
 #include <QUrlQuery>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -62,7 +64,7 @@ QString OpenAiBackend::kind() const
 Capabilities OpenAiBackend::capabilities() const
 {
     return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-           | Capability::Cancel | Capability::Delete;
+           | Capability::Cancel | Capability::Delete | Capability::Respond;
 }
 
 HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path) const
@@ -223,10 +225,73 @@ QCoro::Task<ActionResult> OpenAiBackend::remove(ContinuationToken token)
 
 QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputAnswer answer)
 {
-    Q_UNUSED(token)
-    Q_UNUSED(answer)
+    QPointer<OpenAiBackend> self = this;
     ActionResult result;
-    result.error = RunError::unsupported(u"OpenAI background responses do not wait for input."_s);
+    // The pending calls come from the server, not from what we stored: it is the truth about
+    // which calls the next request must answer, and it names the model to continue with.
+    const HttpResponse current = co_await m_http->send(request("GET", responsePath(token.remoteId)));
+    if (!self) {
+        result.error = RunError::cancelled();
+        co_return result;
+    }
+    if (!current.ok()) {
+        result.error = current.error;
+        co_return result;
+    }
+    const QJsonDocument doc = QJsonDocument::fromJson(current.body);
+    if (!doc.isObject()) {
+        result.error = current.protocolError({}, u"The server's answer is not a Response object."_s);
+        co_return result;
+    }
+    const QJsonObject response = doc.object();
+    const std::optional<InputRequest> pending = OpenAi::inputRequestOf(response);
+    if (!pending) {
+        result.error = RunError::client(u"not_waiting"_s,
+                                        u"The response does not wait for input (it is %1)."_s.arg(
+                                            response.value(u"status"_s).toString(u"without a status"_s)));
+        result.events = OpenAi::mapResponseObject(response);
+        co_return result;
+    }
+    QString why;
+    const QJsonArray input = OpenAi::answerItems(*pending, answer, &why);
+    if (input.isEmpty()) {
+        result.error = RunError::client(u"bad_answer"_s, why);
+        co_return result;
+    }
+    // The next response of the chain, with every answer in one request (§1.8). Created without a
+    // stream: its reply is the Response object with the new id, and the engine follows it by
+    // polling.
+    QString model = response.value(u"model"_s).toString();
+    if (model.isEmpty())
+        model = m_connection.defaultModel;
+    const QJsonObject body{{u"model"_s, model}, {u"previous_response_id"_s, token.remoteId},
+                           {u"input"_s, input}, {u"background"_s, true},
+                           {u"store"_s, true},  {u"stream"_s, false}};
+    HttpRequest r = request("POST", u"/responses"_s);
+    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    r.headers.emplaceBack("Content-Type", "application/json");
+    // Not idempotent: a retry after the server took the request would answer twice.
+    r.idempotent = false;
+    const HttpResponse created = co_await m_http->send(std::move(r));
+    if (!self) {
+        result.error = RunError::cancelled();
+        co_return result;
+    }
+    if (!created.ok()) {
+        result.error = created.error;
+        result.retryAfterMs = created.retryAfterMs;
+        co_return result;
+    }
+    result.events = eventsFromBody(created.body);
+    const auto identity = std::find_if(result.events.begin(), result.events.end(), [](const RunEvent &e) {
+        return e.type == RunEvent::Type::Identity && !e.remoteId.isEmpty();
+    });
+    if (identity == result.events.end()) {
+        result.events.clear();
+        result.error = created.protocolError({}, u"The server's answer is not a Response object."_s);
+        co_return result;
+    }
+    identity->continuation = true;
     co_return result;
 }
 

@@ -7,6 +7,8 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::OpenAi {
@@ -37,10 +39,13 @@ QString itemText(const QJsonObject &item)
             parts << v.toObject().value(u"text"_s).toString();
         return parts.join(u"\n\n"_s);
     }
+    // A named call reads as a call: `lookup({"q":"x"})` (function, custom tool, MCP call or
+    // approval request).
+    const QString name = item.value(u"name"_s).toString();
     if (item.contains(u"arguments"_s))
-        return item.value(u"arguments"_s).toString();
+        return toolCallText(name, item.value(u"arguments"_s).toString());
     if (item.contains(u"input"_s))
-        return item.value(u"input"_s).toString();
+        return toolCallText(name, item.value(u"input"_s).toString());
     if (item.contains(u"code"_s))
         return item.value(u"code"_s).toString();
     return item.value(u"status"_s).toString();
@@ -74,6 +79,14 @@ void appendItemSnapshots(QList<RunEvent> &out, const QJsonObject &item, qint64 s
     }
     if (seq >= 0)
         out << RunEvent::cursor(seq);
+}
+
+// The text a streamed call item starts with, so that its argument deltas read as the call being
+// written: `name(`; empty for an unnamed item.
+QString callOpening(const QJsonObject &item)
+{
+    const QString name = item.value(u"name"_s).toString();
+    return name.isEmpty() ? QString() : name + u'(';
 }
 
 qint64 sequenceOf(const QJsonObject &o)
@@ -138,6 +151,77 @@ RunError mapErrorObject(const QJsonObject &object, ErrorKind kind)
     return error;
 }
 
+std::optional<InputRequest> inputRequestOf(const QJsonObject &response)
+{
+    if (response.value(u"status"_s).toString() != u"completed")
+        return std::nullopt;
+    // The calls after the last message: a response that answered after its calls needs nothing.
+    const QJsonArray output = response.value(u"output"_s).toArray();
+    QList<ToolCallRequest> calls;
+    for (const QJsonValue &value : output) {
+        const QJsonObject item = value.toObject();
+        const QString type = item.value(u"type"_s).toString();
+        if (type == u"message") {
+            calls.clear();
+            continue;
+        }
+        const bool approval = type == u"mcp_approval_request";
+        if (type != u"function_call" && !approval)
+            continue;
+        ToolCallRequest call;
+        // A function output names the call_id; an approval names the request item's id.
+        call.id = item.value(approval ? u"id"_s : u"call_id"_s).toString();
+        call.name = item.value(u"name"_s).toString();
+        const QJsonValue arguments = item.value(u"arguments"_s);
+        call.arguments
+            = arguments.isObject()
+                  ? QString::fromUtf8(QJsonDocument(arguments.toObject()).toJson(QJsonDocument::Compact))
+                  : arguments.toString();
+        call.serverLabel = item.value(u"server_label"_s).toString();
+        call.approval = approval;
+        if (call.id.isEmpty())
+            continue; // an answer must name the call: one without an id cannot be answered
+        calls << call;
+    }
+    if (calls.isEmpty())
+        return std::nullopt;
+    InputRequest request;
+    QStringList names;
+    qsizetype approvals = 0;
+    for (const ToolCallRequest &call : std::as_const(calls)) {
+        names << (call.name.isEmpty() ? call.id : call.name);
+        approvals += call.approval ? 1 : 0;
+    }
+    request.reason = approvals == calls.size() ? InputReason::Approval : InputReason::ToolOutput;
+    request.prompt = request.reason == InputReason::Approval
+                         ? u"Approve or reject the model's tool call(s): %1"_s.arg(names.join(u", "_s))
+                         : u"The model waits for the output of: %1"_s.arg(names.join(u", "_s));
+    request.toolCalls = calls;
+    request.raw = QJsonObject{{u"response_id"_s, response.value(u"id"_s).toString()}};
+    return request;
+}
+
+QJsonArray answerItems(const InputRequest &request, const InputAnswer &answer, QString *error)
+{
+    const std::optional<QList<ToolCallAnswer>> answers = answersForToolCalls(request, answer, error);
+    if (!answers)
+        return {};
+    QJsonArray items;
+    for (const ToolCallAnswer &a : *answers) {
+        const auto call = std::find_if(request.toolCalls.cbegin(), request.toolCalls.cend(),
+                                       [&a](const ToolCallRequest &c) { return c.id == a.callId; });
+        if (call != request.toolCalls.cend() && call->approval) {
+            items << QJsonObject{{u"type"_s, u"mcp_approval_response"_s},
+                                 {u"approval_request_id"_s, a.callId},
+                                 {u"approve"_s, a.approved}};
+        } else {
+            items << QJsonObject{
+                {u"type"_s, u"function_call_output"_s}, {u"call_id"_s, a.callId}, {u"output"_s, a.output}};
+        }
+    }
+    return items;
+}
+
 QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
 {
     QList<RunEvent> events;
@@ -170,6 +254,13 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
         events << RunEvent::failure(e);
     }
     const QString raw = response.value(u"status"_s).toString();
+    // A response that completed on function calls or MCP approval requests waits for the
+    // operator: the run goes on with the answers (protocol reference §1.8).
+    if (std::optional<InputRequest> input = inputRequestOf(response)) {
+        events << RunEvent::statusChange(RunStatus::InputRequired, raw);
+        events << RunEvent::inputRequired(std::move(*input));
+        return events;
+    }
     // A missing status (it is not in the schema's required list) tells us nothing: skip it.
     if (!raw.isEmpty())
         events << RunEvent::statusChange(mapStatus(raw), raw);
@@ -335,7 +426,7 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
             out << RunEvent::cursor(seq);
         } else if (type.endsWith(u".added")) {
             RunEvent e = RunEvent::secondaryDelta(kindForItemType(itemType), item.value(u"id"_s).toString(),
-                                                  {}, seq);
+                                                  callOpening(item), seq);
             e.title = itemTitle(item);
             out << e;
         } else {
@@ -365,16 +456,24 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
         out << RunEvent::secondaryDelta(SecondaryKind::ToolCall, itemId, o.value(u"delta"_s).toString(), seq);
         return Outcome::Continue;
     }
-    if (type == u"response.function_call_arguments.done" || type == u"response.mcp_call_arguments.done") {
-        out << RunEvent::secondarySnapshot(SecondaryKind::ToolCall, itemId, o.value(u"name"_s).toString(),
-                                           o.value(u"arguments"_s).toString(), seq);
+    if (type == u"response.function_call_arguments.done" || type == u"response.mcp_call_arguments.done"
+        || type == u"response.custom_tool_call_input.done") {
+        // The finished call reads `name(arguments)`. Without the name (only the function event
+        // carries it) the item's output_item.done, which follows, finishes it: one final form.
+        const QString name = o.value(u"name"_s).toString();
+        if (name.isEmpty()) {
+            out << RunEvent::cursor(seq);
+            return Outcome::Continue;
+        }
+        const QString arguments
+            = o.contains(u"input"_s) ? o.value(u"input"_s).toString() : o.value(u"arguments"_s).toString();
+        out << RunEvent::secondarySnapshot(SecondaryKind::ToolCall, itemId, name,
+                                           toolCallText(name, arguments), seq);
         return Outcome::Continue;
     }
-    if (type == u"response.custom_tool_call_input.done"
-        || type == u"response.code_interpreter_call_code.done") {
-        const QString text
-            = o.contains(u"input"_s) ? o.value(u"input"_s).toString() : o.value(u"code"_s).toString();
-        out << RunEvent::secondarySnapshot(SecondaryKind::ToolCall, itemId, {}, text, seq);
+    if (type == u"response.code_interpreter_call_code.done") {
+        out << RunEvent::secondarySnapshot(SecondaryKind::ToolCall, itemId, {}, o.value(u"code"_s).toString(),
+                                           seq);
         return Outcome::Continue;
     }
     if (type == u"response.refusal.delta") {

@@ -4,6 +4,7 @@
 #include "domain/runevent.h"
 
 #include <QByteArrayView>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 
@@ -15,6 +16,16 @@ RunStatus mapStatus(QStringView wireStatus);
 
 // The SDKs' output_text: every output_text part of every message item, no separator.
 QString aggregateOutputText(const QJsonObject &response);
+
+// The operator's part of a response that completed on function_call or mcp_approval_request
+// items (protocol reference §1.8): the calls after its last message, one ToolCallRequest each (a
+// function call by its call_id, an approval request by its item id). nullopt when it waits for
+// nothing.
+std::optional<InputRequest> inputRequestOf(const QJsonObject &response);
+
+// The input items that answer `request` (function_call_output / mcp_approval_response, one per
+// call), or an empty array and *error when the answer does not fit (answersForToolCalls).
+QJsonArray answerItems(const InputRequest &request, const InputAnswer &answer, QString *error);
 
 // A Response object (JSON GET, cancel reply, or the snapshot inside a lifecycle event) as
 // events. `verify` marks the primary snapshot as the end-of-stream check (RunEvent::verify).

@@ -153,6 +153,59 @@ const checks = {
         await assert.rejects(client.responses.retrieve(created.id), OpenAI.NotFoundError);
     },
 
+    // Human in the loop (protocol §1.8): a background response completes on two function calls;
+    // the next response names it in previous_response_id and carries one function_call_output
+    // per call; it completes, and the chain is readable (previous_response_id, input_items).
+    async functionCallChain(client) {
+        const created = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'tool_call calls=2 deltas=3', background: true });
+        const first = await waitTerminal(client, created.id);
+        assert.equal(first.status, 'completed');
+        const calls = first.output.filter((item) => item.type === 'function_call');
+        assert.equal(calls.length, 2);
+        for (const call of calls) {
+            assert.ok(call.call_id && call.name, JSON.stringify(call));
+            assert.equal(typeof JSON.parse(call.arguments), 'object');
+        }
+        assert.equal(textOf(first), '');
+        // An answer that leaves a call out is refused, as by the real API.
+        await assert.rejects(client.responses.create({
+            model: 'runwatch-sim-1', previous_response_id: first.id, background: true,
+            input: [{ type: 'function_call_output', call_id: calls[0].call_id, output: 'sunny' }] }),
+                             OpenAI.BadRequestError);
+        const next = await client.responses.create({
+            model: 'runwatch-sim-1', previous_response_id: first.id, background: true, store: true,
+            input: calls.map((call, i) => ({ type: 'function_call_output', call_id: call.call_id,
+                                             output: `out${i}` })) });
+        assert.equal(next.previous_response_id, first.id);
+        assert.notEqual(next.id, first.id);
+        const done = await waitTerminal(client, next.id);
+        assert.equal(done.status, 'completed');
+        assert.equal(textOf(done),
+                     `[${calls[0].call_id}: out0] [${calls[1].call_id}: out1] tok0 tok1 tok2 `);
+        const items = await client.responses.inputItems.list(next.id);
+        const outputs = items.data.filter((item) => item.type === 'function_call_output');
+        assert.deepEqual(outputs.map((item) => item.call_id).sort(), calls.map((c) => c.call_id).sort());
+    },
+
+    // An MCP approval request, answered with mcp_approval_response in the next response.
+    async mcpApprovalChain(client) {
+        const created = await client.responses.create({
+            model: 'runwatch-sim-1', input: 'mcp_approval deltas=1', background: true, stream: true });
+        let first = null;
+        for await (const event of created) {
+            if (event.type === 'response.completed')
+                first = event.response;
+        }
+        const request = first.output.find((item) => item.type === 'mcp_approval_request');
+        assert.ok(request?.id && request.name && request.server_label, JSON.stringify(first.output));
+        const next = await client.responses.create({
+            model: 'runwatch-sim-1', previous_response_id: first.id, background: true,
+            input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: false }] });
+        const done = await waitTerminal(client, next.id);
+        assert.equal(textOf(done), `[rejected: ${request.name}] tok0 `);
+    },
+
     // A wrong key is a 401 the SDK maps to AuthenticationError.
     async wrongKey(_client, baseURL) {
         const other = new OpenAI({ apiKey: 'sk-wrong', baseURL, maxRetries: 0 });

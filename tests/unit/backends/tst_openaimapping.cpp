@@ -165,8 +165,89 @@ private Q_SLOTS:
                 texts << secondaryKindName(item.kind) + u':' + item.text;
         }
         QVERIFY2(texts.contains(u"reasoning:Plan it"_s), qPrintable(texts.join(u'|')));
-        QVERIFY2(texts.contains(u"tool_call:{\"location\":\"Paris\"}"_s), qPrintable(texts.join(u'|')));
+        QVERIFY2(texts.contains(u"tool_call:get_weather({\"location\":\"Paris\"})"_s),
+                 qPrintable(texts.join(u'|')));
         QVERIFY2(texts.contains(u"progress:searching"_s), qPrintable(texts.join(u'|')));
+    }
+
+    // Protocol §1.8: a completed response whose output ends with function calls and MCP approval
+    // requests waits for the operator, one ToolCallRequest per call; the answer is one input item
+    // per call. Calls followed by a message need nothing.
+    void humanInTheLoop()
+    {
+        const QJsonObject message{{u"type"_s, u"message"_s},
+                                  {u"id"_s, u"msg_1"_s},
+                                  {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"output_text"_s},
+                                                                        {u"text"_s, u"Let me check."_s}}}}};
+        const QJsonObject call{{u"type"_s, u"function_call"_s},      {u"id"_s, u"fc_1"_s},
+                               {u"call_id"_s, u"call_a"_s},          {u"name"_s, u"lookup"_s},
+                               {u"arguments"_s, u"{\"q\":\"x\"}"_s}, {u"status"_s, u"completed"_s}};
+        const QJsonObject approval{{u"type"_s, u"mcp_approval_request"_s},
+                                   {u"id"_s, u"mcpr_1"_s},
+                                   {u"name"_s, u"search"_s},
+                                   {u"server_label"_s, u"docs"_s},
+                                   {u"arguments"_s, u"{}"_s}};
+        const QJsonObject response{{u"id"_s, u"resp_1"_s},
+                                   {u"model"_s, u"m"_s},
+                                   {u"status"_s, u"completed"_s},
+                                   {u"output"_s, QJsonArray{message, call, approval}}};
+        const std::optional<InputRequest> input = OpenAi::inputRequestOf(response);
+        QVERIFY(input);
+        QCOMPARE(input->reason, InputReason::ToolOutput);
+        QCOMPARE(input->toolCalls.size(), 2);
+        QCOMPARE(input->toolCalls.at(0).id, u"call_a"_s);
+        QCOMPARE(input->toolCalls.at(0).name, u"lookup"_s);
+        QCOMPARE(input->toolCalls.at(0).arguments, u"{\"q\":\"x\"}"_s);
+        QVERIFY(!input->toolCalls.at(0).approval);
+        QCOMPARE(input->toolCalls.at(1).id, u"mcpr_1"_s);
+        QCOMPARE(input->toolCalls.at(1).serverLabel, u"docs"_s);
+        QVERIFY(input->toolCalls.at(1).approval);
+
+        // The run: the text, each call as `name(args)`, then input required (not completed).
+        Run run;
+        for (const RunEvent &e : OpenAi::mapResponseObject(response))
+            applyEvent(run, e);
+        QCOMPARE(run.status, RunStatus::InputRequired);
+        QCOMPARE(run.rawStatus, u"completed"_s);
+        QCOMPARE(run.primaryText, u"Let me check."_s);
+        QVERIFY(run.input);
+        QStringList calls;
+        for (const SecondaryItem &item : run.secondary) {
+            if (item.kind == SecondaryKind::ToolCall)
+                calls << item.text;
+        }
+        QCOMPARE(calls, (QStringList{u"lookup({\"q\":\"x\"})"_s, u"search({})"_s}));
+
+        // Text alone does not fit a mixed request; answers by id do, in one array.
+        QString why;
+        InputAnswer text;
+        text.text = u"y"_s;
+        QVERIFY(OpenAi::answerItems(*input, text, &why).isEmpty());
+        QVERIFY(!why.isEmpty());
+        InputAnswer both;
+        both.toolAnswers = {{u"call_a"_s, u"42"_s, false}, {u"mcpr_1"_s, {}, true}};
+        const QJsonArray items = OpenAi::answerItems(*input, both, &why);
+        QCOMPARE(items.size(), 2);
+        QCOMPARE(items.at(0).toObject(), (QJsonObject{{u"type"_s, u"function_call_output"_s},
+                                                      {u"call_id"_s, u"call_a"_s},
+                                                      {u"output"_s, u"42"_s}}));
+        QCOMPARE(items.at(1).toObject(), (QJsonObject{{u"type"_s, u"mcp_approval_response"_s},
+                                                      {u"approval_request_id"_s, u"mcpr_1"_s},
+                                                      {u"approve"_s, true}}));
+        InputAnswer partial;
+        partial.toolAnswers = {{u"call_a"_s, u"42"_s, false}};
+        QVERIFY(OpenAi::answerItems(*input, partial, &why).isEmpty());
+        QVERIFY2(why.contains(u"mcpr_1"_s), qPrintable(why));
+
+        // A message after the calls: the model already went on; in progress: not yet.
+        QJsonObject answered = response;
+        QJsonArray output = answered.value(u"output"_s).toArray();
+        output.append(QJsonObject{{u"type"_s, u"message"_s}, {u"id"_s, u"msg_2"_s}});
+        answered.insert(u"output"_s, output);
+        QVERIFY(!OpenAi::inputRequestOf(answered));
+        QJsonObject running = response;
+        running.insert(u"status"_s, u"in_progress"_s);
+        QVERIFY(!OpenAi::inputRequestOf(running));
     }
 
     // Response objects (JSON GET, cancel replies) from tests/data/openai/response-objects.json.

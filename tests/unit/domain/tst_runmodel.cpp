@@ -153,12 +153,51 @@ private Q_SLOTS:
         t.streamable = true;
         t.extra.insert(u"context_id"_s, u"ctx"_s);
         QCOMPARE(ContinuationToken::fromJson(t.toJson()), t);
+        t.previousRemoteIds = {u"resp_0"_s};
+        t.textBase = 12;
+        QCOMPARE(ContinuationToken::fromJson(t.toJson()), t);
         QJsonObject bad;
         bad.insert(u"remote_id"_s, 17);
         bad.insert(u"sequence"_s, u"x"_s);
         const ContinuationToken b = ContinuationToken::fromJson(bad);
         QVERIFY(!b.isValid());
         QCOMPARE(b.sequence, -1);
+    }
+
+    // A run that goes on in a new remote object (OpenAI previous_response_id): the old id joins
+    // the chain, the cursor restarts, and the new object's snapshots extend the text so far.
+    void continuationKeepsTextAndChain()
+    {
+        Run run;
+        applyEvent(run, RunEvent::identity(u"resp_1"_s, u"m"_s, true, 0));
+        applyEvent(run, RunEvent::primaryDelta(u"Let me check. "_s, 5));
+        applyEvent(run, RunEvent::statusChange(RunStatus::InputRequired, u"completed"_s, 9));
+        QCOMPARE(run.token.sequence, 9);
+        RunEvent next = RunEvent::identity(u"resp_2"_s, u"m"_s, false);
+        next.continuation = true;
+        applyEvent(run, next);
+        QCOMPARE(run.remoteId, u"resp_2"_s);
+        QCOMPARE(run.token.remoteId, u"resp_2"_s);
+        QCOMPARE(run.token.previousRemoteIds, QStringList{u"resp_1"_s});
+        QCOMPARE(run.token.sequence, -1);
+        QVERIFY(!run.token.streamable);
+        QCOMPARE(run.token.textBase, 14);
+        applyEvent(run, RunEvent::statusChange(RunStatus::Queued, u"queued"_s));
+        QCOMPARE(run.status, RunStatus::Queued);
+        // The new response's own sequence numbers start at 0 again.
+        QVERIFY(applyEvent(run, RunEvent::primaryDelta(u"It is "_s, 3)) != RunChanges(RunChange::Dropped));
+        applyEvent(run, RunEvent::primarySnapshot(u"It is sunny."_s));
+        QCOMPARE(run.primaryText, u"Let me check. It is sunny."_s);
+        QCOMPARE(run.reconciliations, 0);
+        // The same snapshot again, or a shorter one, changes nothing.
+        QCOMPARE(applyEvent(run, RunEvent::primarySnapshot(u"It is sunny."_s)), RunChanges());
+        applyEvent(run, RunEvent::primarySnapshot(u"It is"_s));
+        QCOMPARE(run.primaryText, u"Let me check. It is sunny."_s);
+        // An identity that is not marked as a continuation does not start a chain.
+        Run other;
+        applyEvent(other, RunEvent::identity(u"a"_s, {}, true));
+        applyEvent(other, RunEvent::identity(u"b"_s, {}, true));
+        QVERIFY(other.token.previousRemoteIds.isEmpty());
     }
 
     void errorText()

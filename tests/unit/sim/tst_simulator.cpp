@@ -862,6 +862,8 @@ private Q_SLOTS:
                                    << u"completed"_s;
         QTest::addRow("tool_call") << u"tool_call"_s << QJsonObject() << u"response.completed"_s
                                    << u"completed"_s;
+        QTest::addRow("mcp_approval")
+            << u"mcp_approval"_s << QJsonObject() << u"response.completed"_s << u"completed"_s;
         QTest::addRow("huge") << u"huge"_s << QJsonObject{{u"huge_bytes"_s, u"1100000"_s}}
                               << u"response.completed"_s << u"completed"_s;
     }
@@ -939,6 +941,43 @@ private Q_SLOTS:
                     .create(QJsonObject{{u"model"_s, u"m"_s}, {u"previous_response_id"_s, u"resp_unknown"_s}})
                     .status,
                 404);
+            // The chain must answer every pending call, by a call id it has (protocol §1.8).
+            const auto answerWith = [&](const QJsonValue &input) {
+                return client
+                    .create(QJsonObject{{u"model"_s, u"m"_s},
+                                        {u"background"_s, true},
+                                        {u"previous_response_id"_s, id},
+                                        {u"input"_s, input}})
+                    .status;
+            };
+            QCOMPARE(answerWith(u"go on"_s), 400);
+            QCOMPARE(answerWith(QJsonArray{QJsonObject{{u"type"_s, u"function_call_output"_s},
+                                                       {u"call_id"_s, u"call_unknown"_s},
+                                                       {u"output"_s, u"x"_s}}}),
+                     400);
+            QTRY_VERIFY(sim->response(sim->lastResponseId())->ended);
+            QCOMPARE(sim->response(sim->lastResponseId())->text,
+                     u"[%1: {\"t\":20}] "_s.arg(call.value("call_id"_L1).toString())
+                         + OpenAiSimulator::tokenText(sim->config().deltas));
+        } else if (tag == "mcp_approval") {
+            const QJsonArray output = polled.value("output"_L1).toArray();
+            QCOMPARE(output.size(), 1);
+            const QJsonObject request = output.first().toObject();
+            QCOMPARE(request.value("type"_L1).toString(), u"mcp_approval_request"_s);
+            QVERIFY(request.value("id"_L1).toString().startsWith("mcpr_"_L1));
+            QCOMPARE(request.value("server_label"_L1).toString(), u"docs"_s);
+            QCOMPARE(request.value("name"_L1).toString(), u"search_docs"_s);
+            const Reply next = client.create(QJsonObject{
+                {u"model"_s, u"m"_s},
+                {u"background"_s, true},
+                {u"previous_response_id"_s, id},
+                {u"input"_s, QJsonArray{QJsonObject{{u"type"_s, u"mcp_approval_response"_s},
+                                                    {u"approval_request_id"_s, request.value("id"_L1)},
+                                                    {u"approve"_s, true}}}}});
+            QCOMPARE(next.status, 200);
+            QTRY_VERIFY(sim->response(sim->lastResponseId())->ended);
+            QVERIFY(
+                sim->response(sim->lastResponseId())->text.startsWith(u"[approved: search_docs] tok0 "_s));
         } else if (tag == "huge") {
             qsizetype largest = 0;
             for (const SseEvent &event : events) {
