@@ -17,6 +17,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
@@ -27,6 +28,8 @@
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -332,14 +335,17 @@ void MainWindow::restoreState()
 {
     QSettings s;
     if (!restoreGeometry(s.value(u"window/geometry"_s).toByteArray())) {
-        // The first window fits the screen it opens on (a 1366x768 laptop included), leaving
-        // room for the window frame; where the preferred size does not fit, it opens maximized.
-        const QSize preferred(1440, 860);
-        const QScreen *display = screen();
-        const QSize room = display ? display->availableGeometry().size() - QSize(16, 48) : preferred;
-        resize(preferred.boundedTo(room));
-        if (preferred.width() > room.width() || preferred.height() > room.height())
+        // The first window fits the screen it opens on (a 1366x768 or 1280x720 laptop included);
+        // where the preferred size does not fit, it opens maximized.
+        QRect preferred(QPoint(0, 0), QSize(1440, 860));
+        if (const QScreen *display = screen())
+            preferred.moveCenter(display->availableGeometry().center());
+        setGeometry(preferred);
+        if (fitToScreen())
             setWindowState(windowState() | Qt::WindowMaximized);
+    } else if (!(windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen))) {
+        // Saved on a bigger screen, or a screen since gone: Qt restores it as it was.
+        fitToScreen();
     }
     QMainWindow::restoreState(s.value(u"window/state"_s).toByteArray());
     const QByteArray splitter = s.value(u"window/splitter"_s).toByteArray();
@@ -358,6 +364,28 @@ void MainWindow::restoreState()
     m_filterBar->setConnection(s.value(u"filter/connection"_s).toString());
     m_rawLogAction->setChecked(s.value(u"view/rawLog"_s, false).toBool());
     m_notifyAction->setChecked(s.value(u"notifications/enabled"_s, true).toBool());
+}
+
+bool MainWindow::fitToScreen()
+{
+    const QScreen *display = QGuiApplication::screenAt(geometry().center());
+    if (!display)
+        display = screen();
+    if (!display)
+        return false;
+    const QRect available = display->availableGeometry();
+    // Before the window is shown its frame is unknown: leave room for a usual one (borders, and
+    // a title bar on top).
+    const QMargins frame(8, 40, 8, 8);
+    const QRect room = available.marginsRemoved(frame);
+    QRect g = geometry();
+    const bool shrunk = g.width() > room.width() || g.height() > room.height();
+    g.setSize(g.size().boundedTo(room.size()).expandedTo(minimumSizeHint().boundedTo(room.size())));
+    // Keep the whole frame on the screen.
+    g.moveLeft(std::clamp(g.left(), room.left(), room.right() + 1 - g.width()));
+    g.moveTop(std::clamp(g.top(), room.top(), room.bottom() + 1 - g.height()));
+    setGeometry(g);
+    return shrunk;
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
