@@ -102,8 +102,8 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
     }
     const QString tokenCommand = optionText(connection, ConnectionOption::TokenCommand);
     if (applicable.contains(ConnectionOption::TokenCommand) && !tokenCommand.isEmpty()) {
-        const QStringList words = QProcess::splitCommand(tokenCommand);
-        if (words.isEmpty())
+        // QProcess::splitCommand() would take an unclosed quote to the end of the line.
+        if (tokenCommand.count(u'"') % 2 != 0 || QProcess::splitCommand(tokenCommand).isEmpty())
             problems.append({ConnectionOption::TokenCommand, tr("Unbalanced quotes in the command.")});
     }
     const QString profile = optionText(connection, ConnectionOption::ProfileFile);
