@@ -20,10 +20,11 @@ namespace Runwatch {
 
 namespace {
 
-QString tr(const char *text)
+// The messages' translation context (lupdate reads Text::tr() under "ConnectionOptions").
+struct Text
 {
-    return QCoreApplication::translate("ConnectionOptions", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(ConnectionOptions)
+};
 
 QString optionText(const Connection &c, QLatin1StringView key)
 {
@@ -75,8 +76,8 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
     if (url.isValid() && !url.host().isEmpty()) {
         if (checkTransportSecurity(url, connection.allowInsecureHttp).isError())
             problems.append(
-                {u"base_url"_s, tr("Plain http:// to %1 sends the key and the runs unencrypted: use "
-                                   "https://, or allow plain http for this connection.")
+                {u"base_url"_s, Text::tr("Plain http:// to %1 sends the key and the runs unencrypted: use "
+                                         "https://, or allow plain http for this connection.")
                                     .arg(url.host())});
     }
     const QStringList applicable = connectionOptionsFor(connection.backend);
@@ -86,11 +87,11 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
                            || connectionOptionsFor(u"foundry"_s).contains(key)
                            || connectionOptionsFor(u"jobs"_s).contains(key);
         if (known && !applicable.contains(key) && !it.value().toString().isEmpty())
-            problems.append({key, tr("Not used by the %1 backend.").arg(connection.backend)});
+            problems.append({key, Text::tr("Not used by the %1 backend.").arg(connection.backend)});
     }
     for (const QLatin1StringView header : {ConnectionOption::Organization, ConnectionOption::Project}) {
         if (applicable.contains(header) && !isHeaderSafe(optionText(connection, header)))
-            problems.append({header, tr("Must be a single line.")});
+            problems.append({header, Text::tr("Must be a single line.")});
     }
     const QString apiVersion = optionText(connection, ConnectionOption::ApiVersion);
     if (applicable.contains(ConnectionOption::ApiVersion) && !apiVersion.isEmpty()) {
@@ -98,18 +99,18 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
         if (!versionSyntax.match(apiVersion).hasMatch())
             problems.append(
                 {ConnectionOption::ApiVersion,
-                 tr("An API version looks like 2025-04-01-preview (letters, digits, '.', '-').")});
+                 Text::tr("An API version looks like 2025-04-01-preview (letters, digits, '.', '-').")});
     }
     const QString tokenCommand = optionText(connection, ConnectionOption::TokenCommand);
     if (applicable.contains(ConnectionOption::TokenCommand) && !tokenCommand.isEmpty()) {
         // QProcess::splitCommand() would take an unclosed quote to the end of the line.
         if (tokenCommand.count(u'"') % 2 != 0 || QProcess::splitCommand(tokenCommand).isEmpty())
-            problems.append({ConnectionOption::TokenCommand, tr("Unbalanced quotes in the command.")});
+            problems.append({ConnectionOption::TokenCommand, Text::tr("Unbalanced quotes in the command.")});
     }
     const QString profile = optionText(connection, ConnectionOption::ProfileFile);
     if (applicable.contains(ConnectionOption::ProfileFile) && !profile.isEmpty()) {
         if (!QFileInfo(profile).isAbsolute()) {
-            problems.append({ConnectionOption::ProfileFile, tr("Give the profile file's full path.")});
+            problems.append({ConnectionOption::ProfileFile, Text::tr("Give the profile file's full path.")});
         } else {
             // The connector's own reading of it: the same errors, with the JSON pointer of the value.
             Connection probe;
@@ -122,14 +123,14 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
     const QString bundle = optionText(connection, ConnectionOption::CaBundle);
     if (!bundle.isEmpty()) {
         if (!QFileInfo(bundle).isReadable())
-            problems.append({ConnectionOption::CaBundle, tr("Cannot read %1.").arg(bundle)});
+            problems.append({ConnectionOption::CaBundle, Text::tr("Cannot read %1.").arg(bundle)});
         else if (QSslCertificate::fromPath(bundle, QSsl::Pem).isEmpty())
-            problems.append({ConnectionOption::CaBundle, tr("No PEM certificate in %1.").arg(bundle)});
+            problems.append({ConnectionOption::CaBundle, Text::tr("No PEM certificate in %1.").arg(bundle)});
     }
     const QString proxy = optionText(connection, ConnectionOption::Proxy);
     if (!proxy.isEmpty() && !proxyFromUrl(QUrl(proxy)))
-        problems.append(
-            {ConnectionOption::Proxy, tr("A proxy is given as http://host:port or socks5://host:port.")});
+        problems.append({ConnectionOption::Proxy,
+                         Text::tr("A proxy is given as http://host:port or socks5://host:port.")});
     return problems;
 }
 

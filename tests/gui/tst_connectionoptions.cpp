@@ -266,6 +266,19 @@ private Q_SLOTS:
         QVERIFY(runCompletes(u"proxied"_s, u"normal deltas=3"_s));
         const QString target = u"127.0.0.1:%1"_s.arg(m_engine->sim.baseUrl().port());
         QVERIFY2(proxy.targets().contains(target), qPrintable(proxy.targets().join(u", "_s)));
+
+        // "Test connection" checks what is entered: through the proxy, too.
+        const qsizetype tunnels = proxy.targets().size();
+        QSignalSpy tested(m_dialog.get(), &ConnectionsDialog::tested);
+        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 1, 20000);
+        QVERIFY2(tested.first().at(0).toBool(), qPrintable(tested.first().at(1).toString()));
+        QVERIFY(proxy.targets().size() > tunnels);
+        // …and a proxy that is not there fails the test.
+        option(ConnectionOption::Proxy)->setText(u"socks5://127.0.0.1:1"_s);
+        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 20000);
+        QVERIFY(!tested.at(1).at(0).toBool());
     }
 
     // A CA bundle makes a service with a private certificate reachable; without it, TLS fails.
