@@ -167,6 +167,9 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setObjectName(u"actionQuit"_s);
+    // The platform's Quit binding is empty on some (Windows, offscreen): Ctrl+Q everywhere.
+    if (quit->shortcut().isEmpty())
+        quit->setShortcut(QKeySequence(u"Ctrl+Q"_s));
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     for (QAction *a : m_actions->runActions())
@@ -195,6 +198,7 @@ void MainWindow::buildMenus()
         = settings->addAction(Icons::themed(u"notifications"_s, palette()), tr("Desktop &Notifications"));
     m_notifyAction->setObjectName(u"actionNotifications"_s);
     m_notifyAction->setCheckable(true);
+    m_notifyAction->setShortcut(QKeySequence(u"Ctrl+Shift+N"_s));
     m_notifyAction->setChecked(true);
     m_notifyAction->setStatusTip(tr("Notify when a run completes, fails or needs input"));
     connect(m_notifyAction, &QAction::toggled, this, [this](bool on) {
@@ -204,12 +208,13 @@ void MainWindow::buildMenus()
     settings->addAction(m_housekeeping->retentionAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Runwatch"), this, [this] {
+    QAction *about = help->addAction(tr("&About Runwatch"), QKeySequence::HelpContents, this, [this] {
         QMessageBox::about(this, tr("About Runwatch"),
                            tr("<h3>Runwatch %1</h3><p>A desktop cockpit for long-running AI background "
                               "runs.</p><p>Licensed under the GNU GPL version 3 or later.</p>")
                                .arg(QApplication::applicationVersion()));
     });
+    about->setObjectName(u"actionAbout"_s);
 }
 
 void MainWindow::setConnectionRegistry(ConnectionRegistry *registry)
