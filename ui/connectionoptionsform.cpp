@@ -12,18 +12,17 @@ using namespace Qt::StringLiterals;
 
 namespace Runwatch {
 
-ConnectionOptionsForm::ConnectionOptionsForm(QWidget *parent)
-    : QWidget(parent)
+ConnectionOptionsForm::ConnectionOptionsForm(QFormLayout *form, QObject *parent)
+    : QObject(parent)
+    , m_layout(form)
 {
     setObjectName(u"connectionOptions"_s);
-    m_layout = new QFormLayout(this);
-    m_layout->setContentsMargins(0, 0, 0, 0);
     addRow(ConnectionOption::Organization, tr("&Organization:"), tr("org-… (OpenAI-Organization header)"),
            tr("Sent as the OpenAI-Organization header: which organization's quota and billing the runs use."),
            false);
     addRow(ConnectionOption::Project, tr("Pro&ject:"), tr("proj_… (OpenAI-Project header)"),
            tr("Sent as the OpenAI-Project header."), false);
-    addRow(ConnectionOption::ApiVersion, tr("API &version:"), tr("e.g. 2025-04-01-preview (Azure)"),
+    addRow(ConnectionOption::ApiVersion, tr("API ve&rsion:"), tr("e.g. 2025-04-01-preview (Azure)"),
            tr("Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry)."), false);
     addRow(ConnectionOption::TokenCommand, tr("Token &command:"),
            u"az account get-access-token --resource https://ai.azure.com --query accessToken -o tsv"_s,
@@ -34,7 +33,7 @@ ConnectionOptionsForm::ConnectionOptionsForm(QWidget *parent)
            tr("The connection profile that fits this job API to the contract (see docs/jobs-profile.md). "
               "It is read as you type; its errors name the JSON pointer of the bad value."),
            true);
-    addRow(ConnectionOption::CaBundle, tr("CA &bundle:"), tr("/path/to/ca.pem (optional)"),
+    addRow(ConnectionOption::CaBundle, tr("CA bund&le:"), tr("/path/to/ca.pem (optional)"),
            tr("PEM certificates trusted besides the system's, e.g. a company CA."), true);
     addRow(ConnectionOption::Proxy, tr("Pro&xy:"), tr("http://host:port or socks5://host:port (optional)"),
            tr("Every request of this connection goes through this proxy."), false);
@@ -73,8 +72,9 @@ void ConnectionOptionsForm::addRow(QLatin1StringView option, const QString &labe
         browse->setText(tr("…"));
         browse->setAccessibleName(tr("Choose a file for %1").arg(edit->accessibleName()));
         browse->setToolTip(browse->accessibleName());
-        connect(browse, &QToolButton::clicked, this, [this, edit] {
-            const QString path = QFileDialog::getOpenFileName(this, edit->accessibleName(), edit->text());
+        connect(browse, &QToolButton::clicked, this, [edit] {
+            const QString path
+                = QFileDialog::getOpenFileName(edit->window(), edit->accessibleName(), edit->text());
             if (!path.isEmpty())
                 edit->setText(path);
         });

@@ -5,23 +5,25 @@
 
 #include <QHash>
 #include <QJsonObject>
-#include <QWidget>
+#include <QObject>
 
 class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QWidget;
 
 namespace Runwatch {
 
 // The backend-specific and transport options of a connection in the Connections dialog: one
 // field per option of connectionOptionsFor(backend), only those of the chosen backend shown,
 // checked as typed by core's validateConnectionOptions() (the problems are listed under the
-// fields and on each field's tooltip).
-class ConnectionOptionsForm final : public QWidget
+// fields and on each field's tooltip). Its rows go into the dialog's own form layout, so that
+// their labels line up with the name's and the URL's.
+class ConnectionOptionsForm final : public QObject
 {
     Q_OBJECT
 public:
-    explicit ConnectionOptionsForm(QWidget *parent = nullptr);
+    ConnectionOptionsForm(QFormLayout *form, QObject *parent = nullptr);
 
     void setBackend(const QString &backend);
     // Fills the fields from a saved connection's options.

@@ -96,10 +96,9 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_insecure = new QCheckBox(tr("Allow plain &http:// to a remote host (not recommended)"));
     m_insecure->setAccessibleName(tr("Allow insecure HTTP"));
     form->addRow(QString(), m_insecure);
-    formLayout->addLayout(form);
     // The chosen backend's own options and the transport's (CA bundle, proxy), checked as typed.
-    m_options = new ConnectionOptionsForm;
-    formLayout->addWidget(m_options);
+    m_options = new ConnectionOptionsForm(form, this);
+    formLayout->addLayout(form);
 
     // The no-keychain message with its two explicit opt-ins.
     m_warning = new QFrame;

@@ -117,8 +117,12 @@ private Q_SLOTS:
             {u"a2a"_s, {}}};
         const QStringList all{u"organization"_s, u"project"_s,   u"api_version"_s, u"token_command"_s,
                               u"profile_file"_s, u"ca_bundle"_s, u"proxy"_s};
+        // RUNWATCH_SCREENSHOT_DIR=DIR keeps the dialog of each backend for a look by eye.
+        const QString shots = qEnvironmentVariable("RUNWATCH_SCREENSHOT_DIR");
         for (const auto &[backend, own] : expected) {
             m_dialog->backendBox()->setCurrentText(backend);
+            if (!shots.isEmpty())
+                QVERIFY(m_dialog->grab().save(shots + u"/connections-"_s + backend + u".png"_s));
             for (const QString &key : all) {
                 const bool shown = own.contains(key) || key == u"ca_bundle" || key == u"proxy";
                 QVERIFY2(m_dialog->optionsForm()->edit(key)->isVisible() == shown,
