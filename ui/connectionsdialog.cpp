@@ -2,6 +2,8 @@
 #include "connectionsdialog.h"
 
 #include "backends/registry.h"
+#include "connectionoptionsform.h"
+#include "connections/connectionoptions.h"
 #include "connections/connectionprobe.h"
 #include "connections/secretstore.h"
 #include "icons.h"
@@ -30,7 +32,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     setObjectName(u"connectionsDialog"_s);
     setWindowTitle(tr("Connections"));
     setAccessibleName(tr("Connections"));
-    resize(760, 460);
+    resize(780, 560);
     auto *outer = new QVBoxLayout(this);
     auto *body = new QHBoxLayout;
     outer->addLayout(body, 1);
@@ -94,6 +96,8 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_insecure = new QCheckBox(tr("Allow plain &http:// to a remote host (not recommended)"));
     m_insecure->setAccessibleName(tr("Allow insecure HTTP"));
     form->addRow(QString(), m_insecure);
+    // The chosen backend's own options and the transport's (CA bundle, proxy), checked as typed.
+    m_options = new ConnectionOptionsForm(form, this);
     formLayout->addLayout(form);
 
     // The no-keychain message with its two explicit opt-ins.
@@ -175,6 +179,13 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
         if (answer == QMessageBox::Yes)
             optIn(KeyStorage::Plaintext);
     });
+    connect(m_backend, &QComboBox::currentTextChanged, this, [this](const QString &backend) {
+        m_options->setBackend(backend);
+        validateForm();
+    });
+    connect(m_options, &ConnectionOptionsForm::edited, this, &ConnectionsDialog::validateForm);
+    connect(m_url, &QLineEdit::textChanged, this, &ConnectionsDialog::validateForm);
+    connect(m_insecure, &QCheckBox::toggled, this, &ConnectionsDialog::validateForm);
     connect(m_registry, &ConnectionRegistry::changed, this, &ConnectionsDialog::reloadList);
     reloadList();
     if (m_list->count() > 0)
@@ -216,6 +227,9 @@ void ConnectionsDialog::startNew()
     m_keyInfo->setText(tr("The key is kept in the system keychain, never in a settings file."));
     m_model->clear();
     m_insecure->setChecked(false);
+    m_options->clear();
+    m_options->setBackend(m_backend->currentText());
+    validateForm();
     m_warning->hide();
     m_status->clear();
     m_form->setEnabled(true);
@@ -237,6 +251,9 @@ void ConnectionsDialog::showProfile(const QString &name)
     m_key->clear();
     m_model->setText(c.defaultModel);
     m_insecure->setChecked(c.allowInsecureHttp);
+    m_options->setBackend(c.backend);
+    m_options->setOptions(c.options);
+    validateForm();
     m_warning->hide();
     m_status->clear();
     switch (p->keyStorage) {
@@ -275,8 +292,9 @@ ConnectionProfile ConnectionsDialog::formProfile() const
     c.auth = AuthStyle(m_auth->currentData().toInt());
     c.defaultModel = m_model->text().trimmed();
     c.allowInsecureHttp = m_insecure->isChecked();
-    if (const auto old = m_registry->profile(m_editing))
-        c.options = old->connection.options;
+    // Options this dialog does not edit (e.g. timeouts set in the store) are kept.
+    const auto old = m_registry->profile(m_editing);
+    c.options = m_options->options(old ? old->connection.options : QJsonObject());
     return p;
 }
 
@@ -286,6 +304,13 @@ std::optional<QString> ConnectionsDialog::formKey() const
     if (key.isEmpty())
         return std::nullopt; // unchanged
     return key;
+}
+
+void ConnectionsDialog::validateForm()
+{
+    const QList<ConnectionOptionProblem> problems = validateConnectionOptions(formProfile().connection);
+    m_options->showProblems(problems);
+    m_save->setEnabled(problems.isEmpty() && !m_saving);
 }
 
 void ConnectionsDialog::setStatus(const QString &text, bool error)
@@ -302,6 +327,7 @@ void ConnectionsDialog::onSave()
     const ConnectionProfile p = formProfile();
     const QString name = p.connection.name;
     m_warning->hide();
+    m_saving = true;
     m_save->setEnabled(false);
     setStatus(tr("Saving…"), false);
     QCoro::connect(m_registry->save(p, m_editing, formKey()), this,
@@ -310,7 +336,8 @@ void ConnectionsDialog::onSave()
 
 void ConnectionsDialog::onSaved(const ConnectionRegistry::SaveResult &result, const QString &name)
 {
-    m_save->setEnabled(true);
+    m_saving = false;
+    validateForm();
     if (result.keychainUnavailable) {
         m_warningText->setText(
             tr("<b>No system keychain is available</b>, so the API key was not saved.<br>"

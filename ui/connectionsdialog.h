@@ -15,6 +15,7 @@ class QPushButton;
 
 namespace Runwatch {
 
+class ConnectionOptionsForm;
 struct ConnectionInfo;
 
 // Add, edit, remove and test connections. The API key goes to the OS keychain through the
@@ -40,6 +41,8 @@ public:
     QPushButton *sessionButton() const { return m_useSession; }
     QPushButton *plaintextButton() const { return m_usePlaintext; }
     QLabel *statusLabel() const { return m_status; }
+    QCheckBox *insecureBox() const { return m_insecure; }
+    ConnectionOptionsForm *optionsForm() const { return m_options; }
 
     void selectConnection(const QString &name);
     void startNew();
@@ -57,6 +60,8 @@ private:
     void onSaved(const ConnectionRegistry::SaveResult &result, const QString &name);
     void optIn(KeyStorage storage);
     void setStatus(const QString &text, bool error);
+    // Checks the form as typed (core's validateConnectionOptions); Save waits for a clean form.
+    void validateForm();
     QCoro::Task<> runTest(Connection connection);
     // "Connected to “Agent” (A2A 1.0 (JSONRPC))." plus description, skills and warnings.
     static QString describeService(const ConnectionInfo &info);
@@ -82,6 +87,8 @@ private:
     QPushButton *m_test = nullptr;
     QPushButton *m_remove = nullptr;
     QWidget *m_form = nullptr;
+    ConnectionOptionsForm *m_options = nullptr;
+    bool m_saving = false;
 };
 
 } // namespace Runwatch

@@ -7,8 +7,11 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLineEdit>
+#include <QResizeEvent>
+#include <QSpacerItem>
 #include <QTimer>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
 
@@ -24,9 +27,21 @@ FilterBar::FilterBar(QWidget *parent)
     : QWidget(parent)
 {
     setObjectName(u"filterBar"_s);
-    auto *layout = new QHBoxLayout(this);
-    layout->setContentsMargins(8, 6, 8, 6);
+    // Chips on the first row; the search field and the connection filter beside them when the
+    // bar is wide enough, else on a second row (setWrapped), so a narrow window (a 1280-pixel
+    // laptop with the detail pane open) never has to be wider than the chips.
+    auto *rows = new QVBoxLayout(this);
+    // The bar's minimum is minimumSizeHint() (the chips), not the one-row layout's.
+    rows->setSizeConstraint(QLayout::SetNoConstraint);
+    rows->setContentsMargins(8, 6, 8, 6);
+    rows->setSpacing(6);
+    auto *layout = new QHBoxLayout;
     layout->setSpacing(6);
+    rows->addLayout(layout);
+    m_chipRow = layout;
+    m_secondRow = new QHBoxLayout;
+    m_secondRow->setSpacing(6);
+    rows->addLayout(m_secondRow);
     m_group = new QButtonGroup(this);
     m_group->setExclusive(true);
     // Chips: rounded, the checked one filled with the highlight colour.
@@ -56,7 +71,8 @@ FilterBar::FilterBar(QWidget *parent)
         m_category = c;
         Q_EMIT categoryChanged(c);
     });
-    layout->addSpacing(8);
+    m_gap = new QSpacerItem(8, 0, QSizePolicy::Fixed, QSizePolicy::Minimum);
+    layout->addSpacerItem(m_gap);
 
     m_search = new QLineEdit;
     m_search->setObjectName(u"searchField"_s);
@@ -64,7 +80,7 @@ FilterBar::FilterBar(QWidget *parent)
     m_search->setAccessibleName(tr("Search runs"));
     m_search->setClearButtonEnabled(true);
     m_search->addAction(Icons::themed(u"search"_s, palette()), QLineEdit::LeadingPosition);
-    m_search->setMinimumWidth(140);
+    m_search->setMinimumWidth(160);
     layout->addWidget(m_search, 1);
     // Typing is debounced so a 100k-row list is not re-filtered on every keystroke.
     auto *debounce = new QTimer(this);
@@ -76,12 +92,61 @@ FilterBar::FilterBar(QWidget *parent)
     m_connection = new QComboBox;
     m_connection->setObjectName(u"connectionFilter"_s);
     m_connection->setAccessibleName(tr("Connection filter"));
-    m_connection->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Long connection names are elided rather than widening the bar.
+    m_connection->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_connection->setMinimumContentsLength(16);
     m_connection->addItem(tr("All connections"), QString());
     layout->addWidget(m_connection);
     connect(m_connection, &QComboBox::currentIndexChanged, this,
             [this] { Q_EMIT connectionChanged(connection()); });
     updateChipTexts();
+}
+
+int FilterBar::oneRowWidth() const
+{
+    // On one row the search field keeps room for a few words.
+    constexpr int kSearchWidth = 220;
+    const QMargins margins = layout()->contentsMargins();
+    int width = margins.left() + margins.right() + 8;
+    for (const QToolButton *chip : m_chips)
+        width += chip->sizeHint().width() + m_chipRow->spacing();
+    width += kSearchWidth + m_chipRow->spacing();
+    return width + m_connection->sizeHint().width();
+}
+
+void FilterBar::setWrapped(bool wrapped)
+{
+    if (wrapped == m_wrapped)
+        return;
+    m_wrapped = wrapped;
+    QHBoxLayout *to = wrapped ? m_secondRow : m_chipRow;
+    to->addWidget(m_search, 1);
+    to->addWidget(m_connection);
+    // Wrapped, the gap after the chips takes the spare width (else the chips spread out); on one
+    // row the search field (stretch 1) takes it.
+    m_gap->changeSize(wrapped ? 0 : 8, 0, wrapped ? QSizePolicy::Expanding : QSizePolicy::Fixed,
+                      QSizePolicy::Minimum);
+    layout()->invalidate();
+    updateGeometry();
+}
+
+void FilterBar::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    // The decision depends on the width alone (the splitter's), never on the height it causes.
+    setWrapped(width() < oneRowWidth());
+}
+
+QSize FilterBar::minimumSizeHint() const
+{
+    // Narrow enough for the chips alone: the rest wraps.
+    QSize hint = QWidget::minimumSizeHint();
+    int chips = 0;
+    for (const QToolButton *chip : m_chips)
+        chips += chip->sizeHint().width() + m_chipRow->spacing();
+    const QMargins margins = layout()->contentsMargins();
+    hint.setWidth(chips + margins.left() + margins.right());
+    return hint;
 }
 
 QString FilterBar::text() const

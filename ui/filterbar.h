@@ -9,6 +9,8 @@
 
 class QButtonGroup;
 class QComboBox;
+class QHBoxLayout;
+class QSpacerItem;
 class QLineEdit;
 class QToolButton;
 
@@ -38,19 +40,31 @@ public:
     QToolButton *chip(StatusCategory category) const { return m_chips.at(std::size_t(category)); }
     QLineEdit *searchField() const { return m_search; }
     QComboBox *connectionBox() const { return m_connection; }
+    // Whether the search field and the connection filter sit on a second row (a narrow bar).
+    bool isWrapped() const { return m_wrapped; }
+    QSize minimumSizeHint() const override;
 
 Q_SIGNALS:
     void categoryChanged(Runwatch::StatusCategory category);
     void textChanged(const QString &text);
     void connectionChanged(const QString &connection);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void updateChipTexts();
+    int oneRowWidth() const;
+    void setWrapped(bool wrapped);
 
     std::array<QToolButton *, kStatusCategoryCount> m_chips{};
     QButtonGroup *m_group = nullptr;
     QLineEdit *m_search = nullptr;
     QComboBox *m_connection = nullptr;
+    QHBoxLayout *m_chipRow = nullptr;
+    QHBoxLayout *m_secondRow = nullptr;
+    QSpacerItem *m_gap = nullptr;
+    bool m_wrapped = false;
     StatusCategory m_category = StatusCategory::All;
     RunCounts m_counts;
 };

@@ -17,6 +17,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
@@ -27,6 +28,8 @@
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -164,6 +167,9 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setObjectName(u"actionQuit"_s);
+    // The platform's Quit binding is empty on some (Windows, offscreen): Ctrl+Q everywhere.
+    if (quit->shortcut().isEmpty())
+        quit->setShortcut(QKeySequence(u"Ctrl+Q"_s));
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     for (QAction *a : m_actions->runActions())
@@ -192,6 +198,7 @@ void MainWindow::buildMenus()
         = settings->addAction(Icons::themed(u"notifications"_s, palette()), tr("Desktop &Notifications"));
     m_notifyAction->setObjectName(u"actionNotifications"_s);
     m_notifyAction->setCheckable(true);
+    m_notifyAction->setShortcut(QKeySequence(u"Ctrl+Shift+N"_s));
     m_notifyAction->setChecked(true);
     m_notifyAction->setStatusTip(tr("Notify when a run completes, fails or needs input"));
     connect(m_notifyAction, &QAction::toggled, this, [this](bool on) {
@@ -201,12 +208,13 @@ void MainWindow::buildMenus()
     settings->addAction(m_housekeeping->retentionAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Runwatch"), this, [this] {
+    QAction *about = help->addAction(tr("&About Runwatch"), QKeySequence::HelpContents, this, [this] {
         QMessageBox::about(this, tr("About Runwatch"),
                            tr("<h3>Runwatch %1</h3><p>A desktop cockpit for long-running AI background "
                               "runs.</p><p>Licensed under the GNU GPL version 3 or later.</p>")
                                .arg(QApplication::applicationVersion()));
     });
+    about->setObjectName(u"actionAbout"_s);
 }
 
 void MainWindow::setConnectionRegistry(ConnectionRegistry *registry)
@@ -332,14 +340,17 @@ void MainWindow::restoreState()
 {
     QSettings s;
     if (!restoreGeometry(s.value(u"window/geometry"_s).toByteArray())) {
-        // The first window fits the screen it opens on (a 1366x768 laptop included), leaving
-        // room for the window frame; where the preferred size does not fit, it opens maximized.
-        const QSize preferred(1440, 860);
-        const QScreen *display = screen();
-        const QSize room = display ? display->availableGeometry().size() - QSize(16, 48) : preferred;
-        resize(preferred.boundedTo(room));
-        if (preferred.width() > room.width() || preferred.height() > room.height())
+        // The first window fits the screen it opens on (a 1366x768 or 1280x720 laptop included);
+        // where the preferred size does not fit, it opens maximized.
+        QRect preferred(QPoint(0, 0), QSize(1440, 860));
+        if (const QScreen *display = screen())
+            preferred.moveCenter(display->availableGeometry().center());
+        setGeometry(preferred);
+        if (fitToScreen())
             setWindowState(windowState() | Qt::WindowMaximized);
+    } else if (!(windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen))) {
+        // Saved on a bigger screen, or a screen since gone: Qt restores it as it was.
+        fitToScreen();
     }
     QMainWindow::restoreState(s.value(u"window/state"_s).toByteArray());
     const QByteArray splitter = s.value(u"window/splitter"_s).toByteArray();
@@ -358,6 +369,28 @@ void MainWindow::restoreState()
     m_filterBar->setConnection(s.value(u"filter/connection"_s).toString());
     m_rawLogAction->setChecked(s.value(u"view/rawLog"_s, false).toBool());
     m_notifyAction->setChecked(s.value(u"notifications/enabled"_s, true).toBool());
+}
+
+bool MainWindow::fitToScreen()
+{
+    const QScreen *display = QGuiApplication::screenAt(geometry().center());
+    if (!display)
+        display = screen();
+    if (!display)
+        return false;
+    const QRect available = display->availableGeometry();
+    // Before the window is shown its frame is unknown: leave room for a usual one (borders, and
+    // a title bar on top).
+    const QMargins frame(8, 40, 8, 8);
+    const QRect room = available.marginsRemoved(frame);
+    QRect g = geometry();
+    const bool shrunk = g.width() > room.width() || g.height() > room.height();
+    g.setSize(g.size().boundedTo(room.size()).expandedTo(minimumSizeHint().boundedTo(room.size())));
+    // Keep the whole frame on the screen.
+    g.moveLeft(std::clamp(g.left(), room.left(), room.right() + 1 - g.width()));
+    g.moveTop(std::clamp(g.top(), room.top(), room.bottom() + 1 - g.height()));
+    setGeometry(g);
+    return shrunk;
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -68,6 +68,9 @@ private:
     void updateEmptyState();
     void setRawLogVisible(bool visible);
     void refreshConnections();
+    // Shrinks and moves the window until its frame lies on the available geometry of its
+    // screen; true when it had to shrink.
+    bool fitToScreen();
 
     QPointer<RunManager> m_manager;
     QPointer<ConnectionRegistry> m_registry;

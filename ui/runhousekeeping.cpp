@@ -49,9 +49,11 @@ RunHousekeeping::RunHousekeeping(RunManager *manager, RunTableView *table, QWidg
     m_export->setStatusTip(tr("Save the selected run as Markdown or JSON"));
     m_removeOld = new QAction(tr("Remove Finished Runs &Older Than…"), this);
     m_removeOld->setObjectName(u"actionRemoveOld"_s);
+    m_removeOld->setShortcut(QKeySequence(u"Ctrl+Shift+Del"_s));
     m_removeOld->setStatusTip(tr("Delete finished runs older than a number of days from this computer"));
     m_retention = new QAction(tr("&Keep Finished Runs…"), this);
     m_retention->setObjectName(u"actionRetention"_s);
+    m_retention->setShortcut(QKeySequence(u"Ctrl+Shift+K"_s));
     m_retention->setStatusTip(tr("How many days finished runs are kept; older ones are removed at startup"));
     connect(m_export, &QAction::triggered, this, &RunHousekeeping::exportSelected);
     connect(m_removeOld, &QAction::triggered, this, &RunHousekeeping::removeOld);

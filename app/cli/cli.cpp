@@ -3,6 +3,7 @@
 #include "cli_p.h"
 
 #include "backends/jobs/jobsbackend.h"
+#include "connections/connectionoptions.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -43,6 +44,10 @@ Global options (before the command):
                       its output is never logged or stored. Give both on every command.
   --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
                       names; docs/jobs-profile.md); give it on every command
+  --organization ORG  openai: sent as the OpenAI-Organization header
+  --project ID        openai: sent as the OpenAI-Project header
+  --proxy URL         every request through this proxy (http://host:port, socks5://host:port)
+  --ca-bundle FILE    PEM CA certificates trusted besides the system's
   --json              JSON Lines output
   --allow-insecure-http  permit plain http:// to a non-loopback host
   --version           print the version
@@ -169,6 +174,14 @@ int CliApp::run(const QStringList &args)
             ok = takeValue(a, &o.apiVersion);
         else if (a == u"--token-command")
             ok = takeValue(a, &o.tokenCommand);
+        else if (a == u"--organization")
+            ok = takeValue(a, &o.organization);
+        else if (a == u"--project")
+            ok = takeValue(a, &o.project);
+        else if (a == u"--proxy")
+            ok = takeValue(a, &o.proxy);
+        else if (a == u"--ca-bundle")
+            ok = takeValue(a, &o.caBundle);
         else if (a == u"--allow-insecure-http")
             o.allowInsecure = true;
         else if (a == u"--help" || a == u"-h")
@@ -188,9 +201,12 @@ int CliApp::run(const QStringList &args)
     const QString command = args.at(i);
     const QStringList rest = args.mid(i + 1);
     if (!o.connection.isEmpty()
-        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || !o.profile.isEmpty()))
+        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || !o.profile.isEmpty()
+            || !o.organization.isEmpty() || !o.project.isEmpty() || !o.proxy.isEmpty()
+            || !o.caBundle.isEmpty()))
         return usage(u"--connection %1 brings its own backend, URL, auth style and options: leave out "
-                     "--backend, --url, --auth and --profile"_s.arg(o.connection));
+                     "--backend, --url, --auth, --profile, --organization, --project, --proxy and "
+                     "--ca-bundle"_s.arg(o.connection));
     if (!o.tokenCommand.isEmpty() && !o.backend.isEmpty() && o.backend != u"foundry")
         return usage(u"--token-command is for the foundry backend, not %1"_s.arg(o.backend));
     if (!o.backend.isEmpty() && !knownBackends().contains(o.backend))
@@ -409,6 +425,24 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
             return std::nullopt;
         }
         c.options.insert(u"profile_file"_s, o.profile);
+    }
+    const std::pair<QLatin1StringView, QString> given[] = {{ConnectionOption::Organization, o.organization},
+                                                           {ConnectionOption::Project, o.project},
+                                                           {ConnectionOption::Proxy, o.proxy},
+                                                           {ConnectionOption::CaBundle, o.caBundle}};
+    for (const auto &[key, value] : given) {
+        if (!value.isEmpty())
+            c.options.insert(key,
+                             key == ConnectionOption::CaBundle ? QFileInfo(value).absoluteFilePath() : value);
+    }
+    // The rules the Connections dialog applies as the operator types (not the plain-http one:
+    // HttpClient refuses such a request with its own message).
+    const QList<ConnectionOptionProblem> problems = validateConnectionOptions(c);
+    for (const ConnectionOptionProblem &p : problems) {
+        if (p.option != u"base_url") {
+            *error = u"option %1: %2"_s.arg(p.option, p.message);
+            return std::nullopt;
+        }
     }
     return c;
 }

@@ -29,6 +29,10 @@ struct CliApp::Options
     QString profile;      // jobs connection profile file
     QString apiVersion;   // ?api-version= (foundry; Azure OpenAI)
     QString tokenCommand; // foundry: a command that prints a Bearer token
+    QString organization; // openai: OpenAI-Organization header
+    QString project;      // openai: OpenAI-Project header
+    QString proxy;        // http:// or socks5:// proxy for every request
+    QString caBundle;     // PEM CA certificates trusted besides the system's
     bool allowInsecure = false;
 };
 

@@ -8,6 +8,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QSslConfiguration>
 
 #include <algorithm>
 #include <atomic>
@@ -225,9 +226,15 @@ bool HttpClient::deliversInFrames(const QNetworkReply *reply)
     return dynamic_cast<const detail::StreamReply *>(reply) != nullptr;
 }
 
+void HttpClient::setProxy(const QNetworkProxy &proxy)
+{
+    m_nam->setProxy(proxy);
+}
+
 QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &policy, bool stream)
 {
-    if (stream && useStreamPump() && detail::StreamReply::usable(request.url, m_nam)) {
+    if (stream && useStreamPump() && m_caCertificates.isEmpty()
+        && detail::StreamReply::usable(request.url, m_nam)) {
         // Event streams are read on the pump's thread and handed over once per frame (see
         // StreamPump). A child of the manager like QNAM's own replies, so it dies with it.
         return new detail::StreamReply(request, policy.inactivityTimeout.count(), m_nam);
@@ -238,6 +245,11 @@ QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &
     if (const QByteArray contentType = request.impliedContentType(); !contentType.isEmpty())
         req.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    if (!m_caCertificates.isEmpty()) {
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.addCaCertificates(m_caCertificates);
+        req.setSslConfiguration(tls);
+    }
     req.setTransferTimeout(static_cast<int>(
         std::clamp<qint64>(policy.inactivityTimeout.count(), 0, std::numeric_limits<int>::max())));
     if (request.method == "HEAD")

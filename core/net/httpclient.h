@@ -5,9 +5,11 @@
 #include "httpmessage.h"
 #include "httppolicy.h"
 
+#include <QNetworkProxy>
 #include <QObject>
 #include <QPointer>
 #include <QSet>
+#include <QSslCertificate>
 
 #include <QCoroTask>
 
@@ -61,6 +63,14 @@ public:
     void setAllowInsecureHttp(bool allow) { m_allowInsecureHttp = allow; }
     bool allowInsecureHttp() const { return m_allowInsecureHttp; }
 
+    // A connection's own proxy (every request and stream goes through it; streams then go through
+    // QNAM, not the stream pump) and extra CA certificates trusted besides the system's (e.g. a
+    // company CA; such a client's streams go through QNAM too, whose requests carry the TLS
+    // configuration).
+    void setProxy(const QNetworkProxy &proxy);
+    void setCaCertificates(const QList<QSslCertificate> &certificates) { m_caCertificates = certificates; }
+    const QList<QSslCertificate> &caCertificates() const { return m_caCertificates; }
+
     // Buffered request with retries. Body size is capped (policy.maxBodyBytes) — a larger body
     // is a Protocol error. Never throws; failures are in HttpResponse::error. The request's
     // credentials (Authorization, api-key) are replaced by "[redacted]" wherever a failed
@@ -111,6 +121,7 @@ private:
     RetryPolicy m_policy;
     SleepHook m_sleepObserver;
     bool m_allowInsecureHttp = false;
+    QList<QSslCertificate> m_caCertificates;
     bool m_shutDown = false;
     quint64 m_abortGeneration = 0;
     QSet<detail::HttpAttempt *> m_inFlight;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // runwatch-cli as a user runs it: real processes against the simulator, sharing one store.
 #include "cliprocess.h"
+#include "loopbackrelays.h"
 #include "openai/openaisim.h"
 
 #include <QJsonDocument>
@@ -62,6 +63,36 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::OpenAiSimulator::tokenText(30) + u'\n');
         QVERIFY2(r.err.contains("completed"), r.err.constData());
+    }
+
+    // The options the Connections dialog edits, given on the command line: the organization and
+    // project headers on every request, every request through the proxy; a bad one is refused
+    // before anything is sent.
+    void headerAndProxyOptions()
+    {
+        RunwatchTest::Socks5Proxy proxy;
+        QVERIFY(proxy.listen());
+        const QString proxyUrl = u"socks5://127.0.0.1:%1"_s.arg(proxy.port());
+        const Result r = cli({u"--organization"_s, u"org-cli"_s, u"--project"_s, u"proj_cli"_s, u"--proxy"_s,
+                              proxyUrl, u"start"_s, u"--prompt"_s, u"normal deltas=5"_s, u"--follow"_s});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(m_sim->requestCount() > 0);
+        for (const auto &request : m_sim->requests()) {
+            QCOMPARE(request.header("openai-organization"), QByteArray("org-cli"));
+            QCOMPARE(request.header("openai-project"), QByteArray("proj_cli"));
+        }
+        QVERIFY2(proxy.targets().contains(u"127.0.0.1:%1"_s.arg(m_sim->baseUrl().port())),
+                 qPrintable(proxy.targets().join(u", "_s)));
+
+        const int before = m_sim->requestCount();
+        const Result bad = cli({u"--proxy"_s, u"ftp://127.0.0.1:21"_s, u"start"_s, u"--prompt"_s, u"x"_s});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("option proxy"), bad.err.constData());
+        const Result missingCa
+            = cli({u"--ca-bundle"_s, m_dir->filePath(u"none.pem"_s), u"start"_s, u"--prompt"_s, u"x"_s});
+        QCOMPARE(missingCa.exitCode, 2);
+        QVERIFY2(missingCa.err.contains("option ca_bundle"), missingCa.err.constData());
+        QCOMPARE(m_sim->requestCount(), before);
     }
 
     // --json prints JSON Lines: run, deltas whose texts add up to the answer, status, end.

@@ -894,12 +894,12 @@ private Q_SLOTS:
         Rig rig(fastConfig(),
                 QJsonObject{
                     {u"profile"_s, QJsonObject{{u"pointers"_s, QJsonObject{{u"status"_s, u"state"_s}}}}}});
-        QVERIFY(rig.backend()->profileError().contains(u"pointers.status"_s));
+        QVERIFY(rig.backend()->profileError().contains(u"/pointers/status"_s));
         const QString id = rig.start(u"normal"_s);
         QVERIFY(waitTerminal(rig.manager, id));
         QCOMPARE(rig.run(id).status, RunStatus::Failed);
         QCOMPARE(rig.run(id).error.code, u"invalid_profile"_s);
-        QVERIFY(rig.run(id).error.message.contains(u"pointers.status"_s));
+        QVERIFY(rig.run(id).error.message.contains(u"/pointers/status"_s));
         QCOMPARE(rig.sim.requests().size(), 0);
         const ListResult listed = QCoro::waitFor(rig.backend()->list());
         QCOMPARE(listed.error.code, u"invalid_profile"_s);

@@ -2,6 +2,7 @@
 #include "a2abackend.h"
 
 #include "a2arunstream.h"
+#include "connections/connectionoptions.h"
 
 #include <QJsonArray>
 
@@ -55,8 +56,8 @@ A2aBackend::A2aBackend(Connection connection, QObject *parent)
     , m_http(new HttpClient(this))
     , m_cancelHttp(new HttpClient(this))
 {
-    m_http->setAllowInsecureHttp(m_connection.allowInsecureHttp);
-    m_cancelHttp->setAllowInsecureHttp(m_connection.allowInsecureHttp);
+    applyTransportOptions(m_http, m_connection);
+    applyTransportOptions(m_cancelHttp, m_connection);
     RetryPolicy cancelPolicy = m_http->policy();
     const int cancelMs = m_connection.options.value(u"cancel_timeout_ms"_s).toInt(kDefaultCancelTimeoutMs);
     cancelPolicy.connectTimeout

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "foundrybackend.h"
 
+#include "connections/connectionoptions.h"
 #include "foundrymapper.h"
 #include "foundryrunstream.h"
 #include "foundrytokensource.h"
@@ -69,7 +70,7 @@ FoundryBackend::FoundryBackend(Connection connection, QObject *parent)
     , m_tokens(new FoundryTokenSource(m_connection.apiKey,
                                       m_connection.options.value(u"token_command"_s).toString(), this))
 {
-    m_http->setAllowInsecureHttp(m_connection.allowInsecureHttp);
+    applyTransportOptions(m_http, m_connection);
 }
 
 FoundryBackend::~FoundryBackend() = default;

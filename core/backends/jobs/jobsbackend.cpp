@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobsbackend.h"
 
+#include "connections/connectionoptions.h"
 #include "jobsmapper.h"
 #include "jobsrunstream.h"
 
@@ -54,7 +55,7 @@ JobsBackend::JobsBackend(Connection connection, QObject *parent)
     , m_connection(std::move(connection))
     , m_http(new HttpClient(this))
 {
-    m_http->setAllowInsecureHttp(m_connection.allowInsecureHttp);
+    applyTransportOptions(m_http, m_connection);
     if (auto profile = profileFor(m_connection, &m_profileError))
         m_profile = std::move(*profile);
     else

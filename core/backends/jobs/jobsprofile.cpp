@@ -63,7 +63,13 @@ public:
             *m_error = u"profile: %1: %2"_s.arg(path(key), why);
     }
 
-    QString path(const QString &key) const { return m_section.isEmpty() ? key : m_section + u'.' + key; }
+    // The JSON pointer (RFC 6901) of `key` in the profile, e.g. /pointers/status: the operator
+    // finds the value by it in any editor or with jq.
+    QString path(const QString &key) const
+    {
+        const auto escape = [](QString token) { return token.replace(u'~', u"~0"_s).replace(u'/', u"~1"_s); };
+        return (m_section.isEmpty() ? QString() : u'/' + escape(m_section)) + u'/' + escape(key);
+    }
 
     // Fails on keys that are not in `known`.
     void checkKeys(std::initializer_list<QLatin1StringView> known)

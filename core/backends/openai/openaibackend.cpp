@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openaibackend.h"
 
+#include "connections/connectionoptions.h"
 #include "openairunstream.h"
 
 #include "backends/requestauth.h"
@@ -53,7 +54,7 @@ OpenAiBackend::OpenAiBackend(Connection connection, QObject *parent)
     , m_connection(std::move(connection))
     , m_http(new HttpClient(this))
 {
-    m_http->setAllowInsecureHttp(m_connection.allowInsecureHttp);
+    applyTransportOptions(m_http, m_connection);
 }
 
 QString OpenAiBackend::kind() const

@@ -219,19 +219,19 @@ private Q_SLOTS:
         QTest::addColumn<QString>("mentions");
         QTest::addRow("unknown top key") << QByteArray("{\"pathz\":{}}") << u"pathz"_s;
         QTest::addRow("unknown pointer key")
-            << QByteArray("{\"pointers\":{\"stauts\":\"/s\"}}") << u"pointers.stauts"_s;
-        QTest::addRow("pointer type") << QByteArray("{\"pointers\":{\"status\":5}}") << u"pointers.status"_s;
+            << QByteArray("{\"pointers\":{\"stauts\":\"/s\"}}") << u"/pointers/stauts"_s;
+        QTest::addRow("pointer type") << QByteArray("{\"pointers\":{\"status\":5}}") << u"/pointers/status"_s;
         QTest::addRow("pointer syntax")
-            << QByteArray("{\"pointers\":{\"status\":\"state\"}}") << u"pointers.status"_s;
-        QTest::addRow("root id") << QByteArray("{\"pointers\":{\"id\":\"\"}}") << u"pointers.id"_s;
-        QTest::addRow("template") << QByteArray("{\"paths\":{\"status\":\"/jobs\"}}") << u"paths.status"_s;
+            << QByteArray("{\"pointers\":{\"status\":\"state\"}}") << u"/pointers/status"_s;
+        QTest::addRow("root id") << QByteArray("{\"pointers\":{\"id\":\"\"}}") << u"/pointers/id"_s;
+        QTest::addRow("template") << QByteArray("{\"paths\":{\"status\":\"/jobs\"}}") << u"/paths/status"_s;
         QTest::addRow("method") << QByteArray("{\"cancel_method\":\"GET\"}") << u"cancel_method"_s;
         QTest::addRow("events") << QByteArray("{\"events\":\"sometimes\"}") << u"events"_s;
         QTest::addRow("status value") << QByteArray("{\"status_map\":{\"DONE\":\"finished\"}}") << u"DONE"_s;
         QTest::addRow("empty status") << QByteArray("{\"status_map\":{\"\":\"running\"}}") << u"status_map"_s;
         QTest::addRow("scale") << QByteArray("{\"progress_scale\":0}") << u"progress_scale"_s;
         QTest::addRow("input through body")
-            << QByteArray("{\"request\":{\"body\":{\"a\":\"x\"},\"input\":\"/a/b\"}}") << u"request.input"_s;
+            << QByteArray("{\"request\":{\"body\":{\"a\":\"x\"},\"input\":\"/a/b\"}}") << u"/request/input"_s;
         QTest::addRow("not json") << QByteArray("{\n\"paths\": [") << u"line 2"_s;
         QTest::addRow("not object") << QByteArray("[]") << u"object"_s;
     }
