@@ -8,6 +8,7 @@
 #include <QPlainTextEdit>
 #include <QRadioButton>
 #include <QShortcut>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 using namespace Qt::StringLiterals;
@@ -27,7 +28,10 @@ W *named(W *widget, const QString &objectName, const QString &accessibleName)
 // A box of at most `lines` lines; more scroll.
 void limitLines(QPlainTextEdit *edit, int lines)
 {
-    edit->setFixedHeight(edit->fontMetrics().lineSpacing() * lines + 2 * edit->frameWidth() + 8);
+    // The document's margin on both sides, and a little slack: a box one pixel short shows a
+    // scroll bar for a single line.
+    const int margin = int(edit->document()->documentMargin());
+    edit->setFixedHeight(edit->fontMetrics().lineSpacing() * lines + 2 * edit->frameWidth() + 2 * margin + 6);
 }
 } // namespace
 

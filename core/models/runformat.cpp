@@ -114,7 +114,7 @@ QString badgeText(const Run &run, BadgeSpace space, const QDateTime &now)
         if (*left <= 0)
             return wide ? QCoreApplication::translate("RunList", "Needs input, time is up")
                         : QCoreApplication::translate("RunList", "Time is up");
-        return (wide ? QCoreApplication::translate("RunList", "Needs input, %1 left to answer")
+        return (wide ? QCoreApplication::translate("RunList", "Needs input, %1 left")
                      : QCoreApplication::translate("RunList", "%1 left"))
             .arg(formatCountdown(*left));
     }

@@ -42,8 +42,8 @@ enum class BadgeSpace { Narrow, Wide };
 // The badge text: the status label; "Waiting" for a run suspended on a timer or a callback
 // (Wide: "Waiting for timer" / "Waiting for callback"); "Reconnecting" for a run whose following
 // is being restored (Wide, as the CLI says it: "Reconnecting, next try in N s" while it waits);
-// "09:58 left" for a run that must be answered before a deadline (Wide: "Needs input, 09:58 left
-// to answer"; "Time is up" once it passed and the service has not yet said `expired`).
+// "09:58 left" for a run that must be answered before a deadline (Wide: "Needs input, 09:58
+// left"); "Time is up" once it passed and the service has not yet said `expired`.
 QString badgeText(const Run &run, BadgeSpace space = BadgeSpace::Narrow,
                   const QDateTime &now = QDateTime::currentDateTimeUtc());
 // Tooltip of the status: label, the backend's raw label, connection state, error.

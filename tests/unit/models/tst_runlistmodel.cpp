@@ -434,7 +434,7 @@ private Q_SLOTS:
         QCOMPARE(*answerTimeLeftMs(r, now), 600'000);
         QCOMPARE(badgeText(r, BadgeSpace::Narrow, now), u"10:00 left"_s);
         QCOMPARE(badgeText(r, BadgeSpace::Narrow, now.addMSecs(1500)), u"09:59 left"_s);
-        QCOMPARE(badgeText(r, BadgeSpace::Wide, now.addSecs(540)), u"Needs input, 01:00 left to answer"_s);
+        QCOMPARE(badgeText(r, BadgeSpace::Wide, now.addSecs(540)), u"Needs input, 01:00 left"_s);
         QCOMPARE(badgeText(r, BadgeSpace::Narrow, now.addSecs(601)), u"Time is up"_s);
         // A timer's deadline is the machine's, not the operator's: no countdown badge.
         r.input->reason = InputReason::Timer;
