@@ -11,6 +11,7 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -139,8 +140,13 @@ void NewRunDialog::loadAgents()
     auto *foundry = qobject_cast<FoundryBackend *>(m_manager ? m_manager->backend(connection()) : nullptr);
     m_agent->setVisible(foundry != nullptr);
     m_agentLabel->setVisible(foundry != nullptr);
+    m_model->lineEdit()->setPlaceholderText(foundry ? tr("The agent's own") : QString());
     if (!foundry)
         return;
+    // A model typed for another connection would override the agent's: only one the operator
+    // sets for this connection does.
+    if (const auto c = m_manager->connection(connection()); c && c->defaultModel.isEmpty())
+        m_model->clearEditText();
     m_agent->setEnabled(false);
     m_agent->addItem(tr("Loading the project's agents…"));
     const auto conn = m_manager->connection(connection());

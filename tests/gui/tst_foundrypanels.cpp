@@ -247,8 +247,14 @@ private Q_SLOTS:
         QCOMPARE(m_b->foundry.requestCount(FoundryEndpoint::ListAgents), 1);
         agents->setCurrentIndex(1);
         dialog.promptEdit()->setPlainText(u"normal deltas=2"_s);
+        if (const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR"); !dir.isEmpty()) {
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            dialog.grab().save(dir + u"/foundry-agent-picker.png"_s);
+        }
         const StartRequest request = dialog.request();
         QCOMPARE(request.agent, u"asst_sim_research"_s);
+        QVERIFY(request.model.isEmpty()); // the OpenAI connection's model is not carried over
         const QString id = m_b->manager.startRun(dialog.connection(), request);
         QVERIFY(waitStatus(id, RunStatus::Completed));
         QCOMPARE(m_b->foundry.run(run(id)->remoteId)->assistantId, u"asst_sim_research"_s);
