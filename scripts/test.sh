@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup-deps.sh"
-"$root/scripts/setup-test-peers.sh" # the official A2A SDK agent and openai client (npm)
+"$root/scripts/setup-test-peers.sh" # the official A2A SDK agent, openai and @azure/ai-agents clients (npm)
 cd "$root" # dpkg-buildflags maps this directory out of the debug paths (-ffile-prefix-map)
 export DEB_BUILD_MAINT_OPTIONS=hardening=+all
 cxxflags="$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CXXFLAGS)"

@@ -2,6 +2,8 @@
 #include "inputpanel.h"
 
 #include "icons.h"
+#include "models/runformat.h"
+#include "toolcallsform.h"
 
 #include <QClipboard>
 #include <QDateTime>
@@ -22,7 +24,7 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-enum Page { TextPage, ApprovalPage, OptionsPage, TimerPage, WebhookPage };
+enum Page { TextPage, ApprovalPage, OptionsPage, TimerPage, WebhookPage, ToolCallsPage };
 
 QString reasonHeading(InputReason reason)
 {
@@ -45,11 +47,11 @@ QString reasonHeading(InputReason reason)
     return {};
 }
 
-QString countdownText(qint64 secs)
+QString countdownText(qint64 ms)
 {
-    if (secs <= 0)
+    if (ms <= 0)
         return InputPanel::tr("Deadline reached");
-    return InputPanel::tr("%1:%2 left").arg(secs / 60, 2, 10, QChar(u'0')).arg(secs % 60, 2, 10, QChar(u'0'));
+    return InputPanel::tr("%1 left").arg(formatCountdown(ms));
 }
 
 // Tests and screen readers find each control by its object name and accessible name.
@@ -171,6 +173,20 @@ InputPanel::InputPanel(QWidget *parent)
         m_copyUrl->setText(tr("Copied"));
     });
 
+    // Tool calls: a row per call, and one button that sends every answer in one submit.
+    auto *toolPage = new QWidget;
+    toolPage->setObjectName(u"toolCallsPage"_s);
+    auto *tcl = new QVBoxLayout(toolPage);
+    tcl->setContentsMargins(0, 0, 0, 0);
+    m_toolCalls = new ToolCallsForm;
+    tcl->addWidget(m_toolCalls);
+    m_sendAll = named(new QPushButton(tr("&Send")), u"inputSendAll"_s, tr("Send every answer"));
+    tcl->addWidget(m_sendAll, 0, Qt::AlignRight);
+    m_pages->addWidget(toolPage);
+    connect(m_toolCalls, &ToolCallsForm::completeChanged, this, &InputPanel::updateEnabled);
+    connect(m_toolCalls, &ToolCallsForm::submitRequested, m_sendAll, &QPushButton::click);
+    connect(m_sendAll, &QPushButton::clicked, this, &InputPanel::sendToolAnswers);
+
     // Outside the stack: a stacked widget does not do height-for-width, so wrapped text in a
     // page would leave the panel too tall or cut it off.
     m_info = new QLabel;
@@ -205,33 +221,41 @@ void InputPanel::showRequest(const QString &runId, const InputRequest &request, 
         m_options->clear();
         m_options->addItems(request.options);
         m_info->clear();
-        switch (request.reason) {
-        case InputReason::Approval:
-            m_pages->setCurrentIndex(ApprovalPage);
-            break;
-        case InputReason::Options:
-            m_pages->setCurrentIndex(request.options.isEmpty() ? TextPage : OptionsPage);
-            break;
-        case InputReason::Timer:
-            m_pages->setCurrentIndex(TimerPage);
-            m_info->setText(request.deadline.isValid()
-                                ? tr("The run resumes by itself at %1; there is nothing to answer.")
-                                      .arg(QLocale().toString(request.deadline.toLocalTime().time(),
-                                                              QLocale::ShortFormat))
-                                : tr("The run resumes by itself; there is nothing to answer."));
-            break;
-        case InputReason::Webhook:
-            m_pages->setCurrentIndex(WebhookPage);
-            m_callbackUrl->setText(request.callbackUrl.isEmpty() ? tr("(the server did not say)")
-                                                                 : request.callbackUrl);
-            m_callbackUrl->setCursorPosition(0);
-            m_copyUrl->setText(tr("Copy &URL"));
-            m_info->setText(tr("Waiting for the callback… The run goes on when the external system calls "
-                               "this URL; there is nothing to answer here."));
-            break;
-        default:
-            m_pages->setCurrentIndex(TextPage);
-            break;
+        m_toolCalls->setCalls(request.toolCalls);
+        m_sendAll->setText(request.toolCalls.size() > 1 ? tr("&Send all %1").arg(request.toolCalls.size())
+                                                        : tr("&Send"));
+        if (!request.toolCalls.isEmpty()) {
+            // Whatever the reason says (tool output, approval), the calls are what is answered.
+            m_pages->setCurrentIndex(ToolCallsPage);
+        } else {
+            switch (request.reason) {
+            case InputReason::Approval:
+                m_pages->setCurrentIndex(ApprovalPage);
+                break;
+            case InputReason::Options:
+                m_pages->setCurrentIndex(request.options.isEmpty() ? TextPage : OptionsPage);
+                break;
+            case InputReason::Timer:
+                m_pages->setCurrentIndex(TimerPage);
+                m_info->setText(request.deadline.isValid()
+                                    ? tr("The run resumes by itself at %1; there is nothing to answer.")
+                                          .arg(QLocale().toString(request.deadline.toLocalTime().time(),
+                                                                  QLocale::ShortFormat))
+                                    : tr("The run resumes by itself; there is nothing to answer."));
+                break;
+            case InputReason::Webhook:
+                m_pages->setCurrentIndex(WebhookPage);
+                m_callbackUrl->setText(request.callbackUrl.isEmpty() ? tr("(the server did not say)")
+                                                                     : request.callbackUrl);
+                m_callbackUrl->setCursorPosition(0);
+                m_copyUrl->setText(tr("Copy &URL"));
+                m_info->setText(tr("Waiting for the callback… The run goes on when the external system calls "
+                                   "this URL; there is nothing to answer here."));
+                break;
+            default:
+                m_pages->setCurrentIndex(TextPage);
+                break;
+            }
         }
     }
     if (!canRespond && answerable()) {
@@ -283,6 +307,9 @@ void InputPanel::focusAnswer()
     case WebhookPage:
         m_copyUrl->setFocus(Qt::ShortcutFocusReason);
         break;
+    case ToolCallsPage:
+        m_toolCalls->focusFirst();
+        break;
     default:
         m_text->setFocus(Qt::ShortcutFocusReason);
         break;
@@ -300,6 +327,8 @@ void InputPanel::updateEnabled()
     m_options->setEnabled(on);
     m_choose->setEnabled(on && m_options->currentRow() >= 0);
     m_copyUrl->setEnabled(!m_request.callbackUrl.isEmpty());
+    m_toolCalls->setEditable(on);
+    m_sendAll->setEnabled(on && m_toolCalls->isComplete());
 }
 
 void InputPanel::updateCountdown()
@@ -309,9 +338,9 @@ void InputPanel::updateCountdown()
         m_tick.stop();
         return;
     }
-    const qint64 secs = QDateTime::currentDateTimeUtc().secsTo(m_request.deadline);
-    m_countdown->setText(countdownText(secs));
-    if (secs > 0 && isVisible())
+    const qint64 ms = QDateTime::currentDateTimeUtc().msecsTo(m_request.deadline);
+    m_countdown->setText(countdownText(ms));
+    if (ms > 0 && isVisible())
         m_tick.start();
     else
         m_tick.stop();
@@ -356,6 +385,17 @@ void InputPanel::send(InputAnswer::Kind kind)
         answer.choice = m_options->currentItem()->text();
         break;
     }
+    m_note->hide();
+    setBusy(true);
+    Q_EMIT answered(m_runId, answer);
+}
+
+void InputPanel::sendToolAnswers()
+{
+    if (!m_canRespond || m_busy || m_runId.isEmpty() || !m_toolCalls->isComplete())
+        return;
+    InputAnswer answer;
+    answer.toolAnswers = m_toolCalls->answers();
     m_note->hide();
     setBusy(true);
     Q_EMIT answered(m_runId, answer);

@@ -14,11 +14,17 @@ class QPushButton;
 class QStackedWidget;
 
 namespace Runwatch {
+class ToolCallsForm;
+}
+
+namespace Runwatch {
 
 // The "needs input" panel of the detail pane: the run's question and the matching controls —
-// free text, approve / reject with a comment, a choice among options; for a timer a countdown,
-// for a webhook the callback URL and "waiting for the callback" (those two resume by themselves,
-// so nothing is sent). Emits answered(); the window sends it through the RunManager.
+// free text, approve / reject with a comment, a choice among options; for tool calls one row per
+// call (ToolCallsForm) and every answer in one submit; for a timer a countdown, for a webhook the
+// callback URL and "waiting for the callback" (those two resume by themselves, so nothing is
+// sent). A deadline (a timer's, or the time left before the service expires the run) counts down
+// in the heading row. Emits answered(); the window sends it through the RunManager.
 class InputPanel final : public QFrame
 {
     Q_OBJECT
@@ -44,6 +50,7 @@ protected:
 
 private:
     void send(InputAnswer::Kind kind);
+    void sendToolAnswers();
     // False for timers and webhooks: the run resumes without an answer from the operator.
     bool answerable() const;
     void updateCountdown();
@@ -68,6 +75,8 @@ private:
     QLabel *m_info = nullptr; // what a timer or a webhook waits for
     QLineEdit *m_callbackUrl = nullptr;
     QPushButton *m_copyUrl = nullptr;
+    ToolCallsForm *m_toolCalls = nullptr;
+    QPushButton *m_sendAll = nullptr;
     QTimer m_tick;
 };
 

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "newrundialog.h"
 
+#include "backends/foundry/foundrybackend.h"
 #include "engine/runmanager.h"
+
+#include <QCoroTask>
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -41,6 +45,13 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     m_model->setEditable(true);
     m_model->setInsertPolicy(QComboBox::NoInsert);
     form->addRow(tr("&Model:"), m_model);
+
+    m_agent = new QComboBox;
+    m_agent->setObjectName(u"newRunAgent"_s);
+    m_agent->setAccessibleName(tr("Agent"));
+    m_agentLabel = new QLabel(tr("&Agent:"));
+    m_agentLabel->setBuddy(m_agent);
+    form->addRow(m_agentLabel, m_agent);
 
     m_prompt = new QPlainTextEdit;
     m_prompt->setObjectName(u"newRunPrompt"_s);
@@ -95,6 +106,8 @@ StartRequest NewRunDialog::request() const
     r.model = m_model->currentText().trimmed();
     r.prompt = m_prompt->toPlainText().trimmed();
     r.stream = m_stream->isChecked();
+    if (m_agent->isVisibleTo(this))
+        r.agent = m_agent->currentData().toString();
     return r;
 }
 
@@ -116,12 +129,57 @@ void NewRunDialog::onConnectionChanged()
         m_hint->setText(tr("No connection yet: add one with Connections… first."));
     else
         m_hint->setText(tr("%1 · %2").arg(conn->backend, conn->baseUrl.toDisplayString()));
+    loadAgents();
     validate();
+}
+
+void NewRunDialog::loadAgents()
+{
+    ++m_agentsGeneration;
+    m_agent->clear();
+    auto *foundry = qobject_cast<FoundryBackend *>(m_manager ? m_manager->backend(connection()) : nullptr);
+    m_agent->setVisible(foundry != nullptr);
+    m_agentLabel->setVisible(foundry != nullptr);
+    m_model->lineEdit()->setPlaceholderText(foundry ? tr("The agent's own") : QString());
+    if (!foundry)
+        return;
+    // A model typed for another connection would override the agent's: only one the operator
+    // sets for this connection does.
+    if (const auto c = m_manager->connection(connection()); c && c->defaultModel.isEmpty())
+        m_model->clearEditText();
+    m_agent->setEnabled(false);
+    m_agent->addItem(tr("Loading the project's agents…"));
+    const auto conn = m_manager->connection(connection());
+    const QString preferred = conn ? conn->options.value(u"agent"_s).toString() : QString();
+    const int generation = m_agentsGeneration;
+    QCoro::connect(foundry->agents(), this, [this, generation, preferred](const FoundryAgentList &list) {
+        if (generation != m_agentsGeneration)
+            return;
+        m_agent->clear();
+        for (const FoundryAgent &agent : list.agents) {
+            const QString name = agent.name.isEmpty() ? agent.id : agent.name;
+            m_agent->addItem(agent.model.isEmpty() ? name : tr("%1 · %2").arg(name, agent.model), agent.id);
+            m_agent->setItemData(m_agent->count() - 1, agent.id, Qt::ToolTipRole);
+        }
+        // The connection's default agent stays choosable when the list cannot be read.
+        if (!preferred.isEmpty() && m_agent->findData(preferred) < 0)
+            m_agent->addItem(preferred, preferred);
+        if (const int at = m_agent->findData(preferred); at >= 0)
+            m_agent->setCurrentIndex(at);
+        m_agent->setEnabled(m_agent->count() > 0);
+        if (list.error.isError())
+            m_hint->setText(tr("The project's agents could not be read: %1").arg(list.error.toString()));
+        else if (list.agents.isEmpty())
+            m_hint->setText(tr("The project has no agents: create one in the Foundry portal first."));
+        validate();
+    });
 }
 
 void NewRunDialog::validate()
 {
-    const bool ok = m_connection->count() > 0 && !m_prompt->toPlainText().trimmed().isEmpty();
+    const bool needsAgent = m_agent->isVisibleTo(this);
+    const bool ok = m_connection->count() > 0 && !m_prompt->toPlainText().trimmed().isEmpty()
+                    && (!needsAgent || !m_agent->currentData().toString().isEmpty());
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(ok);
 }
 

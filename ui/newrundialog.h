@@ -15,7 +15,8 @@ namespace Runwatch {
 
 class RunManager;
 
-// Connection, model, prompt and streaming on/off for a new run.
+// Connection, model, prompt and streaming on/off for a new run; for a connection whose runs belong
+// to one of the service's agents (Foundry), the agent, picked from the list the backend reads.
 class NewRunDialog final : public QDialog
 {
     Q_OBJECT
@@ -30,16 +31,23 @@ public:
     QComboBox *modelBox() const { return m_model; }
     QPlainTextEdit *promptEdit() const { return m_prompt; }
     QCheckBox *streamBox() const { return m_stream; }
+    // Shown for Foundry connections only: "name · model" items whose data is the agent's id.
+    QComboBox *agentBox() const { return m_agent; }
 
 private:
     void onConnectionChanged();
     void validate();
+    void loadAgents();
 
     RunManager *m_manager;
     QComboBox *m_connection = nullptr;
     QComboBox *m_model = nullptr;
     QPlainTextEdit *m_prompt = nullptr;
     QCheckBox *m_stream = nullptr;
+    QLabel *m_agentLabel = nullptr;
+    QComboBox *m_agent = nullptr;
+    // Bumped on every connection change: a list that arrives for an earlier choice is dropped.
+    int m_agentsGeneration = 0;
     QLabel *m_hint = nullptr;
     QDialogButtonBox *m_buttons = nullptr;
 };

@@ -3,6 +3,7 @@
 
 #include "engine/runmanager.h"
 #include "models/runfilter.h"
+#include "models/runformat.h"
 
 #include <QDBusConnection>
 #include <QDBusMessage>
@@ -10,6 +11,7 @@
 #include <QDBusPendingReply>
 #include <QGuiApplication>
 #include <QSystemTrayIcon>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -41,7 +43,10 @@ Notifier::Notifier(RunManager *manager, QObject *parent)
         onRunAdded(id);
     connect(manager, &RunManager::runAdded, this, &Notifier::onRunAdded);
     connect(manager, &RunManager::runChanged, this, &Notifier::onRunChanged);
-    connect(manager, &RunManager::runRemoved, this, [this](const QString &id) { m_seen.remove(id); });
+    connect(manager, &RunManager::runRemoved, this, [this](const QString &id) {
+        m_seen.remove(id);
+        m_expiryWarned.remove(id);
+    });
 }
 
 void Notifier::setTrayIcon(QSystemTrayIcon *tray)
@@ -90,7 +95,39 @@ void Notifier::onRunChanged(const QString &id, RunChanges changes)
         if (run->input && run->input->reason == InputReason::Approval)
             what = tr("needs approval");
         notify(id, tr("Run %1").arg(what), body, true);
+        scheduleExpiryWarning(id);
     }
+}
+
+void Notifier::scheduleExpiryWarning(const QString &runId)
+{
+    const Run *run = m_manager ? m_manager->run(runId) : nullptr;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const auto left = run ? answerTimeLeftMs(*run, now) : std::nullopt;
+    if (!left || m_expiryWarned.value(runId) == run->input->deadline)
+        return;
+    const QDateTime deadline = run->input->deadline;
+    m_expiryWarned.insert(runId, deadline);
+    // Asked with less time than the lead: the "needs input" notification that just went out is
+    // the only one (a second one at once would be noise).
+    const qint64 until = *left - qint64(m_expiryLead.count());
+    if (until <= 0)
+        return;
+    QTimer::singleShot(std::chrono::milliseconds(until), this,
+                       [this, runId, deadline] { warnExpiry(runId, deadline); });
+}
+
+void Notifier::warnExpiry(const QString &runId, const QDateTime &deadline)
+{
+    const Run *run = m_manager ? m_manager->run(runId) : nullptr;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const auto left = run ? answerTimeLeftMs(*run, now) : std::nullopt;
+    // Answered, ended or asking something else by now: nothing to remind of.
+    if (!left || run->input->deadline != deadline || *left <= 0 || !m_enabled)
+        return;
+    const QString title = run->title.isEmpty() ? tr("Run %1").arg(run->localId) : run->title;
+    const QString body = title.size() > kBodyChars ? title.left(kBodyChars - 1) + u"…"_s : title;
+    notify(runId, tr("Run expires in %1 unless answered").arg(formatCountdown(*left)), body, true);
 }
 
 void Notifier::notify(const QString &runId, const QString &summary, const QString &body, bool urgent)

@@ -4,9 +4,12 @@
 #include "domain/runevent.h"
 #include "domain/runreducer.h"
 
+#include <QDateTime>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+
+#include <chrono>
 
 class QDBusPendingCallWatcher;
 class QSystemTrayIcon;
@@ -19,7 +22,9 @@ class RunManager;
 // over QtDBus (KNotifications is Qt 5 only on Debian 12), with the tray icon's balloon as the
 // fallback when no notification service answers. Clicking a notification emits runActivated()
 // so the window can select the run. Runs already in a state when first seen (adopted at start)
-// do not notify; a cancellation is the operator's own doing and does not either.
+// do not notify; a cancellation is the operator's own doing and does not either. A run that must
+// be answered before a deadline (Foundry's expires_at) notifies again, once, shortly before it
+// (two minutes by default) if it still waits then.
 class Notifier final : public QObject
 {
     Q_OBJECT
@@ -33,6 +38,8 @@ public:
     bool isEnabled() const { return m_enabled; }
     void setTrayIcon(QSystemTrayIcon *tray);
     Channel channel() const { return m_channel; }
+    // How long before a deadline the reminder goes out (tests shorten it).
+    void setExpiryWarningLead(std::chrono::milliseconds lead) { m_expiryLead = lead; }
 
     // Sends one notification (also used by the status watcher).
     void notify(const QString &runId, const QString &summary, const QString &body, bool urgent);
@@ -52,6 +59,8 @@ private:
     void onRunAdded(const QString &id);
     void onRunChanged(const QString &id, Runwatch::RunChanges changes);
     void showInTray(const QString &runId, const QString &summary, const QString &body, bool urgent);
+    void scheduleExpiryWarning(const QString &runId);
+    void warnExpiry(const QString &runId, const QDateTime &deadline);
 
     QPointer<RunManager> m_manager;
     QPointer<QSystemTrayIcon> m_tray;
@@ -60,6 +69,9 @@ private:
     QString m_lastTrayRun;
     Channel m_channel = Channel::None;
     bool m_enabled = true;
+    std::chrono::milliseconds m_expiryLead{120000};
+    // The deadline each run was (or will be) reminded of: one reminder per deadline.
+    QHash<QString, QDateTime> m_expiryWarned;
 };
 
 } // namespace Runwatch

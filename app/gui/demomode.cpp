@@ -47,6 +47,7 @@ SeedPlan planFor(DemoMode::Seed seed)
     const QString openAi = DemoMode::localDemoName();
     const QString a2a = DemoMode::demoAgentName();
     const QString jobs = DemoMode::demoJobsName();
+    const QString foundry = DemoMode::demoFoundryName();
     switch (seed) {
     case Seed::Completed:
         return {seed, jobs, DemoMode::tr("Summarise Q3 usage and costs")};
@@ -64,6 +65,8 @@ SeedPlan planFor(DemoMode::Seed seed)
         return {seed, a2a, scenario(u"Input", DemoMode::tr("weather for Friday's offsite"))};
     case Seed::Approval:
         return {seed, jobs, scenario(u"Two-step", DemoMode::tr("approve the Q3 compute budget"))};
+    case Seed::ToolOutput:
+        return {seed, foundry, scenario(u"Tools", DemoMode::tr("plan Friday's offsite lunch"))};
     case Seed::Streaming:
         return {seed, openAi, scenario(u"Reasoning", DemoMode::tr("audit the TLS stacks we ship"))};
     }
@@ -95,6 +98,11 @@ QString DemoMode::demoJobsName()
     return tr("Demo jobs");
 }
 
+QString DemoMode::demoFoundryName()
+{
+    return tr("Demo Foundry");
+}
+
 bool DemoMode::startSimulators(QString *error)
 {
     if (!m_sims)
@@ -104,7 +112,8 @@ bool DemoMode::startSimulators(QString *error)
 
 QString DemoMode::modeNote() const
 {
-    return tr("Demo mode · built-in OpenAI, A2A and jobs simulators on 127.0.0.1 · runs are not saved");
+    return tr(
+        "Demo mode · built-in OpenAI, A2A, jobs and Foundry simulators on 127.0.0.1 · runs are not saved");
 }
 
 QList<Connection> DemoMode::connections() const
@@ -138,13 +147,20 @@ QList<Connection> DemoMode::connections() const
         u"profile"_s,
         QJsonObject{{u"name"_s, u"demo-jobs"_s},
                     {u"request"_s, QJsonObject{{u"body"_s, QJsonObject{{u"metadata"_s, metadata}}}}}});
-    return {openAi, agent, jobs};
+    // The project's weather agent; no token (the simulator asks for none).
+    Connection foundry;
+    foundry.name = demoFoundryName();
+    foundry.backend = u"foundry"_s;
+    foundry.baseUrl = m_sims->foundryUrl();
+    foundry.auth = AuthStyle::None;
+    foundry.options.insert(u"agent"_s, u"asst_sim_weather"_s);
+    return {openAi, agent, jobs, foundry};
 }
 
 QList<DemoMode::Seed> DemoMode::seeds()
 {
-    return {Seed::Completed, Seed::Failed,   Seed::Cancelled, Seed::Timer,    Seed::Webhook,
-            Seed::Options,   Seed::Question, Seed::Approval,  Seed::Streaming};
+    return {Seed::Completed, Seed::Failed,   Seed::Cancelled, Seed::Timer,      Seed::Webhook,
+            Seed::Options,   Seed::Question, Seed::Approval,  Seed::ToolOutput, Seed::Streaming};
 }
 
 RunStatus DemoMode::intendedStatus(Seed seed)
@@ -163,6 +179,7 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     case Seed::Options:
     case Seed::Question:
     case Seed::Approval:
+    case Seed::ToolOutput:
         return RunStatus::InputRequired;
     }
     return RunStatus::Unknown;
@@ -181,6 +198,8 @@ std::optional<InputReason> DemoMode::intendedReason(Seed seed)
         return InputReason::Question;
     case Seed::Approval:
         return InputReason::Approval;
+    case Seed::ToolOutput:
+        return InputReason::ToolOutput;
     default:
         return std::nullopt;
     }

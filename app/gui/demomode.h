@@ -15,12 +15,13 @@ namespace Runwatch {
 
 class DemoSimulators;
 
-// The embedded default: the OpenAI Responses, A2A and jobs simulators in-process (DemoSimulators)
-// and one transient connection to each, served by the real "openai", "a2a" and "jobs"
-// connectors, with runs in every state so that a first launch shows the product working: one
-// streaming with reasoning and a tool call, one completed, one failed, one cancelled, and one of
-// each kind of wait — a question (A2A input-required), a two-step approval, a choice of options,
-// a webhook and a timer (jobs). Answering them in the Respond panel goes to the simulators like
+// The embedded default: the OpenAI Responses, A2A, jobs and Foundry simulators in-process
+// (DemoSimulators) and one transient connection to each, served by the real "openai", "a2a",
+// "jobs" and "foundry" connectors, with runs in every state so that a first launch shows the
+// product working: one streaming with reasoning and a tool call, one completed, one failed, one
+// cancelled, and one of each kind of wait — a question (A2A input-required), a two-step approval,
+// a choice of options, a webhook and a timer (jobs), two tool outputs due before the run expires
+// (Foundry, counting down). Answering them in the Respond panel goes to the simulators like
 // any answer goes to a service. Nothing here is saved: the connections are transient and the
 // window uses a throw-away store while in demo mode.
 class DemoMode final : public QObject
@@ -28,23 +29,35 @@ class DemoMode final : public QObject
     Q_OBJECT
 public:
     // The demo runs, in the order they are started (the newest is listed first).
-    enum class Seed { Completed, Failed, Cancelled, Timer, Webhook, Options, Question, Approval, Streaming };
+    enum class Seed {
+        Completed,
+        Failed,
+        Cancelled,
+        Timer,
+        Webhook,
+        Options,
+        Question,
+        Approval,
+        ToolOutput,
+        Streaming,
+    };
     Q_ENUM(Seed)
 
     explicit DemoMode(QObject *parent = nullptr);
     ~DemoMode() override;
 
     // Short enough for the run list's Connection column; its Backend column names the protocol.
-    static QString localDemoName(); // "Demo OpenAI"
-    static QString demoAgentName(); // "Demo agent" (A2A)
-    static QString demoJobsName();  // "Demo jobs"
+    static QString localDemoName();   // "Demo OpenAI"
+    static QString demoAgentName();   // "Demo agent" (A2A)
+    static QString demoJobsName();    // "Demo jobs"
+    static QString demoFoundryName(); // "Demo Foundry"
 
     // Starts the simulators. False (with *error) when they cannot listen.
     bool startSimulators(QString *error = nullptr);
     DemoSimulators *simulators() const { return m_sims; }
     // The status bar's note while the demo runs.
     QString modeNote() const;
-    // The three demo connections (valid after startSimulators()).
+    // The four demo connections (valid after startSimulators()).
     QList<Connection> connections() const;
 
     // Starts the demo runs on `manager` (the connections must be added already), a few

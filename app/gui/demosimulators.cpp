@@ -2,6 +2,7 @@
 #include "demosimulators.h"
 
 #include "a2a/a2asim.h"
+#include "foundry/foundrysim.h"
 #include "jobs/jobssim.h"
 #include "openai/openaisim.h"
 
@@ -54,6 +55,19 @@ RunwatchSim::JobsSimConfig jobsConfig()
     return config;
 }
 
+// The Foundry run waits for two tool outputs; the project's runs expire ten minutes after they
+// are created, as the service's do, so the countdown is there to be seen.
+RunwatchSim::FoundrySimConfig foundryConfig()
+{
+    RunwatchSim::FoundrySimConfig config;
+    config.intervalMs = 200;
+    config.queuedMs = 600;
+    config.deltas = 12;
+    config.replyText = u"Friday looks dry in Lisbon: 21 degrees at noon, light wind from the north-west, "
+                       "so the terrace lunch can stay outside."_s;
+    return config;
+}
+
 } // namespace
 
 DemoSimulators::DemoSimulators(QObject *parent)
@@ -82,15 +96,19 @@ bool DemoSimulators::start(QString *error)
             m_openAi = new RunwatchSim::OpenAiSimulator(openAiConfig(), m_host);
             m_a2a = new RunwatchSim::A2aSimulator(a2aConfig(), m_host);
             m_jobs = new RunwatchSim::JobsSimulator(jobsConfig(), m_host);
+            m_foundry = new RunwatchSim::FoundrySimulator(foundryConfig(), m_host);
             if (!m_openAi->listen(QHostAddress::LocalHost, 0))
                 why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
             else if (!m_a2a->listen(QHostAddress::LocalHost, 0))
                 why = tr("A2A simulator: %1").arg(m_a2a->errorString());
             else if (!m_jobs->listen(QHostAddress::LocalHost, 0))
                 why = tr("jobs simulator: %1").arg(m_jobs->errorString());
+            else if (!m_foundry->listen(QHostAddress::LocalHost, 0))
+                why = tr("Foundry simulator: %1").arg(m_foundry->errorString());
             m_openAiUrl = m_openAi->baseUrl();
             m_a2aUrl = m_a2a->baseUrl();
             m_jobsUrl = m_jobs->baseUrl();
+            m_foundryUrl = m_foundry->baseUrl();
         },
         Qt::BlockingQueuedConnection);
     if (why.isEmpty())
@@ -111,12 +129,14 @@ void DemoSimulators::stop()
     QMetaObject::invokeMethod(
         m_host,
         [this, home] {
+            delete m_foundry;
             delete m_jobs;
             delete m_a2a;
             delete m_openAi;
             m_host->moveToThread(home);
         },
         Qt::BlockingQueuedConnection);
+    m_foundry = nullptr;
     m_jobs = nullptr;
     m_a2a = nullptr;
     m_openAi = nullptr;
@@ -129,6 +149,7 @@ void DemoSimulators::stop()
     m_openAiUrl.clear();
     m_a2aUrl.clear();
     m_jobsUrl.clear();
+    m_foundryUrl.clear();
 }
 
 void DemoSimulators::finishResponse(const QString &responseId)

@@ -8,13 +8,14 @@ class QThread;
 
 namespace RunwatchSim {
 class A2aSimulator;
+class FoundrySimulator;
 class JobsSimulator;
 class OpenAiSimulator;
 } // namespace RunwatchSim
 
 namespace Runwatch {
 
-// The demo's servers: the OpenAI Responses, A2A and jobs simulators of runwatch_sim, in this
+// The demo's servers: the OpenAI Responses, A2A, jobs and Foundry simulators of runwatch_sim, in this
 // process but on a worker thread of their own ("runwatch-demo-sims"), each listening on
 // 127.0.0.1 with a port the system picks. The GUI thread only ever talks to them over loopback
 // HTTP, through the real connectors, exactly as it would to remote services; the one exception
@@ -30,7 +31,7 @@ public:
     explicit DemoSimulators(QObject *parent = nullptr);
     ~DemoSimulators() override;
 
-    // Starts the thread and the three servers. False (with *error) when one cannot listen; then
+    // Starts the thread and the four servers. False (with *error) when one cannot listen; then
     // nothing is left running.
     bool start(QString *error = nullptr);
     void stop();
@@ -38,9 +39,10 @@ public:
     // The thread the simulators live in (nullptr when stopped).
     QThread *workerThread() const { return m_thread; }
 
-    QUrl openAiUrl() const { return m_openAiUrl; } // http://127.0.0.1:P/v1
-    QUrl a2aUrl() const { return m_a2aUrl; }       // http://127.0.0.1:P (agent card under /.well-known)
-    QUrl jobsUrl() const { return m_jobsUrl; }     // http://127.0.0.1:P/api
+    QUrl openAiUrl() const { return m_openAiUrl; }   // http://127.0.0.1:P/v1
+    QUrl a2aUrl() const { return m_a2aUrl; }         // http://127.0.0.1:P (agent card under /.well-known)
+    QUrl jobsUrl() const { return m_jobsUrl; }       // http://127.0.0.1:P/api
+    QUrl foundryUrl() const { return m_foundryUrl; } // http://127.0.0.1:P/api/projects/runwatch-sim
 
     // Plays an OpenAI response to its end at once (asynchronously, in the simulators' thread).
     void finishResponse(const QString &responseId);
@@ -53,9 +55,11 @@ private:
     RunwatchSim::OpenAiSimulator *m_openAi = nullptr;
     RunwatchSim::A2aSimulator *m_a2a = nullptr;
     RunwatchSim::JobsSimulator *m_jobs = nullptr;
+    RunwatchSim::FoundrySimulator *m_foundry = nullptr;
     QUrl m_openAiUrl;
     QUrl m_a2aUrl;
     QUrl m_jobsUrl;
+    QUrl m_foundryUrl;
 };
 
 } // namespace Runwatch

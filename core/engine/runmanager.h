@@ -143,6 +143,9 @@ private:
     void schedulePoll(const QString &id, std::optional<qint64> serverDelayMs);
     void resumeNow(const QString &id);
     void giveUp(const QString &id, const RunError &error);
+    // A run that waits for a person before a deadline (Foundry's expires_at) is not followed, but
+    // the service ends it at the deadline: read its state once the deadline has passed.
+    void watchDeadline(const QString &id);
     void clearConnectionLost(const QString &id);
     void persist(const QString &id);
 

@@ -57,6 +57,7 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
     if (!needsFollowing(run)) {
         f.active = false;
         clearConnectionLost(id);
+        watchDeadline(id);
         return;
     }
     if (run.remoteId.isEmpty()) {
@@ -291,10 +292,41 @@ QCoro::Task<> RunManager::pollOnce(QString id)
     clearConnectionLost(id);
     if (!needsFollowing(e->run)) {
         e->follower.active = false;
+        watchDeadline(id);
         co_return;
     }
     if (e->follower.active)
         schedulePoll(id, result.retryAfterMs);
+}
+
+void RunManager::watchDeadline(const QString &id)
+{
+    Entry *e = entry(id);
+    if (m_shutDown || !e || e->run.status != RunStatus::InputRequired || !e->run.input
+        || !e->run.input->deadline.isValid())
+        return;
+    const QDateTime deadline = e->run.input->deadline;
+    if (deadline != e->watchedDeadline) {
+        e->watchedDeadline = deadline;
+        e->deadlineChecks = 0;
+    }
+    // The service's clock and ours differ a little, and it may take a moment to notice: read a
+    // second after the deadline, then back off (2, 4, 8 … s) and stop after a few reads, so a
+    // service that keeps the run waiting is not polled for ever.
+    constexpr int kMaxChecks = 6;
+    if (e->deadlineChecks >= kMaxChecks)
+        return;
+    const qint64 untilDeadline = QDateTime::currentDateTimeUtc().msecsTo(deadline);
+    const qint64 delay
+        = e->deadlineChecks == 0 ? qMax<qint64>(untilDeadline, 0) + 1000 : qint64(1000) << e->deadlineChecks;
+    ++e->deadlineChecks;
+    QTimer::singleShot(std::chrono::milliseconds(delay), this, [this, id, deadline] {
+        const Entry *e = entry(id);
+        if (m_shutDown || !e || e->run.status != RunStatus::InputRequired || !e->run.input
+            || e->run.input->deadline != deadline)
+            return;
+        pollOnce(id);
+    });
 }
 
 void RunManager::follow(const QString &id)

@@ -6,6 +6,7 @@
 
 #include "runmanager.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QLoggingCategory>
 
@@ -30,6 +31,9 @@ struct RunManager::Entry
     Run run;
     Follower follower;
     bool actionInFlight = false;
+    // watchDeadline(): the deadline being watched and the reads since it passed.
+    QDateTime watchedDeadline;
+    int deadlineChecks = 0;
 };
 
 } // namespace Runwatch

@@ -88,9 +88,36 @@ QString formatTimestamp(const QDateTime &when, const QDateTime &now)
     return QLocale().toString(local, u"MMM d HH:mm"_s);
 }
 
+std::optional<qint64> answerTimeLeftMs(const Run &run, const QDateTime &now)
+{
+    if (run.status != RunStatus::InputRequired || !run.input || !run.input->deadline.isValid()
+        || !waitsForPerson(run))
+        return std::nullopt;
+    return now.msecsTo(run.input->deadline);
+}
+
+QString formatCountdown(qint64 ms)
+{
+    // Rounded up: "0:00" while time is still left would read as "too late".
+    const qint64 s = ms <= 0 ? 0 : (ms + 999) / 1000;
+    if (s < 3600)
+        return u"%1:%2"_s.arg(s / 60, 2, 10, QChar(u'0')).arg(s % 60, 2, 10, QChar(u'0'));
+    return u"%1:%2:%3"_s.arg(s / 3600).arg((s / 60) % 60, 2, 10, QChar(u'0')).arg(s % 60, 2, 10, QChar(u'0'));
+}
+
 QString badgeText(const Run &run, BadgeSpace space, const QDateTime &now)
 {
     const bool wide = space == BadgeSpace::Wide;
+    if (const auto left = answerTimeLeftMs(run, now); left && !run.connectionLost) {
+        // Narrow: the amber badge and its icon already say "needs input", and a list cell has
+        // room for about ten characters: the time left is what must not be cut off.
+        if (*left <= 0)
+            return wide ? QCoreApplication::translate("RunList", "Needs input, time is up")
+                        : QCoreApplication::translate("RunList", "Time is up");
+        return (wide ? QCoreApplication::translate("RunList", "Needs input, %1 left")
+                     : QCoreApplication::translate("RunList", "%1 left"))
+            .arg(formatCountdown(*left));
+    }
     if (!run.connectionLost || run.isTerminal()) {
         // A run suspended on a timer or a callback waits for a machine: "Needs input" would send
         // the operator looking for a question that is not there.

@@ -6,6 +6,8 @@
 #include <QDateTime>
 #include <QString>
 
+#include <optional>
+
 namespace Runwatch {
 
 // Columns of the run list, in their default visual order.
@@ -29,11 +31,19 @@ qint64 runDurationMs(const Run &run, const QDateTime &now);
 QString formatDuration(qint64 ms);
 // Local time; the date is left out for today: "14:03:21", "Mar 2 14:03".
 QString formatTimestamp(const QDateTime &when, const QDateTime &now);
+// Time left for a person to answer a run that waits for one before a deadline (the request's
+// deadline, e.g. Foundry's expires_at: the run expires unanswered); nullopt when the run waits for
+// no person or has no deadline. Negative once the deadline has passed.
+std::optional<qint64> answerTimeLeftMs(const Run &run, const QDateTime &now);
+// A countdown: "09:58", "1:02:03"; rounded up, so "00:00" only once the time is up.
+QString formatCountdown(qint64 ms);
 // How much room a badge has: a list cell (Narrow) or the detail pane's header (Wide).
 enum class BadgeSpace { Narrow, Wide };
 // The badge text: the status label; "Waiting" for a run suspended on a timer or a callback
 // (Wide: "Waiting for timer" / "Waiting for callback"); "Reconnecting" for a run whose following
-// is being restored (Wide, as the CLI says it: "Reconnecting, next try in N s" while it waits).
+// is being restored (Wide, as the CLI says it: "Reconnecting, next try in N s" while it waits);
+// "09:58 left" for a run that must be answered before a deadline (Wide: "Needs input, 09:58
+// left"); "Time is up" once it passed and the service has not yet said `expired`.
 QString badgeText(const Run &run, BadgeSpace space = BadgeSpace::Narrow,
                   const QDateTime &now = QDateTime::currentDateTimeUtc());
 // Tooltip of the status: label, the backend's raw label, connection state, error.

@@ -443,6 +443,16 @@ void RunListModel::tick()
             rows.append(r);
     }
     emitRowList(std::move(rows), DurationColumn, DurationColumn, durationRoles());
+    // The badge of a run that must be answered before a deadline counts down (badgeText). Such a
+    // run is unfinished, so this ticker already runs while one is in the list, and stops with the
+    // last unfinished run.
+    QList<int> countdowns;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (int r = 0; r < m_categories.size(); ++r) {
+        if (m_categories.at(r) == StatusCategory::NeedsInput && answerTimeLeftMs(*m_runs.at(r), now))
+            countdowns.append(r);
+    }
+    emitRowList(std::move(countdowns), StatusColumn, StatusColumn, {Qt::DisplayRole, Qt::ToolTipRole});
     updateTicker();
 }
 

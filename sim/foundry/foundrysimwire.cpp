@@ -42,6 +42,27 @@ QJsonObject toolCallJson(const FoundrySimToolCall &call, bool inStep)
     return json;
 }
 
+// The agents' tool definitions (ToolDefinition): a function tool names its function with a JSON
+// Schema of its parameters, as the official client reads it (`function.name` is required there).
+QJsonArray toolDefinitionsJson()
+{
+    const auto function = [](const QString &name, const QString &description, const QString &parameter) {
+        return QJsonObject{
+            {u"type"_s, u"function"_s},
+            {u"function"_s,
+             QJsonObject{{u"name"_s, name},
+                         {u"description"_s, description},
+                         {u"parameters"_s,
+                          QJsonObject{{u"type"_s, u"object"_s},
+                                      {u"properties"_s,
+                                       QJsonObject{{parameter, QJsonObject{{u"type"_s, u"string"_s}}}}},
+                                      {u"required"_s, QJsonArray{parameter}}}}}},
+        };
+    };
+    return QJsonArray{function(u"get_weather"_s, u"The weather at a place."_s, u"location"_s),
+                      function(u"get_time"_s, u"The local time in a time zone."_s, u"timezone"_s)};
+}
+
 } // namespace
 
 QJsonObject FoundrySimRun::json() const
@@ -75,7 +96,7 @@ QJsonObject FoundrySimRun::json() const
         {u"last_error"_s, lastError},
         {u"model"_s, m_params.model},
         {u"instructions"_s, m_params.instructions},
-        {u"tools"_s, QJsonArray{QJsonObject{{u"type"_s, u"function"_s}}}},
+        {u"tools"_s, toolDefinitionsJson()},
         {u"created_at"_s, m_createdAt},
         {u"expires_at"_s, terminal ? QJsonValue() : QJsonValue(m_expiresAt)},
         {u"started_at"_s, timestamp(m_startedAt)},
@@ -175,7 +196,7 @@ QJsonObject foundryAgentJson(const FoundrySimAgent &agent, qint64 createdAt)
         {u"description"_s, QJsonValue()},
         {u"model"_s, agent.model},
         {u"instructions"_s, agent.instructions},
-        {u"tools"_s, QJsonArray{QJsonObject{{u"type"_s, u"function"_s}}}},
+        {u"tools"_s, toolDefinitionsJson()},
         {u"tool_resources"_s, QJsonObject()},
         {u"temperature"_s, 1.0},
         {u"top_p"_s, 1.0},

@@ -57,7 +57,8 @@ private Q_SLOTS:
         RunManager *m = app.manager();
         const QList<std::pair<QString, QString>> kinds{{DemoMode::localDemoName(), u"openai"_s},
                                                        {DemoMode::demoAgentName(), u"a2a"_s},
-                                                       {DemoMode::demoJobsName(), u"jobs"_s}};
+                                                       {DemoMode::demoJobsName(), u"jobs"_s},
+                                                       {DemoMode::demoFoundryName(), u"foundry"_s}};
         for (const auto &[name, backend] : kinds) {
             QVERIFY2(m->connection(name), qPrintable(name));
             QCOMPARE(m->connection(name)->backend, backend);
@@ -74,7 +75,7 @@ private Q_SLOTS:
         };
         QTRY_VERIFY_WITH_TIMEOUT(countOf(RunStatus::Completed) == 1 && countOf(RunStatus::Failed) == 1
                                      && countOf(RunStatus::Cancelled) == 1
-                                     && countOf(RunStatus::InputRequired) == 5,
+                                     && countOf(RunStatus::InputRequired) == 6,
                                  30000);
         const Run *streaming = m->run(app.demo()->streamingRunId());
         QTRY_VERIFY_WITH_TIMEOUT(!streaming->primaryText.isEmpty(), 30000);

@@ -42,6 +42,7 @@ Expected expected(Seed seed)
     const QString openAi = DemoMode::localDemoName();
     const QString a2a = DemoMode::demoAgentName();
     const QString jobs = DemoMode::demoJobsName();
+    const QString foundry = DemoMode::demoFoundryName();
     switch (seed) {
     case Seed::Completed:
         return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
@@ -59,6 +60,8 @@ Expected expected(Seed seed)
         return {a2a, u"a2a"_s, RunStatus::InputRequired, InputReason::Question};
     case Seed::Approval:
         return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Approval};
+    case Seed::ToolOutput:
+        return {foundry, u"foundry"_s, RunStatus::InputRequired, InputReason::ToolOutput};
     case Seed::Streaming:
         return {openAi, u"openai"_s, RunStatus::InProgress, std::nullopt};
     }
@@ -173,7 +176,7 @@ private Q_SLOTS:
         QVERIFY(thread != QThread::currentThread());
         QVERIFY(thread->isRunning());
         QCOMPARE(thread->objectName(), u"runwatch-demo-sims"_s);
-        const QList<QUrl> urls{sims.openAiUrl(), sims.a2aUrl(), sims.jobsUrl()};
+        const QList<QUrl> urls{sims.openAiUrl(), sims.a2aUrl(), sims.jobsUrl(), sims.foundryUrl()};
         QSet<int> ports;
         for (const QUrl &url : urls) {
             QCOMPARE(url.scheme(), u"http"_s);
@@ -181,7 +184,7 @@ private Q_SLOTS:
             QVERIFY(url.port() > 0);
             ports.insert(url.port());
         }
-        QCOMPARE(ports.size(), 3);
+        QCOMPARE(ports.size(), 4);
 
         sims.stop();
         QVERIFY(!sims.isRunning());
@@ -195,7 +198,7 @@ private Q_SLOTS:
     {
         Rig rig;
         const QList<Connection> connections = rig.demo.connections();
-        QCOMPARE(connections.size(), 3);
+        QCOMPARE(connections.size(), 4);
         QStringList backends;
         for (const Connection &c : connections) {
             QVERIFY(knownBackends().contains(c.backend));
@@ -209,11 +212,13 @@ private Q_SLOTS:
             backends << c.backend;
         }
         backends.sort();
-        QCOMPARE(backends, (QStringList{u"a2a"_s, u"jobs"_s, u"openai"_s}));
+        QCOMPARE(backends, (QStringList{u"a2a"_s, u"foundry"_s, u"jobs"_s, u"openai"_s}));
         QCOMPARE(rig.manager.connection(DemoMode::localDemoName())->baseUrl,
                  rig.demo.simulators()->openAiUrl());
         QCOMPARE(rig.manager.connection(DemoMode::demoAgentName())->baseUrl, rig.demo.simulators()->a2aUrl());
         QCOMPARE(rig.manager.connection(DemoMode::demoJobsName())->baseUrl, rig.demo.simulators()->jobsUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::demoFoundryName())->baseUrl,
+                 rig.demo.simulators()->foundryUrl());
         QVERIFY(rig.store.loadConnectionConfigs().isEmpty());
         QVERIFY(!ConnectionRegistry::hasSavedProfiles(&rig.store));
     }
@@ -248,8 +253,14 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(has(SecondaryKind::Reasoning) && has(SecondaryKind::ToolCall), kWait);
 
         // The people's waits can be answered from the Respond panel; the machines' cannot.
-        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options})
+        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::ToolOutput})
             QVERIFY(rig.run(seed)->capabilities.testFlag(Capability::Respond));
+        // Two tool calls, due before the run expires (ten minutes: the countdown is seen).
+        const InputRequest &tools = *rig.run(Seed::ToolOutput)->input;
+        QCOMPARE(tools.toolCalls.size(), 2);
+        QCOMPARE(tools.toolCalls.at(0).name, u"get_weather"_s);
+        QCOMPARE(tools.toolCalls.at(1).name, u"get_time"_s);
+        QVERIFY(tools.deadline > QDateTime::currentDateTimeUtc().addSecs(540));
         QCOMPARE(rig.run(Seed::Question)->input->prompt, u"Which city?"_s);
         QVERIFY(rig.run(Seed::Approval)->input->prompt.startsWith(u"Manager approval"_s));
         QCOMPARE(rig.run(Seed::Options)->input->options, (QStringList{u"quick"_s, u"standard"_s, u"deep"_s}));
@@ -277,6 +288,11 @@ private Q_SLOTS:
         manager.comment = u"within budget"_s;
         rig.respond(Seed::Approval, manager);
 
+        const QList<ToolCallRequest> calls = rig.run(Seed::ToolOutput)->input->toolCalls;
+        InputAnswer outputs;
+        outputs.toolAnswers = {{calls.at(0).id, u"21C, dry"_s, false}, {calls.at(1).id, u"12:30"_s, false}};
+        rig.respond(Seed::ToolOutput, outputs);
+
         InputAnswer choice;
         choice.kind = InputAnswer::Kind::Choice;
         choice.choice = u"deep"_s;
@@ -298,7 +314,8 @@ private Q_SLOTS:
         director.kind = InputAnswer::Kind::Approve;
         rig.respond(Seed::Approval, director);
 
-        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::Webhook})
+        for (const Seed seed :
+             {Seed::Question, Seed::Approval, Seed::Options, Seed::Webhook, Seed::ToolOutput})
             QTRY_COMPARE_WITH_TIMEOUT(rig.run(seed)->status, RunStatus::Completed, kWait);
         QVERIFY(rig.run(Seed::Question)->primaryText.contains(u"Weather in Lisbon"_s));
         QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[manager approved: within budget]"_s));
@@ -306,6 +323,10 @@ private Q_SLOTS:
         QVERIFY(rig.run(Seed::Options)->primaryText.contains(u"[choice: deep]"_s));
         QVERIFY(rig.run(Seed::Webhook)->primaryText.contains(u"[callback: {\"build\":\"green\"}]"_s));
         QVERIFY(rig.run(Seed::Options)->primaryText.startsWith(u"Read the usage and cost figures"_s));
+        QCOMPARE(
+            rig.run(Seed::ToolOutput)->primaryText,
+            u"[%1: 21C, dry] [%2: 12:30] Friday looks dry in Lisbon: 21 degrees at noon, light wind from "
+            "the north-west, so the terrace lunch can stay outside."_s.arg(calls.at(0).id, calls.at(1).id));
         QCOMPARE(rig.run(Seed::Timer)->status, RunStatus::InputRequired); // still counting down
     }
 };

@@ -207,6 +207,48 @@ private Q_SLOTS:
         QCOMPARE(calls.first().summary, u"Run completed"_s);
     }
 
+    // A run that must be answered before a deadline (Foundry's expires_at): "needs input" when
+    // it asks, once more shortly before the deadline, then "expired" when nobody answered.
+    void remindsBeforeExpiry()
+    {
+        Notifier notifier(m_manager);
+        notifier.setExpiryWarningLead(std::chrono::milliseconds(2500));
+        QSignalSpy sent(&notifier, &Notifier::notified);
+        const QString id = start(u"expire expires_ms=6000"_s, kFoundry);
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 1, 10000);
+        QCOMPARE(notifyCalls().at(0).summary, u"Run needs input"_s);
+        QVERIFY(m_manager->run(id)->input->deadline.isValid());
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 2, 10000);
+        QVERIFY2(notifyCalls().at(1).summary.startsWith(u"Run expires in 00:0"_s),
+                 qPrintable(notifyCalls().at(1).summary));
+        QVERIFY(notifyCalls().at(1).summary.endsWith(u" unless answered"_s));
+        QCOMPARE(m_manager->run(id)->status, RunStatus::InputRequired);
+        QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(id)->status, RunStatus::Expired, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 3, 10000);
+        QCOMPARE(notifyCalls().at(2).summary, u"Run expired"_s);
+        QTest::qWait(300);
+        QCOMPARE(notifyCalls().size(), 3); // one reminder, not one per tick
+    }
+
+    // An answered run is not reminded.
+    void noReminderOnceAnswered()
+    {
+        Notifier notifier(m_manager);
+        notifier.setExpiryWarningLead(std::chrono::milliseconds(9000));
+        QSignalSpy sent(&notifier, &Notifier::notified);
+        const QString id = start(u"expire expires_ms=10000 deltas=2"_s, kFoundry);
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 1, 10000);
+        InputAnswer answer;
+        answer.kind = InputAnswer::Kind::Text;
+        answer.text = u"sunny"_s;
+        m_manager->respondToRun(id, answer);
+        QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(id)->status, RunStatus::Completed, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 2, 10000);
+        QCOMPARE(notifyCalls().at(1).summary, u"Run completed"_s);
+        QTest::qWait(1500); // past the time the reminder would have gone out
+        QCOMPARE(notifyCalls().size(), 2);
+    }
+
     // Clicking a notification selects the run in the window (through MainWindow::activateRun).
     void clickSelectsRunInWindow()
     {

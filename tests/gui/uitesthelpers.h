@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Shared set-up for the widget tests: the OpenAI, A2A and jobs simulators behind a RunManager,
+// Shared set-up for the widget tests: the OpenAI, A2A, jobs and Foundry simulators behind a RunManager,
 // each reached through its real connector, and helpers to find dialogs and rows.
 
 #include "engine/runmanager.h"
@@ -9,6 +9,7 @@
 #include "net/httpclient.h"
 
 #include "a2a/a2asim.h"
+#include "foundry/foundrysim.h"
 #include "jobs/jobssim.h"
 #include "openai/openaisim.h"
 
@@ -22,9 +23,10 @@ namespace RunwatchUiTest {
 
 using namespace Qt::StringLiterals;
 
-inline const QString kSim = u"sim"_s;       // OpenAI Responses: streams, never asks
-inline const QString kA2a = u"a2a-agent"_s; // A2A: asks questions (input-required)
-inline const QString kJobs = u"jobs"_s;     // jobs: questions, approvals, options, webhooks, timers
+inline const QString kSim = u"sim"_s;         // OpenAI Responses: streams, never asks
+inline const QString kA2a = u"a2a-agent"_s;   // A2A: asks questions (input-required)
+inline const QString kJobs = u"jobs"_s;       // jobs: questions, approvals, options, webhooks, timers
+inline const QString kFoundry = u"foundry"_s; // Foundry: tool outputs, MCP approvals, expiry, cancel
 
 // Settings and data of the tests go to a throw-away test location, never the user's.
 inline void isolateSettings()
@@ -49,6 +51,7 @@ struct Engine
     RunwatchSim::OpenAiSimulator sim;
     RunwatchSim::A2aSimulator a2a;
     RunwatchSim::JobsSimulator jobs{jobsConfig()};
+    RunwatchSim::FoundrySimulator foundry;
     Runwatch::RunManager manager;
 
     Engine()
@@ -58,6 +61,8 @@ struct Engine
         QVERIFY(sim.listen());
         QVERIFY(a2a.listen());
         QVERIFY(jobs.listen());
+        foundry.setIntervalMs(2);
+        QVERIFY(foundry.listen());
         Runwatch::FollowPolicy policy;
         policy.reconnectInitial = std::chrono::milliseconds(5);
         policy.reconnectMax = std::chrono::milliseconds(50);
@@ -67,11 +72,13 @@ struct Engine
         add(kSim, u"openai"_s, sim.baseUrl(), u"runwatch-sim-1"_s);
         add(kA2a, u"a2a"_s, a2a.baseUrl());
         add(kJobs, u"jobs"_s, jobs.baseUrl());
+        add(kFoundry, u"foundry"_s, foundry.baseUrl(), {}, QJsonObject{{u"agent"_s, u"asst_sim_weather"_s}});
     }
 
     ~Engine() { stopAll(&manager); }
 
-    void add(const QString &name, const QString &backend, const QUrl &url, const QString &model = {})
+    void add(const QString &name, const QString &backend, const QUrl &url, const QString &model = {},
+             const QJsonObject &options = {})
     {
         Runwatch::Connection c;
         c.name = name;
@@ -79,6 +86,7 @@ struct Engine
         c.baseUrl = url;
         c.auth = Runwatch::AuthStyle::None;
         c.defaultModel = model;
+        c.options = options;
         QVERIFY(manager.addConnection(c));
     }
 

@@ -414,6 +414,38 @@ private Q_SLOTS:
         r.status = RunStatus::Completed;
         QCOMPARE(badgeText(r, BadgeSpace::Wide, now), statusLabel(RunStatus::Completed));
     }
+
+    // A run that must be answered before a deadline: its badge is the time left (a list cell has
+    // room for little more), rounded up; the wide form and the tooltip say what for.
+    void answerCountdown()
+    {
+        QCOMPARE(formatCountdown(598'200), u"09:59"_s);
+        QCOMPARE(formatCountdown(1), u"00:01"_s);
+        QCOMPARE(formatCountdown(0), u"00:00"_s);
+        QCOMPARE(formatCountdown(-5000), u"00:00"_s);
+        QCOMPARE(formatCountdown(3'723'000), u"1:02:03"_s);
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        Run r = makeRun(u"t"_s, RunStatus::InputRequired, u"T"_s);
+        r.input = InputRequest{};
+        r.input->reason = InputReason::ToolOutput;
+        QVERIFY(!answerTimeLeftMs(r, now)); // no deadline: no countdown
+        QCOMPARE(badgeText(r, BadgeSpace::Narrow, now), statusLabel(RunStatus::InputRequired));
+        r.input->deadline = now.addSecs(600);
+        QCOMPARE(*answerTimeLeftMs(r, now), 600'000);
+        QCOMPARE(badgeText(r, BadgeSpace::Narrow, now), u"10:00 left"_s);
+        QCOMPARE(badgeText(r, BadgeSpace::Narrow, now.addMSecs(1500)), u"09:59 left"_s);
+        QCOMPARE(badgeText(r, BadgeSpace::Wide, now.addSecs(540)), u"Needs input, 01:00 left"_s);
+        QCOMPARE(badgeText(r, BadgeSpace::Narrow, now.addSecs(601)), u"Time is up"_s);
+        // A timer's deadline is the machine's, not the operator's: no countdown badge.
+        r.input->reason = InputReason::Timer;
+        QVERIFY(!answerTimeLeftMs(r, now));
+        QCOMPARE(badgeText(r, BadgeSpace::Narrow, now), u"Waiting"_s);
+        // Once the run ends the deadline means nothing.
+        r.input->reason = InputReason::ToolOutput;
+        r.status = RunStatus::Expired;
+        QVERIFY(!answerTimeLeftMs(r, now));
+        QCOMPARE(badgeText(r, BadgeSpace::Narrow, now), statusLabel(RunStatus::Expired));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunListModel)
