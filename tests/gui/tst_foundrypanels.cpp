@@ -11,6 +11,7 @@
 #include "mainwindow.h"
 #include "models/runformat.h"
 #include "newrundialog.h"
+#include "respondpaneltest.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
@@ -32,65 +33,17 @@ using namespace Qt::StringLiterals;
 using RunwatchSim::FoundryEndpoint;
 using RunwatchSim::FoundrySimulator;
 
-namespace {
-constexpr int kWait = 20000;
-} // namespace
-
-class TestFoundryPanels final : public QObject
+class TestFoundryPanels final : public RespondPanelTest
 {
     Q_OBJECT
 
 private:
-    std::unique_ptr<Engine> m_b;
-    std::unique_ptr<MainWindow> m_window;
-
-    const Run *run(const QString &id) const { return m_b->manager.run(id); }
-    InputPanel *panel() const { return m_window->detailPane()->inputPanel(); }
-    ActionController *actions() const { return m_window->actions(); }
-    template<typename T>
-    T *child(const QString &name) const
-    {
-        return panel()->findChild<T *>(name);
-    }
-
-    bool waitFor(const std::function<bool()> &done, int ms = kWait)
-    {
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < ms) {
-            if (done())
-                return true;
-            QTest::qWait(5);
-        }
-        return done();
-    }
-
     bool waitInput(const QString &id)
     {
         return waitFor([&] {
             const Run *r = run(id);
             return r && r->status == RunStatus::InputRequired && r->input && !r->input->toolCalls.isEmpty();
         });
-    }
-
-    bool waitStatus(const QString &id, RunStatus status)
-    {
-        return waitFor([&] { return run(id) && run(id)->status == status; });
-    }
-
-    void showPanelFor(const QString &id)
-    {
-        QTRY_VERIFY(m_window->activateRun(id));
-        QTRY_COMPARE(m_window->table()->selectedRunIds(), QStringList{id});
-        actions()->updateActions();
-        QTRY_VERIFY(panel()->isVisible());
-        QTRY_COMPARE(panel()->runId(), id);
-    }
-
-    QString visiblePage() const
-    {
-        auto *pages = panel()->findChild<QStackedWidget *>();
-        return pages && pages->currentWidget() ? pages->currentWidget()->objectName() : QString();
     }
 
     QString listBadge(const QString &id) const
@@ -100,37 +53,13 @@ private:
         return row < 0 ? QString() : model->data(model->index(row, StatusColumn), Qt::DisplayRole).toString();
     }
 
-    // RUNWATCH_GRAB_DIR=dir saves the window as dir/<name>.png, to look at the panels by eye.
-    void grabForReview(const QString &name) const
-    {
-        const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR");
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-        if (!dir.isEmpty())
-            m_window->grab().save(dir + u'/' + name + u".png"_s);
-    }
-
     QString remoteText(const QString &id) const { return m_b->foundry.run(run(id)->remoteId)->text; }
 
 private Q_SLOTS:
     void initTestCase() { isolateSettings(); }
 
-    void init()
-    {
-        QSettings().clear();
-        m_b = std::make_unique<Engine>();
-        m_window = std::make_unique<MainWindow>(&m_b->manager);
-        m_window->resize(1200, 800);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    }
-
-    void cleanup()
-    {
-        if (QMessageBox *box = actions()->pendingConfirmation())
-            box->reject();
-        m_window.reset();
-        m_b.reset();
-    }
+    void init() { openWindow(); }
+    void cleanup() { closeWindow(); }
 
     // Two function calls: one row each with the function's name and arguments; Send stays off
     // until both have an output; one submit carries both; the run completes with the text the

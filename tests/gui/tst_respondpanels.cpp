@@ -12,6 +12,7 @@
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "models/runfilterproxy.h"
+#include "respondpaneltest.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
@@ -37,39 +38,12 @@ using namespace RunwatchUiTest;
 using namespace Qt::StringLiterals;
 using RunwatchSim::JobsEndpoint;
 
-namespace {
-constexpr int kWait = 20000;
-} // namespace
-
-class TestRespondPanels final : public QObject
+class TestRespondPanels final : public RespondPanelTest
 {
     Q_OBJECT
 
 private:
-    std::unique_ptr<Engine> m_b;
-    std::unique_ptr<MainWindow> m_window;
-
-    const Run *run(const QString &id) const { return m_b->manager.run(id); }
-    InputPanel *panel() const { return m_window->detailPane()->inputPanel(); }
-    ActionController *actions() const { return m_window->actions(); }
     QWidget *button(QAction *action) const { return m_window->toolBar()->widgetForAction(action); }
-    template<typename T>
-    T *child(const QString &name) const
-    {
-        return panel()->findChild<T *>(name);
-    }
-
-    bool waitFor(const std::function<bool()> &done, int ms = kWait)
-    {
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < ms) {
-            if (done())
-                return true;
-            QTest::qWait(5);
-        }
-        return done();
-    }
 
     bool waitInput(const QString &id, const QString &promptStart = {})
     {
@@ -80,60 +54,13 @@ private:
         });
     }
 
-    bool waitStatus(const QString &id, RunStatus status)
-    {
-        return waitFor([&] { return run(id) && run(id)->status == status; });
-    }
-
-    // Selects the run and waits until the panel shows its request.
-    void showPanelFor(const QString &id)
-    {
-        QTRY_VERIFY(m_window->activateRun(id));
-        QTRY_COMPARE(m_window->table()->selectedRunIds(), QStringList{id});
-        actions()->updateActions();
-        QTRY_VERIFY(panel()->isVisible());
-        QTRY_COMPARE(panel()->runId(), id);
-    }
-
-    // The object name of the panel's page in view ("textPage", "approvalPage", …).
-    QString visiblePage() const
-    {
-        auto *pages = panel()->findChild<QStackedWidget *>();
-        return pages && pages->currentWidget() ? pages->currentWidget()->objectName() : QString();
-    }
-
-    // RUNWATCH_GRAB_DIR=dir saves the window as dir/<name>.png, to look at the panels by eye.
-    void grabForReview(const QString &name) const
-    {
-        const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR");
-        // Pending relayouts first, as the next paint would have them.
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-        if (!dir.isEmpty())
-            m_window->grab().save(dir + u'/' + name + u".png"_s);
-    }
-
     QList<QJsonObject> answers(const QString &id) const { return m_b->jobAnswers(id); }
 
 private Q_SLOTS:
     void initTestCase() { isolateSettings(); }
 
-    void init()
-    {
-        QSettings().clear();
-        m_b = std::make_unique<Engine>();
-        m_window = std::make_unique<MainWindow>(&m_b->manager);
-        m_window->resize(1200, 800);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    }
-
-    void cleanup()
-    {
-        if (QMessageBox *box = actions()->pendingConfirmation())
-            box->reject();
-        m_window.reset();
-        m_b.reset();
-    }
+    void init() { openWindow(); }
+    void cleanup() { closeWindow(); }
 
     // ask_user: a text box; the answer goes out as {"text": …} and the job goes on.
     void jobsAskUserText()
