@@ -57,14 +57,29 @@ CliResult finishCli(QProcess *process, int ms)
     return r;
 }
 
-QString runIdFrom(const QByteArray &jsonLines)
+QList<QJsonObject> jsonLines(const QByteArray &out)
 {
-    for (const QByteArray &line : jsonLines.split('\n')) {
+    QList<QJsonObject> lines;
+    for (const QByteArray &line : out.split('\n')) {
         const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.value(u"type"_s).toString() == u"run")
-            return o.value(u"run"_s).toString();
+        if (!o.isEmpty())
+            lines << o;
+    }
+    return lines;
+}
+
+QJsonObject firstOfType(const QByteArray &out, const QString &type)
+{
+    for (const QJsonObject &o : jsonLines(out)) {
+        if (o.value(u"type"_s).toString() == type)
+            return o;
     }
     return {};
+}
+
+QString runIdFrom(const QByteArray &out)
+{
+    return firstOfType(out, u"run"_s).value(u"run"_s).toString();
 }
 
 } // namespace RunwatchTest

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonObject>
+#include <QList>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -25,7 +27,11 @@ QProcess *launchCli(const QString &program, const QStringList &args, QObject *pa
 // Waits for the process (turning the event loop) for at most `ms`, then kills it; collects its
 // exit code and output and deletes it later.
 CliResult finishCli(QProcess *process, int ms = 60000);
+// The JSON objects of --json output, one per line (lines that are no object left out).
+QList<QJsonObject> jsonLines(const QByteArray &out);
+// The first of them whose "type" is `type`; empty when there is none.
+QJsonObject firstOfType(const QByteArray &out, const QString &type);
 // The run id of --json output: the first {"type":"run"} line's "run"; empty when there is none.
-QString runIdFrom(const QByteArray &jsonLines);
+QString runIdFrom(const QByteArray &out);
 
 } // namespace RunwatchTest

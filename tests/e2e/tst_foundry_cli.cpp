@@ -19,31 +19,13 @@
 using namespace Qt::StringLiterals;
 using RunwatchSim::FoundrySimulator;
 using Result = RunwatchTest::CliResult;
+using RunwatchTest::firstOfType;
+using RunwatchTest::jsonLines;
 using RunwatchTest::runIdFrom;
 
 namespace {
 
 constexpr auto kToken = "entra-token-cli-1";
-
-QList<QJsonObject> jsonLines(const QByteArray &out)
-{
-    QList<QJsonObject> lines;
-    for (const QByteArray &line : out.split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (!o.isEmpty())
-            lines << o;
-    }
-    return lines;
-}
-
-QJsonObject firstOfType(const QByteArray &out, const QString &type)
-{
-    for (const QJsonObject &o : jsonLines(out)) {
-        if (o.value(u"type"_s).toString() == type)
-            return o;
-    }
-    return {};
-}
 
 } // namespace
 

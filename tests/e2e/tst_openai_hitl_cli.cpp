@@ -20,21 +20,8 @@ using namespace Qt::StringLiterals;
 using RunwatchSim::OpenAiEndpoint;
 using RunwatchSim::OpenAiSimulator;
 using Result = RunwatchTest::CliResult;
+using RunwatchTest::firstOfType;
 using RunwatchTest::runIdFrom;
-
-namespace {
-
-QJsonObject firstOfType(const QByteArray &out, const QString &type)
-{
-    for (const QByteArray &line : out.split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.value(u"type"_s).toString() == type)
-            return o;
-    }
-    return {};
-}
-
-} // namespace
 
 class TestOpenAiHitlCli final : public QObject
 {
