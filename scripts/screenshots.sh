@@ -6,8 +6,9 @@
 #
 #   scripts/screenshots.sh [output-dir=docs/screenshots]
 #
-# Writes main-window.png (list + streaming run), input-required.png (the approval panel) and
-# main-window-dark.png (the same moment with the dark palette). The demo behind them runs the
+# Writes main-window.png (list + streaming run), input-required.png (the approval panel),
+# main-window-dark.png (the same moment with the dark palette) and tool-outputs.png (a Foundry run
+# waiting for two tool outputs, on a 1366x768 screen). The demo behind them runs the
 # real OpenAI, A2A and jobs connectors against the built-in simulators (app/gui/demomode.h).
 # SCREEN=WxHxDEPTH sets the virtual screen (default 1600x1000x24), e.g. SCREEN=1366x768x24 to
 # check a small laptop screen.
@@ -46,10 +47,12 @@ shoot() { # name-suffix, extra app arguments...
 
 shoot "" --palette light
 PLAN=main-window shoot "-dark" --palette dark
+PLAN=tooloutput SCREEN=1366x768x24 shoot "-small" --palette light
 
 mkdir -p "$out"
 cp "$tmp/shots/main-window.png" "$out/main-window.png"
 cp "$tmp/shots/input-required.png" "$out/input-required.png"
 cp "$tmp/shots-dark/main-window.png" "$out/main-window-dark.png"
+cp "$tmp/shots-small/tooloutput.png" "$out/tool-outputs.png"
 echo "screenshots in $out:"
 ls -l "$out"
