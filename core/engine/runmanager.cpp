@@ -146,6 +146,11 @@ const Run *RunManager::findRun(const QString &idOrRemoteId) const
         if (e->run.remoteId == idOrRemoteId)
             return &e->run;
     }
+    // A run continued in new remote objects answers to the ids it went through as well.
+    for (const auto &e : m_runs) {
+        if (e->run.token.previousRemoteIds.contains(idOrRemoteId))
+            return &e->run;
+    }
     return nullptr;
 }
 

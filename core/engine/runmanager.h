@@ -92,7 +92,8 @@ public:
                             const QString &title = {});
 
     const Run *run(const QString &localId) const;
-    // By local id, or by remote id when no local id matches.
+    // By local id, or by remote id when no local id matches (also an earlier remote id of a run
+    // that went on in a new remote object: Run::token.previousRemoteIds).
     const Run *findRun(const QString &idOrRemoteId) const;
     QStringList runIds() const;
 

@@ -277,13 +277,15 @@ const Run *RunStore::inFlight(const QString &localId) const
     return &it->second;
 }
 
-std::optional<Run> RunStore::queryOne(const QString &where, const QString &value) const
+std::optional<Run> RunStore::queryOne(const QString &condition, const QString &value) const
 {
     if (!isOpen())
         return std::nullopt;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"SELECT %1 WHERE r.%2 = ? LIMIT 1"_s.arg(QLatin1StringView(kSelectFull), where));
-    q.addBindValue(value);
+    q.prepare(u"SELECT %1 WHERE %2 LIMIT 1"_s.arg(QLatin1StringView(kSelectFull), condition));
+    // Every `?` of the condition stands for the same value.
+    for (qsizetype i = condition.count(u'?'); i > 0; --i)
+        q.addBindValue(value);
     if (!q.exec() || !q.next())
         return std::nullopt;
     return runFromQuery(q);
@@ -295,14 +297,23 @@ std::optional<Run> RunStore::loadRun(const QString &localId) const
         return *it;
     if (const Run *run = inFlight(localId))
         return *run;
-    return queryOne(u"local_id"_s, localId);
+    return queryOne(u"r.local_id = ?"_s, localId);
 }
 
 std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
 {
     if (auto run = loadRun(idOrRemoteId))
         return run;
-    return queryOne(u"remote_id"_s, idOrRemoteId);
+    if (auto run = queryOne(u"r.remote_id = ?"_s, idOrRemoteId))
+        return run;
+    // A run that went on in new remote objects (an OpenAI response continued with
+    // previous_response_id) is found by every id it went through: a script may hold the first.
+    // instr() keeps the JSON out of it for almost every row; CASE keeps json_each off a token
+    // that is not JSON (it would fail the whole query).
+    return queryOne(
+        u"instr(r.token, ?) > 0 AND CASE WHEN json_valid(r.token) THEN EXISTS "
+        "(SELECT 1 FROM json_each(r.token, '$.previous_remote_ids') WHERE value = ?) ELSE 0 END"_s,
+        idOrRemoteId);
 }
 
 QList<Run> RunStore::loadRuns(Load load) const

@@ -66,7 +66,8 @@ public:
     bool hasConnections() const;
     bool removeConnection(const QString &name);
     std::optional<Run> loadRun(const QString &localId) const;
-    // By local id, or by remote id when no local id matches.
+    // By local id, or by remote id when no local id matches (also an earlier remote id of a run
+    // that went on in a new remote object: Run::token.previousRemoteIds).
     std::optional<Run> findRun(const QString &idOrRemoteId) const;
 
     bool saveRun(const Run &run); // immediate
@@ -89,7 +90,8 @@ private:
     void waitForWriter();
     // The run as handed to the writer when that batch is not written yet.
     const Run *inFlight(const QString &localId) const;
-    std::optional<Run> queryOne(const QString &where, const QString &value) const;
+    // The first run matching an SQL condition on `r` whose every `?` is `value`.
+    std::optional<Run> queryOne(const QString &condition, const QString &value) const;
 
     QString m_connectionName;
     QString m_path;

@@ -118,6 +118,12 @@ private Q_SLOTS:
         const Result status = cli({u"--json"_s, u"status"_s, id});
         QCOMPARE(status.exitCode, 0);
         QCOMPARE(firstOfType(status.out, u"run"_s).value(u"remote_id"_s).toString(), m_sim->lastResponseId());
+        // The first response's id still names the run (a script may hold only that one).
+        const Result byFirst = cli({u"--json"_s, u"status"_s, first});
+        QVERIFY2(byFirst.exitCode == 0, byFirst.err.constData());
+        QCOMPARE(firstOfType(byFirst.out, u"run"_s).value(u"run"_s).toString(), id);
+        QCOMPARE(firstOfType(byFirst.out, u"run"_s).value(u"remote_id"_s).toString(),
+                 m_sim->lastResponseId());
     }
 
     // One call: --text answers it. In text mode the call reads `name(arguments)`, once.

@@ -92,6 +92,40 @@ private Q_SLOTS:
         QVERIFY(!other.findRun(run.localId));
     }
 
+    // A run that went on in new remote objects (an OpenAI response chain) is found by each id it
+    // went through; an id that is only a substring of one is not, and a token that is not JSON
+    // does not break the lookup for the others.
+    void findsByEarlierRemoteId()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        Run chained = sampleRun();
+        chained.remoteId = chained.token.remoteId = u"resp_3"_s;
+        chained.token.previousRemoteIds = {u"resp_1"_s, u"resp_2"_s};
+        QVERIFY(store.saveRun(chained));
+        Run other = sampleRun();
+        other.localId = u"other001"_s;
+        other.remoteId = other.token.remoteId = u"resp_9"_s;
+        QVERIFY(store.saveRun(other));
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"raw"_s);
+            db.setDatabaseName(dir.filePath(u"runs.sqlite"_s));
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(u"UPDATE runs SET token = 'not json resp_1' WHERE local_id = 'other001'"_s));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(u"raw"_s);
+        RunStore reader;
+        QVERIFY(reader.open(dir.filePath(u"runs.sqlite"_s)));
+        QCOMPARE(reader.findRun(u"resp_1"_s).value_or(Run{}).localId, chained.localId);
+        QCOMPARE(reader.findRun(u"resp_2"_s).value_or(Run{}).localId, chained.localId);
+        QCOMPARE(reader.findRun(u"resp_3"_s).value_or(Run{}).localId, chained.localId);
+        QCOMPARE(reader.findRun(u"resp_9"_s).value_or(Run{}).localId, other.localId);
+        QVERIFY(!reader.findRun(u"resp_"_s));
+    }
+
     // Scheduled saves are batched and reach the file after the flush interval.
     void batchedSaves()
     {
