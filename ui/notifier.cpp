@@ -82,8 +82,7 @@ void Notifier::onRunChanged(const QString &id, RunChanges changes)
     m_seen.insert(id, run->status);
     if (before == run->status || !m_enabled)
         return;
-    const QString title = run->title.isEmpty() ? tr("Run %1").arg(run->localId) : run->title;
-    const QString body = title.size() > kBodyChars ? title.left(kBodyChars - 1) + u"…"_s : title;
+    const QString body = bodyFor(*run);
     if (run->status == RunStatus::Completed) {
         notify(id, tr("Run completed"), body, false);
     } else if (isFailureLike(run->status)) {
@@ -125,9 +124,14 @@ void Notifier::warnExpiry(const QString &runId, const QDateTime &deadline)
     // Answered, ended or asking something else by now: nothing to remind of.
     if (!left || run->input->deadline != deadline || *left <= 0 || !m_enabled)
         return;
-    const QString title = run->title.isEmpty() ? tr("Run %1").arg(run->localId) : run->title;
-    const QString body = title.size() > kBodyChars ? title.left(kBodyChars - 1) + u"…"_s : title;
+    const QString body = bodyFor(*run);
     notify(runId, tr("Run expires in %1 unless answered").arg(formatCountdown(*left)), body, true);
+}
+
+QString Notifier::bodyFor(const Run &run)
+{
+    const QString title = run.title.isEmpty() ? tr("Run %1").arg(run.localId) : run.title;
+    return title.size() > kBodyChars ? title.left(kBodyChars - 1) + u"…"_s : title;
 }
 
 void Notifier::notify(const QString &runId, const QString &summary, const QString &body, bool urgent)

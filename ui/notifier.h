@@ -61,6 +61,8 @@ private:
     void showInTray(const QString &runId, const QString &summary, const QString &body, bool urgent);
     void scheduleExpiryWarning(const QString &runId);
     void warnExpiry(const QString &runId, const QDateTime &deadline);
+    // The notification body: the run's title (or its id), shortened for the notification bubble.
+    static QString bodyFor(const Run &run);
 
     QPointer<RunManager> m_manager;
     QPointer<QSystemTrayIcon> m_tray;

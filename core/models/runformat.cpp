@@ -90,8 +90,8 @@ QString formatTimestamp(const QDateTime &when, const QDateTime &now)
 
 std::optional<qint64> answerTimeLeftMs(const Run &run, const QDateTime &now)
 {
-    if (run.status != RunStatus::InputRequired || !run.input || !run.input->deadline.isValid()
-        || !waitsForPerson(run))
+    // waitsForPerson: input required, and not by a timer or a callback.
+    if (!waitsForPerson(run) || !run.input || !run.input->deadline.isValid())
         return std::nullopt;
     return now.msecsTo(run.input->deadline);
 }
