@@ -47,6 +47,12 @@ QList<RunEvent> eventsFromBody(const QByteArray &body)
     return doc.isObject() ? OpenAi::mapResponseObject(doc.object()) : QList<RunEvent>{};
 }
 
+// The error for an answer that should have been a Response object and is not.
+RunError notAResponse(const HttpResponse &response)
+{
+    return response.protocolError({}, u"The server's answer is not a Response object."_s);
+}
+
 } // namespace
 
 OpenAiBackend::OpenAiBackend(Connection connection, QObject *parent)
@@ -162,7 +168,7 @@ QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)
     }
     result.events = eventsFromBody(response.body);
     if (result.events.isEmpty())
-        result.error = response.protocolError({}, u"The server's answer is not a Response object."_s);
+        result.error = notAResponse(response);
     co_return result;
 }
 
@@ -241,7 +247,7 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     }
     const QJsonDocument doc = QJsonDocument::fromJson(current.body);
     if (!doc.isObject()) {
-        result.error = current.protocolError({}, u"The server's answer is not a Response object."_s);
+        result.error = notAResponse(current);
         co_return result;
     }
     const QJsonObject response = doc.object();
@@ -289,7 +295,7 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     });
     if (identity == result.events.end()) {
         result.events.clear();
-        result.error = created.protocolError({}, u"The server's answer is not a Response object."_s);
+        result.error = notAResponse(created);
         co_return result;
     }
     identity->continuation = true;
