@@ -156,6 +156,18 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
 // alone when the name is unknown.
 QString toolCallText(const QString &name, const QString &arguments);
 
+// Token counts a service reported for a run (OpenAI `usage`, Foundry `usage` when terminal); -1 where
+// the service said nothing. Counts only grow within one response; a chain of responses adds up.
+struct TokenUsage
+{
+    qint64 inputTokens = -1;
+    qint64 outputTokens = -1;
+    qint64 reasoningTokens = -1;
+
+    bool isKnown() const { return inputTokens >= 0 || outputTokens >= 0 || reasoningTokens >= 0; }
+    bool operator==(const TokenUsage &) const = default;
+};
+
 struct Run
 {
     QString localId;
@@ -185,6 +197,11 @@ struct Run
     int failedTries = 0;
     QString lostReason;
     int reconciliations = 0; // times a server snapshot disagreed with the streamed text
+    TokenUsage usage;
+    QString parentId; // local id of the run this one follows up (a conversation), empty for a first run
+    // The operator's time budget: warned before, cancelled at the deadline when cancelAtDeadline.
+    QDateTime deadlineAt;
+    bool cancelAtDeadline = false;
     // False for a summary loaded without its output (big histories load fast that way); such a
     // run must be reloaded in full before its output is shown, followed or saved.
     bool outputLoaded = true;

@@ -64,11 +64,17 @@ QJsonObject parseObject(const QVariant &v)
 constexpr auto kSelectFull
     = "r.local_id, r.connection, r.backend, r.base_url, r.remote_id, r.status, r.raw_status, "
       "r.title, r.prompt, r.model, r.created_at, r.updated_at, r.finished_at, r.token, "
-      "o.primary_text, o.secondary, r.error, r.input, r.capabilities, r.reconciliations "
+      "o.primary_text, o.secondary, r.error, r.input, r.capabilities, r.reconciliations, "
+      "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.parent_id, r.deadline_at, r.cancel_at_deadline "
       "FROM runs r LEFT JOIN run_output o ON o.local_id = r.local_id";
 constexpr auto kTerminalSql
     = "r.status IN ('completed','failed','cancelled','incomplete','expired','rejected',"
       "'timed_out','deleted')";
+
+qint64 tokenCount(const QVariant &v)
+{
+    return v.isNull() ? -1 : v.toLongLong();
+}
 
 Run runFromQuery(const QSqlQuery &q)
 {
@@ -97,6 +103,12 @@ Run runFromQuery(const QSqlQuery &q)
         run.input = InputRequest::fromJson(input);
     run.capabilities = Capabilities::fromInt(q.value(18).toInt());
     run.reconciliations = q.value(19).toInt();
+    run.usage.inputTokens = tokenCount(q.value(20));
+    run.usage.outputTokens = tokenCount(q.value(21));
+    run.usage.reasoningTokens = tokenCount(q.value(22));
+    run.parentId = q.value(23).toString();
+    run.deadlineAt = fromIso(q.value(24));
+    run.cancelAtDeadline = q.value(25).toInt() != 0;
     return run;
 }
 
@@ -339,8 +351,9 @@ QList<Run> RunStore::loadRuns(Load load) const
         select.replace(u" LEFT JOIN run_output o ON o.local_id = r.local_id"_s, QString());
         // Nor does the list need a finished run's prompt, continuation token or input request:
         // skipping them saves a JSON parse and two allocations per row.
+        // Matched with their comma: "r.input" alone would also hit "r.input_tokens".
         for (const QString &column : {u"r.prompt"_s, u"r.token"_s, u"r.input"_s})
-            select.replace(column, u"CASE WHEN %1 THEN NULL ELSE %2 END"_s.arg(terminal, column));
+            select.replace(column + u',', u"CASE WHEN %1 THEN NULL ELSE %2 END,"_s.arg(terminal, column));
     }
     // A sequential scan sorted here beats walking the created_at index with a lookup per row.
     if (!q.exec(u"SELECT %1"_s.arg(select)))
@@ -418,6 +431,33 @@ QList<QJsonObject> RunStore::loadConnectionConfigs() const
     while (q.next())
         out << parseObject(q.value(0));
     return out;
+}
+
+QJsonObject RunStore::setting(const QString &key) const
+{
+    if (!isOpen())
+        return {};
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"SELECT value FROM settings WHERE key = ?"_s);
+    q.addBindValue(key);
+    if (!q.exec() || !q.next())
+        return {};
+    return parseObject(q.value(0));
+}
+
+bool RunStore::saveSetting(const QString &key, const QJsonObject &value)
+{
+    if (!isOpen())
+        return false;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)"_s);
+    q.addBindValue(key);
+    q.addBindValue(detail::compactJsonText(value));
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return false;
+    }
+    return true;
 }
 
 bool RunStore::saveConnectionConfig(const QString &name, const QJsonObject &config)

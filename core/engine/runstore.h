@@ -32,7 +32,7 @@ class RunStore : public QObject
 public:
     // 1: runs. 2: connections (no secrets) + indexes for listing and retention.
     // 3: output (primary text, secondary items) in its own table, so listings never read it.
-    static constexpr int SchemaVersion = 3;
+    static constexpr int SchemaVersion = 4;
 
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
@@ -65,6 +65,10 @@ public:
     // Without parsing any: the app's first launch asks only whether one exists.
     bool hasConnections() const;
     bool removeConnection(const QString &name);
+    // Settings both front ends share (the price table, stuck-run and deadline defaults): one JSON
+    // object per key. An absent key reads as an empty object.
+    QJsonObject setting(const QString &key) const;
+    bool saveSetting(const QString &key, const QJsonObject &value);
     std::optional<Run> loadRun(const QString &localId) const;
     // By local id, or by remote id when no local id matches (also an earlier remote id of a run
     // that went on in a new remote object: Run::token.previousRemoteIds).
@@ -83,6 +87,7 @@ private:
     bool migrateTo1();
     bool migrateTo2();
     bool migrateTo3();
+    bool migrateTo4();
     bool exec(const QString &sql);
     // Hands every pending run to the writer thread in one batch.
     void submitPending();

@@ -66,6 +66,8 @@ bool RunStore::migrate()
             return migrateTo2();
         case 3:
             return migrateTo3();
+        case 4:
+            return migrateTo4();
         default:
             return false;
         }
@@ -116,6 +118,20 @@ bool RunStore::migrateTo3()
                    "SELECT local_id, primary_text, secondary FROM runs"_s)
            && exec(u"ALTER TABLE runs DROP COLUMN primary_text"_s)
            && exec(u"ALTER TABLE runs DROP COLUMN secondary"_s);
+}
+
+// Usage, the follow-up link and the operator's deadline (NULL where unknown or unset, so old rows
+// read back as "not reported" rather than as zero tokens), and the shared settings.
+bool RunStore::migrateTo4()
+{
+    return exec(u"ALTER TABLE runs ADD COLUMN input_tokens INTEGER"_s)
+           && exec(u"ALTER TABLE runs ADD COLUMN output_tokens INTEGER"_s)
+           && exec(u"ALTER TABLE runs ADD COLUMN reasoning_tokens INTEGER"_s)
+           && exec(u"ALTER TABLE runs ADD COLUMN parent_id TEXT"_s)
+           && exec(u"ALTER TABLE runs ADD COLUMN deadline_at TEXT"_s)
+           && exec(u"ALTER TABLE runs ADD COLUMN cancel_at_deadline INTEGER"_s)
+           && exec(u"CREATE INDEX IF NOT EXISTS runs_parent ON runs(parent_id)"_s)
+           && exec(u"CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)"_s);
 }
 
 } // namespace Runwatch

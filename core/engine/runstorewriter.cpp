@@ -17,7 +17,13 @@ namespace {
 constexpr auto kRunColumns
     = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
       "model, created_at, updated_at, finished_at, token, error, input, capabilities, "
-      "reconciliations";
+      "reconciliations, input_tokens, output_tokens, reasoning_tokens, parent_id, deadline_at, "
+      "cancel_at_deadline";
+
+QVariant tokenValue(qint64 count)
+{
+    return count >= 0 ? QVariant(count) : QVariant(QMetaType::fromType<qint64>());
+}
 } // namespace
 
 QString isoText(const QDateTime &dt)
@@ -37,8 +43,8 @@ bool RunWriteStatements::prepare(const QSqlDatabase &db, QString *error)
     m_updateSummary = std::make_unique<QSqlQuery>(db);
     const bool ok
         = m_upsertRun->prepare(
-              u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s.arg(
-                  QLatin1StringView(kRunColumns)))
+              u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s
+                  .arg(QLatin1StringView(kRunColumns)))
           && m_upsertOutput->prepare(
               u"INSERT OR REPLACE INTO run_output (local_id, primary_text, secondary) VALUES (?,?,?)"_s)
           && m_updateSummary->prepare(
@@ -91,6 +97,13 @@ bool RunWriteStatements::write(QSqlDatabase &db, const Run &run, QString *error)
     q.addBindValue(run.input ? compactJsonText(run.input->toJson()) : QString());
     q.addBindValue(run.capabilities.toInt());
     q.addBindValue(run.reconciliations);
+    q.addBindValue(tokenValue(run.usage.inputTokens));
+    q.addBindValue(tokenValue(run.usage.outputTokens));
+    q.addBindValue(tokenValue(run.usage.reasoningTokens));
+    q.addBindValue(run.parentId.isEmpty() ? QVariant(QMetaType::fromType<QString>())
+                                          : QVariant(run.parentId));
+    q.addBindValue(isoText(run.deadlineAt));
+    q.addBindValue(run.cancelAtDeadline ? 1 : 0);
     QJsonArray secondary;
     for (const SecondaryItem &item : run.secondary)
         secondary.append(item.toJson());

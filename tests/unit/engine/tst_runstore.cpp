@@ -92,6 +92,72 @@ private Q_SLOTS:
         QVERIFY(!other.findRun(run.localId));
     }
 
+    // Usage, the follow-up link and the deadline survive; a run without them reads back as "not
+    // reported" / unset, never as zero tokens.
+    void usageParentAndDeadline()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"runs.sqlite"_s);
+        Run child = sampleRun();
+        child.localId = u"child001"_s;
+        child.remoteId = child.token.remoteId = u"resp_child"_s;
+        child.usage = TokenUsage{1200, 340, 0};
+        child.parentId = sampleRun().localId;
+        child.deadlineAt = QDateTime(QDate(2026, 11, 25), QTime(10, 30), Qt::UTC);
+        child.cancelAtDeadline = true;
+        Run partial = sampleRun();
+        partial.localId = u"part0001"_s;
+        partial.remoteId = partial.token.remoteId = u"resp_part"_s;
+        partial.usage.outputTokens = 17;
+        {
+            RunStore store;
+            QVERIFY2(store.open(path), qPrintable(store.errorString()));
+            QVERIFY(store.saveRun(sampleRun()));
+            QVERIFY(store.saveRun(child));
+            QVERIFY(store.saveRun(partial));
+        }
+        RunStore other;
+        QVERIFY(other.open(path));
+        const auto first = other.loadRun(sampleRun().localId);
+        QVERIFY(first);
+        QVERIFY(!first->usage.isKnown());
+        QVERIFY(first->parentId.isEmpty());
+        QVERIFY(!first->deadlineAt.isValid());
+        QVERIFY(!first->cancelAtDeadline);
+        const auto loaded = other.loadRun(child.localId);
+        QVERIFY(loaded);
+        QCOMPARE(loaded->usage, child.usage);
+        QCOMPARE(loaded->parentId, child.parentId);
+        QCOMPARE(loaded->deadlineAt, child.deadlineAt);
+        QVERIFY(loaded->cancelAtDeadline);
+        const auto half = other.loadRun(partial.localId);
+        QVERIFY(half);
+        QCOMPARE(half->usage.inputTokens, -1);
+        QCOMPARE(half->usage.outputTokens, 17);
+        QCOMPARE(half->usage.reasoningTokens, -1);
+    }
+
+    // Shared settings: a key reads back what was saved, in another store instance; an unknown key
+    // is empty.
+    void settings()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QJsonObject prices{{u"gpt-5"_s, QJsonObject{{u"input"_s, 1.25}, {u"output"_s, 10.0}}}};
+        {
+            RunStore store;
+            QVERIFY(store.open(path));
+            QVERIFY(store.setting(u"prices"_s).isEmpty());
+            QVERIFY(store.saveSetting(u"prices"_s, prices));
+            QVERIFY(store.saveSetting(u"stuck"_s, QJsonObject{{u"factor"_s, 3}}));
+        }
+        RunStore other;
+        QVERIFY(other.open(path));
+        QCOMPARE(other.setting(u"prices"_s), prices);
+        QCOMPARE(other.setting(u"stuck"_s).value(u"factor"_s).toInt(), 3);
+        QVERIFY(other.setting(u"nothing"_s).isEmpty());
+    }
+
     // A run that went on in new remote objects (an OpenAI response chain) is found by each id it
     // went through; an id that is only a substring of one is not, and a token that is not JSON
     // does not break the lookup for the others.
