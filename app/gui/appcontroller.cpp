@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "notifier.h"
 #include "screenshotplan.h"
+#include "startuptrace.h"
 
 #include <QApplication>
 #include <QDBusConnection>
@@ -17,6 +18,7 @@
 #include <QStyle>
 #include <QStyleFactory>
 #include <QSystemTrayIcon>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -148,6 +150,7 @@ bool AppController::start(QString *error)
             m_window->raise();
             m_window->activateWindow();
         });
+    m_startupTrace = StartupTrace::installIfRequested(m_window, &m_manager, this);
     m_window->show();
     if (!storeProblem.isEmpty())
         m_window->statusBar()->showMessage(storeProblem, 15000);
@@ -187,8 +190,7 @@ void AppController::startDemo()
 void AppController::loadSavedRuns(const QStringList &problems)
 {
     // Adopt every stored run; follow the unfinished ones whose connection still exists. Finished
-    // runs come without their output, which the detail pane loads when one is selected: a big
-    // history lists in well under a second.
+    // runs come without their output, which the detail pane loads when one is selected.
     // Retention before loading: expired runs are never adopted, so the list never shows them.
     QStringList notes = problems;
     if (const int days = Retention::keepDays(); days > 0 && m_store.isOpen()) {
@@ -196,11 +198,31 @@ void AppController::loadSavedRuns(const QStringList &problems)
         if (removed > 0)
             notes << tr("Removed %n finished run(s) older than %1 day(s).", nullptr, removed).arg(days);
     }
-    const QList<Run> runs = m_store.isOpen() ? m_store.loadRuns(RunStore::Load::Summary) : QList<Run>{};
-    for (const Run &run : runs)
-        m_manager.adoptRun(run, m_manager.backend(run.connection) != nullptr);
     if (!notes.isEmpty() && m_window)
         m_window->statusBar()->showMessage(notes.join(u"  "_s), 20000);
+    // Newest first, in pages: the first screenful is painted before a big history has loaded
+    // (100,000 runs take most of a second), and the window stays live between pages.
+    m_historyPosition = {};
+    loadHistoryPage(kFirstHistoryPage);
+}
+
+void AppController::loadHistoryPage(int limit)
+{
+    const QList<Run> runs = m_store.isOpen()
+                                ? m_store.loadRunsPage(RunStore::Load::Summary, limit, &m_historyPosition)
+                                : QList<Run>{};
+    for (const Run &run : runs) {
+        // A run the engine already has (started or attached while the history loads) is newer
+        // than its stored copy.
+        if (!m_manager.run(run.localId))
+            m_manager.adoptRun(run, m_manager.backend(run.connection) != nullptr);
+    }
+    if (!m_store.isOpen() || m_historyPosition.atEnd) {
+        if (m_startupTrace)
+            m_startupTrace->historyLoaded();
+        return;
+    }
+    QTimer::singleShot(0, this, [this] { loadHistoryPage(kHistoryPage); });
 }
 
 } // namespace Runwatch

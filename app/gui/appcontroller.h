@@ -20,6 +20,7 @@ class ConnectionRegistry;
 class DemoMode;
 class Notifier;
 class KeyStore;
+class StartupTrace;
 
 struct AppOptions
 {
@@ -56,6 +57,11 @@ public:
 private:
     void startDemo();
     void loadSavedRuns(const QStringList &problems);
+    void loadHistoryPage(int limit);
+
+    // A screenful and then some; later pages are sized to stay within a frame or two each.
+    static constexpr int kFirstHistoryPage = 200;
+    static constexpr int kHistoryPage = 2000;
 
     AppOptions m_options;
     // Declared before the manager: it flushes into its store when it is destroyed.
@@ -68,6 +74,8 @@ private:
     Notifier *m_notifier = nullptr;
     QSystemTrayIcon *m_tray = nullptr;
     DemoMode *m_demo = nullptr;
+    StartupTrace *m_startupTrace = nullptr;
+    RunStore::PagePosition m_historyPosition;
     QPointer<MainWindow> m_window;
 };
 

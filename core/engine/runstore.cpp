@@ -328,13 +328,8 @@ std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
         idOrRemoteId);
 }
 
-QList<Run> RunStore::loadRuns(Load load) const
+QString RunStore::selectFor(Load load)
 {
-    QList<Run> runs;
-    if (!isOpen())
-        return runs;
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.setForwardOnly(true);
     QString select = QLatin1StringView(kSelectFull);
     if (load == Load::Summary) {
         // Output of finished runs stays on disk until someone looks at it: no join, and the
@@ -355,20 +350,36 @@ QList<Run> RunStore::loadRuns(Load load) const
         for (const QString &column : {u"r.prompt"_s, u"r.token"_s, u"r.input"_s})
             select.replace(column + u',', u"CASE WHEN %1 THEN NULL ELSE %2 END,"_s.arg(terminal, column));
     }
+    return select;
+}
+
+// One row of a listing, as this process sees it: a save that is scheduled or being written wins
+// over what the file holds.
+Run RunStore::listedRun(const QSqlQuery &q, Load load) const
+{
+    Run run = runFromQuery(q);
+    if (load == Load::Summary && run.isTerminal())
+        run.outputLoaded = false;
+    if (const auto it = m_pending.constFind(run.localId); it != m_pending.cend())
+        return *it;
+    if (const Run *written = inFlight(run.localId))
+        return *written;
+    return run;
+}
+
+QList<Run> RunStore::loadRuns(Load load) const
+{
+    QList<Run> runs;
+    if (!isOpen())
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
     // A sequential scan sorted here beats walking the created_at index with a lookup per row.
-    if (!q.exec(u"SELECT %1"_s.arg(select)))
+    if (!q.exec(u"SELECT %1"_s.arg(selectFor(load))))
         return runs;
     runs.reserve(runCount());
-    while (q.next()) {
-        Run run = runFromQuery(q);
-        if (load == Load::Summary && run.isTerminal())
-            run.outputLoaded = false;
-        if (const auto it = m_pending.constFind(run.localId); it != m_pending.cend())
-            run = *it;
-        else if (const Run *written = inFlight(run.localId))
-            run = *written;
-        runs.append(std::move(run));
-    }
+    while (q.next())
+        runs.append(listedRun(q, load));
     // Sort a permutation, not the runs: a Run is large, and moving each one once beats the
     // n log n moves of sorting them in place (100k runs: ~40 ms less).
     QList<std::pair<qint64, qsizetype>> order;
@@ -383,6 +394,40 @@ QList<Run> RunStore::loadRuns(Load load) const
     for (const auto &entry : std::as_const(order))
         sorted.append(std::move(runs[entry.second]));
     return sorted;
+}
+
+QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position) const
+{
+    QList<Run> runs;
+    if (!isOpen() || !position || position->atEnd || limit <= 0)
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    // Keyset paging on (created_at, local_id) walks the created_at index: each page costs its own
+    // rows, however deep into the history it starts. created_at is never NULL (the writer stores
+    // '' for an unknown time, which sorts last).
+    const QString where = position->started ? u"WHERE (r.created_at, r.local_id) < (?, ?) "_s : QString();
+    q.prepare(
+        u"SELECT %1 %2ORDER BY r.created_at DESC, r.local_id DESC LIMIT ?"_s.arg(selectFor(load), where));
+    if (position->started) {
+        q.addBindValue(position->createdAt);
+        q.addBindValue(position->localId);
+    }
+    q.addBindValue(limit);
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        position->atEnd = true;
+        return runs;
+    }
+    runs.reserve(limit);
+    while (q.next()) {
+        position->createdAt = q.value(10).toString();
+        position->localId = q.value(0).toString();
+        runs.append(listedRun(q, load));
+    }
+    position->started = true;
+    position->atEnd = runs.size() < limit;
+    return runs;
 }
 
 int RunStore::runCount() const

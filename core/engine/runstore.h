@@ -14,6 +14,8 @@
 #include <memory>
 #include <optional>
 
+class QSqlQuery;
+
 namespace Runwatch {
 
 // SQLite persistence of runs, their continuation tokens and output, so that a run started by
@@ -32,6 +34,7 @@ class RunStore : public QObject
 public:
     // 1: runs. 2: connections (no secrets) + indexes for listing and retention.
     // 3: output (primary text, secondary items) in its own table, so listings never read it.
+    // 4: token usage, follow-up parent, operator deadline; shared settings.
     static constexpr int SchemaVersion = 4;
 
     explicit RunStore(QObject *parent = nullptr);
@@ -52,6 +55,16 @@ public:
     // (Run::outputLoaded = false; RunManager::ensureOutputLoaded() fetches them), except for runs
     // that are not terminal: those are always loaded in full because they will be followed.
     QList<Run> loadRuns(Load load = Load::Full) const;
+    // Newest first, a page at a time: a big history shows its first screenful before the rest has
+    // loaded. Start with a default PagePosition; each call moves it past the page it returns.
+    struct PagePosition
+    {
+        QString createdAt; // of the last run returned
+        QString localId;
+        bool started = false;
+        bool atEnd = false; // the last page has been returned
+    };
+    QList<Run> loadRunsPage(Load load, int limit, PagePosition *position) const;
     int runCount() const;
     // The store's half of retention: deletes terminal runs that finished before `cutoff`; returns
     // how many. Front ends call Retention::removeFinishedBefore(), which also takes them out of the
@@ -95,6 +108,8 @@ private:
     void waitForWriter();
     // The run as handed to the writer when that batch is not written yet.
     const Run *inFlight(const QString &localId) const;
+    static QString selectFor(Load load);
+    Run listedRun(const QSqlQuery &q, Load load) const;
     // The first run matching an SQL condition on `r` whose every `?` is `value`.
     std::optional<Run> queryOne(const QString &condition, const QString &value) const;
 

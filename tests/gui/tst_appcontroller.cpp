@@ -9,6 +9,7 @@
 #include "detailpane.h"
 #include "engine/runstore.h"
 #include "mainwindow.h"
+#include "models/runlistmodel.h"
 #include "uitesthelpers.h"
 
 #include <QTemporaryDir>
@@ -116,6 +117,50 @@ private Q_SLOTS:
         QVERIFY(forced.start());
         QVERIFY(forced.isDemo());
         QVERIFY(forced.manager()->connection(DemoMode::localDemoName()));
+    }
+
+    // A history bigger than a page: the newest runs are listed first, then every other run joins,
+    // each once.
+    void historyLoadsNewestFirstInPages()
+    {
+        const int count = 4500; // the first page, two full pages and a partial one
+        const QDateTime t0 = QDateTime::currentDateTimeUtc().addDays(-2);
+        {
+            RunStore store;
+            QVERIFY(store.open(storePath()));
+            Connection c;
+            c.name = u"work"_s;
+            c.backend = u"openai"_s;
+            c.baseUrl = QUrl(u"http://127.0.0.1:9/v1"_s);
+            c.auth = AuthStyle::None;
+            QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
+            store.setFlushInterval(1 << 30);
+            for (int i = 0; i < count; ++i) {
+                Run run;
+                run.localId = u"hist%1"_s.arg(i, 5, 10, QLatin1Char('0'));
+                run.connection = u"elsewhere"_s; // no such connection: nothing is followed
+                run.backend = u"openai"_s;
+                run.remoteId = u"resp_%1"_s.arg(i);
+                run.createdAt = t0.addSecs(i);
+                run.status = RunStatus::Completed;
+                run.title = u"run %1"_s.arg(i);
+                store.scheduleSave(run);
+            }
+            store.flush();
+        }
+        AppOptions options;
+        options.storePath = storePath();
+        AppController app(options);
+        QSignalSpy added(app.manager(), &RunManager::runAdded);
+        QVERIFY(app.start());
+        QTRY_COMPARE_WITH_TIMEOUT(app.manager()->runIds().size(), qsizetype(count), 20000);
+        QCOMPARE(added.size(), count);
+        QStringList order;
+        for (const QList<QVariant> &args : std::as_const(added))
+            order << args.constFirst().toString();
+        for (int i = 0; i < count; ++i)
+            QCOMPARE(order.at(i), u"hist%1"_s.arg(count - 1 - i, 5, 10, QLatin1Char('0')));
+        QTRY_COMPARE_WITH_TIMEOUT(app.window()->runModel()->rowCount(), count, 10000);
     }
 };
 

@@ -137,6 +137,47 @@ private Q_SLOTS:
         QCOMPARE(half->usage.reasoningTokens, -1);
     }
 
+    // Paging newest first returns every run exactly once, in (created, id) descending order, even
+    // when runs share a creation time across a page boundary; a scheduled save shows its latest state.
+    void pagesNewestFirst()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        const QDateTime base = sampleRun().createdAt;
+        QStringList expected;
+        for (int i = 0; i < 25; ++i) {
+            Run run = sampleRun();
+            run.localId = u"run%1"_s.arg(i, 3, 10, QLatin1Char('0'));
+            run.remoteId = run.token.remoteId = u"resp_%1"_s.arg(i);
+            run.status = RunStatus::Completed;
+            run.createdAt = base.addSecs(i / 3); // three runs per second: ties everywhere
+            QVERIFY(store.saveRun(run));
+            expected.prepend(run.localId); // ids grow with time here, so newest first = reversed
+        }
+        Run renamed = *store.loadRun(u"run004"_s);
+        renamed.title = u"scheduled, not yet written"_s;
+        store.scheduleSave(renamed);
+
+        RunStore::PagePosition position;
+        QStringList seen;
+        int pages = 0;
+        while (!position.atEnd) {
+            const QList<Run> page = store.loadRunsPage(RunStore::Load::Summary, 7, &position);
+            QVERIFY(page.size() <= 7);
+            for (const Run &run : page) {
+                seen << run.localId;
+                if (run.localId == renamed.localId)
+                    QCOMPARE(run.title, renamed.title); // the pending save, whole
+                else
+                    QVERIFY(!run.outputLoaded);
+            }
+            QVERIFY(++pages <= 4);
+        }
+        QCOMPARE(seen, expected);
+        QVERIFY(store.loadRunsPage(RunStore::Load::Summary, 7, &position).isEmpty());
+    }
+
     // Shared settings: a key reads back what was saved, in another store instance; an unknown key
     // is empty.
     void settings()
