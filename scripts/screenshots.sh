@@ -8,7 +8,8 @@
 #
 # Writes main-window.png (list + streaming run), input-required.png (the approval panel),
 # main-window-dark.png (the same moment with the dark palette) and tool-outputs.png (a Foundry run
-# waiting for two tool outputs, on a 1366x768 screen). The demo behind them runs the
+# waiting for two tool outputs, on a 1366x768 screen) and main-window-de.png (the app in German,
+# LANG=de_DE.UTF-8, on a 1366x768 screen). The demo behind them runs the
 # real OpenAI, A2A and jobs connectors against the built-in simulators (app/gui/demomode.h).
 # SCREEN=WxHxDEPTH sets the virtual screen (default 1600x1000x24), e.g. SCREEN=1366x768x24 to
 # check a small laptop screen.
@@ -37,7 +38,8 @@ shoot() { # name-suffix, extra app arguments...
     mkdir -p "$home/.config" "$home/.local/share" "$home/run" "$tmp/shots$suffix"
     chmod 700 "$home/run"
     # A fresh home: first launch, so the demo starts; nothing of the user's is read or written.
-    env -u DBUS_SESSION_BUS_ADDRESS \
+    # The language follows the locale: English unless SHOT_LANG names another.
+    env -u DBUS_SESSION_BUS_ADDRESS -u LC_ALL -u LC_MESSAGES -u LANGUAGE LANG="${SHOT_LANG:-C.UTF-8}" \
         HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
         XDG_RUNTIME_DIR="$home/run" QT_QPA_PLATFORM=xcb \
         RUNWATCH_SCREENSHOT_DIR="$tmp/shots$suffix" \
@@ -48,11 +50,13 @@ shoot() { # name-suffix, extra app arguments...
 shoot "" --palette light
 PLAN=main-window shoot "-dark" --palette dark
 PLAN=tooloutput SCREEN=1366x768x24 shoot "-small" --palette light
+SHOT_LANG=de_DE.UTF-8 PLAN=main-window SCREEN=1366x768x24 shoot "-de" --palette light
 
 mkdir -p "$out"
 cp "$tmp/shots/main-window.png" "$out/main-window.png"
 cp "$tmp/shots/input-required.png" "$out/input-required.png"
 cp "$tmp/shots-dark/main-window.png" "$out/main-window-dark.png"
 cp "$tmp/shots-small/tooloutput.png" "$out/tool-outputs.png"
+cp "$tmp/shots-de/main-window.png" "$out/main-window-de.png"
 echo "screenshots in $out:"
 ls -l "$out"

@@ -8,6 +8,7 @@ packages=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev
     qcoro-qt6-dev qtkeychain-qt6-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
+    qt6-l10n-tools qt6-translations-l10n   # lupdate/lrelease; Qt's own catalogs (qtbase_de)
     # tests and quality gates
     xvfb xauth dbus dbus-x11 gnome-keyring python3-dbusmock
     clang-14 libclang-rt-14-dev clang-format clang-tidy

@@ -12,6 +12,7 @@
 #include "statusstyle.h"
 #include "timelineview.h"
 
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
@@ -27,6 +28,9 @@ namespace Runwatch {
 // The status badge of the header, painted like the table's.
 class BadgeWidget final : public QWidget
 {
+    // Without it tr() would be QWidget::tr(), whose context lupdate never writes.
+    Q_DECLARE_TR_FUNCTIONS(Runwatch::BadgeWidget)
+
 public:
     using QWidget::QWidget;
 
@@ -35,6 +39,7 @@ public:
         m_style = badgeStyle(status, lost, needsPerson, isDarkPalette(palette()));
         m_style.text = text;
         setAccessibleName(tr("Status: %1").arg(m_style.text));
+        setAccessibleDescription(tr("Status badge of the selected run"));
         updateGeometry();
         update();
     }
@@ -81,6 +86,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     , m_manager(manager)
 {
     setAccessibleName(tr("Run details"));
+    setAccessibleDescription(tr("The selected run: its status, output, timeline and what it waits for"));
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     m_pages = new QStackedWidget;
@@ -155,6 +161,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     m_output = new OutputView;
     m_output->setObjectName(u"outputView"_s);
     m_output->setAccessibleName(tr("Run output"));
+    m_output->setAccessibleDescription(tr("The answer of the run as it arrives"));
     m_tabs->addTab(m_output, tr("&Output"));
     m_timeline = new TimelineView;
     m_timeline->setObjectName(u"timelineView"_s);

@@ -6,6 +6,7 @@
 #include <QButtonGroup>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QResizeEvent>
 #include <QSpacerItem>
@@ -27,6 +28,9 @@ FilterBar::FilterBar(QWidget *parent)
     : QWidget(parent)
 {
     setObjectName(u"filterBar"_s);
+    setAccessibleName(tr("Filters"));
+    setAccessibleDescription(tr("Status chips with live counts (Alt+1, Alt+2, …), a search field (Ctrl+F) "
+                                "and a connection filter"));
     // Chips on the first row; the search field and the connection filter beside them when the
     // bar is wide enough, else on a second row (setWrapped), so a narrow window (a 1280-pixel
     // laptop with the detail pane open) never has to be wider than the chips.
@@ -78,6 +82,8 @@ FilterBar::FilterBar(QWidget *parent)
     m_search->setObjectName(u"searchField"_s);
     m_search->setPlaceholderText(tr("Search title, id or connection  (Ctrl+F)"));
     m_search->setAccessibleName(tr("Search runs"));
+    m_search->setAccessibleDescription(tr("Filters the list by title, id or connection; Esc clears it"));
+    m_search->installEventFilter(this);
     m_search->setClearButtonEnabled(true);
     m_search->addAction(Icons::themed(u"search"_s, palette()), QLineEdit::LeadingPosition);
     m_search->setMinimumWidth(160);
@@ -92,6 +98,7 @@ FilterBar::FilterBar(QWidget *parent)
     m_connection = new QComboBox;
     m_connection->setObjectName(u"connectionFilter"_s);
     m_connection->setAccessibleName(tr("Connection filter"));
+    m_connection->setAccessibleDescription(tr("Shows the runs of one connection only"));
     // Long connection names are elided rather than widening the bar.
     m_connection->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_connection->setMinimumContentsLength(16);
@@ -176,9 +183,10 @@ void FilterBar::updateChipTexts()
         // setText() replaces the shortcut with the text's mnemonic: put Alt+N back.
         const auto shortcut = chip->property("chipShortcut").value<QKeySequence>();
         chip->setShortcut(shortcut);
-        chip->setAccessibleName(tr("Show %1 runs (%2)").arg(categoryLabel(c).toLower()).arg(n));
-        chip->setToolTip(tr("Show %1 runs (%2)")
-                             .arg(categoryLabel(c).toLower(), shortcut.toString(QKeySequence::NativeText)));
+        const QString keys = shortcut.toString(QKeySequence::NativeText);
+        chip->setAccessibleName(tr("%1: %n run(s)", "filter chip", n).arg(categoryLabel(c)));
+        chip->setAccessibleDescription(tr("Filter chip: lists only these runs (%1)").arg(keys));
+        chip->setToolTip(tr("Show only the runs of “%1” (%2)").arg(categoryLabel(c), keys));
     }
 }
 
@@ -220,6 +228,28 @@ void FilterBar::setConnection(const QString &connection)
         at = m_connection->count() - 1;
     }
     m_connection->setCurrentIndex(at < 0 ? 0 : at);
+}
+
+bool FilterBar::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_search && event->type() == QEvent::KeyPress) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier) {
+            if (!m_search->text().isEmpty())
+                setText({});
+            Q_EMIT searchLeft();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void FilterBar::typeIntoSearch(const QString &text)
+{
+    m_search->setFocus(Qt::OtherFocusReason);
+    m_search->deselect();
+    m_search->end(false);
+    m_search->insert(text);
 }
 
 void FilterBar::focusSearch()

@@ -36,6 +36,8 @@ public:
     void setText(const QString &text);
     void setConnection(const QString &connection);
     void focusSearch();
+    // Type-to-filter: focuses the search field and appends what was typed in the list.
+    void typeIntoSearch(const QString &text);
 
     QToolButton *chip(StatusCategory category) const { return m_chips.at(std::size_t(category)); }
     QLineEdit *searchField() const { return m_search; }
@@ -48,9 +50,12 @@ Q_SIGNALS:
     void categoryChanged(Runwatch::StatusCategory category);
     void textChanged(const QString &text);
     void connectionChanged(const QString &connection);
+    // Esc in the search field: the text is cleared, and the list should take the focus back.
+    void searchLeft();
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void updateChipTexts();

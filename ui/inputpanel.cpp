@@ -81,6 +81,7 @@ InputPanel::InputPanel(QWidget *parent)
     setObjectName(u"inputPanel"_s);
     setFrameShape(QFrame::StyledPanel);
     setAccessibleName(tr("Input required"));
+    setAccessibleDescription(tr("Respond panel: the run waits for you; answer, approve or choose here"));
     // Never taller than its content: spare height belongs to the output below.
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     // An amber edge ties the panel to the badge of the same colour.

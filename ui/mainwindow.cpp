@@ -14,6 +14,7 @@
 #include "rawlogview.h"
 #include "runhousekeeping.h"
 #include "runtableview.h"
+#include "statusstyle.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -34,6 +35,20 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// The status column fits the widest badge of the language in use ("Fehlgeschlagen" is longer
+// than "Failed"); countdowns ("09:44 left") are narrower than that.
+int statusColumnWidth(const QFont &font)
+{
+    int width = 128;
+    for (int s = int(RunStatus::Unknown); s <= int(RunStatus::Deleted); ++s) {
+        const BadgeStyle style = badgeStyle(RunStatus(s), false, false, false);
+        width = std::max(width, badgeSize(style, font).width() + 12); // the delegate's margins
+    }
+    return width;
+}
+} // namespace
 
 MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     : QMainWindow(parent)
@@ -72,7 +87,7 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     setCentralWidget(m_splitter);
 
     QHeaderView *header = m_table->horizontalHeader();
-    header->resizeSection(StatusColumn, 128);
+    header->resizeSection(StatusColumn, statusColumnWidth(m_table->font()));
     header->resizeSection(TitleColumn, 300);
     header->resizeSection(ConnectionColumn, 100);
     header->resizeSection(BackendColumn, 84);
@@ -134,6 +149,15 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     connect(m_filterBar, &FilterBar::textChanged, m_proxy, &RunFilterProxy::setText);
     connect(m_filterBar, &FilterBar::connectionChanged, m_proxy, &RunFilterProxy::setConnection);
     connect(m_proxy, &RunFilterProxy::filterChanged, this, &MainWindow::updateEmptyState);
+    // Type-to-filter: letters typed in the list go to the search field; Esc (in either) clears it
+    // and leaves the focus in the list.
+    connect(m_table, &RunTableView::typedToFilter, m_filterBar, &FilterBar::typeIntoSearch);
+    connect(m_table, &RunTableView::clearFilterRequested, this, [this] {
+        if (!m_filterBar->text().isEmpty())
+            m_filterBar->setText({});
+    });
+    connect(m_filterBar, &FilterBar::searchLeft, m_table,
+            [this] { m_table->setFocus(Qt::ShortcutFocusReason); });
     connect(m_model, &RunListModel::countsChanged, this, [this] {
         m_filterBar->setCounts(m_model->counts());
         updateEmptyState();

@@ -122,6 +122,7 @@ RawLogView::RawLogView(RawEventRecorder *recorder, QWidget *parent)
     setMaximumBlockCount(5000);
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     setAccessibleName(tr("Raw event log"));
+    setAccessibleDescription(tr("Every event of the run as the connector typed it, for debugging"));
     m_refresh.setSingleShot(true);
     m_refresh.setInterval(100);
     connect(&m_refresh, &QTimer::timeout, this, &RawLogView::refresh);

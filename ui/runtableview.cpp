@@ -7,6 +7,7 @@
 #include "statusbadgedelegate.h"
 
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QPainter>
 
 using namespace Qt::StringLiterals;
@@ -18,6 +19,9 @@ RunTableView::RunTableView(QWidget *parent)
 {
     setObjectName(u"runTable"_s);
     setAccessibleName(tr("Runs"));
+    setAccessibleDescription(
+        tr("The list of runs. Type to search it; Esc clears the search. The status column shows a badge "
+           "with an icon and a text for each run."));
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::ExtendedSelection);
     setSortingEnabled(true);
@@ -26,6 +30,9 @@ RunTableView::RunTableView(QWidget *parent)
     setWordWrap(false);
     setTextElideMode(Qt::ElideRight);
     setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // Tab leaves the list for the next panel (the arrows move within it); with Qt's default it
+    // walked cell by cell and the keyboard never got out of a long list.
+    setTabKeyNavigation(false);
     setContextMenuPolicy(Qt::ActionsContextMenu);
     setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
     setItemDelegate(new StatusBadgeDelegate(this));
@@ -45,6 +52,24 @@ void RunTableView::setEmptyText(const QString &title, const QString &hint)
     m_emptyTitle = title;
     m_emptyHint = hint;
     viewport()->update();
+}
+
+void RunTableView::keyboardSearch(const QString &search)
+{
+    // QAbstractItemView calls this for printable text typed without Ctrl/Alt; jumping to the first
+    // title with that letter is of little use in a list of similar runs, filtering is.
+    if (!search.isEmpty() && search.at(0).isPrint())
+        Q_EMIT typedToFilter(search);
+}
+
+void RunTableView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier) {
+        Q_EMIT clearFilterRequested();
+        event->accept();
+        return;
+    }
+    QTableView::keyPressEvent(event);
 }
 
 QStringList RunTableView::selectedRunIds() const

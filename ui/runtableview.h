@@ -21,8 +21,17 @@ public:
     // Selects (and scrolls to) one run; false when it is not listed (filtered out or unknown).
     bool selectRun(const QString &id);
 
+    // Type-to-filter: printable keys typed in the list go to the search field instead of
+    // jumping to a row (keyboardSearch), and Esc asks to clear the filter text.
+    void keyboardSearch(const QString &search) override;
+
+Q_SIGNALS:
+    void typedToFilter(const QString &text);
+    void clearFilterRequested();
+
 protected:
     void paintEvent(QPaintEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
 
 private:
     QString m_emptyTitle;

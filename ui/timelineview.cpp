@@ -26,6 +26,7 @@ TimelineView::TimelineView(QWidget *parent)
     header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     setAccessibleName(tr("Run timeline"));
+    setAccessibleDescription(tr("Reasoning, tool calls, progress and status changes of the run"));
 }
 
 QString TimelineView::kindLabel(SecondaryKind kind)

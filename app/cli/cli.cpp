@@ -21,7 +21,9 @@ namespace Runwatch::Cli {
 
 namespace {
 
-constexpr auto kUsage = R"(Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
+// Translated as a whole (human-readable; the option names and exit codes inside stay as they are).
+constexpr auto kUsage
+    = QT_TRANSLATE_NOOP("Runwatch::Cli::CliApp", R"(Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Global options (before the command):
   --backend NAME      connector for --url: openai, a2a (--url is then the agent's base URL),
@@ -87,7 +89,7 @@ command line: from the environment, or from a saved connection's keychain entry.
 kept "for this session only" lives in the app's memory and cannot reach this process.
 Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed out/incomplete,
 4 cancelled, 5 waiting for input, 6 still running (status only).
-)";
+)");
 
 } // namespace
 
@@ -134,7 +136,7 @@ int CliApp::usage(const QString &message)
 {
     if (!message.isEmpty())
         writeErr(u"runwatch-cli: "_s + message + u"\n\n"_s);
-    writeErr(QString::fromUtf8(kUsage));
+    writeErr(CliApp::tr(kUsage));
     return ExitUsage;
 }
 
@@ -190,14 +192,14 @@ int CliApp::run(const QStringList &args)
             return writeOut(u"runwatch-cli "_s + QStringLiteral(RUNWATCH_VERSION_STRING) + u'\n'),
                    ExitCompleted;
         else if (a == u"--api-key")
-            return usage(u"API keys are read from the environment only (use --api-key-env VAR)."_s);
+            return usage(CliApp::tr("API keys are read from the environment only (use --api-key-env VAR)."));
         else
-            return usage(u"unknown option %1"_s.arg(a));
+            return usage(CliApp::tr("unknown option %1").arg(a));
         if (!ok)
             return usage(u"%1 needs a value"_s.arg(a));
     }
     if (i >= args.size())
-        return usage(u"no command given"_s);
+        return usage(CliApp::tr("no command given"));
     const QString command = args.at(i);
     const QStringList rest = args.mid(i + 1);
     if (!o.connection.isEmpty()
@@ -208,12 +210,13 @@ int CliApp::run(const QStringList &args)
                      "--backend, --url, --auth, --profile, --organization, --project, --proxy and "
                      "--ca-bundle"_s.arg(o.connection));
     if (!o.tokenCommand.isEmpty() && !o.backend.isEmpty() && o.backend != u"foundry")
-        return usage(u"--token-command is for the foundry backend, not %1"_s.arg(o.backend));
+        return usage(CliApp::tr("--token-command is for the foundry backend, not %1").arg(o.backend));
     if (!o.backend.isEmpty() && !knownBackends().contains(o.backend))
-        return usage(u"unknown backend \"%1\" (known: %2)"_s.arg(o.backend, knownBackends().join(u", "_s)));
+        return usage(
+            CliApp::tr("unknown backend \"%1\" (known: %2)").arg(o.backend, knownBackends().join(u", "_s)));
     if (!o.profile.isEmpty()) {
         if (!o.backend.isEmpty() && o.backend != u"jobs")
-            return usage(u"--profile is for the jobs backend, not %1"_s.arg(o.backend));
+            return usage(CliApp::tr("--profile is for the jobs backend, not %1").arg(o.backend));
         // Absolute: the connection may outlive the working directory it was given in.
         o.profile = QFileInfo(o.profile).absoluteFilePath();
         // Read once up front so that a broken profile stops the command before anything is
@@ -266,10 +269,10 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
         const bool follows = command == u"watch" || command == u"resume" || command == u"attach"
                              || (command == u"start" && rest.contains(u"--follow"_s));
         if (!follows)
-            return usage(u"--give-up-after is for watch, resume, attach and start --follow"_s);
+            return usage(CliApp::tr("--give-up-after is for watch, resume, attach and start --follow"));
         const auto bound = at + 1 < rest.size() ? parseDuration(rest.at(at + 1)) : std::nullopt;
         if (!bound)
-            return usage(u"--give-up-after needs a duration such as 90s, 5m or 1h"_s);
+            return usage(CliApp::tr("--give-up-after needs a duration such as 90s, 5m or 1h"));
         FollowPolicy policy = m_manager.followPolicy();
         policy.giveUpAfter = *bound;
         m_manager.setFollowPolicy(policy);
@@ -303,7 +306,7 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
         return cmdPrune(o, rest);
     if (command == u"connections")
         return cmdConnections(o, rest);
-    return usage(u"unknown command \"%1\""_s.arg(command));
+    return usage(CliApp::tr("unknown command \"%1\"").arg(command));
 }
 
 bool CliApp::setUpStore(const Options &o)
@@ -377,7 +380,8 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
             *error = names.isEmpty()
                          ? u"no saved connection \"%1\": the store %2 has none (add them in the app's "
                            "Connections dialog)"_s.arg(o.connection, m_store.path())
-                         : u"no saved connection \"%1\" (saved: %2)"_s.arg(o.connection, names.join(u", "_s));
+                         : CliApp::tr("no saved connection \"%1\" (saved: %2)")
+                               .arg(o.connection, names.join(u", "_s));
             return std::nullopt;
         }
         // A run started with --backend/--url: its stored backend and URL, keys from the environment.
@@ -399,7 +403,7 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     if (c.name.isEmpty())
         c.name = c.baseUrl.isEmpty() ? c.backend : c.backend + u'@' + c.baseUrl.authority();
     if (c.baseUrl.isEmpty() || !c.baseUrl.isValid()) {
-        *error = u"no service URL: give --url URL (and --backend) or --connection NAME"_s;
+        *error = CliApp::tr("no service URL: give --url URL (and --backend) or --connection NAME");
         return std::nullopt;
     }
     c.auth = o.auth == u"api-key" ? AuthStyle::ApiKeyHeader : AuthStyle::Bearer;
@@ -411,7 +415,7 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
         c.options.insert(u"api_version"_s, o.apiVersion);
     if (!o.tokenCommand.isEmpty()) {
         if (c.backend != u"foundry") {
-            *error = u"--token-command is for the foundry backend (this is %1)"_s.arg(c.backend);
+            *error = CliApp::tr("--token-command is for the foundry backend (this is %1)").arg(c.backend);
             return std::nullopt;
         }
         c.options.insert(u"token_command"_s, o.tokenCommand);
@@ -421,7 +425,7 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
         c.auth = AuthStyle::Bearer;
     if (!o.profile.isEmpty()) {
         if (c.backend != u"jobs") {
-            *error = u"--profile is for the jobs backend (this is %1)"_s.arg(c.backend);
+            *error = CliApp::tr("--profile is for the jobs backend (this is %1)").arg(c.backend);
             return std::nullopt;
         }
         c.options.insert(u"profile_file"_s, o.profile);
@@ -451,7 +455,7 @@ const Run *CliApp::loadRun(const Options &o, const QString &idOrRemote, QString 
 {
     const std::optional<Run> stored = m_store.findRun(idOrRemote);
     if (!stored) {
-        *error = u"no run \"%1\" in the store %2"_s.arg(idOrRemote, m_store.path());
+        *error = CliApp::tr("no run \"%1\" in the store %2").arg(idOrRemote, m_store.path());
         return nullptr;
     }
     const auto conn = connectionFor(o, &*stored, error);

@@ -41,7 +41,7 @@ const Run *CliApp::runArgument(const Options &o, const QStringList &args, const 
                                int *exitCode)
 {
     if (args.size() != 1) {
-        *exitCode = usage(command + u" needs exactly one RUN"_s);
+        *exitCode = usage(CliApp::tr("%1 needs exactly one RUN").arg(command));
         return nullptr;
     }
     const Run *run = loadRunOrReport(o, args.first());
@@ -67,10 +67,10 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
         else if (a == u"--follow")
             follow = true;
         else
-            return usage(u"start: unexpected argument %1"_s.arg(a));
+            return usage(CliApp::tr("start: unexpected argument %1").arg(a));
     }
     if (prompt.isEmpty())
-        return usage(u"start needs --prompt TEXT"_s);
+        return usage(CliApp::tr("start needs --prompt TEXT"));
     int exitCode = ExitOtherError;
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
@@ -78,7 +78,8 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     // Agent runs use the agent's own model unless one is asked for.
     const bool agentService = conn->backend == u"foundry";
     if (agentService && agent.isEmpty() && conn->options.value(u"agent"_s).toString().isEmpty())
-        return usage(u"start on foundry needs --agent ASSISTANT_ID (runwatch-cli agents lists them)"_s);
+        return usage(
+            CliApp::tr("start on foundry needs --agent ASSISTANT_ID (runwatch-cli agents lists them)"));
     StartRequest request;
     request.prompt = prompt;
     request.agent = agent;
@@ -109,17 +110,18 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
         60000);
     const Run *run = m_manager.run(id);
     if (!run) {
-        writeErr(u"runwatch-cli: the run disappeared\n"_s);
+        writeErr(CliApp::tr("runwatch-cli: the run disappeared\n"));
         return ExitOtherError;
     }
     if (run->remoteId.isEmpty()) {
-        printError(id, run->error.isError() ? run->error
-                                            : RunError{ErrorKind::Timeout,
-                                                       {},
-                                                       u"The server did not acknowledge the run in time."_s,
-                                                       true,
-                                                       0,
-                                                       {}});
+        printError(id, run->error.isError()
+                           ? run->error
+                           : RunError{ErrorKind::Timeout,
+                                      {},
+                                      CliApp::tr("The server did not acknowledge the run in time."),
+                                      true,
+                                      0,
+                                      {}});
         return ExitOtherError;
     }
     Q_UNUSED(ready)
@@ -240,9 +242,10 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
     const ActionResult result = outcome.value_or(ActionResult{});
     if (!done || !result.ok()) {
         printError(
-            id, done
-                    ? result.error
-                    : RunError{ErrorKind::Timeout, {}, u"The cancel request did not finish."_s, true, 0, {}});
+            id,
+            done ? result.error
+                 : RunError{
+                     ErrorKind::Timeout, {}, CliApp::tr("The cancel request did not finish."), true, 0, {}});
         m_store.flush();
         return ExitOtherError;
     }
@@ -252,7 +255,7 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
         const Run *now = m_manager.run(id);
         const bool underWay = now && now->status == RunStatus::Cancelling;
         printNote(underWay ? u"run %1: %2"_s.arg(id, result.note)
-                           : u"run %1: %2; nothing changed"_s.arg(id, result.note));
+                           : CliApp::tr("run %1: %2; nothing changed").arg(id, result.note));
     }
     // Cancellation is a request: wait (bounded) until the server confirms a terminal state.
     run = m_manager.run(id);
@@ -284,10 +287,10 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
         else if (target.isEmpty())
             target = a;
         else
-            return usage(u"delete: unexpected argument %1"_s.arg(a));
+            return usage(CliApp::tr("delete: unexpected argument %1").arg(a));
     }
     if (target.isEmpty())
-        return usage(u"delete needs a RUN"_s);
+        return usage(CliApp::tr("delete needs a RUN"));
     const Run *run = loadRunOrReport(o, target);
     if (!run)
         return ExitOtherError;
@@ -299,20 +302,21 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
     const ActionResult result = outcome.value_or(ActionResult{});
     if (!done || !result.ok()) {
         printError(
-            id, done
-                    ? result.error
-                    : RunError{ErrorKind::Timeout, {}, u"The delete request did not finish."_s, true, 0, {}});
+            id,
+            done ? result.error
+                 : RunError{
+                     ErrorKind::Timeout, {}, CliApp::tr("The delete request did not finish."), true, 0, {}});
         return ExitOtherError;
     }
-    const QString where = onServer ? u"on the server and locally"_s : u"locally only"_s;
+    const QString where = onServer ? CliApp::tr("on the server and locally") : CliApp::tr("locally only");
     if (m_json) {
         writeJson({{u"type"_s, u"deleted"_s},
                    {u"run"_s, id},
                    {u"scope"_s, onServer ? u"server"_s : u"local"_s},
                    {u"note"_s, result.note}});
     } else {
-        writeOut(u"Deleted run %1 %2%3\n"_s.arg(
-            id, where, result.note.isEmpty() ? QString() : u" ("_s + result.note + u')'));
+        writeOut(CliApp::tr("Deleted run %1 %2%3\n")
+                     .arg(id, where, result.note.isEmpty() ? QString() : u" ("_s + result.note + u')'));
     }
     return ExitCompleted;
 }
@@ -327,10 +331,10 @@ int CliApp::cmdList(const Options &o, const QStringList &args)
         else if (a == u"--remote")
             remote = true;
         else
-            return usage(u"list: unexpected argument %1"_s.arg(a));
+            return usage(CliApp::tr("list: unexpected argument %1").arg(a));
     }
     if (remote)
-        return all ? usage(u"list: --remote and --all do not go together"_s) : cmdListRemote(o);
+        return all ? usage(CliApp::tr("list: --remote and --all do not go together")) : cmdListRemote(o);
     const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
     for (const Run &run : runs) {
         if (!all && run.isTerminal())
@@ -347,7 +351,7 @@ int CliApp::cmdList(const Options &o, const QStringList &args)
 int CliApp::cmdRespond(const Options &o, const QStringList &args)
 {
     if (args.isEmpty())
-        return usage(u"respond needs a RUN"_s);
+        return usage(CliApp::tr("respond needs a RUN"));
     InputAnswer answer;
     bool haveAnswer = false;
     for (int i = 1; i < args.size(); ++i) {
@@ -372,17 +376,17 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
             const QString value = args.at(++i);
             const qsizetype eq = value.indexOf(u'=');
             if (eq <= 0)
-                return usage(u"respond: --output expects CALL_ID=TEXT"_s);
+                return usage(CliApp::tr("respond: --output expects CALL_ID=TEXT"));
             answer.toolAnswers.append({value.left(eq), value.mid(eq + 1), false});
             haveAnswer = true;
         } else {
-            return usage(u"respond: unexpected argument %1"_s.arg(a));
+            return usage(CliApp::tr("respond: unexpected argument %1").arg(a));
         }
     }
     if (!haveAnswer)
-        return usage(u"respond needs --text, --approve, --reject, --choice or --output"_s);
+        return usage(CliApp::tr("respond needs --text, --approve, --reject, --choice or --output"));
     if (!answer.toolAnswers.isEmpty() && answer.kind != InputAnswer::Kind::Text)
-        return usage(u"respond: --output goes alone (one per pending tool call)"_s);
+        return usage(CliApp::tr("respond: --output goes alone (one per pending tool call)"));
     const Run *run = loadRunOrReport(o, args.first());
     if (!run)
         return ExitOtherError;
@@ -401,8 +405,10 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
     m_store.flush();
     if (!done || !result.ok()) {
         printError(
-            id, done ? result.error
-                     : RunError{ErrorKind::Timeout, {}, u"The answer was not acknowledged."_s, true, 0, {}});
+            id, done
+                    ? result.error
+                    : RunError{
+                        ErrorKind::Timeout, {}, CliApp::tr("The answer was not acknowledged."), true, 0, {}});
         return ExitOtherError;
     }
     run = m_manager.run(id);
@@ -414,7 +420,7 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
 int CliApp::cmdResume(const Options &o, const QStringList &args)
 {
     if (!args.isEmpty())
-        return usage(u"resume takes no arguments"_s);
+        return usage(CliApp::tr("resume takes no arguments"));
     // Reattach every unfinished run: each continues from its persisted position (stream resume
     // from the stored sequence, or polling), so nothing is duplicated and nothing is missing.
     QStringList ids;
@@ -425,7 +431,7 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
         QString error;
         const Run *run = loadRun(o, stored.localId, &error);
         if (!run) {
-            writeErr(u"runwatch-cli: run %1: %2\n"_s.arg(stored.localId, error));
+            writeErr(CliApp::tr("runwatch-cli: run %1: %2\n").arg(stored.localId, error));
             continue;
         }
         // Decided on the full run: a summary lacks the input request that says whether a
@@ -435,7 +441,7 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
         ids << run->localId;
     }
     if (ids.isEmpty()) {
-        printNote(u"no unfinished runs to resume"_s);
+        printNote(CliApp::tr("no unfinished runs to resume"));
         return ExitCompleted;
     }
     QSet<QString> stopped;
@@ -485,15 +491,15 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
         else if (target.isEmpty() && !a.startsWith(u"--"_s))
             target = a;
         else
-            return usage(u"export: unexpected argument %1"_s.arg(a));
+            return usage(CliApp::tr("export: unexpected argument %1").arg(a));
     }
     if (target.isEmpty())
-        return usage(u"export needs a RUN"_s);
+        return usage(CliApp::tr("export needs a RUN"));
     if (format != u"md" && format != u"json")
-        return usage(u"export --format must be md or json"_s);
+        return usage(CliApp::tr("export --format must be md or json"));
     const std::optional<Run> run = m_store.findRun(target);
     if (!run) {
-        writeErr(u"runwatch-cli: no run \"%1\" in the store %2\n"_s.arg(target, m_store.path()));
+        writeErr(CliApp::tr("runwatch-cli: no run \"%1\" in the store %2\n").arg(target, m_store.path()));
         return ExitOtherError;
     }
     const QByteArray doc = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json);
@@ -504,7 +510,7 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
     }
     QFile file(output);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(doc) != doc.size()) {
-        writeErr(u"runwatch-cli: cannot write %1: %2\n"_s.arg(output, file.errorString()));
+        writeErr(CliApp::tr("runwatch-cli: cannot write %1: %2\n").arg(output, file.errorString()));
         return ExitOtherError;
     }
     return ExitCompleted;
@@ -514,17 +520,18 @@ int CliApp::cmdPrune(const Options &o, const QStringList &args)
 {
     Q_UNUSED(o)
     if (args.size() != 2 || args.first() != u"--older-than")
-        return usage(u"prune needs --older-than DAYS"_s);
+        return usage(CliApp::tr("prune needs --older-than DAYS"));
     bool ok = false;
     const double days = args.at(1).toDouble(&ok);
     if (!ok || days < 0)
-        return usage(u"prune: DAYS must be a number ≥ 0"_s);
+        return usage(CliApp::tr("prune: DAYS must be a number ≥ 0"));
     // The rule the app applies too; this process follows no runs, so the store's go.
     const int removed = Retention::removeFinishedBefore(&m_manager, &m_store, Retention::cutoffFor(days));
     if (m_json)
         writeJson({{u"type"_s, u"pruned"_s}, {u"removed"_s, removed}});
     else
-        writeOut(u"Removed %1 finished run(s) older than %2 day(s).\n"_s.arg(removed).arg(args.at(1)));
+        writeOut(CliApp::tr("Removed %n finished run(s) older than %1 day(s).\n", nullptr, removed)
+                     .arg(args.at(1)));
     return ExitCompleted;
 }
 

@@ -19,13 +19,13 @@ QString keyStorageLabel(KeyStorage storage)
 {
     switch (storage) {
     case KeyStorage::None:
-        return u"no key"_s;
+        return CliApp::tr("no key");
     case KeyStorage::Keychain:
         return u"keychain"_s;
     case KeyStorage::Session:
-        return u"app session only"_s;
+        return CliApp::tr("app session only");
     case KeyStorage::Plaintext:
-        return u"plain file"_s;
+        return CliApp::tr("plain file");
     }
     return {};
 }
@@ -48,7 +48,7 @@ std::optional<Connection> CliApp::savedConnection(const Options &o, const Connec
 {
     Connection c = profile.connection;
     const QString name = c.name;
-    const QString hint = u"give the key with --api-key-env VAR"_s;
+    const QString hint = CliApp::tr("give the key with --api-key-env VAR");
     if (!o.apiKeyEnv.isEmpty()) {
         // The explicit choice wins over wherever the saved key lives.
         c.apiKey = qEnvironmentVariable(o.apiKeyEnv.toLocal8Bit().constData());
@@ -80,7 +80,7 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
         if (a == u"--json")
             m_json = true;
         else
-            return usage(u"connections: unexpected argument %1"_s.arg(a));
+            return usage(CliApp::tr("connections: unexpected argument %1").arg(a));
     }
     const QList<ConnectionProfile> saved = registry().savedProfiles();
     qsizetype nameWidth = 0, backendWidth = 0;
@@ -108,8 +108,8 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
         }
     }
     if (saved.isEmpty())
-        printNote(
-            u"no saved connections in %1 (add them in the app's Connections dialog)"_s.arg(m_store.path()));
+        printNote(CliApp::tr("no saved connections in %1 (add them in the app's Connections dialog)")
+                      .arg(m_store.path()));
     return ExitCompleted;
 }
 

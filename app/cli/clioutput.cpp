@@ -106,9 +106,9 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
             writeOut(std::exchange(primary, QString()));
         if (!atLineStart)
             writeOut(u"\n"_s);
-        writeErr(u"[output replaced] the server's text no longer continues what was printed; the "
-                 u"whole current text follows\n"_s);
-        writeOut(u"----- output replaced; whole current text: -----\n"_s);
+        writeErr(CliApp::tr("[output replaced] the server's text no longer continues what was printed; the "
+                            "whole current text follows\n"));
+        writeOut(CliApp::tr("----- output replaced; whole current text: -----\n"));
         primary = update.text;
     };
     for (const RunEvent &e : events) {
@@ -159,7 +159,7 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
                            {u"run"_s, run.localId},
                            {u"request"_s, e.input->toJson()}});
             else if (e.input)
-                writeErr(u"[input required] %1\n"_s.arg(e.input->prompt));
+                writeErr(CliApp::tr("[input required] %1\n").arg(e.input->prompt));
             break;
         case RunEvent::Type::Error:
             flushJsonDelta();
@@ -224,9 +224,9 @@ void CliApp::printReconnecting(const Run &run)
                    {u"reason"_s, run.lostReason}});
         return;
     }
-    writeErr(u"[reconnecting] next try in %1 s (%2 failed in a row: %3)\n"_s.arg(
-        formatSeconds(inMs < 10000 ? (inMs + 50) / 100 * 100 : (inMs + 500) / 1000 * 1000),
-        QString::number(run.failedTries), run.lostReason));
+    writeErr(CliApp::tr("[reconnecting] next try in %1 s (%2 failed in a row: %3)\n")
+                 .arg(formatSeconds(inMs < 10000 ? (inMs + 50) / 100 * 100 : (inMs + 500) / 1000 * 1000),
+                      QString::number(run.failedTries), run.lostReason));
 }
 
 void CliApp::printError(const QString &runId, const RunError &error)

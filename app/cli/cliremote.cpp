@@ -27,7 +27,8 @@ int CliApp::cmdListRemote(const Options &o)
         return exitCode;
     RunBackend *backend = m_manager.backend(conn->name);
     if (!backend->capabilities().testFlag(Capability::List)) {
-        writeErr(u"runwatch-cli: the %1 connection cannot list the service's runs\n"_s.arg(conn->backend));
+        writeErr(CliApp::tr("runwatch-cli: the %1 connection cannot list the service's runs\n")
+                     .arg(conn->backend));
         return ExitOtherError;
     }
     const ListResult listed = QCoro::waitFor(backend->list());
@@ -48,23 +49,23 @@ int CliApp::cmdListRemote(const Options &o)
                        {u"created_at"_s, info.createdAt.toString(Qt::ISODateWithMs)},
                        {u"run"_s, localId}});
         } else {
-            writeOut(
-                u"%1  %2  %3%4\n"_s.arg(info.remoteId, statusName(info.status).leftJustified(14), info.title,
-                                        localId.isEmpty() ? QString() : u"  (local run %1)"_s.arg(localId)));
+            writeOut(u"%1  %2  %3%4\n"_s.arg(
+                info.remoteId, statusName(info.status).leftJustified(14), info.title,
+                localId.isEmpty() ? QString() : CliApp::tr("  (local run %1)").arg(localId)));
         }
     }
     if (listed.runs.isEmpty())
-        printNote(u"the service lists no runs"_s);
+        printNote(CliApp::tr("the service lists no runs"));
     return ExitCompleted;
 }
 
 int CliApp::cmdAttach(const Options &o, const QStringList &args)
 {
     if (args.size() != 1 || args.first().startsWith(u"--"_s))
-        return usage(u"attach needs exactly one REMOTE-ID"_s);
+        return usage(CliApp::tr("attach needs exactly one REMOTE-ID"));
     const QString remoteId = args.first();
     if (const std::optional<Run> stored = m_store.findRun(remoteId); stored && stored->remoteId == remoteId) {
-        printNote(u"run %1 already follows %2; watching it"_s.arg(stored->localId, remoteId));
+        printNote(CliApp::tr("run %1 already follows %2; watching it").arg(stored->localId, remoteId));
         return cmdWatch(o, {stored->localId});
     }
     int exitCode = ExitOtherError;
@@ -83,7 +84,7 @@ int CliApp::cmdAttach(const Options &o, const QStringList &args)
     id = m_manager.attachRemoteRun(conn->name, remoteId);
     if (id.isEmpty()) {
         disconnect(c);
-        writeErr(u"runwatch-cli: cannot attach to \"%1\"\n"_s.arg(remoteId));
+        writeErr(CliApp::tr("runwatch-cli: cannot attach to \"%1\"\n").arg(remoteId));
         return ExitOtherError;
     }
     spinUntil([&] { return outcome.has_value(); }, kAttachTimeoutMs);
@@ -93,9 +94,9 @@ int CliApp::cmdAttach(const Options &o, const QStringList &args)
         RunError e = outcome ? outcome->error : RunError{};
         if (!outcome) {
             e.kind = ErrorKind::Timeout;
-            e.message = u"The service did not answer in time."_s;
+            e.message = CliApp::tr("The service did not answer in time.");
         }
-        e.message = u"Cannot attach to %1: %2"_s.arg(remoteId, e.message);
+        e.message = CliApp::tr("Cannot attach to %1: %2").arg(remoteId, e.message);
         printError(id, e);
         return ExitOtherError;
     }
@@ -112,7 +113,7 @@ int CliApp::cmdAttach(const Options &o, const QStringList &args)
 int CliApp::cmdAgent(const Options &o, const QStringList &args)
 {
     if (!args.isEmpty())
-        return usage(u"agent takes no arguments"_s);
+        return usage(CliApp::tr("agent takes no arguments"));
     int exitCode = ExitOtherError;
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
@@ -155,14 +156,14 @@ int CliApp::cmdAgent(const Options &o, const QStringList &args)
 int CliApp::cmdAgents(const Options &o, const QStringList &args)
 {
     if (!args.isEmpty())
-        return usage(u"agents takes no arguments"_s);
+        return usage(CliApp::tr("agents takes no arguments"));
     int exitCode = ExitOtherError;
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
         return exitCode;
     auto *foundry = qobject_cast<FoundryBackend *>(m_manager.backend(conn->name));
     if (!foundry)
-        return usage(u"agents lists a Foundry project's agents: use --backend foundry"_s);
+        return usage(CliApp::tr("agents lists a Foundry project's agents: use --backend foundry"));
     const FoundryAgentList list = QCoro::waitFor(foundry->agents());
     if (list.error.isError()) {
         printError(QString(), list.error);

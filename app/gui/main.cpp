@@ -2,6 +2,7 @@
 // runwatch: the desktop app. All logic is in ui/ (runwatch_ui).
 
 #include "appcontroller.h"
+#include "i18n/translations.h"
 #include "icons.h"
 
 #include <QApplication>
@@ -20,6 +21,7 @@ int main(int argc, char **argv)
     QApplication::setApplicationVersion(QStringLiteral(RUNWATCH_VERSION_STRING));
     QGuiApplication::setDesktopFileName(u"io.github.runwatch.Runwatch"_s);
     QApplication::setWindowIcon(Runwatch::Icons::appIcon());
+    Runwatch::installTranslations();
 
     const Runwatch::AppOptions options = Runwatch::AppController::parseArguments(QApplication::arguments());
     if (!options.error.isEmpty()) {

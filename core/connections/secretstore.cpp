@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "secretstore.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -32,9 +33,11 @@ bool isUnavailable(QKeychain::Error error)
 
 QString unavailableMessage(const QString &detail)
 {
-    return u"The system keychain is not available (%1). API keys are only stored there; to keep one "
-           "anyway, allow the less secure plain-file store in the settings."_s.arg(
-               detail.isEmpty() ? u"no Secret Service"_s : detail);
+    return QCoreApplication::translate(
+               "SecretStore",
+               "The system keychain is not available (%1). API keys are only stored there; to keep one "
+               "anyway, allow the less secure plain-file store in the settings.")
+        .arg(detail.isEmpty() ? QCoreApplication::translate("SecretStore", "no Secret Service") : detail);
 }
 
 } // namespace
@@ -129,7 +132,8 @@ QCoro::Task<SecretResult> SecretStore::runKeychain(Op op, QString account, QStri
         result.keychainUnavailable = true;
         result.error = unavailableMessage(job->errorString());
     } else {
-        result.error = u"The keychain refused: %1"_s.arg(job->errorString());
+        result.error
+            = QCoreApplication::translate("SecretStore", "The keychain refused: %1").arg(job->errorString());
         co_return result;
     }
     if (result.keychainUnavailable && m_insecureAllowed) {
@@ -168,14 +172,16 @@ SecretResult SecretStore::runInsecure(Op op, const QString &account, const QStri
     QDir().mkpath(QFileInfo(m_insecurePath).absolutePath());
     QSaveFile file(m_insecurePath);
     if (!file.open(QIODevice::WriteOnly)) {
-        result.error = u"Cannot write %1: %2"_s.arg(m_insecurePath, file.errorString());
+        result.error = QCoreApplication::translate("SecretStore", "Cannot write %1: %2")
+                           .arg(m_insecurePath, file.errorString());
         return result;
     }
     // Owner read/write only, before any byte of the secret is written.
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(QJsonDocument(all).toJson(QJsonDocument::Compact));
     if (!file.commit()) {
-        result.error = u"Cannot write %1: %2"_s.arg(m_insecurePath, file.errorString());
+        result.error = QCoreApplication::translate("SecretStore", "Cannot write %1: %2")
+                           .arg(m_insecurePath, file.errorString());
         return result;
     }
     QFile::setPermissions(m_insecurePath, QFileDevice::ReadOwner | QFileDevice::WriteOwner);

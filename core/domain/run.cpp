@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "run.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QSet>
 
@@ -196,7 +197,8 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
         return std::optional<QList<ToolCallAnswer>>();
     };
     if (request.toolCalls.isEmpty())
-        return fail(u"The run's request names no tool calls to answer."_s);
+        return fail(
+            QCoreApplication::translate("ToolCalls", "The run's request names no tool calls to answer."));
     qsizetype outputs = 0;
     for (const ToolCallRequest &call : request.toolCalls)
         outputs += call.approval ? 0 : 1;
@@ -210,13 +212,18 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
                 answers << ToolCallAnswer{call.id, QString(), answer.kind == InputAnswer::Kind::Approve};
         } else if (answer.kind == InputAnswer::Kind::Text && outputs > 0 && approvals == 0) {
             if (outputs != 1)
-                return fail(u"%1 tool calls are pending: give one output per call id."_s.arg(outputs));
+                return fail(QCoreApplication::translate(
+                    "ToolCalls", "%n tool calls are pending: give one output per call id.", nullptr,
+                    int(outputs)));
             answers << ToolCallAnswer{request.toolCalls.first().id, answer.text, false};
         } else if (outputs > 0 && approvals > 0) {
-            return fail(u"This run asks for tool outputs and approvals: answer each call by its id."_s);
+            return fail(QCoreApplication::translate(
+                "ToolCalls", "This run asks for tool outputs and approvals: answer each call by its id."));
         } else {
-            return fail(outputs == 0 ? u"This run asks to approve or reject tool calls."_s
-                                     : u"This run asks for tool outputs."_s);
+            return fail(outputs == 0
+                            ? QCoreApplication::translate("ToolCalls",
+                                                          "This run asks to approve or reject tool calls.")
+                            : QCoreApplication::translate("ToolCalls", "This run asks for tool outputs."));
         }
     }
     QSet<QString> pending;
@@ -225,9 +232,11 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
     QSet<QString> answered;
     for (const ToolCallAnswer &a : std::as_const(answers)) {
         if (!pending.contains(a.callId))
-            return fail(u"No pending tool call has the id \"%1\"."_s.arg(a.callId));
+            return fail(QCoreApplication::translate("ToolCalls", "No pending tool call has the id \"%1\".")
+                            .arg(a.callId));
         if (answered.contains(a.callId))
-            return fail(u"The tool call \"%1\" is answered twice."_s.arg(a.callId));
+            return fail(QCoreApplication::translate("ToolCalls", "The tool call \"%1\" is answered twice.")
+                            .arg(a.callId));
         answered.insert(a.callId);
     }
     if (answered != pending) {
@@ -236,8 +245,10 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
             if (!answered.contains(call.id))
                 missing << call.id;
         }
-        return fail(u"Every pending tool call needs an answer in the same submit; missing: %1"_s.arg(
-            missing.join(u", "_s)));
+        return fail(
+            QCoreApplication::translate(
+                "ToolCalls", "Every pending tool call needs an answer in the same submit; missing: %1")
+                .arg(missing.join(u", "_s)));
     }
     return answers;
 }

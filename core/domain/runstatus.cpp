@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runstatus.h"
 
+#include <QCoreApplication>
+
 #include <array>
 #include <utility>
 
@@ -17,19 +19,19 @@ struct StatusNames
 };
 
 constexpr std::array kNames{
-    StatusNames{RunStatus::Unknown, "unknown"_L1, "Unknown"},
-    StatusNames{RunStatus::Queued, "queued"_L1, "Queued"},
-    StatusNames{RunStatus::InProgress, "in_progress"_L1, "In progress"},
-    StatusNames{RunStatus::Cancelling, "cancelling"_L1, "Cancelling"},
-    StatusNames{RunStatus::InputRequired, "input_required"_L1, "Needs input"},
-    StatusNames{RunStatus::Completed, "completed"_L1, "Completed"},
-    StatusNames{RunStatus::Failed, "failed"_L1, "Failed"},
-    StatusNames{RunStatus::Cancelled, "cancelled"_L1, "Cancelled"},
-    StatusNames{RunStatus::Incomplete, "incomplete"_L1, "Incomplete"},
-    StatusNames{RunStatus::Expired, "expired"_L1, "Expired"},
-    StatusNames{RunStatus::Rejected, "rejected"_L1, "Rejected"},
-    StatusNames{RunStatus::TimedOut, "timed_out"_L1, "Timed out"},
-    StatusNames{RunStatus::Deleted, "deleted"_L1, "Deleted"},
+    StatusNames{RunStatus::Unknown, "unknown"_L1, QT_TRANSLATE_NOOP("RunStatus", "Unknown")},
+    StatusNames{RunStatus::Queued, "queued"_L1, QT_TRANSLATE_NOOP("RunStatus", "Queued")},
+    StatusNames{RunStatus::InProgress, "in_progress"_L1, QT_TRANSLATE_NOOP("RunStatus", "In progress")},
+    StatusNames{RunStatus::Cancelling, "cancelling"_L1, QT_TRANSLATE_NOOP("RunStatus", "Cancelling")},
+    StatusNames{RunStatus::InputRequired, "input_required"_L1, QT_TRANSLATE_NOOP("RunStatus", "Needs input")},
+    StatusNames{RunStatus::Completed, "completed"_L1, QT_TRANSLATE_NOOP("RunStatus", "Completed")},
+    StatusNames{RunStatus::Failed, "failed"_L1, QT_TRANSLATE_NOOP("RunStatus", "Failed")},
+    StatusNames{RunStatus::Cancelled, "cancelled"_L1, QT_TRANSLATE_NOOP("RunStatus", "Cancelled")},
+    StatusNames{RunStatus::Incomplete, "incomplete"_L1, QT_TRANSLATE_NOOP("RunStatus", "Incomplete")},
+    StatusNames{RunStatus::Expired, "expired"_L1, QT_TRANSLATE_NOOP("RunStatus", "Expired")},
+    StatusNames{RunStatus::Rejected, "rejected"_L1, QT_TRANSLATE_NOOP("RunStatus", "Rejected")},
+    StatusNames{RunStatus::TimedOut, "timed_out"_L1, QT_TRANSLATE_NOOP("RunStatus", "Timed out")},
+    StatusNames{RunStatus::Deleted, "deleted"_L1, QT_TRANSLATE_NOOP("RunStatus", "Deleted")},
 };
 } // namespace
 
@@ -91,9 +93,9 @@ QString statusLabel(RunStatus status)
 {
     for (const auto &entry : kNames) {
         if (entry.status == status)
-            return QString::fromLatin1(entry.label);
+            return QCoreApplication::translate("RunStatus", entry.label);
     }
-    return u"Unknown"_s;
+    return QCoreApplication::translate("RunStatus", "Unknown");
 }
 
 } // namespace Runwatch

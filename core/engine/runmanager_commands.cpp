@@ -7,6 +7,7 @@
 #include "net/httperrors.h"
 #include "runstore.h"
 
+#include <QCoreApplication>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
@@ -49,8 +50,9 @@ QCoro::Task<> RunManager::doCancel(QString id)
     }
     if (e->run.remoteId.isEmpty() || !b || !b->capabilities().testFlag(Capability::Cancel)) {
         refuse(id, Action::Cancel,
-               e->run.remoteId.isEmpty() ? u"The run has no server id yet."_s
-                                         : u"This connection cannot cancel runs."_s);
+               e->run.remoteId.isEmpty()
+                   ? QCoreApplication::translate("RunManager", "The run has no server id yet.")
+                   : QCoreApplication::translate("RunManager", "This connection cannot cancel runs."));
         co_return;
     }
     const RunStatus before = e->run.status;
@@ -95,7 +97,9 @@ QCoro::Task<> RunManager::doDelete(QString id, bool onServer)
     if (onServer && !e->run.remoteId.isEmpty()) {
         if (!b || !b->capabilities().testFlag(Capability::Delete)) {
             refuse(id, Action::Delete,
-                   u"This connection cannot delete runs on the server; remove it locally instead."_s);
+                   QCoreApplication::translate(
+                       "RunManager",
+                       "This connection cannot delete runs on the server; remove it locally instead."));
             co_return;
         }
         stopFollowing(id);
@@ -124,7 +128,8 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
         co_return;
     RunBackend *b = backend(e->run.connection);
     if (!b || !b->capabilities().testFlag(Capability::Respond)) {
-        refuse(id, Action::Respond, u"This connection does not accept answers."_s);
+        refuse(id, Action::Respond,
+               QCoreApplication::translate("RunManager", "This connection does not accept answers."));
         co_return;
     }
     const ActionResult result = co_await b->respond(e->run.token, std::move(answer));

@@ -7,6 +7,7 @@
 
 #include "net/httperrors.h"
 
+#include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QTimer>
 
@@ -65,7 +66,9 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
         const RunError error
             = end.error.isError()
                   ? end.error
-                  : RunError::protocol({}, u"The server closed the connection before identifying the run."_s);
+                  : RunError::protocol(
+                      {}, QCoreApplication::translate(
+                              "RunManager", "The server closed the connection before identifying the run."));
         f.active = false;
         applyEvents(id,
                     {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
@@ -76,9 +79,11 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
     case StreamEnd::Reason::Terminal:
     case StreamEnd::Reason::Eof:
         // Closed before the run finished (or a terminal event left it non-terminal): continue.
-        retryAfterFailure(
-            id, end.error.isError() ? end.error.message : u"The event stream ended before the run did."_s,
-            end.retryAfterMs);
+        retryAfterFailure(id,
+                          end.error.isError() ? end.error.message
+                                              : QCoreApplication::translate(
+                                                  "RunManager", "The event stream ended before the run did."),
+                          end.retryAfterMs);
         return;
     case StreamEnd::Reason::ResumeRefused:
         qCInfo(lcEngine) << "resume refused for" << id << "- polling instead:" << end.error.message;
@@ -184,8 +189,10 @@ void RunManager::retryAfterFailure(const QString &id, const QString &reason,
             RunError error;
             error.kind = ErrorKind::Network;
             error.code = u"gave_up"_s;
-            error.message = u"Stopped following after %1 s without progress (the give-up bound): %2"_s.arg(
-                formatSeconds(spent.count()), reason);
+            error.message
+                = QCoreApplication::translate(
+                      "RunManager", "Stopped following after %1 s without progress (the give-up bound): %2")
+                      .arg(formatSeconds(spent.count()), reason);
             // The run may still be live on the server: following it again may succeed.
             error.retryable = true;
             giveUp(id, error);
@@ -226,8 +233,9 @@ void RunManager::resumeNow(const QString &id)
         return;
     RunBackend *b = backend(e->run.connection);
     if (!b) {
-        giveUp(id,
-               RunError::client({}, u"The connection \"%1\" is not configured."_s.arg(e->run.connection)));
+        giveUp(id, RunError::client({}, QCoreApplication::translate(
+                                            "RunManager", "The connection \"%1\" is not configured.")
+                                            .arg(e->run.connection)));
         return;
     }
     const bool canStream = e->run.token.streamable && b->capabilities().testFlag(Capability::ResumeStream);

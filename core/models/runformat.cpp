@@ -28,6 +28,28 @@ QDateTime toLocalFast(const QDateTime &when)
     return when.toOffsetFromUtc(*it);
 }
 
+// What a run waits for, in words (inputReasonName() is the stored, untranslated token).
+QString inputReasonLabel(InputReason reason)
+{
+    switch (reason) {
+    case InputReason::Question:
+        return QCoreApplication::translate("RunList", "an answer");
+    case InputReason::Approval:
+        return QCoreApplication::translate("RunList", "an approval");
+    case InputReason::Options:
+        return QCoreApplication::translate("RunList", "a choice");
+    case InputReason::ToolOutput:
+        return QCoreApplication::translate("RunList", "tool outputs");
+    case InputReason::Auth:
+        return QCoreApplication::translate("RunList", "authentication");
+    case InputReason::Timer:
+        return QCoreApplication::translate("RunList", "a timer");
+    case InputReason::Webhook:
+        return QCoreApplication::translate("RunList", "a callback");
+    }
+    return inputReasonName(reason);
+}
+
 } // namespace
 
 QString runColumnTitle(int column)
@@ -65,17 +87,21 @@ qint64 runDurationMs(const Run &run, const QDateTime &now)
 QString formatDuration(qint64 ms)
 {
     if (ms < 1000)
-        return u"%1 ms"_s.arg(qMax<qint64>(ms, 0));
+        return QCoreApplication::translate("RunFormat", "%1 ms").arg(qMax<qint64>(ms, 0));
     const qint64 s = ms / 1000;
     if (s < 60)
-        return u"%1 s"_s.arg(s);
+        return QCoreApplication::translate("RunFormat", "%1 s").arg(s);
     const qint64 m = s / 60;
     if (m < 60)
-        return u"%1 m %2 s"_s.arg(m).arg(s % 60, 2, 10, QChar(u'0'));
+        return QCoreApplication::translate("RunFormat", "%1 m %2 s", "minutes and seconds")
+            .arg(m)
+            .arg(s % 60, 2, 10, QChar(u'0'));
     const qint64 h = m / 60;
     if (h < 24)
-        return u"%1 h %2 m"_s.arg(h).arg(m % 60, 2, 10, QChar(u'0'));
-    return u"%1 d %2 h"_s.arg(h / 24).arg(h % 24);
+        return QCoreApplication::translate("RunFormat", "%1 h %2 m", "hours and minutes")
+            .arg(h)
+            .arg(m % 60, 2, 10, QChar(u'0'));
+    return QCoreApplication::translate("RunFormat", "%1 d %2 h", "days and hours").arg(h / 24).arg(h % 24);
 }
 
 QString formatTimestamp(const QDateTime &when, const QDateTime &now)
@@ -85,7 +111,9 @@ QString formatTimestamp(const QDateTime &when, const QDateTime &now)
     const QDateTime local = toLocalFast(when);
     if (local.date() == toLocalFast(now).date())
         return local.toString(u"HH:mm:ss"_s);
-    return QLocale().toString(local, u"MMM d HH:mm"_s);
+    return QLocale().toString(
+        local,
+        QCoreApplication::translate("RunFormat", "MMM d HH:mm", "QDateTime format of a time on another day"));
 }
 
 std::optional<qint64> answerTimeLeftMs(const Run &run, const QDateTime &now)
@@ -155,7 +183,7 @@ QString statusToolTip(const Run &run)
     }
     if (run.status == RunStatus::InputRequired && run.input)
         lines << QCoreApplication::translate("RunList", "Waiting for: %1")
-                     .arg(inputReasonName(run.input->reason));
+                     .arg(inputReasonLabel(run.input->reason));
     if (run.error.isError())
         lines << run.error.toString();
     return lines.join(u'\n');

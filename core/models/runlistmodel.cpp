@@ -227,6 +227,9 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         if (column == StatusColumn)
             return statusToolTip(*run).replace(u'\n', u"; "_s);
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
+    case Qt::AccessibleDescriptionRole:
+        // The badge is painted (icon, colour, text): say what it is.
+        return column == StatusColumn ? tr("Status badge") : runColumnTitle(column);
     case Qt::TextAlignmentRole:
         if (column == DurationColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

@@ -3,6 +3,7 @@
 
 #include "json/jsonscan.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -73,7 +74,7 @@ void appendItemSnapshots(QList<RunEvent> &out, const QJsonObject &item, qint64 s
     const QJsonArray summary = item.value(u"summary"_s).toArray();
     for (qsizetype i = 0; i < summary.size(); ++i) {
         out << RunEvent::secondarySnapshot(SecondaryKind::Reasoning, id + u"#s"_s + QString::number(i),
-                                           u"Reasoning"_s,
+                                           QCoreApplication::translate("RunEvents", "Reasoning"),
                                            summary.at(i).toObject().value(u"text"_s).toString(), seq);
         seq = -1;
     }
@@ -446,7 +447,8 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
         const QString part = type.contains(u"summary")
                                  ? u"#s"_s + QString::number(o.value(u"summary_index"_s).toInt())
                                  : u"#r"_s + QString::number(o.value(u"content_index"_s).toInt());
-        out << RunEvent::secondarySnapshot(SecondaryKind::Reasoning, itemId + part, u"Reasoning"_s,
+        out << RunEvent::secondarySnapshot(SecondaryKind::Reasoning, itemId + part,
+                                           QCoreApplication::translate("RunEvents", "Reasoning"),
                                            o.value(u"text"_s).toString(), seq);
         return Outcome::Continue;
     }
@@ -482,7 +484,8 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
         return Outcome::Continue;
     }
     if (type == u"response.refusal.done") {
-        out << RunEvent::secondarySnapshot(SecondaryKind::Log, itemId + u"#refusal"_s, u"Refusal"_s,
+        out << RunEvent::secondarySnapshot(SecondaryKind::Log, itemId + u"#refusal"_s,
+                                           QCoreApplication::translate("RunEvents", "Refusal"),
                                            o.value(u"refusal"_s).toString(), seq);
         return Outcome::Continue;
     }

@@ -1,0 +1,2329 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE" sourcelanguage="en">
+<context>
+    <name>ConnectionOptions</name>
+    <message>
+        <source>Plain http:// to %1 sends the key and the runs unencrypted: use https://, or allow plain http for this connection.</source>
+        <translation>Einfaches http:// zu %1 überträgt den Schlüssel und die Läufe unverschlüsselt: Verwenden Sie https:// oder erlauben Sie einfaches http für diese Verbindung.</translation>
+    </message>
+    <message>
+        <source>Not used by the %1 backend.</source>
+        <translation>Wird vom Backend %1 nicht verwendet.</translation>
+    </message>
+    <message>
+        <source>Must be a single line.</source>
+        <translation>Muss eine einzelne Zeile sein.</translation>
+    </message>
+    <message>
+        <source>An API version looks like 2025-04-01-preview (letters, digits, &apos;.&apos;, &apos;-&apos;).</source>
+        <translation>Eine API-Version sieht aus wie 2025-04-01-preview (Buchstaben, Ziffern, „.“, „-“).</translation>
+    </message>
+    <message>
+        <source>Unbalanced quotes in the command.</source>
+        <translation>Nicht geschlossene Anführungszeichen im Befehl.</translation>
+    </message>
+    <message>
+        <source>Give the profile file&apos;s full path.</source>
+        <translation>Geben Sie den vollständigen Pfad der Profildatei an.</translation>
+    </message>
+    <message>
+        <source>Cannot read %1.</source>
+        <translation>%1 kann nicht gelesen werden.</translation>
+    </message>
+    <message>
+        <source>No PEM certificate in %1.</source>
+        <translation>Kein PEM-Zertifikat in %1.</translation>
+    </message>
+    <message>
+        <source>A proxy is given as http://host:port or socks5://host:port.</source>
+        <translation>Ein Proxy wird als http://host:port oder socks5://host:port angegeben.</translation>
+    </message>
+</context>
+<context>
+    <name>RunEvents</name>
+    <message>
+        <source>Reasoning</source>
+        <translation>Überlegung</translation>
+    </message>
+    <message>
+        <source>Refusal</source>
+        <translation>Verweigerung</translation>
+    </message>
+</context>
+<context>
+    <name>RunFilter</name>
+    <message>
+        <source>All</source>
+        <translation>Alle</translation>
+    </message>
+    <message>
+        <source>Active</source>
+        <translation>Aktiv</translation>
+    </message>
+    <message>
+        <source>Needs me</source>
+        <translation>Wartet auf mich</translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation>Abgeschlossen</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
+</context>
+<context>
+    <name>RunFormat</name>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 m %2 s</source>
+        <comment>minutes and seconds</comment>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 m</source>
+        <comment>hours and minutes</comment>
+        <translation>%1 Std. %2 min</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <comment>days and hours</comment>
+        <translation>%1 T. %2 Std.</translation>
+    </message>
+    <message>
+        <source>MMM d HH:mm</source>
+        <comment>QDateTime format of a time on another day</comment>
+        <translation>d. MMM HH:mm</translation>
+    </message>
+</context>
+<context>
+    <name>RunList</name>
+    <message>
+        <source>an answer</source>
+        <translation>eine Antwort</translation>
+    </message>
+    <message>
+        <source>an approval</source>
+        <translation>eine Freigabe</translation>
+    </message>
+    <message>
+        <source>a choice</source>
+        <translation>eine Auswahl</translation>
+    </message>
+    <message>
+        <source>tool outputs</source>
+        <translation>Tool-Ausgaben</translation>
+    </message>
+    <message>
+        <source>authentication</source>
+        <translation>eine Anmeldung</translation>
+    </message>
+    <message>
+        <source>a timer</source>
+        <translation>einen Timer</translation>
+    </message>
+    <message>
+        <source>a callback</source>
+        <translation>einen Callback</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>Titel</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>Backend</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>Last activity</source>
+        <translation>Zuletzt aktiv</translation>
+    </message>
+    <message>
+        <source>Needs input, time is up</source>
+        <translation>Eingabe nötig, Zeit abgelaufen</translation>
+    </message>
+    <message>
+        <source>Time is up</source>
+        <translation>Zeit abgelaufen</translation>
+    </message>
+    <message>
+        <source>Needs input, %1 left</source>
+        <translation>Eingabe nötig, noch %1</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>noch %1</translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>Wartet</translation>
+    </message>
+    <message>
+        <source>Waiting for callback</source>
+        <translation>Wartet auf Callback</translation>
+    </message>
+    <message>
+        <source>Waiting for timer</source>
+        <translation>Wartet auf Timer</translation>
+    </message>
+    <message>
+        <source>Reconnecting</source>
+        <translation>Verbindet neu</translation>
+    </message>
+    <message>
+        <source>Reconnecting, next try in %1 s</source>
+        <translation>Verbindet neu, nächster Versuch in %1 s</translation>
+    </message>
+    <message>
+        <source>Backend status: %1</source>
+        <translation>Status im Backend: %1</translation>
+    </message>
+    <message>
+        <source>Connection lost — reconnecting…</source>
+        <translation>Verbindung verloren – verbinde neu …</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tries failed in a row: %1</source>
+        <translation>
+            <numerusform>%n Versuch in Folge fehlgeschlagen: %1</numerusform>
+            <numerusform>%n Versuche in Folge fehlgeschlagen: %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting for: %1</source>
+        <translation>Wartet auf: %1</translation>
+    </message>
+</context>
+<context>
+    <name>RunManager</name>
+    <message>
+        <source>The run has no server id yet.</source>
+        <translation>Der Lauf hat noch keine Server-ID.</translation>
+    </message>
+    <message>
+        <source>This connection cannot cancel runs.</source>
+        <translation>Diese Verbindung kann keine Läufe abbrechen.</translation>
+    </message>
+    <message>
+        <source>This connection cannot delete runs on the server; remove it locally instead.</source>
+        <translation>Diese Verbindung kann keine Läufe auf dem Server löschen; entfernen Sie ihn stattdessen lokal.</translation>
+    </message>
+    <message>
+        <source>This connection does not accept answers.</source>
+        <translation>Diese Verbindung nimmt keine Antworten an.</translation>
+    </message>
+    <message>
+        <source>The server closed the connection before identifying the run.</source>
+        <translation>Der Server hat die Verbindung geschlossen, bevor er den Lauf identifiziert hat.</translation>
+    </message>
+    <message>
+        <source>The event stream ended before the run did.</source>
+        <translation>Der Ereignisstrom endete vor dem Lauf.</translation>
+    </message>
+    <message>
+        <source>Stopped following after %1 s without progress (the give-up bound): %2</source>
+        <translation>Folgen nach %1 s ohne Fortschritt beendet (Grenze von --give-up-after): %2</translation>
+    </message>
+    <message>
+        <source>The connection &quot;%1&quot; is not configured.</source>
+        <translation>Die Verbindung „%1“ ist nicht eingerichtet.</translation>
+    </message>
+</context>
+<context>
+    <name>RunStatus</name>
+    <message>
+        <source>Unknown</source>
+        <translation>Unbekannt</translation>
+    </message>
+    <message>
+        <source>Queued</source>
+        <translation>In Warteschlange</translation>
+    </message>
+    <message>
+        <source>In progress</source>
+        <translation>Läuft</translation>
+    </message>
+    <message>
+        <source>Cancelling</source>
+        <translation>Wird abgebrochen</translation>
+    </message>
+    <message>
+        <source>Needs input</source>
+        <translation>Eingabe nötig</translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation>Abgeschlossen</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
+    <message>
+        <source>Incomplete</source>
+        <translation>Unvollständig</translation>
+    </message>
+    <message>
+        <source>Expired</source>
+        <translation>Abgelaufen</translation>
+    </message>
+    <message>
+        <source>Rejected</source>
+        <translation>Abgelehnt</translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation>Zeitüberschreitung</translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation>Gelöscht</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::ActionController</name>
+    <message>
+        <source>&amp;New Run…</source>
+        <translation>&amp;Neuer Lauf …</translation>
+    </message>
+    <message>
+        <source>Start a new run</source>
+        <translation>Einen neuen Lauf starten</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel Run</source>
+        <translation>Lauf &amp;abbrechen</translation>
+    </message>
+    <message>
+        <source>Ask the server to stop the selected runs</source>
+        <translation>Den Server bitten, die ausgewählten Läufe zu stoppen</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>&amp;Löschen …</translation>
+    </message>
+    <message>
+        <source>Delete the selected runs</source>
+        <translation>Die ausgewählten Läufe löschen</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>&amp;Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Reconnect a lost stream or poll the run again</source>
+        <translation>Einen verlorenen Stream neu verbinden oder den Lauf erneut abfragen</translation>
+    </message>
+    <message>
+        <source>Res&amp;pond</source>
+        <translation>Ant&amp;worten</translation>
+    </message>
+    <message>
+        <source>Answer the run that waits for input</source>
+        <translation>Dem Lauf antworten, der auf eine Eingabe wartet</translation>
+    </message>
+    <message>
+        <source>C&amp;opy Output</source>
+        <translation>Ausgabe &amp;kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the run&apos;s whole output</source>
+        <translation>Die gesamte Ausgabe des Laufs kopieren</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>Akt&amp;ualisieren</translation>
+    </message>
+    <message>
+        <source>Read the selected runs&apos; state from the server</source>
+        <translation>Den Zustand der ausgewählten Läufe vom Server lesen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>New Run</source>
+        <translation>Neuer Lauf</translation>
+    </message>
+    <message>
+        <source>Copy Output</source>
+        <translation>Ausgabe kopieren</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>Cancel Run</source>
+        <translation>Lauf abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancel %1?</source>
+        <translation>%1 abbrechen?</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cancel %n runs?</source>
+        <translation>
+            <numerusform>%n Lauf abbrechen?</numerusform>
+            <numerusform>%n Läufe abbrechen?</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The server is asked to stop; the output so far is kept. Cancellation is best effort: a run may still finish.</source>
+        <translation>Der Server wird gebeten anzuhalten; die bisherige Ausgabe bleibt erhalten. Der Abbruch ist nicht garantiert: Ein Lauf kann trotzdem noch fertig werden.</translation>
+    </message>
+    <message>
+        <source>Keep Running</source>
+        <translation>Weiterlaufen lassen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) finished before the cancel was sent.</source>
+        <translation>
+            <numerusform>%n Lauf war fertig, bevor der Abbruch gesendet wurde.</numerusform>
+            <numerusform>%n Läufe waren fertig, bevor der Abbruch gesendet wurde.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Delete Run</source>
+        <translation>Lauf löschen</translation>
+    </message>
+    <message>
+        <source>Delete %1?</source>
+        <translation>%1 löschen?</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n runs?</source>
+        <translation>
+            <numerusform>%n Lauf löschen?</numerusform>
+            <numerusform>%n Läufe löschen?</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Also delete on the &amp;server</source>
+        <translation>Auch auf dem &amp;Server löschen</translation>
+    </message>
+    <message>
+        <source>It is removed from this computer only; the server keeps it.</source>
+        <translation>Er wird nur von diesem Computer entfernt; der Server behält ihn.</translation>
+    </message>
+    <message>
+        <source>This connection cannot delete runs on the server: the run is removed from this computer only, and the server keeps it.</source>
+        <translation>Diese Verbindung kann keine Läufe auf dem Server löschen: Der Lauf wird nur von diesem Computer entfernt, der Server behält ihn.</translation>
+    </message>
+    <message>
+        <source>It is deleted on the server and removed from this computer. This cannot be undone.</source>
+        <translation>Er wird auf dem Server gelöscht und von diesem Computer entfernt. Das kann nicht rückgängig gemacht werden.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 runs are deleted on the server; the others are removed from this computer only.</source>
+        <translation>%1 von %2 Läufen werden auf dem Server gelöscht; die übrigen werden nur von diesem Computer entfernt.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Resuming %n run(s)…</source>
+        <translation>
+            <numerusform>%n Lauf wird fortgesetzt …</numerusform>
+            <numerusform>%n Läufe werden fortgesetzt …</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The run is no longer waiting for input.</source>
+        <translation>Der Lauf wartet nicht mehr auf eine Eingabe.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n character(s) of output.</source>
+        <translation>
+            <numerusform>%n Zeichen der Ausgabe kopiert.</numerusform>
+            <numerusform>%n Zeichen der Ausgabe kopiert.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The answer was not accepted: %1</source>
+        <translation>Die Antwort wurde nicht angenommen: %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Starting %1 failed: %2</source>
+        <translation>Starten von %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Cancelling %1 failed: %2</source>
+        <translation>Abbrechen von %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Deleting %1 failed: %2</source>
+        <translation>Löschen von %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Answering %1 failed: %2</source>
+        <translation>Antworten auf %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Refreshing %1 failed: %2</source>
+        <translation>Aktualisieren von %1 fehlgeschlagen: %2</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::AppController</name>
+    <message>
+        <source>%1 needs a value</source>
+        <translation>%1 braucht einen Wert</translation>
+    </message>
+    <message>
+        <source>unknown argument %1</source>
+        <translation>unbekanntes Argument %1</translation>
+    </message>
+    <message>
+        <source>--palette takes light or dark</source>
+        <translation>--palette nimmt light oder dark</translation>
+    </message>
+    <message>
+        <source>Usage: runwatch [--demo] [--store PATH] [--palette light|dark]
+
+  --demo            start the built-in simulators and demo runs (the default on first
+                    launch, when no connection is saved); demo runs are not saved
+  --store PATH      run store (default: $RUNWATCH_STORE or the platform data directory)
+  --palette NAME    light or dark colours (Fusion style)
+  --version         print the version
+</source>
+        <translation>Aufruf: runwatch [--demo] [--store PFAD] [--palette light|dark]
+
+  --demo            startet die eingebauten Simulatoren und Demo-Läufe (Standard beim ersten
+                    Start, wenn keine Verbindung gespeichert ist); Demo-Läufe werden nicht gespeichert
+  --store PFAD      Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
+  --palette NAME    helle (light) oder dunkle (dark) Farben (Fusion-Stil)
+  --version         gibt die Version aus
+</translation>
+    </message>
+    <message>
+        <source>Runs and connections are not saved: %1</source>
+        <translation>Läufe und Verbindungen werden nicht gespeichert: %1</translation>
+    </message>
+    <message>
+        <source>Demo Unavailable</source>
+        <translation>Demo nicht verfügbar</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %n finished run(s) older than %1 day(s).</source>
+        <translation>
+            <numerusform>%n beendeter Lauf entfernt, der älter als %1 Tag(e) war.</numerusform>
+            <numerusform>%n beendete Läufe entfernt, die älter als %1 Tag(e) waren.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::BadgeWidget</name>
+    <message>
+        <source>Status: %1</source>
+        <translation>Status: %1</translation>
+    </message>
+    <message>
+        <source>Status badge of the selected run</source>
+        <translation>Statusanzeige des ausgewählten Laufs</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::Cli::CliApp</name>
+    <message>
+        <source>API keys are read from the environment only (use --api-key-env VAR).</source>
+        <translation>API-Schlüssel werden nur aus der Umgebung gelesen (verwenden Sie --api-key-env VAR).</translation>
+    </message>
+    <message>
+        <source>unknown option %1</source>
+        <translation>unbekannte Option %1</translation>
+    </message>
+    <message>
+        <source>no command given</source>
+        <translation>kein Befehl angegeben</translation>
+    </message>
+    <message>
+        <source>--token-command is for the foundry backend, not %1</source>
+        <translation>--token-command gilt für das Backend foundry, nicht für %1</translation>
+    </message>
+    <message>
+        <source>unknown backend &quot;%1&quot; (known: %2)</source>
+        <translation>unbekanntes Backend „%1“ (bekannt: %2)</translation>
+    </message>
+    <message>
+        <source>--profile is for the jobs backend, not %1</source>
+        <translation>--profile gilt für das Backend jobs, nicht für %1</translation>
+    </message>
+    <message>
+        <source>--give-up-after is for watch, resume, attach and start --follow</source>
+        <translation>--give-up-after gilt für watch, resume, attach und start --follow</translation>
+    </message>
+    <message>
+        <source>--give-up-after needs a duration such as 90s, 5m or 1h</source>
+        <translation>--give-up-after braucht eine Dauer wie 90s, 5m oder 1h</translation>
+    </message>
+    <message>
+        <source>unknown command &quot;%1&quot;</source>
+        <translation>unbekannter Befehl „%1“</translation>
+    </message>
+    <message>
+        <source>no saved connection &quot;%1&quot; (saved: %2)</source>
+        <translation>keine gespeicherte Verbindung „%1“ (gespeichert: %2)</translation>
+    </message>
+    <message>
+        <source>no service URL: give --url URL (and --backend) or --connection NAME</source>
+        <translation>keine Dienst-URL: Geben Sie --url URL (und --backend) oder --connection NAME an</translation>
+    </message>
+    <message>
+        <source>--token-command is for the foundry backend (this is %1)</source>
+        <translation>--token-command gilt für das Backend foundry (dies ist %1)</translation>
+    </message>
+    <message>
+        <source>--profile is for the jobs backend (this is %1)</source>
+        <translation>--profile gilt für das Backend jobs (dies ist %1)</translation>
+    </message>
+    <message>
+        <source>no run &quot;%1&quot; in the store %2</source>
+        <translation>kein Lauf „%1“ in der Laufdatenbank %2</translation>
+    </message>
+    <message>
+        <source>%1 needs exactly one RUN</source>
+        <translation>%1 braucht genau einen LAUF</translation>
+    </message>
+    <message>
+        <source>start: unexpected argument %1</source>
+        <translation>start: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>start needs --prompt TEXT</source>
+        <translation>start braucht --prompt TEXT</translation>
+    </message>
+    <message>
+        <source>start on foundry needs --agent ASSISTANT_ID (runwatch-cli agents lists them)</source>
+        <translation>start auf foundry braucht --agent ASSISTANT_ID (runwatch-cli agents listet sie auf)</translation>
+    </message>
+    <message>
+        <source>runwatch-cli: the run disappeared
+</source>
+        <translation>runwatch-cli: Der Lauf ist verschwunden
+</translation>
+    </message>
+    <message>
+        <source>The server did not acknowledge the run in time.</source>
+        <translation>Der Server hat den Lauf nicht rechtzeitig bestätigt.</translation>
+    </message>
+    <message>
+        <source>The cancel request did not finish.</source>
+        <translation>Die Abbruchanfrage wurde nicht abgeschlossen.</translation>
+    </message>
+    <message>
+        <source>run %1: %2; nothing changed</source>
+        <translation>Lauf %1: %2; nichts geändert</translation>
+    </message>
+    <message>
+        <source>delete: unexpected argument %1</source>
+        <translation>delete: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>delete needs a RUN</source>
+        <translation>delete braucht einen LAUF</translation>
+    </message>
+    <message>
+        <source>The delete request did not finish.</source>
+        <translation>Die Löschanfrage wurde nicht abgeschlossen.</translation>
+    </message>
+    <message>
+        <source>on the server and locally</source>
+        <translation>auf dem Server und lokal</translation>
+    </message>
+    <message>
+        <source>locally only</source>
+        <translation>nur lokal</translation>
+    </message>
+    <message>
+        <source>Deleted run %1 %2%3
+</source>
+        <translation>Lauf %1 %2 gelöscht%3
+</translation>
+    </message>
+    <message>
+        <source>list: unexpected argument %1</source>
+        <translation>list: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>list: --remote and --all do not go together</source>
+        <translation>list: --remote und --all passen nicht zusammen</translation>
+    </message>
+    <message>
+        <source>respond needs a RUN</source>
+        <translation>respond braucht einen LAUF</translation>
+    </message>
+    <message>
+        <source>respond: --output expects CALL_ID=TEXT</source>
+        <translation>respond: --output erwartet CALL_ID=TEXT</translation>
+    </message>
+    <message>
+        <source>respond: unexpected argument %1</source>
+        <translation>respond: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>respond needs --text, --approve, --reject, --choice or --output</source>
+        <translation>respond braucht --text, --approve, --reject, --choice oder --output</translation>
+    </message>
+    <message>
+        <source>respond: --output goes alone (one per pending tool call)</source>
+        <translation>respond: --output steht allein (eines je offenem Tool-Aufruf)</translation>
+    </message>
+    <message>
+        <source>The answer was not acknowledged.</source>
+        <translation>Die Antwort wurde nicht bestätigt.</translation>
+    </message>
+    <message>
+        <source>resume takes no arguments</source>
+        <translation>resume nimmt keine Argumente</translation>
+    </message>
+    <message>
+        <source>runwatch-cli: run %1: %2
+</source>
+        <translation>runwatch-cli: Lauf %1: %2
+</translation>
+    </message>
+    <message>
+        <source>no unfinished runs to resume</source>
+        <translation>keine unvollendeten Läufe zum Fortsetzen</translation>
+    </message>
+    <message>
+        <source>export: unexpected argument %1</source>
+        <translation>export: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>export needs a RUN</source>
+        <translation>export braucht einen LAUF</translation>
+    </message>
+    <message>
+        <source>export --format must be md or json</source>
+        <translation>export --format muss md oder json sein</translation>
+    </message>
+    <message>
+        <source>runwatch-cli: no run &quot;%1&quot; in the store %2
+</source>
+        <translation>runwatch-cli: kein Lauf „%1“ in der Laufdatenbank %2
+</translation>
+    </message>
+    <message>
+        <source>runwatch-cli: cannot write %1: %2
+</source>
+        <translation>runwatch-cli: %1 kann nicht geschrieben werden: %2
+</translation>
+    </message>
+    <message>
+        <source>prune needs --older-than DAYS</source>
+        <translation>prune braucht --older-than TAGE</translation>
+    </message>
+    <message>
+        <source>prune: DAYS must be a number ≥ 0</source>
+        <translation>prune: TAGE muss eine Zahl ≥ 0 sein</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %n finished run(s) older than %1 day(s).
+</source>
+        <translation>
+            <numerusform>%n beendeter Lauf entfernt, der älter als %1 Tag(e) war.
+</numerusform>
+            <numerusform>%n beendete Läufe entfernt, die älter als %1 Tag(e) waren.
+</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no key</source>
+        <translation>kein Schlüssel</translation>
+    </message>
+    <message>
+        <source>app session only</source>
+        <translation>nur App-Sitzung</translation>
+    </message>
+    <message>
+        <source>plain file</source>
+        <translation>unverschlüsselte Datei</translation>
+    </message>
+    <message>
+        <source>give the key with --api-key-env VAR</source>
+        <translation>geben Sie den Schlüssel mit --api-key-env VAR an</translation>
+    </message>
+    <message>
+        <source>connections: unexpected argument %1</source>
+        <translation>connections: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>no saved connections in %1 (add them in the app&apos;s Connections dialog)</source>
+        <translation>keine gespeicherten Verbindungen in %1 (legen Sie sie im Verbindungsdialog der App an)</translation>
+    </message>
+    <message>
+        <source>[output replaced] the server&apos;s text no longer continues what was printed; the whole current text follows
+</source>
+        <translation>[Ausgabe ersetzt] Der Text des Servers setzt das Ausgegebene nicht mehr fort; es folgt der gesamte aktuelle Text
+</translation>
+    </message>
+    <message>
+        <source>----- output replaced; whole current text: -----
+</source>
+        <translation>----- Ausgabe ersetzt; gesamter aktueller Text: -----
+</translation>
+    </message>
+    <message>
+        <source>[input required] %1
+</source>
+        <translation>[Eingabe nötig] %1
+</translation>
+    </message>
+    <message>
+        <source>[reconnecting] next try in %1 s (%2 failed in a row: %3)
+</source>
+        <translation>[verbinde neu] nächster Versuch in %1 s (%2 in Folge fehlgeschlagen: %3)
+</translation>
+    </message>
+    <message>
+        <source>runwatch-cli: the %1 connection cannot list the service&apos;s runs
+</source>
+        <translation>runwatch-cli: Die Verbindung %1 kann die Läufe des Dienstes nicht auflisten
+</translation>
+    </message>
+    <message>
+        <source>  (local run %1)</source>
+        <translation>  (lokaler Lauf %1)</translation>
+    </message>
+    <message>
+        <source>the service lists no runs</source>
+        <translation>der Dienst listet keine Läufe</translation>
+    </message>
+    <message>
+        <source>attach needs exactly one REMOTE-ID</source>
+        <translation>attach braucht genau eine REMOTE-ID</translation>
+    </message>
+    <message>
+        <source>run %1 already follows %2; watching it</source>
+        <translation>Lauf %1 folgt bereits %2; er wird beobachtet</translation>
+    </message>
+    <message>
+        <source>runwatch-cli: cannot attach to &quot;%1&quot;
+</source>
+        <translation>runwatch-cli: Anhängen an „%1“ nicht möglich
+</translation>
+    </message>
+    <message>
+        <source>The service did not answer in time.</source>
+        <translation>Der Dienst hat nicht rechtzeitig geantwortet.</translation>
+    </message>
+    <message>
+        <source>Cannot attach to %1: %2</source>
+        <translation>Anhängen an %1 nicht möglich: %2</translation>
+    </message>
+    <message>
+        <source>agent takes no arguments</source>
+        <translation>agent nimmt keine Argumente</translation>
+    </message>
+    <message>
+        <source>agents takes no arguments</source>
+        <translation>agents nimmt keine Argumente</translation>
+    </message>
+    <message>
+        <source>agents lists a Foundry project&apos;s agents: use --backend foundry</source>
+        <translation>agents listet die Agenten eines Foundry-Projekts: Verwenden Sie --backend foundry</translation>
+    </message>
+    <message>
+        <source>Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
+
+Global options (before the command):
+  --backend NAME      connector for --url: openai, a2a (--url is then the agent&apos;s base URL),
+                      jobs (a generic HTTP job API; --url is the base the job paths hang off),
+                      foundry (Azure AI Foundry Agent Service; --url is the project endpoint
+                      https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;)
+  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
+  --connection NAME   a connection saved in the app&apos;s Connections dialog, instead of
+                      --backend/--url/--auth/--profile: its backend, URL, auth style, options
+                      and API key (from the OS keychain, or the plain file if you opted in)
+  --api-key-env VAR   environment variable holding the API key; overrides a saved key
+                      (without --connection the default is RUNWATCH_API_KEY, then
+                      OPENAI_API_KEY for openai)
+  --auth STYLE        bearer (default) or api-key (Azure OpenAI)
+  --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
+  --api-version V     the api-version query (foundry: default 2025-05-01; Azure OpenAI)
+  --token-command CMD foundry: a command printing a Microsoft Entra token, run when there is
+                      none, near its expiry and once after a 401 (e.g. az account
+                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
+                      its output is never logged or stored. Give both on every command.
+  --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
+                      names; docs/jobs-profile.md); give it on every command
+  --organization ORG  openai: sent as the OpenAI-Organization header
+  --project ID        openai: sent as the OpenAI-Project header
+  --proxy URL         every request through this proxy (http://host:port, socks5://host:port)
+  --ca-bundle FILE    PEM CA certificates trusted besides the system&apos;s
+  --json              JSON Lines output
+  --allow-insecure-http  permit plain http:// to a non-loopback host
+  --version           print the version
+
+Commands:
+  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
+                      (--agent: foundry, the assistant id to run)
+  watch RUN [--give-up-after DURATION]
+                      primary text to stdout as it arrives, secondary output to stderr;
+                      resumes after drops; exits at a terminal state or when input is required.
+                      Trouble that waiting can cure never ends following (&quot;[reconnecting]
+                      next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
+                      attach) stops after that long without progress, exit 1
+  status RUN          refreshes and prints the run
+  cancel RUN          cancels and waits (bounded) until the run is terminal
+  delete RUN [--local]  deletes on the server (when supported) and locally
+  list [--all]        active runs (--all: every stored run)
+  list --remote       the service&apos;s own list of runs (A2A 1.0: ListTasks), incl. ones
+                      started elsewhere: remote id, status, title
+  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
+  agent               what the service says about itself (A2A: the agent card)
+  agents              foundry: the project&apos;s agents (id, name, model)
+  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
+               --output CALL_ID=TEXT ...)
+                      tool calls (openai, foundry): --output once per pending call, all sent
+                      in one request; --text when exactly one is pending; --approve/--reject
+                      answer every pending MCP approval. OpenAI goes on in the next response
+                      (previous_response_id): `watch RUN` follows it
+  resume              reattaches every unfinished run in the store and follows them all
+  export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
+  prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
+  connections         the saved connections: name, backend, URL, where the key is kept
+
+RUN is the local or the remote id. A stored run started on a saved connection goes through it
+again (its options and key) unless --url/--backend are given. API keys never come from the
+command line: from the environment, or from a saved connection&apos;s keychain entry. A key the app
+kept &quot;for this session only&quot; lives in the app&apos;s memory and cannot reach this process.
+Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed out/incomplete,
+4 cancelled, 5 waiting for input, 6 still running (status only).
+</source>
+        <translation>Aufruf: runwatch-cli [GLOBALE OPTIONEN] BEFEHL [ARGUMENTE]
+
+Globale Optionen (vor dem Befehl):
+  --backend NAME      Konnektor für --url: openai, a2a (--url ist dann die Basis-URL des Agenten),
+                      jobs (eine allgemeine HTTP-Job-API; --url ist die Basis der Job-Pfade),
+                      foundry (Azure AI Foundry Agent Service; --url ist der Projekt-Endpunkt
+                      https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;)
+  --url URL           Basis-URL des Dienstes (z. B. https://api.openai.com/v1)
+  --connection NAME   eine im Verbindungsdialog der App gespeicherte Verbindung statt
+                      --backend/--url/--auth/--profile: ihr Backend, ihre URL, Authentifizierung,
+                      Optionen und ihr API-Schlüssel (aus dem Schlüsselbund des Systems oder aus
+                      der unverschlüsselten Datei, wenn Sie das gewählt haben)
+  --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
+                      Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann
+                      OPENAI_API_KEY für openai)
+  --auth STIL         bearer (Standard) oder api-key (Azure OpenAI)
+  --store PFAD        Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
+  --api-version V     der Abfrageparameter api-version (foundry: Standard 2025-05-01; Azure OpenAI)
+  --token-command CMD foundry: ein Befehl, der ein Microsoft-Entra-Token ausgibt; er läuft, wenn es
+                      keines gibt, kurz vor dessen Ablauf und einmal nach einem 401 (z. B. az account
+                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
+                      seine Ausgabe wird nie protokolliert oder gespeichert. Bei jedem Befehl angeben.
+  --profile DATEI     jobs: Verbindungsprofil (Pfade, Abbruchmethode, JSON-Pointer, Statusnamen;
+                      docs/jobs-profile.md); bei jedem Befehl angeben
+  --organization ORG  openai: wird als Header OpenAI-Organization gesendet
+  --project ID        openai: wird als Header OpenAI-Project gesendet
+  --proxy URL         jede Anfrage über diesen Proxy (http://host:port, socks5://host:port)
+  --ca-bundle DATEI   PEM-CA-Zertifikate, denen zusätzlich zu denen des Systems vertraut wird
+  --json              Ausgabe als JSON Lines
+  --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
+  --version           gibt die Version aus
+
+Befehle:
+  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DAUER]]
+                      (--agent: foundry, die ID des Assistenten, der laufen soll)
+  watch LAUF [--give-up-after DAUER]
+                      Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
+                      setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
+                      Eingabe nötig ist. Probleme, die sich durch Warten lösen, beenden das
+                      Folgen nie („[verbinde neu] nächster Versuch in N s“); --give-up-after
+                      (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
+                      Fortschritt auf, Exit-Code 1
+  status LAUF         aktualisiert den Lauf und gibt ihn aus
+  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
+  delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
+  list [--all]        aktive Läufe (--all: jeder gespeicherte Lauf)
+  list --remote       die eigene Laufliste des Dienstes (A2A 1.0: ListTasks), auch anderswo
+                      gestartete Läufe: Remote-ID, Status, Titel
+  attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
+  agent               was der Dienst über sich selbst sagt (A2A: die Agent Card)
+  agents              foundry: die Agenten des Projekts (ID, Name, Modell)
+  respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
+               --output CALL_ID=TEXT ...)
+                      Tool-Aufrufe (openai, foundry): --output einmal je offenem Aufruf, alle
+                      in einer Anfrage gesendet; --text, wenn genau einer offen ist;
+                      --approve/--reject beantworten jede offene MCP-Freigabe. OpenAI geht in
+                      der nächsten Antwort weiter (previous_response_id): `watch LAUF` folgt ihr
+  resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
+  export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
+  prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
+  connections         die gespeicherten Verbindungen: Name, Backend, URL, wo der Schlüssel liegt
+
+LAUF ist die lokale oder die Remote-ID. Ein gespeicherter Lauf, der auf einer gespeicherten
+Verbindung gestartet wurde, läuft wieder über sie (ihre Optionen und ihren Schlüssel), außer
+--url/--backend sind angegeben. API-Schlüssel kommen nie von der Befehlszeile: aus der Umgebung
+oder aus dem Schlüsselbundeintrag einer gespeicherten Verbindung. Ein Schlüssel, den die App „nur
+für diese Sitzung“ behalten hat, lebt im Speicher der App und erreicht diesen Prozess nicht.
+Exit-Codes: 0 abgeschlossen, 1 anderer Fehler, 2 Aufruf, 3 fehlgeschlagen/abgelaufen/abgelehnt/
+Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuft noch (nur status).
+</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::ConnectionOptionsForm</name>
+    <message>
+        <source>&amp;Organization:</source>
+        <translation>&amp;Organisation:</translation>
+    </message>
+    <message>
+        <source>org-… (OpenAI-Organization header)</source>
+        <translation>org-… (Header OpenAI-Organization)</translation>
+    </message>
+    <message>
+        <source>Sent as the OpenAI-Organization header: which organization&apos;s quota and billing the runs use.</source>
+        <translation>Wird als Header OpenAI-Organization gesendet: Kontingent und Abrechnung welcher Organisation die Läufe nutzen.</translation>
+    </message>
+    <message>
+        <source>Pro&amp;ject:</source>
+        <translation>Pro&amp;jekt:</translation>
+    </message>
+    <message>
+        <source>proj_… (OpenAI-Project header)</source>
+        <translation>proj_… (Header OpenAI-Project)</translation>
+    </message>
+    <message>
+        <source>Sent as the OpenAI-Project header.</source>
+        <translation>Wird als Header OpenAI-Project gesendet.</translation>
+    </message>
+    <message>
+        <source>API ve&amp;rsion:</source>
+        <translation>API-Ve&amp;rsion:</translation>
+    </message>
+    <message>
+        <source>e.g. 2025-04-01-preview (Azure)</source>
+        <translation>z. B. 2025-04-01-preview (Azure)</translation>
+    </message>
+    <message>
+        <source>Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry).</source>
+        <translation>Wird bei jeder Anfrage als ?api-version= gesendet (Azure OpenAI und Azure AI Foundry).</translation>
+    </message>
+    <message>
+        <source>Token &amp;command:</source>
+        <translation>Token-&amp;Befehl:</translation>
+    </message>
+    <message>
+        <source>Prints an Entra ID access token. Run when there is no token, near its expiry and after a 401; its output is never shown, logged or stored.</source>
+        <translation>Gibt ein Entra-ID-Zugriffstoken aus. Wird ausgeführt, wenn kein Token vorliegt, kurz vor seinem Ablauf und nach einem 401; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert.</translation>
+    </message>
+    <message>
+        <source>Jobs &amp;profile:</source>
+        <translation>Jobs-&amp;Profil:</translation>
+    </message>
+    <message>
+        <source>/path/to/profile.json (optional)</source>
+        <translation>/pfad/zu/profil.json (optional)</translation>
+    </message>
+    <message>
+        <source>The connection profile that fits this job API to the contract (see docs/jobs-profile.md). It is read as you type; its errors name the JSON pointer of the bad value.</source>
+        <translation>Das Verbindungsprofil, das diese Job-API an den Vertrag anpasst (siehe docs/jobs-profile.md). Es wird beim Tippen gelesen; seine Fehler nennen den JSON-Pointer des falschen Werts.</translation>
+    </message>
+    <message>
+        <source>CA bund&amp;le:</source>
+        <translation>CA-Bünde&amp;l:</translation>
+    </message>
+    <message>
+        <source>/path/to/ca.pem (optional)</source>
+        <translation>/pfad/zu/ca.pem (optional)</translation>
+    </message>
+    <message>
+        <source>PEM certificates trusted besides the system&apos;s, e.g. a company CA.</source>
+        <translation>PEM-Zertifikate, denen zusätzlich zu denen des Systems vertraut wird, z. B. eine Firmen-CA.</translation>
+    </message>
+    <message>
+        <source>Pro&amp;xy:</source>
+        <translation>Pro&amp;xy:</translation>
+    </message>
+    <message>
+        <source>http://host:port or socks5://host:port (optional)</source>
+        <translation>http://host:port oder socks5://host:port (optional)</translation>
+    </message>
+    <message>
+        <source>Every request of this connection goes through this proxy.</source>
+        <translation>Jede Anfrage dieser Verbindung läuft über diesen Proxy.</translation>
+    </message>
+    <message>
+        <source>Problems with the options</source>
+        <translation>Probleme mit den Optionen</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Choose a file for %1</source>
+        <translation>Datei für %1 wählen</translation>
+    </message>
+    <message>
+        <source>2025-05-01 (the default)</source>
+        <translation>2025-05-01 (Standard)</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::ConnectionRegistry</name>
+    <message>
+        <source>The API key of &quot;%1&quot; was kept for one session only; enter it again.</source>
+        <translation>Der API-Schlüssel von „%1“ wurde nur für eine Sitzung aufbewahrt; geben Sie ihn erneut ein.</translation>
+    </message>
+    <message>
+        <source>No API key of &quot;%1&quot; is stored in the %2.</source>
+        <translation>Für „%1“ ist kein API-Schlüssel gespeichert (%2).</translation>
+    </message>
+    <message>
+        <source>The API key of &quot;%1&quot; could not be read: %2</source>
+        <translation>Der API-Schlüssel von „%1“ konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Give the connection a name.</source>
+        <translation>Geben Sie der Verbindung einen Namen.</translation>
+    </message>
+    <message>
+        <source>A connection named &quot;%1&quot; exists already.</source>
+        <translation>Eine Verbindung namens „%1“ gibt es bereits.</translation>
+    </message>
+    <message>
+        <source>Unknown backend type &quot;%1&quot;.</source>
+        <translation>Unbekannter Backend-Typ „%1“.</translation>
+    </message>
+    <message>
+        <source>Enter the service&apos;s base URL, e.g. https://api.openai.com/v1.</source>
+        <translation>Geben Sie die Basis-URL des Dienstes ein, z. B. https://api.openai.com/v1.</translation>
+    </message>
+    <message>
+        <source>Choose where to keep the key.</source>
+        <translation>Wählen Sie, wo der Schlüssel aufbewahrt wird.</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::ConnectionsDialog</name>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>&amp;Hinzufügen</translation>
+    </message>
+    <message>
+        <source>Add connection</source>
+        <translation>Verbindung hinzufügen</translation>
+    </message>
+    <message>
+        <source>Remo&amp;ve</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>Remove connection</source>
+        <translation>Verbindung entfernen</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>Backend type</source>
+        <translation>Backend-Typ</translation>
+    </message>
+    <message>
+        <source>&amp;Backend:</source>
+        <translation>&amp;Backend:</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>Basis-URL</translation>
+    </message>
+    <message>
+        <source>Base &amp;URL:</source>
+        <translation>Basis-&amp;URL:</translation>
+    </message>
+    <message>
+        <source>Authentication style</source>
+        <translation>Art der Authentifizierung</translation>
+    </message>
+    <message>
+        <source>Authorization: Bearer &lt;key&gt;</source>
+        <translation>Authorization: Bearer &lt;Schlüssel&gt;</translation>
+    </message>
+    <message>
+        <source>api-key: &lt;key&gt; (Azure OpenAI)</source>
+        <translation>api-key: &lt;Schlüssel&gt; (Azure OpenAI)</translation>
+    </message>
+    <message>
+        <source>No authentication</source>
+        <translation>Keine Authentifizierung</translation>
+    </message>
+    <message>
+        <source>A&amp;uthentication:</source>
+        <translation>Au&amp;thentifizierung:</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API-Schlüssel</translation>
+    </message>
+    <message>
+        <source>API &amp;key:</source>
+        <translation>API-&amp;Schlüssel:</translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation>Standardmodell</translation>
+    </message>
+    <message>
+        <source>Default &amp;model:</source>
+        <translation>Standard&amp;modell:</translation>
+    </message>
+    <message>
+        <source>Allow plain &amp;http:// to a remote host (not recommended)</source>
+        <translation>Einfaches &amp;http:// zu einem entfernten Host erlauben (nicht empfohlen)</translation>
+    </message>
+    <message>
+        <source>Allow insecure HTTP</source>
+        <translation>Unsicheres HTTP erlauben</translation>
+    </message>
+    <message>
+        <source>Keychain problem</source>
+        <translation>Problem mit dem Schlüsselbund</translation>
+    </message>
+    <message>
+        <source>Keep for this &amp;session only</source>
+        <translation>Nur für diese &amp;Sitzung behalten</translation>
+    </message>
+    <message>
+        <source>Store &amp;unencrypted…</source>
+        <translation>&amp;Unverschlüsselt speichern …</translation>
+    </message>
+    <message>
+        <source>&amp;Test connection</source>
+        <translation>Verbindung &amp;testen</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>S&amp;peichern</translation>
+    </message>
+    <message>
+        <source>Remove Connection</source>
+        <translation>Verbindung entfernen</translation>
+    </message>
+    <message>
+        <source>Remove the connection &quot;%1&quot; and its stored API key?
+Its runs stay in the list.</source>
+        <translation>Die Verbindung „%1“ und ihren gespeicherten API-Schlüssel entfernen?
+Ihre Läufe bleiben in der Liste.</translation>
+    </message>
+    <message>
+        <source>Store the API Key Unencrypted?</source>
+        <translation>API-Schlüssel unverschlüsselt speichern?</translation>
+    </message>
+    <message>
+        <source>The key will be written in plain text to
+%1
+readable only by your user account. Any program running as you can read it.
+
+Store it there?</source>
+        <translation>Der Schlüssel wird im Klartext in
+%1
+geschrieben, lesbar nur für Ihr Benutzerkonto. Jedes Programm, das unter Ihrem Konto läuft, kann ihn lesen.
+
+Dort speichern?</translation>
+    </message>
+    <message>
+        <source>Stored in the system keychain</source>
+        <translation>Im Schlüsselbund des Systems gespeichert</translation>
+    </message>
+    <message>
+        <source>The key is kept in the system keychain, never in a settings file.</source>
+        <translation>Der Schlüssel liegt im Schlüsselbund des Systems, nie in einer Einstellungsdatei.</translation>
+    </message>
+    <message>
+        <source>No key stored</source>
+        <translation>Kein Schlüssel gespeichert</translation>
+    </message>
+    <message>
+        <source>A key you enter goes to the system keychain.</source>
+        <translation>Ein eingegebener Schlüssel kommt in den Schlüsselbund des Systems.</translation>
+    </message>
+    <message>
+        <source>Stored in the system keychain — leave empty to keep</source>
+        <translation>Im Schlüsselbund des Systems gespeichert – leer lassen, um ihn zu behalten</translation>
+    </message>
+    <message>
+        <source>The key is kept in the system keychain.</source>
+        <translation>Der Schlüssel liegt im Schlüsselbund des Systems.</translation>
+    </message>
+    <message>
+        <source>Kept for this session only — leave empty to keep</source>
+        <translation>Nur für diese Sitzung behalten – leer lassen, um ihn zu behalten</translation>
+    </message>
+    <message>
+        <source>No keychain was available: the key is forgotten when Runwatch quits.</source>
+        <translation>Es war kein Schlüsselbund verfügbar: Der Schlüssel wird beim Beenden von Runwatch vergessen.</translation>
+    </message>
+    <message>
+        <source>Stored unencrypted — leave empty to keep</source>
+        <translation>Unverschlüsselt gespeichert – leer lassen, um ihn zu behalten</translation>
+    </message>
+    <message>
+        <source>You chose to store this key unencrypted in %1.</source>
+        <translation>Sie haben gewählt, diesen Schlüssel unverschlüsselt in %1 zu speichern.</translation>
+    </message>
+    <message>
+        <source>Built-in demo connection; it is not saved.</source>
+        <translation>Eingebaute Demo-Verbindung; sie wird nicht gespeichert.</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>Speichern …</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No system keychain is available&lt;/b&gt;, so the API key was not saved.&lt;br&gt;The keychain said: %1&lt;br&gt;Runwatch never writes API keys to a file on its own. Start a keyring (for example GNOME Keyring or KWallet) and save again, or choose one of these:</source>
+        <translation>&lt;b&gt;Kein Schlüsselbund des Systems verfügbar&lt;/b&gt;, daher wurde der API-Schlüssel nicht gespeichert.&lt;br&gt;Der Schlüsselbund meldete: %1&lt;br&gt;Runwatch schreibt API-Schlüssel nie von sich aus in eine Datei. Starten Sie einen Schlüsselbund (zum Beispiel GNOME Keyring oder KWallet) und speichern Sie erneut, oder wählen Sie eine dieser Möglichkeiten:</translation>
+    </message>
+    <message>
+        <source>Not saved yet.</source>
+        <translation>Noch nicht gespeichert.</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>Gespeichert.</translation>
+    </message>
+    <message>
+        <source>Connected to “%1”.</source>
+        <translation>Verbunden mit „%1“.</translation>
+    </message>
+    <message>
+        <source>Connected to “%1” (%2).</source>
+        <translation>Verbunden mit „%1“ (%2).</translation>
+    </message>
+    <message>
+        <source>Skills:</source>
+        <translation>Fähigkeiten:</translation>
+    </message>
+    <message numerus="yes">
+        <source>…and %n more</source>
+        <translation>
+            <numerusform>… und %n weitere</numerusform>
+            <numerusform>… und %n weitere</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Note: %1</source>
+        <translation>Hinweis: %1</translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation>Teste …</translation>
+    </message>
+    <message>
+        <source>Unknown backend type &quot;%1&quot;.</source>
+        <translation>Unbekannter Backend-Typ „%1“.</translation>
+    </message>
+    <message>
+        <source>Connected: HTTP %1, the service answered the model list.</source>
+        <translation>Verbunden: HTTP %1, der Dienst hat die Modellliste geliefert.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Connected: %n run(s) listed.</source>
+        <translation>
+            <numerusform>Verbunden: %n Lauf aufgelistet.</numerusform>
+            <numerusform>Verbunden: %n Läufe aufgelistet.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Fehlgeschlagen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::DemoMode</name>
+    <message>
+        <source>Summarise Q3 usage and costs</source>
+        <translation>Nutzung und Kosten für Q3 zusammenfassen</translation>
+    </message>
+    <message>
+        <source>summarise this week&apos;s TLS advisories</source>
+        <translation>die TLS-Sicherheitshinweise dieser Woche zusammenfassen</translation>
+    </message>
+    <message>
+        <source>check the TLS setup of every service</source>
+        <translation>die TLS-Konfiguration aller Dienste prüfen</translation>
+    </message>
+    <message>
+        <source>export the Q3 billing data</source>
+        <translation>die Abrechnungsdaten für Q3 exportieren</translation>
+    </message>
+    <message>
+        <source>rebuild the Q3 cost dashboards</source>
+        <translation>die Kosten-Dashboards für Q3 neu erstellen</translation>
+    </message>
+    <message>
+        <source>analyse the Q3 cost drivers</source>
+        <translation>die Kostentreiber in Q3 analysieren</translation>
+    </message>
+    <message>
+        <source>weather for Friday&apos;s offsite</source>
+        <translation>Wetter für den Teamausflug am Freitag</translation>
+    </message>
+    <message>
+        <source>approve the Q3 compute budget</source>
+        <translation>das Rechenbudget für Q3 freigeben</translation>
+    </message>
+    <message>
+        <source>plan Friday&apos;s offsite lunch</source>
+        <translation>das Mittagessen beim Teamausflug am Freitag planen</translation>
+    </message>
+    <message>
+        <source>audit the TLS stacks we ship</source>
+        <translation>die ausgelieferten TLS-Stacks prüfen</translation>
+    </message>
+    <message>
+        <source>Demo OpenAI</source>
+        <translation>Demo OpenAI</translation>
+    </message>
+    <message>
+        <source>Demo agent</source>
+        <translation>Demo-Agent</translation>
+    </message>
+    <message>
+        <source>Demo jobs</source>
+        <translation>Demo-Jobs</translation>
+    </message>
+    <message>
+        <source>Demo Foundry</source>
+        <translation>Demo Foundry</translation>
+    </message>
+    <message>
+        <source>Demo mode · built-in OpenAI, A2A, jobs and Foundry simulators on 127.0.0.1 · runs are not saved</source>
+        <translation>Demo-Modus · eingebaute Simulatoren für OpenAI, A2A, Jobs und Foundry auf 127.0.0.1 · Läufe werden nicht gespeichert</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::DemoSimulators</name>
+    <message>
+        <source>OpenAI simulator: %1</source>
+        <translation>OpenAI-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>A2A simulator: %1</source>
+        <translation>A2A-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>jobs simulator: %1</source>
+        <translation>Jobs-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>Foundry simulator: %1</source>
+        <translation>Foundry-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>The demo simulators could not listen on 127.0.0.1: %1</source>
+        <translation>Die Demo-Simulatoren konnten nicht auf 127.0.0.1 lauschen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::DetailPane</name>
+    <message>
+        <source>Select a run to see its live output,
+timeline and actions.</source>
+        <translation>Wählen Sie einen Lauf, um seine Live-Ausgabe,
+Zeitleiste und Aktionen zu sehen.</translation>
+    </message>
+    <message>
+        <source>Run details</source>
+        <translation>Laufdetails</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Resume following the run</source>
+        <translation>Dem Lauf wieder folgen</translation>
+    </message>
+    <message>
+        <source>Run output</source>
+        <translation>Ausgabe des Laufs</translation>
+    </message>
+    <message>
+        <source>&amp;Output</source>
+        <translation>&amp;Ausgabe</translation>
+    </message>
+    <message>
+        <source>&amp;Timeline</source>
+        <translation>&amp;Zeitleiste</translation>
+    </message>
+    <message>
+        <source>&amp;Raw events</source>
+        <translation>&amp;Rohereignisse</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;%1 runs selected&lt;/h3&gt;&lt;p&gt;%2 active · %3 need input · %4 finished&lt;/p&gt;&lt;p&gt;Cancel and Delete apply to all of them.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;%1 Läufe ausgewählt&lt;/h3&gt;&lt;p&gt;%2 aktiv · %3 brauchen eine Eingabe · %4 beendet&lt;/p&gt;&lt;p&gt;Abbrechen und Löschen gelten für alle.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>(untitled run)</source>
+        <translation>(Lauf ohne Titel)</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>started %1</source>
+        <translation>gestartet %1</translation>
+    </message>
+    <message>
+        <source>Server id: %1</source>
+        <translation>Server-ID: %1</translation>
+    </message>
+    <message>
+        <source>Retryable: yes — resuming may succeed.</source>
+        <translation>Wiederholbar: ja – Fortsetzen kann gelingen.</translation>
+    </message>
+    <message>
+        <source>Retryable: no.</source>
+        <translation>Wiederholbar: nein.</translation>
+    </message>
+    <message>
+        <source>Request id: %1</source>
+        <translation>Anfrage-ID: %1</translation>
+    </message>
+    <message>
+        <source>This run produced no output.</source>
+        <translation>Dieser Lauf hat keine Ausgabe erzeugt.</translation>
+    </message>
+    <message>
+        <source>Waiting for output…</source>
+        <translation>Warte auf Ausgabe …</translation>
+    </message>
+    <message>
+        <source>&amp;Timeline (%1)</source>
+        <translation>&amp;Zeitleiste (%1)</translation>
+    </message>
+    <message>
+        <source>The selected run: its status, output, timeline and what it waits for</source>
+        <translation>Der ausgewählte Lauf: sein Status, seine Ausgabe, seine Zeitleiste und worauf er wartet</translation>
+    </message>
+    <message>
+        <source>The answer of the run as it arrives</source>
+        <translation>Die Antwort des Laufs, während sie eintrifft</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::FilterBar</name>
+    <message>
+        <source>Search title, id or connection  (Ctrl+F)</source>
+        <translation>Titel, ID oder Verbindung suchen  (Strg+F)</translation>
+    </message>
+    <message>
+        <source>Search runs</source>
+        <translation>Läufe suchen</translation>
+    </message>
+    <message>
+        <source>Connection filter</source>
+        <translation>Verbindungsfilter</translation>
+    </message>
+    <message>
+        <source>All connections</source>
+        <translation>Alle Verbindungen</translation>
+    </message>
+    <message>
+        <source>Filters</source>
+        <translation>Filter</translation>
+    </message>
+    <message>
+        <source>Status chips with live counts (Alt+1, Alt+2, …), a search field (Ctrl+F) and a connection filter</source>
+        <translation>Status-Chips mit aktuellen Zahlen (Alt+1, Alt+2, …), ein Suchfeld (Strg+F) und ein Verbindungsfilter</translation>
+    </message>
+    <message>
+        <source>Filters the list by title, id or connection; Esc clears it</source>
+        <translation>Filtert die Liste nach Titel, ID oder Verbindung; Esc leert das Feld</translation>
+    </message>
+    <message>
+        <source>Shows the runs of one connection only</source>
+        <translation>Zeigt nur die Läufe einer Verbindung</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n run(s)</source>
+        <comment>filter chip</comment>
+        <translation>
+            <numerusform>%1: %n Lauf</numerusform>
+            <numerusform>%1: %n Läufe</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Filter chip: lists only these runs (%1)</source>
+        <translation>Filter-Chip: listet nur diese Läufe (%1)</translation>
+    </message>
+    <message>
+        <source>Show only the runs of “%1” (%2)</source>
+        <translation>Nur die Läufe unter „%1“ anzeigen (%2)</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::InputPanel</name>
+    <message>
+        <source>The run asks a question</source>
+        <translation>Der Lauf stellt eine Frage</translation>
+    </message>
+    <message>
+        <source>The run asks for approval</source>
+        <translation>Der Lauf bittet um Freigabe</translation>
+    </message>
+    <message>
+        <source>The run asks you to choose</source>
+        <translation>Der Lauf bittet Sie um eine Auswahl</translation>
+    </message>
+    <message>
+        <source>The run waits for a tool result</source>
+        <translation>Der Lauf wartet auf ein Tool-Ergebnis</translation>
+    </message>
+    <message>
+        <source>The run needs credentials</source>
+        <translation>Der Lauf braucht Zugangsdaten</translation>
+    </message>
+    <message>
+        <source>The run is waiting for a timer</source>
+        <translation>Der Lauf wartet auf einen Timer</translation>
+    </message>
+    <message>
+        <source>The run waits for a callback</source>
+        <translation>Der Lauf wartet auf einen Callback</translation>
+    </message>
+    <message>
+        <source>Deadline reached</source>
+        <translation>Frist erreicht</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>noch %1</translation>
+    </message>
+    <message>
+        <source>Input required</source>
+        <translation>Eingabe nötig</translation>
+    </message>
+    <message>
+        <source>Time left</source>
+        <translation>Verbleibende Zeit</translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation>Frage</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>Antwort</translation>
+    </message>
+    <message>
+        <source>Type your answer… (Ctrl+Enter sends)</source>
+        <translation>Antwort eingeben … (Strg+Eingabe sendet)</translation>
+    </message>
+    <message>
+        <source>&amp;Send</source>
+        <translation>&amp;Senden</translation>
+    </message>
+    <message>
+        <source>Send answer</source>
+        <translation>Antwort senden</translation>
+    </message>
+    <message>
+        <source>Comment</source>
+        <translation>Kommentar</translation>
+    </message>
+    <message>
+        <source>Comment (optional)</source>
+        <translation>Kommentar (optional)</translation>
+    </message>
+    <message>
+        <source>&amp;Approve</source>
+        <translation>&amp;Freigeben</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>Freigeben</translation>
+    </message>
+    <message>
+        <source>Re&amp;ject</source>
+        <translation>A&amp;blehnen</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>Ablehnen</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>Optionen</translation>
+    </message>
+    <message>
+        <source>&amp;Choose</source>
+        <translation>&amp;Wählen</translation>
+    </message>
+    <message>
+        <source>Choose the selected option</source>
+        <translation>Die ausgewählte Option wählen</translation>
+    </message>
+    <message>
+        <source>Callback URL</source>
+        <translation>Callback-URL</translation>
+    </message>
+    <message>
+        <source>Copy &amp;URL</source>
+        <translation>&amp;URL kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the callback URL</source>
+        <translation>Die Callback-URL kopieren</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Kopiert</translation>
+    </message>
+    <message>
+        <source>Send every answer</source>
+        <translation>Alle Antworten senden</translation>
+    </message>
+    <message>
+        <source>(no question text)</source>
+        <translation>(kein Fragetext)</translation>
+    </message>
+    <message>
+        <source>&amp;Send all %1</source>
+        <translation>Alle %1 &amp;senden</translation>
+    </message>
+    <message>
+        <source>The run resumes by itself at %1; there is nothing to answer.</source>
+        <translation>Der Lauf setzt sich um %1 von selbst fort; es gibt nichts zu beantworten.</translation>
+    </message>
+    <message>
+        <source>The run resumes by itself; there is nothing to answer.</source>
+        <translation>Der Lauf setzt sich von selbst fort; es gibt nichts zu beantworten.</translation>
+    </message>
+    <message>
+        <source>(the server did not say)</source>
+        <translation>(vom Server nicht genannt)</translation>
+    </message>
+    <message>
+        <source>Waiting for the callback… The run goes on when the external system calls this URL; there is nothing to answer here.</source>
+        <translation>Warte auf den Callback … Der Lauf geht weiter, wenn das externe System diese URL aufruft; hier gibt es nichts zu beantworten.</translation>
+    </message>
+    <message>
+        <source>This connection cannot send answers; respond where the run was started.</source>
+        <translation>Diese Verbindung kann keine Antworten senden; antworten Sie dort, wo der Lauf gestartet wurde.</translation>
+    </message>
+    <message>
+        <source>Respond panel: the run waits for you; answer, approve or choose here</source>
+        <translation>Antwortbereich: Der Lauf wartet auf Sie; antworten, freigeben oder wählen Sie hier</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::KeychainKeyStore</name>
+    <message>
+        <source>plain-text file %1</source>
+        <translation>Klartextdatei %1</translation>
+    </message>
+    <message>
+        <source>system keychain</source>
+        <translation>Schlüsselbund des Systems</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::MainWindow</name>
+    <message>
+        <source>Actions</source>
+        <translation>Aktionen</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>&amp;Connections…</source>
+        <translation>&amp;Verbindungen …</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>Add, edit and test connections (Ctrl+Shift+O)</source>
+        <translation>Verbindungen hinzufügen, bearbeiten und testen (Strg+Umschalt+O)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Lauf</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Search Runs</source>
+        <translation>Läufe &amp;suchen</translation>
+    </message>
+    <message>
+        <source>Run &amp;List</source>
+        <translation>Lauf&amp;liste</translation>
+    </message>
+    <message>
+        <source>&amp;Output</source>
+        <translation>&amp;Ausgabe</translation>
+    </message>
+    <message>
+        <source>&amp;Raw Event Log</source>
+        <translation>&amp;Rohereignis-Protokoll</translation>
+    </message>
+    <message>
+        <source>Record and show the typed events of each run (for debugging)</source>
+        <translation>Die typisierten Ereignisse jedes Laufs aufzeichnen und zeigen (zur Fehlersuche)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>&amp;Einstellungen</translation>
+    </message>
+    <message>
+        <source>Desktop &amp;Notifications</source>
+        <translation>Desktop-&amp;Benachrichtigungen</translation>
+    </message>
+    <message>
+        <source>Notify when a run completes, fails or needs input</source>
+        <translation>Benachrichtigen, wenn ein Lauf fertig wird, fehlschlägt oder eine Eingabe braucht</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <source>&amp;About Runwatch</source>
+        <translation>&amp;Über Runwatch</translation>
+    </message>
+    <message>
+        <source>About Runwatch</source>
+        <translation>Über Runwatch</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Runwatch %1&lt;/h3&gt;&lt;p&gt;A desktop cockpit for long-running AI background runs.&lt;/p&gt;&lt;p&gt;Licensed under the GNU GPL version 3 or later.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Runwatch %1&lt;/h3&gt;&lt;p&gt;Ein Desktop-Cockpit für lang laufende KI-Hintergrundläufe.&lt;/p&gt;&lt;p&gt;Lizenziert unter der GNU GPL Version 3 oder später.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>No connections yet</source>
+        <translation>Noch keine Verbindungen</translation>
+    </message>
+    <message>
+        <source>Add one with File ▸ Connections… (Ctrl+Shift+O),
+or start Runwatch with --demo to try it out.</source>
+        <translation>Legen Sie eine an mit Datei ▸ Verbindungen … (Strg+Umschalt+O),
+oder starten Sie Runwatch mit --demo zum Ausprobieren.</translation>
+    </message>
+    <message>
+        <source>No runs yet</source>
+        <translation>Noch keine Läufe</translation>
+    </message>
+    <message>
+        <source>Start one with New Run (Ctrl+N).</source>
+        <translation>Starten Sie einen mit Neuer Lauf (Strg+N).</translation>
+    </message>
+    <message>
+        <source>No runs match</source>
+        <translation>Keine passenden Läufe</translation>
+    </message>
+    <message>
+        <source>Clear the search, or pick another status or connection.</source>
+        <translation>Leeren Sie die Suche oder wählen Sie einen anderen Status oder eine andere Verbindung.</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::NewRunDialog</name>
+    <message>
+        <source>New Run</source>
+        <translation>Neuer Lauf</translation>
+    </message>
+    <message>
+        <source>New run</source>
+        <translation>Neuer Lauf</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>&amp;Connection:</source>
+        <translation>&amp;Verbindung:</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>&amp;Agent:</source>
+        <translation>&amp;Agent:</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>What should the run do?</source>
+        <translation>Was soll der Lauf tun?</translation>
+    </message>
+    <message>
+        <source>&amp;Prompt:</source>
+        <translation>&amp;Prompt:</translation>
+    </message>
+    <message>
+        <source>&amp;Stream output while the run works</source>
+        <translation>Ausgabe &amp;streamen, während der Lauf arbeitet</translation>
+    </message>
+    <message>
+        <source>Stream output</source>
+        <translation>Ausgabe streamen</translation>
+    </message>
+    <message>
+        <source>Off: the run is started and then polled; output appears when it is ready.</source>
+        <translation>Aus: Der Lauf wird gestartet und dann abgefragt; die Ausgabe erscheint, wenn sie fertig ist.</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>&amp;Starten</translation>
+    </message>
+    <message>
+        <source>No connection yet: add one with Connections… first.</source>
+        <translation>Noch keine Verbindung: Legen Sie zuerst eine unter Verbindungen … an.</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>The agent&apos;s own</source>
+        <translation>Das des Agenten</translation>
+    </message>
+    <message>
+        <source>Loading the project&apos;s agents…</source>
+        <translation>Lade die Agenten des Projekts …</translation>
+    </message>
+    <message>
+        <source>The project&apos;s agents could not be read: %1</source>
+        <translation>Die Agenten des Projekts konnten nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>The project has no agents: create one in the Foundry portal first.</source>
+        <translation>Das Projekt hat keine Agenten: Legen Sie zuerst einen im Foundry-Portal an.</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::Notifier</name>
+    <message>
+        <source>Run completed</source>
+        <translation>Lauf abgeschlossen</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>needs input</source>
+        <translation>braucht eine Eingabe</translation>
+    </message>
+    <message>
+        <source>needs approval</source>
+        <translation>braucht eine Freigabe</translation>
+    </message>
+    <message>
+        <source>Run expires in %1 unless answered</source>
+        <translation>Lauf verfällt in %1, wenn er nicht beantwortet wird</translation>
+    </message>
+    <message>
+        <source>Show run</source>
+        <translation>Lauf anzeigen</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::RawLogView</name>
+    <message>
+        <source>Raw event log</source>
+        <translation>Rohereignis-Protokoll</translation>
+    </message>
+    <message>
+        <source>No events recorded for this run yet.</source>
+        <translation>Für diesen Lauf sind noch keine Ereignisse aufgezeichnet.</translation>
+    </message>
+    <message>
+        <source>The raw event log is off. Turn it on with View ▸ Raw Event Log.</source>
+        <translation>Das Rohereignis-Protokoll ist aus. Schalten Sie es mit Ansicht ▸ Rohereignis-Protokoll ein.</translation>
+    </message>
+    <message>
+        <source>Every event of the run as the connector typed it, for debugging</source>
+        <translation>Jedes Ereignis des Laufs, wie der Konnektor es typisiert hat, zur Fehlersuche</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::RunHousekeeping</name>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>&amp;Exportieren …</translation>
+    </message>
+    <message>
+        <source>Save the selected run as Markdown or JSON (Ctrl+E)</source>
+        <translation>Den ausgewählten Lauf als Markdown oder JSON speichern (Strg+E)</translation>
+    </message>
+    <message>
+        <source>Save the selected run as Markdown or JSON</source>
+        <translation>Den ausgewählten Lauf als Markdown oder JSON speichern</translation>
+    </message>
+    <message>
+        <source>Remove Finished Runs &amp;Older Than…</source>
+        <translation>Beendete Läufe entfernen, &amp;älter als …</translation>
+    </message>
+    <message>
+        <source>Delete finished runs older than a number of days from this computer</source>
+        <translation>Beendete Läufe, die älter als eine Anzahl Tage sind, von diesem Computer löschen</translation>
+    </message>
+    <message>
+        <source>&amp;Keep Finished Runs…</source>
+        <translation>Beendete Läufe &amp;aufbewahren …</translation>
+    </message>
+    <message>
+        <source>How many days finished runs are kept; older ones are removed at startup</source>
+        <translation>Wie viele Tage beendete Läufe aufbewahrt werden; ältere werden beim Start entfernt</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export Run</source>
+        <translation>Lauf exportieren</translation>
+    </message>
+    <message>
+        <source>The run&apos;s output could not be read from the run store.</source>
+        <translation>Die Ausgabe des Laufs konnte nicht aus der Laufdatenbank gelesen werden.</translation>
+    </message>
+    <message>
+        <source>Export Failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>The run could not be exported to %1:
+%2</source>
+        <translation>Der Lauf konnte nicht nach %1 exportiert werden:
+%2</translation>
+    </message>
+    <message>
+        <source>Exported to %1</source>
+        <translation>Exportiert nach %1</translation>
+    </message>
+    <message>
+        <source>Remove Finished Runs</source>
+        <translation>Beendete Läufe entfernen</translation>
+    </message>
+    <message>
+        <source>Remove finished runs older than this many days:</source>
+        <translation>Beendete Läufe entfernen, die älter sind als so viele Tage:</translation>
+    </message>
+    <message numerus="yes">
+        <source>No finished run is older than %n day(s).</source>
+        <translation>
+            <numerusform>Kein beendeter Lauf ist älter als %n Tag.</numerusform>
+            <numerusform>Kein beendeter Lauf ist älter als %n Tage.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Remove %n finished run(s) older than %1 day(s)? They are deleted from this computer only; servers keep their copies.</source>
+        <translation>
+            <numerusform>%n beendeten Lauf entfernen, der älter als %1 Tag(e) ist? Er wird nur von diesem Computer gelöscht; Server behalten ihre Kopien.</numerusform>
+            <numerusform>%n beendete Läufe entfernen, die älter als %1 Tag(e) sind? Sie werden nur von diesem Computer gelöscht; Server behalten ihre Kopien.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %n finished run(s).</source>
+        <translation>
+            <numerusform>%n beendeter Lauf entfernt.</numerusform>
+            <numerusform>%n beendete Läufe entfernt.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Keep Finished Runs</source>
+        <translation>Beendete Läufe aufbewahren</translation>
+    </message>
+    <message>
+        <source>Keep finished runs for this many days (0 = forever).
+Older ones are removed when Runwatch starts.</source>
+        <translation>Beendete Läufe so viele Tage aufbewahren (0 = für immer).
+Ältere werden beim Start von Runwatch entfernt.</translation>
+    </message>
+    <message>
+        <source>Finished runs are kept forever.</source>
+        <translation>Beendete Läufe werden für immer aufbewahrt.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Finished runs are kept for %n day(s).</source>
+        <translation>
+            <numerusform>Beendete Läufe werden %n Tag aufbewahrt.</numerusform>
+            <numerusform>Beendete Läufe werden %n Tage aufbewahrt.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::RunListModel</name>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>Server id %1</source>
+        <translation>Server-ID %1</translation>
+    </message>
+    <message>
+        <source>Status badge</source>
+        <translation>Statusanzeige</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::RunTableView</name>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>The list of runs. Type to search it; Esc clears the search. The status column shows a badge with an icon and a text for each run.</source>
+        <translation>Die Liste der Läufe. Tippen Sie, um sie zu durchsuchen; Esc leert die Suche. Die Statusspalte zeigt für jeden Lauf eine Anzeige mit Symbol und Text.</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::SessionKeyStore</name>
+    <message>
+        <source>this session only</source>
+        <translation>nur diese Sitzung</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::TimelineView</name>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Run timeline</source>
+        <translation>Zeitleiste des Laufs</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>Überlegung</translation>
+    </message>
+    <message>
+        <source>Tool call</source>
+        <translation>Tool-Aufruf</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>Fortschritt</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Reasoning, tool calls, progress and status changes of the run</source>
+        <translation>Überlegungen, Tool-Aufrufe, Fortschritt und Statuswechsel des Laufs</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::ToolCallsForm</name>
+    <message>
+        <source>Tool</source>
+        <translation>Tool</translation>
+    </message>
+    <message>
+        <source>(unnamed tool)</source>
+        <translation>(unbenanntes Tool)</translation>
+    </message>
+    <message>
+        <source>asks for approval</source>
+        <translation>bittet um Freigabe</translation>
+    </message>
+    <message>
+        <source>needs its output</source>
+        <translation>braucht seine Ausgabe</translation>
+    </message>
+    <message>
+        <source>on %1, %2</source>
+        <translation>auf %1, %2</translation>
+    </message>
+    <message>
+        <source>Arguments of %1</source>
+        <translation>Argumente von %1</translation>
+    </message>
+    <message>
+        <source>(no arguments)</source>
+        <translation>(keine Argumente)</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>Freigeben</translation>
+    </message>
+    <message>
+        <source>Approve %1</source>
+        <translation>%1 freigeben</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>Ablehnen</translation>
+    </message>
+    <message>
+        <source>Reject %1</source>
+        <translation>%1 ablehnen</translation>
+    </message>
+    <message>
+        <source>Output of %1</source>
+        <translation>Ausgabe von %1</translation>
+    </message>
+    <message>
+        <source>Output of %1… (Ctrl+Enter sends all)</source>
+        <translation>Ausgabe von %1 … (Strg+Eingabe sendet alles)</translation>
+    </message>
+</context>
+<context>
+    <name>SecretStore</name>
+    <message>
+        <source>The system keychain is not available (%1). API keys are only stored there; to keep one anyway, allow the less secure plain-file store in the settings.</source>
+        <translation>Der Schlüsselbund des Systems ist nicht verfügbar (%1). API-Schlüssel werden nur dort gespeichert; um trotzdem einen zu behalten, erlauben Sie in den Einstellungen die weniger sichere Ablage in einer unverschlüsselten Datei.</translation>
+    </message>
+    <message>
+        <source>no Secret Service</source>
+        <translation>kein Secret Service</translation>
+    </message>
+    <message>
+        <source>The keychain refused: %1</source>
+        <translation>Der Schlüsselbund hat abgelehnt: %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ToolCalls</name>
+    <message>
+        <source>The run&apos;s request names no tool calls to answer.</source>
+        <translation>Die Anfrage des Laufs nennt keine Tool-Aufrufe zum Beantworten.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool calls are pending: give one output per call id.</source>
+        <translation>
+            <numerusform>%n Tool-Aufruf ist offen: Geben Sie eine Ausgabe je Aufruf-ID an.</numerusform>
+            <numerusform>%n Tool-Aufrufe sind offen: Geben Sie eine Ausgabe je Aufruf-ID an.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This run asks for tool outputs and approvals: answer each call by its id.</source>
+        <translation>Dieser Lauf bittet um Tool-Ausgaben und Freigaben: Beantworten Sie jeden Aufruf über seine ID.</translation>
+    </message>
+    <message>
+        <source>This run asks to approve or reject tool calls.</source>
+        <translation>Dieser Lauf bittet darum, Tool-Aufrufe freizugeben oder abzulehnen.</translation>
+    </message>
+    <message>
+        <source>This run asks for tool outputs.</source>
+        <translation>Dieser Lauf bittet um Tool-Ausgaben.</translation>
+    </message>
+    <message>
+        <source>No pending tool call has the id &quot;%1&quot;.</source>
+        <translation>Kein offener Tool-Aufruf hat die ID „%1“.</translation>
+    </message>
+    <message>
+        <source>The tool call &quot;%1&quot; is answered twice.</source>
+        <translation>Der Tool-Aufruf „%1“ wird zweimal beantwortet.</translation>
+    </message>
+    <message>
+        <source>Every pending tool call needs an answer in the same submit; missing: %1</source>
+        <translation>Jeder offene Tool-Aufruf braucht eine Antwort in derselben Übermittlung; es fehlen: %1</translation>
+    </message>
+</context>
+</TS>
