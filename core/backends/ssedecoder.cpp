@@ -16,6 +16,8 @@ void SseBatch::append(StreamDecoded &&later)
     gotBytes = gotBytes || next.gotBytes;
     if (next.retryMs)
         retryMs = next.retryMs;
+    if (next.readerState.has_value())
+        readerState = std::move(next.readerState);
 }
 
 void SseDecoder::setLimits(Limits limits)
@@ -23,6 +25,11 @@ void SseDecoder::setLimits(Limits limits)
     if (limits.maxEventSize)
         m_parser.setMaxEventSize(*limits.maxEventSize);
     m_oversizeRetryable = limits.oversizeRetryable;
+}
+
+std::any SseDecoder::readerState() const
+{
+    return {};
 }
 
 bool SseDecoder::decode(QByteArrayView bytes)
@@ -45,6 +52,7 @@ bool SseDecoder::decode(QByteArrayView bytes)
         keepGoing = false;
     }
     m_pending.retryMs = m_parser.retryMs();
+    m_pending.readerState = readerState();
     m_stopped = !keepGoing;
     return keepGoing;
 }

@@ -5,6 +5,7 @@
 #include "net/sseparser.h"
 #include "net/streamdecoder.h"
 
+#include <any>
 #include <optional>
 
 namespace Runwatch {
@@ -21,6 +22,9 @@ public:
     bool settle = false;           // the stream ends but needs more requests: SseRunStream::settle()
     bool gotBytes = false;         // any bytes arrived (keep-alive comments included)
     std::optional<qint64> retryMs; // the stream's last retry: field
+    // A copy of what the stream's reader reads of the mapper afterwards (SseDecoder::readerState),
+    // as of the end of this batch; empty when the connector needs none.
+    std::any readerState;
 };
 
 // A stream's SSE parsing and mapping, apart from the RunStream that owns the request, so that it
@@ -48,6 +52,10 @@ protected:
     // Maps one event into `out`. Returns false when the stream must stop reading, after calling
     // endAfterBatch() or settleAfterBatch().
     virtual bool handleEvent(const SseEvent &event, QList<RunEvent> &out) = 0;
+
+    // What the reader needs to know of the mapping state besides the events (a copy of the
+    // mapper, say), taken after every decoded slice. Default: nothing.
+    virtual std::any readerState() const;
 
     void endAfterBatch(StreamEnd end) { m_pending.end = std::move(end); }
     void settleAfterBatch() { m_pending.settle = true; }

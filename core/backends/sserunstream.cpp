@@ -133,6 +133,9 @@ std::unique_ptr<SseDecoder> SseRunStream::makeDecoder()
     return nullptr;
 }
 
+void SseRunStream::decoderState(const std::any &)
+{}
+
 bool SseRunStream::handleEvent(const SseEvent &)
 {
     // Only a stream without a decoder parses here, and such a connector overrides this.
@@ -165,6 +168,8 @@ bool SseRunStream::drainDecoded(bool &gotBytes)
     gotBytes = batch.gotBytes;
     if (batch.retryMs)
         m_retryMs = batch.retryMs;
+    if (batch.readerState.has_value())
+        decoderState(batch.readerState);
     if (batch.settle)
         settleAfterBatch();
     else if (batch.end)

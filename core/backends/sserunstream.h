@@ -69,6 +69,9 @@ protected:
     // The stream's parser + mapper, made when reading starts (with the mapper's state as values).
     // Default: none, the body is parsed here and mapped by handleEvent().
     virtual std::unique_ptr<SseDecoder> makeDecoder();
+    // The decoder's latest readerState(), on this thread, after each batch it made. Default:
+    // nothing.
+    virtual void decoderState(const std::any &state);
     // Without a decoder: maps one event into batch(). Returns false when the stream must stop
     // reading: the hook has then called endAfterBatch() or settleAfterBatch().
     virtual bool handleEvent(const SseEvent &event);

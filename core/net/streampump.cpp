@@ -95,9 +95,11 @@ public:
     {
         QObject *connection = nullptr;
         if (target.viaQnam) {
-            if (!m_manager)
-                m_manager = new QNetworkAccessManager(this);
-            auto *qnam = new QnamStreamConnection(m_manager, m_pump, channel, target, this);
+            // Like the owners' managers: six HTTP/1.1 connections per host each, not six for all.
+            QNetworkAccessManager *&manager = m_managers[target.managerKey];
+            if (!manager)
+                manager = new QNetworkAccessManager(this);
+            auto *qnam = new QnamStreamConnection(manager, m_pump, channel, target, this);
             connection = qnam;
             qnam->start();
         } else {
@@ -140,7 +142,8 @@ public:
 private:
     StreamPump *m_pump;
     QHash<quint64, QObject *> m_connections;
-    QNetworkAccessManager *m_manager = nullptr; // qnam-thread streams only
+    // qnam-thread streams only, by StreamTarget::managerKey; kept until the pump goes.
+    QHash<quintptr, QNetworkAccessManager *> m_managers;
     QTimer m_flushTimer;
     QElapsedTimer m_sinceFlush;
     bool m_flushPending = false;

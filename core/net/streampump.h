@@ -32,6 +32,7 @@ struct StreamTarget
     // RUNWATCH_STREAM_TRANSPORT=qnam-thread: the request as QNetworkAccessManager on the pump's
     // thread sends it (QnamStreamConnection), for measuring the two transports in one binary.
     bool viaQnam = false;
+    quintptr managerKey = 0; // one manager on the pump thread per owner manager (six connections each)
     QUrl url;
     QByteArray method;
     QList<QPair<QByteArray, QByteArray>> headers;

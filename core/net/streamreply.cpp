@@ -121,6 +121,7 @@ StreamReply::StreamReply(const HttpRequest &request, qint64 inactivityTimeoutMs,
     static const bool viaQnam = qEnvironmentVariable("RUNWATCH_STREAM_TRANSPORT") == u"qnam-thread"_s;
     if (viaQnam) {
         target.viaQnam = true;
+        target.managerKey = reinterpret_cast<quintptr>(parent);
         target.url = request.url;
         target.method = request.method;
         target.body = request.body;
