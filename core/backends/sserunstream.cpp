@@ -98,6 +98,7 @@ void SseRunStream::startReading(QNetworkReply *reply)
     }
     connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
+    m_sinceActivity.start();
     m_stallTimer.start();
     // Bytes (or the end) may already be there: openStream hands over a live reply.
     if (m_reply->bytesAvailable() > 0 || (m_decoding && !m_decoder))
@@ -183,7 +184,7 @@ void SseRunStream::flushBatch()
     if (m_batch.isEmpty())
         return;
     if (!m_options.stallOnBytes)
-        m_stallTimer.start();
+        m_sinceActivity.start();
     const QList<RunEvent> batch = std::exchange(m_batch, {});
     Q_EMIT eventsReceived(batch);
 }
@@ -229,7 +230,7 @@ void SseRunStream::drain()
     // Keep-alive comments count where the service sends them: they are what tells a quiet run
     // from a dead connection.
     if (gotBytes && keepGoing && m_options.stallOnBytes)
-        m_stallTimer.start();
+        m_sinceActivity.start();
     QPointer<SseRunStream> self = this;
     flushBatch();
     if (!self)
@@ -293,10 +294,18 @@ void SseRunStream::onStalled()
 {
     if (isFinished() || m_settling)
         return;
+    // Activity only stamps the time (restarting a timer per stream per frame cost the GUI thread
+    // more than the events did); the timer re-arms for the rest of the interval here.
+    const qint64 idleMs
+        = m_sinceActivity.isValid() ? m_sinceActivity.elapsed() : m_options.stallTimeout.count();
+    if (idleMs < m_options.stallTimeout.count()) {
+        m_stallTimer.start(std::chrono::milliseconds(m_options.stallTimeout.count() - idleMs));
+        return;
+    }
     RunError e;
     e.kind = ErrorKind::Timeout;
     e.code = u"stalled"_s;
-    e.message = m_options.stalledMessage.arg(m_stallTimer.interval() / 1000.0, 0, 'f', 1);
+    e.message = m_options.stalledMessage.arg(double(m_options.stallTimeout.count()) / 1000.0, 0, 'f', 1);
     e.retryable = true;
     endWith({StreamEnd::Reason::Error, e, streamRetry()});
 }

@@ -6,6 +6,7 @@
 #include "net/httpclient.h"
 #include "net/sseparser.h"
 
+#include <QElapsedTimer>
 #include <QPointer>
 #include <QTimer>
 
@@ -141,6 +142,7 @@ private:
     std::optional<qint64> m_retryMs; // the decoder's last retry: field
     QPointer<QNetworkReply> m_reply;
     QTimer m_stallTimer;
+    QElapsedTimer m_sinceActivity; // since the last event (or bytes, with stallOnBytes)
     QList<RunEvent> m_batch;
     std::optional<StreamEnd> m_pendingEnd; // decided while reading; ends the stream after the batch
     bool m_aborted = false;
