@@ -78,7 +78,9 @@ void SseRunStream::endWith(StreamEnd end)
 
 std::optional<qint64> SseRunStream::streamRetry() const
 {
-    return m_options.retryFromStream ? m_parser.retryMs() : std::nullopt;
+    if (!m_options.retryFromStream)
+        return std::nullopt;
+    return m_decoding ? m_retryMs : m_parser.retryMs();
 }
 
 void SseRunStream::startReading(QNetworkReply *reply)
@@ -86,11 +88,20 @@ void SseRunStream::startReading(QNetworkReply *reply)
     m_reply = reply;
     // A reply read by the stream pump already brings a whole frame's data in one readyRead.
     m_deferDrain = m_options.deferDrain && !HttpClient::deliversInFrames(reply);
+    if (std::unique_ptr<SseDecoder> decoder = makeDecoder()) {
+        m_decoding = true;
+        decoder->setLimits({m_maxEventSize, m_options.oversizeRetryable});
+        m_decoder = std::move(decoder);
+        // On the pump's thread from here on (the reply decodes what it already holds first);
+        // a QNAM reply keeps the decoder here.
+        HttpClient::attachDecoder(m_reply, m_decoder);
+    }
     connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
+    m_sinceActivity.start();
     m_stallTimer.start();
     // Bytes (or the end) may already be there: openStream hands over a live reply.
-    if (m_reply->bytesAvailable() > 0)
+    if (m_reply->bytesAvailable() > 0 || (m_decoding && !m_decoder))
         drain();
     if (m_reply && m_reply->isFinished())
         onReplyFinished();
@@ -118,8 +129,54 @@ bool SseRunStream::consumeSse(QByteArrayView bytes)
     return keepGoing;
 }
 
+std::unique_ptr<SseDecoder> SseRunStream::makeDecoder()
+{
+    return nullptr;
+}
+
+void SseRunStream::decoderState(const std::any &)
+{}
+
+bool SseRunStream::handleEvent(const SseEvent &)
+{
+    // Only a stream without a decoder parses here, and such a connector overrides this.
+    return true;
+}
+
 void SseRunStream::prepareBatch(QList<RunEvent> &)
 {}
+
+bool SseRunStream::drainDecoded(bool &gotBytes)
+{
+    std::unique_ptr<StreamDecoded> decoded;
+    if (m_decoder) {
+        bool keepGoing = true;
+        while (keepGoing && m_reply && m_reply->bytesAvailable() > 0) {
+            const QByteArray chunk = m_reply->read(kReadSlice);
+            if (chunk.isEmpty())
+                break;
+            keepGoing = m_decoder->decode(chunk);
+        }
+        m_decoder->handOver(decoded);
+    } else if (m_reply) {
+        decoded = HttpClient::takeDecoded(m_reply);
+    }
+    if (!decoded)
+        return true;
+    // This stream made the decoder, so it knows what it hands over.
+    auto &batch = static_cast<SseBatch &>(*decoded);
+    m_batch.append(std::move(batch.events));
+    gotBytes = batch.gotBytes;
+    if (batch.retryMs)
+        m_retryMs = batch.retryMs;
+    if (batch.readerState.has_value())
+        decoderState(batch.readerState);
+    if (batch.settle)
+        settleAfterBatch();
+    else if (batch.end)
+        endAfterBatch(std::move(*batch.end));
+    return !batch.settle && !batch.end;
+}
 
 void SseRunStream::flushBatch()
 {
@@ -127,7 +184,7 @@ void SseRunStream::flushBatch()
     if (m_batch.isEmpty())
         return;
     if (!m_options.stallOnBytes)
-        m_stallTimer.start();
+        m_sinceActivity.start();
     const QList<RunEvent> batch = std::exchange(m_batch, {});
     Q_EMIT eventsReceived(batch);
 }
@@ -161,7 +218,9 @@ void SseRunStream::drain()
         return;
     bool keepGoing = true;
     bool gotBytes = false;
-    while (keepGoing && m_reply && m_reply->bytesAvailable() > 0) {
+    if (m_decoding)
+        keepGoing = drainDecoded(gotBytes);
+    while (!m_decoding && keepGoing && m_reply && m_reply->bytesAvailable() > 0) {
         const QByteArray chunk = m_reply->read(kReadSlice);
         if (chunk.isEmpty())
             break;
@@ -171,7 +230,7 @@ void SseRunStream::drain()
     // Keep-alive comments count where the service sends them: they are what tells a quiet run
     // from a dead connection.
     if (gotBytes && keepGoing && m_options.stallOnBytes)
-        m_stallTimer.start();
+        m_sinceActivity.start();
     QPointer<SseRunStream> self = this;
     flushBatch();
     if (!self)
@@ -189,7 +248,7 @@ void SseRunStream::onReplyFinished()
     if (!m_reply || isFinished() || m_settling)
         return;
     QPointer<SseRunStream> self = this;
-    if (m_reply->isOpen() && m_reply->bytesAvailable() > 0)
+    if (m_reply->isOpen() && (m_reply->bytesAvailable() > 0 || (m_decoding && !m_decoder)))
         drain();
     if (!self || isFinished() || m_settling)
         return;
@@ -235,10 +294,18 @@ void SseRunStream::onStalled()
 {
     if (isFinished() || m_settling)
         return;
+    // Activity only stamps the time (restarting a timer per stream per frame cost the GUI thread
+    // more than the events did); the timer re-arms for the rest of the interval here.
+    const qint64 idleMs
+        = m_sinceActivity.isValid() ? m_sinceActivity.elapsed() : m_options.stallTimeout.count();
+    if (idleMs < m_options.stallTimeout.count()) {
+        m_stallTimer.start(std::chrono::milliseconds(m_options.stallTimeout.count() - idleMs));
+        return;
+    }
     RunError e;
     e.kind = ErrorKind::Timeout;
     e.code = u"stalled"_s;
-    e.message = m_options.stalledMessage.arg(m_stallTimer.interval() / 1000.0, 0, 'f', 1);
+    e.message = m_options.stalledMessage.arg(double(m_options.stallTimeout.count()) / 1000.0, 0, 'f', 1);
     e.retryable = true;
     endWith({StreamEnd::Reason::Error, e, streamRetry()});
 }

@@ -2,9 +2,11 @@
 #pragma once
 
 #include "backends/runbackend.h"
+#include "backends/ssedecoder.h"
 #include "net/httpclient.h"
 #include "net/sseparser.h"
 
+#include <QElapsedTimer>
 #include <QPointer>
 #include <QTimer>
 
@@ -18,8 +20,10 @@ namespace Runwatch {
 // The plumbing every connector needs to turn a live text/event-stream reply into RunEvents:
 // owning the reply, the stall timer, reading the body in bounded slices through an SseParser,
 // batching the mapped events (one eventsReceived per read), the event-size limit, finishing once,
-// and what a closed or broken body means. The protocol is in the hooks: handleEvent() maps one
-// event, settle() and bodyEnded() decide how the stream ends. Subclasses open the request
+// and what a closed or broken body means. The protocol is in the hooks: makeDecoder() gives the
+// stream's SseDecoder (parser + mapper, run on the stream pump's thread when the reply comes from
+// there, so this thread gets ready events once per frame), settle() and bodyEnded() decide how the
+// stream ends. A connector without a decoder maps on this thread in handleEvent(). Subclasses open the request
 // themselves (a coroutine started from their constructor) and hand the reply to startReading().
 //
 // It lives with the connectors rather than in backend/ (the seam knows no transport) or net/
@@ -33,7 +37,11 @@ public:
     void abort() override;
     // Largest SSE line or event accepted (SseParser::setMaxEventSize); a larger one ends the
     // stream with a Protocol error "event_too_large". Call before the first bytes arrive.
-    void setMaxEventSize(qsizetype bytes) { m_parser.setMaxEventSize(bytes); }
+    void setMaxEventSize(qsizetype bytes)
+    {
+        m_maxEventSize = bytes;
+        m_parser.setMaxEventSize(bytes);
+    }
 
 protected:
     // How the connectors differ in reading, not in protocol. The messages are operator-facing.
@@ -59,9 +67,15 @@ protected:
 
     SseRunStream(Options options, QObject *parent);
 
-    // Maps one event into batch(). Returns false when the stream must stop reading: the hook has
-    // then called endAfterBatch() or settleAfterBatch().
-    virtual bool handleEvent(const SseEvent &event) = 0;
+    // The stream's parser + mapper, made when reading starts (with the mapper's state as values).
+    // Default: none, the body is parsed here and mapped by handleEvent().
+    virtual std::unique_ptr<SseDecoder> makeDecoder();
+    // The decoder's latest readerState(), on this thread, after each batch it made. Default:
+    // nothing.
+    virtual void decoderState(const std::any &state);
+    // Without a decoder: maps one event into batch(). Returns false when the stream must stop
+    // reading: the hook has then called endAfterBatch() or settleAfterBatch().
+    virtual bool handleEvent(const SseEvent &event);
     // Takes one slice of the body. The default feeds the SSE parser (and so handleEvent());
     // false when the stream must stop reading.
     virtual bool consumeBytes(QByteArrayView bytes);
@@ -117,11 +131,18 @@ private:
     void drain();
     void onReplyFinished();
     void onStalled();
+    // Reads the body through the decoder (here, or takes what it made on the pump's thread).
+    bool drainDecoded(bool &gotBytes);
 
     Options m_options;
     SseParser m_parser;
+    std::unique_ptr<StreamDecoder> m_decoder; // runs here: a reply from QNetworkAccessManager
+    bool m_decoding = false;                  // a decoder reads the body (here or on the pump thread)
+    std::optional<qsizetype> m_maxEventSize;
+    std::optional<qint64> m_retryMs; // the decoder's last retry: field
     QPointer<QNetworkReply> m_reply;
     QTimer m_stallTimer;
+    QElapsedTimer m_sinceActivity; // since the last event (or bytes, with stallOnBytes)
     QList<RunEvent> m_batch;
     std::optional<StreamEnd> m_pendingEnd; // decided while reading; ends the stream after the batch
     bool m_aborted = false;

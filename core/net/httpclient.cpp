@@ -226,6 +226,21 @@ bool HttpClient::deliversInFrames(const QNetworkReply *reply)
     return dynamic_cast<const detail::StreamReply *>(reply) != nullptr;
 }
 
+bool HttpClient::attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder)
+{
+    auto *streamReply = dynamic_cast<detail::StreamReply *>(reply);
+    if (!streamReply || !decoder)
+        return false;
+    streamReply->attachDecoder(std::move(decoder));
+    return true;
+}
+
+std::unique_ptr<StreamDecoded> HttpClient::takeDecoded(QNetworkReply *reply)
+{
+    auto *streamReply = dynamic_cast<detail::StreamReply *>(reply);
+    return streamReply ? streamReply->takeDecoded() : nullptr;
+}
+
 void HttpClient::setProxy(const QNetworkProxy &proxy)
 {
     m_nam->setProxy(proxy);

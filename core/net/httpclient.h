@@ -4,6 +4,7 @@
 #include "httperrors.h"
 #include "httpmessage.h"
 #include "httppolicy.h"
+#include "streamdecoder.h"
 
 #include <QNetworkProxy>
 #include <QObject>
@@ -104,6 +105,12 @@ public:
     // Whether a reply from openStream() hands over its data at most once per frame (read on the
     // stream pump's thread) rather than one readyRead per received chunk (QNAM).
     static bool deliversInFrames(const QNetworkReply *reply);
+    // For such a reply: its body goes through `decoder` on the stream pump's thread from now on,
+    // and each readyRead brings results for takeDecoded() instead of bytes. Takes `decoder` and
+    // returns true; false (decoder left alone) for any other reply, whose reader decodes itself.
+    static bool attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder);
+    // What the attached decoder made since the last call; null when nothing (or no decoder).
+    static std::unique_ptr<StreamDecoded> takeDecoded(QNetworkReply *reply);
 
     // Test hook: called with the computed delay just before each sleep between retries.
     using SleepHook = std::function<void(std::chrono::milliseconds)>;

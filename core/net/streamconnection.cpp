@@ -137,18 +137,17 @@ void StreamConnection::readAvailable()
             continue;
         m_headersPublished = m_headersPublished || headersNow;
         bool paused = false;
-        m_pump->publish(m_channel, [&](StreamIncoming &in, bool &channelPaused) {
-            if (headersNow) {
-                in.headers = true;
-                in.status = m_parser.status();
-                in.reason = m_parser.reasonPhrase();
-                in.headerList = m_parser.headers();
-            }
-            in.data.append(body);
-            if (in.data.size() >= StreamPump::MaxUnread)
-                channelPaused = true;
-            paused = channelPaused;
-        });
+        m_pump->publishBody(
+            m_channel, body,
+            [&](StreamIncoming &in) {
+                if (headersNow) {
+                    in.headers = true;
+                    in.status = m_parser.status();
+                    in.reason = m_parser.reasonPhrase();
+                    in.headerList = m_parser.headers();
+                }
+            },
+            paused);
         if (paused) {
             // The owner is behind: stop reading (TCP pushes back) and stop counting silence.
             m_paused = true;

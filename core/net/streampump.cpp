@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streampump.h"
 
+#include "qnamstreamconnection.h"
 #include "streamconnection.h"
 #include "streamreply.h"
 
 #include <QElapsedTimer>
 #include <QHash>
+#include <QNetworkAccessManager>
 #include <QPointer>
 #include <QTimer>
 
@@ -91,11 +93,23 @@ public:
 
     void open(const std::shared_ptr<StreamChannel> &channel, const StreamTarget &target)
     {
-        auto *connection = new StreamConnection(m_pump, channel, target, this);
+        QObject *connection = nullptr;
+        if (target.viaQnam) {
+            // Like the owners' managers: six HTTP/1.1 connections per host each, not six for all.
+            QNetworkAccessManager *&manager = m_managers[target.managerKey];
+            if (!manager)
+                manager = new QNetworkAccessManager(this);
+            auto *qnam = new QnamStreamConnection(manager, m_pump, channel, target, this);
+            connection = qnam;
+            qnam->start();
+        } else {
+            auto *socket = new StreamConnection(m_pump, channel, target, this);
+            connection = socket;
+            socket->start();
+        }
         m_connections.insert(channel->id, connection);
         QObject::connect(connection, &QObject::destroyed, this,
                          [this, id = channel->id] { m_connections.remove(id); });
-        connection->start();
     }
 
     void close(quint64 id)
@@ -107,8 +121,11 @@ public:
 
     void resume(quint64 id)
     {
-        if (StreamConnection *connection = m_connections.value(id))
-            connection->resume();
+        QObject *connection = m_connections.value(id);
+        if (auto *socket = dynamic_cast<StreamConnection *>(connection))
+            socket->resume();
+        else if (auto *qnam = dynamic_cast<QnamStreamConnection *>(connection))
+            qnam->resume();
     }
 
     void scheduleFlush()
@@ -124,7 +141,9 @@ public:
 
 private:
     StreamPump *m_pump;
-    QHash<quint64, StreamConnection *> m_connections;
+    QHash<quint64, QObject *> m_connections;
+    // qnam-thread streams only, by StreamTarget::managerKey; kept until the pump goes.
+    QHash<quintptr, QNetworkAccessManager *> m_managers;
     QTimer m_flushTimer;
     QElapsedTimer m_sinceFlush;
     bool m_flushPending = false;
@@ -231,8 +250,10 @@ StreamIncoming StreamPump::take(const std::shared_ptr<StreamChannel> &channel, q
             taken.headerList = std::exchange(in.headerList, {});
             taken.data = in.data.first(std::max<qsizetype>(maxData, 0));
             in.data.remove(0, taken.data.size());
+            taken.decoded = std::move(in.decoded);
+            in.decodedBytes = 0;
         }
-        if (channel->paused && in.data.size() < MaxUnread)
+        if (channel->paused && in.data.size() + in.decodedBytes < MaxUnread)
             wasPaused = std::exchange(channel->paused, false);
     }
     if (wasPaused) {
@@ -240,6 +261,38 @@ StreamIncoming StreamPump::take(const std::shared_ptr<StreamChannel> &channel, q
             m_worker, [worker = m_worker, id = channel->id] { worker->resume(id); }, Qt::QueuedConnection);
     }
     return taken;
+}
+
+void StreamPump::attachDecoder(const std::shared_ptr<StreamChannel> &channel,
+                               std::unique_ptr<StreamDecoder> decoder)
+{
+    if (!channel || !decoder)
+        return;
+    bool wasPaused = false;
+    {
+        QMutexLocker lock(&m_mutex);
+        StreamIncoming &in = channel->incoming;
+        if (!in.data.isEmpty()) {
+            // At most a frame's worth, once per stream: decoded here so that it stays in order.
+            decoder->decode(in.data);
+            in.decodedBytes += in.data.size();
+            in.data.clear();
+            decoder->handOver(in.decoded);
+            queueLocked(channel);
+        }
+        channel->decoder = std::move(decoder);
+        if (channel->paused && in.decodedBytes < MaxUnread)
+            wasPaused = std::exchange(channel->paused, false);
+    }
+    // The flush timer lives on the pump thread: schedule from there.
+    QMetaObject::invokeMethod(
+        m_worker,
+        [worker = m_worker, id = channel->id, wasPaused] {
+            if (wasPaused)
+                worker->resume(id);
+            worker->scheduleFlush();
+        },
+        Qt::QueuedConnection);
 }
 
 void StreamPump::queueLocked(const std::shared_ptr<StreamChannel> &channel)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "streamdecoder.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QMutex>
@@ -8,6 +10,7 @@
 #include <QPair>
 #include <QString>
 #include <QThread>
+#include <QUrl>
 
 #include <memory>
 
@@ -26,6 +29,14 @@ struct StreamTarget
     QByteArray wire; // the whole request: request line, header fields, body
     bool head = false;
     qint64 inactivityMs = 0; // 0: no inactivity timeout
+    // RUNWATCH_STREAM_TRANSPORT=qnam-thread: the request as QNetworkAccessManager on the pump's
+    // thread sends it (QnamStreamConnection), for measuring the two transports in one binary.
+    bool viaQnam = false;
+    quintptr managerKey = 0; // one manager on the pump thread per owner manager (six connections each)
+    QUrl url;
+    QByteArray method;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArray body;
 };
 
 // What the connection has received and the owner has not taken yet.
@@ -35,7 +46,11 @@ struct StreamIncoming
     int status = 0;
     QByteArray reason;
     QList<QPair<QByteArray, QByteArray>> headerList;
-    QByteArray data;
+    QByteArray data; // body bytes, when the stream has no decoder
+    // What the stream's decoder made of the body (see StreamDecoder), and how many body bytes it
+    // took for that: the backpressure measure while the reader has not taken it.
+    std::unique_ptr<StreamDecoded> decoded;
+    qsizetype decodedBytes = 0;
     bool finished = false;
     QNetworkReply::NetworkError error = QNetworkReply::NoError;
     QString errorString;
@@ -50,6 +65,9 @@ struct StreamChannel
     bool paused = false;          // the connection stopped reading until the owner takes data
     bool queued = false;          // in its inbox's pending list
     StreamInbox *inbox = nullptr; // null once closed
+    // Set once by the owner (attachDecoder), then used only on the pump thread; destroyed with
+    // the channel, which the pump thread holds while it decodes.
+    std::unique_ptr<StreamDecoder> decoder;
     // Owner thread only.
     StreamReply *reply = nullptr;
 };
@@ -83,6 +101,51 @@ public:
     // rest, and the end after it, stay for later); a paused connection reads again once it holds
     // back less than MaxUnread.
     StreamIncoming take(const std::shared_ptr<StreamChannel> &channel, qsizetype maxData);
+    // Owner thread. From now on the body goes through `decoder` on the pump thread and the owner
+    // takes its results (StreamIncoming::decoded) instead of bytes. Body bytes not taken yet are
+    // decoded first, so nothing is lost or reordered.
+    void attachDecoder(const std::shared_ptr<StreamChannel> &channel, std::unique_ptr<StreamDecoder> decoder);
+
+    // Pump thread. Hands `body` to the channel: decoded by its decoder when it has one (outside
+    // the mutex), else appended to its data. Sets `paused` when the owner is too far behind.
+    // `headers(StreamIncoming &)` runs under the mutex first.
+    template<typename F>
+    void publishBody(const std::shared_ptr<StreamChannel> &channel, const QByteArray &body, F &&headers,
+                     bool &paused)
+    {
+        StreamDecoder *decoder = nullptr;
+        {
+            QMutexLocker lock(&m_mutex);
+            decoder = channel->decoder.get();
+        }
+        if (decoder && !body.isEmpty())
+            decoder->decode(body);
+        {
+            QMutexLocker lock(&m_mutex);
+            StreamIncoming &in = channel->incoming;
+            headers(in);
+            if (!body.isEmpty()) {
+                if (decoder) {
+                    in.decodedBytes += body.size();
+                } else if (channel->decoder) {
+                    // The owner attached a decoder between our two looks: decode here, under the
+                    // mutex, so that these bytes still come after the ones it decoded.
+                    decoder = channel->decoder.get();
+                    decoder->decode(body);
+                    in.decodedBytes += body.size();
+                } else {
+                    in.data.append(body);
+                }
+                if (decoder)
+                    decoder->handOver(in.decoded);
+            }
+            if (in.data.size() + in.decodedBytes >= MaxUnread)
+                channel->paused = true;
+            paused = channel->paused;
+            queueLocked(channel);
+        }
+        scheduleFlush();
+    }
 
     // Pump thread. Applies `update` to the channel's incoming state and schedules delivery.
     // `update(StreamIncoming &, bool &paused)` runs under the mutex.

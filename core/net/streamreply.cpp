@@ -118,6 +118,16 @@ StreamReply::StreamReply(const HttpRequest &request, qint64 inactivityTimeoutMs,
     target.head = request.method == "HEAD";
     target.inactivityMs = inactivityTimeoutMs;
     target.wire = serialize(request, request.method);
+    static const bool viaQnam = qEnvironmentVariable("RUNWATCH_STREAM_TRANSPORT") == u"qnam-thread"_s;
+    if (viaQnam) {
+        target.viaQnam = true;
+        target.managerKey = reinterpret_cast<quintptr>(parent);
+        target.url = request.url;
+        target.method = request.method;
+        target.body = request.body;
+        for (const auto &h : request.headers)
+            target.headers.append({h.first, h.second});
+    }
     if (target.wire.isEmpty()) {
         // Reported from the event loop, like every other failure of a reply.
         QMetaObject::invokeMethod(
@@ -182,6 +192,30 @@ void StreamReply::fail(NetworkError code, const QString &message)
         Q_EMIT finished();
 }
 
+void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder)
+{
+    if (!decoder)
+        return;
+    // What this reply holds comes before what the connection holds: decode it first, here (the
+    // decoder is not shared yet).
+    if (m_buffer.size() > m_read) {
+        decoder->decode(QByteArrayView(m_buffer).sliced(m_read));
+        m_buffer.clear();
+        m_read = 0;
+        std::unique_ptr<StreamDecoded> out;
+        decoder->handOver(out);
+        if (out) {
+            if (m_decoded)
+                m_decoded->append(std::move(*out));
+            else
+                m_decoded = std::move(out);
+        }
+    }
+    m_wantMore = false;
+    if (m_channel)
+        m_pump->attachDecoder(m_channel, std::move(decoder));
+}
+
 void StreamReply::absorb()
 {
     if (isFinished() || !m_channel)
@@ -209,12 +243,20 @@ void StreamReply::absorb()
         if (!self || isFinished())
             return;
     }
+    if (in.decoded) {
+        if (m_decoded)
+            m_decoded->append(std::move(*in.decoded));
+        else
+            m_decoded = std::move(in.decoded);
+    }
     if (!in.data.isEmpty()) {
         if (m_read > 0) {
             m_buffer.remove(0, m_read);
             m_read = 0;
         }
         m_buffer.append(in.data);
+    }
+    if (!in.data.isEmpty() || m_decoded) {
         Q_EMIT readyRead();
         if (!self || isFinished())
             return;

@@ -38,6 +38,14 @@ public:
     // Called by the pump's inbox on this thread: applies what arrived and emits the signals.
     void absorb();
 
+    // The body goes through `decoder` on the pump's thread from now on (StreamPump::attachDecoder);
+    // the bytes this reply holds unread are decoded here first. readyRead then announces results
+    // for takeDecoded() instead of bytes.
+    void attachDecoder(std::unique_ptr<StreamDecoder> decoder);
+    // What the decoder made since the last call; null when nothing.
+    std::unique_ptr<StreamDecoded> takeDecoded() { return std::move(m_decoded); }
+    bool hasDecoded() const { return m_decoded != nullptr; }
+
 protected:
     qint64 readData(char *data, qint64 maxSize) override;
 
@@ -46,6 +54,7 @@ private:
 
     std::shared_ptr<StreamPump> m_pump;
     std::shared_ptr<StreamChannel> m_channel;
+    std::unique_ptr<StreamDecoded> m_decoded;
     QByteArray m_buffer;
     qsizetype m_read = 0;    // bytes of m_buffer already read
     bool m_wantMore = false; // data was left with the connection because m_buffer was full

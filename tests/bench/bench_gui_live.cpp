@@ -6,6 +6,10 @@
 //   bench_gui_live [runs=200] [seconds=10] [runs-per-connection=5] [--no-store] [--no-window]
 //
 // --no-window measures the engine alone (network, parsing, reducer) for comparison.
+// Besides the GUI thread's work per frame it reports the event-loop latency (how late a 16 ms
+// precise timer on the GUI thread fires), the whole process's CPU time and its RSS.
+// RUNWATCH_STREAM_TRANSPORT=qnam selects QNAM streams on the GUI thread (see
+// docs/architecture.md, "Threads").
 //
 // Runs are spread over several connections so that the comparison with
 // RUNWATCH_STREAM_TRANSPORT=qnam stays possible: Qt 6.4's QNetworkAccessManager opens at most six
@@ -19,11 +23,17 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
@@ -36,6 +46,64 @@ void spin(int ms)
     QTimer::singleShot(ms, &loop, &QEventLoop::quit);
     loop.exec();
 }
+
+double processCpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+           + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Resident set size now, in MB (/proc/self/statm's second field, in pages).
+double rssMb()
+{
+    QFile statm(u"/proc/self/statm"_s);
+    if (!statm.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = statm.readAll().split(' ');
+    return double(fields.value(1).toLongLong()) * double(getpagesize()) / (1024.0 * 1024.0);
+}
+
+// How late a 16 ms precise timer on the GUI thread fires: what an input event or a paint waits
+// for at worst besides its own work.
+class LatencyProbe
+{
+public:
+    LatencyProbe()
+    {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(16);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            const qint64 now = m_clock.nsecsElapsed();
+            m_late.push_back(double(std::max<qint64>(0, now - m_last - 16'000'000)) / 1e6);
+            m_last = now;
+        });
+    }
+    void start()
+    {
+        m_clock.start();
+        m_last = 0;
+        m_timer.start();
+    }
+    void stop() { m_timer.stop(); }
+    void print() const
+    {
+        std::vector<double> late = m_late;
+        std::sort(late.begin(), late.end());
+        auto at = [&late](double q) {
+            return late.empty() ? 0.0 : late[std::min(late.size() - 1, size_t(q * double(late.size())))];
+        };
+        std::printf("event-loop latency over %zu ticks: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", late.size(),
+                    at(0.5), at(0.99), late.empty() ? 0.0 : late.back());
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_last = 0;
+    std::vector<double> m_late;
+};
 } // namespace
 
 int main(int argc, char **argv)
@@ -122,11 +190,16 @@ int main(int argc, char **argv)
                      });
     RunwatchBench::FrameMeter meter;
     app.meter = &meter;
+    LatencyProbe latency;
     QElapsedTimer wall;
     wall.start();
+    const double cpuBefore = processCpuSeconds();
     meter.start();
+    latency.start();
     spin(seconds * 1000);
+    latency.stop();
     meter.stop();
+    const double cpu = processCpuSeconds() - cpuBefore;
     const double elapsed = double(wall.elapsed()) / 1000.0;
 
     std::printf("bench_gui_live: %d runs (%d streaming after warm-up) over %d connections, store %s, window "
@@ -135,6 +208,14 @@ int main(int argc, char **argv)
     std::printf("deltas applied: %lld (%.0f/s, %.1f per run per second)\n", static_cast<long long>(deltas),
                 double(deltas) / elapsed, double(deltas) / elapsed / runs);
     RunwatchBench::FrameMeter::print("live", meter.stats());
+    latency.print();
+    std::printf(
+        "process (simulator thread included): CPU %.2f s in %.1f s (%.0f %% of one core), RSS %.0f MB, "
+        "transport %s\n",
+        cpu, elapsed, 100.0 * cpu / elapsed, rssMb(),
+        qEnvironmentVariableIsEmpty("RUNWATCH_STREAM_TRANSPORT")
+            ? "pump"
+            : qPrintable(qEnvironmentVariable("RUNWATCH_STREAM_TRANSPORT")));
 
     for (const QString &id : std::as_const(ids))
         manager.stopFollowing(id);

@@ -112,34 +112,57 @@ QCoro::Task<> FoundryRunStream::run(HttpRequest request, RunError refused)
     startReading(opened.reply);
 }
 
-bool FoundryRunStream::handleEvent(const SseEvent &event)
+std::unique_ptr<SseDecoder> FoundryRunStream::makeDecoder()
 {
-    switch (m_mapper.map(event.type, event.data, batch())) {
-    case FoundryMapper::Outcome::Continue:
-        return true;
-    case FoundryMapper::Outcome::Terminal:
-        // Read the messages once more before ending: the text becomes the service's own.
-        settleAfterBatch();
-        return false;
-    case FoundryMapper::Outcome::NeedsInput:
-        endAfterBatch({StreamEnd::Reason::Terminal, {}, std::nullopt});
-        return false;
-    case FoundryMapper::Outcome::Done:
-        // [DONE] without a terminal event: the run goes on without this stream.
-        endAfterBatch({StreamEnd::Reason::Eof, {}, std::nullopt});
-        return false;
-    case FoundryMapper::Outcome::StreamError:
-        endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
-        return false;
-    case FoundryMapper::Outcome::Malformed: {
-        // The run itself may be fine: poll it rather than give up (nothing is lost that way).
-        RunError error = m_mapper.error();
-        error.retryable = true;
-        endAfterBatch({StreamEnd::Reason::Error, error, std::nullopt});
-        return false;
-    }
-    }
-    return true;
+    class Decoder final : public SseDecoder
+    {
+    public:
+        explicit Decoder(FoundryMapper mapper)
+            : m_mapper(std::move(mapper))
+        {}
+
+    private:
+        std::any readerState() const override { return m_mapper; }
+
+        bool handleEvent(const SseEvent &event, QList<RunEvent> &out) override
+        {
+            switch (m_mapper.map(event.type, event.data, out)) {
+            case FoundryMapper::Outcome::Continue:
+                return true;
+            case FoundryMapper::Outcome::Terminal:
+                // Read the messages once more before ending: the text becomes the service's own.
+                settleAfterBatch();
+                return false;
+            case FoundryMapper::Outcome::NeedsInput:
+                endAfterBatch({StreamEnd::Reason::Terminal, {}, std::nullopt});
+                return false;
+            case FoundryMapper::Outcome::Done:
+                // [DONE] without a terminal event: the run goes on without this stream.
+                endAfterBatch({StreamEnd::Reason::Eof, {}, std::nullopt});
+                return false;
+            case FoundryMapper::Outcome::StreamError:
+                endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
+                return false;
+            case FoundryMapper::Outcome::Malformed: {
+                // The run itself may be fine: poll it rather than give up (nothing is lost that way).
+                RunError error = m_mapper.error();
+                error.retryable = true;
+                endAfterBatch({StreamEnd::Reason::Error, error, std::nullopt});
+                return false;
+            }
+            }
+            return true;
+        }
+
+        FoundryMapper m_mapper;
+    };
+    return std::make_unique<Decoder>(m_mapper);
+}
+
+void FoundryRunStream::decoderState(const std::any &state)
+{
+    if (const auto *mapper = std::any_cast<FoundryMapper>(&state))
+        m_mapper = *mapper;
 }
 
 void FoundryRunStream::settle()

@@ -36,7 +36,10 @@ private:
     QCoro::Task<> run(HttpRequest request, RunError refused);
     QCoro::Task<> poll(ContinuationToken token);
     QCoro::Task<> reconcile(QString threadId, QString runId);
-    bool handleEvent(const SseEvent &event) override;
+    // Parses and maps on the stream pump's thread; the mapper's copy comes back after each batch
+    // (the run and thread ids settle() and identify() need).
+    std::unique_ptr<SseDecoder> makeDecoder() override;
+    void decoderState(const std::any &state) override;
     void settle() override;
     void bodyEnded() override;
     void bodyBroken(StreamEnd end) override;

@@ -218,19 +218,42 @@ QCoro::Task<> JobsRunStream::runEvents(QUrl url, QString lastEventId)
     startReading(opened.reply);
 }
 
-bool JobsRunStream::handleEvent(const SseEvent &event)
+std::unique_ptr<SseDecoder> JobsRunStream::makeDecoder()
 {
-    switch (m_mapper.map(event.type, event.data, event.id, batch())) {
-    case JobsMapper::Outcome::Continue:
-        return true;
-    case JobsMapper::Outcome::Done:
-        settleAfterBatch();
-        return false;
-    case JobsMapper::Outcome::Malformed:
-        endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
-        return false;
-    }
-    return true;
+    class Decoder final : public SseDecoder
+    {
+    public:
+        explicit Decoder(JobsMapper mapper)
+            : m_mapper(std::move(mapper))
+        {}
+
+    private:
+        std::any readerState() const override { return m_mapper; }
+
+        bool handleEvent(const SseEvent &event, QList<RunEvent> &out) override
+        {
+            switch (m_mapper.map(event.type, event.data, event.id, out)) {
+            case JobsMapper::Outcome::Continue:
+                return true;
+            case JobsMapper::Outcome::Done:
+                settleAfterBatch();
+                return false;
+            case JobsMapper::Outcome::Malformed:
+                endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
+                return false;
+            }
+            return true;
+        }
+
+        JobsMapper m_mapper;
+    };
+    return std::make_unique<Decoder>(m_mapper);
+}
+
+void JobsRunStream::decoderState(const std::any &state)
+{
+    if (const auto *mapper = std::any_cast<JobsMapper>(&state))
+        m_mapper = *mapper;
 }
 
 QCoro::Task<> JobsRunStream::finishDone()

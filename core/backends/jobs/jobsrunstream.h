@@ -48,7 +48,10 @@ private:
     QCoro::Task<> runKickoff(Jobs::Kickoff kickoff);
     QCoro::Task<> runEvents(QUrl url, QString lastEventId);
     QCoro::Task<> finishDone();
-    bool handleEvent(const SseEvent &event) override;
+    // Parses and maps on the stream pump's thread; the mapper's copy comes back after each batch
+    // (the held-back `done` events and result URL finishDone() needs).
+    std::unique_ptr<SseDecoder> makeDecoder() override;
+    void decoderState(const std::any &state) override;
     // The `done` event arrived (the rest of the body is irrelevant): fetch a result that did not
     // fit in it, then Terminal.
     void settle() override { finishDone(); }

@@ -93,20 +93,42 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
     startReading(opened.reply);
 }
 
-bool OpenAiRunStream::handleEvent(const SseEvent &event)
+std::unique_ptr<SseDecoder> OpenAiRunStream::decoderFor(OpenAiMapper mapper)
 {
-    switch (m_mapper.map(event.type, event.data, batch())) {
-    case OpenAiMapper::Outcome::Continue:
-        return true;
-    case OpenAiMapper::Outcome::Terminal:
-        endAfterBatch({StreamEnd::Reason::Terminal, {}, std::nullopt});
-        return false;
-    case OpenAiMapper::Outcome::StreamError:
-    case OpenAiMapper::Outcome::Malformed:
-        endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
-        return false;
-    }
-    return true;
+    // Everything the mapping needs travels in the mapper, by value: the decoder is used by the
+    // stream pump's thread alone once the stream hands it over.
+    class Decoder final : public SseDecoder
+    {
+    public:
+        explicit Decoder(OpenAiMapper mapper)
+            : m_mapper(std::move(mapper))
+        {}
+
+    private:
+        bool handleEvent(const SseEvent &event, QList<RunEvent> &out) override
+        {
+            switch (m_mapper.map(event.type, event.data, out)) {
+            case OpenAiMapper::Outcome::Continue:
+                return true;
+            case OpenAiMapper::Outcome::Terminal:
+                endAfterBatch({StreamEnd::Reason::Terminal, {}, std::nullopt});
+                return false;
+            case OpenAiMapper::Outcome::StreamError:
+            case OpenAiMapper::Outcome::Malformed:
+                endAfterBatch({StreamEnd::Reason::Error, m_mapper.error(), std::nullopt});
+                return false;
+            }
+            return true;
+        }
+
+        OpenAiMapper m_mapper;
+    };
+    return std::make_unique<Decoder>(std::move(mapper));
+}
+
+std::unique_ptr<SseDecoder> OpenAiRunStream::makeDecoder()
+{
+    return decoderFor(m_mapper);
 }
 
 void OpenAiRunStream::replyGone()

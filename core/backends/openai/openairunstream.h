@@ -23,9 +23,13 @@ public:
     OpenAiRunStream(HttpClient *http, HttpRequest request, Mode mode, OpenAiMapper mapper,
                     std::chrono::milliseconds stallTimeout, QObject *parent);
 
+    // The SSE decoder of a Responses stream: parses and maps with `mapper` (its cursor drops
+    // replayed events), on whichever thread reads the body.
+    static std::unique_ptr<SseDecoder> decoderFor(OpenAiMapper mapper);
+
 private:
     QCoro::Task<> run(HttpRequest request);
-    bool handleEvent(const SseEvent &event) override;
+    std::unique_ptr<SseDecoder> makeDecoder() override;
     void replyGone() override;
 
     QPointer<HttpClient> m_http;

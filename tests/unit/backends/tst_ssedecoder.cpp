@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A stream's SSE decoder (core/backends/ssedecoder.*, the OpenAI connector's) and its hand-over to
+// the stream pump's thread: the same RunEvents whatever the byte boundaries and whenever the
+// decoder is handed over, and a stream destroyed while the pump is decoding for it is safe (run
+// under ASan in CI).
+
+#include "awaitwithin.h"
+#include "backends/openai/openairunstream.h"
+#include "backends/ssedecoder.h"
+#include "net/httpclient.h"
+#include "testdata.h"
+
+#include <QNetworkReply>
+#include <QPointer>
+#include <QSslCertificate>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace Runwatch;
+using RunwatchTest::awaitWithin;
+
+namespace {
+
+QString describe(const RunEvent &e)
+{
+    return u"%1|%2|%3|%4|%5|%6|%7|%8|%9"_s.arg(int(e.type))
+        .arg(e.sequence)
+        .arg(int(e.status))
+        .arg(e.text, e.itemId, e.remoteId, e.rawStatus)
+        .arg(int(e.verify))
+        .arg(e.error.code);
+}
+
+// Everything a stream's decoder handed over, in order.
+struct Collected
+{
+    QStringList events;
+    int batches = 0;
+    std::optional<StreamEnd::Reason> end;
+    bool settle = false;
+
+    void add(std::unique_ptr<StreamDecoded> decoded)
+    {
+        if (!decoded)
+            return;
+        auto &batch = static_cast<SseBatch &>(*decoded);
+        ++batches;
+        for (const RunEvent &e : std::as_const(batch.events))
+            events << describe(e);
+        if (batch.end && !end)
+            end = batch.end->reason;
+        settle = settle || batch.settle;
+    }
+};
+
+std::unique_ptr<SseDecoder> openAiDecoder()
+{
+    return OpenAiRunStream::decoderFor(OpenAiMapper(true, -1));
+}
+
+// Feeds `sse` in the given pieces, taking what the decoder made after each.
+Collected decodePieces(const QByteArray &sse, const QList<qsizetype> &cuts)
+{
+    Collected out;
+    auto decoder = openAiDecoder();
+    qsizetype from = 0;
+    QList<qsizetype> ends = cuts;
+    ends << sse.size();
+    for (const qsizetype to : std::as_const(ends)) {
+        decoder->decode(QByteArrayView(sse).sliced(from, to - from));
+        std::unique_ptr<StreamDecoded> decoded;
+        decoder->handOver(decoded);
+        out.add(std::move(decoded));
+        from = to;
+    }
+    return out;
+}
+
+QByteArray chunked(const QByteArray &data)
+{
+    return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
+}
+
+// A loopback server answering every request with `head` and then whatever the test writes.
+class SseServer
+{
+public:
+    using Writer = std::function<void(QTcpSocket *)>;
+
+    explicit SseServer(Writer writer)
+        : m_writer(std::move(writer))
+    {
+        QObject::connect(&m_server, &QTcpServer::pendingConnectionAvailable, &m_server, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                auto received = std::make_shared<QByteArray>();
+                QObject::connect(socket, &QIODevice::readyRead, socket, [this, socket, received] {
+                    *received += socket->readAll();
+                    if (!received->contains("\r\n\r\n") || socket->property("answered").toBool())
+                        return;
+                    socket->setProperty("answered", true);
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                  "Transfer-Encoding: chunked\r\n\r\n");
+                    m_writer(socket);
+                });
+            }
+        });
+        QVERIFY(m_server.listen(QHostAddress::LocalHost, 0));
+    }
+
+    QUrl url() const
+    {
+        return QUrl(u"http://127.0.0.1:%1/responses/resp_1?stream=true"_s.arg(m_server.serverPort()));
+    }
+
+private:
+    QTcpServer m_server;
+    Writer m_writer;
+};
+
+// Writes `body` as chunks of `piece` bytes, one per event-loop turn, then (when `last`) the last
+// chunk.
+void dribble(QTcpSocket *socket, const QByteArray &body, qsizetype piece, bool last = true)
+{
+    auto *timer = new QTimer(socket);
+    QObject::connect(timer, &QTimer::timeout, socket,
+                     [socket, timer, body, piece, last, offset = qsizetype(0)]() mutable {
+                         if (offset >= body.size()) {
+                             if (last)
+                                 socket->write("0\r\n\r\n");
+                             timer->stop();
+                             return;
+                         }
+                         socket->write(chunked(body.mid(offset, piece)));
+                         offset += piece;
+                     });
+    timer->start(0);
+}
+
+QCoro::Task<OpenedStream> open(HttpClient *http, QUrl url)
+{
+    HttpRequest request;
+    request.url = std::move(url);
+    co_return co_await http->openStream(std::move(request));
+}
+
+} // namespace
+
+class TestSseDecoder final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Cut once at every byte: the events (and the end) are those of the whole body at once.
+    void splitAtEveryByte_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addRow("basic") << u"openai/stream-basic.sse"_s;
+        QTest::addRow("reasoning + tools") << u"openai/reasoning-tools.sse"_s;
+        QTest::addRow("failed tail") << u"openai/stream-failed-tail.sse"_s;
+        QTest::addRow("malformed") << u"openai/malformed.sse"_s;
+    }
+    void splitAtEveryByte()
+    {
+        QFETCH(QString, file);
+        const QByteArray sse = RunwatchTest::readData(file);
+        QVERIFY(!sse.isEmpty());
+        const Collected whole = decodePieces(sse, {});
+        QVERIFY(!whole.events.isEmpty());
+        QVERIFY(whole.end.has_value() || file.contains(u"reasoning"_s));
+        for (qsizetype cut = 0; cut <= sse.size(); ++cut) {
+            const Collected split = decodePieces(sse, {cut});
+            QCOMPARE(split.events, whole.events);
+            QCOMPARE(split.end, whole.end);
+        }
+        QList<qsizetype> everyByte;
+        for (qsizetype cut = 1; cut < sse.size(); ++cut)
+            everyByte << cut;
+        const Collected bytes = decodePieces(sse, everyByte);
+        QCOMPARE(bytes.events, whole.events);
+        QCOMPARE(bytes.end, whole.end);
+    }
+
+    // Once the stream's end is decided, later bytes change nothing.
+    void stopsAtTheEnd()
+    {
+        const QByteArray sse = RunwatchTest::readData(u"openai/stream-basic.sse"_s);
+        const Collected once = decodePieces(sse, {});
+        const Collected twice = decodePieces(sse + sse, {sse.size()});
+        QCOMPARE(once.end, std::optional(StreamEnd::Reason::Terminal));
+        QCOMPARE(twice.events, once.events);
+        QCOMPARE(twice.end, once.end);
+    }
+
+    // Through the real stream pump: the decoder handed over right after the headers, or after
+    // bytes have piled up in the reply and its channel, yields the same events as in memory.
+    void pumpHandOver_data()
+    {
+        QTest::addColumn<qsizetype>("piece");
+        QTest::addColumn<bool>("attachLate");
+        QTest::addRow("1-byte chunks, at once") << qsizetype(1) << false;
+        QTest::addRow("7-byte chunks, at once") << qsizetype(7) << false;
+        QTest::addRow("whole, at once") << qsizetype(1 << 20) << false;
+        QTest::addRow("1-byte chunks, late") << qsizetype(1) << true;
+        QTest::addRow("61-byte chunks, late") << qsizetype(61) << true;
+    }
+    void pumpHandOver()
+    {
+        QFETCH(qsizetype, piece);
+        QFETCH(bool, attachLate);
+        const QByteArray sse = RunwatchTest::readData(u"openai/stream-basic.sse"_s);
+        const Collected expected = decodePieces(sse, {});
+
+        const qsizetype half = sse.size() / 2;
+        QPointer<QTcpSocket> peer;
+        SseServer server([&](QTcpSocket *socket) {
+            peer = socket;
+            if (attachLate)
+                dribble(socket, sse.left(half), piece, false); // the rest once the decoder is attached
+            else
+                dribble(socket, sse, piece);
+        });
+        HttpClient http;
+        http.setAllowInsecureHttp(true);
+        const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url()));
+        QVERIFY(opened && opened->reply);
+        QNetworkReply *reply = opened->reply;
+        QVERIFY(HttpClient::deliversInFrames(reply));
+        if (attachLate)
+            QTRY_VERIFY_WITH_TIMEOUT(reply->bytesAvailable() > half / 2, 10000);
+
+        Collected got;
+        QObject::connect(reply, &QNetworkReply::readyRead, reply,
+                         [&] { got.add(HttpClient::takeDecoded(reply)); });
+        std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
+        QVERIFY(HttpClient::attachDecoder(reply, decoder));
+        QVERIFY(!decoder);
+        got.add(HttpClient::takeDecoded(reply)); // what the reply held, decoded at once
+        if (attachLate) {
+            QVERIFY(peer);
+            QTRY_VERIFY_WITH_TIMEOUT(!peer->findChild<QTimer *>() || !peer->findChild<QTimer *>()->isActive(),
+                                     10000);
+            dribble(peer, sse.mid(half), piece);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), 20000);
+        got.add(HttpClient::takeDecoded(reply));
+        QCOMPARE(reply->error(), QNetworkReply::NoError);
+        QCOMPARE(reply->bytesAvailable(), 0);
+        QCOMPARE(got.events, expected.events);
+        QCOMPARE(got.end, expected.end);
+        reply->deleteLater();
+    }
+
+    // A QNetworkAccessManager reply (here: a client with a CA bundle of its own) keeps its
+    // decoder: the reader decodes on its own thread.
+    void qnamReplyKeepsDecoder()
+    {
+        const QByteArray sse = RunwatchTest::readData(u"openai/stream-basic.sse"_s);
+        SseServer server([&](QTcpSocket *socket) { dribble(socket, sse, 97); });
+        HttpClient http;
+        http.setAllowInsecureHttp(true);
+        http.setCaCertificates(QSslCertificate::fromData(RunwatchTest::readData(u"tls/cert.pem"_s)));
+        QVERIFY(!http.caCertificates().isEmpty());
+        const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url()));
+        QVERIFY(opened && opened->reply);
+        QVERIFY(!HttpClient::deliversInFrames(opened->reply));
+        std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
+        QVERIFY(!HttpClient::attachDecoder(opened->reply, decoder));
+        QVERIFY(decoder);
+        QVERIFY(!HttpClient::takeDecoded(opened->reply));
+        opened->reply->abort();
+        opened->reply->deleteLater();
+    }
+
+    // The reader goes away while the pump thread decodes a busy stream for it: the decoder dies
+    // with the stream's channel, after its last use (ASan checks the rest).
+    void destroyMidBatch()
+    {
+        // One response.output_text.delta event, repeated endlessly with rising sequence numbers.
+        qint64 sequence = 0;
+        auto events = [&sequence](int count) {
+            QByteArray out;
+            for (int i = 0; i < count; ++i) {
+                out += "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\","
+                       "\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"abcdefgh\","
+                       "\"sequence_number\":"
+                       + QByteArray::number(++sequence) + "}\n\n";
+            }
+            return out;
+        };
+        SseServer server([&](QTcpSocket *socket) {
+            auto *timer = new QTimer(socket);
+            QObject::connect(timer, &QTimer::timeout, socket, [socket, events] {
+                if (socket->bytesToWrite() < 1 << 20)
+                    socket->write(chunked(events(200)));
+            });
+            timer->start(0);
+        });
+        HttpClient http;
+        http.setAllowInsecureHttp(true);
+        for (int round = 0; round < 10; ++round) {
+            const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url()));
+            QVERIFY(opened && opened->reply);
+            QNetworkReply *reply = opened->reply;
+            int seen = 0;
+            QObject::connect(reply, &QNetworkReply::readyRead, reply, [&] {
+                if (auto decoded = HttpClient::takeDecoded(reply))
+                    seen += int(static_cast<SseBatch &>(*decoded).events.size());
+            });
+            std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
+            QVERIFY(HttpClient::attachDecoder(reply, decoder));
+            QTRY_VERIFY_WITH_TIMEOUT(seen > 100 * (round % 3), 10000);
+            if (round % 2)
+                reply->abort();
+            delete reply; // mid-stream: the pump thread is likely decoding the next batch now
+        }
+        // The pump is still fine: a fresh stream decodes to the end.
+        const QByteArray sse = RunwatchTest::readData(u"openai/stream-basic.sse"_s);
+        SseServer again([&](QTcpSocket *socket) { dribble(socket, sse, 1 << 20); });
+        const std::optional<OpenedStream> opened = awaitWithin(open(&http, again.url()));
+        QVERIFY(opened && opened->reply);
+        std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
+        QVERIFY(HttpClient::attachDecoder(opened->reply, decoder));
+        Collected got;
+        got.add(HttpClient::takeDecoded(opened->reply));
+        QObject::connect(opened->reply, &QNetworkReply::readyRead, opened->reply,
+                         [&] { got.add(HttpClient::takeDecoded(opened->reply)); });
+        QTRY_VERIFY_WITH_TIMEOUT(opened->reply->isFinished(), 10000);
+        QCOMPARE(got.end, std::optional(StreamEnd::Reason::Terminal));
+        delete opened->reply;
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSseDecoder)
+#include "tst_ssedecoder.moc"
