@@ -6,12 +6,23 @@
 #include "engine/retention.h"
 #include "engine/runexport.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QJsonDocument>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::Cli {
+
+namespace {
+QString usageLine(const TokenUsage &usage, std::optional<double> cost, const QString &currency)
+{
+    QString line = QCoreApplication::translate("Runwatch::Cli", "usage: %1").arg(usageSummary(usage));
+    line += cost ? QCoreApplication::translate("Runwatch::Cli", ", cost %1").arg(formatCost(*cost, currency))
+                 : QCoreApplication::translate("Runwatch::Cli", ", cost unknown (no price for this model)");
+    return line;
+}
+} // namespace
 
 std::optional<ActionResult> CliApp::awaitAction(const QString &id, RunManager::Action action,
                                                 const std::function<void()> &trigger, int timeoutMs)
@@ -215,14 +226,29 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
     }
     m_store.flush();
     run = m_manager.run(id);
+    const PriceTable prices = PriceTable::fromJson(m_store.setting(QString::fromLatin1(kPriceSettingKey)));
+    const std::optional<double> cost = costOf(*run, prices);
     if (m_json) {
         QJsonObject obj = runObject(*run);
         obj.insert(u"raw"_s, run->rawStatus);
         if (run->error.isError())
             obj.insert(u"error"_s, run->error.toJson());
+        // Always present, null when the service did not report the count: a script can tell
+        // "not reported" from zero without guessing.
+        const auto count = [](qint64 n) { return n >= 0 ? QJsonValue(n) : QJsonValue(QJsonValue::Null); };
+        obj.insert(u"model"_s, run->model);
+        obj.insert(u"input_tokens"_s, count(run->usage.inputTokens));
+        obj.insert(u"output_tokens"_s, count(run->usage.outputTokens));
+        obj.insert(u"reasoning_tokens"_s, count(run->usage.reasoningTokens));
+        if (cost) {
+            obj.insert(u"cost"_s, *cost);
+            obj.insert(u"currency"_s, prices.currency);
+        }
         writeJson(obj);
     } else {
         writeOut(u"%1  %2  %3  %4\n"_s.arg(run->localId, run->remoteId, statusName(run->status), run->title));
+        if (run->usage.isKnown())
+            writeOut(usageLine(run->usage, cost, prices.currency) + u'\n');
         if (run->error.isError())
             writeOut(u"error: "_s + run->error.toString() + u'\n');
     }
@@ -502,7 +528,9 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
         writeErr(CliApp::tr("runwatch-cli: no run \"%1\" in the store %2\n").arg(target, m_store.path()));
         return ExitOtherError;
     }
-    const QByteArray doc = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json);
+    const QByteArray doc
+        = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json,
+                    PriceTable::fromJson(m_store.setting(QString::fromLatin1(kPriceSettingKey))));
     if (output.isEmpty()) {
         std::fwrite(doc.constData(), 1, std::size_t(doc.size()), m_out);
         std::fflush(m_out);

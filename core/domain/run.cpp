@@ -27,6 +27,48 @@ QDateTime parseIso(const QJsonValue &v)
 }
 } // namespace
 
+namespace {
+qint64 addCounts(qint64 a, qint64 b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    return a + b;
+}
+
+qint64 countOf(const QJsonValue &value)
+{
+    // toInteger: a fraction or a value outside qint64 is no count (and never undefined behaviour).
+    const qint64 n = value.toInteger(-1);
+    return n >= 0 ? n : -1;
+}
+} // namespace
+
+TokenUsage TokenUsage::plus(const TokenUsage &other) const
+{
+    return {addCounts(inputTokens, other.inputTokens), addCounts(outputTokens, other.outputTokens),
+            addCounts(reasoningTokens, other.reasoningTokens)};
+}
+
+QJsonObject TokenUsage::toJson() const
+{
+    QJsonObject o;
+    if (inputTokens >= 0)
+        o.insert(u"input_tokens"_s, inputTokens);
+    if (outputTokens >= 0)
+        o.insert(u"output_tokens"_s, outputTokens);
+    if (reasoningTokens >= 0)
+        o.insert(u"reasoning_tokens"_s, reasoningTokens);
+    return o;
+}
+
+TokenUsage TokenUsage::fromJson(const QJsonObject &object)
+{
+    return {countOf(object.value(u"input_tokens"_s)), countOf(object.value(u"output_tokens"_s)),
+            countOf(object.value(u"reasoning_tokens"_s))};
+}
+
 QJsonObject ContinuationToken::toJson() const
 {
     QJsonObject o;
@@ -39,6 +81,8 @@ QJsonObject ContinuationToken::toJson() const
         o.insert(u"previous_remote_ids"_s, QJsonArray::fromStringList(previousRemoteIds));
     if (textBase > 0)
         o.insert(u"text_base"_s, textBase);
+    if (usageBase.isKnown())
+        o.insert(u"usage_base"_s, usageBase.toJson());
     if (!extra.isEmpty())
         o.insert(u"extra"_s, extra);
     return o;
@@ -59,6 +103,7 @@ ContinuationToken ContinuationToken::fromJson(const QJsonObject &object)
             t.previousRemoteIds << id.toString();
     }
     t.textBase = std::max<qint64>(0, object.value(u"text_base"_s).toInteger(0));
+    t.usageBase = TokenUsage::fromJson(object.value(u"usage_base"_s).toObject());
     t.extra = object.value(u"extra"_s).toObject();
     return t;
 }

@@ -30,6 +30,25 @@ enum class Capability {
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
 
+// Token counts a service reported for a run (OpenAI `usage`, Foundry `usage` when terminal); -1 where
+// the service said nothing. Counts only grow within one response; a chain of responses adds up.
+struct TokenUsage
+{
+    qint64 inputTokens = -1;
+    qint64 outputTokens = -1;
+    qint64 reasoningTokens = -1;
+
+    bool isKnown() const { return inputTokens >= 0 || outputTokens >= 0 || reasoningTokens >= 0; }
+    bool operator==(const TokenUsage &) const = default;
+
+    // Field by field: a count either side reported counts, -1 only where neither did.
+    TokenUsage plus(const TokenUsage &other) const;
+    // {"input_tokens","output_tokens","reasoning_tokens"}, only the reported ones.
+    QJsonObject toJson() const;
+    // Tolerant: a missing, negative, fractional or non-number count is "not reported".
+    static TokenUsage fromJson(const QJsonObject &object);
+};
+
 // Everything needed to reattach to a run after a drop or an app restart (design seed 004).
 // Connector-neutral fields first; connector specifics go into `extra`.
 struct ContinuationToken
@@ -43,6 +62,9 @@ struct ContinuationToken
     // run's text they produced. The current object's snapshots cover the text after that.
     QStringList previousRemoteIds;
     qint64 textBase = 0;
+    // What the earlier remote objects of such a chain used: Run::usage is this plus the current
+    // object's usage, so a restart mid-chain keeps the sum.
+    TokenUsage usageBase;
     QJsonObject extra;
 
     bool isValid() const { return !remoteId.isEmpty(); }
@@ -155,18 +177,6 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
 // How a tool call reads in the timeline, export and CLI: `name(arguments)`, or the arguments
 // alone when the name is unknown.
 QString toolCallText(const QString &name, const QString &arguments);
-
-// Token counts a service reported for a run (OpenAI `usage`, Foundry `usage` when terminal); -1 where
-// the service said nothing. Counts only grow within one response; a chain of responses adds up.
-struct TokenUsage
-{
-    qint64 inputTokens = -1;
-    qint64 outputTokens = -1;
-    qint64 reasoningTokens = -1;
-
-    bool isKnown() const { return inputTokens >= 0 || outputTokens >= 0 || reasoningTokens >= 0; }
-    bool operator==(const TokenUsage &) const = default;
-};
 
 struct Run
 {

@@ -46,6 +46,10 @@ struct RunEvent
     // A PrimarySnapshot that a stream sends at its end (e.g. response.completed) to confirm what
     // the deltas built. A mismatch is repaired and counted in Run::reconciliations.
     bool verify = false;
+    // Any type: the token usage the current remote object reported so far (absolute, not a
+    // delta, so the same figures from a stream and a poll are applied once). A chain adds the
+    // earlier objects' usage (ContinuationToken::usageBase).
+    std::optional<TokenUsage> usage;
     std::optional<InputRequest> input;
     RunError error;
 

@@ -101,6 +101,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
                 run.token.eventId.clear();
                 run.token.streamable = false;
                 run.token.textBase = run.primaryText.size();
+                run.token.usageBase = run.usage;
             }
             run.remoteId = event.remoteId;
             run.token.remoteId = event.remoteId;
@@ -186,6 +187,13 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         break;
     case RunEvent::Type::Cursor:
         break;
+    }
+    if (event.usage) {
+        const TokenUsage total = run.token.usageBase.plus(*event.usage);
+        if (total != run.usage) {
+            run.usage = total;
+            changes |= RunChange::Usage;
+        }
     }
     if (changes & ~RunChanges(RunChange::Cursor))
         run.updatedAt = now;

@@ -17,6 +17,7 @@ enum class RunChange {
     Input = 0x10,
     Identity = 0x20,
     Cursor = 0x40,
+    Usage = 0x80,    // the reported token usage changed
     Dropped = 0x100, // duplicate / out of order: nothing applied
 };
 Q_DECLARE_FLAGS(RunChanges, RunChange)

@@ -38,7 +38,17 @@ QString fenceFor(const QString &text)
     return fence;
 }
 
-QByteArray toMarkdown(const Run &run)
+QJsonValue countValue(qint64 count)
+{
+    return count >= 0 ? QJsonValue(count) : QJsonValue(QJsonValue::Null);
+}
+
+QString countText(qint64 count)
+{
+    return count >= 0 ? QString::number(count) : u"not reported"_s;
+}
+
+QByteArray toMarkdown(const Run &run, const PriceTable &prices)
 {
     QString md;
     md += u"# "_s + (run.title.isEmpty() ? u"Run "_s + run.localId : run.title) + u"\n\n"_s;
@@ -57,6 +67,13 @@ QByteArray toMarkdown(const Run &run)
         statusLabel(run.status) + (run.rawStatus.isEmpty() ? QString() : u" (`"_s + run.rawStatus + u"`)"_s));
     row(u"Created"_s, iso(run.createdAt));
     row(u"Finished"_s, iso(run.finishedAt));
+    if (run.usage.isKnown()) {
+        row(u"Input tokens"_s, countText(run.usage.inputTokens));
+        row(u"Output tokens"_s, countText(run.usage.outputTokens));
+        row(u"Reasoning tokens"_s, countText(run.usage.reasoningTokens));
+    }
+    if (const auto cost = costOf(run, prices))
+        row(u"Cost"_s, formatCost(*cost, prices.currency));
     md += u"\n## Prompt\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s + fenceFor(run.prompt)
           + u"\n"_s;
 
@@ -91,7 +108,7 @@ QByteArray toMarkdown(const Run &run)
     return md.toUtf8();
 }
 
-QByteArray toJson(const Run &run)
+QByteArray toJson(const Run &run, const PriceTable &prices)
 {
     QJsonObject o;
     o.insert(u"run"_s, run.localId);
@@ -106,6 +123,11 @@ QByteArray toJson(const Run &run)
     o.insert(u"raw_status"_s, run.rawStatus);
     o.insert(u"created_at"_s, iso(run.createdAt));
     o.insert(u"finished_at"_s, iso(run.finishedAt));
+    o.insert(u"usage"_s, QJsonObject{{u"input_tokens"_s, countValue(run.usage.inputTokens)},
+                                     {u"output_tokens"_s, countValue(run.usage.outputTokens)},
+                                     {u"reasoning_tokens"_s, countValue(run.usage.reasoningTokens)}});
+    if (const auto cost = costOf(run, prices))
+        o.insert(u"cost"_s, QJsonObject{{u"amount"_s, *cost}, {u"currency"_s, prices.currency}});
     QJsonArray history, secondary;
     for (const SecondaryItem &item : run.secondary) {
         if (item.kind == SecondaryKind::StatusChange)
@@ -142,9 +164,9 @@ QString redactUrl(const QString &text)
     return url.toString();
 }
 
-QByteArray exportRun(const Run &run, ExportFormat format)
+QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices)
 {
-    return format == ExportFormat::Markdown ? toMarkdown(run) : toJson(run);
+    return format == ExportFormat::Markdown ? toMarkdown(run, prices) : toJson(run, prices);
 }
 
 } // namespace Runwatch

@@ -183,6 +183,51 @@ private Q_SLOTS:
         QCOMPARE(cli({u"status"_s, id}).exitCode, 1);
     }
 
+    // status --json always names the three token counts (null when not reported) and no "cost"
+    // while no price is set (the cost rule itself: tst_pricetable); text status and export agree.
+    void usageAndCost()
+    {
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=5"_s, u"--follow"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        const QJsonObject sent = m_sim->snapshot(m_sim->lastResponseId()).value(u"usage"_s).toObject();
+        const qint64 input = sent.value(u"input_tokens"_s).toInteger(-1);
+        const qint64 output = sent.value(u"output_tokens"_s).toInteger(-1);
+        QVERIFY(input > 0 && output >= 5);
+        const auto statusJson = [&] {
+            const Result r = cli({u"--json"_s, u"status"_s, id});
+            const QList<QByteArray> lines = r.out.trimmed().split('\n');
+            return QJsonDocument::fromJson(lines.last()).object();
+        };
+        QJsonObject status = statusJson();
+        QCOMPARE(status.value(u"input_tokens"_s).toInteger(), input);
+        QCOMPARE(status.value(u"output_tokens"_s).toInteger(), output);
+        QCOMPARE(
+            status.value(u"reasoning_tokens"_s).toInteger(-1),
+            sent.value(u"output_tokens_details"_s).toObject().value(u"reasoning_tokens"_s).toInteger(-2));
+        QVERIFY(!status.contains(u"cost"_s)); // no price table: no cost, never a made-up one
+        QVERIFY(cli({u"status"_s, id}).out.contains("no price for this model"));
+
+        const QJsonObject exported
+            = QJsonDocument::fromJson(cli({u"export"_s, id, u"--format"_s, u"json"_s}).out).object();
+        QCOMPARE(exported.value(u"usage"_s).toObject().value(u"input_tokens"_s).toInteger(), input);
+        QVERIFY(!exported.contains(u"cost"_s));
+        const Result md = cli({u"export"_s, id, u"--format"_s, u"md"_s});
+        QVERIFY(md.out.contains(u"| Output tokens | %1 |"_s.arg(output).toUtf8()));
+
+        // A failed response reports no usage: null, not zero, and no cost.
+        const Result failed
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"fail deltas=2"_s, u"--follow"_s});
+        QCOMPARE(failed.exitCode, 3);
+        const Result failedStatus = cli({u"--json"_s, u"status"_s, runIdFrom(failed.out)});
+        const QJsonObject f = QJsonDocument::fromJson(failedStatus.out.trimmed().split('\n').last()).object();
+        QVERIFY(f.contains(u"input_tokens"_s));
+        QVERIFY(f.value(u"input_tokens"_s).isNull());
+        QVERIFY(f.value(u"output_tokens"_s).isNull());
+        QVERIFY(!f.contains(u"cost"_s));
+    }
+
     void exitCodes()
     {
         QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"fail deltas=4"_s, u"--follow"_s}).exitCode, 3);

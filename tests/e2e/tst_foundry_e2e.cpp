@@ -64,6 +64,13 @@ InputAnswer decision(bool approve)
     return a;
 }
 
+// The usage the simulator sent for a run (its run object), as Runwatch counts it.
+TokenUsage simUsage(const FoundrySimulator &sim, const QString &runId)
+{
+    const QJsonObject u = sim.runJson(runId).value(u"usage"_s).toObject();
+    return {u.value(u"prompt_tokens"_s).toInteger(-1), u.value(u"completion_tokens"_s).toInteger(-1), -1};
+}
+
 } // namespace
 
 class TestFoundryEndToEnd final : public QObject
@@ -84,6 +91,9 @@ private Q_SLOTS:
         QVERIFY(!run.token.streamable);
         QCOMPARE(run.reconciliations, 0);
         QCOMPARE(rig.sim.runsCreated(), 1);
+        // thread.run.completed's usage, as the simulator sent it.
+        QVERIFY(run.usage.outputTokens >= 30);
+        QCOMPARE(run.usage, simUsage(rig.sim, run.remoteId));
         const auto create = rig.sim.requests().first();
         QCOMPARE(create.endpoint, FoundryEndpoint::CreateThreadRun);
         QCOMPARE(create.apiVersion, u"2025-05-01"_s);
@@ -102,6 +112,9 @@ private Q_SLOTS:
         QCOMPARE(rig.run(id).status, RunStatus::Completed);
         QCOMPARE(rig.run(id).primaryText, FoundrySimulator::tokenText(0, 12));
         QVERIFY(rig.sim.requestCount(FoundryEndpoint::GetRun) >= 1);
+        // The polled run object's usage.
+        QVERIFY(rig.run(id).usage.outputTokens >= 12);
+        QCOMPARE(rig.run(id).usage, simUsage(rig.sim, rig.run(id).remoteId));
         for (const auto &r : rig.sim.requests())
             QCOMPARE(r.apiVersion, u"2025-05-15-preview"_s);
     }

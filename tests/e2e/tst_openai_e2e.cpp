@@ -5,6 +5,7 @@
 #include "openai/openaisim.h"
 
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -27,6 +28,14 @@ struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
     }
 };
 
+// The usage the simulator sent for a response (its stored Response object), as Runwatch counts it.
+TokenUsage simUsage(const RunwatchSim::OpenAiSimulator &sim, const QString &responseId)
+{
+    const QJsonObject u = sim.snapshot(responseId).value(u"usage"_s).toObject();
+    return {u.value(u"input_tokens"_s).toInteger(-1), u.value(u"output_tokens"_s).toInteger(-1),
+            u.value(u"output_tokens_details"_s).toObject().value(u"reasoning_tokens"_s).toInteger(-1)};
+}
+
 } // namespace
 
 class TestOpenAiEndToEnd final : public QObject
@@ -48,6 +57,9 @@ private Q_SLOTS:
         QCOMPARE(run.reconciliations, 0);
         QVERIFY(run.token.streamable);
         QCOMPARE(rig.sim.runsCreated(), 1);
+        // response.completed's usage, as the simulator sent it.
+        QVERIFY(run.usage.inputTokens > 0 && run.usage.outputTokens >= 50);
+        QCOMPARE(run.usage, simUsage(rig.sim, run.remoteId));
         // The create request carried background + store + stream.
         const auto create = rig.sim.requests().first();
         QVERIFY(create.body.contains("\"background\":true"));
@@ -109,6 +121,9 @@ private Q_SLOTS:
         QCOMPARE(rig.run(id).primaryText, RunwatchSim::OpenAiSimulator::tokenText(10));
         QVERIFY(!rig.run(id).token.streamable);
         QVERIFY(rig.sim.requestCount(RunwatchSim::OpenAiEndpoint::Retrieve) >= 1);
+        // The polled Response object's usage.
+        QVERIFY(rig.run(id).usage.outputTokens >= 10);
+        QCOMPARE(rig.run(id).usage, simUsage(rig.sim, rig.run(id).remoteId));
         QCOMPARE(rig.sim.requestCount(RunwatchSim::OpenAiEndpoint::Stream), 0);
     }
 

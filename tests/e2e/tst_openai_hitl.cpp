@@ -59,6 +59,14 @@ InputAnswer text(const QString &t)
     return a;
 }
 
+// The usage the simulator sent for a response (its stored Response object), as Runwatch counts it.
+TokenUsage simUsage(const OpenAiSimulator &sim, const QString &responseId)
+{
+    const QJsonObject u = sim.snapshot(responseId).value(u"usage"_s).toObject();
+    return {u.value(u"input_tokens"_s).toInteger(-1), u.value(u"output_tokens"_s).toInteger(-1),
+            u.value(u"output_tokens_details"_s).toObject().value(u"reasoning_tokens"_s).toInteger(-1)};
+}
+
 } // namespace
 
 class TestOpenAiHitl final : public QObject
@@ -115,6 +123,11 @@ private Q_SLOTS:
         QCOMPARE(done.primaryText, expected);
         QCOMPARE(rig.sim.response(done.remoteId)->text, expected);
         QCOMPARE(done.reconciliations, 0);
+        // One local run: its usage is the sum over the chain's two responses.
+        const TokenUsage firstUsage = simUsage(rig.sim, first);
+        const TokenUsage secondUsage = simUsage(rig.sim, done.remoteId);
+        QVERIFY(firstUsage.isKnown() && secondUsage.isKnown());
+        QCOMPARE(done.usage, firstUsage.plus(secondUsage));
 
         // On the wire: one request, the chain and both outputs.
         const QList<QJsonObject> creates = rig.creates();
@@ -246,6 +259,9 @@ private Q_SLOTS:
         const QString expected = u"[%1: rain] "_s.arg(callId) + OpenAiSimulator::tokenText(6);
         QCOMPARE(manager.run(id)->primaryText, expected);
         QCOMPARE(sim.response(second)->text, expected);
+        // The first response's usage survived the restart in the stored token.
+        QCOMPARE(stored->token.usageBase, simUsage(sim, first));
+        QCOMPARE(manager.run(id)->usage, simUsage(sim, first).plus(simUsage(sim, second)));
         manager.shutdown();
     }
 };

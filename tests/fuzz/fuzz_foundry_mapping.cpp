@@ -31,6 +31,12 @@ namespace {
 void checkEvent(const RunEvent &e)
 {
     check(e.sequence == -1, "Foundry has no sequence numbers, yet one appeared");
+    if (e.usage) {
+        // A reported usage has a count, and a count is never negative (malformed = not reported).
+        check(e.usage->isKnown(), "a usage without any count");
+        check(e.usage->inputTokens >= -1 && e.usage->outputTokens >= -1 && e.usage->reasoningTokens >= -1,
+              "a negative token count");
+    }
     switch (e.type) {
     case RunEvent::Type::Status:
         check(e.status == Foundry::mapStatus(e.rawStatus), "status does not match its raw label");

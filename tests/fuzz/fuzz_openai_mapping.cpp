@@ -36,6 +36,12 @@ namespace {
 // What every RunEvent from a connector must satisfy, whatever the input.
 void checkEvent(const RunEvent &e)
 {
+    if (e.usage) {
+        // A reported usage has a count, and a count is never negative (malformed = not reported).
+        check(e.usage->isKnown(), "a usage without any count");
+        check(e.usage->inputTokens >= -1 && e.usage->outputTokens >= -1 && e.usage->reasoningTokens >= -1,
+              "a negative token count");
+    }
     switch (e.type) {
     case RunEvent::Type::Status:
         check(!e.rawStatus.isEmpty(), "status event without the raw label");

@@ -81,6 +81,17 @@ std::optional<InputRequest> inputRequestOf(const QJsonObject &run)
     return request;
 }
 
+std::optional<TokenUsage> usageOf(const QJsonObject &run)
+{
+    const QJsonObject usage = run.value(u"usage"_s).toObject();
+    TokenUsage u
+        = TokenUsage::fromJson(QJsonObject{{u"input_tokens"_s, usage.value(u"prompt_tokens"_s)},
+                                           {u"output_tokens"_s, usage.value(u"completion_tokens"_s)}});
+    if (!u.isKnown())
+        return std::nullopt;
+    return u;
+}
+
 QList<RunEvent> mapRunObject(const QJsonObject &run)
 {
     QList<RunEvent> events;
@@ -121,7 +132,9 @@ QList<RunEvent> mapRunObject(const QJsonObject &run)
     }
     if (status == RunStatus::InputRequired) {
         if (auto request = inputRequestOf(run)) {
-            events << RunEvent::statusChange(status, raw);
+            RunEvent change = RunEvent::statusChange(status, raw);
+            change.usage = usageOf(run);
+            events << change;
             events << RunEvent::inputRequired(*request);
             return events;
         }
@@ -133,7 +146,10 @@ QList<RunEvent> mapRunObject(const QJsonObject &run)
             run.value(u"required_action"_s).toObject().value(u"type"_s).toString());
         events << RunEvent::failure(error);
     }
-    events << RunEvent::statusChange(status, raw);
+    RunEvent change = RunEvent::statusChange(status, raw);
+    // One run, however many tool rounds: the service's figure is the run's whole usage.
+    change.usage = usageOf(run);
+    events << change;
     return events;
 }
 

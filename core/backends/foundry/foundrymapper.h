@@ -19,8 +19,14 @@ RunStatus mapStatus(QStringView wireStatus);
 
 // A ThreadRun object (create/get/cancel/submit reply, or the data of a thread.run.* event) as
 // events: identity (run id, model; the thread id in tokenExtra), status, the run's error
-// (last_error, incomplete_details, expiry) and, for requires_action, the input request.
+// (last_error, incomplete_details, expiry), its usage (on the status event) and, for
+// requires_action, the input request.
 QList<RunEvent> mapRunObject(const QJsonObject &run);
+
+// The run's `usage` (reference §5: prompt_tokens, completion_tokens, total_tokens; null until
+// terminal) as input and output tokens; Foundry reports no reasoning count. nullopt when absent,
+// null or without a valid count.
+std::optional<TokenUsage> usageOf(const QJsonObject &run);
 
 // The input request of a requires_action run: one ToolCallRequest per call, the deadline from
 // expires_at. nullopt when the run names no action we know.

@@ -223,6 +223,19 @@ QJsonArray answerItems(const InputRequest &request, const InputAnswer &answer, Q
     return items;
 }
 
+std::optional<TokenUsage> usageOf(const QJsonObject &response)
+{
+    const QJsonObject usage = response.value(u"usage"_s).toObject();
+    TokenUsage u = TokenUsage::fromJson(
+        QJsonObject{{u"input_tokens"_s, usage.value(u"input_tokens"_s)},
+                    {u"output_tokens"_s, usage.value(u"output_tokens"_s)},
+                    {u"reasoning_tokens"_s,
+                     usage.value(u"output_tokens_details"_s).toObject().value(u"reasoning_tokens"_s)}});
+    if (!u.isKnown())
+        return std::nullopt;
+    return u;
+}
+
 QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
 {
     QList<RunEvent> events;
@@ -240,6 +253,8 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
     }
     RunEvent text = RunEvent::primarySnapshot(aggregateOutputText(response));
     text.verify = verify;
+    // Usage rides on the snapshot every Response object gives, streamed or polled alike.
+    text.usage = usageOf(response);
     events << text;
 
     const QJsonValue error = response.value(u"error"_s);

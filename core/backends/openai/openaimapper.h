@@ -27,6 +27,11 @@ std::optional<InputRequest> inputRequestOf(const QJsonObject &response);
 // call), or an empty array and *error when the answer does not fit (answersForToolCalls).
 QJsonArray answerItems(const InputRequest &request, const InputAnswer &answer, QString *error);
 
+// The Response object's `usage` (protocol reference §1.7: input_tokens, output_tokens,
+// output_tokens_details.reasoning_tokens): nullopt when absent, null or without a valid count; a
+// negative, fractional or non-number count is "not reported".
+std::optional<TokenUsage> usageOf(const QJsonObject &response);
+
 // A Response object (JSON GET, cancel reply, or the snapshot inside a lifecycle event) as
 // events. `verify` marks the primary snapshot as the end-of-stream check (RunEvent::verify).
 QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify = false);

@@ -250,6 +250,67 @@ private Q_SLOTS:
         QCOMPARE(mapper.deltaCount(), 2);
     }
 
+    // Run usage (reference §5: prompt_tokens, completion_tokens; null until terminal) on the status
+    // event of a polled run and of every thread.run.* event.
+    void usage_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<qint64>("input");
+        QTest::addColumn<qint64>("output");
+        QTest::addColumn<bool>("reported");
+        const QByteArray head = R"({"id":"run_1","thread_id":"t","status":"completed","usage":)";
+        QTest::newRow("terminal")
+            << head + R"({"prompt_tokens":120,"completion_tokens":45,"total_tokens":165}})" << qint64(120)
+            << qint64(45) << true;
+        QTest::newRow("null") << head + "null}" << qint64(-1) << qint64(-1) << false;
+        QTest::newRow("missing") << QByteArray(R"({"id":"run_1","status":"completed"})") << qint64(-1)
+                                 << qint64(-1) << false;
+        QTest::newRow("negative") << head + R"({"prompt_tokens":-5,"completion_tokens":7}})" << qint64(-1)
+                                  << qint64(7) << true;
+        QTest::newRow("strings") << head + R"({"prompt_tokens":"12","completion_tokens":1.5}})" << qint64(-1)
+                                 << qint64(-1) << false;
+        QTest::newRow("huge") << head + R"({"prompt_tokens":1e300,"completion_tokens":[]}})" << qint64(-1)
+                              << qint64(-1) << false;
+        QTest::newRow("not an object") << head + "42}" << qint64(-1) << qint64(-1) << false;
+    }
+
+    void usage()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(qint64, input);
+        QFETCH(qint64, output);
+        QFETCH(bool, reported);
+        const QJsonObject run = QJsonDocument::fromJson(json).object();
+        QVERIFY(!run.isEmpty());
+        const QList<RunEvent> events = Foundry::mapRunObject(run);
+        const RunEvent *status = ofType(events, RunEvent::Type::Status);
+        QVERIFY(status);
+        QCOMPARE(status->usage.has_value(), reported);
+        if (reported) {
+            QCOMPARE(status->usage->inputTokens, input);
+            QCOMPARE(status->usage->outputTokens, output);
+            QCOMPARE(status->usage->reasoningTokens, qint64(-1)); // Foundry reports none
+        }
+        // The same object as a stream event carries the same usage.
+        FoundryMapper mapper;
+        QList<RunEvent> out;
+        QCOMPARE(mapper.map("thread.run.completed", json, out), FoundryMapper::Outcome::Terminal);
+        const RunEvent *streamed = ofType(out, RunEvent::Type::Status);
+        QVERIFY(streamed);
+        QCOMPARE(streamed->usage, status->usage);
+    }
+
+    void usageOnRequiresAction()
+    {
+        QJsonObject run = parse(kRequiresAction);
+        run.insert(u"usage"_s, QJsonObject{{u"prompt_tokens"_s, 10}, {u"completion_tokens"_s, 3}});
+        const QList<RunEvent> events = Foundry::mapRunObject(run);
+        const RunEvent *status = ofType(events, RunEvent::Type::Status);
+        QVERIFY(status && status->usage);
+        QCOMPARE(status->usage->inputTokens, 10);
+        QCOMPARE(status->usage->outputTokens, 3);
+    }
+
     void streamErrors()
     {
         FoundryMapper mapper;

@@ -76,6 +76,115 @@ private Q_SLOTS:
         QCOMPARE(o.run.reconciliations, 0);
         QCOMPARE(o.outcomes.last(), OpenAiMapper::Outcome::Terminal);
         QVERIFY(!o.run.error.isError());
+        // response.completed's usage (the transcript's figures).
+        QCOMPARE(o.run.usage, (TokenUsage{9, 3, 0}));
+    }
+
+    // `usage` of a Response object (§1.7): the three counts, anything malformed "not reported".
+    void usage_data()
+    {
+        QTest::addColumn<QByteArray>("usage");
+        QTest::addColumn<qint64>("input");
+        QTest::addColumn<qint64>("output");
+        QTest::addColumn<qint64>("reasoning");
+        QTest::newRow("full") << QByteArray(
+            R"({"input_tokens":100,"input_tokens_details":{"cached_tokens":20},
+            "output_tokens":50,"output_tokens_details":{"reasoning_tokens":30},"total_tokens":150})")
+                              << qint64(100) << qint64(50) << qint64(30);
+        QTest::newRow("no details") << QByteArray(R"({"input_tokens":7,"output_tokens":2})") << qint64(7)
+                                    << qint64(2) << qint64(-1);
+        QTest::newRow("null") << QByteArray("null") << qint64(-1) << qint64(-1) << qint64(-1);
+        QTest::newRow("negative") << QByteArray(R"({"input_tokens":-1,"output_tokens":4})") << qint64(-1)
+                                  << qint64(4) << qint64(-1);
+        QTest::newRow("wrong types") << QByteArray(R"({"input_tokens":"9","output_tokens":2.5,
+            "output_tokens_details":"x"})")
+                                     << qint64(-1) << qint64(-1) << qint64(-1);
+        QTest::newRow("out of range") << QByteArray(R"({"input_tokens":1e300,"output_tokens":-1e300,
+            "output_tokens_details":{"reasoning_tokens":1e19}})")
+                                      << qint64(-1) << qint64(-1) << qint64(-1);
+        QTest::newRow("array") << QByteArray("[1,2]") << qint64(-1) << qint64(-1) << qint64(-1);
+    }
+
+    void usage()
+    {
+        QFETCH(QByteArray, usage);
+        QFETCH(qint64, input);
+        QFETCH(qint64, output);
+        QFETCH(qint64, reasoning);
+        // Compact: a raw newline would end the SSE data line.
+        const QByteArray response
+            = QJsonDocument::fromJson(
+                  R"({"id":"resp_u","object":"response","status":"completed","model":"gpt-5.4","output":[],"usage":)"
+                  + usage + "}")
+                  .toJson(QJsonDocument::Compact);
+        QVERIFY(!response.isEmpty());
+        const TokenUsage expected{input, output, reasoning};
+        // Polled.
+        Run polled;
+        for (const RunEvent &e : OpenAi::mapResponseObject(QJsonDocument::fromJson(response).object()))
+            applyEvent(polled, e);
+        QCOMPARE(polled.status, RunStatus::Completed);
+        QCOMPARE(polled.usage, expected);
+        // Streamed on every terminal event that carries the response.
+        for (const char *type : {"response.completed", "response.incomplete", "response.failed"}) {
+            const QByteArray sse = "event: " + QByteArray(type) + "\ndata: {\"type\":\"" + type
+                                   + "\",\"sequence_number\":3,\"response\":" + response + "}\n\n";
+            const Outcome o = replay(sse);
+            QVERIFY2(o.run.usage == expected, type);
+        }
+    }
+
+    // The same response's usage from the stream and again from a poll counts once.
+    void usageNotDoubleCounted()
+    {
+        const Outcome o = replay(RunwatchTest::readData(u"openai/stream-basic.sse"_s));
+        Run run = o.run;
+        const QJsonObject polled = QJsonDocument::fromJson(R"({"id":"resp_abc","status":"completed",
+            "output":[{"type":"message","content":[{"type":"output_text","text":"Hi there!"}]}],
+            "usage":{"input_tokens":9,"output_tokens":3,"output_tokens_details":{"reasoning_tokens":0}}})")
+                                       .object();
+        for (int i = 0; i < 2; ++i) {
+            for (const RunEvent &e : OpenAi::mapResponseObject(polled))
+                applyEvent(run, e);
+        }
+        QCOMPARE(run.usage, (TokenUsage{9, 3, 0}));
+    }
+
+    // A run continued through previous_response_id is one run: its usage is the chain's sum, also
+    // after a restart mid-chain (the base travels in the stored token).
+    void usageSumsOverChain()
+    {
+        Run run;
+        const auto apply = [&run](const char *json) {
+            for (const RunEvent &e : OpenAi::mapResponseObject(QJsonDocument::fromJson(json).object()))
+                applyEvent(run, e);
+        };
+        apply(R"({"id":"resp_1","status":"completed","output":[{"type":"function_call","call_id":"c1",
+            "name":"f","arguments":"{}"}],"usage":{"input_tokens":100,"output_tokens":20,
+            "output_tokens_details":{"reasoning_tokens":5}}})");
+        QCOMPARE(run.status, RunStatus::InputRequired);
+        QCOMPARE(run.usage, (TokenUsage{100, 20, 5}));
+        RunEvent next = RunEvent::identity(u"resp_2"_s, {}, false);
+        next.continuation = true;
+        applyEvent(run, next);
+        QCOMPARE(run.token.usageBase, (TokenUsage{100, 20, 5}));
+        QCOMPARE(run.usage, (TokenUsage{100, 20, 5})); // nothing new reported yet
+
+        // Restart: only the stored token and usage survive.
+        Run restored;
+        restored.remoteId = run.remoteId;
+        restored.usage = run.usage;
+        restored.status = run.status;
+        restored.token = ContinuationToken::fromJson(run.token.toJson());
+        run = restored;
+        apply(R"({"id":"resp_2","status":"in_progress","output":[],"usage":null})");
+        QCOMPARE(run.usage, (TokenUsage{100, 20, 5}));
+        apply(R"({"id":"resp_2","status":"completed","output":[{"type":"message","content":[
+            {"type":"output_text","text":"done"}]}],"usage":{"input_tokens":130,"output_tokens":7}})");
+        apply(R"({"id":"resp_2","status":"completed","output":[{"type":"message","content":[
+            {"type":"output_text","text":"done"}]}],"usage":{"input_tokens":130,"output_tokens":7}})");
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.usage, (TokenUsage{230, 27, 5}));
     }
 
     // Resuming with starting_after=6 may replay overlap: nothing is applied twice.
