@@ -53,6 +53,9 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
                           tr("Reconnect a lost stream or poll the run again"), pal);
     m_respond = makeAction(this, u"respond"_s, tr("Res&pond"), u"actionRespond"_s, QKeySequence(u"Ctrl+I"_s),
                            tr("Answer the run that waits for input"), pal);
+    m_followUp
+        = makeAction(this, u"respond"_s, tr("Follow &Up…"), u"actionFollowUp"_s, QKeySequence(u"Ctrl+U"_s),
+                     tr("Send the next turn of the conversation after a completed run"), pal);
     m_copy = makeAction(this, u"copy"_s, tr("C&opy Output"), u"actionCopyOutput"_s,
                         QKeySequence(u"Ctrl+Shift+C"_s), tr("Copy the run's whole output"), pal);
     m_refresh = makeAction(this, u"resume"_s, tr("Re&fresh"), u"actionRefresh"_s, QKeySequence::Refresh,
@@ -62,12 +65,14 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
     m_delete->setIconText(tr("Delete"));
     m_newRun->setIconText(tr("New Run"));
     m_copy->setIconText(tr("Copy Output"));
+    m_followUp->setIconText(tr("Follow Up"));
 
     connect(m_newRun, &QAction::triggered, this, &ActionController::newRunRequested);
     connect(m_cancel, &QAction::triggered, this, &ActionController::cancelSelected);
     connect(m_delete, &QAction::triggered, this, &ActionController::deleteSelected);
     connect(m_resume, &QAction::triggered, this, &ActionController::resumeSelected);
     connect(m_respond, &QAction::triggered, this, &ActionController::respondSelected);
+    connect(m_followUp, &QAction::triggered, this, &ActionController::followUpSelected);
     connect(m_copy, &QAction::triggered, this, &ActionController::copySelected);
     connect(m_refresh, &QAction::triggered, this, &ActionController::refreshSelected);
     connect(detail, &DetailPane::answered, this, &ActionController::answer);
@@ -97,7 +102,7 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
 
 QList<QAction *> ActionController::runActions() const
 {
-    return {m_cancel, m_delete, m_resume, m_respond, m_copy, m_refresh};
+    return {m_cancel, m_delete, m_resume, m_respond, m_followUp, m_copy, m_refresh};
 }
 
 QStringList ActionController::selectedRunIds() const
@@ -138,6 +143,7 @@ void ActionController::updateActions()
     m_delete->setEnabled(s.remove);
     m_resume->setEnabled(s.resume);
     m_respond->setEnabled(s.respond);
+    m_followUp->setEnabled(s.followUp);
     m_copy->setEnabled(s.copyOutput);
     m_refresh->setEnabled(!selectedRunIds().isEmpty());
     m_newRun->setEnabled(m_manager && !m_manager->connectionNames().isEmpty());
@@ -274,6 +280,46 @@ void ActionController::respondSelected()
         m_detail->showOutputTab();
         m_detail->focusInput();
     }
+}
+
+void ActionController::followUpSelected()
+{
+    const QStringList ids = selectedRunIds();
+    if (ids.size() != 1 || !stateOf(ids.first()).followUp || m_followUpDialog)
+        return;
+    const QString parentId = ids.first();
+    auto *dialog = new QInputDialog(m_window);
+    dialog->setObjectName(u"followUpDialog"_s);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Follow Up"));
+    dialog->setLabelText(tr("Next message to %1:").arg(describe(parentId)));
+    dialog->setOption(QInputDialog::UsePlainTextEditForTextInput);
+    dialog->setOkButtonText(tr("Send"));
+    m_followUpDialog = dialog;
+    connect(dialog, &QInputDialog::textValueSelected, this,
+            [this, parentId](const QString &text) { sendFollowUp(parentId, text); });
+    dialog->open();
+}
+
+void ActionController::sendFollowUp(const QString &parentId, const QString &prompt)
+{
+    // The run may have been deleted or changed while the dialog was open: check again.
+    if (!m_manager || !stateOf(parentId).followUp) {
+        Q_EMIT message(tr("%1 can no longer be followed up.").arg(describe(parentId)), 5000);
+        return;
+    }
+    if (prompt.trimmed().isEmpty()) {
+        Q_EMIT message(tr("A follow-up needs a message."), 4000);
+        return;
+    }
+    QString why;
+    const QString id = m_manager->followUp(parentId, prompt, &why);
+    if (id.isEmpty()) {
+        Q_EMIT message(tr("Could not follow up: %1").arg(why), 6000);
+        return;
+    }
+    m_table->selectRun(id);
+    Q_EMIT message(tr("Follow-up to %1 started.").arg(describe(parentId)), 4000);
 }
 
 void ActionController::answer(const QString &runId, const InputAnswer &answer)

@@ -4,6 +4,7 @@
 #include "engine/runmanager.h"
 #include "models/runactions.h"
 
+#include <QInputDialog>
 #include <QMessageBox>
 #include <QObject>
 #include <QPointer>
@@ -34,6 +35,7 @@ public:
     QAction *deleteAction() const { return m_delete; }
     QAction *resumeAction() const { return m_resume; }
     QAction *respondAction() const { return m_respond; }
+    QAction *followUpAction() const { return m_followUp; }
     QAction *copyAction() const { return m_copy; }
     QAction *refreshAction() const { return m_refresh; }
     QList<QAction *> runActions() const;
@@ -42,6 +44,8 @@ public:
     RunActionState selectionState() const;
     // The confirmation dialog currently open (tests answer it).
     QMessageBox *pendingConfirmation() const { return m_confirm; }
+    // The follow-up prompt dialog currently open (tests fill and accept it).
+    QInputDialog *pendingFollowUp() const { return m_followUpDialog; }
 
     void updateActions();
     void scheduleUpdate();
@@ -55,6 +59,10 @@ private:
     void deleteSelected();
     void resumeSelected();
     void respondSelected();
+    // Asks for the next turn's prompt (non-blocking) and, once the run still allows it, starts
+    // the follow-up and selects it.
+    void followUpSelected();
+    void sendFollowUp(const QString &parentId, const QString &prompt);
     void copySelected();
     void refreshSelected();
     void answer(const QString &runId, const Runwatch::InputAnswer &answer);
@@ -72,9 +80,11 @@ private:
     QAction *m_delete;
     QAction *m_resume;
     QAction *m_respond;
+    QAction *m_followUp;
     QAction *m_copy;
     QAction *m_refresh;
     QPointer<QMessageBox> m_confirm;
+    QPointer<QInputDialog> m_followUpDialog;
     QSet<QString> m_selected; // as of the last updateActions(); refreshed on every selection change
     QTimer m_update;
 };

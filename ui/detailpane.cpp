@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailpane.h"
 
+#include "conversationview.h"
+#include "engine/runexport.h"
+
 #include "engine/runmanager.h"
 #include "icons.h"
 #include "inputpanel.h"
@@ -166,6 +169,9 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     m_timeline = new TimelineView;
     m_timeline->setObjectName(u"timelineView"_s);
     m_tabs->addTab(m_timeline, tr("&Timeline"));
+    // Owned by the pane while its tab is hidden (a first turn), by the tab widget while shown.
+    m_conversation = new ConversationView(this);
+    m_conversation->hide();
     // Owned by the pane while its tab is hidden, by the tab widget while shown.
     m_rawLog = new RawLogView(recorder, this);
     m_rawLog->setObjectName(u"rawLogView"_s);
@@ -281,6 +287,24 @@ void DetailPane::syncOutput(bool reset)
     m_seenReconciliations = run->reconciliations;
 }
 
+void DetailPane::refreshConversation(const Run &run)
+{
+    const int at = m_tabs->indexOf(m_conversation);
+    if (run.parentId.isEmpty()) {
+        if (at >= 0)
+            m_tabs->removeTab(at);
+        return;
+    }
+    QList<Run> turns = conversationBefore(run, [this](const QString &id) -> std::optional<Run> {
+        const Run *turn = m_manager && m_manager->ensureOutputLoaded(id) ? m_manager->run(id) : nullptr;
+        return turn ? std::optional<Run>(*turn) : std::nullopt;
+    });
+    turns.append(run);
+    m_conversation->showConversation(turns);
+    if (at < 0)
+        m_tabs->insertTab(1, m_conversation, tr("Co&nversation"));
+}
+
 void DetailPane::refreshSummary()
 {
     int active = 0;
@@ -332,7 +356,10 @@ void DetailPane::refresh()
     const QDateTime now = QDateTime::currentDateTimeUtc();
     if (run->createdAt.isValid())
         meta << tr("started %1").arg(formatTimestamp(run->createdAt, now));
+    if (!run->parentId.isEmpty())
+        meta << tr("follow-up to run %1").arg(run->parentId);
     m_meta->setText(meta.join(u"  ·  "_s));
+    refreshConversation(*run);
     m_meta->setToolTip(run->remoteId.isEmpty() ? QString() : tr("Server id: %1").arg(run->remoteId));
 
     if (run->error.isError()) {

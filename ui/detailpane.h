@@ -21,6 +21,7 @@ class OutputView;
 class RawEventRecorder;
 class RawLogView;
 class RunManager;
+class ConversationView;
 class TimelineView;
 
 // The right-hand side of the main window: what the selected run is doing. A header (badge,
@@ -45,6 +46,7 @@ public:
 
     OutputView *outputView() const { return m_output; }
     TimelineView *timelineView() const { return m_timeline; }
+    ConversationView *conversationView() const { return m_conversation; }
     InputPanel *inputPanel() const { return m_input; }
     QLabel *errorBanner() const { return m_errorText; }
 
@@ -78,6 +80,8 @@ private:
     QTabWidget *m_tabs = nullptr;
     OutputView *m_output = nullptr;
     TimelineView *m_timeline = nullptr;
+    ConversationView *m_conversation = nullptr; // a tab only for a follow-up
+    void refreshConversation(const Run &run);
     RawLogView *m_rawLog = nullptr;
     QWidget *m_rawPage = nullptr;
 };

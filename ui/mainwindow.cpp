@@ -128,6 +128,7 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     m_toolBar->addAction(m_actions->deleteAction());
     m_toolBar->addAction(m_actions->resumeAction());
     m_toolBar->addAction(m_actions->respondAction());
+    m_toolBar->addAction(m_actions->followUpAction());
     m_toolBar->addAction(m_actions->copyAction());
     auto *spacer = new QWidget;
     spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);

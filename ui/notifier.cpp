@@ -83,10 +83,16 @@ void Notifier::onRunChanged(const QString &id, RunChanges changes)
     if (before == run->status || !m_enabled)
         return;
     const QString body = bodyFor(*run);
+    // A follow-up names the conversation it belongs to: its own title alone reads like a new task.
+    const Run *parent = run->parentId.isEmpty() ? nullptr : m_manager->run(run->parentId);
+    const QString parentTitle = parent ? bodyFor(*parent) : QString();
     if (run->status == RunStatus::Completed) {
-        notify(id, tr("Run completed"), body, false);
+        notify(id, parent ? tr("Follow-up to “%1” completed").arg(parentTitle) : tr("Run completed"), body,
+               false);
     } else if (isFailureLike(run->status)) {
-        notify(id, tr("Run %1").arg(statusLabel(run->status).toLower()), body, true);
+        const QString what = statusLabel(run->status).toLower();
+        notify(id, parent ? tr("Follow-up to “%1” %2").arg(parentTitle, what) : tr("Run %1").arg(what), body,
+               true);
     } else if (waitsForPerson(*run)) {
         // A timer or a callback resumes the run by itself: nobody needs to be disturbed for it.
         // Name only what is asked, not its content: the text may be confidential.

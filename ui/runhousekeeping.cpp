@@ -3,6 +3,7 @@
 
 #include "engine/retention.h"
 #include "engine/runmanager.h"
+#include "engine/runstore.h"
 #include "runtableview.h"
 
 #include <QAction>
@@ -117,7 +118,16 @@ bool RunHousekeeping::exportTo(const QString &runId, const QString &path, Export
             *error = tr("The run's output could not be read from the run store.");
         return false;
     }
-    const QByteArray data = exportRun(*m_manager->run(runId), format);
+    // A follow-up's document holds the whole conversation: earlier turns with their output.
+    const QList<Run> earlier = conversationBefore(*m_manager->run(runId), [this](const QString &id) {
+        const Run *turn = m_manager->ensureOutputLoaded(id) ? m_manager->run(id) : nullptr;
+        return turn ? std::optional<Run>(*turn) : std::nullopt;
+    });
+    const PriceTable prices
+        = m_manager->store()
+              ? PriceTable::fromJson(m_manager->store()->setting(QString::fromLatin1(kPriceSettingKey)))
+              : PriceTable{};
+    const QByteArray data = exportRun(*m_manager->run(runId), format, prices, earlier);
     // QSaveFile: a failed write never leaves a truncated file in place of an older export.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {

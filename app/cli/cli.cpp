@@ -57,6 +57,11 @@ Global options (before the command):
 Commands:
   start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
                       (--agent: foundry, the assistant id to run)
+  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
+                      the next turn after a completed run (openai: previous_response_id;
+                      a2a: a new task in its contextId; foundry: a message and a new run on
+                      its thread): a run of its own, printed like start's; status shows
+                      its parent
   watch RUN [--give-up-after DURATION]
                       primary text to stdout as it arrives, secondary output to stderr;
                       resumes after drops; exits at a terminal state or when input is required.
@@ -266,10 +271,12 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
 {
     QStringList rest = given;
     if (const qsizetype at = rest.indexOf(u"--give-up-after"_s); at >= 0) {
-        const bool follows = command == u"watch" || command == u"resume" || command == u"attach"
-                             || (command == u"start" && rest.contains(u"--follow"_s));
+        const bool follows
+            = command == u"watch" || command == u"resume" || command == u"attach"
+              || ((command == u"start" || command == u"followup") && rest.contains(u"--follow"_s));
         if (!follows)
-            return usage(CliApp::tr("--give-up-after is for watch, resume, attach and start --follow"));
+            return usage(CliApp::tr(
+                "--give-up-after is for watch, resume, attach, start --follow and followup --follow"));
         const auto bound = at + 1 < rest.size() ? parseDuration(rest.at(at + 1)) : std::nullopt;
         if (!bound)
             return usage(CliApp::tr("--give-up-after needs a duration such as 90s, 5m or 1h"));
@@ -280,6 +287,8 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
     }
     if (command == u"start")
         return cmdStart(o, rest);
+    if (command == u"followup")
+        return cmdFollowUp(o, rest);
     if (command == u"watch")
         return cmdWatch(o, rest);
     if (command == u"status")

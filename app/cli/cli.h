@@ -68,6 +68,11 @@ private:
                                               QString *error);
 
     int cmdStart(const Options &o, const QStringList &args);
+    int cmdFollowUp(const Options &o, const QStringList &args);
+    // After startRun()/followUp(): follows to the end (`follow`), or waits until the service has
+    // the run and prints its line. `pollOnly`: a backend without resumable streams (foundry),
+    // known once it has a remote id.
+    int reportStarted(const QString &id, bool follow, bool stream, bool pollOnly);
     int cmdWatch(const Options &o, const QStringList &args);
     int cmdStatus(const Options &o, const QStringList &args);
     int cmdCancel(const Options &o, const QStringList &args);

@@ -2,7 +2,7 @@
 #pragma once
 
 // Helpers shared by the CLI's translation units (cli.cpp, clicommands.cpp, cliconnections.cpp,
-// clioutput.cpp, cliremote.cpp).
+// clioutput.cpp, cliremote.cpp, clifollowup.cpp).
 
 #include "cli.h"
 #include "domain/run.h"

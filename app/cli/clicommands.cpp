@@ -100,7 +100,11 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
                                                     : u"gpt-5"_s;
     request.stream = stream;
     const QString id = m_manager.startRun(conn->name, request);
+    return reportStarted(id, follow, stream, agentService);
+}
 
+int CliApp::reportStarted(const QString &id, bool follow, bool stream, bool pollOnly)
+{
     if (follow) {
         // The run line goes out before any of the run's events (printEvents announces it).
         m_announceStarts = true;
@@ -116,7 +120,7 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
                    || (!run->remoteId.isEmpty() && (run->token.sequence >= 1 || !stream))
                    // No stream to resume anyway (foundry): once the run is known it is followed
                    // by polling in any later command.
-                   || (agentService && !run->remoteId.isEmpty()) || !m_manager.isFollowing(id);
+                   || (pollOnly && !run->remoteId.isEmpty()) || !m_manager.isFollowing(id);
         },
         60000);
     const Run *run = m_manager.run(id);
@@ -249,6 +253,8 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
         writeOut(u"%1  %2  %3  %4\n"_s.arg(run->localId, run->remoteId, statusName(run->status), run->title));
         if (run->usage.isKnown())
             writeOut(usageLine(run->usage, cost, prices.currency) + u'\n');
+        if (!run->parentId.isEmpty())
+            writeOut(u"follow-up to: "_s + run->parentId + u'\n');
         if (run->error.isError())
             writeOut(u"error: "_s + run->error.toString() + u'\n');
     }
@@ -528,9 +534,12 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
         writeErr(CliApp::tr("runwatch-cli: no run \"%1\" in the store %2\n").arg(target, m_store.path()));
         return ExitOtherError;
     }
+    // A follow-up's document holds the whole conversation, earlier turns from the store.
+    const QList<Run> earlier
+        = conversationBefore(*run, [this](const QString &id) { return m_store.loadRun(id); });
     const QByteArray doc
         = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json,
-                    PriceTable::fromJson(m_store.setting(QString::fromLatin1(kPriceSettingKey))));
+                    PriceTable::fromJson(m_store.setting(QString::fromLatin1(kPriceSettingKey))), earlier);
     if (output.isEmpty()) {
         std::fwrite(doc.constData(), 1, std::size_t(doc.size()), m_out);
         std::fflush(m_out);

@@ -23,6 +23,9 @@ QJsonObject runObject(const Run &run)
     o.insert(u"backend"_s, run.backend);
     o.insert(u"status"_s, statusName(run.status));
     o.insert(u"title"_s, run.title);
+    // The run this one follows up (a conversation's earlier turn), only when there is one.
+    if (!run.parentId.isEmpty())
+        o.insert(u"parent"_s, run.parentId);
     return o;
 }
 

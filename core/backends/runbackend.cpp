@@ -30,6 +30,14 @@ QJsonObject ConnectionInfo::toJson() const
     return o;
 }
 
+RunStream *RunBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
+{
+    Q_UNUSED(parentToken)
+    Q_UNUSED(request)
+    Q_UNUSED(parent)
+    return nullptr;
+}
+
 QCoro::Task<> RunBackend::shutdown()
 {
     co_return;
@@ -42,10 +50,11 @@ QCoro::Task<ConnectionInfo> RunBackend::describe()
     info.protocol = kind();
     const Capabilities caps = capabilities();
     const std::pair<Capability, QString> names[] = {
-        {Capability::Start, u"start"_s},     {Capability::Get, u"get"_s},
-        {Capability::Stream, u"stream"_s},   {Capability::ResumeStream, u"resume stream"_s},
-        {Capability::Cancel, u"cancel"_s},   {Capability::Delete, u"delete on the server"_s},
-        {Capability::Respond, u"respond"_s}, {Capability::List, u"list remote runs"_s},
+        {Capability::Start, u"start"_s},        {Capability::Get, u"get"_s},
+        {Capability::Stream, u"stream"_s},      {Capability::ResumeStream, u"resume stream"_s},
+        {Capability::Cancel, u"cancel"_s},      {Capability::Delete, u"delete on the server"_s},
+        {Capability::Respond, u"respond"_s},    {Capability::List, u"list remote runs"_s},
+        {Capability::FollowUp, u"follow up"_s},
     };
     for (const auto &[flag, name] : names) {
         if (caps.testFlag(flag))

@@ -123,6 +123,11 @@ public:
     virtual RunStream *start(StartRequest request, QObject *parent) = 0;
     // Continues following a run from the token's position (sequence / event id).
     virtual RunStream *follow(ContinuationToken token, QObject *parent) = 0;
+    // Creates the next turn of a conversation after the finished run `parentToken` belongs to
+    // (Capability::FollowUp): a run of its own, identified by its stream like start(). The
+    // default, for backends without the capability, returns nullptr; the engine never calls it
+    // without the capability.
+    virtual RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent);
 
     virtual QCoro::Task<ActionResult> get(ContinuationToken token) = 0;
     virtual QCoro::Task<ActionResult> cancel(ContinuationToken token) = 0;

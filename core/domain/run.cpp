@@ -223,6 +223,14 @@ ToolCallRequest ToolCallRequest::fromJson(const QJsonObject &object)
     return r;
 }
 
+bool followUpAllowed(const Run &run)
+{
+    // A failed or cancelled turn is not a conversation to build on: the services refuse it or
+    // continue from an answer that never came.
+    return run.capabilities.testFlag(Capability::FollowUp) && !run.remoteId.isEmpty()
+           && run.status == RunStatus::Completed;
+}
+
 QString Run::summarize(const QString &prompt, int maxChars)
 {
     QString s = prompt.simplified();

@@ -26,6 +26,9 @@ enum class Capability {
     Delete = 0x20, // server-side delete
     Respond = 0x40,
     List = 0x80,
+    // A new turn after a finished run, linked to it (Run::parentId): the seed's "Update"
+    // (CanUpdateAsyncRun). Which states allow it: followUpAllowed().
+    FollowUp = 0x100,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -219,5 +222,12 @@ struct Run
     bool isTerminal() const { return Runwatch::isTerminal(status); }
     static QString summarize(const QString &prompt, int maxChars = 80);
 };
+
+// Whether the operator may follow `run` up now: its backend has Capability::FollowUp and the run
+// is a finished, completed turn the service knows (OpenAI: a completed response for
+// previous_response_id; A2A: a completed task whose contextId a new task joins; Foundry: a
+// completed run on its thread). Shared by the engine, which refuses anything else before a
+// request is sent, and the front ends, which enable the action from it.
+bool followUpAllowed(const Run &run);
 
 } // namespace Runwatch

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QUrlQuery>
 
 using namespace Qt::StringLiterals;
@@ -48,7 +49,22 @@ QString countText(qint64 count)
     return count >= 0 ? QString::number(count) : u"not reported"_s;
 }
 
-QByteArray toMarkdown(const Run &run, const PriceTable &prices)
+QString conversationMarkdown(const QList<Run> &earlier)
+{
+    if (earlier.isEmpty())
+        return {};
+    QString md = u"\n## Conversation so far\n"_s;
+    int turn = 0;
+    for (const Run &t : earlier) {
+        md += u"\n### Turn %1 (run %2, %3)\n\n"_s.arg(++turn).arg(t.localId, statusLabel(t.status));
+        md += u"Prompt:\n\n"_s + fenceFor(t.prompt) + u"\n"_s + t.prompt + u"\n"_s + fenceFor(t.prompt)
+              + u"\n"_s;
+        md += u"\nAnswer:\n\n"_s + (t.primaryText.isEmpty() ? u"_No output._\n"_s : t.primaryText + u'\n');
+    }
+    return md;
+}
+
+QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run> &earlier)
 {
     QString md;
     md += u"# "_s + (run.title.isEmpty() ? u"Run "_s + run.localId : run.title) + u"\n\n"_s;
@@ -74,6 +90,8 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices)
     }
     if (const auto cost = costOf(run, prices))
         row(u"Cost"_s, formatCost(*cost, prices.currency));
+    row(u"Follow-up to"_s, run.parentId);
+    md += conversationMarkdown(earlier);
     md += u"\n## Prompt\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s + fenceFor(run.prompt)
           + u"\n"_s;
 
@@ -108,7 +126,7 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices)
     return md.toUtf8();
 }
 
-QByteArray toJson(const Run &run, const PriceTable &prices)
+QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &earlier)
 {
     QJsonObject o;
     o.insert(u"run"_s, run.localId);
@@ -142,6 +160,19 @@ QByteArray toJson(const Run &run, const PriceTable &prices)
         o.insert(u"error"_s, run.error.toJson());
     if (run.input)
         o.insert(u"input_request"_s, run.input->toJson());
+    if (!run.parentId.isEmpty())
+        o.insert(u"parent"_s, run.parentId);
+    if (!earlier.isEmpty()) {
+        QJsonArray turns;
+        for (const Run &t : earlier) {
+            turns.append(QJsonObject{{u"run"_s, t.localId},
+                                     {u"remote_id"_s, t.remoteId},
+                                     {u"status"_s, statusName(t.status)},
+                                     {u"prompt"_s, t.prompt},
+                                     {u"output"_s, t.primaryText}});
+        }
+        o.insert(u"conversation"_s, turns);
+    }
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
@@ -164,9 +195,28 @@ QString redactUrl(const QString &text)
     return url.toString();
 }
 
-QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices)
+QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices,
+                     const QList<Run> &earlierTurns)
 {
-    return format == ExportFormat::Markdown ? toMarkdown(run, prices) : toJson(run, prices);
+    return format == ExportFormat::Markdown ? toMarkdown(run, prices, earlierTurns)
+                                            : toJson(run, prices, earlierTurns);
+}
+
+QList<Run> conversationBefore(const Run &run,
+                              const std::function<std::optional<Run>(const QString &)> &lookup)
+{
+    QList<Run> turns;
+    QSet<QString> seen{run.localId};
+    QString next = run.parentId;
+    while (!next.isEmpty() && !seen.contains(next)) {
+        seen.insert(next);
+        std::optional<Run> parent = lookup(next);
+        if (!parent)
+            break;
+        next = parent->parentId;
+        turns.prepend(std::move(*parent));
+    }
+    return turns;
 }
 
 } // namespace Runwatch

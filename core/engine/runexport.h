@@ -5,7 +5,11 @@
 #include "domain/run.h"
 
 #include <QByteArray>
+#include <QList>
 #include <QUrl>
+
+#include <functional>
+#include <optional>
 
 namespace Runwatch {
 
@@ -15,7 +19,16 @@ enum class ExportFormat { Markdown, Json };
 // secondary items and error. Secrets never appear: runs hold no keys, and URLs are redacted
 // (redactUrl) because a base URL may carry user info or a key in its query. The token usage is
 // included as reported (JSON: null where not reported); the cost when `prices` prices its model.
-QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices = {});
+// For a follow-up, `earlierTurns` (conversationBefore()) come first, each turn's prompt and answer
+// in order, so the document holds the whole conversation.
+QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices = {},
+                     const QList<Run> &earlierTurns = {});
+
+// The turns before `run` in its conversation, oldest first, following Run::parentId through
+// `lookup` (the store, or the engine with output loaded). Stops at a turn `lookup` does not
+// know (deleted) and at a cycle, which a damaged store could hold.
+QList<Run> conversationBefore(const Run &run,
+                              const std::function<std::optional<Run>(const QString &)> &lookup);
 
 // Drops user info and the values of query items whose names look like credentials
 // (key, token, secret, password, sig, signature, code…).

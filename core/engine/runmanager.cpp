@@ -212,6 +212,54 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
     return id;
 }
 
+QString RunManager::followUp(const QString &parentId, const QString &prompt, QString *error)
+{
+    const auto refused = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return QString();
+    };
+    // A run listed as a summary has no token yet: the follow-up continues from it.
+    ensureOutputLoaded(parentId);
+    const Entry *parent = entry(parentId);
+    if (!parent)
+        return refused(u"No run \"%1\"."_s.arg(parentId));
+    RunBackend *b = backend(parent->run.connection);
+    if (!b)
+        return refused(u"No connection named \"%1\"."_s.arg(parent->run.connection));
+    // The backend's capabilities now, not those stored with the run (an older version's).
+    Run probe = parent->run;
+    probe.capabilities = b->capabilities();
+    if (!probe.capabilities.testFlag(Capability::FollowUp))
+        return refused(u"This connection cannot follow runs up."_s);
+    if (!followUpAllowed(probe))
+        return refused(
+            u"Only a completed run can be followed up (this one is %1)."_s.arg(statusName(probe.status)));
+    if (prompt.trimmed().isEmpty())
+        return refused(u"A follow-up needs a prompt."_s);
+
+    const ContinuationToken parentToken = parent->run.token;
+    StartRequest request;
+    request.prompt = prompt;
+    request.model = parent->run.model;
+    request.stream = probe.capabilities.testFlag(Capability::Stream);
+    auto e = std::make_shared<Entry>();
+    e->run = newRun(parent->run.connection);
+    Run &run = e->run;
+    run.model = parent->run.model;
+    run.prompt = prompt;
+    run.title = Run::summarize(prompt);
+    run.status = RunStatus::Queued;
+    run.parentId = parent->run.localId;
+    const QString id = run.localId;
+    request.clientRunId = id;
+    addEntry(e);
+    e->follower.active = true;
+    persist(id);
+    attachStream(id, b->followUp(parentToken, std::move(request), this));
+    return id;
+}
+
 void RunManager::adoptRun(Run run, bool follow)
 {
     const QString id = run.localId;

@@ -78,6 +78,11 @@ public:
 
     // Starts a run; returns its local id at once (the remote id arrives with the first events).
     QString startRun(const QString &connectionName, StartRequest request);
+    // The next turn of a conversation (Capability::FollowUp, followUpAllowed()): a new run with
+    // parentId = `parentId`, created by RunBackend::followUp() and followed like startRun(). Returns
+    // its local id, or an empty string with the operator-facing reason in *error when the parent is
+    // unknown or cannot be followed up (nothing is created or sent then).
+    QString followUp(const QString &parentId, const QString &prompt, QString *error = nullptr);
     // Takes over a run known from the store (or another process). Follows it when not terminal
     // and `follow` is set.
     void adoptRun(Run run, bool follow = true);

@@ -25,6 +25,7 @@ RunActionState actionStateFor(const Run &run, bool following)
     // A timer or a callback resumes the run by itself: there is nothing for a person to answer.
     s.respond = waitsForPerson(run) && run.input.has_value() && caps.testFlag(Capability::Respond);
     s.copyOutput = !run.primaryText.isEmpty();
+    s.followUp = followUpAllowed(run);
     return s;
 }
 
@@ -40,6 +41,7 @@ RunActionState actionStateForSelection(const QList<RunActionState> &states)
     if (states.size() == 1) {
         s.respond = states.first().respond;
         s.copyOutput = states.first().copyOutput;
+        s.followUp = states.first().followUp;
     }
     return s;
 }

@@ -19,6 +19,7 @@ struct RunActionState
                                  // (not one that waits for input: that one needs Respond)
     bool respond = false;        // waiting for input and the backend accepts answers
     bool copyOutput = false;     // there is primary output
+    bool followUp = false;       // followUpAllowed(): a completed run of a backend that takes follow-ups
 
     friend bool operator==(const RunActionState &, const RunActionState &) = default;
 };
@@ -27,7 +28,7 @@ struct RunActionState
 RunActionState actionStateFor(const Run &run, bool following);
 
 // Actions on a selection: bulk cancel / delete / resume apply to every run that allows them;
-// respond and copy need exactly one run.
+// respond, copy and follow up need exactly one run.
 RunActionState actionStateForSelection(const QList<RunActionState> &states);
 
 } // namespace Runwatch

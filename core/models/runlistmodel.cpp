@@ -151,6 +151,7 @@ QHash<int, QByteArray> RunListModel::roleNames() const
     names.insert(ErrorRole, "error");
     names.insert(ErrorRetryableRole, "errorRetryable");
     names.insert(SortValueRole, "sortValue");
+    names.insert(ParentIdRole, "parentId");
     return names;
 }
 
@@ -159,8 +160,11 @@ QVariant RunListModel::displayValue(const Run &run, int column, const QDateTime 
     switch (column) {
     case StatusColumn:
         return badgeText(run);
-    case TitleColumn:
-        return run.title.isEmpty() ? Run::summarize(run.prompt) : run.title;
+    case TitleColumn: {
+        // Linked rows (docs/architecture.md, "Conversations"): a follow-up is marked as one.
+        const QString title = run.title.isEmpty() ? Run::summarize(run.prompt) : run.title;
+        return run.parentId.isEmpty() ? title : u"↳ "_s + title;
+    }
     case ConnectionColumn:
         return run.connection;
     case BackendColumn:
@@ -220,6 +224,12 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
             QString tip = run->title + u"\n\n"_s + tr("Run %1").arg(run->localId);
             if (!run->remoteId.isEmpty())
                 tip += u"\n"_s + tr("Server id %1").arg(run->remoteId);
+            if (!run->parentId.isEmpty()) {
+                const Run *parent = m_manager ? m_manager->run(run->parentId) : nullptr;
+                tip += u"\n"_s
+                       + (parent ? tr("Follow-up to “%1” (run %2)").arg(parent->title, run->parentId)
+                                 : tr("Follow-up to run %1").arg(run->parentId));
+            }
             return tip;
         }
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
@@ -236,6 +246,8 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     case IdRole:
         return run->localId;
+    case ParentIdRole:
+        return run->parentId;
     case RemoteIdRole:
         return run->remoteId;
     case StatusRole:

@@ -51,6 +51,7 @@ public:
         ErrorRole,        // RunError::toString(), empty without error
         ErrorRetryableRole,
         SortValueRole, // the raw value behind the cell's column
+        ParentIdRole,  // the local id of the run this one follows up, empty for a first turn
     };
     Q_ENUM(Role)
 

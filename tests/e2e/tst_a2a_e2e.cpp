@@ -759,6 +759,39 @@ private Q_SLOTS:
             QCOMPARE(rig.run(id).error.httpStatus, 401);
         }
     }
+
+    // Follow up (issue 16): a completed task's next turn is a new task in the same contextId
+    // (a finished task never restarts), linked to the parent run.
+    void followUpInTheSameContext()
+    {
+        Rig rig;
+        const QString parent = rig.start(u"normal chunks=3"_s);
+        QVERIFY(waitTerminal(rig.manager, parent, kWait));
+        QCOMPARE(rig.run(parent).status, RunStatus::Completed);
+        const QString parentTask = rig.run(parent).remoteId;
+        const auto parentInfo = rig.sim.task(parentTask);
+        QVERIFY(parentInfo.has_value());
+        QVERIFY(!parentInfo->contextId.isEmpty());
+
+        QString why;
+        const QString child = rig.manager.followUp(parent, u"normal chunks=2 now shorter"_s, &why);
+        QVERIFY2(!child.isEmpty(), qPrintable(why));
+        QVERIFY(waitTerminal(rig.manager, child, kWait));
+        const Run &run = rig.run(child);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.parentId, parent);
+        QVERIFY(run.remoteId != parentTask);
+        const auto childInfo = rig.sim.task(run.remoteId);
+        QVERIFY(childInfo.has_value());
+        QCOMPARE(childInfo->contextId, parentInfo->contextId);
+        QCOMPARE(run.token.extra.value(u"contextId"_s).toString(), parentInfo->contextId);
+        // The message carried the context and no task id (that would address the finished task).
+        const QList<QJsonObject> sends = rig.rpcBodies(u"SendStreamingMessage"_s);
+        QVERIFY(!sends.isEmpty());
+        const QJsonObject message = sends.last().value(u"params"_s).toObject().value(u"message"_s).toObject();
+        QCOMPARE(message.value(u"contextId"_s).toString(), parentInfo->contextId);
+        QVERIFY(!message.contains(u"taskId"_s));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestA2aEndToEnd)

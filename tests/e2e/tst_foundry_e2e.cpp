@@ -441,6 +441,45 @@ private Q_SLOTS:
         QVERIFY(!rig.backend()->capabilities().testFlag(Capability::Delete));
         QVERIFY(!rig.backend()->capabilities().testFlag(Capability::ResumeStream));
     }
+
+    // Follow up (issue 16): the next turn goes on the parent's thread, a message added and a new
+    // run of the same agent created on it; the parent's answer stays as it was.
+    void followUpOnTheSameThread()
+    {
+        Rig rig;
+        const QString parent = rig.start(u"normal deltas=6"_s);
+        QVERIFY(waitTerminal(rig.manager, parent));
+        QCOMPARE(rig.run(parent).status, RunStatus::Completed);
+        const QString thread = rig.run(parent).token.extra.value(u"thread_id"_s).toString();
+        QVERIFY(!thread.isEmpty());
+
+        QString why;
+        const QString child = rig.manager.followUp(parent, u"normal deltas=4 and the 2025 figures"_s, &why);
+        QVERIFY2(!child.isEmpty(), qPrintable(why));
+        QVERIFY(waitTerminal(rig.manager, child));
+        const Run &run = rig.run(child);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.parentId, parent);
+        QVERIFY(run.remoteId != rig.run(parent).remoteId);
+        QCOMPARE(run.token.extra.value(u"thread_id"_s).toString(), thread);
+        const auto info = rig.sim.run(run.remoteId);
+        QVERIFY(info.has_value());
+        QCOMPARE(info->threadId, thread);
+        QCOMPARE(info->assistantId, u"asst_sim_weather"_s);
+        QCOMPARE(run.primaryText, info->text);
+        QCOMPARE(rig.run(parent).primaryText, rig.sim.run(rig.run(parent).remoteId)->text);
+        // The message went on the thread before the run was created on it.
+        qint64 added = 0, created = 0;
+        for (const auto &r : rig.sim.requests()) {
+            if (r.endpoint == FoundryEndpoint::AddMessage && r.path.contains(thread))
+                added = r.serial;
+            if (r.endpoint == FoundryEndpoint::CreateRun && r.path.contains(thread))
+                created = r.serial;
+        }
+        QVERIFY(added > 0);
+        QVERIFY(created > added);
+        QCOMPARE(rig.sim.runsCreated(), 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFoundryEndToEnd)

@@ -5,6 +5,7 @@
 #include "openai/openaisim.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QtTest>
@@ -290,6 +291,59 @@ private Q_SLOTS:
         QCOMPARE(rig.run(id).status, RunStatus::Failed);
         QCOMPARE(rig.run(id).error.code, u"rate_limit_exceeded"_s);
         QCOMPARE(rig.run(id).primaryText, RunwatchSim::OpenAiSimulator::tokenText(2));
+    }
+
+    // Follow up (issue 16): a completed run's next turn is a background response of its own whose
+    // previous_response_id is the parent's response, linked to the parent by parentId.
+    void followUpCompletedRun()
+    {
+        Rig rig;
+        const QString parent = rig.start(u"normal deltas=8"_s);
+        QVERIFY(waitTerminal(rig.manager, parent));
+        QCOMPARE(rig.run(parent).status, RunStatus::Completed);
+        QVERIFY(followUpAllowed(rig.run(parent)));
+        const QString parentResponse = rig.run(parent).remoteId;
+
+        QString why;
+        const QString child = rig.manager.followUp(parent, u"normal deltas=5 now shorten it"_s, &why);
+        QVERIFY2(!child.isEmpty(), qPrintable(why));
+        QVERIFY(waitTerminal(rig.manager, child));
+        const Run &run = rig.run(child);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.parentId, parent);
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(5));
+        QVERIFY(run.remoteId != parentResponse);
+        QCOMPARE(rig.run(parent).primaryText, RunwatchSim::OpenAiSimulator::tokenText(8));
+        // On the wire: a background, stored, streamed create naming the parent's response.
+        const auto requests = rig.sim.requests();
+        const auto create = std::find_if(requests.rbegin(), requests.rend(), [](const auto &r) {
+            return r.method == "POST" && r.path.endsWith(u"/responses"_s);
+        });
+        QVERIFY(create != requests.rend());
+        const QJsonObject body = QJsonDocument::fromJson(create->body).object();
+        QCOMPARE(body.value(u"previous_response_id"_s).toString(), parentResponse);
+        QCOMPARE(body.value(u"background"_s).toBool(), true);
+        QCOMPARE(body.value(u"store"_s).toBool(), true);
+        QCOMPARE(body.value(u"stream"_s).toBool(), true);
+        QCOMPARE(body.value(u"input"_s).toString(), u"normal deltas=5 now shorten it"_s);
+    }
+
+    // Only a completed run can be followed up: anything else is refused before a request is sent.
+    void followUpRefusedUnlessCompleted()
+    {
+        Rig rig;
+        const QString failed = rig.start(u"error deltas=4 fail_after=2"_s);
+        QVERIFY(waitTerminal(rig.manager, failed));
+        QCOMPARE(rig.run(failed).status, RunStatus::Failed);
+        QVERIFY(!followUpAllowed(rig.run(failed)));
+        const int before = int(rig.sim.requests().size());
+        const int runs = int(rig.manager.runIds().size());
+        QString why;
+        QVERIFY(rig.manager.followUp(failed, u"again"_s, &why).isEmpty());
+        QVERIFY(why.contains(u"completed"_s));
+        QVERIFY(rig.manager.followUp(u"nope"_s, u"again"_s, &why).isEmpty());
+        QCOMPARE(int(rig.sim.requests().size()), before);
+        QCOMPARE(int(rig.manager.runIds().size()), runs);
     }
 };
 

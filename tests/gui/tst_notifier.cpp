@@ -191,6 +191,23 @@ private Q_SLOTS:
         QCOMPARE(notifyCalls().size(), 2);
     }
 
+    // A follow-up's notification names the conversation it continues.
+    void followUpNamesItsParent()
+    {
+        Notifier notifier(m_manager);
+        QSignalSpy sent(&notifier, &Notifier::notified);
+        const QString parent = start(u"normal deltas=4 summarise the report"_s, kSim);
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 1, 10000);
+        QCOMPARE(notifyCalls().at(0).summary, u"Run completed"_s);
+        const QString child = m_manager->followUp(parent, u"normal deltas=3 now shorter"_s);
+        QVERIFY(!child.isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(sent.count(), 2, 10000);
+        QCOMPARE(sent.at(1).at(0).toString(), child);
+        QCOMPARE(notifyCalls().at(1).summary,
+                 u"Follow-up to “normal deltas=4 summarise the report” completed"_s);
+        QCOMPARE(notifyCalls().at(1).body, u"normal deltas=3 now shorter"_s);
+    }
+
     // A run that waits for a timer waits for nobody: no notification until it asks a person or
     // ends (here: the timer elapses and the run completes).
     void timerDoesNotNotify()

@@ -316,6 +316,28 @@ private Q_SLOTS:
             QCOMPARE(rig.run(id).error.kind, ErrorKind::Auth);
         }
     }
+
+    // Follow up (issue 16) against the official server: the next turn is a new task in the
+    // completed task's contextId, and the agent sees the earlier turn there.
+    void followUpInTheSameContext()
+    {
+        Rig rig(m_peer->url());
+        const QString parent = rig.start(u"chunks 2 5"_s);
+        QVERIFY(waitTerminal(rig.manager, parent, kWait));
+        QCOMPARE(rig.run(parent).status, RunStatus::Completed);
+        const QString context = rig.run(parent).token.extra.value(u"contextId"_s).toString();
+        QVERIFY(!context.isEmpty());
+        QString why;
+        const QString child = rig.manager.followUp(parent, u"recall"_s, &why);
+        QVERIFY2(!child.isEmpty(), qPrintable(why));
+        QVERIFY(waitTerminal(rig.manager, child, kWait));
+        const Run &run = rig.run(child);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.parentId, parent);
+        QVERIFY(run.remoteId != rig.run(parent).remoteId);
+        QCOMPARE(run.token.extra.value(u"contextId"_s).toString(), context);
+        QCOMPARE(run.primaryText, u"Earlier in this context: chunks 2 5"_s);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestA2aPeer)

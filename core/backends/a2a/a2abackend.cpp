@@ -75,7 +75,7 @@ QString A2aBackend::kind() const
 Capabilities A2aBackend::capabilities() const
 {
     Capabilities caps = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-                        | Capability::Cancel | Capability::Respond | Capability::List;
+                        | Capability::Cancel | Capability::Respond | Capability::List | Capability::FollowUp;
     if (m_card && !m_card->streaming) {
         caps.setFlag(Capability::Stream, false);
         caps.setFlag(Capability::ResumeStream, false);
@@ -143,6 +143,18 @@ QCoro::Task<> A2aBackend::shutdown()
 RunStream *A2aBackend::start(StartRequest request, QObject *parent)
 {
     return new A2aRunStream(this, A2aRunStream::Mode::Start, std::move(request), {}, parent);
+}
+
+RunStream *A2aBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
+{
+    QString contextId = parentToken.extra.value(u"contextId"_s).toString();
+    if (contextId.isEmpty())
+        contextId = m_contexts.value(parentToken.remoteId);
+    auto *stream = new A2aRunStream(this, A2aRunStream::Mode::Start, std::move(request), {}, parent);
+    // Without a contextId (an agent that never sent one) the turn still goes out, as a new
+    // conversation: the agent has nothing to join.
+    stream->joinContext(contextId);
+    return stream;
 }
 
 RunStream *A2aBackend::follow(ContinuationToken token, QObject *parent)

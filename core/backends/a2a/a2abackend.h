@@ -94,6 +94,10 @@ public:
 
     RunStream *start(StartRequest request, QObject *parent) override;
     RunStream *follow(ContinuationToken token, QObject *parent) override;
+    // A new task in the finished task's contextId (a finished task never restarts; the next turn is a
+    // new task in its conversation, A2A life-of-a-task): the agent sees the
+    // earlier turns. The contextId rides in the parent's token (extra "contextId").
+    RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent) override;
 
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
     QCoro::Task<ActionResult> cancel(ContinuationToken token) override;

@@ -32,6 +32,9 @@ public:
 
     A2aRunStream(A2aBackend *backend, Mode mode, StartRequest request, ContinuationToken token,
                  QObject *parent);
+    // Start mode: the prompt opens a new task in this existing conversation (a follow-up), so the
+    // agent sees the earlier turns. Set before the event loop turns (the stream starts then).
+    void joinContext(const QString &contextId) { m_contextId = contextId; }
 
 private:
     QCoro::Task<> run();
@@ -61,6 +64,7 @@ private:
     Mode m_mode;
     StartRequest m_request;
     ContinuationToken m_token;
+    QString m_contextId;
     A2a::AgentInterface m_iface;
     A2aMapper m_tracker;
     QByteArray m_jsonBody; // a stream request answered with plain JSON (e.g. an error)

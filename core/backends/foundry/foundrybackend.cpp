@@ -83,8 +83,8 @@ QString FoundryBackend::kind() const
 Capabilities FoundryBackend::capabilities() const
 {
     // No ResumeStream (a dropped stream is followed by polling) and no server-side Delete.
-    return Capability::Start | Capability::Get | Capability::Stream | Capability::Cancel
-           | Capability::Respond;
+    return Capability::Start | Capability::Get | Capability::Stream | Capability::Cancel | Capability::Respond
+           | Capability::FollowUp;
 }
 
 HttpRequest FoundryBackend::request(const QByteArray &method, const QString &path) const
@@ -205,6 +205,51 @@ RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
             RunError::client(u"no_agent"_s, u"Choose the agent to run (its assistant id, e.g. asst_…)."_s));
     }
     return new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent);
+}
+
+RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
+{
+    const QString thread = parentToken.extra.value(u"thread_id"_s).toString();
+    const QString threadPath = u"/threads/%1"_s.arg(segment(thread));
+    QString agent = parentToken.extra.value(u"assistant_id"_s).toString();
+    if (agent.isEmpty())
+        agent = request.agent;
+    if (agent.isEmpty())
+        agent = m_connection.options.value(u"agent"_s).toString();
+
+    HttpRequest message = this->request("POST", threadPath + u"/messages"_s);
+    message.body = QJsonDocument(QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}})
+                       .toJson(QJsonDocument::Compact);
+    message.headers.emplaceBack("Content-Type", "application/json");
+    // A retry after the service took it would add the message twice.
+    message.idempotent = false;
+
+    HttpRequest r = this->request("POST", threadPath + u"/runs"_s);
+    QJsonObject body;
+    body.insert(u"assistant_id"_s, agent);
+    body.insert(u"stream"_s, request.stream);
+    if (!request.model.isEmpty())
+        body.insert(u"model"_s, request.model);
+    if (!request.clientRunId.isEmpty())
+        body.insert(u"metadata"_s, QJsonObject{{u"client_run_id"_s, request.clientRunId}});
+    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    r.headers.emplaceBack("Content-Type", "application/json");
+    r.idempotent = false;
+    if (request.stream)
+        r.headers.emplaceBack("Accept", "text/event-stream");
+    const auto mode
+        = request.stream ? FoundryRunStream::Mode::CreateStreaming : FoundryRunStream::Mode::CreateJson;
+    RunError refused;
+    if (thread.isEmpty())
+        refused = RunError::client(u"no_thread"_s,
+                                   u"The run's thread is not known: there is nothing to follow up."_s);
+    else if (agent.isEmpty())
+        refused
+            = RunError::client(u"no_agent"_s, u"Choose the agent to run (its assistant id, e.g. asst_…)."_s);
+    auto *stream
+        = new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent, refused);
+    stream->sendFirst(std::move(message));
+    return stream;
 }
 
 RunStream *FoundryBackend::follow(ContinuationToken token, QObject *parent)

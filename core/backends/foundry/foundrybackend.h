@@ -67,6 +67,9 @@ public:
 
     RunStream *start(StartRequest request, QObject *parent) override;
     RunStream *follow(ContinuationToken token, QObject *parent) override;
+    // The next turn on the finished run's thread (§5): POST /threads/{t}/messages with the prompt,
+    // then POST /threads/{t}/runs with the parent's agent (assistant_id), streamed like start().
+    RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent) override;
 
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
     QCoro::Task<ActionResult> cancel(ContinuationToken token) override;

@@ -102,6 +102,10 @@ QList<RunEvent> mapRunObject(const QJsonObject &run)
         const QString thread = run.value(u"thread_id"_s).toString();
         if (!thread.isEmpty())
             identity.tokenExtra.insert(u"thread_id"_s, thread);
+        // A follow-up runs the same agent on the thread: persisted with the token.
+        const QString agent = run.value(u"assistant_id"_s).toString();
+        if (!agent.isEmpty())
+            identity.tokenExtra.insert(u"assistant_id"_s, agent);
         events << identity;
     }
     const QString raw = run.value(u"status"_s).toString();

@@ -64,6 +64,18 @@ QCoro::Task<> FoundryRunStream::run(HttpRequest request, RunError refused)
     }
     if (!m_backend || isAborted())
         co_return;
+    if (m_prelude) {
+        HttpRequest prelude = std::move(*m_prelude);
+        m_prelude.reset();
+        const HttpResponse added = co_await m_backend->send(std::move(prelude));
+        if (!self || isAborted() || !m_backend)
+            co_return;
+        // Without the message on the thread a run would answer the previous turn again.
+        if (!added.ok()) {
+            endWith({StreamEnd::Reason::Error, added.error, added.retryAfterMs});
+            co_return;
+        }
+    }
     if (m_mode == Mode::CreateJson) {
         const HttpResponse response = co_await m_backend->send(std::move(request));
         if (!self || isAborted())

@@ -6,6 +6,8 @@
 
 #include <QPointer>
 
+#include <optional>
+
 namespace Runwatch {
 
 class FoundryBackend;
@@ -28,6 +30,9 @@ public:
     // `refused`: fail at once with this error without sending anything.
     FoundryRunStream(FoundryBackend *backend, HttpRequest request, Mode mode,
                      std::chrono::milliseconds stallTimeout, QObject *parent, RunError refused = {});
+    // Sent before the create request, which goes out only when this one succeeded: a follow-up's
+    // POST /threads/{t}/messages. Set before the event loop turns (the stream starts then).
+    void sendFirst(HttpRequest prelude) { m_prelude = std::move(prelude); }
     // Mode::Poll for `token`.
     FoundryRunStream(FoundryBackend *backend, ContinuationToken token, std::chrono::milliseconds stallTimeout,
                      QObject *parent);
@@ -51,6 +56,7 @@ private:
     QPointer<FoundryBackend> m_backend;
     Mode m_mode;
     FoundryMapper m_mapper;
+    std::optional<HttpRequest> m_prelude;
 };
 
 } // namespace Runwatch

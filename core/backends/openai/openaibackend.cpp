@@ -71,7 +71,7 @@ QString OpenAiBackend::kind() const
 Capabilities OpenAiBackend::capabilities() const
 {
     return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-           | Capability::Cancel | Capability::Delete | Capability::Respond;
+           | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::FollowUp;
 }
 
 HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path) const
@@ -109,10 +109,22 @@ QCoro::Task<> OpenAiBackend::shutdown()
 
 RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
 {
+    return create(std::move(request), {}, parent);
+}
+
+RunStream *OpenAiBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
+{
+    return create(std::move(request), parentToken.remoteId, parent);
+}
+
+RunStream *OpenAiBackend::create(StartRequest request, const QString &previousResponseId, QObject *parent)
+{
     HttpRequest r = this->request("POST", u"/responses"_s);
     QJsonObject body;
     body.insert(u"model"_s, request.model.isEmpty() ? m_connection.defaultModel : request.model);
     body.insert(u"input"_s, request.prompt);
+    if (!previousResponseId.isEmpty())
+        body.insert(u"previous_response_id"_s, previousResponseId);
     body.insert(u"background"_s, true);
     // Background mode requires store:true; some org settings only retain it when sent explicitly.
     body.insert(u"store"_s, true);

@@ -21,6 +21,9 @@ public:
 
     RunStream *start(StartRequest request, QObject *parent) override;
     RunStream *follow(ContinuationToken token, QObject *parent) override;
+    // A new background response with previous_response_id = the parent's current response (after
+    // a tool chain the last one, token.remoteId), so that the model sees the whole conversation.
+    RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent) override;
 
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
     QCoro::Task<ActionResult> cancel(ContinuationToken token) override;
@@ -36,6 +39,9 @@ public:
     HttpRequest request(const QByteArray &method, const QString &path) const;
 
 private:
+    // POST /responses for start() and followUp(); `previousResponseId` empty for a first turn.
+    RunStream *create(StartRequest request, const QString &previousResponseId, QObject *parent);
+
     Connection m_connection;
     HttpClient *m_http;
 };

@@ -12,6 +12,8 @@
 //   slow N [ms]    like chunks, but meant to be cancelled (checks for cancellation between chunks)
 //   fail           one chunk, then failed with a status message
 //   message        answers with a plain Message (no task)
+//   recall         one chunk "Earlier in this context: <t1> | <t2> …" with the user texts of the
+//                  context's earlier tasks (multi-turn: a new task in the same contextId), completed
 // --legacy enables the SDK's v0.3 compatibility layer (card, JSON-RPC and REST).
 // --key K requires the header "X-API-Key: K" on the A2A endpoints; the card says so.
 import express from 'express';
@@ -76,6 +78,7 @@ class PeerExecutor {
     constructor() {
         this.cancelled = new Set();
         this.running = new Set();
+        this.contexts = new Map(); // contextId -> the user texts of its tasks' first messages
     }
 
     async execute(ctx, bus) {
@@ -113,7 +116,17 @@ class PeerExecutor {
             return;
         }
 
+        // A new task's prompt is a turn of its conversation (answers to questions are not).
+        const earlier = this.contexts.get(contextId) ?? [];
+        this.contexts.set(contextId, [...earlier, userText(ctx.userMessage).trim()]);
+
         bus.publish(status(taskId, contextId, TaskState.TASK_STATE_WORKING, 'Working...'));
+        if (verb === 'recall') {
+            bus.publish(chunk(taskId, contextId, `Earlier in this context: ${earlier.join(' | ')}`, false, true));
+            bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));
+            bus.finished();
+            return;
+        }
         if (verb === 'ask') {
             bus.publish(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, 'Which city?'));
             bus.finished();

@@ -3,6 +3,7 @@
 #include "domain/runreducer.h"
 #include "engine/runexport.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -76,6 +77,61 @@ private Q_SLOTS:
         }
         QCOMPARE(redactUrl(u"http://127.0.0.1:9/v1"_s), u"http://127.0.0.1:9/v1"_s);
         QCOMPARE(redactUrl(u"https://h/x?token=abc"_s), u"https://h/x?token=REDACTED"_s);
+    }
+
+    // A follow-up's export holds the whole conversation: every earlier turn's prompt and answer,
+    // oldest first, then its own; the walk stops at a missing turn and at a cycle.
+    void conversation()
+    {
+        Run first;
+        first.localId = u"t1"_s;
+        first.prompt = u"Draft the report"_s;
+        first.primaryText = u"A long draft."_s;
+        first.status = RunStatus::Completed;
+        Run second = first;
+        second.localId = u"t2"_s;
+        second.parentId = u"t1"_s;
+        second.prompt = u"Shorten it"_s;
+        second.primaryText = u"A short draft."_s;
+        Run third = second;
+        third.localId = u"t3"_s;
+        third.parentId = u"t2"_s;
+        third.prompt = u"Add the 2025 figures"_s;
+        third.primaryText = u"With figures."_s;
+        QHash<QString, Run> store{{first.localId, first}, {second.localId, second}};
+        const auto lookup = [&store](const QString &id) -> std::optional<Run> {
+            return store.contains(id) ? std::optional<Run>(store.value(id)) : std::nullopt;
+        };
+        const QList<Run> earlier = conversationBefore(third, lookup);
+        QCOMPARE(earlier.size(), 2);
+        QCOMPARE(earlier.at(0).localId, u"t1"_s);
+        QCOMPARE(earlier.at(1).localId, u"t2"_s);
+
+        const QString md = QString::fromUtf8(exportRun(third, ExportFormat::Markdown, {}, earlier));
+        const qsizetype a = md.indexOf(u"Draft the report"_s), b = md.indexOf(u"A long draft."_s),
+                        c = md.indexOf(u"Shorten it"_s), d = md.indexOf(u"A short draft."_s),
+                        e = md.indexOf(u"Add the 2025 figures"_s), f = md.indexOf(u"With figures."_s);
+        QVERIFY(a >= 0 && a < b && b < c && c < d && d < e && e < f);
+        QVERIFY(md.contains(u"| Follow-up to | t2 |"_s));
+
+        const QJsonObject o
+            = QJsonDocument::fromJson(exportRun(third, ExportFormat::Json, {}, earlier)).object();
+        QCOMPARE(o.value(u"parent"_s).toString(), u"t2"_s);
+        const QJsonArray turns = o.value(u"conversation"_s).toArray();
+        QCOMPARE(turns.size(), 2);
+        QCOMPARE(turns.at(0).toObject().value(u"prompt"_s).toString(), u"Draft the report"_s);
+        QCOMPARE(turns.at(1).toObject().value(u"output"_s).toString(), u"A short draft."_s);
+        // A first turn exports as before: no conversation, no parent.
+        const QJsonObject plain = QJsonDocument::fromJson(exportRun(first, ExportFormat::Json)).object();
+        QVERIFY(!plain.contains(u"conversation"_s));
+        QVERIFY(!plain.contains(u"parent"_s));
+
+        // A deleted turn ends the walk; a cycle (damaged store) does not loop.
+        store.remove(u"t1"_s);
+        QCOMPARE(conversationBefore(third, lookup).size(), 1);
+        store[u"t1"_s] = first;
+        store[u"t1"_s].parentId = u"t3"_s;
+        QCOMPARE(conversationBefore(third, lookup).size(), 2);
     }
 };
 

@@ -389,6 +389,53 @@ private Q_SLOTS:
         QVERIFY(actionStateForSelection({actionStateFor(waiting, false)}).respond);
     }
 
+    // Follow up: the backend's capability AND a completed run the service knows; one run only.
+    void followUpRule()
+    {
+        Run done = makeRun(u"d"_s, RunStatus::Completed, u"D"_s);
+        done.capabilities &= ~Capabilities(Capability::FollowUp);
+        QVERIFY(!actionStateFor(done, false).followUp); // e.g. generic jobs: never
+        QVERIFY(!followUpAllowed(done));
+        done.capabilities |= Capability::FollowUp;
+        QVERIFY(actionStateFor(done, false).followUp);
+        QVERIFY(followUpAllowed(done));
+        for (RunStatus status : {RunStatus::Queued, RunStatus::InProgress, RunStatus::InputRequired,
+                                 RunStatus::Failed, RunStatus::Cancelled, RunStatus::Cancelling}) {
+            Run other = done;
+            other.status = status;
+            QVERIFY2(!actionStateFor(other, false).followUp, qPrintable(statusName(status)));
+        }
+        Run local = done;
+        local.remoteId.clear(); // never reached the service: nothing to continue from
+        QVERIFY(!actionStateFor(local, false).followUp);
+        QVERIFY(actionStateForSelection({actionStateFor(done, false)}).followUp);
+        QVERIFY(
+            !actionStateForSelection({actionStateFor(done, false), actionStateFor(done, false)}).followUp);
+    }
+
+    // Conversations are linked rows: a follow-up's title is marked, its tooltip names the parent,
+    // and ParentIdRole carries the link; a first turn is unmarked.
+    void followUpRowsAreLinked()
+    {
+        RunManager manager;
+        Run parent = makeRun(u"p"_s, RunStatus::Completed, u"Draft the report"_s);
+        Run child = makeRun(u"c"_s, RunStatus::InProgress, u"Now one page"_s);
+        child.parentId = parent.localId;
+        manager.adoptRun(parent, false);
+        manager.adoptRun(child, false);
+        RunListModel model(&manager);
+        model.setUpdateInterval(0);
+        const QModelIndex p = model.index(model.rowOf(u"p"_s), TitleColumn);
+        const QModelIndex c = model.index(model.rowOf(u"c"_s), TitleColumn);
+        QCOMPARE(p.data().toString(), u"Draft the report"_s);
+        QCOMPARE(c.data().toString(), u"↳ Now one page"_s);
+        QCOMPARE(c.data(RunListModel::ParentIdRole).toString(), u"p"_s);
+        QVERIFY(p.data(RunListModel::ParentIdRole).toString().isEmpty());
+        QVERIFY(c.data(Qt::ToolTipRole).toString().contains(u"Follow-up to “Draft the report”"_s));
+        // Sorting by title uses the title itself, not the marker.
+        QCOMPARE(c.data(RunListModel::SortValueRole).toString(), u"Now one page"_s);
+    }
+
     // Durations and timestamps read well.
     void formatting()
     {

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The main window on an OpenAI connection, against runwatch-sim's OpenAI simulator on loopback
+// through the real connector (issue 16): a background response that stops on two function calls
+// shows the same Respond panel as Foundry's tool outputs (one row per call with its name and
+// arguments), Send waits for both outputs, one request (previous_response_id) carries both, and the
+// same run goes on to completion with the simulator's text.
+#include "actioncontroller.h"
+#include "detailpane.h"
+#include "inputpanel.h"
+#include "mainwindow.h"
+#include "respondpaneltest.h"
+#include "runtableview.h"
+#include "uitesthelpers.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStackedWidget>
+
+using namespace Runwatch;
+using namespace RunwatchUiTest;
+using namespace Qt::StringLiterals;
+using RunwatchSim::OpenAiEndpoint;
+using RunwatchSim::OpenAiSimulator;
+
+class TestOpenAiPanels final : public RespondPanelTest
+{
+    Q_OBJECT
+
+private:
+    QList<QJsonObject> creates() const
+    {
+        QList<QJsonObject> bodies;
+        for (const auto &r : m_b->sim.requests()) {
+            if (r.endpoint == OpenAiEndpoint::Create)
+                bodies << QJsonDocument::fromJson(r.body).object();
+        }
+        return bodies;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { isolateSettings(); }
+
+    void init() { openWindow(); }
+    void cleanup() { closeWindow(); }
+
+    void toolOutputsTwoCalls()
+    {
+        const QString id = m_b->start(kSim, u"tool_call calls=2 deltas=3"_s);
+        QVERIFY(waitFor([&] {
+            const Run *r = run(id);
+            return r && r->status == RunStatus::InputRequired && r->input && r->input->toolCalls.size() == 2;
+        }));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"toolCallsPage"_s);
+        const QList<ToolCallRequest> calls = run(id)->input->toolCalls;
+        QCOMPARE(child<QLabel>(u"toolName_0"_s)->text(), u"get_weather"_s);
+        QCOMPARE(child<QLabel>(u"toolName_1"_s)->text(), u"get_time"_s);
+        QCOMPARE(child<QPlainTextEdit>(u"toolArguments_0"_s)->toPlainText(), calls.at(0).arguments);
+        auto *first = child<QPlainTextEdit>(u"toolOutput_0"_s);
+        auto *second = child<QPlainTextEdit>(u"toolOutput_1"_s);
+        auto *send = child<QPushButton>(u"inputSendAll"_s);
+        QVERIFY(first && second && send);
+        QVERIFY(!send->isEnabled());
+        QTest::keyClicks(first, u"12C, light rain"_s);
+        QVERIFY(!send->isEnabled()); // one call still unanswered
+        QTest::keyClicks(second, u"14:05"_s);
+        QTRY_VERIFY(send->isEnabled());
+        const QString firstResponse = run(id)->remoteId;
+        QCOMPARE(creates().size(), 1);
+        QTest::mouseClick(send, Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        // One request with both outputs, continuing the first response; the same local run.
+        const QList<QJsonObject> bodies = creates();
+        QCOMPARE(bodies.size(), 2);
+        QCOMPARE(bodies.last().value(u"previous_response_id"_s).toString(), firstResponse);
+        const QJsonArray input = bodies.last().value(u"input"_s).toArray();
+        QCOMPARE(input.size(), 2);
+        QCOMPARE(input.at(0).toObject().value(u"type"_s).toString(), u"function_call_output"_s);
+        QCOMPARE(input.at(1).toObject().value(u"call_id"_s).toString(), calls.at(1).id);
+        const QString expected = u"[%1: 12C, light rain] [%2: 14:05] "_s.arg(calls.at(0).id, calls.at(1).id)
+                                 + OpenAiSimulator::tokenText(3);
+        QCOMPARE(m_b->sim.response(m_b->sim.lastResponseId())->text, expected);
+        QTRY_COMPARE(run(id)->primaryText, expected);
+        QTRY_VERIFY(!panel()->isVisible());
+    }
+};
+
+QTEST_MAIN(TestOpenAiPanels)
+#include "tst_openaipanels.moc"
