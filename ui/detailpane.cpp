@@ -7,6 +7,7 @@
 #include "models/runactions.h"
 #include "models/runfilter.h"
 #include "models/runformat.h"
+#include "models/runprogress.h"
 #include "outputview.h"
 #include "rawlogview.h"
 #include "statusstyle.h"
@@ -15,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -122,6 +124,22 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     titles->addWidget(m_meta);
     header->addLayout(titles, 1);
     layout->addLayout(header);
+
+    m_progressRow = new QWidget;
+    auto *pl = new QHBoxLayout(m_progressRow);
+    pl->setContentsMargins(0, 0, 0, 0);
+    m_progress = new QProgressBar;
+    m_progress->setObjectName(u"runProgress"_s);
+    m_progress->setAccessibleName(tr("Run progress"));
+    m_progress->setRange(0, 1000);
+    m_progress->setFormat(u"%p%"_s);
+    pl->addWidget(m_progress, 1);
+    m_eta = new QLabel;
+    m_eta->setObjectName(u"runEta"_s);
+    m_eta->setAccessibleName(tr("Estimated time left"));
+    pl->addWidget(m_eta);
+    m_progressRow->hide();
+    layout->addWidget(m_progressRow);
 
     auto *errorFrame = new QFrame;
     errorFrame->setObjectName(u"errorBanner"_s);
@@ -326,6 +344,17 @@ void DetailPane::refresh()
     if (run->createdAt.isValid())
         meta << tr("started %1").arg(formatTimestamp(run->createdAt, now));
     m_meta->setText(meta.join(u"  ·  "_s));
+    if (const auto progress = runProgress(*run, now)) {
+        m_progress->setValue(qRound(progress->fraction * 1000));
+        const QString eta = formatEta(progress->eta, now);
+        m_eta->setText(eta);
+        m_eta->setToolTip(progress->eta.isValid()
+                              ? tr("Expected to finish at %1").arg(formatTimestamp(progress->eta, now))
+                              : QString());
+        m_progressRow->show();
+    } else {
+        m_progressRow->hide();
+    }
     m_meta->setToolTip(run->remoteId.isEmpty() ? QString() : tr("Server id: %1").arg(run->remoteId));
 
     if (run->error.isError()) {

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QStackedWidget;
 class QTabWidget;
@@ -47,6 +48,9 @@ public:
     TimelineView *timelineView() const { return m_timeline; }
     InputPanel *inputPanel() const { return m_input; }
     QLabel *errorBanner() const { return m_errorText; }
+    // Shown for a live run that reports progress, with its ETA beside it.
+    QProgressBar *progressBar() const { return m_progress; }
+    QLabel *etaLabel() const { return m_eta; }
 
 Q_SIGNALS:
     void answered(const QString &runId, const Runwatch::InputAnswer &answer);
@@ -71,6 +75,9 @@ private:
     BadgeWidget *m_badge = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_meta = nullptr;
+    QWidget *m_progressRow = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QLabel *m_eta = nullptr;
     QWidget *m_errorFrame = nullptr;
     QLabel *m_errorText = nullptr;
     QPushButton *m_errorResume = nullptr;

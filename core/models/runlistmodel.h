@@ -51,6 +51,8 @@ public:
         ErrorRole,        // RunError::toString(), empty without error
         ErrorRetryableRole,
         SortValueRole, // the raw value behind the cell's column
+        ProgressRole,  // double 0…1 of a live run that reports progress (runProgress()), else invalid
+        EtaRole,       // QDateTime: when that run will likely finish, else invalid
     };
     Q_ENUM(Role)
 
