@@ -10,6 +10,7 @@
 #include "models/runactions.h"
 #include "models/runfilter.h"
 #include "models/runformat.h"
+#include "models/runprogress.h"
 #include "outputview.h"
 #include "rawlogview.h"
 #include "statusstyle.h"
@@ -19,6 +20,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -131,6 +133,22 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     titles->addWidget(m_meta);
     header->addLayout(titles, 1);
     layout->addLayout(header);
+
+    m_progressRow = new QWidget;
+    auto *pl = new QHBoxLayout(m_progressRow);
+    pl->setContentsMargins(0, 0, 0, 0);
+    m_progress = new QProgressBar;
+    m_progress->setObjectName(u"runProgress"_s);
+    m_progress->setAccessibleName(tr("Run progress"));
+    m_progress->setRange(0, 1000);
+    m_progress->setFormat(u"%p%"_s);
+    pl->addWidget(m_progress, 1);
+    m_eta = new QLabel;
+    m_eta->setObjectName(u"runEta"_s);
+    m_eta->setAccessibleName(tr("Estimated time left"));
+    pl->addWidget(m_eta);
+    m_progressRow->hide();
+    layout->addWidget(m_progressRow);
 
     auto *errorFrame = new QFrame;
     errorFrame->setObjectName(u"errorBanner"_s);
@@ -360,6 +378,17 @@ void DetailPane::refresh()
         meta << tr("follow-up to run %1").arg(run->parentId);
     m_meta->setText(meta.join(u"  ·  "_s));
     refreshConversation(*run);
+    if (const auto progress = runProgress(*run, now)) {
+        m_progress->setValue(qRound(progress->fraction * 1000));
+        const QString eta = formatEta(progress->eta, now);
+        m_eta->setText(eta);
+        m_eta->setToolTip(progress->eta.isValid()
+                              ? tr("Expected to finish at %1").arg(formatTimestamp(progress->eta, now))
+                              : QString());
+        m_progressRow->show();
+    } else {
+        m_progressRow->hide();
+    }
     m_meta->setToolTip(run->remoteId.isEmpty() ? QString() : tr("Server id: %1").arg(run->remoteId));
 
     if (run->error.isError()) {

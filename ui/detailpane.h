@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QStackedWidget;
 class QTabWidget;
@@ -49,6 +50,9 @@ public:
     ConversationView *conversationView() const { return m_conversation; }
     InputPanel *inputPanel() const { return m_input; }
     QLabel *errorBanner() const { return m_errorText; }
+    // Shown for a live run that reports progress, with its ETA beside it.
+    QProgressBar *progressBar() const { return m_progress; }
+    QLabel *etaLabel() const { return m_eta; }
 
 Q_SIGNALS:
     void answered(const QString &runId, const Runwatch::InputAnswer &answer);
@@ -73,6 +77,9 @@ private:
     BadgeWidget *m_badge = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_meta = nullptr;
+    QWidget *m_progressRow = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QLabel *m_eta = nullptr;
     QWidget *m_errorFrame = nullptr;
     QLabel *m_errorText = nullptr;
     QPushButton *m_errorResume = nullptr;

@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "actioncontroller.h"
+#include "browserunsdialog.h"
 #include "connections/connectionregistry.h"
 #include "connectionsdialog.h"
 #include "detailpane.h"
@@ -186,6 +187,14 @@ void MainWindow::buildMenus()
     m_connectionsAction->setToolTip(tr("Add, edit and test connections (Ctrl+Shift+O)"));
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::openConnectionsDialog);
     file->addAction(m_connectionsAction);
+    m_browseAction = new QAction(tr("&Browse Runs on Connection…"), this);
+    m_browseAction->setObjectName(u"actionBrowseRuns"_s);
+    m_browseAction->setShortcut(QKeySequence(u"Ctrl+Shift+B"_s));
+    m_browseAction->setToolTip(
+        tr("List the runs the service has, started here or elsewhere, and attach to them "
+           "(Ctrl+Shift+B)"));
+    connect(m_browseAction, &QAction::triggered, this, &MainWindow::openBrowseRunsDialog);
+    file->addAction(m_browseAction);
     file->addSeparator();
     file->addAction(m_housekeeping->exportAction());
     file->addAction(m_housekeeping->removeOldAction());
@@ -271,6 +280,7 @@ void MainWindow::refreshConnections()
     names.sort(Qt::CaseInsensitive);
     m_filterBar->setConnections(names);
     m_connectionsAction->setEnabled(m_registry != nullptr);
+    m_browseAction->setEnabled(!names.isEmpty());
     m_actions->updateActions();
     updateEmptyState();
 }
@@ -344,6 +354,21 @@ void MainWindow::openConnectionsDialog()
         return;
     auto *dialog = new ConnectionsDialog(m_registry, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+void MainWindow::openBrowseRunsDialog()
+{
+    if (!m_manager || m_manager->connectionNames().isEmpty())
+        return;
+    auto *dialog = new BrowseRunsDialog(m_manager, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!m_filterBar->connection().isEmpty())
+        dialog->setConnection(m_filterBar->connection());
+    connect(dialog, &BrowseRunsDialog::attached, this, [this](const QStringList &ids) {
+        if (!ids.isEmpty())
+            activateRun(ids.first());
+    });
     dialog->open();
 }
 

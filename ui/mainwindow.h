@@ -41,6 +41,8 @@ public:
     bool activateRun(const QString &id);
     void openNewRunDialog();
     void openConnectionsDialog();
+    // The remote runs of a connection (the filter's, else the first), to attach.
+    void openBrowseRunsDialog();
 
     RunListModel *runModel() const { return m_model; }
     RunFilterProxy *proxy() const { return m_proxy; }
@@ -88,6 +90,7 @@ private:
     QAction *m_rawLogAction = nullptr;
     QAction *m_notifyAction = nullptr;
     QAction *m_connectionsAction = nullptr;
+    QAction *m_browseAction = nullptr;
     QLabel *m_modeLabel = nullptr;
 };
 

@@ -8,9 +8,13 @@
 #include <QApplication>
 #include <QPainter>
 
+#include <algorithm>
+
 namespace Runwatch {
 
 namespace {
+constexpr int kBarHeight = 3;
+
 BadgeStyle styleFor(const QModelIndex &index, const QPalette &palette)
 {
     const auto status = RunStatus(index.data(RunListModel::StatusRole).toInt());
@@ -50,7 +54,25 @@ void StatusBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &o
         // On the selection colour a tinted pill would vanish: give it the base colour first.
         badge.fill = blendOver(badge.fill, option.palette.color(QPalette::Base));
     }
-    paintBadge(painter, area, badge, option.font);
+    const QVariant progress = index.data(RunListModel::ProgressRole);
+    if (!progress.isValid()) {
+        paintBadge(painter, area, badge, option.font);
+        return;
+    }
+    // A live run that reports progress: the badge, and a thin bar along the cell's bottom edge
+    // (the tooltip and accessible text give the percentage and the ETA).
+    paintBadge(painter, area.adjusted(0, 0, 0, -kBarHeight), badge, option.font);
+    const QRect track(area.left(), area.bottom() - kBarHeight + 1, area.width(), kBarHeight);
+    painter->save();
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(blendOver(QColor(badge.accent.red(), badge.accent.green(), badge.accent.blue(), 60),
+                                option.palette.color(QPalette::Base)));
+    painter->drawRect(track);
+    QRect done = track;
+    done.setWidth(qRound(track.width() * std::clamp(progress.toDouble(), 0.0, 1.0)));
+    painter->setBrush(badge.accent);
+    painter->drawRect(done);
+    painter->restore();
 }
 
 QSize StatusBadgeDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const

@@ -2,6 +2,9 @@
 #include "runlistmodel.h"
 
 #include "engine/runmanager.h"
+#include "runprogress.h"
+
+#include <QCoreApplication>
 
 #include <algorithm>
 
@@ -33,6 +36,8 @@ const QList<int> &rowRoles()
         RunListModel::ErrorRole,
         RunListModel::ErrorRetryableRole,
         RunListModel::SortValueRole,
+        RunListModel::ProgressRole,
+        RunListModel::EtaRole,
     };
     return roles;
 }
@@ -206,6 +211,22 @@ QVariant RunListModel::sortValue(const Run &run, int column, const QDateTime &no
     }
 }
 
+namespace {
+// The status tooltip's line for a run that reports progress: "42% · about 3 m left".
+QString progressLine(const Run &run)
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const auto p = runProgress(run, now);
+    if (!p)
+        return {};
+    QString line
+        = u"\n"_s + QCoreApplication::translate("RunList", "%1% done").arg(qRound(p->fraction * 100));
+    if (const QString eta = formatEta(p->eta, now); !eta.isEmpty())
+        line += u" · "_s + eta;
+    return line;
+}
+} // namespace
+
 QVariant RunListModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -219,7 +240,7 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
     case Qt::ToolTipRole:
         if (column == StatusColumn)
-            return statusToolTip(*run);
+            return QString(statusToolTip(*run) + progressLine(*run));
         if (column == TitleColumn) {
             QString tip = run->title + u"\n\n"_s + tr("Run %1").arg(run->localId);
             if (!run->remoteId.isEmpty())
@@ -235,7 +256,7 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
     case Qt::AccessibleTextRole:
         if (column == StatusColumn)
-            return statusToolTip(*run).replace(u'\n', u"; "_s);
+            return QString(statusToolTip(*run) + progressLine(*run)).replace(u'\n', u"; "_s);
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
     case Qt::AccessibleDescriptionRole:
         // The badge is painted (icon, colour, text): say what it is.
@@ -282,6 +303,14 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         return run->error.isError() ? run->error.toString() : QString();
     case ErrorRetryableRole:
         return run->error.isError() && run->error.retryable;
+    case ProgressRole:
+        if (const auto p = runProgress(*run, QDateTime::currentDateTimeUtc()))
+            return p->fraction;
+        return {};
+    case EtaRole:
+        if (const auto p = runProgress(*run, QDateTime::currentDateTimeUtc()))
+            return p->eta;
+        return {};
     case SortValueRole:
         return sortValue(*run, column, QDateTime::currentDateTimeUtc());
     default:
@@ -305,6 +334,9 @@ void RunListModel::onRunChanged(const QString &id, RunChanges changes)
         return; // still pending: it is inserted with its latest state
     if (changes & ~RunChanges(RunChange::Primary | RunChange::Secondary | RunChange::Cursor))
         m_dirtyRows.insert(id);
+    else if (const Run *run = (changes & RunChange::Secondary) && m_manager ? m_manager->run(id) : nullptr;
+             run && reportedProgress(*run))
+        m_dirtyRows.insert(id); // the status cell paints the progress bar
     else if (changes & (RunChange::Primary | RunChange::Secondary))
         m_dirtyActivity.insert(id);
     else

@@ -52,6 +52,8 @@ public:
         ErrorRetryableRole,
         SortValueRole, // the raw value behind the cell's column
         ParentIdRole,  // the local id of the run this one follows up, empty for a first turn
+        ProgressRole,  // double 0…1 of a live run that reports progress (runProgress()), else invalid
+        EtaRole,       // QDateTime: when that run will likely finish, else invalid
     };
     Q_ENUM(Role)
 

@@ -143,6 +143,10 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
                       {u"idempotency_key"_s, kickoff.idempotencyKey}};
     if (eventsUrl.isValid())
         extra.insert(u"events_url"_s, eventsUrl.toString());
+    // The service's own estimate (jobs API kickoff reply) drives the ETA and the stuck-run rule
+    // (runProgress(), estimatedDurationMs() in core/models); a value that is not a number is ignored.
+    if (const QJsonValue estimate = object.value(u"estimated_duration_seconds"_s); estimate.isDouble())
+        extra.insert(u"estimated_duration_seconds"_s, estimate.toDouble());
     identity.tokenExtra = extra; // persisted: a restarted app follows the service's own URLs
     QList<RunEvent> events{identity};
     if (job.needsResultFetch()) {
