@@ -226,6 +226,18 @@
         <source>Waiting for: %1</source>
         <translation>Wartet auf: %1</translation>
     </message>
+    <message>
+        <source>%1% done</source>
+        <translation>%1 % erledigt</translation>
+    </message>
+    <message>
+        <source>finishing</source>
+        <translation>wird abgeschlossen</translation>
+    </message>
+    <message>
+        <source>about %1 left</source>
+        <translation>noch etwa %1</translation>
+    </message>
 </context>
 <context>
     <name>RunManager</name>
@@ -506,6 +518,42 @@
         <source>Refreshing %1 failed: %2</source>
         <translation>Aktualisieren von %1 fehlgeschlagen: %2</translation>
     </message>
+    <message>
+        <source>Follow &amp;Up…</source>
+        <translation>&amp;Folgenachricht…</translation>
+    </message>
+    <message>
+        <source>Send the next turn of the conversation after a completed run</source>
+        <translation>Nach einem abgeschlossenen Lauf die nächste Runde der Unterhaltung senden</translation>
+    </message>
+    <message>
+        <source>Follow Up</source>
+        <translation>Folgenachricht</translation>
+    </message>
+    <message>
+        <source>Next message to %1:</source>
+        <translation>Nächste Nachricht an %1:</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>Senden</translation>
+    </message>
+    <message>
+        <source>%1 can no longer be followed up.</source>
+        <translation>Zu %1 kann keine Folgenachricht mehr gesendet werden.</translation>
+    </message>
+    <message>
+        <source>A follow-up needs a message.</source>
+        <translation>Eine Folgenachricht braucht einen Text.</translation>
+    </message>
+    <message>
+        <source>Could not follow up: %1</source>
+        <translation>Folgenachricht nicht möglich: %1</translation>
+    </message>
+    <message>
+        <source>Follow-up to %1 started.</source>
+        <translation>Folgenachricht zu %1 gestartet.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::AppController</name>
@@ -567,6 +615,130 @@
     </message>
 </context>
 <context>
+    <name>Runwatch::BrowseRunsDialog</name>
+    <message>
+        <source>Browse Runs on Connection</source>
+        <translation>Läufe einer Verbindung durchsuchen</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Runs on the service</source>
+        <translation>Läufe beim Dienst</translation>
+    </message>
+    <message>
+        <source>Remote id</source>
+        <translation>Remote-ID</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>Titel</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>Erstellt</translation>
+    </message>
+    <message>
+        <source>In Runwatch</source>
+        <translation>In Runwatch</translation>
+    </message>
+    <message>
+        <source>Remote ids to attach</source>
+        <translation>Remote-IDs zum Anhängen</translation>
+    </message>
+    <message>
+        <source>e.g. resp_… or a task id; several separated by spaces</source>
+        <translation>z. B. resp_… oder eine Aufgaben-ID; mehrere durch Leerzeichen getrennt</translation>
+    </message>
+    <message>
+        <source>&amp;Attach</source>
+        <translation>&amp;Anhängen</translation>
+    </message>
+    <message>
+        <source>Add the selected runs to the list and follow them</source>
+        <translation>Die ausgewählten Läufe zur Liste hinzufügen und ihnen folgen</translation>
+    </message>
+    <message>
+        <source>&amp;Reload</source>
+        <translation>&amp;Neu laden</translation>
+    </message>
+    <message>
+        <source>&amp;Connection:</source>
+        <translation>&amp;Verbindung:</translation>
+    </message>
+    <message>
+        <source>Attach by &amp;id:</source>
+        <translation>Über &amp;ID anhängen:</translation>
+    </message>
+    <message>
+        <source>No connection to browse: add one with File ▸ Connections…</source>
+        <translation>Keine Verbindung zum Durchsuchen: Fügen Sie eine über Datei ▸ Verbindungen… hinzu</translation>
+    </message>
+    <message>
+        <source>The %1 service offers no list of its runs. Attach a run by its id (for OpenAI, the response id) below.</source>
+        <translation>Der Dienst %1 bietet keine Liste seiner Läufe. Hängen Sie einen Lauf unten über seine ID an (bei OpenAI die Response-ID).</translation>
+    </message>
+    <message>
+        <source>Reading the service&apos;s runs…</source>
+        <translation>Die Läufe des Dienstes werden gelesen…</translation>
+    </message>
+    <message>
+        <source>The runs could not be read: %1</source>
+        <translation>Die Läufe konnten nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>already attached</source>
+        <translation>bereits angehängt</translation>
+    </message>
+    <message>
+        <source>Local run %1</source>
+        <translation>Lokaler Lauf %1</translation>
+    </message>
+    <message>
+        <source>The service lists no runs.</source>
+        <translation>Der Dienst listet keine Läufe.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) on the service</source>
+        <translation>
+            <numerusform>%n Lauf beim Dienst</numerusform>
+            <numerusform>%n Läufe beim Dienst</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>, %n already attached</source>
+        <translation>
+            <numerusform>, %n bereits angehängt</numerusform>
+            <numerusform>, %n bereits angehängt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Already attached: %1</source>
+        <translation>Bereits angehängt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::Cli</name>
+    <message>
+        <source>usage: %1</source>
+        <translation>Verbrauch: %1</translation>
+    </message>
+    <message>
+        <source>, cost %1</source>
+        <translation>, Kosten %1</translation>
+    </message>
+    <message>
+        <source>, cost unknown (no price for this model)</source>
+        <translation>, Kosten unbekannt (kein Preis für dieses Modell)</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::Cli::CliApp</name>
     <message>
         <source>API keys are read from the environment only (use --api-key-env VAR).</source>
@@ -591,10 +763,6 @@
     <message>
         <source>--profile is for the jobs backend, not %1</source>
         <translation>--profile gilt für das Backend jobs, nicht für %1</translation>
-    </message>
-    <message>
-        <source>--give-up-after is for watch, resume, attach and start --follow</source>
-        <translation>--give-up-after gilt für watch, resume, attach und start --follow</translation>
     </message>
     <message>
         <source>--give-up-after needs a duration such as 90s, 5m or 1h</source>
@@ -903,6 +1071,11 @@ Global options (before the command):
 Commands:
   start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
                       (--agent: foundry, the assistant id to run)
+  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
+                      the next turn after a completed run (openai: previous_response_id;
+                      a2a: a new task in its contextId; foundry: a message and a new run on
+                      its thread): a run of its own, printed like start&apos;s; status shows
+                      its parent
   watch RUN [--give-up-after DURATION]
                       primary text to stdout as it arrives, secondary output to stderr;
                       resumes after drops; exits at a terminal state or when input is required.
@@ -971,6 +1144,11 @@ Globale Optionen (vor dem Befehl):
 Befehle:
   start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DAUER]]
                       (--agent: foundry, die ID des Assistenten, der laufen soll)
+  followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
+                      die nächste Runde nach einem abgeschlossenen Lauf (openai:
+                      previous_response_id; a2a: eine neue Aufgabe in ihrer contextId; foundry:
+                      eine Nachricht und ein neuer Lauf in ihrem Thread): ein eigener Lauf,
+                      ausgegeben wie bei start; status zeigt seinen Vorgänger
   watch LAUF [--give-up-after DAUER]
                       Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
                       setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
@@ -1006,6 +1184,10 @@ für diese Sitzung“ behalten hat, lebt im Speicher der App und erreicht diesen
 Exit-Codes: 0 abgeschlossen, 1 anderer Fehler, 2 Aufruf, 3 fehlgeschlagen/abgelaufen/abgelehnt/
 Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuft noch (nur status).
 </translation>
+    </message>
+    <message>
+        <source>--give-up-after is for watch, resume, attach, start --follow and followup --follow</source>
+        <translation>--give-up-after gilt für watch, resume, attach, start --follow und followup --follow</translation>
     </message>
 </context>
 <context>
@@ -1390,6 +1572,29 @@ Dort speichern?</translation>
     </message>
 </context>
 <context>
+    <name>Runwatch::ConversationView</name>
+    <message>
+        <source>Conversation</source>
+        <translation>Unterhaltung</translation>
+    </message>
+    <message>
+        <source>(no answer yet)</source>
+        <translation>(noch keine Antwort)</translation>
+    </message>
+    <message>
+        <source>Turn %1 · %2</source>
+        <translation>Runde %1 · %2</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>Antwort</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::DemoMode</name>
     <message>
         <source>Summarise Q3 usage and costs</source>
@@ -1566,6 +1771,26 @@ Zeitleiste und Aktionen zu sehen.</translation>
     <message>
         <source>The answer of the run as it arrives</source>
         <translation>Die Antwort des Laufs, während sie eintrifft</translation>
+    </message>
+    <message>
+        <source>Run progress</source>
+        <translation>Fortschritt des Laufs</translation>
+    </message>
+    <message>
+        <source>Estimated time left</source>
+        <translation>Geschätzte Restzeit</translation>
+    </message>
+    <message>
+        <source>Co&amp;nversation</source>
+        <translation>U&amp;nterhaltung</translation>
+    </message>
+    <message>
+        <source>follow-up to run %1</source>
+        <translation>Folgenachricht zu Lauf %1</translation>
+    </message>
+    <message>
+        <source>Expected to finish at %1</source>
+        <translation>Voraussichtlich fertig um %1</translation>
     </message>
 </context>
 <context>
@@ -1893,6 +2118,14 @@ oder starten Sie Runwatch mit --demo zum Ausprobieren.</translation>
         <source>Clear the search, or pick another status or connection.</source>
         <translation>Leeren Sie die Suche oder wählen Sie einen anderen Status oder eine andere Verbindung.</translation>
     </message>
+    <message>
+        <source>&amp;Browse Runs on Connection…</source>
+        <translation>Läufe einer Verbindung &amp;durchsuchen…</translation>
+    </message>
+    <message>
+        <source>List the runs the service has, started here or elsewhere, and attach to them (Ctrl+Shift+B)</source>
+        <translation>Die Läufe des Dienstes auflisten, hier oder anderswo gestartet, und sich an sie anhängen (Strg+Umschalt+B)</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::NewRunDialog</name>
@@ -2006,6 +2239,14 @@ oder starten Sie Runwatch mit --demo zum Ausprobieren.</translation>
     <message>
         <source>Show run</source>
         <translation>Lauf anzeigen</translation>
+    </message>
+    <message>
+        <source>Follow-up to “%1” completed</source>
+        <translation>Folgenachricht zu „%1“ abgeschlossen</translation>
+    </message>
+    <message>
+        <source>Follow-up to “%1” %2</source>
+        <translation>Folgenachricht zu „%1“: %2</translation>
     </message>
 </context>
 <context>
@@ -2152,6 +2393,14 @@ Older ones are removed when Runwatch starts.</source>
         <source>Status badge</source>
         <translation>Statusanzeige</translation>
     </message>
+    <message>
+        <source>Follow-up to “%1” (run %2)</source>
+        <translation>Folgenachricht zu „%1“ (Lauf %2)</translation>
+    </message>
+    <message>
+        <source>Follow-up to run %1</source>
+        <translation>Folgenachricht zu Lauf %1</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::RunTableView</name>
@@ -2267,6 +2516,33 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Output of %1… (Ctrl+Enter sends all)</source>
         <translation>Ausgabe von %1 … (Strg+Eingabe sendet alles)</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::Usage</name>
+    <message>
+        <source>tokens: %1 · %2</source>
+        <translation>Tokens: %1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 input</source>
+        <translation>%1 Eingabe</translation>
+    </message>
+    <message>
+        <source>input not reported</source>
+        <translation>Eingabe nicht gemeldet</translation>
+    </message>
+    <message>
+        <source>%1 output</source>
+        <translation>%1 Ausgabe</translation>
+    </message>
+    <message>
+        <source>output not reported</source>
+        <translation>Ausgabe nicht gemeldet</translation>
+    </message>
+    <message>
+        <source> (%1 reasoning)</source>
+        <translation> (davon %1 Überlegungen)</translation>
     </message>
 </context>
 <context>
