@@ -251,7 +251,7 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
     run.title = Run::summarize(prompt);
     run.status = RunStatus::Queued;
     run.parentId = parent->run.localId;
-    const QString id = run.localId;
+    QString id = run.localId;
     request.clientRunId = id;
     addEntry(e);
     e->follower.active = true;
