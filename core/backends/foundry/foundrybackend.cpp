@@ -175,16 +175,11 @@ QCoro::Task<> FoundryBackend::shutdown()
     return m_http->shutdown();
 }
 
-RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
+HttpRequest FoundryBackend::runCreation(const QString &path, const QString &agent,
+                                        const StartRequest &request, QJsonObject body) const
 {
-    HttpRequest r = this->request("POST", u"/threads/runs"_s);
-    QString agent = request.agent;
-    if (agent.isEmpty())
-        agent = m_connection.options.value(u"agent"_s).toString();
-    QJsonObject body;
+    HttpRequest r = this->request("POST", path);
     body.insert(u"assistant_id"_s, agent);
-    const QJsonObject message{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}};
-    body.insert(u"thread"_s, QJsonObject{{u"messages"_s, QJsonArray{message}}});
     body.insert(u"stream"_s, request.stream);
     if (!request.model.isEmpty())
         body.insert(u"model"_s, request.model);
@@ -197,6 +192,18 @@ RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
     r.idempotent = false;
     if (request.stream)
         r.headers.emplaceBack("Accept", "text/event-stream");
+    return r;
+}
+
+RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
+{
+    QString agent = request.agent;
+    if (agent.isEmpty())
+        agent = m_connection.options.value(u"agent"_s).toString();
+    const QJsonObject message{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}};
+    HttpRequest r
+        = runCreation(u"/threads/runs"_s, agent, request,
+                      QJsonObject{{u"thread"_s, QJsonObject{{u"messages"_s, QJsonArray{message}}}}});
     const auto mode
         = request.stream ? FoundryRunStream::Mode::CreateStreaming : FoundryRunStream::Mode::CreateJson;
     if (agent.isEmpty()) {
@@ -224,19 +231,7 @@ RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest 
     // A retry after the service took it would add the message twice.
     message.idempotent = false;
 
-    HttpRequest r = this->request("POST", threadPath + u"/runs"_s);
-    QJsonObject body;
-    body.insert(u"assistant_id"_s, agent);
-    body.insert(u"stream"_s, request.stream);
-    if (!request.model.isEmpty())
-        body.insert(u"model"_s, request.model);
-    if (!request.clientRunId.isEmpty())
-        body.insert(u"metadata"_s, QJsonObject{{u"client_run_id"_s, request.clientRunId}});
-    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    r.headers.emplaceBack("Content-Type", "application/json");
-    r.idempotent = false;
-    if (request.stream)
-        r.headers.emplaceBack("Accept", "text/event-stream");
+    HttpRequest r = runCreation(threadPath + u"/runs"_s, agent, request, {});
     const auto mode
         = request.stream ? FoundryRunStream::Mode::CreateStreaming : FoundryRunStream::Mode::CreateJson;
     RunError refused;

@@ -88,6 +88,10 @@ public:
 
     // A request to `path` under the project endpoint with ?api-version (no credentials yet).
     HttpRequest request(const QByteArray &method, const QString &path) const;
+    // POST `path` creating a run of `agent` (a new thread's first run, or the next on a thread):
+    // `body` plus what both share — stream, model, client run id, headers, never re-sent.
+    HttpRequest runCreation(const QString &path, const QString &agent, const StartRequest &request,
+                            QJsonObject body) const;
     // send()/openStream() with the Bearer token; after a 401 the token is renewed (token
     // command) and the request sent once more.
     QCoro::Task<HttpResponse> send(HttpRequest request);
