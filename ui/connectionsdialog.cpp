@@ -135,6 +135,14 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_save = new QPushButton(tr("&Save"));
     m_save->setObjectName(u"connectionSave"_s);
     m_save->setDefault(true);
+    // Runs started elsewhere (another machine, a script) are found from the connection they
+    // run on; the button is here because this is where an operator looks at a connection.
+    m_browse = new QPushButton(tr("&Browse runs…"));
+    m_browse->setObjectName(u"connectionBrowse"_s);
+    m_browse->setToolTip(tr("List the runs on this connection, including those started by other clients, "
+                            "and attach to them"));
+    m_browse->setEnabled(false);
+    actions->addWidget(m_browse);
     actions->addStretch(1);
     actions->addWidget(m_test);
     actions->addWidget(m_save);
@@ -167,6 +175,10 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
         else if (!m_editing.isEmpty())
             c.apiKey = m_registry->apiKey(m_editing); // used for the request, never shown
         runTest(c);
+    });
+    connect(m_browse, &QPushButton::clicked, this, [this] {
+        if (!m_editing.isEmpty())
+            Q_EMIT browseRequested(m_editing);
     });
     connect(m_useSession, &QPushButton::clicked, this, [this] { optIn(KeyStorage::Session); });
     connect(m_usePlaintext, &QPushButton::clicked, this, [this] {
@@ -234,6 +246,7 @@ void ConnectionsDialog::startNew()
     m_status->clear();
     m_form->setEnabled(true);
     m_remove->setEnabled(false);
+    m_browse->setEnabled(false);
     m_name->setFocus();
 }
 
@@ -278,6 +291,7 @@ void ConnectionsDialog::showProfile(const QString &name)
     // The demo's connections exist only while the demo runs.
     m_form->setEnabled(!p->transient);
     m_remove->setEnabled(!p->transient);
+    m_browse->setEnabled(true);
     if (p->transient)
         m_status->setText(tr("Built-in demo connection; it is not saved."));
 }

@@ -36,6 +36,7 @@ public:
     QLineEdit *keyEdit() const { return m_key; }
     QPushButton *saveButton() const { return m_save; }
     QPushButton *testButton() const { return m_test; }
+    QPushButton *browseButton() const { return m_browse; }
     QWidget *keychainWarning() const { return m_warning; }
     QLabel *keychainWarningText() const { return m_warningText; }
     QPushButton *sessionButton() const { return m_useSession; }
@@ -50,6 +51,8 @@ public:
 Q_SIGNALS:
     void saved(const QString &name);
     void tested(bool ok, const QString &message);
+    // "Browse runs…" on a saved connection: the window opens its Browse Runs dialog there.
+    void browseRequested(const QString &name);
 
 private:
     void reloadList();
@@ -85,6 +88,7 @@ private:
     QPushButton *m_add = nullptr;
     QPushButton *m_save = nullptr;
     QPushButton *m_test = nullptr;
+    QPushButton *m_browse = nullptr;
     QPushButton *m_remove = nullptr;
     QWidget *m_form = nullptr;
     ConnectionOptionsForm *m_options = nullptr;

@@ -354,17 +354,23 @@ void MainWindow::openConnectionsDialog()
         return;
     auto *dialog = new ConnectionsDialog(m_registry, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ConnectionsDialog::browseRequested, this, &MainWindow::openBrowseRunsDialogOn);
     dialog->open();
 }
 
 void MainWindow::openBrowseRunsDialog()
 {
+    openBrowseRunsDialogOn(m_filterBar->connection());
+}
+
+void MainWindow::openBrowseRunsDialogOn(const QString &connection)
+{
     if (!m_manager || m_manager->connectionNames().isEmpty())
         return;
     auto *dialog = new BrowseRunsDialog(m_manager, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    if (!m_filterBar->connection().isEmpty())
-        dialog->setConnection(m_filterBar->connection());
+    if (!connection.isEmpty())
+        dialog->setConnection(connection);
     connect(dialog, &BrowseRunsDialog::attached, this, [this](const QStringList &ids) {
         if (!ids.isEmpty())
             activateRun(ids.first());

@@ -43,6 +43,8 @@ public:
     void openConnectionsDialog();
     // The remote runs of a connection (the filter's, else the first), to attach.
     void openBrowseRunsDialog();
+    // Opens on `connection` (empty: the first); the Connections dialog asks for its own.
+    void openBrowseRunsDialogOn(const QString &connection);
 
     RunListModel *runModel() const { return m_model; }
     RunFilterProxy *proxy() const { return m_proxy; }

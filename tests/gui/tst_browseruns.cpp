@@ -6,6 +6,8 @@
 // end. OpenAI, which has no listing, says so and attaches by response id.
 #include "browserunsdialog.h"
 #include "cliprocess.h"
+#include "connections/connectionregistry.h"
+#include "connectionsdialog.h"
 #include "mainwindow.h"
 #include "models/runlistmodel.h"
 #include "runtableview.h"
@@ -165,6 +167,44 @@ private Q_SLOTS:
         QVERIFY(dialog->messageLabel()->text().contains(first));
         QCOMPARE(m_engine->manager.runIds().size(), 3);
         dialog->reject();
+    }
+
+    // Connections ▸ a saved connection ▸ Browse runs…: the window's Browse Runs dialog opens on
+    // that connection (not on the filter's) and lists the task another client started there.
+    void browseFromConnectionsDialog()
+    {
+        auto *keys = new SessionKeyStore;
+        ConnectionRegistry registry(&m_engine->manager, keys, nullptr);
+        keys->setParent(&registry);
+        // Two saved profiles: the one to browse is not the first.
+        for (const QString &name : {kSim, kA2a}) {
+            ConnectionProfile profile;
+            profile.connection = *m_engine->manager.connection(name);
+            QVERIFY(QCoro::waitFor(registry.save(profile, {}, std::nullopt)).ok);
+        }
+        m_window->setConnectionRegistry(&registry);
+        const QString elsewhere = startElsewhere(u"browsed from the connections dialog"_s);
+        QVERIFY(!elsewhere.isEmpty());
+
+        QAction *connections = m_window->findChild<QAction *>(u"actionConnections"_s);
+        QVERIFY(connections && connections->isEnabled());
+        connections->trigger();
+        auto *editor = findTopLevel<ConnectionsDialog>();
+        QVERIFY(editor);
+        editor->startNew();
+        QVERIFY(!editor->browseButton()->isEnabled()); // a connection not yet saved has no runs
+        editor->selectConnection(kA2a);
+        QVERIFY(editor->browseButton()->isEnabled());
+        QTest::mouseClick(editor->browseButton(), Qt::LeftButton);
+        auto *dialog = findTopLevel<BrowseRunsDialog>();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->connection(), kA2a);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->isLoading() && itemFor(dialog, elsewhere), kWait);
+        QCOMPARE(itemFor(dialog, elsewhere)->text(BrowseRunsDialog::TitleColumn),
+                 u"browsed from the connections dialog"_s);
+        dialog->reject();
+        editor->reject();
+        m_window->setConnectionRegistry(nullptr);
     }
 
     // OpenAI has no list of background responses: the dialog says so and attaches by id.
