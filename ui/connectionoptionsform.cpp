@@ -36,7 +36,10 @@ ConnectionOptionsForm::ConnectionOptionsForm(QFormLayout *form, QObject *parent)
     addRow(ConnectionOption::CaBundle, tr("CA bund&le:"), tr("/path/to/ca.pem (optional)"),
            tr("PEM certificates trusted besides the system's, e.g. a company CA."), true);
     addRow(ConnectionOption::Proxy, tr("Pro&xy:"), tr("http://host:port or socks5://host:port (optional)"),
-           tr("Every request of this connection goes through this proxy."), false);
+           tr("Every request of this connection goes through this proxy. A password in it "
+              "(socks5://user:password@host:port) is kept in the system keychain, not in the saved "
+              "connection."),
+           false);
     m_problems = new QLabel;
     m_problems->setObjectName(u"connectionOptionProblems"_s);
     m_problems->setAccessibleName(tr("Problems with the options"));

@@ -174,6 +174,9 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
             c.apiKey = *key;
         else if (!m_editing.isEmpty())
             c.apiKey = m_registry->apiKey(m_editing); // used for the request, never shown
+        // The proxy is shown without its password (it is in the keychain): test with it.
+        if (!m_editing.isEmpty() && proxyPassword(c).isEmpty() && proxyHasUser(c))
+            setProxyPassword(&c, m_registry->proxyPassword(m_editing));
         runTest(c);
     });
     connect(m_browse, &QPushButton::clicked, this, [this] {

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "connections/connectionoptions.h"
 #include "connections/keystore.h"
 
 #include <QCoroTask>
@@ -67,6 +68,13 @@ std::optional<Connection> CliApp::savedConnection(const Options &o, const Connec
         }
         c.apiKey = key.secret;
     }
+    // The proxy's password lives in the keychain, never in the saved profile.
+    const ConnectionRegistry::KeyLookup proxy = QCoro::waitFor(registry().readProxyPassword(profile));
+    if (!proxy.ok()) {
+        *error = proxy.problem;
+        return std::nullopt;
+    }
+    setProxyPassword(&c, proxy.secret);
     // Given here, the opt-in adds to the saved one for this command only.
     if (o.allowInsecure)
         c.allowInsecureHttp = true;

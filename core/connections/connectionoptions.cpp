@@ -145,4 +145,26 @@ void applyTransportOptions(HttpClient *client, const Connection &connection)
         client->setCaCertificates(QSslCertificate::fromPath(bundle, QSsl::Pem));
 }
 
+QString proxyPassword(const Connection &connection)
+{
+    return QUrl(optionText(connection, ConnectionOption::Proxy)).password();
+}
+
+void setProxyPassword(Connection *connection, const QString &password)
+{
+    const QString proxy = optionText(*connection, ConnectionOption::Proxy);
+    if (proxy.isEmpty())
+        return;
+    QUrl url(proxy);
+    if (url.password() == password)
+        return;
+    url.setPassword(password.isEmpty() ? QString() : password);
+    connection->options.insert(ConnectionOption::Proxy, url.toString());
+}
+
+bool proxyHasUser(const Connection &connection)
+{
+    return !QUrl(optionText(connection, ConnectionOption::Proxy)).userName().isEmpty();
+}
+
 } // namespace Runwatch

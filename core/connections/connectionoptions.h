@@ -47,4 +47,12 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
 // system's defaults; validateConnectionOptions() explains it to the operator beforehand.
 void applyTransportOptions(HttpClient *client, const Connection &connection);
 
+// A proxy's password is a secret like the API key: ConnectionRegistry keeps it in the keychain
+// and saves the proxy URL without it. These read it off the proxy option and put it back
+// (an empty password removes it); the user name stays in the URL and marks that a password
+// may be stored for it.
+QString proxyPassword(const Connection &connection);
+void setProxyPassword(Connection *connection, const QString &password);
+bool proxyHasUser(const Connection &connection);
+
 } // namespace Runwatch

@@ -2,6 +2,7 @@
 #include "connections/connectionregistry.h"
 
 #include "backends/registry.h"
+#include "connections/connectionoptions.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 
@@ -71,6 +72,12 @@ QString ConnectionRegistry::apiKey(const QString &name) const
 {
     const auto live = m_manager ? m_manager->connection(name) : std::nullopt;
     return live ? live->apiKey : QString();
+}
+
+QString ConnectionRegistry::proxyPassword(const QString &name) const
+{
+    const auto live = m_manager ? m_manager->connection(name) : std::nullopt;
+    return live ? Runwatch::proxyPassword(*live) : QString();
 }
 
 bool ConnectionRegistry::hasSavedProfiles(const RunStore *profiles)
@@ -154,6 +161,60 @@ QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readKey(Connectio
     co_return out;
 }
 
+QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readProxyPassword(ConnectionProfile profile)
+{
+    QPointer<ConnectionRegistry> self = this;
+    KeyLookup out;
+    if (!proxyHasUser(profile.connection))
+        co_return out;
+    const QString name = profile.connection.name;
+    const KeyStore::Result r = co_await m_keychain->read(KeyStore::proxyKey(name));
+    if (!self) {
+        out.status = KeyStore::Status::Error;
+        out.problem = u"cancelled"_s;
+        co_return out;
+    }
+    if (r.ok()) {
+        out.secret = r.secret;
+    } else if (r.status != KeyStore::Status::NotFound) {
+        // Not found is a proxy that takes a user name without a password.
+        out.status = r.status;
+        out.problem = tr("The proxy password of \"%1\" could not be read: %2").arg(name, r.error);
+    }
+    co_return out;
+}
+
+QCoro::Task<ConnectionRegistry::ProxySecret> ConnectionRegistry::storeProxyPassword(Connection entered,
+                                                                                    QString previousName)
+{
+    QPointer<ConnectionRegistry> self = this;
+    ProxySecret out;
+    const QString name = entered.name;
+    const QString before = previousName.isEmpty() ? name : previousName;
+    const QString inUse = proxyPassword(before);
+    QString password = Runwatch::proxyPassword(entered);
+    // The dialog shows the proxy without its password: saved again untouched, it keeps it.
+    if (password.isEmpty() && proxyHasUser(entered))
+        password = inUse;
+    if (!password.isEmpty()) {
+        const KeyStore::Result r = co_await m_keychain->write(KeyStore::proxyKey(name), password);
+        if (!self) {
+            out.error = u"cancelled"_s;
+            co_return out;
+        }
+        if (!r.ok()) {
+            out.error
+                = tr("The proxy password is kept only in the system keychain, which could not take it: %1")
+                      .arg(r.error);
+            co_return out;
+        }
+    }
+    if (!inUse.isEmpty() && (before != name || password.isEmpty()))
+        m_keychain->remove(KeyStore::proxyKey(before)); // nobody waits: at worst an orphan entry
+    out.password = password;
+    co_return out;
+}
+
 QCoro::Task<QStringList> ConnectionRegistry::load()
 {
     QPointer<ConnectionRegistry> self = this;
@@ -178,7 +239,12 @@ QCoro::Task<QStringList> ConnectionRegistry::load()
         // A key that was never stored is no problem; one that went with its session is.
         if (!key.ok() && (key.status != KeyStore::Status::NotFound || p.keyStorage == KeyStorage::Session))
             problems << key.problem;
-        commit(p, {}, key.secret);
+        const KeyLookup proxy = co_await readProxyPassword(p);
+        if (!self)
+            co_return problems;
+        if (!proxy.ok())
+            problems << proxy.problem;
+        commit(p, {}, key.secret, proxy.secret);
     }
     co_return problems;
 }
@@ -188,7 +254,7 @@ void ConnectionRegistry::addTransient(const Connection &connection)
     ConnectionProfile p;
     p.connection = connection;
     p.transient = true;
-    commit(p, {}, connection.apiKey);
+    commit(p, {}, connection.apiKey, Runwatch::proxyPassword(connection));
 }
 
 QString ConnectionRegistry::validate(const ConnectionProfile &profile, const QString &previousName) const
@@ -221,6 +287,13 @@ ConnectionRegistry::save(ConnectionProfile profile, QString previousName, std::o
     result.error = validate(profile, previousName);
     if (!result.error.isEmpty())
         co_return result;
+    const ProxySecret proxy = co_await storeProxyPassword(profile.connection, previousName);
+    if (!self)
+        co_return SaveResult{false, false, u"cancelled"_s};
+    if (!proxy.error.isEmpty()) {
+        result.error = proxy.error;
+        co_return result;
+    }
     const auto old = previousName.isEmpty() ? std::nullopt : this->profile(previousName);
     const QString name = profile.connection.name;
     if (!apiKey) {
@@ -235,7 +308,7 @@ ConnectionRegistry::save(ConnectionProfile profile, QString previousName, std::o
             // A rename moves the key to the new name.
             apiKey = key;
         } else {
-            commit(profile, previousName, key);
+            commit(profile, previousName, key, proxy.password);
             co_return SaveResult{true, false, {}};
         }
     }
@@ -243,7 +316,7 @@ ConnectionRegistry::save(ConnectionProfile profile, QString previousName, std::o
         if (old)
             forgetKey(old->keyStorage, previousName);
         profile.keyStorage = KeyStorage::None;
-        commit(profile, previousName, {});
+        commit(profile, previousName, {}, proxy.password);
         co_return SaveResult{true, false, {}};
     }
     const QString key = *apiKey;
@@ -259,7 +332,7 @@ ConnectionRegistry::save(ConnectionProfile profile, QString previousName, std::o
     if (old && (old->keyStorage != KeyStorage::Keychain || old->connection.name != name))
         forgetKey(old->keyStorage, old->connection.name);
     profile.keyStorage = KeyStorage::Keychain;
-    commit(profile, previousName, key);
+    commit(profile, previousName, key, proxy.password);
     result.ok = true;
     co_return result;
 }
@@ -278,6 +351,13 @@ QCoro::Task<ConnectionRegistry::SaveResult> ConnectionRegistry::saveWithWeakerSt
         result.error = tr("Choose where to keep the key.");
     if (!result.error.isEmpty())
         co_return result;
+    const ProxySecret proxy = co_await storeProxyPassword(profile.connection, previousName);
+    if (!self)
+        co_return SaveResult{false, false, u"cancelled"_s};
+    if (!proxy.error.isEmpty()) {
+        result.error = proxy.error;
+        co_return result;
+    }
     const KeyStore::Result r
         = co_await store->write(KeyStore::connectionKey(profile.connection.name), apiKey);
     if (!self)
@@ -287,13 +367,16 @@ QCoro::Task<ConnectionRegistry::SaveResult> ConnectionRegistry::saveWithWeakerSt
         co_return result;
     }
     profile.keyStorage = storage;
-    commit(profile, previousName, apiKey);
+    commit(profile, previousName, apiKey, proxy.password);
     result.ok = true;
     co_return result;
 }
 
-void ConnectionRegistry::commit(ConnectionProfile profile, const QString &previousName, const QString &apiKey)
+void ConnectionRegistry::commit(ConnectionProfile profile, const QString &previousName, const QString &apiKey,
+                                const QString &proxyPassword)
 {
+    // The saved profile and the list never hold the proxy password; the engine's connection does.
+    setProxyPassword(&profile.connection, {});
     if (!previousName.isEmpty() && previousName != profile.connection.name)
         remove(previousName);
     bool replaced = false;
@@ -309,6 +392,7 @@ void ConnectionRegistry::commit(ConnectionProfile profile, const QString &previo
     if (m_manager) {
         Connection live = profile.connection;
         live.apiKey = apiKey;
+        setProxyPassword(&live, proxyPassword);
         m_manager->addConnection(live);
     }
     Q_EMIT changed();
@@ -323,6 +407,8 @@ QCoro::Task<bool> ConnectionRegistry::remove(QString name)
     m_profiles.removeIf([&](const ConnectionProfile &p) { return p.connection.name == name; });
     if (!old->transient && m_store && m_store->isOpen())
         m_store->removeConnection(name);
+    if (!proxyPassword(name).isEmpty())
+        m_keychain->remove(KeyStore::proxyKey(name)); // nobody waits: at worst an orphan entry
     // RunManager has no removeConnection(): the connection stays usable until the app restarts.
     Q_EMIT changed();
     KeyStore *store = storeFor(old->keyStorage);

@@ -58,6 +58,8 @@ public:
     QStringList names() const;
     // The key the engine uses for `name` (for "Test connection" with an unchanged key).
     QString apiKey(const QString &name) const;
+    // The proxy password the engine uses for `name`, likewise.
+    QString proxyPassword(const QString &name) const;
     // Whether `profiles` holds at least one saved profile (decides the first-launch demo).
     static bool hasSavedProfiles(const RunStore *profiles);
 
@@ -73,11 +75,16 @@ public:
     // The key of `profile` from where it lives. A Session key exists only in the process it was
     // given to: anywhere else this is NotFound with a problem that says so.
     QCoro::Task<KeyLookup> readKey(ConnectionProfile profile);
+    // The proxy password of `profile` from the keychain; Ok with an empty secret when its proxy
+    // names no user (no password can be stored) or none is stored.
+    QCoro::Task<KeyLookup> readProxyPassword(ConnectionProfile profile);
     void addTransient(const Connection &connection);
 
     // Adds or replaces `profile` (renamed from `previousName` when that is set and differs).
     // `apiKey`: nullopt keeps the stored key; empty removes it; otherwise it goes to the
     // keychain and, if that fails, nothing is saved and keychainUnavailable is set.
+    // A password in the proxy option goes to the keychain and never into the saved profile; a
+    // proxy URL with a user name and no password keeps the password stored for it.
     QCoro::Task<SaveResult> save(ConnectionProfile profile, QString previousName,
                                  std::optional<QString> apiKey);
     // The explicit opt-in after a keychain failure: Session or Plaintext.
@@ -94,7 +101,16 @@ Q_SIGNALS:
 
 private:
     QString validate(const ConnectionProfile &profile, const QString &previousName) const;
-    void commit(ConnectionProfile profile, const QString &previousName, const QString &apiKey);
+    void commit(ConnectionProfile profile, const QString &previousName, const QString &apiKey,
+                const QString &proxyPassword = {});
+    struct ProxySecret
+    {
+        QString password; // what the engine uses
+        QString error;    // the keychain refused it: nothing may be saved
+    };
+    // Keeps the proxy password of `entered` (the profile as typed, renamed from `previousName`)
+    // in the keychain under its name.
+    QCoro::Task<ProxySecret> storeProxyPassword(Connection entered, QString previousName);
     void persist(const ConnectionProfile &profile) const;
     KeyStorage migrateKeyStorage(const ConnectionProfile &profile);
     // Removes a key without waiting for the store (the profile no longer points to it).

@@ -38,6 +38,12 @@ QString KeyStore::connectionKey(const QString &connectionName)
     return u"connection/"_s + connectionName;
 }
 
+QString KeyStore::proxyKey(const QString &connectionName)
+{
+    // Its own prefix: no connection name can make it equal another connection's key.
+    return u"proxy/"_s + connectionName;
+}
+
 KeychainKeyStore::KeychainKeyStore(bool insecureFile, QObject *parent)
     : KeyStore(parent)
     , m_store(new SecretStore(this))

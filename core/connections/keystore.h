@@ -43,6 +43,8 @@ public:
     virtual QCoro::Task<Result> remove(QString key) = 0;
 
     static QString connectionKey(const QString &connectionName);
+    // The account of the connection's proxy password (always in the OS keychain).
+    static QString proxyKey(const QString &connectionName);
 };
 
 // The OS keychain (core's SecretStore with the plain-file fallback off), or — `insecureFile`

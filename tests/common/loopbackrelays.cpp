@@ -56,18 +56,60 @@ void Socks5Proxy::accept()
     }
 }
 
+void Socks5Proxy::requireCredentials(const QByteArray &user, const QByteArray &password)
+{
+    m_user = user;
+    m_password = password;
+}
+
+bool Socks5Proxy::authenticate(QTcpSocket *client)
+{
+    const QByteArray in = client->peek(client->bytesAvailable());
+    if (in.size() < 2 || in.size() < 3 + quint8(in.at(1)))
+        return false;
+    const int userLength = quint8(in.at(1));
+    const int passwordLength = quint8(in.at(2 + userLength));
+    if (in.size() < 3 + userLength + passwordLength)
+        return false;
+    client->read(3 + userLength + passwordLength);
+    const bool ok = in.at(0) == 0x01 && in.mid(2, userLength) == m_user
+                    && in.mid(3 + userLength, passwordLength) == m_password;
+    if (!ok) {
+        ++m_refusedLogins;
+        client->write(QByteArray::fromHex("0101"));
+        client->disconnectFromHost();
+        return false;
+    }
+    client->write(QByteArray::fromHex("0100"));
+    client->setProperty("authenticated", true);
+    return true;
+}
+
 void Socks5Proxy::handshake(QTcpSocket *client)
 {
-    // Greeting: 05 n methods…; request: 05 01 00 atyp addr port. Read once both are whole.
+    // Greeting: 05 n methods…; [RFC 1929 login;] request: 05 01 00 atyp addr port. Read each
+    // once it is whole.
     const QByteArray in = client->peek(client->bytesAvailable());
-    if (in.size() < 2 || in.size() < 2 + quint8(in.at(1)))
-        return;
-    const qsizetype greeting = 2 + quint8(in.at(1));
     if (client->property("greeted").toBool() == false) {
-        client->read(greeting);
-        client->write(QByteArray::fromHex("0500")); // version 5, no authentication
+        if (in.size() < 2 || in.size() < 2 + quint8(in.at(1)))
+            return;
+        const QByteArray methods = client->read(2 + quint8(in.at(1))).mid(2);
+        const bool login = !m_user.isEmpty();
+        if (login && !methods.contains('\x02')) {
+            ++m_refusedLogins;
+            client->write(QByteArray::fromHex("05ff")); // no acceptable method
+            client->disconnectFromHost();
+            return;
+        }
+        client->write(login ? QByteArray::fromHex("0502") : QByteArray::fromHex("0500"));
         client->setProperty("greeted", true);
+        client->setProperty("authenticated", !login);
         return handshake(client);
+    }
+    if (client->property("authenticated").toBool() == false) {
+        if (authenticate(client))
+            handshake(client);
+        return;
     }
     if (in.size() < 5)
         return;

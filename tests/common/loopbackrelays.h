@@ -10,8 +10,9 @@ class QTcpSocket;
 
 namespace RunwatchTest {
 
-// A SOCKS5 proxy (RFC 1928, no authentication, CONNECT only) on 127.0.0.1: a connection's proxy
-// option is proven by the requests arriving through it. It records each target it connected to.
+// A SOCKS5 proxy (RFC 1928, CONNECT only) on 127.0.0.1: a connection's proxy option is proven
+// by the requests arriving through it. It records each target it connected to. With
+// requireCredentials() it accepts only RFC 1929 username/password authentication with those.
 class Socks5Proxy final : public QObject
 {
     Q_OBJECT
@@ -19,14 +20,22 @@ public:
     explicit Socks5Proxy(QObject *parent = nullptr);
     bool listen();
     quint16 port() const;
+    void requireCredentials(const QByteArray &user, const QByteArray &password);
     QStringList targets() const { return m_targets; } // "host:port", one per tunnel
+    int refusedLogins() const { return m_refusedLogins; }
 
 private:
     void accept();
     void handshake(QTcpSocket *client);
+    // RFC 1929: 01 ulen user plen password -> 01 00 (success) or 01 01 (failure, then closed).
+    // False while the request is incomplete or after a refusal.
+    bool authenticate(QTcpSocket *client);
 
     QTcpServer *m_server;
     QStringList m_targets;
+    QByteArray m_user;
+    QByteArray m_password;
+    int m_refusedLogins = 0;
 };
 
 // A TLS front on 127.0.0.1 for a plain loopback server (the simulators speak plain HTTP): it

@@ -7,10 +7,13 @@
 // dialog and the CLI agree on the profile and on where its key lives. Runs under
 // tests/unit/connections/run-keyring.sh real.
 #include "cliprocess.h"
+#include "connectionoptionsform.h"
+#include "connections/connectionoptions.h"
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
 #include "connectionsdialog.h"
 #include "engine/runstore.h"
+#include "loopbackrelays.h"
 #include "uitesthelpers.h"
 
 #include "openai/openaisim.h"
@@ -159,6 +162,52 @@ private Q_SLOTS:
             QVERIFY2(r.header("authorization").isEmpty(), qPrintable(what));
             QVERIFY2(r.status != 401, qPrintable(what));
         }
+    }
+
+    // A proxy that wants a login, typed into the dialog with its password: the password goes to
+    // the real keyring (not into the store file), the dialog shows the proxy without it, and the
+    // CLI's requests reach the service through the proxy, which lets nobody in without that login.
+    void proxyPasswordGoesToTheKeychain()
+    {
+        const QByteArray password = "pr0xy-pw-83d1";
+        RunwatchTest::Socks5Proxy proxy;
+        proxy.requireCredentials("ops", password);
+        QVERIFY(proxy.listen());
+        const QString name = u"behind a proxy"_s;
+        QTest::mouseClick(m_dialog->addButton(), Qt::LeftButton);
+        QTest::keyClicks(m_dialog->nameEdit(), name);
+        m_dialog->backendBox()->setCurrentText(u"openai"_s);
+        m_dialog->urlEdit()->setText(m_sim->baseUrl().toString());
+        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::ApiKeyHeader)));
+        QTest::keyClicks(m_dialog->keyEdit(), kKey);
+        QLineEdit *proxyEdit = m_dialog->optionsForm()->edit(ConnectionOption::Proxy);
+        QVERIFY(proxyEdit);
+        QTest::keyClicks(
+            proxyEdit,
+            u"socks5://ops:%1@127.0.0.1:%2"_s.arg(QString::fromLatin1(password)).arg(proxy.port()));
+        QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
+        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 20000);
+        const QString shown = u"socks5://ops@127.0.0.1:%1"_s.arg(proxy.port());
+        QCOMPARE(m_registry->profile(name)->connection.options.value(u"proxy"_s).toString(), shown);
+        m_dialog->selectConnection(name);
+        QCOMPARE(proxyEdit->text(), shown);
+        m_store->close();
+        QFile db(storePath());
+        QVERIFY(db.open(QIODevice::ReadOnly));
+        const QByteArray bytes = db.readAll();
+        QVERIFY(bytes.contains(shown.toUtf8()));
+        QVERIFY(!bytes.contains(password));
+        db.close();
+
+        const RunwatchTest::CliResult done = cli({u"--connection"_s, name, u"start"_s, u"--prompt"_s,
+                                                  u"normal deltas=10 interval_ms=5"_s, u"--follow"_s});
+        QVERIFY2(done.exitCode == 0, done.err.constData());
+        QCOMPARE(QString::fromUtf8(done.out), RunwatchSim::OpenAiSimulator::tokenText(10) + u'\n');
+        const QString target = u"127.0.0.1:%1"_s.arg(m_sim->baseUrl().port());
+        QVERIFY2(proxy.targets().contains(target), qPrintable(proxy.targets().join(u", "_s)));
+        QCOMPARE(proxy.refusedLogins(), 0);
+        QVERIFY(!done.err.contains(password) && !done.out.contains(password));
     }
 };
 

@@ -11,6 +11,7 @@
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 
+#include <QJsonDocument>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -289,6 +290,82 @@ private Q_SLOTS:
         QVERIFY(m_store->loadConnectionConfigs().isEmpty());
         QVERIFY(m_keychain->secrets.isEmpty());
         QVERIFY(!ConnectionRegistry::hasSavedProfiles(m_store.get()));
+    }
+
+    // A proxy password is a secret: the keychain has it, the saved profile (and the dialog's
+    // list) only the proxy with its user name; the engine gets it whole, here, after a restart
+    // and in a CLI that reads the profile. Saved again as shown it stays; a rename takes it
+    // along; a proxy without a user, or removing the connection, forgets it.
+    void proxyPasswordLivesInTheKeychain()
+    {
+        const QString proxyKey = KeyStore::proxyKey(u"corp"_s);
+        ConnectionProfile p = profileNamed(u"corp"_s);
+        p.connection.options.insert(u"proxy"_s, u"http://ops:pr0xy-s3cret@proxy.example.invalid:3128"_s);
+        QVERIFY(awaitWithin(m_registry->save(p, {}, kKey))->ok);
+        QCOMPARE(m_keychain->secrets.value(proxyKey), u"pr0xy-s3cret"_s);
+        const QString shown = u"http://ops@proxy.example.invalid:3128"_s;
+        QCOMPARE(storedConfig(*m_store, u"corp"_s).value(u"options"_s)[u"proxy"_s].toString(), shown);
+        QVERIFY(!QJsonDocument(storedConfig(*m_store, u"corp"_s)).toJson().contains("pr0xy-s3cret"));
+        QCOMPARE(m_registry->profile(u"corp"_s)->connection.options.value(u"proxy"_s).toString(), shown);
+        QCOMPARE(m_manager->connection(u"corp"_s)->options.value(u"proxy"_s).toString(),
+                 u"http://ops:pr0xy-s3cret@proxy.example.invalid:3128"_s);
+        QCOMPARE(m_registry->proxyPassword(u"corp"_s), u"pr0xy-s3cret"_s);
+
+        // Saved again as the dialog shows it (no password, key unchanged): both stay.
+        QVERIFY(awaitWithin(m_registry->save(*m_registry->profile(u"corp"_s), u"corp"_s, std::nullopt))->ok);
+        QCOMPARE(m_keychain->secrets.value(proxyKey), u"pr0xy-s3cret"_s);
+        QCOMPARE(m_registry->proxyPassword(u"corp"_s), u"pr0xy-s3cret"_s);
+
+        // After a restart, and in a process without an engine (the CLI).
+        RunManager restarted;
+        auto again = otherProcess(&restarted);
+        const auto problems = awaitWithin(again->load());
+        QVERIFY(problems && problems->isEmpty());
+        QCOMPARE(restarted.connection(u"corp"_s)->options.value(u"proxy"_s).toString(),
+                 u"http://ops:pr0xy-s3cret@proxy.example.invalid:3128"_s);
+        auto cli = otherProcess();
+        const auto read = awaitWithin(cli->readProxyPassword(*cli->savedProfile(u"corp"_s)));
+        QVERIFY(read && read->ok());
+        QCOMPARE(read->secret, u"pr0xy-s3cret"_s);
+        restarted.shutdown();
+
+        // A rename takes it along.
+        ConnectionProfile renamed = *m_registry->profile(u"corp"_s);
+        renamed.connection.name = u"corp2"_s;
+        QVERIFY(awaitWithin(m_registry->save(renamed, u"corp"_s, std::nullopt))->ok);
+        QCOMPARE(m_keychain->secrets.value(KeyStore::proxyKey(u"corp2"_s)), u"pr0xy-s3cret"_s);
+        QTRY_VERIFY(!m_keychain->secrets.contains(proxyKey));
+        QCOMPARE(m_registry->proxyPassword(u"corp2"_s), u"pr0xy-s3cret"_s);
+
+        // A proxy without a user name has no password to keep.
+        ConnectionProfile anonymous = *m_registry->profile(u"corp2"_s);
+        anonymous.connection.options.insert(u"proxy"_s, u"http://proxy.example.invalid:3128"_s);
+        QVERIFY(awaitWithin(m_registry->save(anonymous, u"corp2"_s, std::nullopt))->ok);
+        QTRY_VERIFY(!m_keychain->secrets.contains(KeyStore::proxyKey(u"corp2"_s)));
+        QVERIFY(m_registry->proxyPassword(u"corp2"_s).isEmpty());
+
+        // Removing the connection forgets a stored one.
+        ConnectionProfile withUser = *m_registry->profile(u"corp2"_s);
+        withUser.connection.options.insert(u"proxy"_s, u"socks5://ops:again@127.0.0.1:1080"_s);
+        QVERIFY(awaitWithin(m_registry->save(withUser, u"corp2"_s, std::nullopt))->ok);
+        QCOMPARE(m_keychain->secrets.value(KeyStore::proxyKey(u"corp2"_s)), u"again"_s);
+        QVERIFY(*awaitWithin(m_registry->remove(u"corp2"_s)));
+        QTRY_VERIFY(m_keychain->secrets.isEmpty());
+    }
+
+    // Without a keychain a proxy password has nowhere to go: nothing is saved, and the reason
+    // is given (the weaker stores are an opt-in for the API key only).
+    void proxyPasswordNeedsTheKeychain()
+    {
+        m_keychain->available = false;
+        ConnectionProfile p = profileNamed(u"corp"_s);
+        p.connection.options.insert(u"proxy"_s, u"http://ops:pr0xy-s3cret@proxy.example.invalid:3128"_s);
+        const auto saved = awaitWithin(m_registry->saveWithWeakerStore(p, {}, kKey, KeyStorage::Session));
+        QVERIFY(saved && !saved->ok);
+        QVERIFY2(saved->error.contains(u"proxy password"_s), qPrintable(saved->error));
+        QVERIFY(!m_registry->profile(u"corp"_s));
+        QVERIFY(m_store->loadConnectionConfigs().isEmpty());
+        QVERIFY(!m_manager->connection(u"corp"_s));
     }
 
     // Bad profiles are refused before anything is stored.
