@@ -22,6 +22,11 @@ QString legacyStorageKey(const QString &name)
     // QSettings groups split on '/': keep the name in one key.
     return u"connections/keyStorage/"_s + QString::fromLatin1(name.toUtf8().toPercentEncoding());
 }
+// A lookup whose registry went away while the key store answered.
+ConnectionRegistry::KeyLookup cancelledLookup()
+{
+    return {KeyStore::Status::Error, {}, u"cancelled"_s};
+}
 } // namespace
 
 ConnectionRegistry::ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles,
@@ -143,11 +148,8 @@ QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readKey(Connectio
         co_return out; // no key to read
     const QString name = profile.connection.name;
     const KeyStore::Result r = co_await store->read(KeyStore::connectionKey(name));
-    if (!self) {
-        out.status = KeyStore::Status::Error;
-        out.problem = u"cancelled"_s;
-        co_return out;
-    }
+    if (!self)
+        co_return cancelledLookup();
     out.status = r.status;
     out.secret = r.secret;
     if (r.ok())
@@ -169,11 +171,8 @@ QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readProxyPassword
         co_return out;
     const QString name = profile.connection.name;
     const KeyStore::Result r = co_await m_keychain->read(KeyStore::proxyKey(name));
-    if (!self) {
-        out.status = KeyStore::Status::Error;
-        out.problem = u"cancelled"_s;
-        co_return out;
-    }
+    if (!self)
+        co_return cancelledLookup();
     if (r.ok()) {
         out.secret = r.secret;
     } else if (r.status != KeyStore::Status::NotFound) {
