@@ -51,8 +51,10 @@ RunManager::~RunManager()
     // streams that use them, and no coroutine may be left waiting on either.
     shutdown();
     // Streams are children of this object; timers too. Flush what is pending to disk.
-    if (m_store)
+    if (m_store) {
         m_store->flush();
+        m_store->setRunSource({});
+    }
 }
 
 void RunManager::shutdown(std::chrono::milliseconds timeout)
@@ -84,7 +86,16 @@ void RunManager::shutdown(std::chrono::milliseconds timeout)
 
 void RunManager::setStore(RunStore *store)
 {
+    if (m_store)
+        m_store->setRunSource({});
     m_store = store;
+    // The store reads a run when it writes it, not on every batch of events (persist()).
+    if (m_store) {
+        m_store->setRunSource([this](const QString &id) -> const Run * {
+            const Entry *e = entry(id);
+            return e ? &e->run : nullptr;
+        });
+    }
 }
 
 bool RunManager::addConnection(const Connection &connection, QString *error)
@@ -394,7 +405,7 @@ void RunManager::persist(const QString &id)
     if (!m_store)
         return;
     if (const Entry *e = entry(id))
-        m_store->scheduleSave(e->run);
+        m_store->scheduleSave(id, e->run.status);
 }
 
 } // namespace Runwatch

@@ -201,6 +201,7 @@ bool RunStore::saveRun(const Run &run)
     if (!isOpen())
         return false;
     m_pending.remove(run.localId);
+    m_pendingIds.remove(run.localId);
     // An older version of this run may be on its way to disk: it must not land after this one.
     waitForWriter();
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
@@ -216,18 +217,60 @@ void RunStore::scheduleSave(const Run &run)
 {
     if (!isOpen())
         return;
-    const auto written = m_writtenStatus.constFind(run.localId);
-    const bool statusChanged = written == m_writtenStatus.constEnd() || *written != run.status;
+    m_pendingIds.remove(run.localId);
     m_pending.insert(run.localId, run);
+    armFlush(run.localId, run.status);
+}
+
+void RunStore::scheduleSave(const QString &localId, RunStatus status)
+{
+    if (!isOpen() || !m_source)
+        return;
+    m_pending.remove(localId); // an older copy: the source's run is newer
+    m_pendingIds.insert(localId);
+    armFlush(localId, status);
+}
+
+void RunStore::armFlush(const QString &localId, RunStatus status)
+{
+    const auto written = m_writtenStatus.constFind(localId);
+    const bool statusChanged = written == m_writtenStatus.constEnd() || *written != status;
     const int delay = statusChanged ? m_flushMs : 5 * m_flushMs;
     if (!m_flushTimer.isActive() || m_flushTimer.remainingTime() > delay)
         m_flushTimer.start(delay);
 }
 
+void RunStore::setRunSource(RunSource source)
+{
+    takePendingFromSource();
+    m_source = std::move(source);
+}
+
+void RunStore::takePendingFromSource()
+{
+    for (const QString &id : std::as_const(m_pendingIds)) {
+        if (const Run *run = m_source ? m_source(id) : nullptr)
+            m_pending.insert(id, *run);
+    }
+    m_pendingIds.clear();
+}
+
+const Run *RunStore::pendingRun(const QString &localId) const
+{
+    if (const auto it = m_pending.constFind(localId); it != m_pending.cend())
+        return &*it;
+    if (m_source && m_pendingIds.contains(localId))
+        return m_source(localId);
+    return nullptr;
+}
+
 void RunStore::submitPending()
 {
     m_flushTimer.stop();
-    if (m_pending.isEmpty() || !m_writer)
+    if (!m_writer)
+        return;
+    takePendingFromSource();
+    if (m_pending.isEmpty())
         return;
     // Copies of implicitly shared runs: cheap here, and the writer thread owns them from now on.
     // Forget batches the writer has finished: their copies would otherwise pin every old version
@@ -268,6 +311,7 @@ void RunStore::flush()
 bool RunStore::removeRun(const QString &localId)
 {
     m_pending.remove(localId);
+    m_pendingIds.remove(localId);
     m_writtenStatus.remove(localId);
     if (!isOpen())
         return false;
@@ -305,8 +349,8 @@ std::optional<Run> RunStore::queryOne(const QString &condition, const QString &v
 
 std::optional<Run> RunStore::loadRun(const QString &localId) const
 {
-    if (const auto it = m_pending.constFind(localId); it != m_pending.cend())
-        return *it;
+    if (const Run *run = pendingRun(localId))
+        return *run;
     if (const Run *run = inFlight(localId))
         return *run;
     return queryOne(u"r.local_id = ?"_s, localId);
@@ -360,8 +404,8 @@ Run RunStore::listedRun(const QSqlQuery &q, Load load) const
     Run run = runFromQuery(q);
     if (load == Load::Summary && run.isTerminal())
         run.outputLoaded = false;
-    if (const auto it = m_pending.constFind(run.localId); it != m_pending.cend())
-        return *it;
+    if (const Run *pending = pendingRun(run.localId))
+        return *pending;
     if (const Run *written = inFlight(run.localId))
         return *written;
     return run;

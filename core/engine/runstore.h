@@ -7,10 +7,12 @@
 #include <QHash>
 #include <QJsonObject>
 #include <QObject>
+#include <QSet>
 #include <QSqlDatabase>
 #include <QThread>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -89,6 +91,15 @@ public:
 
     bool saveRun(const Run &run); // immediate
     void scheduleSave(const Run &run);
+    // Where scheduleSave(localId, status) finds the run when the batch is handed over (and when a
+    // read wants the newest version): the engine's own copy. A run that streams a batch every
+    // frame is then copied once per flush, not once per batch. A source that goes away is taken
+    // off with setRunSource({}) after flush(); replacing it copies what is still pending first.
+    using RunSource = std::function<const Run *(const QString &localId)>;
+    void setRunSource(RunSource source);
+    // Like scheduleSave(run) for the run the source holds under `localId` (`status` is its status
+    // now, which decides how soon it is written). Without a source nothing is scheduled.
+    void scheduleSave(const QString &localId, RunStatus status);
     void flush();
     bool removeRun(const QString &localId);
 
@@ -108,6 +119,11 @@ private:
     void waitForWriter();
     // The run as handed to the writer when that batch is not written yet.
     const Run *inFlight(const QString &localId) const;
+    // The run scheduled and not yet handed over: a copy, or the source's run.
+    const Run *pendingRun(const QString &localId) const;
+    // Copies the source's runs of m_pendingIds into m_pending.
+    void takePendingFromSource();
+    void armFlush(const QString &localId, RunStatus status);
     static QString selectFor(Load load);
     Run listedRun(const QSqlQuery &q, Load load) const;
     // The first run matching an SQL condition on `r` whose every `?` is `value`.
@@ -116,7 +132,9 @@ private:
     QString m_connectionName;
     QString m_path;
     mutable QString m_error;
-    QHash<QString, Run> m_pending;                      // scheduled, not yet handed to the writer
+    QHash<QString, Run> m_pending; // scheduled, not yet handed to the writer
+    QSet<QString> m_pendingIds;    // likewise, the run still in m_source
+    RunSource m_source;
     QHash<QString, std::pair<quint64, Run>> m_inFlight; // handed over, by batch generation
     QHash<QString, RunStatus> m_writtenStatus;          // as last handed over or written
     detail::RunWriteStatements m_statements;            // saveRun() on this thread's connection
