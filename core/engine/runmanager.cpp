@@ -85,6 +85,7 @@ void RunManager::shutdown(std::chrono::milliseconds timeout)
 void RunManager::setStore(RunStore *store)
 {
     m_store = store;
+    m_prices.setStore(store);
 }
 
 bool RunManager::addConnection(const Connection &connection, QString *error)
