@@ -9,7 +9,8 @@
 # Writes main-window.png (list + streaming run), input-required.png (the approval panel),
 # main-window-dark.png (the same moment with the dark palette) and tool-outputs.png (a Foundry run
 # waiting for two tool outputs, on a 1366x768 screen) and main-window-de.png (the app in German,
-# LANG=de_DE.UTF-8, on a 1366x768 screen). The demo behind them runs the
+# LANG=de_DE.UTF-8, on a 1366x768 screen) and usage-cost.png (the token and cost columns shown, a price
+# set, on a 1366x768 screen). The demo behind them runs the
 # real OpenAI, A2A and jobs connectors against the built-in simulators (app/gui/demomode.h).
 # SCREEN=WxHxDEPTH sets the virtual screen (default 1600x1000x24), e.g. SCREEN=1366x768x24 to
 # check a small laptop screen.
@@ -51,6 +52,7 @@ shoot "" --palette light
 PLAN=main-window shoot "-dark" --palette dark
 PLAN=tooloutput SCREEN=1366x768x24 shoot "-small" --palette light
 SHOT_LANG=de_DE.UTF-8 PLAN=main-window SCREEN=1366x768x24 shoot "-de" --palette light
+PLAN=usage SCREEN=1366x768x24 shoot "-usage" --palette light
 
 mkdir -p "$out"
 cp "$tmp/shots/main-window.png" "$out/main-window.png"
@@ -58,5 +60,6 @@ cp "$tmp/shots/input-required.png" "$out/input-required.png"
 cp "$tmp/shots-dark/main-window.png" "$out/main-window-dark.png"
 cp "$tmp/shots-small/tooloutput.png" "$out/tool-outputs.png"
 cp "$tmp/shots-de/main-window.png" "$out/main-window-de.png"
+cp "$tmp/shots-usage/usage.png" "$out/usage-cost.png"
 echo "screenshots in $out:"
 ls -l "$out"

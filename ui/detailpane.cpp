@@ -4,6 +4,7 @@
 #include "conversationview.h"
 #include "engine/runexport.h"
 
+#include "domain/pricetable.h"
 #include "engine/runmanager.h"
 #include "icons.h"
 #include "inputpanel.h"
@@ -19,6 +20,7 @@
 #include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
@@ -131,6 +133,14 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     mp.setColor(QPalette::WindowText, mp.color(QPalette::PlaceholderText));
     m_meta->setPalette(mp);
     titles->addWidget(m_meta);
+    m_usage = new QLabel;
+    m_usage->setObjectName(u"runUsage"_s);
+    m_usage->setAccessibleName(tr("Token usage and cost"));
+    m_usage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_usage->setWordWrap(true);
+    m_usage->setPalette(mp);
+    m_usage->hide();
+    titles->addWidget(m_usage);
     header->addLayout(titles, 1);
     layout->addLayout(header);
 
@@ -204,6 +214,11 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     if (manager) {
         connect(manager, &RunManager::runChanged, this, &DetailPane::onRunChanged);
         connect(manager, &RunManager::runRemoved, this, &DetailPane::onRunRemoved);
+        // New prices change the cost line of the run shown.
+        connect(manager->prices(), &PriceBook::changed, this, [this] {
+            if (!m_runId.isEmpty() && !m_refresh.isActive())
+                m_refresh.start();
+        });
     }
     m_pages->setCurrentIndex(EmptyPage);
 }
@@ -347,6 +362,30 @@ void DetailPane::refreshSummary()
                            .arg(done));
 }
 
+void DetailPane::refreshUsage(const Run &run)
+{
+    const TokenUsage &u = run.usage;
+    if (!u.isKnown()) {
+        m_usage->hide();
+        return;
+    }
+    const QLocale locale;
+    const auto count = [&locale](qint64 n) { return n >= 0 ? locale.toString(n) : tr("not reported"); };
+    QString line = tr("Tokens: %1 input · %2 output").arg(count(u.inputTokens), count(u.outputTokens));
+    // Reasoning is counted within output (and billed with it), so it is said with it.
+    if (u.reasoningTokens >= 0)
+        line += u" "_s + tr("(%1 reasoning)").arg(locale.toString(u.reasoningTokens));
+    const PriceTable &prices = m_manager->prices()->table();
+    if (const auto cost = costOf(run, prices))
+        line += u"  ·  "_s + tr("cost %1").arg(formatCost(*cost, prices.currency));
+    else if (u.inputTokens >= 0 || u.outputTokens >= 0)
+        line += u"  ·  "_s
+                + (run.model.isEmpty() ? tr("no cost: the run names no model")
+                                       : tr("no price set for %1 (Settings › Prices…)").arg(run.model));
+    m_usage->setText(line);
+    m_usage->show();
+}
+
 void DetailPane::refresh()
 {
     if (m_ids.size() > 1) {
@@ -377,6 +416,7 @@ void DetailPane::refresh()
     if (!run->parentId.isEmpty())
         meta << tr("follow-up to run %1").arg(run->parentId);
     m_meta->setText(meta.join(u"  ·  "_s));
+    refreshUsage(*run);
     refreshConversation(*run);
     if (const auto progress = runProgress(*run, now)) {
         m_progress->setValue(qRound(progress->fraction * 1000));

@@ -53,6 +53,8 @@ public:
     // Shown for a live run that reports progress, with its ETA beside it.
     QProgressBar *progressBar() const { return m_progress; }
     QLabel *etaLabel() const { return m_eta; }
+    // The selected run's token usage and cost; hidden while it reported none.
+    QLabel *usageLabel() const { return m_usage; }
 
 Q_SIGNALS:
     void answered(const QString &runId, const Runwatch::InputAnswer &answer);
@@ -64,6 +66,7 @@ private:
     void syncOutput(bool reset);
     void refresh();
     void refreshSummary();
+    void refreshUsage(const Run &run);
 
     QPointer<RunManager> m_manager;
     QString m_runId;
@@ -77,6 +80,7 @@ private:
     BadgeWidget *m_badge = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_meta = nullptr;
+    QLabel *m_usage = nullptr;
     QWidget *m_progressRow = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_eta = nullptr;

@@ -12,10 +12,12 @@
 #include "models/runlistmodel.h"
 #include "newrundialog.h"
 #include "notifier.h"
+#include "pricesdialog.h"
 #include "rawlogview.h"
 #include "runhousekeeping.h"
 #include "runtableview.h"
 #include "statusstyle.h"
+#include "usagetotalslabel.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -96,13 +98,18 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     header->resizeSection(StartedColumn, 72);
     header->resizeSection(DurationColumn, 70);
     header->resizeSection(LastActivityColumn, 84);
+    header->resizeSection(InputTokensColumn, 96);
+    header->resizeSection(OutputTokensColumn, 100);
+    header->resizeSection(CostColumn, 96);
     // The title takes what the other columns leave, so the table always fills its width.
     header->setSectionResizeMode(TitleColumn, QHeaderView::Stretch);
-    // Column chooser on the header's context menu.
+    // Column chooser on the header's context menu; its choice is kept with the header state.
     for (int c = 0; c < RunColumnCount; ++c) {
         auto *toggle = new QAction(runColumnTitle(c), header);
+        toggle->setObjectName(u"toggleColumn%1"_s.arg(c));
         toggle->setCheckable(true);
-        toggle->setChecked(true);
+        toggle->setChecked(!runColumnHiddenByDefault(c));
+        m_table->setColumnHidden(c, runColumnHiddenByDefault(c));
         toggle->setEnabled(c != StatusColumn && c != TitleColumn);
         connect(toggle, &QAction::toggled, this, [this, c](bool on) { m_table->setColumnHidden(c, !on); });
         header->addAction(toggle);
@@ -146,6 +153,8 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     m_modeLabel->setObjectName(u"modeLabel"_s);
     statusBar()->addPermanentWidget(m_modeLabel);
     m_modeLabel->hide();
+    m_totals = new UsageTotalsLabel(m_proxy, manager ? manager->prices() : nullptr);
+    statusBar()->addPermanentWidget(m_totals);
 
     connect(m_filterBar, &FilterBar::categoryChanged, m_proxy, &RunFilterProxy::setCategory);
     connect(m_filterBar, &FilterBar::textChanged, m_proxy, &RunFilterProxy::setText);
@@ -240,6 +249,11 @@ void MainWindow::buildMenus()
             m_notifier->setEnabled(on);
     });
     settings->addAction(m_housekeeping->retentionAction());
+    m_pricesAction = settings->addAction(tr("&Prices…"));
+    m_pricesAction->setObjectName(u"actionPrices"_s);
+    m_pricesAction->setShortcut(QKeySequence(u"Ctrl+Shift+P"_s));
+    m_pricesAction->setStatusTip(tr("Set the price of each model's tokens, to show what runs cost"));
+    connect(m_pricesAction, &QAction::triggered, this, &MainWindow::openPricesDialog);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *about = help->addAction(tr("&About Runwatch"), QKeySequence::HelpContents, this, [this] {
@@ -378,6 +392,20 @@ void MainWindow::openBrowseRunsDialogOn(const QString &connection)
     dialog->open();
 }
 
+void MainWindow::openPricesDialog()
+{
+    if (!m_manager)
+        return;
+    auto *dialog = new PricesDialog(m_manager, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this] {
+        // The operator just asked for costs: show them where they were hidden.
+        if (m_manager && !m_manager->prices()->table().isEmpty() && m_table->isColumnHidden(CostColumn))
+            m_table->horizontalHeader()->actions().at(CostColumn)->setChecked(true);
+    });
+    dialog->open();
+}
+
 void MainWindow::saveState() const
 {
     QSettings s;
@@ -385,6 +413,8 @@ void MainWindow::saveState() const
     s.setValue(u"window/state"_s, QMainWindow::saveState());
     s.setValue(u"window/splitter"_s, m_splitter->saveState());
     s.setValue(u"runTable/header"_s, m_table->horizontalHeader()->saveState());
+    // How many columns that state knows: columns added later get their defaults on restore.
+    s.setValue(u"runTable/columns"_s, int(RunColumnCount));
     s.setValue(u"filter/category"_s, categoryName(m_filterBar->category()));
     s.setValue(u"filter/text"_s, m_filterBar->text());
     s.setValue(u"filter/connection"_s, m_filterBar->connection());
@@ -413,11 +443,25 @@ void MainWindow::restoreState()
     if (splitter.isEmpty() || !m_splitter->restoreState(splitter))
         m_splitter->setSizes({900, 540});
     QHeaderView *header = m_table->horizontalHeader();
-    header->restoreState(s.value(u"runTable/header"_s).toByteArray());
-    for (QAction *toggle : header->actions()) {
-        const int c = int(header->actions().indexOf(toggle));
-        toggle->setChecked(!m_table->isColumnHidden(c));
+    const QByteArray headerState = s.value(u"runTable/header"_s).toByteArray();
+    if (!headerState.isEmpty() && header->restoreState(headerState)) {
+        // A state saved before some columns existed (eight before the usage columns; no count
+        // was saved then) shows those columns as Qt appends them, visible and of the default
+        // width: give them their own defaults instead.
+        const int known = std::clamp(s.value(u"runTable/columns"_s, int(InputTokensColumn)).toInt(), 0,
+                                     int(RunColumnCount));
+        for (int c = known; c < RunColumnCount; ++c) {
+            m_table->setColumnHidden(c, runColumnHiddenByDefault(c));
+            header->resizeSection(c, std::max(header->sectionSize(c), 84));
+        }
     }
+    // Status and title cannot be hidden (their actions are disabled): a state that hid them
+    // (hand-edited, or from a build that allowed it) would leave no way back.
+    m_table->setColumnHidden(StatusColumn, false);
+    m_table->setColumnHidden(TitleColumn, false);
+    const QList<QAction *> toggles = header->actions();
+    for (int c = 0; c < toggles.size(); ++c)
+        toggles.at(c)->setChecked(!m_table->isColumnHidden(c));
     m_filterBar->setCategory(categoryFromName(s.value(u"filter/category"_s).toString()));
     const QString text = s.value(u"filter/text"_s).toString();
     if (!text.isEmpty())

@@ -21,6 +21,7 @@ class RunListModel;
 class RunHousekeeping;
 class RunManager;
 class RunTableView;
+class UsageTotalsLabel;
 
 // The cockpit: filter bar and run table on the left, the selected run's detail pane on the
 // right, the operator's actions in the toolbar, menus and the table's context menu. Window
@@ -45,6 +46,8 @@ public:
     void openBrowseRunsDialog();
     // Opens on `connection` (empty: the first); the Connections dialog asks for its own.
     void openBrowseRunsDialogOn(const QString &connection);
+    // Settings › Prices…: the per-model price table (PricesDialog).
+    void openPricesDialog();
 
     RunListModel *runModel() const { return m_model; }
     RunFilterProxy *proxy() const { return m_proxy; }
@@ -55,6 +58,8 @@ public:
     RunHousekeeping *housekeeping() const { return m_housekeeping; }
     QToolBar *toolBar() const { return m_toolBar; }
     RawEventRecorder *recorder() const { return m_recorder; }
+    UsageTotalsLabel *usageTotals() const { return m_totals; }
+    QAction *pricesAction() const { return m_pricesAction; }
 
     void saveState() const;
     void restoreState();
@@ -94,6 +99,8 @@ private:
     QAction *m_connectionsAction = nullptr;
     QAction *m_browseAction = nullptr;
     QLabel *m_modeLabel = nullptr;
+    UsageTotalsLabel *m_totals = nullptr;
+    QAction *m_pricesAction = nullptr;
 };
 
 } // namespace Runwatch

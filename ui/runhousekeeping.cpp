@@ -123,11 +123,7 @@ bool RunHousekeeping::exportTo(const QString &runId, const QString &path, Export
         const Run *turn = m_manager->ensureOutputLoaded(id) ? m_manager->run(id) : nullptr;
         return turn ? std::optional<Run>(*turn) : std::nullopt;
     });
-    const PriceTable prices
-        = m_manager->store()
-              ? PriceTable::fromJson(m_manager->store()->setting(QString::fromLatin1(kPriceSettingKey)))
-              : PriceTable{};
-    const QByteArray data = exportRun(*m_manager->run(runId), format, prices, earlier);
+    const QByteArray data = exportRun(*m_manager->run(runId), format, m_manager->prices()->table(), earlier);
     // QSaveFile: a failed write never leaves a truncated file in place of an older export.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "engine/pricebook.h"
 #include "engine/retention.h"
 #include "engine/runexport.h"
 
@@ -230,7 +231,7 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
     }
     m_store.flush();
     run = m_manager.run(id);
-    const PriceTable prices = PriceTable::fromJson(m_store.setting(QString::fromLatin1(kPriceSettingKey)));
+    const PriceTable prices = PriceBook::load(m_store);
     const std::optional<double> cost = costOf(*run, prices);
     if (m_json) {
         QJsonObject obj = runObject(*run);
@@ -537,9 +538,8 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
     // A follow-up's document holds the whole conversation, earlier turns from the store.
     const QList<Run> earlier
         = conversationBefore(*run, [this](const QString &id) { return m_store.loadRun(id); });
-    const QByteArray doc
-        = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json,
-                    PriceTable::fromJson(m_store.setting(QString::fromLatin1(kPriceSettingKey))), earlier);
+    const QByteArray doc = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json,
+                                     PriceBook::load(m_store), earlier);
     if (output.isEmpty()) {
         std::fwrite(doc.constData(), 1, std::size_t(doc.size()), m_out);
         std::fflush(m_out);

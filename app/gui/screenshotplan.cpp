@@ -6,9 +6,13 @@
 #include "engine/runmanager.h"
 #include "inputpanel.h"
 #include "mainwindow.h"
+#include "models/runformat.h"
+#include "runtableview.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QHeaderView>
 #include <QMetaEnum>
 #include <QPixmap>
 
@@ -23,11 +27,14 @@ constexpr int kMinStreamedChars = 520;
 
 // The run a shot selects: "main-window" the streaming run, "input-required" the approval, and
 // any other demo run by its DemoMode::Seed name in lower case ("timer", "webhook", "question",
-// "options", …), to review every panel by eye. Unknown names show the streaming run.
+// "options", …), to review every panel by eye; "usage" the streaming run once completed (its
+// usage reported), with the usage columns shown and a price set. Unknown names show the streaming run.
 DemoMode::Seed seedFor(const QString &shot)
 {
     if (shot == u"input-required")
         return DemoMode::Seed::Approval;
+    if (shot == u"usage")
+        return DemoMode::Seed::Streaming; // the demo's one OpenAI run that completes, with usage
     const QMetaEnum seeds = QMetaEnum::fromType<DemoMode::Seed>();
     for (int i = 0; i < seeds.keyCount(); ++i) {
         if (shot.compare(QLatin1StringView(seeds.key(i)), Qt::CaseInsensitive) == 0)
@@ -93,6 +100,9 @@ bool ScreenshotPlan::ready(const QString &shot)
                 = r->status == RunStatus::InProgress && r->primaryText.size() >= kMinStreamedChars;
             if (!streaming && (shot == u"main-window" || r->status != RunStatus::Completed))
                 return false;
+            // Usage is reported with the completed response.
+            if (shot == u"usage" && r->status != RunStatus::Completed)
+                return false;
         } else if (r->status != DemoMode::intendedStatus(seed)) {
             return false;
         }
@@ -104,6 +114,21 @@ bool ScreenshotPlan::prepare(const QString &shot)
 {
     if (!m_demo)
         return true;
+    if (shot == u"usage") {
+        // As an operator who watches cost has it: a price for the demo's model (in the demo's
+        // throw-away store) and the usage columns shown.
+        PriceTable prices;
+        prices.currency = u"USD"_s;
+        prices.prices << ModelPrice{u"runwatch-sim-1"_s, 1.25, 10};
+        m_manager->prices()->setTable(prices);
+        const QList<QAction *> toggles = m_window->table()->horizontalHeader()->actions();
+        for (int c : {InputTokensColumn, OutputTokensColumn, CostColumn})
+            toggles.at(c)->setChecked(true);
+        // On a 1366x768 screen eleven columns do not fit beside the detail pane: the operator's
+        // choice in the header menu, the columns this shot does not need make room.
+        for (int c : {BackendColumn, StartedColumn, LastActivityColumn})
+            toggles.at(c)->setChecked(false);
+    }
     return m_window->activateRun(m_demo->runId(seedFor(shot)));
 }
 

@@ -96,6 +96,7 @@ void RunManager::setStore(RunStore *store)
             return e ? &e->run : nullptr;
         });
     }
+    m_prices.setStore(store);
 }
 
 bool RunManager::addConnection(const Connection &connection, QString *error)

@@ -5,6 +5,7 @@
 #include "backends/runbackend.h"
 #include "connections/connection.h"
 #include "domain/runreducer.h"
+#include "pricebook.h"
 
 #include <QHash>
 #include <QObject>
@@ -66,6 +67,9 @@ public:
 
     void setStore(RunStore *store);
     RunStore *store() const { return m_store; }
+    // The operator's prices, read from the store by setStore() (both front ends cost runs with it).
+    PriceBook *prices() { return &m_prices; }
+    const PriceBook *prices() const { return &m_prices; }
     void setFollowPolicy(const FollowPolicy &policy) { m_policy = policy; }
     const FollowPolicy &followPolicy() const { return m_policy; }
     void setBackendFactory(BackendFactory factory) { m_factory = std::move(factory); }
@@ -177,6 +181,7 @@ private:
     QHash<QString, std::shared_ptr<Entry>> m_runs;
     QStringList m_order; // insertion order, for stable listings
     RunStore *m_store = nullptr;
+    PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;
     // RunBackend::shutdown() tasks of backends shut down (replaced, or all at shutdown()).

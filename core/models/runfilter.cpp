@@ -206,7 +206,11 @@ int compareColumn(const Run &a, const Run &b, int column, const QDateTime &now)
         return cmp(runDurationMs(a, now), runDurationMs(b, now));
     case LastActivityColumn:
         return cmp(a.updatedAt, b.updatedAt);
-    default:
+    case InputTokensColumn: // not reported (-1) sorts below zero
+        return cmp(a.usage.inputTokens, b.usage.inputTokens);
+    case OutputTokensColumn:
+        return cmp(a.usage.outputTokens, b.usage.outputTokens);
+    default: // CostColumn needs the price table: RunFilterProxy::lessThan
         return 0;
     }
 }

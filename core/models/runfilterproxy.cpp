@@ -76,8 +76,16 @@ bool RunFilterProxy::lessThan(const QModelIndex &left, const QModelIndex &right)
     const Run *b = m_model ? m_model->runAt(right.row()) : nullptr;
     if (!a || !b)
         return QSortFilterProxyModel::lessThan(left, right);
-    // Only the duration column needs a clock; skip the reading for every other column.
     const int column = left.column();
+    if (column == CostColumn && m_model->manager()) {
+        // By the cost under the current prices (no cost sorts below zero); ties as for any column.
+        const PriceBook *prices = m_model->manager()->prices();
+        const double ca = prices->costOf(*a).value_or(-1.0);
+        const double cb = prices->costOf(*b).value_or(-1.0);
+        if (ca != cb)
+            return ca < cb;
+    }
+    // Only the duration column needs a clock; skip the reading for every other column.
     const QDateTime now = column == DurationColumn ? QDateTime::currentDateTimeUtc() : QDateTime();
     return runLessThan(*a, *b, column, now);
 }

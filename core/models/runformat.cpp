@@ -71,9 +71,40 @@ QString runColumnTitle(int column)
         return QCoreApplication::translate("RunList", "Duration");
     case LastActivityColumn:
         return QCoreApplication::translate("RunList", "Last activity");
+    case InputTokensColumn:
+        return QCoreApplication::translate("RunList", "Input tokens");
+    case OutputTokensColumn:
+        return QCoreApplication::translate("RunList", "Output tokens");
+    case CostColumn:
+        return QCoreApplication::translate("RunList", "Cost");
     default:
         return {};
     }
+}
+
+bool runColumnHiddenByDefault(int column)
+{
+    return column == InputTokensColumn || column == OutputTokensColumn || column == CostColumn;
+}
+
+QString formatTokens(qint64 tokens)
+{
+    return QLocale().toString(tokens);
+}
+
+QString formatTokensShort(qint64 tokens)
+{
+    const QLocale locale;
+    if (tokens < 10000)
+        return locale.toString(tokens);
+    if (tokens < 1000000)
+        return QCoreApplication::translate("RunFormat", "%1k", "thousands of tokens")
+            .arg(locale.toString(double(tokens) / 1e3, 'f', tokens < 100000 ? 1 : 0));
+    if (tokens < 1000000000)
+        return QCoreApplication::translate("RunFormat", "%1M", "millions of tokens")
+            .arg(locale.toString(double(tokens) / 1e6, 'f', tokens < 100000000 ? 1 : 0));
+    return QCoreApplication::translate("RunFormat", "%1G", "billions of tokens")
+        .arg(locale.toString(double(tokens) / 1e9, 'f', 1));
 }
 
 qint64 runDurationMs(const Run &run, const QDateTime &now)

@@ -20,10 +20,23 @@ enum RunColumn {
     StartedColumn,
     DurationColumn,
     LastActivityColumn,
+    // Appended after the first eight so that a header state saved before they existed still
+    // restores (sections are saved by logical index); hidden until the operator shows them
+    // (runColumnHiddenByDefault, docs/architecture.md "Usage and cost").
+    InputTokensColumn,
+    OutputTokensColumn, // reasoning tokens, counted within, in its tooltip
+    CostColumn,
     RunColumnCount,
 };
 
 QString runColumnTitle(int column);
+// The columns a first window (or a header state saved before they existed) leaves hidden.
+bool runColumnHiddenByDefault(int column);
+
+// A token count with the locale's digit grouping: "12,345".
+QString formatTokens(qint64 tokens);
+// A large count, short, for the status bar's totals: "950", "12.3k", "1.2M".
+QString formatTokensShort(qint64 tokens);
 
 // Milliseconds the run has been going (or went, when it finished); 0 without a start time.
 qint64 runDurationMs(const Run &run, const QDateTime &now);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runlistmodel.h"
 
+#include "domain/pricetable.h"
 #include "engine/runmanager.h"
 #include "runprogress.h"
 
@@ -13,6 +14,12 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
+
+// What a token or cost cell shows when there is nothing to show; its tooltip says why.
+QString notReported()
+{
+    return u"—"_s;
+}
 
 const QList<int> &rowRoles()
 {
@@ -56,6 +63,14 @@ const QList<int> &durationRoles()
     return roles;
 }
 
+// The token and cost cells: what a usage report or a new price table changes.
+const QList<int> &usageRoles()
+{
+    static const QList<int> roles{Qt::DisplayRole, Qt::AccessibleTextRole, Qt::ToolTipRole,
+                                  RunListModel::SortValueRole};
+    return roles;
+}
+
 // Above this many single-cell changes, one range signal is cheaper than the repaints it causes.
 constexpr qsizetype kMaxCellSignals = 2000;
 
@@ -83,6 +98,11 @@ RunListModel::RunListModel(RunManager *manager, QObject *parent)
     connect(manager, &RunManager::runAdded, this, &RunListModel::onRunAdded);
     connect(manager, &RunManager::runChanged, this, &RunListModel::onRunChanged);
     connect(manager, &RunManager::runRemoved, this, &RunListModel::onRunRemoved);
+    // New prices re-price every row: one range signal over the cost column.
+    connect(manager->prices(), &PriceBook::changed, this, [this] {
+        if (!m_ids.isEmpty())
+            Q_EMIT dataChanged(index(0, CostColumn), index(int(m_ids.size()) - 1, CostColumn), usageRoles());
+    });
     const QStringList ids = manager->runIds();
     m_ids.reserve(ids.size());
     m_categories.reserve(ids.size());
@@ -182,6 +202,48 @@ QVariant RunListModel::displayValue(const Run &run, int column, const QDateTime 
         return run.createdAt.isValid() ? formatDuration(runDurationMs(run, now)) : QString();
     case LastActivityColumn:
         return formatTimestamp(run.updatedAt, now);
+    case InputTokensColumn:
+        return run.usage.inputTokens >= 0 ? formatTokens(run.usage.inputTokens) : notReported();
+    case OutputTokensColumn:
+        return run.usage.outputTokens >= 0 ? formatTokens(run.usage.outputTokens) : notReported();
+    case CostColumn: {
+        const PriceTable &prices = m_manager->prices()->table();
+        const auto cost = costOf(run, prices);
+        return cost ? formatCost(*cost, prices.currency) : notReported();
+    }
+    default:
+        return {};
+    }
+}
+
+QString RunListModel::usageToolTip(const Run &run, int column) const
+{
+    const TokenUsage &u = run.usage;
+    switch (column) {
+    case InputTokensColumn:
+        return u.inputTokens >= 0 ? tr("%1 input tokens").arg(formatTokens(u.inputTokens))
+                                  : tr("The service reported no input tokens for this run");
+    case OutputTokensColumn: {
+        if (u.outputTokens < 0)
+            return tr("The service reported no output tokens for this run");
+        QString tip = tr("%1 output tokens").arg(formatTokens(u.outputTokens));
+        // Reasoning is part of the output count (and billed with it): shown with it, not beside it.
+        if (u.reasoningTokens >= 0)
+            tip += u"\n"_s + tr("%1 of them reasoning tokens").arg(formatTokens(u.reasoningTokens));
+        return tip;
+    }
+    case CostColumn: {
+        const PriceTable &prices = m_manager->prices()->table();
+        if (u.inputTokens < 0 && u.outputTokens < 0)
+            return tr("No cost: the service reported no token usage for this run");
+        if (!prices.priceFor(run.model))
+            return run.model.isEmpty() ? tr("No cost: the run names no model")
+                                       : tr("No price set for model %1 — Settings › Prices…").arg(run.model);
+        const auto cost = costOf(run, prices);
+        return cost ? tr("%1 at the price set for %2 (input and output tokens)")
+                          .arg(formatCost(*cost, prices.currency), prices.priceFor(run.model)->model)
+                    : QString();
+    }
     default:
         return {};
     }
@@ -206,6 +268,13 @@ QVariant RunListModel::sortValue(const Run &run, int column, const QDateTime &no
         return runDurationMs(run, now);
     case LastActivityColumn:
         return run.updatedAt;
+    // Not reported sorts below zero.
+    case InputTokensColumn:
+        return run.usage.inputTokens;
+    case OutputTokensColumn:
+        return run.usage.outputTokens;
+    case CostColumn:
+        return costOf(run, m_manager->prices()->table()).value_or(-1.0);
     default:
         return {};
     }
@@ -253,6 +322,8 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
             }
             return tip;
         }
+        if (column == InputTokensColumn || column == OutputTokensColumn || column == CostColumn)
+            return usageToolTip(*run, column);
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
     case Qt::AccessibleTextRole:
         if (column == StatusColumn)
@@ -262,7 +333,8 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         // The badge is painted (icon, colour, text): say what it is.
         return column == StatusColumn ? tr("Status badge") : runColumnTitle(column);
     case Qt::TextAlignmentRole:
-        if (column == DurationColumn)
+        if (column == DurationColumn || column == InputTokensColumn || column == OutputTokensColumn
+            || column == CostColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     case IdRole:
@@ -332,7 +404,9 @@ void RunListModel::onRunChanged(const QString &id, RunChanges changes)
 {
     if (!m_rows.contains(id))
         return; // still pending: it is inserted with its latest state
-    if (changes & ~RunChanges(RunChange::Primary | RunChange::Secondary | RunChange::Cursor))
+    if ((changes & RunChange::Usage) && !(changes & ~RunChanges(RunChange::Usage | RunChange::Cursor)))
+        m_dirtyUsage.insert(id); // only the token and cost cells
+    else if (changes & ~RunChanges(RunChange::Primary | RunChange::Secondary | RunChange::Cursor))
         m_dirtyRows.insert(id);
     else if (const Run *run = (changes & RunChange::Secondary) && m_manager ? m_manager->run(id) : nullptr;
              run && reportedProgress(*run))
@@ -351,6 +425,7 @@ void RunListModel::onRunRemoved(const QString &id)
         m_pendingAdds.removeAll(id);
     m_dirtyRows.remove(id);
     m_dirtyActivity.remove(id);
+    m_dirtyUsage.remove(id);
     const int row = rowOf(id);
     if (row < 0)
         return;
@@ -423,11 +498,14 @@ void RunListModel::emitChanges()
         if (const Run *run = runAt(row))
             countsMoved = recount(row, *run) || countsMoved;
         m_dirtyActivity.remove(id); // the whole row covers it
+        m_dirtyUsage.remove(id);
     }
     const QSet<QString> rows = std::exchange(m_dirtyRows, {});
     const QSet<QString> activity = std::exchange(m_dirtyActivity, {});
+    const QSet<QString> usage = std::exchange(m_dirtyUsage, {});
     emitRows(rows, 0, RunColumnCount - 1, rowRoles());
     emitRows(activity, LastActivityColumn, LastActivityColumn, activityRoles());
+    emitRows(usage, InputTokensColumn, CostColumn, usageRoles());
     if (countsMoved) {
         updateTicker();
         Q_EMIT countsChanged();

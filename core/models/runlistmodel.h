@@ -97,6 +97,7 @@ private:
     bool recount(int row, const Run &run);
     QVariant displayValue(const Run &run, int column, const QDateTime &now) const;
     QVariant sortValue(const Run &run, int column, const QDateTime &now) const;
+    QString usageToolTip(const Run &run, int column) const;
 
     QPointer<RunManager> m_manager;
     QList<QString> m_ids;
@@ -110,6 +111,7 @@ private:
     QSet<QString> m_pendingAddSet; // O(1) membership while 100k runs are being adopted
     QSet<QString> m_dirtyRows;     // anything but output changed: whole row, every role
     QSet<QString> m_dirtyActivity; // only output arrived: the "last activity" cell
+    QSet<QString> m_dirtyUsage;    // only the token usage changed: its cells and the cost
     QTimer m_insertTimer;
     QTimer m_changeTimer;
     QTimer m_ticker;
