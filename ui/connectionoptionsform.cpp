@@ -37,6 +37,10 @@ ConnectionOptionsForm::ConnectionOptionsForm(QFormLayout *form, QObject *parent)
            tr("PEM certificates trusted besides the system's, e.g. a company CA."), true);
     addRow(ConnectionOption::Proxy, tr("Pro&xy:"), tr("http://host:port or socks5://host:port (optional)"),
            tr("Every request of this connection goes through this proxy."), false);
+    addRow(ConnectionOption::DefaultTimeBudget, tr("Default time &budget:"), tr("e.g. 2h (optional)"),
+           tr("Runs started on this connection get this deadline: a warning before it, \"over deadline\" "
+              "after it. Set Deadline… changes it per run and can cancel at the deadline."),
+           false);
     m_problems = new QLabel;
     m_problems->setObjectName(u"connectionOptionProblems"_s);
     m_problems->setAccessibleName(tr("Problems with the options"));

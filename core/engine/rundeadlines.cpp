@@ -3,6 +3,8 @@
 
 #include "engine/runmanager.h"
 
+#include <QCoreApplication>
+
 #include <algorithm>
 #include <cmath>
 
@@ -23,6 +25,24 @@ QDateTime deadlineWarningAt(const Run &run)
     if (run.createdAt.isValid() && run.createdAt < run.deadlineAt)
         lead = std::min(lead, run.createdAt.msecsTo(run.deadlineAt) / 10);
     return run.deadlineAt.addMSecs(-lead);
+}
+
+QString deadlineText(const Run &run, const QDateTime &now)
+{
+    if (!run.deadlineAt.isValid() || run.isTerminal())
+        return {};
+    const QDateTime local = run.deadlineAt.toLocalTime();
+    // The date only when it is not today: "Deadline 14:30" reads at a glance.
+    const QString when = local.date() == now.toLocalTime().date() ? local.toString(u"HH:mm"_s)
+                                                                  : local.toString(u"yyyy-MM-dd HH:mm"_s);
+    if (now >= run.deadlineAt)
+        return run.cancelAtDeadline
+                   ? QCoreApplication::translate("RunDeadlines", "Over deadline since %1 — cancel requested")
+                         .arg(when)
+                   : QCoreApplication::translate("RunDeadlines", "Over deadline since %1").arg(when);
+    return run.cancelAtDeadline
+               ? QCoreApplication::translate("RunDeadlines", "Deadline %1 — cancels then").arg(when)
+               : QCoreApplication::translate("RunDeadlines", "Deadline %1").arg(when);
 }
 
 bool isOverDeadline(const Run &run, const QDateTime &now)

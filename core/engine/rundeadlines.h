@@ -23,6 +23,9 @@ class RunManager;
 // that a 2-minute budget warns 12 s ahead rather than before it even began. Invalid without a
 // deadline.
 QDateTime deadlineWarningAt(const Run &run);
+// The detail pane's and tooltip's line: "Deadline 14:30 — cancels then", "Deadline 14:30",
+// "Over deadline since 14:30"; empty without a deadline or for a finished run. Local time.
+QString deadlineText(const Run &run, const QDateTime &now);
 // A live run past its deadline (shown "over deadline"; cancelled when cancelAtDeadline).
 bool isOverDeadline(const Run &run, const QDateTime &now);
 
