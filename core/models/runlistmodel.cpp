@@ -249,7 +249,7 @@ void RunListModel::setWatchers(StuckRunWatcher *stuck, DeadlineWatcher *deadline
 
 QString RunListModel::statusText(const Run &run) const
 {
-    const QString text = badgeText(run);
+    QString text = badgeText(run);
     // Reconnecting and "needs input" say more about what to do next than the flags below.
     if (run.isTerminal() || run.connectionLost || run.status == RunStatus::InputRequired)
         return text;
