@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "actioncontroller.h"
 
+#include "deadlinedialog.h"
 #include "detailpane.h"
 #include "domain/runreducer.h"
 #include "icons.h"
@@ -60,6 +61,11 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
                         QKeySequence(u"Ctrl+Shift+C"_s), tr("Copy the run's whole output"), pal);
     m_refresh = makeAction(this, u"resume"_s, tr("Re&fresh"), u"actionRefresh"_s, QKeySequence::Refresh,
                            tr("Read the selected runs' state from the server"), pal);
+    m_deadline = makeAction(this, u"resume"_s, tr("Set &Deadline…"), u"actionSetDeadline"_s,
+                            QKeySequence(u"Ctrl+Shift+D"_s),
+                            tr("Give the selected runs a time budget: warned before, cancelled at the end "
+                               "when asked"),
+                            pal);
     // Toolbar labels stay short; the menu uses the full text.
     m_cancel->setIconText(tr("Cancel"));
     m_delete->setIconText(tr("Delete"));
@@ -75,6 +81,7 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
     connect(m_followUp, &QAction::triggered, this, &ActionController::followUpSelected);
     connect(m_copy, &QAction::triggered, this, &ActionController::copySelected);
     connect(m_refresh, &QAction::triggered, this, &ActionController::refreshSelected);
+    connect(m_deadline, &QAction::triggered, this, &ActionController::setDeadlineSelected);
     connect(detail, &DetailPane::answered, this, &ActionController::answer);
     connect(detail, &DetailPane::resumeRequested, this, [this](const QString &id) {
         if (m_manager && stateOf(id).resume)
@@ -102,7 +109,7 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
 
 QList<QAction *> ActionController::runActions() const
 {
-    return {m_cancel, m_delete, m_resume, m_respond, m_followUp, m_copy, m_refresh};
+    return {m_cancel, m_delete, m_resume, m_respond, m_followUp, m_copy, m_refresh, m_deadline};
 }
 
 QStringList ActionController::selectedRunIds() const
@@ -146,6 +153,12 @@ void ActionController::updateActions()
     m_followUp->setEnabled(s.followUp);
     m_copy->setEnabled(s.copyOutput);
     m_refresh->setEnabled(!selectedRunIds().isEmpty());
+    bool anyLive = false;
+    for (const QString &id : ids) {
+        const Run *run = m_manager ? m_manager->run(id) : nullptr;
+        anyLive = anyLive || (run && !run->isTerminal());
+    }
+    m_deadline->setEnabled(anyLive);
     m_newRun->setEnabled(m_manager && !m_manager->connectionNames().isEmpty());
 }
 
@@ -382,6 +395,36 @@ void ActionController::onActionFinished(const QString &id, RunManager::Action ac
         break;
     }
     Q_EMIT message(what.arg(describe(id), result.error.message), 10000);
+}
+
+void ActionController::setDeadlineSelected()
+{
+    const QStringList ids = selectedRunIds();
+    const Run *first = nullptr;
+    for (const QString &id : ids) {
+        const Run *run = m_manager ? m_manager->run(id) : nullptr;
+        if (run && !run->isTerminal()) {
+            first = run;
+            break;
+        }
+    }
+    if (!first || m_deadlineDialog)
+        return;
+    auto *dialog = new DeadlineDialog(first->deadlineAt, first->cancelAtDeadline, m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_deadlineDialog = dialog;
+    connect(dialog, &QDialog::accepted, this, [this, dialog, ids] {
+        int set = 0;
+        for (const QString &id : ids) {
+            // Runs that ended while the dialog was open are left alone (setDeadline refuses them).
+            if (m_manager && m_manager->setDeadline(id, dialog->deadlineAt(), dialog->cancelAtDeadline()))
+                ++set;
+        }
+        Q_EMIT message(dialog->deadlineAt().isValid() ? tr("Deadline set on %n run(s).", nullptr, set)
+                                                      : tr("Deadline removed from %n run(s).", nullptr, set),
+                       5000);
+    });
+    dialog->open();
 }
 
 } // namespace Runwatch

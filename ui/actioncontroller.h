@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "deadlinedialog.h"
 #include "engine/runmanager.h"
 #include "models/runactions.h"
 
@@ -38,6 +39,7 @@ public:
     QAction *followUpAction() const { return m_followUp; }
     QAction *copyAction() const { return m_copy; }
     QAction *refreshAction() const { return m_refresh; }
+    QAction *deadlineAction() const { return m_deadline; }
     QList<QAction *> runActions() const;
 
     QStringList selectedRunIds() const;
@@ -46,6 +48,8 @@ public:
     QMessageBox *pendingConfirmation() const { return m_confirm; }
     // The follow-up prompt dialog currently open (tests fill and accept it).
     QInputDialog *pendingFollowUp() const { return m_followUpDialog; }
+    // The "Set Deadline" dialog currently open (tests fill and accept it).
+    DeadlineDialog *pendingDeadline() const { return m_deadlineDialog; }
 
     void updateActions();
     void scheduleUpdate();
@@ -65,6 +69,8 @@ private:
     void sendFollowUp(const QString &parentId, const QString &prompt);
     void copySelected();
     void refreshSelected();
+    // Asks for a time budget (non-blocking) and sets it on every selected run still live.
+    void setDeadlineSelected();
     void answer(const QString &runId, const Runwatch::InputAnswer &answer);
     void onActionFinished(const QString &id, Runwatch::RunManager::Action action,
                           const Runwatch::ActionResult &result);
@@ -83,8 +89,10 @@ private:
     QAction *m_followUp;
     QAction *m_copy;
     QAction *m_refresh;
+    QAction *m_deadline;
     QPointer<QMessageBox> m_confirm;
     QPointer<QInputDialog> m_followUpDialog;
+    QPointer<DeadlineDialog> m_deadlineDialog;
     QSet<QString> m_selected; // as of the last updateActions(); refreshed on every selection change
     QTimer m_update;
 };

@@ -40,6 +40,10 @@ ConnectionOptionsForm::ConnectionOptionsForm(QFormLayout *form, QObject *parent)
               "(socks5://user:password@host:port) is kept in the system keychain, not in the saved "
               "connection."),
            false);
+    addRow(ConnectionOption::DefaultTimeBudget, tr("Default time &budget:"), tr("e.g. 2h (optional)"),
+           tr("Runs started on this connection get this deadline: a warning before it, \"over deadline\" "
+              "after it. Set Deadline… changes it per run and can cancel at the deadline."),
+           false);
     m_problems = new QLabel;
     m_problems->setObjectName(u"connectionOptionProblems"_s);
     m_problems->setAccessibleName(tr("Problems with the options"));

@@ -2,6 +2,7 @@
 #include "detailpane.h"
 
 #include "conversationview.h"
+#include "engine/rundeadlines.h"
 #include "engine/runexport.h"
 
 #include "domain/pricetable.h"
@@ -415,6 +416,8 @@ void DetailPane::refresh()
         meta << tr("started %1").arg(formatTimestamp(run->createdAt, now));
     if (!run->parentId.isEmpty())
         meta << tr("follow-up to run %1").arg(run->parentId);
+    if (const QString deadline = deadlineText(*run, now); !deadline.isEmpty())
+        meta << deadline;
     m_meta->setText(meta.join(u"  ·  "_s));
     refreshUsage(*run);
     refreshConversation(*run);

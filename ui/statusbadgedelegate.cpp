@@ -21,7 +21,14 @@ BadgeStyle styleFor(const QModelIndex &index, const QPalette &palette)
     const bool lost = index.data(RunListModel::ConnectionLostRole).toBool();
     const bool needsPerson
         = StatusCategory(index.data(RunListModel::CategoryRole).toInt()) == StatusCategory::NeedsInput;
-    BadgeStyle style = badgeStyle(status, lost, needsPerson, isDarkPalette(palette));
+    const bool dark = isDarkPalette(palette);
+    BadgeStyle style = badgeStyle(status, lost, needsPerson, dark);
+    if (!lost && !needsPerson && !isTerminal(status)) {
+        if (index.data(RunListModel::StuckRole).toBool())
+            markStuck(style, dark);
+        else if (index.data(RunListModel::OverDeadlineRole).toBool())
+            markOverDeadline(style, dark);
+    }
     // The model's text (badgeText) says more than the status: "Reconnecting", "Waiting" for a
     // run suspended on a timer or a callback; its tooltip has the rest.
     style.text = index.data(Qt::DisplayRole).toString();

@@ -112,6 +112,30 @@ BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool needsPerson, b
     return s;
 }
 
+namespace {
+void recolour(BadgeStyle &s, Pair colour, bool dark)
+{
+    s.icon = u"status-warning"_s;
+    s.accent = pick(colour, dark);
+    s.textColor = s.accent;
+    s.fill = s.accent;
+    s.fill.setAlphaF(dark ? 0.20f : 0.11f);
+}
+} // namespace
+
+void markStuck(BadgeStyle &style, bool dark)
+{
+    recolour(style, kOrange, dark);
+    style.bold = true;
+    style.dashed = true;
+}
+
+void markOverDeadline(BadgeStyle &style, bool dark)
+{
+    recolour(style, kRed, dark);
+    style.dashed = true;
+}
+
 QColor blendOver(const QColor &top, const QColor &below)
 {
     const float a = top.alphaF();

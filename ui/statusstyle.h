@@ -32,6 +32,10 @@ struct BadgeStyle
 // text is the status's label; callers show the run's badgeText() instead, which says more.
 BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool needsPerson, bool dark);
 bool isDarkPalette(const QPalette &palette);
+// A live run flagged stuck (orange, warning icon, bold, dashed: it may need the operator's
+// Cancel) or over its deadline (red outline, warning icon); the text stays the caller's.
+void markStuck(BadgeStyle &style, bool dark);
+void markOverDeadline(BadgeStyle &style, bool dark);
 // `top` (with alpha) composited over the opaque `below`.
 QColor blendOver(const QColor &top, const QColor &below);
 

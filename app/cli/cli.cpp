@@ -56,7 +56,9 @@ Global options (before the command):
 
 Commands:
   start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
-                      (--agent: foundry, the assistant id to run)
+        [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: foundry, the assistant id to run; --deadline: a time budget
+                      such as 45m or 2h, warned before, cancelled at the end when asked)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
                       the next turn after a completed run (openai: previous_response_id;
                       a2a: a new task in its contextId; foundry: a message and a new run on
@@ -87,6 +89,9 @@ Commands:
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
   connections         the saved connections: name, backend, URL, where the key is kept
+  deadline RUN (--in DURATION [--cancel] | --clear)
+                      the run's time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
+                      it at the deadline (done by whoever follows it: the app, watch)
 
 RUN is the local or the remote id. A stored run started on a saved connection goes through it
 again (its options and key) unless --url/--backend are given. API keys never come from the
@@ -315,6 +320,8 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
         return cmdPrune(o, rest);
     if (command == u"connections")
         return cmdConnections(o, rest);
+    if (command == u"deadline")
+        return cmdDeadline(o, rest);
     return usage(CliApp::tr("unknown command \"%1\"").arg(command));
 }
 

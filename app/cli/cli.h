@@ -87,6 +87,7 @@ private:
     int cmdExport(const Options &o, const QStringList &args);
     int cmdPrune(const Options &o, const QStringList &args);
     int cmdConnections(const Options &o, const QStringList &args);
+    int cmdDeadline(const Options &o, const QStringList &args); // clideadline.cpp
 
     // Loads RUN from the store, registers its connection and adopts it (without following).
     const Run *loadRun(const Options &o, const QString &idOrRemote, QString *error);

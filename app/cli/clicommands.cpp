@@ -3,8 +3,10 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "domain/timebudget.h"
 #include "engine/pricebook.h"
 #include "engine/retention.h"
+#include "engine/rundeadlines.h"
 #include "engine/runexport.h"
 
 #include <QCoreApplication>
@@ -65,7 +67,8 @@ const Run *CliApp::runArgument(const Options &o, const QStringList &args, const 
 int CliApp::cmdStart(const Options &o, const QStringList &args)
 {
     QString prompt, model, agent;
-    bool stream = true, follow = false;
+    bool stream = true, follow = false, cancelAtDeadline = false;
+    std::optional<qint64> budget;
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
         if (a == u"--prompt" && i + 1 < args.size())
@@ -78,6 +81,13 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
             stream = false;
         else if (a == u"--follow")
             follow = true;
+        else if (a == u"--deadline" && i + 1 < args.size()) {
+            budget = parseTimeBudgetMs(args.at(++i));
+            if (!budget)
+                return usage(
+                    CliApp::tr("start: --deadline needs a time budget such as 90s, 45m, 2h or 1h30m"));
+        } else if (a == u"--cancel-at-deadline")
+            cancelAtDeadline = true;
         else
             return usage(CliApp::tr("start: unexpected argument %1").arg(a));
     }
@@ -101,6 +111,8 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
                                                     : u"gpt-5"_s;
     request.stream = stream;
     const QString id = m_manager.startRun(conn->name, request);
+    if (budget)
+        m_manager.setDeadline(id, QDateTime::currentDateTimeUtc().addMSecs(*budget), cancelAtDeadline);
     return reportStarted(id, follow, stream, agentService);
 }
 
@@ -149,6 +161,9 @@ int CliApp::reportStarted(const QString &id, bool follow, bool stream, bool poll
 
 int CliApp::followToEnd(const QString &id)
 {
+    // The run's deadline acts while this process follows it (a cancel at the deadline is sent
+    // from here; the engine holds only this run).
+    const DeadlineWatcher deadlines(&m_manager);
     bool stopped = false;
     auto c = connect(&m_manager, &RunManager::followingStopped, this, [&](const QString &rid) {
         if (rid == id)
@@ -245,6 +260,11 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
         obj.insert(u"input_tokens"_s, count(run->usage.inputTokens));
         obj.insert(u"output_tokens"_s, count(run->usage.outputTokens));
         obj.insert(u"reasoning_tokens"_s, count(run->usage.reasoningTokens));
+        if (run->deadlineAt.isValid()) {
+            obj.insert(u"deadline_at"_s, run->deadlineAt.toString(Qt::ISODateWithMs));
+            obj.insert(u"cancel_at_deadline"_s, run->cancelAtDeadline);
+            obj.insert(u"over_deadline"_s, isOverDeadline(*run, QDateTime::currentDateTimeUtc()));
+        }
         if (cost) {
             obj.insert(u"cost"_s, *cost);
             obj.insert(u"currency"_s, prices.currency);

@@ -5,8 +5,11 @@
 #include "connections/keystore.h"
 #include "demomode.h"
 #include "engine/retention.h"
+#include "engine/rundeadlines.h"
+#include "engine/stuckruns.h"
 #include "icons.h"
 #include "mainwindow.h"
+#include "models/runlistmodel.h"
 #include "notifier.h"
 #include "screenshotplan.h"
 #include "startuptrace.h"
@@ -141,7 +144,10 @@ bool AppController::start(QString *error)
         m_notifier->setTrayIcon(m_tray);
     }
 
+    setUpRunWatchers();
+
     m_window = new MainWindow(&m_manager);
+    m_window->runModel()->setWatchers(m_stuck, m_deadlines);
     m_window->setConnectionRegistry(m_registry);
     m_window->setNotifier(m_notifier);
     if (m_tray)
@@ -223,6 +229,31 @@ void AppController::loadHistoryPage(int limit)
         return;
     }
     QTimer::singleShot(0, this, [this] { loadHistoryPage(kHistoryPage); });
+}
+
+void AppController::setUpRunWatchers()
+{
+    m_stuck = new StuckRunWatcher(&m_manager, this);
+    m_deadlines = new DeadlineWatcher(&m_manager, this);
+    const auto title = [this](const QString &id) {
+        const Run *run = m_manager.run(id);
+        return !run ? id : run->title.isEmpty() ? run->localId : run->title;
+    };
+    // Once per stuck episode (StuckRunWatcher::runStuck): the operator decides whether to cancel.
+    connect(m_stuck, &StuckRunWatcher::runStuck, this, [this, title](const QString &id) {
+        m_notifier->notify(id, tr("Run looks stuck"), title(id), true);
+    });
+    connect(m_deadlines, &DeadlineWatcher::deadlineApproaching, this, [this, title](const QString &id) {
+        const Run *run = m_manager.run(id);
+        const QString line = run ? deadlineText(*run, QDateTime::currentDateTimeUtc()) : QString();
+        m_notifier->notify(id, tr("Deadline approaching"), title(id) + u"\n"_s + line, false);
+    });
+    connect(m_deadlines, &DeadlineWatcher::deadlineReached, this,
+            [this, title](const QString &id, bool cancelling) {
+                m_notifier->notify(id,
+                                   cancelling ? tr("Deadline reached: cancelling") : tr("Deadline reached"),
+                                   title(id), true);
+            });
 }
 
 } // namespace Runwatch

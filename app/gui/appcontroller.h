@@ -17,10 +17,12 @@ class QSystemTrayIcon;
 namespace Runwatch {
 
 class ConnectionRegistry;
+class DeadlineWatcher;
 class DemoMode;
 class Notifier;
 class KeyStore;
 class StartupTrace;
+class StuckRunWatcher;
 
 struct AppOptions
 {
@@ -55,6 +57,8 @@ public:
     bool isDemo() const { return m_demo != nullptr; }
 
 private:
+    // Stuck runs and deadlines: the core rules, their notifications, their badges.
+    void setUpRunWatchers();
     void startDemo();
     void loadSavedRuns(const QStringList &problems);
     void loadHistoryPage(int limit);
@@ -72,6 +76,8 @@ private:
     KeyStore *m_keychain = nullptr;
     ConnectionRegistry *m_registry = nullptr;
     Notifier *m_notifier = nullptr;
+    StuckRunWatcher *m_stuck = nullptr;
+    DeadlineWatcher *m_deadlines = nullptr;
     QSystemTrayIcon *m_tray = nullptr;
     DemoMode *m_demo = nullptr;
     StartupTrace *m_startupTrace = nullptr;

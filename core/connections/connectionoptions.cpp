@@ -2,6 +2,7 @@
 #include "connections/connectionoptions.h"
 
 #include "backends/jobs/jobsbackend.h"
+#include "domain/timebudget.h"
 #include "net/httpclient.h"
 #include "net/httppolicy.h"
 
@@ -65,7 +66,7 @@ QStringList connectionOptionsFor(const QString &backend)
         out << ConnectionOption::ApiVersion << ConnectionOption::TokenCommand;
     else if (backend == u"jobs")
         out << ConnectionOption::ProfileFile;
-    out << ConnectionOption::CaBundle << ConnectionOption::Proxy;
+    out << ConnectionOption::CaBundle << ConnectionOption::Proxy << ConnectionOption::DefaultTimeBudget;
     return out;
 }
 
@@ -131,6 +132,10 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
     if (!proxy.isEmpty() && !proxyFromUrl(QUrl(proxy)))
         problems.append({ConnectionOption::Proxy,
                          Text::tr("A proxy is given as http://host:port or socks5://host:port.")});
+    const QString budget = optionText(connection, ConnectionOption::DefaultTimeBudget);
+    if (!budget.isEmpty() && !parseTimeBudgetMs(budget))
+        problems.append({ConnectionOption::DefaultTimeBudget,
+                         Text::tr("A time budget is given as 90s, 45m, 2h, 1h30m or 1d (a year at most).")});
     return problems;
 }
 

@@ -22,6 +22,8 @@ inline constexpr QLatin1StringView TokenCommand{"token_command"}; // foundry: pr
 inline constexpr QLatin1StringView ProfileFile{"profile_file"};   // jobs: the connection profile (JSON)
 inline constexpr QLatin1StringView CaBundle{"ca_bundle"};         // every backend: PEM CA certificates
 inline constexpr QLatin1StringView Proxy{"proxy"};                // every backend: http:// or socks5:// proxy
+inline constexpr QLatin1StringView DefaultTimeBudget{
+    "default_time_budget"}; // every backend: "2h", a new run's deadline
 } // namespace ConnectionOption
 
 // Which of the options above apply to `backend` (the common ones included), in display order.

@@ -19,6 +19,8 @@ enum class RunChange {
     Cursor = 0x40,
     Usage = 0x80,    // the reported token usage changed
     Dropped = 0x100, // duplicate / out of order: nothing applied
+    // The operator set or cleared the deadline (RunManager::setDeadline).
+    Deadline = 0x200,
 };
 Q_DECLARE_FLAGS(RunChanges, RunChange)
 Q_DECLARE_OPERATORS_FOR_FLAGS(RunChanges)

@@ -7,6 +7,9 @@
 #include "runmanager_p.h"
 #include "runstore.h"
 
+#include "connections/connectionoptions.h"
+#include "domain/timebudget.h"
+
 #include <QCoreApplication>
 #include <QUuid>
 
@@ -182,6 +185,11 @@ Run RunManager::newRun(const QString &connectionName) const
     run.createdAt = QDateTime::currentDateTimeUtc();
     run.updatedAt = run.createdAt;
     run.model = conn.defaultModel;
+    // The connection's default time budget: warned before, flagged over deadline after (the
+    // operator asks per run for a cancel at the deadline).
+    if (const auto budget
+        = parseTimeBudgetMs(conn.options.value(ConnectionOption::DefaultTimeBudget).toString()))
+        run.deadlineAt = run.createdAt.addMSecs(*budget);
     if (const RunBackend *b = backend(connectionName))
         run.capabilities = b->capabilities();
     return run;

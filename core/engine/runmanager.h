@@ -124,6 +124,11 @@ public:
     void deleteRun(const QString &id, bool onServer);
     void respondToRun(const QString &id, InputAnswer answer);
     void refreshRun(const QString &id);
+    // The operator's time budget (Run::deadlineAt / cancelAtDeadline; an invalid time clears it),
+    // stored at once and acted on by a DeadlineWatcher. False, with the reason in *error, for an
+    // unknown or finished run.
+    bool setDeadline(const QString &id, const QDateTime &deadlineAt, bool cancelAtDeadline,
+                     QString *error = nullptr);
 
 Q_SIGNALS:
     void runAdded(const QString &id);

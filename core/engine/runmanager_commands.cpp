@@ -30,6 +30,23 @@ void RunManager::deleteRun(const QString &id, bool onServer)
     doDelete(id, onServer);
 }
 
+bool RunManager::setDeadline(const QString &id, const QDateTime &deadlineAt, bool cancelAtDeadline,
+                             QString *error)
+{
+    Entry *e = entry(id);
+    if (!e || e->run.isTerminal()) {
+        if (error)
+            *error = e ? QCoreApplication::translate("RunManager", "The run has already finished.")
+                       : QCoreApplication::translate("RunManager", "No such run.");
+        return false;
+    }
+    e->run.deadlineAt = deadlineAt.isValid() ? deadlineAt.toUTC() : QDateTime();
+    e->run.cancelAtDeadline = deadlineAt.isValid() && cancelAtDeadline;
+    persist(id);
+    Q_EMIT runChanged(id, RunChange::Deadline);
+    return true;
+}
+
 void RunManager::respondToRun(const QString &id, InputAnswer answer)
 {
     doRespond(id, std::move(answer));

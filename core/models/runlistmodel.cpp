@@ -2,7 +2,9 @@
 #include "runlistmodel.h"
 
 #include "domain/pricetable.h"
+#include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
+#include "engine/stuckruns.h"
 #include "runprogress.h"
 
 #include <QCoreApplication>
@@ -45,6 +47,9 @@ const QList<int> &rowRoles()
         RunListModel::SortValueRole,
         RunListModel::ProgressRole,
         RunListModel::EtaRole,
+        RunListModel::StuckRole,
+        RunListModel::OverDeadlineRole,
+        RunListModel::DeadlineRole,
     };
     return roles;
 }
@@ -177,6 +182,9 @@ QHash<int, QByteArray> RunListModel::roleNames() const
     names.insert(ErrorRetryableRole, "errorRetryable");
     names.insert(SortValueRole, "sortValue");
     names.insert(ParentIdRole, "parentId");
+    names.insert(StuckRole, "stuck");
+    names.insert(OverDeadlineRole, "overDeadline");
+    names.insert(DeadlineRole, "deadline");
     return names;
 }
 
@@ -184,7 +192,7 @@ QVariant RunListModel::displayValue(const Run &run, int column, const QDateTime 
 {
     switch (column) {
     case StatusColumn:
-        return badgeText(run);
+        return statusText(run);
     case TitleColumn: {
         // Linked rows (docs/architecture.md, "Conversations"): a follow-up is marked as one.
         const QString title = run.title.isEmpty() ? Run::summarize(run.prompt) : run.title;
@@ -296,6 +304,45 @@ QString progressLine(const Run &run)
 }
 } // namespace
 
+void RunListModel::setWatchers(StuckRunWatcher *stuck, DeadlineWatcher *deadlines)
+{
+    m_stuck = stuck;
+    m_deadlines = deadlines;
+    // A flag that comes or goes repaints the run's row like any change of the run.
+    const auto repaint = [this](const QString &id) { onRunChanged(id, RunChange::Status); };
+    if (stuck)
+        connect(stuck, &StuckRunWatcher::stuckChanged, this, repaint);
+    if (deadlines)
+        connect(deadlines, &DeadlineWatcher::overDeadlineChanged, this, repaint);
+}
+
+QString RunListModel::statusText(const Run &run) const
+{
+    QString text = badgeText(run);
+    // Reconnecting and "needs input" say more about what to do next than the flags below.
+    if (run.isTerminal() || run.connectionLost || run.status == RunStatus::InputRequired)
+        return text;
+    if (m_stuck && m_stuck->isStuck(run.localId))
+        return tr("Stuck");
+    if (m_deadlines && m_deadlines->isOverDeadline(run.localId))
+        return tr("Over deadline");
+    return text;
+}
+
+QString RunListModel::statusTip(const Run &run) const
+{
+    QString tip = statusToolTip(run) + progressLine(run);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    if (m_stuck && m_stuck->isStuck(run.localId)) {
+        tip += u"\n"_s + tr("Stuck: no progress since %1").arg(formatTimestamp(run.updatedAt, now));
+        if (const auto expected = m_stuck->expectedDurationMs(run.localId))
+            tip += u"\n"_s + tr("Expected to take about %1").arg(formatDuration(*expected));
+    }
+    if (const QString deadline = deadlineText(run, now); !deadline.isEmpty())
+        tip += u"\n"_s + deadline;
+    return tip;
+}
+
 QVariant RunListModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -309,7 +356,7 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
     case Qt::ToolTipRole:
         if (column == StatusColumn)
-            return QString(statusToolTip(*run) + progressLine(*run));
+            return statusTip(*run);
         if (column == TitleColumn) {
             QString tip = run->title + u"\n\n"_s + tr("Run %1").arg(run->localId);
             if (!run->remoteId.isEmpty())
@@ -327,7 +374,7 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
     case Qt::AccessibleTextRole:
         if (column == StatusColumn)
-            return QString(statusToolTip(*run) + progressLine(*run)).replace(u'\n', u"; "_s);
+            return statusTip(*run).replace(u'\n', u"; "_s);
         return displayValue(*run, column, QDateTime::currentDateTimeUtc());
     case Qt::AccessibleDescriptionRole:
         // The badge is painted (icon, colour, text): say what it is.
@@ -385,6 +432,12 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
         return {};
     case SortValueRole:
         return sortValue(*run, column, QDateTime::currentDateTimeUtc());
+    case StuckRole:
+        return m_stuck && m_stuck->isStuck(run->localId);
+    case OverDeadlineRole:
+        return m_deadlines && m_deadlines->isOverDeadline(run->localId);
+    case DeadlineRole:
+        return run->deadlineAt;
     default:
         return {};
     }

@@ -16,6 +16,9 @@
 
 namespace Runwatch {
 
+class DeadlineWatcher;
+class StuckRunWatcher;
+
 // The run list as a table: one row per run of a RunManager, in the order the manager knows
 // them (the proxy sorts). DisplayRole carries formatted text; the roles below carry raw values
 // for sorting, filtering and the badge delegate. Colours and icons are presentation and live in
@@ -54,6 +57,10 @@ public:
         ParentIdRole,  // the local id of the run this one follows up, empty for a first turn
         ProgressRole,  // double 0…1 of a live run that reports progress (runProgress()), else invalid
         EtaRole,       // QDateTime: when that run will likely finish, else invalid
+
+        StuckRole,        // bool: StuckRunWatcher flags the run (no progress for too long)
+        OverDeadlineRole, // bool: a live run past the operator's deadline (DeadlineWatcher)
+        DeadlineRole,     // QDateTime: Run::deadlineAt, invalid without one
     };
     Q_ENUM(Role)
 
@@ -67,6 +74,9 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
     RunManager *manager() const { return m_manager; }
+    // The watchers whose flags the status badge shows ("Stuck", "Over deadline"); either may be
+    // null (no such rule in this front end).
+    void setWatchers(StuckRunWatcher *stuck, DeadlineWatcher *deadlines);
     QString runId(int row) const;
     int rowOf(const QString &id) const; // -1 when not (yet) in the model
     const Run *runAt(int row) const;
@@ -99,7 +109,13 @@ private:
     QVariant sortValue(const Run &run, int column, const QDateTime &now) const;
     QString usageToolTip(const Run &run, int column) const;
 
+    // The status cell's text: the reconnect/input badge first, then "Stuck", "Over deadline".
+    QString statusText(const Run &run) const;
+    QString statusTip(const Run &run) const;
+
     QPointer<RunManager> m_manager;
+    QPointer<StuckRunWatcher> m_stuck;
+    QPointer<DeadlineWatcher> m_deadlines;
     QList<QString> m_ids;
     // The manager keeps each Run at a fixed address until it emits runRemoved() (it holds them
     // by shared_ptr); caching the pointer spares a hash lookup per cell and per sort comparison.

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Stuck runs and deadlines end to end: the engine and the jobs connector against the jobs
+// simulator over loopback. A job with a short estimated_duration_seconds that goes silent is
+// flagged stuck and cancelled (the server confirms); a deadline with "cancel at the deadline"
+// cancels a live job; a connection's default time budget becomes a new run's deadline.
+#include "engine/rundeadlines.h"
+#include "engine/stuckruns.h"
+#include "enginerig.h"
+#include "jobs/jobssim.h"
+#include "models/runprogress.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+using RunwatchSim::JobsSimulator;
+using RunwatchTest::cancelAndWait;
+using RunwatchTest::waitFor;
+using RunwatchTest::waitTerminal;
+
+namespace {
+
+RunwatchSim::JobsSimConfig fastConfig()
+{
+    RunwatchSim::JobsSimConfig c;
+    c.intervalMs = 1;
+    c.pollRetryAfter = "0.02";
+    return c;
+}
+
+struct Rig : RunwatchTest::ServerRig<JobsSimulator>
+{
+    explicit Rig(const QJsonObject &options = {})
+        : ServerRig(fastConfig())
+    {
+        QVERIFY(sim.listen());
+        addConnection(RunwatchTest::plainConnection(u"jobs"_s, u"jobs"_s, sim.baseUrl(), options));
+    }
+};
+
+// A job that reports an estimate of about a second, then spends a minute in a status outside
+// the contract without a word: silent far beyond its estimate.
+const QString kSilentJob = u"unknown unknown_ms=60000"_s;
+
+} // namespace
+
+class TestStuckDeadlineE2E : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void silentJobIsStuckThenCancelled()
+    {
+        Rig rig;
+        StuckRunWatcher watcher(&rig.manager);
+        // The production floor (2 min) would make this test wait; the rule is the same.
+        watcher.setPolicy({.factor = 2.0, .floorMs = 0});
+        QSignalSpy stuck(&watcher, &StuckRunWatcher::runStuck);
+        const QString id = rig.start(kSilentJob);
+        QVERIFY(waitFor([&] { return estimatedDurationMs(rig.run(id)).has_value(); }));
+        QCOMPARE(watcher.expectedDurationMs(id), estimatedDurationMs(rig.run(id)));
+        QVERIFY2(waitFor([&] { return watcher.isStuck(id); }), qPrintable(statusName(rig.run(id).status)));
+        QCOMPARE(stuck.size(), 1);
+        QVERIFY(!rig.run(id).isTerminal());
+        // The operator cancels the stuck run; the run ends only when the server confirms.
+        const ActionResult r = cancelAndWait(rig.manager, id);
+        QVERIFY2(r.ok(), qPrintable(r.error.toString()));
+        QVERIFY(waitTerminal(rig.manager, id));
+        QCOMPARE(rig.run(id).status, RunStatus::Cancelled);
+        QVERIFY(!watcher.isStuck(id));
+        QCOMPARE(stuck.size(), 1);         // announced once
+        QVERIFY(!watcher.isTimerActive()); // nothing left to watch
+    }
+
+    void deadlineCancelsTheJob()
+    {
+        Rig rig;
+        DeadlineWatcher watcher(&rig.manager);
+        QSignalSpy reached(&watcher, &DeadlineWatcher::deadlineReached);
+        QSignalSpy actions(&rig.manager, &RunManager::actionFinished);
+        const QString id = rig.start(kSilentJob);
+        QVERIFY(waitFor([&] { return !rig.run(id).remoteId.isEmpty(); }));
+        QVERIFY(rig.manager.setDeadline(id, QDateTime::currentDateTimeUtc().addMSecs(800), true));
+        QVERIFY(waitTerminal(rig.manager, id));
+        QCOMPARE(reached.size(), 1);
+        QCOMPARE(reached.at(0).at(1).toBool(), true);
+        QCOMPARE(rig.run(id).status, RunStatus::Cancelled);
+        // The cancel's outcome is the server's, reported like the Cancel action's.
+        // The run may end (its stream says canceled) before the cancel request's own answer is in.
+        const auto cancelResult = [&]() -> std::optional<ActionResult> {
+            for (const QList<QVariant> &a : std::as_const(actions)) {
+                if (a.at(1).value<RunManager::Action>() == RunManager::Action::Cancel)
+                    return a.at(2).value<ActionResult>();
+            }
+            return std::nullopt;
+        };
+        QVERIFY(waitFor([&] { return cancelResult().has_value(); }));
+        QVERIFY(cancelResult()->ok());
+        QVERIFY(!watcher.isOverDeadline(id)); // it ended
+    }
+
+    void deadlineWithoutCancelLeavesTheJobRunning()
+    {
+        Rig rig;
+        DeadlineWatcher watcher(&rig.manager);
+        QSignalSpy warned(&watcher, &DeadlineWatcher::deadlineApproaching);
+        const QString id = rig.start(kSilentJob);
+        QVERIFY(waitFor([&] { return !rig.run(id).remoteId.isEmpty(); }));
+        QVERIFY(rig.manager.setDeadline(id, QDateTime::currentDateTimeUtc().addMSecs(1500), false));
+        QVERIFY(waitFor([&] { return watcher.isOverDeadline(id); }));
+        QCOMPARE(warned.size(), 1);
+        QVERIFY(!rig.run(id).isTerminal());
+        for (const auto &request : rig.sim.requests())
+            QVERIFY(request.endpoint != RunwatchSim::JobsEndpoint::Cancel);
+        QVERIFY(cancelAndWait(rig.manager, id).ok());
+    }
+
+    void connectionDefaultBudget()
+    {
+        Rig rig({{u"default_time_budget"_s, u"1h30m"_s}});
+        const QString id = rig.start(u"normal"_s);
+        const Run &run = rig.run(id);
+        QCOMPARE(run.deadlineAt, run.createdAt.addSecs(90 * 60));
+        QVERIFY(!run.cancelAtDeadline);
+        QVERIFY(waitTerminal(rig.manager, id));
+    }
+};
+
+QTEST_MAIN(TestStuckDeadlineE2E)
+#include "tst_stuckdeadline_e2e.moc"

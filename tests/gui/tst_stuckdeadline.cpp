@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Stuck runs and deadlines in the window, against the jobs simulator: a job with a short
+// estimated duration that goes silent shows the "Stuck" badge and is cancelled from the Cancel
+// action (the server confirms); "Set Deadline…" with "Cancel the run at the deadline" cancels a
+// live job when its budget runs out.
+#include "actioncontroller.h"
+#include "deadlinedialog.h"
+#include "engine/rundeadlines.h"
+#include "engine/stuckruns.h"
+#include "mainwindow.h"
+#include "models/runlistmodel.h"
+#include "uitesthelpers.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+
+using namespace Runwatch;
+using namespace RunwatchUiTest;
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr int kWait = 30000;
+// An estimate of about a second, then a minute without a word in a status outside the contract.
+const QString kSilentJob = u"unknown unknown_ms=60000"_s;
+} // namespace
+
+class TestStuckDeadline final : public QObject
+{
+    Q_OBJECT
+
+    static QVariant statusCell(MainWindow &window, const QString &id, int role)
+    {
+        RunListModel *model = window.runModel();
+        model->flush();
+        return model->data(model->index(model->rowOf(id), StatusColumn), role);
+    }
+
+private Q_SLOTS:
+    void initTestCase() { isolateSettings(); }
+
+    void stuckRunShownThenCancelled()
+    {
+        Engine engine;
+        MainWindow window(&engine.manager);
+        StuckRunWatcher stuck(&engine.manager);
+        // The production floor (2 min) would make the test wait; the rule is the same.
+        stuck.setPolicy({.factor = 2.0, .floorMs = 0});
+        window.runModel()->setWatchers(&stuck, nullptr);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        const QString id = engine.start(kJobs, kSilentJob);
+        QTRY_VERIFY(window.activateRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(statusCell(window, id, RunListModel::StuckRole).toBool(), kWait);
+        QCOMPARE(statusCell(window, id, Qt::DisplayRole).toString(), u"Stuck"_s);
+        QVERIFY(statusCell(window, id, Qt::ToolTipRole).toString().contains(u"no progress since"_s));
+        QVERIFY(!engine.manager.run(id)->isTerminal());
+
+        QAction *cancel = window.actions()->cancelAction();
+        QTRY_VERIFY(cancel->isEnabled());
+        cancel->trigger();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = window.actions()->pendingConfirmation()));
+        QTest::mouseClick(box->findChild<QPushButton *>(u"confirmButton"_s), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(engine.manager.run(id)->status, RunStatus::Cancelled, kWait);
+        QTRY_COMPARE(statusCell(window, id, Qt::DisplayRole).toString(), statusLabel(RunStatus::Cancelled));
+        QVERIFY(!statusCell(window, id, RunListModel::StuckRole).toBool());
+        Engine::stopAll(&engine.manager);
+    }
+
+    void deadlineDialogCancelsAtTheDeadline()
+    {
+        Engine engine;
+        MainWindow window(&engine.manager);
+        DeadlineWatcher deadlines(&engine.manager);
+        window.runModel()->setWatchers(nullptr, &deadlines);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        const QString id = engine.start(kJobs, kSilentJob);
+        QTRY_VERIFY(window.activateRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(!engine.manager.run(id)->remoteId.isEmpty(), kWait);
+        QAction *setDeadline = window.actions()->deadlineAction();
+        QTRY_VERIFY(setDeadline->isEnabled());
+        QCOMPARE(setDeadline->shortcut(), QKeySequence(u"Ctrl+Shift+D"_s));
+        setDeadline->trigger();
+        DeadlineDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.actions()->pendingDeadline()));
+        auto *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        dialog->budgetEdit()->setText(u"soon"_s);
+        QVERIFY(!ok->isEnabled()); // not a time budget
+        dialog->budgetEdit()->setText(u"3s"_s);
+        QVERIFY(ok->isEnabled());
+        dialog->cancelBox()->setChecked(true);
+        QTest::mouseClick(ok, Qt::LeftButton);
+
+        const Run *run = engine.manager.run(id);
+        QVERIFY(run->deadlineAt.isValid());
+        QVERIFY(run->cancelAtDeadline);
+        QTRY_VERIFY(statusCell(window, id, Qt::ToolTipRole).toString().contains(u"cancels then"_s));
+        // At the deadline the cancel goes out and the server confirms it.
+        QTRY_COMPARE_WITH_TIMEOUT(engine.manager.run(id)->status, RunStatus::Cancelled, kWait);
+        QTRY_COMPARE(statusCell(window, id, Qt::DisplayRole).toString(), statusLabel(RunStatus::Cancelled));
+        QTRY_VERIFY(!setDeadline->isEnabled()); // only for live runs
+        Engine::stopAll(&engine.manager);
+    }
+};
+
+QTEST_MAIN(TestStuckDeadline)
+#include "tst_stuckdeadline.moc"
