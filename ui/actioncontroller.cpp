@@ -332,7 +332,11 @@ void ActionController::sendFollowUp(const QString &parentId, const QString &prom
         return;
     }
     m_table->selectRun(id);
-    Q_EMIT message(tr("Follow-up to %1 started.").arg(describe(parentId)), 4000);
+    // A working run takes the message itself (no new run): the outcome is reported when the
+    // service answers (Action::FollowUp).
+    Q_EMIT message(id == parentId ? tr("Follow-up sent to %1.").arg(describe(parentId))
+                                  : tr("Follow-up to %1 started.").arg(describe(parentId)),
+                   4000);
 }
 
 void ActionController::answer(const QString &runId, const InputAnswer &answer)
@@ -392,6 +396,9 @@ void ActionController::onActionFinished(const QString &id, RunManager::Action ac
         break;
     case RunManager::Action::Refresh:
         what = tr("Refreshing %1 failed: %2");
+        break;
+    case RunManager::Action::FollowUp:
+        what = tr("The follow-up to %1 was not taken: %2");
         break;
     }
     Q_EMIT message(what.arg(describe(id), result.error.message), 10000);

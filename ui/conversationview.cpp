@@ -15,19 +15,30 @@ ConversationView::ConversationView(QWidget *parent)
     setOpenLinks(false);
 }
 
-void ConversationView::showConversation(const QList<Run> &turns)
+void ConversationView::showConversation(const QList<Run> &turns, int shown)
 {
     m_turns = int(turns.size());
+    m_messages.clear();
     QString html;
     int turn = 0;
     for (const Run &run : turns) {
+        const bool isShown = turn == shown;
         // Plain text escaped: answers are the service's words, never markup to interpret.
         const QString answer = run.primaryText.isEmpty() ? tr("(no answer yet)") : run.primaryText;
-        html += u"<h4>%1</h4><p><b>%2</b></p><p style=\"white-space: pre-wrap\">%3</p>"
-                u"<p><b>%4</b></p><p style=\"white-space: pre-wrap\">%5</p><hr>"_s.arg(
-                    tr("Turn %1 · %2").arg(++turn).arg(statusLabel(run.status)).toHtmlEscaped(),
-                    tr("Prompt").toHtmlEscaped(), run.prompt.toHtmlEscaped(), tr("Answer").toHtmlEscaped(),
-                    answer.toHtmlEscaped());
+        const QString heading = isShown ? tr("Turn %1 · %2 · this run") : tr("Turn %1 · %2");
+        html += u"<h4>%1</h4><p><b>%2</b></p><p style=\"white-space: pre-wrap\">%3</p>"_s.arg(
+            heading.arg(++turn).arg(statusLabel(run.status)).toHtmlEscaped(), tr("Prompt").toHtmlEscaped(),
+            run.prompt.toHtmlEscaped());
+        m_messages << run.prompt;
+        for (const SecondaryItem &item : run.secondary) {
+            if (item.kind != SecondaryKind::Log || item.title != kFollowUpItemTitle)
+                continue;
+            html += u"<p><b>%1</b></p><p style=\"white-space: pre-wrap\">%2</p>"_s.arg(
+                tr("Follow-up while working").toHtmlEscaped(), item.text.toHtmlEscaped());
+            m_messages << item.text;
+        }
+        html += u"<p><b>%1</b></p><p style=\"white-space: pre-wrap\">%2</p><hr>"_s.arg(
+            tr("Answer").toHtmlEscaped(), answer.toHtmlEscaped());
     }
     setHtml(html);
 }

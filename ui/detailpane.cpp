@@ -29,6 +29,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -324,17 +326,33 @@ void DetailPane::syncOutput(bool reset)
 void DetailPane::refreshConversation(const Run &run)
 {
     const int at = m_tabs->indexOf(m_conversation);
-    if (run.parentId.isEmpty()) {
+    const auto lookup = [this](const QString &id) -> std::optional<Run> {
+        const Run *turn = m_manager && m_manager->ensureOutputLoaded(id) ? m_manager->run(id) : nullptr;
+        return turn ? std::optional<Run>(*turn) : std::nullopt;
+    };
+    // The whole conversation, whichever turn is shown: the follow-ups made after it too.
+    const QList<Run> later = m_manager ? conversationAfter(
+                                 run, m_manager->runIds(),
+                                 [this](const QString &id) {
+                                     const Run *r = m_manager->run(id);
+                                     return r ? r->parentId : QString();
+                                 },
+                                 lookup)
+                                       : QList<Run>();
+    const bool sentWhileWorking
+        = std::any_of(run.secondary.cbegin(), run.secondary.cend(), [](const SecondaryItem &item) {
+              return item.kind == SecondaryKind::Log && item.title == kFollowUpItemTitle;
+          });
+    if (run.parentId.isEmpty() && later.isEmpty() && !sentWhileWorking) {
         if (at >= 0)
             m_tabs->removeTab(at);
         return;
     }
-    QList<Run> turns = conversationBefore(run, [this](const QString &id) -> std::optional<Run> {
-        const Run *turn = m_manager && m_manager->ensureOutputLoaded(id) ? m_manager->run(id) : nullptr;
-        return turn ? std::optional<Run>(*turn) : std::nullopt;
-    });
+    QList<Run> turns = conversationBefore(run, lookup);
+    const int shown = int(turns.size());
     turns.append(run);
-    m_conversation->showConversation(turns);
+    turns += later;
+    m_conversation->showConversation(turns, shown);
     if (at < 0)
         m_tabs->insertTab(1, m_conversation, tr("Co&nversation"));
 }

@@ -118,12 +118,21 @@ bool RunHousekeeping::exportTo(const QString &runId, const QString &path, Export
             *error = tr("The run's output could not be read from the run store.");
         return false;
     }
-    // A follow-up's document holds the whole conversation: earlier turns with their output.
-    const QList<Run> earlier = conversationBefore(*m_manager->run(runId), [this](const QString &id) {
+    // The document holds the whole conversation: earlier and later turns with their output.
+    const auto lookup = [this](const QString &id) {
         const Run *turn = m_manager->ensureOutputLoaded(id) ? m_manager->run(id) : nullptr;
         return turn ? std::optional<Run>(*turn) : std::nullopt;
-    });
-    const QByteArray data = exportRun(*m_manager->run(runId), format, m_manager->prices()->table(), earlier);
+    };
+    const QList<Run> earlier = conversationBefore(*m_manager->run(runId), lookup);
+    const QList<Run> later = conversationAfter(
+        *m_manager->run(runId), m_manager->runIds(),
+        [this](const QString &id) {
+            const Run *r = m_manager->run(id);
+            return r ? r->parentId : QString();
+        },
+        lookup);
+    const QByteArray data
+        = exportRun(*m_manager->run(runId), format, m_manager->prices()->table(), earlier, later);
     // QSaveFile: a failed write never leaves a truncated file in place of an older export.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {

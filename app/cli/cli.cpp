@@ -63,7 +63,8 @@ Commands:
                       the next turn after a completed run (openai: previous_response_id;
                       a2a: a new task in its contextId; foundry: a message and a new run on
                       its thread): a run of its own, printed like start's; status shows
-                      its parent
+                      its parent. A working a2a run takes it as a message to its task: the
+                      same run is printed and goes on (a refusal: its error, exit 1)
   watch RUN [--give-up-after DURATION]
                       primary text to stdout as it arrives, secondary output to stderr;
                       resumes after drops; exits at a terminal state or when input is required.

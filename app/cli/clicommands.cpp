@@ -11,7 +11,10 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QHash>
 #include <QJsonDocument>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -555,11 +558,23 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
         writeErr(CliApp::tr("runwatch-cli: no run \"%1\" in the store %2\n").arg(target, m_store.path()));
         return ExitOtherError;
     }
-    // A follow-up's document holds the whole conversation, earlier turns from the store.
-    const QList<Run> earlier
-        = conversationBefore(*run, [this](const QString &id) { return m_store.loadRun(id); });
+    // The document holds the whole conversation, earlier and later turns from the store.
+    const auto lookup = [this](const QString &id) { return m_store.loadRun(id); };
+    const QList<Run> earlier = conversationBefore(*run, lookup);
+    QStringList order;
+    QHash<QString, QString> parents;
+    // Oldest first: a follow-up is created after its parent (conversationAfter()).
+    QList<Run> summaries = m_store.loadRuns(RunStore::Load::Summary);
+    std::stable_sort(summaries.begin(), summaries.end(),
+                     [](const Run &a, const Run &b) { return a.createdAt < b.createdAt; });
+    for (const Run &r : std::as_const(summaries)) {
+        order << r.localId;
+        parents.insert(r.localId, r.parentId);
+    }
+    const QList<Run> later = conversationAfter(
+        *run, order, [&parents](const QString &id) { return parents.value(id); }, lookup);
     const QByteArray doc = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json,
-                                     PriceBook::load(m_store), earlier);
+                                     PriceBook::load(m_store), earlier, later);
     if (output.isEmpty()) {
         std::fwrite(doc.constData(), 1, std::size_t(doc.size()), m_out);
         std::fflush(m_out);

@@ -38,6 +38,15 @@ RunStream *RunBackend::followUp(ContinuationToken parentToken, StartRequest requ
     return nullptr;
 }
 
+QCoro::Task<ActionResult> RunBackend::followUp(ContinuationToken token, QString prompt)
+{
+    Q_UNUSED(token)
+    Q_UNUSED(prompt)
+    ActionResult result;
+    result.error = RunError::unsupported(u"This connection cannot send a follow-up to a working run."_s);
+    co_return result;
+}
+
 QCoro::Task<> RunBackend::shutdown()
 {
     co_return;
@@ -54,7 +63,7 @@ QCoro::Task<ConnectionInfo> RunBackend::describe()
         {Capability::Stream, u"stream"_s},      {Capability::ResumeStream, u"resume stream"_s},
         {Capability::Cancel, u"cancel"_s},      {Capability::Delete, u"delete on the server"_s},
         {Capability::Respond, u"respond"_s},    {Capability::List, u"list remote runs"_s},
-        {Capability::FollowUp, u"follow up"_s},
+        {Capability::FollowUp, u"follow up"_s}, {Capability::FollowUpWorking, u"follow up a working run"_s},
     };
     for (const auto &[flag, name] : names) {
         if (caps.testFlag(flag))

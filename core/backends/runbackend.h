@@ -128,6 +128,11 @@ public:
     // default, for backends without the capability, returns nullptr; the engine never calls it
     // without the capability.
     virtual RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent);
+    // A follow-up to a run that is still working (Capability::FollowUpWorking): `prompt` goes to
+    // that run, which goes on and is followed as before (its stream carries what the service makes
+    // of the message). The result's events record the message on the run; its error is the
+    // service's refusal, after which the run goes on unchanged. The default refuses.
+    virtual QCoro::Task<ActionResult> followUp(ContinuationToken token, QString prompt);
 
     virtual QCoro::Task<ActionResult> get(ContinuationToken token) = 0;
     virtual QCoro::Task<ActionResult> cancel(ContinuationToken token) = 0;

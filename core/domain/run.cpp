@@ -227,8 +227,17 @@ bool followUpAllowed(const Run &run)
 {
     // A failed or cancelled turn is not a conversation to build on: the services refuse it or
     // continue from an answer that never came.
-    return run.capabilities.testFlag(Capability::FollowUp) && !run.remoteId.isEmpty()
-           && run.status == RunStatus::Completed;
+    if (!run.capabilities.testFlag(Capability::FollowUp) || run.remoteId.isEmpty())
+        return false;
+    // Working only: a queued run has not begun, one waiting for input is answered (Respond),
+    // and a cancelling one is ending.
+    return run.status == RunStatus::Completed
+           || (run.status == RunStatus::InProgress && run.capabilities.testFlag(Capability::FollowUpWorking));
+}
+
+bool followUpContinuesRun(const Run &run)
+{
+    return !run.isTerminal();
 }
 
 QString Run::summarize(const QString &prompt, int maxChars)

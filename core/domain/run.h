@@ -29,6 +29,10 @@ enum class Capability {
     // A new turn after a finished run, linked to it (Run::parentId): the seed's "Update"
     // (CanUpdateAsyncRun). Which states allow it: followUpAllowed().
     FollowUp = 0x100,
+    // A follow-up may also go to a run that is still working, as a message the service folds into
+    // that same run (A2A: a message with the task's taskId). No service says in advance whether
+    // it will take one: the service's refusal comes back as an error on the run, which goes on.
+    FollowUpWorking = 0x200,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -228,6 +232,14 @@ struct Run
 // previous_response_id; A2A: a completed task whose contextId a new task joins; Foundry: a
 // completed run on its thread). Shared by the engine, which refuses anything else before a
 // request is sent, and the front ends, which enable the action from it.
+// With Capability::FollowUpWorking also a working (in-progress) run: the follow-up is then a
+// message to that run, not a new one (followUpContinuesRun()).
 bool followUpAllowed(const Run &run);
+// Whether a follow-up of `run` (allowed by followUpAllowed()) continues the same run instead of
+// starting the next turn: the run has not finished.
+bool followUpContinuesRun(const Run &run);
+// The title of the secondary item (SecondaryKind::Log) that records a follow-up sent to a working
+// run: the conversation view and export show these items as the operator's messages in the turn.
+inline constexpr QLatin1StringView kFollowUpItemTitle{"follow-up"};
 
 } // namespace Runwatch

@@ -49,14 +49,14 @@ QString countText(qint64 count)
     return count >= 0 ? QString::number(count) : u"not reported"_s;
 }
 
-QString conversationMarkdown(const QList<Run> &earlier)
+QString conversationMarkdown(const QList<Run> &turns, const QString &heading, int firstTurn)
 {
-    if (earlier.isEmpty())
+    if (turns.isEmpty())
         return {};
-    QString md = u"\n## Conversation so far\n"_s;
-    int turn = 0;
-    for (const Run &t : earlier) {
-        md += u"\n### Turn %1 (run %2, %3)\n\n"_s.arg(++turn).arg(t.localId, statusLabel(t.status));
+    QString md = u"\n## "_s + heading + u'\n';
+    int turn = firstTurn;
+    for (const Run &t : turns) {
+        md += u"\n### Turn %1 (run %2, %3)\n\n"_s.arg(turn++).arg(t.localId, statusLabel(t.status));
         md += u"Prompt:\n\n"_s + fenceFor(t.prompt) + u"\n"_s + t.prompt + u"\n"_s + fenceFor(t.prompt)
               + u"\n"_s;
         md += u"\nAnswer:\n\n"_s + (t.primaryText.isEmpty() ? u"_No output._\n"_s : t.primaryText + u'\n');
@@ -64,7 +64,21 @@ QString conversationMarkdown(const QList<Run> &earlier)
     return md;
 }
 
-QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run> &earlier)
+QJsonArray conversationJson(const QList<Run> &turns)
+{
+    QJsonArray out;
+    for (const Run &t : turns) {
+        out.append(QJsonObject{{u"run"_s, t.localId},
+                               {u"remote_id"_s, t.remoteId},
+                               {u"status"_s, statusName(t.status)},
+                               {u"prompt"_s, t.prompt},
+                               {u"output"_s, t.primaryText}});
+    }
+    return out;
+}
+
+QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run> &earlier,
+                      const QList<Run> &later)
 {
     QString md;
     md += u"# "_s + (run.title.isEmpty() ? u"Run "_s + run.localId : run.title) + u"\n\n"_s;
@@ -91,7 +105,7 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
     if (const auto cost = costOf(run, prices))
         row(u"Cost"_s, formatCost(*cost, prices.currency));
     row(u"Follow-up to"_s, run.parentId);
-    md += conversationMarkdown(earlier);
+    md += conversationMarkdown(earlier, u"Conversation so far"_s, 1);
     md += u"\n## Prompt\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s + fenceFor(run.prompt)
           + u"\n"_s;
 
@@ -118,6 +132,7 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
     }
     if (!secondary.isEmpty())
         md += u"\n## Reasoning, tools and progress\n"_s + secondary;
+    md += conversationMarkdown(later, u"Later turns"_s, int(earlier.size()) + 2);
 
     if (run.error.isError()) {
         md += u"\n## Error\n\n"_s + run.error.toString() + u"\n\nRetryable: "_s
@@ -126,7 +141,8 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
     return md.toUtf8();
 }
 
-QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &earlier)
+QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &earlier,
+                  const QList<Run> &later)
 {
     QJsonObject o;
     o.insert(u"run"_s, run.localId);
@@ -162,17 +178,10 @@ QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &ea
         o.insert(u"input_request"_s, run.input->toJson());
     if (!run.parentId.isEmpty())
         o.insert(u"parent"_s, run.parentId);
-    if (!earlier.isEmpty()) {
-        QJsonArray turns;
-        for (const Run &t : earlier) {
-            turns.append(QJsonObject{{u"run"_s, t.localId},
-                                     {u"remote_id"_s, t.remoteId},
-                                     {u"status"_s, statusName(t.status)},
-                                     {u"prompt"_s, t.prompt},
-                                     {u"output"_s, t.primaryText}});
-        }
-        o.insert(u"conversation"_s, turns);
-    }
+    if (!earlier.isEmpty())
+        o.insert(u"conversation"_s, conversationJson(earlier));
+    if (!later.isEmpty())
+        o.insert(u"later_turns"_s, conversationJson(later));
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
@@ -196,10 +205,10 @@ QString redactUrl(const QString &text)
 }
 
 QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices,
-                     const QList<Run> &earlierTurns)
+                     const QList<Run> &earlierTurns, const QList<Run> &laterTurns)
 {
-    return format == ExportFormat::Markdown ? toMarkdown(run, prices, earlierTurns)
-                                            : toJson(run, prices, earlierTurns);
+    return format == ExportFormat::Markdown ? toMarkdown(run, prices, earlierTurns, laterTurns)
+                                            : toJson(run, prices, earlierTurns, laterTurns);
 }
 
 QList<Run> conversationBefore(const Run &run,
@@ -215,6 +224,27 @@ QList<Run> conversationBefore(const Run &run,
             break;
         next = parent->parentId;
         turns.prepend(std::move(*parent));
+    }
+    return turns;
+}
+
+QList<Run> conversationAfter(const Run &run, const QStringList &order,
+                             const std::function<QString(const QString &)> &parentOf,
+                             const std::function<std::optional<Run>(const QString &)> &lookup)
+{
+    QList<Run> turns;
+    QSet<QString> members{run.localId};
+    for (const QString &id : order) {
+        if (members.contains(id))
+            continue;
+        const QString parent = parentOf(id);
+        if (parent.isEmpty() || !members.contains(parent))
+            continue;
+        std::optional<Run> turn = lookup(id);
+        if (!turn)
+            continue;
+        members.insert(id);
+        turns.append(std::move(*turn));
     }
     return turns;
 }

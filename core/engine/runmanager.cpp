@@ -253,10 +253,17 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
     if (!probe.capabilities.testFlag(Capability::FollowUp))
         return refused(u"This connection cannot follow runs up."_s);
     if (!followUpAllowed(probe))
-        return refused(
-            u"Only a completed run can be followed up (this one is %1)."_s.arg(statusName(probe.status)));
+        return refused(probe.capabilities.testFlag(Capability::FollowUpWorking)
+                           ? u"Only a completed or working run can be followed up (this one is %1)."_s.arg(
+                               statusName(probe.status))
+                           : u"Only a completed run can be followed up (this one is %1)."_s.arg(
+                               statusName(probe.status)));
     if (prompt.trimmed().isEmpty())
         return refused(u"A follow-up needs a prompt."_s);
+    if (followUpContinuesRun(probe)) {
+        doFollowUpWorking(parentId, prompt);
+        return parentId;
+    }
 
     const ContinuationToken parentToken = parent->run.token;
     StartRequest request;

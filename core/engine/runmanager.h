@@ -48,7 +48,9 @@ class RunManager : public QObject
 {
     Q_OBJECT
 public:
-    enum class Action { Start, Cancel, Delete, Respond, Refresh };
+    // FollowUp: only a follow-up sent to a working run reports (the next turn's outcome is its
+    // own run's).
+    enum class Action { Start, Cancel, Delete, Respond, Refresh, FollowUp };
     Q_ENUM(Action)
 
     explicit RunManager(QObject *parent = nullptr);
@@ -85,7 +87,11 @@ public:
     // The next turn of a conversation (Capability::FollowUp, followUpAllowed()): a new run with
     // parentId = `parentId`, created by RunBackend::followUp() and followed like startRun(). Returns
     // its local id, or an empty string with the operator-facing reason in *error when the parent is
-    // unknown or cannot be followed up (nothing is created or sent then).
+    // unknown or cannot be followed up (nothing is created or sent then). A working run of a
+    // backend with Capability::FollowUpWorking (followUpContinuesRun()) is not followed by a new
+    // run: the prompt goes to that run (RunBackend::followUp), its id is returned, it records the
+    // message and goes on; actionFinished(id, Action::FollowUp, …) reports the service's answer,
+    // and a refusal is also put on the run as its error while it keeps being followed.
     QString followUp(const QString &parentId, const QString &prompt, QString *error = nullptr);
     // Takes over a run known from the store (or another process). Follows it when not terminal
     // and `follow` is set.
@@ -178,6 +184,7 @@ private:
     QCoro::Task<> doCancel(QString id);
     QCoro::Task<> doDelete(QString id, bool onServer);
     QCoro::Task<> doRespond(QString id, InputAnswer answer);
+    QCoro::Task<> doFollowUpWorking(QString id, QString prompt);
     QCoro::Task<> doAttach(QString id, bool created);
     void removeLocal(const QString &id);
 

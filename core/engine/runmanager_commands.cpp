@@ -9,6 +9,7 @@
 
 #include <QCoreApplication>
 #include <QTimer>
+#include <QUuid>
 
 using namespace Qt::StringLiterals;
 
@@ -158,6 +159,38 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
             follow(id);
     }
     Q_EMIT actionFinished(id, Action::Respond, result);
+}
+
+QCoro::Task<> RunManager::doFollowUpWorking(QString id, QString prompt)
+{
+    QPointer<RunManager> self = this;
+    Entry *e = entry(id);
+    RunBackend *b = e ? backend(e->run.connection) : nullptr;
+    if (!b)
+        co_return;
+    ActionResult result = co_await b->followUp(e->run.token, std::move(prompt));
+    if (!self || m_shutDown)
+        co_return;
+    e = entry(id);
+    if (!e)
+        co_return;
+    if (result.ok()) {
+        applyEvents(id, result.events);
+    } else {
+        // Non-destructive: the run stays as the service has it and is still followed; the
+        // refusal is said on the run (its error and a line in its timeline), nothing else changes.
+        const RunError &error = result.error;
+        applyEvents(id,
+                    {RunEvent::failure(error),
+                     RunEvent::secondarySnapshot(
+                         SecondaryKind::Log,
+                         u"followup-refused:"_s + QUuid::createUuid().toString(QUuid::WithoutBraces),
+                         QCoreApplication::translate("RunManager", "follow-up not taken"), error.message)});
+    }
+    e = entry(id);
+    if (e && needsFollowing(e->run) && !e->follower.active)
+        follow(id);
+    Q_EMIT actionFinished(id, Action::FollowUp, result);
 }
 
 QCoro::Task<> RunManager::doAttach(QString id, bool created)

@@ -19,7 +19,8 @@ struct RunActionState
                                  // (not one that waits for input: that one needs Respond)
     bool respond = false;        // waiting for input and the backend accepts answers
     bool copyOutput = false;     // there is primary output
-    bool followUp = false;       // followUpAllowed(): a completed run of a backend that takes follow-ups
+    bool followUp
+        = false; // followUpAllowed(): a completed run (or working, FollowUpWorking) of a backend that takes follow-ups
 
     friend bool operator==(const RunActionState &, const RunActionState &) = default;
 };

@@ -101,8 +101,14 @@ void A2aSimulator::handleSend(const Exchange &exchange, const QJsonObject &param
                          u"Task %1 is in a terminal state and cannot be modified."_s.arg(taskId));
             return;
         }
+        if (task->takesMessagesWhileWorking()) {
+            task->fold(message);
+            replyWithTask(exchange, task, streaming, blocking);
+            return;
+        }
         if (!task->isInterrupted()) {
-            sendRpcError(exchange, -32004, u"Task %1 is not waiting for input."_s.arg(taskId));
+            sendRpcError(exchange, -32004,
+                         u"Task %1 is working and does not take further messages."_s.arg(taskId));
             return;
         }
         task->answer(message);
@@ -124,7 +130,14 @@ void A2aSimulator::handleSend(const Exchange &exchange, const QJsonObject &param
             sendResult(exchange, shaped({{u"message"_s, answer}}));
         return;
     }
+    // Multi-turn memory: the tasks started earlier in this context are the conversation so far.
+    QStringList earlier;
+    for (const QString &id : std::as_const(m_taskOrder)) {
+        if (const A2aSimRun *t = m_tasks.value(id); t && t->contextId() == contextId)
+            earlier << t->prompt();
+    }
     auto *task = new A2aSimRun(a2aUuid(), contextId, options, message, this);
+    task->setEarlierTurns(earlier);
     connect(task, &A2aSimRun::stateChanged, this, &A2aSimulator::taskStateChanged);
     m_tasks.insert(task->id(), task);
     m_taskOrder.append(task->id());

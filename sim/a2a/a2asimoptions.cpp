@@ -17,6 +17,7 @@ const std::array kScenarios{
     std::pair{A2aScenario::Input, "input"_L1},   std::pair{A2aScenario::Auth, "auth"_L1},
     std::pair{A2aScenario::Error, "error"_L1},   std::pair{A2aScenario::Message, "message"_L1},
     std::pair{A2aScenario::Multi, "multi"_L1},   std::pair{A2aScenario::Replace, "replace"_L1},
+    std::pair{A2aScenario::Listen, "listen"_L1}, std::pair{A2aScenario::Recall, "recall"_L1},
 };
 
 } // namespace
@@ -71,7 +72,8 @@ A2aRunOptions resolveRunOptions(const A2aSimConfig &config, const QString &text)
 QString a2aOptionsHelpText()
 {
     return u"A2A mode (--a2a): the first word of the user's text picks the scenario: normal, long, fail, "
-           u"reject, input, auth, error, message, multi, replace. key=value words set chunks, "
+           u"reject, input, auth, error, message, multi, replace, listen (a working task takes further "
+           u"messages), recall (names the earlier turns of its context). key=value words set chunks, "
            u"interval_ms, fail_after, status_every, drop_after, drop_mode (close|reset|mid), "
            u"fault_connections, cancel (refuse|slow), cancel_delay_ms.\n"_s;
 }

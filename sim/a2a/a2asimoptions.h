@@ -18,6 +18,14 @@
 //   message  answers with a plain Message, no task
 //   multi    artifact "report" (chunks chunks), then artifact "summary" (2 chunks)
 //   replace  artifact chunk "draft ", then the same artifact replaced by "final answer"
+//   listen   normal, but while WORKING the task takes further messages (a message with its
+//            taskId, §3.4.3): each is folded into the answer still streaming, as the chunk
+//            "[noted: <text>] " before the next one. Every other working task refuses such a
+//            message with UnsupportedOperation (-32004) and goes on unchanged.
+//   recall   multi-turn memory: one chunk "Earlier turns in this context: <n>. " and one
+//            "Previous prompt: <text of the last earlier task's first message>." (or "No earlier
+//            turns."), where the earlier turns are the tasks created before in the same
+//            contextId, then COMPLETED
 // PER-TASK OPTIONS, as key=value words in the user's text: chunks, interval_ms,
 //   fail_after, status_every (a WORKING "step i/n" status every n chunks), drop_after (drop each
 //   stream connection after writing that many events), drop_mode (close|reset|mid),
@@ -30,7 +38,20 @@
 
 namespace RunwatchSim {
 
-enum class A2aScenario { Normal, Long, Fail, Reject, Input, Auth, Error, Message, Multi, Replace };
+enum class A2aScenario {
+    Normal,
+    Long,
+    Fail,
+    Reject,
+    Input,
+    Auth,
+    Error,
+    Message,
+    Multi,
+    Replace,
+    Listen,
+    Recall
+};
 
 struct A2aRunOptions
 {

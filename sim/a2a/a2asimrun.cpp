@@ -56,6 +56,7 @@ QList<Step> firstTurn(const A2aRunOptions &o)
     switch (o.scenario) {
     case A2aScenario::Normal:
     case A2aScenario::Long:
+    case A2aScenario::Listen:
         steps << chunkSteps(o, o.chunks) << status(A2aState::Completed);
         break;
     case A2aScenario::Fail:
@@ -89,10 +90,20 @@ QList<Step> firstTurn(const A2aRunOptions &o)
         steps << chunk(u"draft "_s, false, false) << chunk(u"final answer"_s, false, true)
               << status(A2aState::Completed);
         break;
+    case A2aScenario::Recall: // setEarlierTurns() fills the answer in
     case A2aScenario::Message:
         break;
     }
     return steps;
+}
+
+QList<Step> recallTurn(const QStringList &earlier)
+{
+    const QString previous
+        = earlier.isEmpty() ? u"No earlier turns."_s : u"Previous prompt: %1."_s.arg(earlier.constLast());
+    return {status(A2aState::Working, u"Working..."_s),
+            chunk(u"Earlier turns in this context: %1. "_s.arg(earlier.size()), false, false),
+            chunk(previous, true, true), status(A2aState::Completed)};
 }
 
 } // namespace
@@ -106,8 +117,9 @@ A2aSimRun::A2aSimRun(QString id, QString contextId, A2aRunOptions options, const
     , m_state(A2aState::Submitted)
 {
     m_history.append(storedUserMessage(userMessage, m_id, m_contextId));
+    m_prompt = a2aMessageText(userMessage).trimmed();
     m_timestamp = a2aTimestamp();
-    m_steps = firstTurn(m_options);
+    m_steps = m_options.scenario == A2aScenario::Recall ? recallTurn({}) : firstTurn(m_options);
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, [this] { step(); });
 }
@@ -183,6 +195,32 @@ void A2aSimRun::answer(const QJsonObject &message)
                status(A2aState::Completed)};
     m_next = 0;
     scheduleNext();
+}
+
+bool A2aSimRun::takesMessagesWhileWorking() const
+{
+    return m_options.scenario == A2aScenario::Listen && m_state == A2aState::Working;
+}
+
+void A2aSimRun::fold(const QJsonObject &message)
+{
+    m_history.append(storedUserMessage(message, m_id, m_contextId));
+    // Into the answer before its next chunk (or before the end when every chunk is out), so
+    // that the text the agent streams from now on reflects the message.
+    qsizetype at = m_next;
+    while (at < m_steps.size() && m_steps.at(at).type != Step::Type::Chunk
+           && !isTerminalA2aState(m_steps.at(at).state))
+        ++at;
+    const bool last = at >= m_steps.size() || m_steps.at(at).type != Step::Type::Chunk;
+    m_steps.insert(at, chunk(u"[noted: %1] "_s.arg(a2aMessageText(message).trimmed()), true, last));
+    if (!m_timer.isActive())
+        scheduleNext();
+}
+
+void A2aSimRun::setEarlierTurns(const QStringList &prompts)
+{
+    if (m_options.scenario == A2aScenario::Recall && m_next == 0)
+        m_steps = recallTurn(prompts);
 }
 
 void A2aSimRun::addWaiter(std::function<void()> done)

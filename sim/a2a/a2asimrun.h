@@ -65,6 +65,16 @@ public:
     void start();
     // An answer to INPUT_REQUIRED / AUTH_REQUIRED: a new turn on the same task (§7).
     void answer(const QJsonObject &message);
+    // Whether a message with this task's id is taken while it works (the listen scenario).
+    bool takesMessagesWhileWorking() const;
+    // A message to the working task: kept in its history and folded into the answer that is
+    // still streaming (takesMessagesWhileWorking()).
+    void fold(const QJsonObject &message);
+    // The text of the task's first user message (its prompt).
+    const QString &prompt() const { return m_prompt; }
+    // The prompts of the earlier tasks in this task's context, oldest first (multi-turn memory);
+    // set before start(). The recall scenario answers from them.
+    void setEarlierTurns(const QStringList &prompts);
     // Called once when the current turn ends (terminal or waiting for the client).
     void addWaiter(std::function<void()> done);
     void cancel();
@@ -91,6 +101,7 @@ private:
 
     QString m_id;
     QString m_contextId;
+    QString m_prompt;
     A2aRunOptions m_options;
     QString m_state;
     QString m_timestamp;

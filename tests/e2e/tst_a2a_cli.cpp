@@ -37,6 +37,28 @@ class TestA2aCli final : public QObject
             RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals(store) + args, this), ms);
     }
 
+    // The run's exported JSON (what the store holds).
+    QJsonObject exported(const QString &id)
+    {
+        const Result r = cli({u"export"_s, id, u"--format"_s, u"json"_s});
+        return r.exitCode == 0 ? QJsonDocument::fromJson(r.out).object() : QJsonObject();
+    }
+
+    QList<QJsonObject> sentMessages() const
+    {
+        QList<QJsonObject> out;
+        for (const auto &r : m_sim->requests()) {
+            if (r.rpcMethod == u"SendMessage")
+                out << QJsonDocument::fromJson(r.body)
+                           .object()
+                           .value(u"params"_s)
+                           .toObject()
+                           .value(u"message"_s)
+                           .toObject();
+        }
+        return out;
+    }
+
 private Q_SLOTS:
     void init()
     {
@@ -278,6 +300,57 @@ private Q_SLOTS:
         const Result r = cli({u"start"_s, u"--prompt"_s, u"normal"_s, u"--follow"_s});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("No A2A agent card found"), r.err.constData());
+    }
+
+    // followup on a working task that takes messages (issue 16): the same run is printed and
+    // followed to its end, the message went to the task (taskId + contextId), the stored text is
+    // the agent's, with the message folded in; no new task, no new run.
+    void followUpWorkingTask()
+    {
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"listen chunks=60 interval_ms=40"_s});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        const QString id = runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
+        const QString task = m_sim->lastTaskId();
+        // The store may still have it queued (start returns at the task's first event): followup
+        // reads its state first.
+
+        const Result followed
+            = cli({u"--json"_s, u"followup"_s, id, u"--prompt"_s, u"add the 2025 figures"_s, u"--follow"_s});
+        QVERIFY2(followed.exitCode == 0, followed.err.constData());
+        QCOMPARE(runIdFrom(followed.out), id);
+        QCOMPARE(m_sim->tasksCreated(), 1);
+        const QList<QJsonObject> sent = sentMessages();
+        QCOMPARE(sent.size(), 1);
+        QCOMPARE(sent.first().value(u"taskId"_s).toString(), task);
+        QCOMPARE(sent.first().value(u"contextId"_s).toString(), m_sim->task(task)->contextId);
+
+        const QJsonObject doc = exported(id);
+        QCOMPARE(doc.value(u"status"_s).toString(), u"completed"_s);
+        QCOMPARE(doc.value(u"output"_s).toString(), m_sim->task(task)->text);
+        QVERIFY(doc.value(u"output"_s).toString().contains(u"[noted: add the 2025 figures] "_s));
+    }
+
+    // An agent that refuses a message to a working task: the error and exit 1, nothing else
+    // changes; the run still follows to completion with the agent's text.
+    void followUpWorkingTaskRefused()
+    {
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal chunks=40 interval_ms=40"_s});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        const QString id = runIdFrom(started.out);
+        const QString task = m_sim->lastTaskId();
+
+        const Result refused = cli({u"followup"_s, id, u"--prompt"_s, u"stop now"_s, u"--follow"_s});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("does not take messages while this task is working"),
+                 refused.err.constData());
+        QCOMPARE(m_sim->tasksCreated(), 1);
+        QVERIFY(m_sim->task(task)->state == u"TASK_STATE_COMPLETED"_s);
+        const QJsonObject doc = exported(id);
+        QCOMPARE(doc.value(u"status"_s).toString(), u"completed"_s);
+        QCOMPARE(doc.value(u"output"_s).toString(), A2aSimulator::chunkText(40));
     }
 };
 

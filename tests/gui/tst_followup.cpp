@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // "Follow Up…" in the main window against the simulators (issue 16, the seed's Update): enabled
 // only where the backend's capability and the run's state allow it, the prompt dialog starts the
-// next turn as a run of its own linked to its parent, and the new run is selected.
+// next turn as a run of its own linked to its parent, and the new run is selected; on a working
+// A2A task it sends a message to that task (the same run goes on); the Conversation tab shows
+// every turn, the later ones too.
 #include "actioncontroller.h"
 #include "conversationview.h"
 #include "detailpane.h"
@@ -74,6 +76,8 @@ private Q_SLOTS:
         const QString failed = m_engine->start(kSim, u"fail deltas=4"_s);
         const QString running = m_engine->start(kSim, u"long interval_ms=20"_s);
         const QString task = m_engine->start(kA2a, u"normal chunks=3"_s);
+        const QString workingTask = m_engine->start(kA2a, u"long interval_ms=20"_s);
+        const QString askingTask = m_engine->start(kA2a, u"input"_s);
         const QString job = m_engine->start(kJobs, u"normal deltas=3"_s);
         const QString waiting = m_engine->start(kJobs, u"ask_user deltas=4"_s);
         QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(done), RunStatus::Completed, kWait);
@@ -82,15 +86,53 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(job), RunStatus::Completed, kWait);
         QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(waiting), RunStatus::InputRequired, kWait);
         QTRY_VERIFY_WITH_TIMEOUT(!run(running)->primaryText.isEmpty(), kWait);
+        QTRY_VERIFY_WITH_TIMEOUT(!run(workingTask)->primaryText.isEmpty(), kWait);
+        QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(askingTask), RunStatus::InputRequired, kWait);
 
         const std::pair<QString, bool> expected[] = {
-            {done, true}, {task, true}, {failed, false}, {running, false}, {job, false}, {waiting, false},
+            {done, true},
+            {task, true},
+            {failed, false},
+            {running, false},
+            {job, false},
+            {waiting, false},
+            // A2A: a working task takes a message (FollowUpWorking); one that asks is answered
+            // with Respond instead.
+            {workingTask, true},
+            {askingTask, false},
         };
         for (const auto &[id, enabled] : expected) {
             select(id);
             QVERIFY2(followUp()->isEnabled() == enabled, qPrintable(run(id)->prompt));
         }
         m_engine->manager.cancelRun(running);
+        m_engine->manager.cancelRun(workingTask);
+    }
+
+    // Follow Up on a working A2A task sends the message to that task: no new run, the same run
+    // selected, its conversation shows the message, and the agent's text that folds it in
+    // arrives in the same run.
+    void workingTaskTakesTheMessage()
+    {
+        const QString id = m_engine->start(kA2a, u"listen chunks=40 interval_ms=40"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!run(id)->primaryText.isEmpty(), kWait);
+        select(id);
+        QVERIFY(followUp()->isEnabled());
+        const qsizetype before = m_engine->manager.runIds().size();
+        followUp()->trigger();
+        QInputDialog *dialog = actions()->pendingFollowUp();
+        QVERIFY(dialog);
+        dialog->setTextValue(u"mention the 2025 figures"_s);
+        dialog->accept();
+        QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(id), RunStatus::Completed, kWait);
+        QCOMPARE(m_engine->manager.runIds().size(), before);
+        QVERIFY2(run(id)->primaryText.contains(u"[noted: mention the 2025 figures] "_s),
+                 qPrintable(run(id)->primaryText));
+        QCOMPARE(m_window->table()->selectedRunIds(), QStringList{id});
+        ConversationView *view = m_window->detailPane()->conversationView();
+        QTRY_COMPARE(view->messages(),
+                     (QStringList{u"listen chunks=40 interval_ms=40"_s, u"mention the 2025 figures"_s}));
+        QVERIFY(view->toPlainText().contains(u"[noted: mention the 2025 figures]"_s));
     }
 
     // The dialog sends the next turn: a new run whose parent is the selected one, selected and
@@ -135,8 +177,17 @@ private Q_SLOTS:
                         b = text.indexOf(RunwatchSim::OpenAiSimulator::tokenText(5)),
                         c = text.indexOf(u"now one page"_s);
         QVERIFY2(a >= 0 && a < b && b < c, qPrintable(text));
-        // A first turn has no conversation tab.
+        // The first turn shows the whole conversation too: the follow-up made after it.
         select(parent);
+        QTRY_COMPARE(view->turnCount(), 2);
+        QVERIFY(tabs->indexOf(view) >= 0);
+        QCOMPARE(view->messages(),
+                 (QStringList{u"normal deltas=5 draft the report"_s, u"normal deltas=3 now one page"_s}));
+        QTRY_VERIFY(view->toPlainText().contains(RunwatchSim::OpenAiSimulator::tokenText(3)));
+        // A run without follow-ups has no conversation tab.
+        const QString alone = m_engine->start(kSim, u"normal deltas=2"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(alone), RunStatus::Completed, kWait);
+        select(alone);
         QTRY_VERIFY(tabs->indexOf(view) < 0);
     }
 };

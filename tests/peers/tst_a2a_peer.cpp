@@ -338,6 +338,41 @@ private Q_SLOTS:
         QCOMPARE(run.token.extra.value(u"contextId"_s).toString(), context);
         QCOMPARE(run.primaryText, u"Earlier in this context: chunks 2 5"_s);
     }
+
+    // A message to a working task against the official server (issue 16): the SDK appends it to
+    // the task and hands it to the agent, whose `listen` task folds it into the answer it is
+    // still streaming. The same local run goes on: every chunk in order, the note among them,
+    // one run, no error.
+    void followUpToAWorkingTask()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.start(u"listen 30 40"_s);
+        QVERIFY(waitFor(
+            [&] {
+                const Run &r = rig.run(id);
+                return r.status == RunStatus::InProgress && !r.primaryText.isEmpty();
+            },
+            kWait));
+        QVERIFY(followUpAllowed(rig.run(id)));
+        std::optional<ActionResult> sent;
+        connect(&rig.manager, &RunManager::actionFinished, this,
+                [&](const QString &rid, RunManager::Action a, const ActionResult &r) {
+                    if (rid == id && a == RunManager::Action::FollowUp)
+                        sent = r;
+                });
+        QString why;
+        QCOMPARE(rig.manager.followUp(id, u"mind the 2025 figures"_s, &why), id);
+        QVERIFY(waitFor([&] { return sent.has_value(); }, kWait));
+        QVERIFY2(sent->ok(), qPrintable(sent->error.message));
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(rig.manager.runIds().size(), 1);
+        QVERIFY(!run.error.isError());
+        const QString note = u"[noted: mind the 2025 figures] "_s;
+        QVERIFY2(run.primaryText.count(note) == 1, qPrintable(run.primaryText));
+        QCOMPARE(QString(run.primaryText).remove(note), chunks(30));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestA2aPeer)

@@ -75,7 +75,8 @@ QString A2aBackend::kind() const
 Capabilities A2aBackend::capabilities() const
 {
     Capabilities caps = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-                        | Capability::Cancel | Capability::Respond | Capability::List | Capability::FollowUp;
+                        | Capability::Cancel | Capability::Respond | Capability::List | Capability::FollowUp
+                        | Capability::FollowUpWorking;
     if (m_card && !m_card->streaming) {
         caps.setFlag(Capability::Stream, false);
         caps.setFlag(Capability::ResumeStream, false);
@@ -324,6 +325,47 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     }
     dropRepeatedItems(events);
     result.events = events;
+    co_return result;
+}
+
+QCoro::Task<ActionResult> A2aBackend::followUp(ContinuationToken token, QString prompt)
+{
+    QPointer<A2aBackend> self = this;
+    ActionResult result;
+    const Discovery d = co_await discover();
+    if (std::optional<RunError> failed = discoveryFailure(!self.isNull(), d)) {
+        result.error = std::move(*failed);
+        co_return result;
+    }
+    if (prompt.trimmed().isEmpty()) {
+        result.error = RunError::client(u"empty_prompt"_s, u"A follow-up needs a prompt."_s);
+        co_return result;
+    }
+    QString contextId = token.extra.value(u"contextId"_s).toString();
+    if (contextId.isEmpty())
+        contextId = m_contexts.value(token.remoteId);
+    const QJsonObject params
+        = messageParams(d.interface->version, prompt, token.remoteId, contextId, kFollowUpIdPrefix, true);
+    const QString messageId = params.value(u"message"_s).toObject().value(u"messageId"_s).toString();
+    const CallResult call = co_await this->call(Operation::SendMessage, params);
+    if (!self) {
+        result.error = RunError::cancelled(kConnectionClosed);
+        co_return result;
+    }
+    if (!call.ok()) {
+        result.error = call.error;
+        if (call.code() == -32004) {
+            result.error.message
+                = u"The agent does not take messages while this task is working: "_s + call.error.message;
+        }
+        co_return result;
+    }
+    // Only the message itself is recorded here: the reply's snapshot is what the task's stream
+    // delivers anyway, and taken from a second connection it could be older than what that
+    // stream already brought.
+    result.events << RunEvent::secondarySnapshot(SecondaryKind::Log, u"a2a-msg:"_s + messageId,
+                                                 QString(kFollowUpItemTitle), prompt);
+    dropRepeatedItems(result.events);
     co_return result;
 }
 

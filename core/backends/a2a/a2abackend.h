@@ -88,7 +88,8 @@ public:
     explicit A2aBackend(Connection connection, QObject *parent = nullptr);
 
     QString kind() const override;
-    // Before the card is known: everything A2A can do. After: without Stream/ResumeStream for an
+    // Before the card is known: everything A2A can do (FollowUpWorking always: no card says
+    // whether a working task takes messages). After: without Stream/ResumeStream for an
     // agent that does not stream, without List for 0.3. Never Delete: A2A has none.
     Capabilities capabilities() const override;
 
@@ -98,6 +99,13 @@ public:
     // new task in its conversation, A2A life-of-a-task): the agent sees the
     // earlier turns. The contextId rides in the parent's token (extra "contextId").
     RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent) override;
+    // A message with the working task's taskId and contextId (A2A §3.4.3: a task that has not
+    // ended takes further messages; whether it acts on them is the agent's to decide, and no
+    // card field says so in advance). Sent with returnImmediately: the task's stream (or the
+    // polls) carry what the agent makes of it. An agent that will not take it answers an error
+    // (UnsupportedOperation -32004 with most SDKs), which is the result's error; the task is
+    // untouched by a refusal.
+    QCoro::Task<ActionResult> followUp(ContinuationToken token, QString prompt) override;
 
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
     QCoro::Task<ActionResult> cancel(ContinuationToken token) override;

@@ -320,6 +320,8 @@ void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
             secondaryFor(m, u"agent"_s, out);
         else if (m.messageId.startsWith(kAnswerIdPrefix))
             secondaryFor(m, u"answer"_s, out);
+        else if (m.messageId.startsWith(kFollowUpIdPrefix))
+            secondaryFor(m, QString(kFollowUpItemTitle), out);
     }
     const bool answered = lastHistoryMessageId(task).startsWith(kAnswerIdPrefix);
     if (task.value(u"status"_s).isObject())

@@ -36,6 +36,8 @@ QString bindingName(Binding binding);   // "JSONRPC" / "HTTP+JSON"
 // our answer but before the agent moved on can be recognised as "answer received" (§7).
 inline constexpr QLatin1StringView kAnswerIdPrefix{"runwatch-answer-"};
 inline constexpr QLatin1StringView kPromptIdPrefix{"runwatch-prompt-"};
+// A follow-up sent to a working task (RunBackend::followUp on the same run).
+inline constexpr QLatin1StringView kFollowUpIdPrefix{"runwatch-followup-"};
 
 // TaskState (0.3 kebab-case, 1.0 TASK_STATE_*, 0.3 proto TASK_STATE_CANCELLED) → unified
 // status; unknown and missing labels are Unknown (§5.1).

@@ -14,6 +14,9 @@
 //   message        answers with a plain Message (no task)
 //   recall         one chunk "Earlier in this context: <t1> | <t2> …" with the user texts of the
 //                  context's earlier tasks (multi-turn: a new task in the same contextId), completed
+//   listen N [ms]  like chunks, and while it works it takes further messages with its taskId (the
+//                  SDK hands each to execute() again, on the task's own event bus): each is folded
+//                  into the answer as the chunk "[noted: <text>] " before the next one
 // --legacy enables the SDK's v0.3 compatibility layer (card, JSON-RPC and REST).
 // --key K requires the header "X-API-Key: K" on the A2A endpoints; the card says so.
 import express from 'express';
@@ -79,6 +82,8 @@ class PeerExecutor {
         this.cancelled = new Set();
         this.running = new Set();
         this.contexts = new Map(); // contextId -> the user texts of its tasks' first messages
+        this.notes = new Map();    // taskId of a working `listen` task -> messages not yet folded in
+        this.ended = new Map();    // taskId of a working `listen` task -> promise of its loop's end
     }
 
     async execute(ctx, bus) {
@@ -92,6 +97,21 @@ class PeerExecutor {
                 parts: [{ text: 'Hello from the peer.' }],
             })));
             bus.finished();
+            return;
+        }
+
+        // A message to a working `listen` task: the SDK has appended it to the task's history and
+        // calls us again on the task's own bus, where the stream that follows the task already
+        // had its Task (a second one breaks it: "Stream ordering violation"). A WORKING status
+        // acknowledges it (and answers the sender with the task); the running loop folds the
+        // message in and ends the task as usual.
+        if (ctx.task && this.notes.has(taskId)) {
+            const note = userText(ctx.userMessage).trim();
+            this.notes.get(taskId).push(note);
+            bus.publish(status(taskId, contextId, TaskState.TASK_STATE_WORKING, `Noted: ${note}`));
+            // The SDK finishes the bus when an execute() returns in a working state: this one
+            // returns when the task's own loop has ended it.
+            await this.ended.get(taskId);
             return;
         }
 
@@ -141,6 +161,11 @@ class PeerExecutor {
         const count = Math.max(1, Number(words[1] ?? 5) || 5);
         const interval = Math.max(0, Number(words[2] ?? 20) || 0);
         this.running.add(taskId);
+        let endLoop = () => {};
+        if (verb === 'listen') {
+            this.notes.set(taskId, []);
+            this.ended.set(taskId, new Promise((resolve) => { endLoop = resolve; }));
+        }
         try {
             for (let i = 0; i < count; ++i) {
                 await sleep(interval);
@@ -149,12 +174,17 @@ class PeerExecutor {
                     bus.finished();
                     return;
                 }
+                for (const note of this.notes.get(taskId)?.splice(0) ?? [])
+                    bus.publish(chunk(taskId, contextId, `[noted: ${note}] `, i > 0, false));
                 bus.publish(chunk(taskId, contextId, `chunk${i} `, i > 0, i === count - 1));
             }
             bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));
             bus.finished();
         } finally {
             this.running.delete(taskId);
+            this.notes.delete(taskId);
+            this.ended.delete(taskId);
+            endLoop();
         }
     }
 

@@ -133,6 +133,60 @@ private Q_SLOTS:
         store[u"t1"_s].parentId = u"t3"_s;
         QCOMPARE(conversationBefore(third, lookup).size(), 2);
     }
+
+    // The turns after a run (the follow-ups made from it, and from those) in creation order,
+    // other conversations left out; the export of a first turn carries them after its output.
+    void laterTurns()
+    {
+        Run first;
+        first.localId = u"t1"_s;
+        first.prompt = u"Draft the report"_s;
+        first.primaryText = u"A long draft."_s;
+        first.status = RunStatus::Completed;
+        Run other = first;
+        other.localId = u"o1"_s;
+        other.prompt = u"Something else"_s;
+        Run second = first;
+        second.localId = u"t2"_s;
+        second.parentId = u"t1"_s;
+        second.prompt = u"Shorten it"_s;
+        second.primaryText = u"A short draft."_s;
+        Run otherChild = other;
+        otherChild.localId = u"o2"_s;
+        otherChild.parentId = u"o1"_s;
+        Run third = second;
+        third.localId = u"t3"_s;
+        third.parentId = u"t2"_s;
+        third.prompt = u"Add the 2025 figures"_s;
+        third.primaryText = u"With figures."_s;
+        const QHash<QString, Run> store{{first.localId, first},
+                                        {other.localId, other},
+                                        {second.localId, second},
+                                        {otherChild.localId, otherChild},
+                                        {third.localId, third}};
+        const QStringList order{u"t1"_s, u"o1"_s, u"t2"_s, u"o2"_s, u"t3"_s};
+        const auto parentOf = [&store](const QString &id) { return store.value(id).parentId; };
+        const auto lookup = [&store](const QString &id) -> std::optional<Run> {
+            return store.contains(id) ? std::optional<Run>(store.value(id)) : std::nullopt;
+        };
+        const QList<Run> later = conversationAfter(first, order, parentOf, lookup);
+        QCOMPARE(later.size(), 2);
+        QCOMPARE(later.at(0).localId, u"t2"_s);
+        QCOMPARE(later.at(1).localId, u"t3"_s);
+        QCOMPARE(conversationAfter(second, order, parentOf, lookup).size(), 1);
+        QVERIFY(conversationAfter(third, order, parentOf, lookup).isEmpty());
+
+        const QString md = QString::fromUtf8(exportRun(first, ExportFormat::Markdown, {}, {}, later));
+        const qsizetype a = md.indexOf(u"A long draft."_s), b = md.indexOf(u"## Later turns"_s),
+                        c = md.indexOf(u"### Turn 2 (run t2"_s), d = md.indexOf(u"With figures."_s);
+        QVERIFY2(a >= 0 && a < b && b < c && c < d, qPrintable(md));
+        QVERIFY(!md.contains(u"Something else"_s));
+        const QJsonObject o
+            = QJsonDocument::fromJson(exportRun(first, ExportFormat::Json, {}, {}, later)).object();
+        const QJsonArray turns = o.value(u"later_turns"_s).toArray();
+        QCOMPARE(turns.size(), 2);
+        QCOMPARE(turns.at(1).toObject().value(u"prompt"_s).toString(), u"Add the 2025 figures"_s);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunExport)

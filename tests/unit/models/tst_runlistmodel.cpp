@@ -389,7 +389,8 @@ private Q_SLOTS:
         QVERIFY(actionStateForSelection({actionStateFor(waiting, false)}).respond);
     }
 
-    // Follow up: the backend's capability AND a completed run the service knows; one run only.
+    // Follow up: the backend's capability AND a completed (or, with FollowUpWorking, working) run
+    // the service knows; one run only.
     void followUpRule()
     {
         Run done = makeRun(u"d"_s, RunStatus::Completed, u"D"_s);
@@ -405,6 +406,19 @@ private Q_SLOTS:
             other.status = status;
             QVERIFY2(!actionStateFor(other, false).followUp, qPrintable(statusName(status)));
         }
+        // FollowUpWorking (A2A): a working run takes one too, as a message to that same run;
+        // still not a queued one, one waiting for input (Respond's) or one that ended badly.
+        Run working = done;
+        working.capabilities |= Capability::FollowUpWorking;
+        QVERIFY(!followUpContinuesRun(working));
+        for (RunStatus status : {RunStatus::Queued, RunStatus::InProgress, RunStatus::InputRequired,
+                                 RunStatus::Failed, RunStatus::Cancelled, RunStatus::Cancelling}) {
+            working.status = status;
+            QVERIFY2(actionStateFor(working, false).followUp == (status == RunStatus::InProgress),
+                     qPrintable(statusName(status)));
+        }
+        working.status = RunStatus::InProgress;
+        QVERIFY(followUpContinuesRun(working));
         Run local = done;
         local.remoteId.clear(); // never reached the service: nothing to continue from
         QVERIFY(!actionStateFor(local, false).followUp);
