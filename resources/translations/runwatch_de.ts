@@ -39,6 +39,29 @@
         <source>A proxy is given as http://host:port or socks5://host:port.</source>
         <translation>Ein Proxy wird als http://host:port oder socks5://host:port angegeben.</translation>
     </message>
+    <message>
+        <source>A time budget is given as 90s, 45m, 2h, 1h30m or 1d (a year at most).</source>
+        <translation>Ein Zeitbudget wird als 90s, 45m, 2h, 1h30m oder 1d angegeben (höchstens ein Jahr).</translation>
+    </message>
+</context>
+<context>
+    <name>RunDeadlines</name>
+    <message>
+        <source>Over deadline since %1 — cancel requested</source>
+        <translation>Frist überschritten seit %1 — Abbruch angefordert</translation>
+    </message>
+    <message>
+        <source>Over deadline since %1</source>
+        <translation>Frist überschritten seit %1</translation>
+    </message>
+    <message>
+        <source>Deadline %1 — cancels then</source>
+        <translation>Frist %1 — wird dann abgebrochen</translation>
+    </message>
+    <message>
+        <source>Deadline %1</source>
+        <translation>Frist %1</translation>
+    </message>
 </context>
 <context>
     <name>RunEvents</name>
@@ -107,6 +130,21 @@
         <source>MMM d HH:mm</source>
         <comment>QDateTime format of a time on another day</comment>
         <translation>d. MMM HH:mm</translation>
+    </message>
+    <message>
+        <source>%1k</source>
+        <comment>thousands of tokens</comment>
+        <translation>%1k</translation>
+    </message>
+    <message>
+        <source>%1M</source>
+        <comment>millions of tokens</comment>
+        <translation>%1 Mio.</translation>
+    </message>
+    <message>
+        <source>%1G</source>
+        <comment>billions of tokens</comment>
+        <translation>%1 Mrd.</translation>
     </message>
 </context>
 <context>
@@ -238,6 +276,18 @@
         <source>about %1 left</source>
         <translation>noch etwa %1</translation>
     </message>
+    <message>
+        <source>Input tokens</source>
+        <translation>Eingabe-Tokens</translation>
+    </message>
+    <message>
+        <source>Output tokens</source>
+        <translation>Ausgabe-Tokens</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>Kosten</translation>
+    </message>
 </context>
 <context>
     <name>RunManager</name>
@@ -272,6 +322,18 @@
     <message>
         <source>The connection &quot;%1&quot; is not configured.</source>
         <translation>Die Verbindung „%1“ ist nicht eingerichtet.</translation>
+    </message>
+    <message>
+        <source>The run has already finished.</source>
+        <translation>Der Lauf ist bereits beendet.</translation>
+    </message>
+    <message>
+        <source>No such run.</source>
+        <translation>Diesen Lauf gibt es nicht.</translation>
+    </message>
+    <message>
+        <source>follow-up not taken</source>
+        <translation>Nachfrage nicht angenommen</translation>
     </message>
 </context>
 <context>
@@ -554,6 +616,36 @@
         <source>Follow-up to %1 started.</source>
         <translation>Folgenachricht zu %1 gestartet.</translation>
     </message>
+    <message>
+        <source>Set &amp;Deadline…</source>
+        <translation>&amp;Frist setzen…</translation>
+    </message>
+    <message>
+        <source>Give the selected runs a time budget: warned before, cancelled at the end when asked</source>
+        <translation>Den ausgewählten Läufen ein Zeitbudget geben: Warnung davor, auf Wunsch am Ende abgebrochen</translation>
+    </message>
+    <message>
+        <source>Follow-up sent to %1.</source>
+        <translation>Nachfrage an %1 gesendet.</translation>
+    </message>
+    <message>
+        <source>The follow-up to %1 was not taken: %2</source>
+        <translation>Die Nachfrage an %1 wurde nicht angenommen: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Deadline set on %n run(s).</source>
+        <translation>
+            <numerusform>Frist für %n Lauf gesetzt.</numerusform>
+            <numerusform>Frist für %n Läufe gesetzt.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deadline removed from %n run(s).</source>
+        <translation>
+            <numerusform>Frist von %n Lauf entfernt.</numerusform>
+            <numerusform>Frist von %n Läufen entfernt.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::AppController</name>
@@ -601,6 +693,22 @@
             <numerusform>%n beendeter Lauf entfernt, der älter als %1 Tag(e) war.</numerusform>
             <numerusform>%n beendete Läufe entfernt, die älter als %1 Tag(e) waren.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Run looks stuck</source>
+        <translation>Lauf scheint festzuhängen</translation>
+    </message>
+    <message>
+        <source>Deadline approaching</source>
+        <translation>Frist naht</translation>
+    </message>
+    <message>
+        <source>Deadline reached: cancelling</source>
+        <translation>Frist erreicht: wird abgebrochen</translation>
+    </message>
+    <message>
+        <source>Deadline reached</source>
+        <translation>Frist erreicht</translation>
     </message>
 </context>
 <context>
@@ -1037,6 +1145,10 @@
         <translation>agents listet die Agenten eines Foundry-Projekts: Verwenden Sie --backend foundry</translation>
     </message>
     <message>
+        <source>--give-up-after is for watch, resume, attach, start --follow and followup --follow</source>
+        <translation>--give-up-after gilt für watch, resume, attach, start --follow und followup --follow</translation>
+    </message>
+    <message>
         <source>Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Global options (before the command):
@@ -1070,12 +1182,15 @@ Global options (before the command):
 
 Commands:
   start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
-                      (--agent: foundry, the assistant id to run)
+        [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: foundry, the assistant id to run; --deadline: a time budget
+                      such as 45m or 2h, warned before, cancelled at the end when asked)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
                       the next turn after a completed run (openai: previous_response_id;
                       a2a: a new task in its contextId; foundry: a message and a new run on
                       its thread): a run of its own, printed like start&apos;s; status shows
-                      its parent
+                      its parent. A working a2a run takes it as a message to its task: the
+                      same run is printed and goes on (a refusal: its error, exit 1)
   watch RUN [--give-up-after DURATION]
                       primary text to stdout as it arrives, secondary output to stderr;
                       resumes after drops; exits at a terminal state or when input is required.
@@ -1101,6 +1216,9 @@ Commands:
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
   connections         the saved connections: name, backend, URL, where the key is kept
+  deadline RUN (--in DURATION [--cancel] | --clear)
+                      the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
+                      it at the deadline (done by whoever follows it: the app, watch)
 
 RUN is the local or the remote id. A stored run started on a saved connection goes through it
 again (its options and key) unless --url/--backend are given. API keys never come from the
@@ -1143,12 +1261,16 @@ Globale Optionen (vor dem Befehl):
 
 Befehle:
   start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DAUER]]
-                      (--agent: foundry, die ID des Assistenten, der laufen soll)
+        [--deadline DAUER [--cancel-at-deadline]]
+                      (--agent: foundry, die ID des Assistenten, der laufen soll; --deadline:
+                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen)
   followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
                       die nächste Runde nach einem abgeschlossenen Lauf (openai:
                       previous_response_id; a2a: eine neue Aufgabe in ihrer contextId; foundry:
                       eine Nachricht und ein neuer Lauf in ihrem Thread): ein eigener Lauf,
-                      ausgegeben wie bei start; status zeigt seinen Vorgänger
+                      ausgegeben wie bei start; status zeigt seinen Vorgänger. Ein laufender
+                      a2a-Lauf nimmt sie als Nachricht an seine Aufgabe: derselbe Lauf wird
+                      ausgegeben und geht weiter (eine Ablehnung: sein Fehler, Exit-Code 1)
   watch LAUF [--give-up-after DAUER]
                       Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
                       setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
@@ -1175,6 +1297,9 @@ Befehle:
   export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
   prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
   connections         die gespeicherten Verbindungen: Name, Backend, URL, wo der Schlüssel liegt
+  deadline LAUF (--in DAUER [--cancel] | --clear)
+                      das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
+                      zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
 
 LAUF ist die lokale oder die Remote-ID. Ein gespeicherter Lauf, der auf einer gespeicherten
 Verbindung gestartet wurde, läuft wieder über sie (ihre Optionen und ihren Schlüssel), außer
@@ -1186,8 +1311,28 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 </translation>
     </message>
     <message>
-        <source>--give-up-after is for watch, resume, attach, start --follow and followup --follow</source>
-        <translation>--give-up-after gilt für watch, resume, attach, start --follow und followup --follow</translation>
+        <source>start: --deadline needs a time budget such as 90s, 45m, 2h or 1h30m</source>
+        <translation>start: --deadline braucht ein Zeitbudget wie 90s, 45m, 2h oder 1h30m</translation>
+    </message>
+    <message>
+        <source>deadline: --in needs a time budget such as 90s, 45m, 2h or 1h30m</source>
+        <translation>deadline: --in braucht ein Zeitbudget wie 90s, 45m, 2h oder 1h30m</translation>
+    </message>
+    <message>
+        <source>deadline: unexpected argument %1</source>
+        <translation>deadline: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>deadline needs RUN and either --in DURATION or --clear</source>
+        <translation>deadline braucht LAUF und entweder --in DAUER oder --clear</translation>
+    </message>
+    <message>
+        <source>run %1: no deadline</source>
+        <translation>Lauf %1: keine Frist</translation>
+    </message>
+    <message>
+        <source>The follow-up was not acknowledged.</source>
+        <translation>Die Nachfrage wurde nicht bestätigt.</translation>
     </message>
 </context>
 <context>
@@ -1269,10 +1414,6 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <translation>http://host:port oder socks5://host:port (optional)</translation>
     </message>
     <message>
-        <source>Every request of this connection goes through this proxy.</source>
-        <translation>Jede Anfrage dieser Verbindung läuft über diesen Proxy.</translation>
-    </message>
-    <message>
         <source>Problems with the options</source>
         <translation>Probleme mit den Optionen</translation>
     </message>
@@ -1291,6 +1432,22 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
     <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Every request of this connection goes through this proxy. A password in it (socks5://user:password@host:port) is kept in the system keychain, not in the saved connection.</source>
+        <translation>Jede Anfrage dieser Verbindung geht über diesen Proxy. Ein Passwort darin (socks5://benutzer:passwort@host:port) wird im Schlüsselbund des Systems aufbewahrt, nicht in der gespeicherten Verbindung.</translation>
+    </message>
+    <message>
+        <source>Default time &amp;budget:</source>
+        <translation>Standard-Zeit&amp;budget:</translation>
+    </message>
+    <message>
+        <source>e.g. 2h (optional)</source>
+        <translation>z. B. 2h (optional)</translation>
+    </message>
+    <message>
+        <source>Runs started on this connection get this deadline: a warning before it, &quot;over deadline&quot; after it. Set Deadline… changes it per run and can cancel at the deadline.</source>
+        <translation>Auf dieser Verbindung gestartete Läufe bekommen diese Frist: eine Warnung davor, „Frist überschritten“ danach. „Frist setzen…“ ändert sie je Lauf und kann zur Frist abbrechen.</translation>
     </message>
 </context>
 <context>
@@ -1326,6 +1483,14 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
     <message>
         <source>Choose where to keep the key.</source>
         <translation>Wählen Sie, wo der Schlüssel aufbewahrt wird.</translation>
+    </message>
+    <message>
+        <source>The proxy password of &quot;%1&quot; could not be read: %2</source>
+        <translation>Das Proxy-Passwort von „%1“ konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>The proxy password is kept only in the system keychain, which could not take it: %1</source>
+        <translation>Das Proxy-Passwort wird nur im Schlüsselbund des Systems aufbewahrt, und der konnte es nicht aufnehmen: %1</translation>
     </message>
 </context>
 <context>
@@ -1570,6 +1735,14 @@ Dort speichern?</translation>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
+    <message>
+        <source>&amp;Browse runs…</source>
+        <translation>Läufe &amp;durchsuchen…</translation>
+    </message>
+    <message>
+        <source>List the runs on this connection, including those started by other clients, and attach to them</source>
+        <translation>Die Läufe dieser Verbindung auflisten, auch die von anderen Clients gestarteten, und sich an sie anhängen</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConversationView</name>
@@ -1592,6 +1765,65 @@ Dort speichern?</translation>
     <message>
         <source>Answer</source>
         <translation>Antwort</translation>
+    </message>
+    <message>
+        <source>Turn %1 · %2 · this run</source>
+        <translation>Runde %1 · %2 · dieser Lauf</translation>
+    </message>
+    <message>
+        <source>Follow-up while working</source>
+        <translation>Nachfrage während der Arbeit</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::DeadlineDialog</name>
+    <message>
+        <source>Set Deadline</source>
+        <translation>Frist setzen</translation>
+    </message>
+    <message>
+        <source>&amp;In:</source>
+        <translation>&amp;In:</translation>
+    </message>
+    <message>
+        <source>e.g. 45m, 2h, 1h30m</source>
+        <translation>z. B. 45m, 2h, 1h30m</translation>
+    </message>
+    <message>
+        <source>Time budget from now</source>
+        <translation>Zeitbudget ab jetzt</translation>
+    </message>
+    <message>
+        <source>How long the run may still take, from now: 90s, 45m, 2h, 1h30m, 1d.</source>
+        <translation>Wie lange der Lauf ab jetzt noch dauern darf: 90s, 45m, 2h, 1h30m, 1d.</translation>
+    </message>
+    <message>
+        <source>&amp;At:</source>
+        <translation>&amp;Um:</translation>
+    </message>
+    <message>
+        <source>Deadline time</source>
+        <translation>Zeitpunkt der Frist</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel the run at the deadline</source>
+        <translation>Lauf zur Frist &amp;abbrechen</translation>
+    </message>
+    <message>
+        <source>Otherwise the run is only marked over deadline. You are warned 5 minutes before (or at 90% of a shorter budget).</source>
+        <translation>Sonst wird der Lauf nur als „Frist überschritten“ markiert. Sie werden 5 Minuten vorher gewarnt (oder bei 90 % eines kürzeren Budgets).</translation>
+    </message>
+    <message>
+        <source>&amp;Remove Deadline</source>
+        <translation>Frist &amp;entfernen</translation>
+    </message>
+    <message>
+        <source>A time budget looks like 90s, 45m, 2h or 1h30m.</source>
+        <translation>Ein Zeitbudget sieht aus wie 90s, 45m, 2h oder 1h30m.</translation>
+    </message>
+    <message>
+        <source>The deadline must be in the future.</source>
+        <translation>Die Frist muss in der Zukunft liegen.</translation>
     </message>
 </context>
 <context>
@@ -1791,6 +2023,34 @@ Zeitleiste und Aktionen zu sehen.</translation>
     <message>
         <source>Expected to finish at %1</source>
         <translation>Voraussichtlich fertig um %1</translation>
+    </message>
+    <message>
+        <source>Token usage and cost</source>
+        <translation>Token-Verbrauch und Kosten</translation>
+    </message>
+    <message>
+        <source>not reported</source>
+        <translation>nicht gemeldet</translation>
+    </message>
+    <message>
+        <source>Tokens: %1 input · %2 output</source>
+        <translation>Tokens: %1 Eingabe · %2 Ausgabe</translation>
+    </message>
+    <message>
+        <source>(%1 reasoning)</source>
+        <translation>(%1 Reasoning)</translation>
+    </message>
+    <message>
+        <source>cost %1</source>
+        <translation>Kosten %1</translation>
+    </message>
+    <message>
+        <source>no cost: the run names no model</source>
+        <translation>keine Kosten: der Lauf nennt kein Modell</translation>
+    </message>
+    <message>
+        <source>no price set for %1 (Settings › Prices…)</source>
+        <translation>kein Preis für %1 gesetzt (Einstellungen › Preise…)</translation>
     </message>
 </context>
 <context>
@@ -2126,6 +2386,14 @@ oder starten Sie Runwatch mit --demo zum Ausprobieren.</translation>
         <source>List the runs the service has, started here or elsewhere, and attach to them (Ctrl+Shift+B)</source>
         <translation>Die Läufe des Dienstes auflisten, hier oder anderswo gestartet, und sich an sie anhängen (Strg+Umschalt+B)</translation>
     </message>
+    <message>
+        <source>&amp;Prices…</source>
+        <translation>&amp;Preise…</translation>
+    </message>
+    <message>
+        <source>Set the price of each model&apos;s tokens, to show what runs cost</source>
+        <translation>Den Preis der Tokens jedes Modells festlegen, um zu zeigen, was Läufe kosten</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::NewRunDialog</name>
@@ -2247,6 +2515,77 @@ oder starten Sie Runwatch mit --demo zum Ausprobieren.</translation>
     <message>
         <source>Follow-up to “%1” %2</source>
         <translation>Folgenachricht zu „%1“: %2</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::PricesDialog</name>
+    <message>
+        <source>Prices</source>
+        <translation>Preise</translation>
+    </message>
+    <message>
+        <source>The price of a million input and output tokens for each model, to show what runs cost. Runwatch ships no prices: list prices change and contracts differ, so enter yours. A price for “gpt-4o” also covers the snapshots the service reports, such as “gpt-4o-2024-08-06”. Reasoning tokens are billed as output tokens.</source>
+        <translation>Der Preis von einer Million Eingabe- und Ausgabe-Tokens je Modell, um zu zeigen, was Läufe kosten. Runwatch bringt keine Preise mit: Listenpreise ändern sich und Verträge unterscheiden sich, also tragen Sie Ihre ein. Ein Preis für „gpt-4o“ gilt auch für die Snapshots, die der Dienst meldet, etwa „gpt-4o-2024-08-06“. Reasoning-Tokens werden als Ausgabe-Tokens berechnet.</translation>
+    </message>
+    <message>
+        <source>e.g. USD</source>
+        <translation>z. B. EUR</translation>
+    </message>
+    <message>
+        <source>A label shown after every cost; nothing is converted</source>
+        <translation>Eine Bezeichnung hinter jedem Betrag; es wird nichts umgerechnet</translation>
+    </message>
+    <message>
+        <source>&amp;Currency:</source>
+        <translation>&amp;Währung:</translation>
+    </message>
+    <message>
+        <source>Prices per model</source>
+        <translation>Preise je Modell</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Input per 1M tokens</source>
+        <translation>Eingabe je 1 Mio. Tokens</translation>
+    </message>
+    <message>
+        <source>Output per 1M tokens</source>
+        <translation>Ausgabe je 1 Mio. Tokens</translation>
+    </message>
+    <message>
+        <source>&amp;Add Model</source>
+        <translation>Modell &amp;hinzufügen</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>Row %1: enter the model&apos;s name.</source>
+        <translation>Zeile %1: Geben Sie den Namen des Modells ein.</translation>
+    </message>
+    <message>
+        <source>Row %1: %2 is listed twice.</source>
+        <translation>Zeile %1: %2 steht zweimal in der Liste.</translation>
+    </message>
+    <message>
+        <source>Row %1: enter both prices of %2 (0 for free).</source>
+        <translation>Zeile %1: Geben Sie beide Preise von %2 ein (0 für kostenlos).</translation>
+    </message>
+    <message>
+        <source>Row %1: the prices of %2 must be numbers.</source>
+        <translation>Zeile %1: Die Preise von %2 müssen Zahlen sein.</translation>
+    </message>
+    <message>
+        <source>Row %1: the prices of %2 cannot be negative.</source>
+        <translation>Zeile %1: Die Preise von %2 dürfen nicht negativ sein.</translation>
+    </message>
+    <message>
+        <source>The prices could not be saved to the run store.</source>
+        <translation>Die Preise konnten nicht in der Laufdatenbank gespeichert werden.</translation>
     </message>
 </context>
 <context>
@@ -2401,6 +2740,58 @@ Older ones are removed when Runwatch starts.</source>
         <source>Follow-up to run %1</source>
         <translation>Folgenachricht zu Lauf %1</translation>
     </message>
+    <message>
+        <source>%1 input tokens</source>
+        <translation>%1 Eingabe-Tokens</translation>
+    </message>
+    <message>
+        <source>The service reported no input tokens for this run</source>
+        <translation>Der Dienst hat für diesen Lauf keine Eingabe-Tokens gemeldet</translation>
+    </message>
+    <message>
+        <source>The service reported no output tokens for this run</source>
+        <translation>Der Dienst hat für diesen Lauf keine Ausgabe-Tokens gemeldet</translation>
+    </message>
+    <message>
+        <source>%1 output tokens</source>
+        <translation>%1 Ausgabe-Tokens</translation>
+    </message>
+    <message>
+        <source>%1 of them reasoning tokens</source>
+        <translation>%1 davon Reasoning-Tokens</translation>
+    </message>
+    <message>
+        <source>No cost: the service reported no token usage for this run</source>
+        <translation>Keine Kosten: der Dienst hat für diesen Lauf keinen Token-Verbrauch gemeldet</translation>
+    </message>
+    <message>
+        <source>No cost: the run names no model</source>
+        <translation>Keine Kosten: der Lauf nennt kein Modell</translation>
+    </message>
+    <message>
+        <source>No price set for model %1 — Settings › Prices…</source>
+        <translation>Kein Preis für das Modell %1 gesetzt — Einstellungen › Preise…</translation>
+    </message>
+    <message>
+        <source>%1 at the price set for %2 (input and output tokens)</source>
+        <translation>%1 zum für %2 gesetzten Preis (Eingabe- und Ausgabe-Tokens)</translation>
+    </message>
+    <message>
+        <source>Stuck</source>
+        <translation>Hängt fest</translation>
+    </message>
+    <message>
+        <source>Over deadline</source>
+        <translation>Frist überschritten</translation>
+    </message>
+    <message>
+        <source>Stuck: no progress since %1</source>
+        <translation>Hängt fest: kein Fortschritt seit %1</translation>
+    </message>
+    <message>
+        <source>Expected to take about %1</source>
+        <translation>Erwartete Dauer etwa %1</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::RunTableView</name>
@@ -2546,6 +2937,17 @@ Older ones are removed when Runwatch starts.</source>
     </message>
 </context>
 <context>
+    <name>Runwatch::UsageTotalsLabel</name>
+    <message>
+        <source>Totals of the listed runs</source>
+        <translation>Summen der aufgelisteten Läufe</translation>
+    </message>
+    <message>
+        <source>Number of runs the filter lets through, their tokens and their cost</source>
+        <translation>Zahl der Läufe, die der Filter durchlässt, ihre Tokens und ihre Kosten</translation>
+    </message>
+</context>
+<context>
     <name>SecretStore</name>
     <message>
         <source>The system keychain is not available (%1). API keys are only stored there; to keep one anyway, allow the less secure plain-file store in the settings.</source>
@@ -2600,6 +3002,61 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Every pending tool call needs an answer in the same submit; missing: %1</source>
         <translation>Jeder offene Tool-Aufruf braucht eine Antwort in derselben Übermittlung; es fehlen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>UsageTotals</name>
+    <message numerus="yes">
+        <source>%n run(s)</source>
+        <translation>
+            <numerusform>%n Lauf</numerusform>
+            <numerusform>%n Läufe</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 Tokens</translation>
+    </message>
+    <message>
+        <source>no prices set</source>
+        <translation>keine Preise gesetzt</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n without a price</source>
+        <translation>
+            <numerusform>%n ohne Preis</numerusform>
+            <numerusform>%n ohne Preis</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Runs listed: %1</source>
+        <translation>Aufgelistete Läufe: %1</translation>
+    </message>
+    <message>
+        <source>Runs that reported token usage: %1</source>
+        <translation>Läufe mit gemeldetem Token-Verbrauch: %1</translation>
+    </message>
+    <message>
+        <source>Input tokens: %1</source>
+        <translation>Eingabe-Tokens: %1</translation>
+    </message>
+    <message>
+        <source>Output tokens: %1 (%2 reasoning)</source>
+        <translation>Ausgabe-Tokens: %1 (%2 Reasoning)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cost of %n priced run(s): %1</source>
+        <translation>
+            <numerusform>Kosten des %n Laufs mit Preis: %1</numerusform>
+            <numerusform>Kosten der %n Läufe mit Preis: %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) without a price for their model (Settings › Prices…)</source>
+        <translation>
+            <numerusform>%n Lauf ohne Preis für sein Modell (Einstellungen › Preise…)</numerusform>
+            <numerusform>%n Läufe ohne Preis für ihr Modell (Einstellungen › Preise…)</numerusform>
+        </translation>
     </message>
 </context>
 </TS>
