@@ -211,7 +211,15 @@ void A2aSimRun::fold(const QJsonObject &message)
     while (at < m_steps.size() && m_steps.at(at).type != Step::Type::Chunk
            && !isTerminalA2aState(m_steps.at(at).state))
         ++at;
+    // The artifact's first chunk replaces whatever came before it (append false): a message that
+    // arrives before it is noted after it, or the first chunk would wipe the note.
+    if (at < m_steps.size() && m_steps.at(at).type == Step::Type::Chunk && !m_steps.at(at).append)
+        ++at;
     const bool last = at >= m_steps.size() || m_steps.at(at).type != Step::Type::Chunk;
+    if (at > 0 && m_steps.at(at - 1).lastChunk && at - 1 >= m_next) {
+        // Noted after a chunk still to be sent as the last: the note is the last one now.
+        m_steps[at - 1].lastChunk = false;
+    }
     m_steps.insert(at, chunk(u"[noted: %1] "_s.arg(a2aMessageText(message).trimmed()), true, last));
     if (!m_timer.isActive())
         scheduleNext();

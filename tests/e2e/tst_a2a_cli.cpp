@@ -313,8 +313,10 @@ private Q_SLOTS:
         const QString id = runIdFrom(started.out);
         QVERIFY(!id.isEmpty());
         const QString task = m_sim->lastTaskId();
-        // The store may still have it queued (start returns at the task's first event): followup
-        // reads its state first.
+        // A working task is the case under test: start returns at the task's first event, which
+        // may still be "submitted" (a follow-up to a queued run is refused). The store may still
+        // have it queued after that: followup reads its state from the agent first.
+        QTRY_COMPARE_WITH_TIMEOUT(m_sim->task(task)->state, u"TASK_STATE_WORKING"_s, 30000);
 
         const Result followed
             = cli({u"--json"_s, u"followup"_s, id, u"--prompt"_s, u"add the 2025 figures"_s, u"--follow"_s});
@@ -341,6 +343,7 @@ private Q_SLOTS:
         QVERIFY2(started.exitCode == 0, started.err.constData());
         const QString id = runIdFrom(started.out);
         const QString task = m_sim->lastTaskId();
+        QTRY_COMPARE_WITH_TIMEOUT(m_sim->task(task)->state, u"TASK_STATE_WORKING"_s, 30000);
 
         const Result refused = cli({u"followup"_s, id, u"--prompt"_s, u"stop now"_s, u"--follow"_s});
         QCOMPARE(refused.exitCode, 1);
