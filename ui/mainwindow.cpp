@@ -101,6 +101,12 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
     header->resizeSection(InputTokensColumn, 96);
     header->resizeSection(OutputTokensColumn, 100);
     header->resizeSection(CostColumn, 96);
+    // Never narrower than the column's title with the sort arrow: translated titles are longer
+    // (German "Zuletzt aktiv" for "Last activity").
+    for (int c = 0; c < RunColumnCount; ++c) {
+        if (c != TitleColumn)
+            header->resizeSection(c, std::max(header->sectionSize(c), header->sectionSizeHint(c)));
+    }
     // The title takes what the other columns leave, so the table always fills its width.
     header->setSectionResizeMode(TitleColumn, QHeaderView::Stretch);
     // Column chooser on the header's context menu; its choice is kept with the header state.
