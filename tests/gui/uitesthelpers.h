@@ -14,6 +14,7 @@
 #include "openai/openaisim.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QWidget>
@@ -33,7 +34,10 @@ inline void isolateSettings()
 {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(u"RunwatchTest"_s);
-    QCoreApplication::setApplicationName(u"runwatch-uitest"_s);
+    // One settings file per test program: ctest -j runs GUI tests side by side, and a shared file
+    // let one test's clear() undo another's saved window state (seen under ASan, tst_mainwindow).
+    QCoreApplication::setApplicationName(u"runwatch-uitest-"_s
+                                         + QFileInfo(QCoreApplication::applicationFilePath()).baseName());
     QSettings().clear();
 }
 
