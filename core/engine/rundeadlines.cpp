@@ -2,6 +2,7 @@
 #include "engine/rundeadlines.h"
 
 #include "engine/runmanager.h"
+#include "engine/watchtimer.h"
 
 #include <QCoreApplication>
 
@@ -14,7 +15,6 @@ namespace Runwatch {
 
 namespace {
 constexpr qint64 kWarnLeadMs = 5LL * 60 * 1000;
-constexpr qint64 kMaxTimerMs = 24LL * 3600 * 1000; // see StuckRunWatcher: re-armed after a day
 } // namespace
 
 QDateTime deadlineWarningAt(const Run &run)
@@ -151,12 +151,7 @@ void DeadlineWatcher::schedule()
             next = due;
     }
     m_nextCheck = next;
-    if (!next.isValid()) {
-        m_timer.stop();
-        return;
-    }
-    const qint64 ms = std::clamp<qint64>(m_clock().msecsTo(next), 0, kMaxTimerMs);
-    m_timer.start(std::chrono::milliseconds(ms));
+    armWatchTimer(&m_timer, next, m_clock());
 }
 
 } // namespace Runwatch

@@ -3,6 +3,7 @@
 
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
+#include "engine/watchtimer.h"
 #include "models/runprogress.h"
 
 #include <QJsonValue>
@@ -13,12 +14,6 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
-
-namespace {
-// QTimer takes an int of milliseconds; a due time further out is re-checked after a day (and then
-// armed for the rest), which costs one wake-up a day at most.
-constexpr qint64 kMaxTimerMs = 24LL * 3600 * 1000;
-} // namespace
 
 StuckPolicy StuckPolicy::fromJson(const QJsonObject &object)
 {
@@ -276,12 +271,7 @@ void StuckRunWatcher::schedule()
             next = it.value();
     }
     m_nextCheck = next;
-    if (!next.isValid()) {
-        m_timer.stop();
-        return;
-    }
-    const qint64 ms = std::clamp<qint64>(m_clock().msecsTo(next), 0, kMaxTimerMs);
-    m_timer.start(std::chrono::milliseconds(ms));
+    armWatchTimer(&m_timer, next, m_clock());
 }
 
 } // namespace Runwatch
