@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
     # build
-    cmake ninja-build g++ pkg-config
+    cmake ninja-build g++ pkg-config lld   # lld: links the ~100 test programs 4x faster than ld
     qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev
     qcoro-qt6-dev qtkeychain-qt6-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
     qt6-l10n-tools qt6-translations-l10n   # lupdate/lrelease; Qt's own catalogs (qtbase_de)

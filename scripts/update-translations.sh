@@ -2,8 +2,8 @@
 # Brings the translation catalogs up to date with the source: runs lupdate over core/, ui/ and app/
 # (every file, including ones added since the last run), so new strings appear as "unfinished" and
 # strings that are gone are dropped. Then translate the unfinished ones (Qt Linguist:
-# `linguist resources/translations/runwatch_de.ts`, or by hand) and rebuild; tst_translationcatalog
-# fails while any message is unfinished.
+# `linguist resources/translations/runwatch_de.ts`, or by hand; the English plural forms with
+# scripts/english-plurals.py) and rebuild; tst_translations fails while any message is unfinished.
 #
 #   scripts/update-translations.sh [TS-FILE...]   (default: every resources/translations/*.ts)
 #
@@ -30,4 +30,10 @@ else
     ts_files=("$root"/resources/translations/*.ts)
 fi
 cd "$root"
-"$lupdate" -silent -no-obsolete -locations none -extensions cpp,h core ui app -ts "${ts_files[@]}"
+for ts in "${ts_files[@]}"; do
+    # English is the source language: its catalog holds only the plural forms ("%n run(s)" reads
+    # "1 run", "3 runs"); scripts/english-plurals.py fills new ones.
+    extra=()
+    case "$(basename "$ts")" in *_en.ts) extra=(-pluralonly) ;; esac
+    "$lupdate" -silent -no-obsolete -locations none "${extra[@]}" -extensions cpp,h core ui app -ts "$ts"
+done

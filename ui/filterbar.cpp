@@ -19,9 +19,12 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-// The order of the chips on screen; "All" last, as the catch-all.
-constexpr std::array kChipOrder{StatusCategory::Active, StatusCategory::NeedsInput, StatusCategory::Completed,
-                                StatusCategory::Failed, StatusCategory::Cancelled,  StatusCategory::All};
+// The order of the chips on screen: what may need the operator first ("Stuck" overlaps "Active"),
+// "All" last, as the catch-all.
+constexpr std::array kChipOrder{
+    StatusCategory::Active, StatusCategory::NeedsInput, StatusCategory::Stuck, StatusCategory::Completed,
+    StatusCategory::Failed, StatusCategory::Cancelled,  StatusCategory::All};
+static_assert(kChipOrder.size() == kStatusCategoryCount);
 } // namespace
 
 FilterBar::FilterBar(QWidget *parent)
@@ -185,6 +188,15 @@ void FilterBar::updateChipTexts()
         chip->setShortcut(shortcut);
         const QString keys = shortcut.toString(QKeySequence::NativeText);
         chip->setAccessibleName(tr("%1: %n run(s)", "filter chip", n).arg(categoryLabel(c)));
+        if (c == StatusCategory::Stuck) {
+            // Not a status: say what puts a run here, or the chip reads as a fourth kind of failure.
+            chip->setAccessibleDescription(
+                tr("Filter chip: lists only the live runs without progress for too long (%1)").arg(keys));
+            chip->setToolTip(tr("Show only the live runs that made no progress for several times their "
+                                "expected duration (%1)")
+                                 .arg(keys));
+            continue;
+        }
         chip->setAccessibleDescription(tr("Filter chip: lists only these runs (%1)").arg(keys));
         chip->setToolTip(tr("Show only the runs of “%1” (%2)").arg(categoryLabel(c), keys));
     }

@@ -314,6 +314,11 @@ void MainWindow::updateEmptyState()
                                      "or start Runwatch with --demo to try it out."));
         else
             m_table->setEmptyText(tr("No runs yet"), tr("Start one with New Run (Ctrl+N)."));
+    } else if (m_proxy->filter().category() == StatusCategory::Stuck && m_proxy->filter().text().isEmpty()) {
+        m_table->setEmptyText(
+            tr("No stuck runs"),
+            tr("A live run is listed here when it makes no progress for several times\n"
+               "its expected duration (the service's estimate, or the median of like runs)."));
     } else {
         m_table->setEmptyText(tr("No runs match"),
                               tr("Clear the search, or pick another status or connection."));

@@ -15,6 +15,7 @@ public:
 
     // What to say when the table is empty; the window switches between the two.
     void setEmptyText(const QString &title, const QString &hint);
+    QString emptyTitle() const { return m_emptyTitle; }
 
     // Selected source rows' run ids (through the proxy), in visual order.
     QStringList selectedRunIds() const;

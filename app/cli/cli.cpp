@@ -74,7 +74,10 @@ Commands:
   status RUN          refreshes and prints the run
   cancel RUN          cancels and waits (bounded) until the run is terminal
   delete RUN [--local]  deletes on the server (when supported) and locally
-  list [--all]        active runs (--all: every stored run)
+  list [--all] [--stuck]
+                      active runs (--all: every stored run; --stuck: only the live runs
+                      without progress for several times their expected duration, shown
+                      as "stuck" where the status would be)
   list --remote       the service's own list of runs (A2A 1.0: ListTasks), incl. ones
                       started elsewhere: remote id, status, title
   attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
@@ -93,6 +96,10 @@ Commands:
   deadline RUN (--in DURATION [--cancel] | --clear)
                       the run's time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
                       it at the deadline (done by whoever follows it: the app, watch)
+  stuck-rule [--factor N] [--floor DURATION]
+                      when a live run counts as stuck (app, list, status): no progress for
+                      N × its expected duration (default 3), never under the floor (2m);
+                      without options prints the rule
 
 RUN is the local or the remote id. A stored run started on a saved connection goes through it
 again (its options and key) unless --url/--backend are given. API keys never come from the
@@ -323,6 +330,8 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
         return cmdConnections(o, rest);
     if (command == u"deadline")
         return cmdDeadline(o, rest);
+    if (command == u"stuck-rule")
+        return cmdStuckRule(rest);
     return usage(CliApp::tr("unknown command \"%1\"").arg(command));
 }
 

@@ -88,6 +88,7 @@ private:
     int cmdPrune(const Options &o, const QStringList &args);
     int cmdConnections(const Options &o, const QStringList &args);
     int cmdDeadline(const Options &o, const QStringList &args); // clideadline.cpp
+    int cmdStuckRule(const QStringList &args);                  // clideadline.cpp
 
     // Loads RUN from the store, registers its connection and adopts it (without following).
     const Run *loadRun(const Options &o, const QString &idOrRemote, QString *error);

@@ -20,16 +20,6 @@ using namespace Qt::StringLiterals;
 
 namespace Runwatch::Cli {
 
-namespace {
-QString usageLine(const TokenUsage &usage, std::optional<double> cost, const QString &currency)
-{
-    QString line = QCoreApplication::translate("Runwatch::Cli", "usage: %1").arg(usageSummary(usage));
-    line += cost ? QCoreApplication::translate("Runwatch::Cli", ", cost %1").arg(formatCost(*cost, currency))
-                 : QCoreApplication::translate("Runwatch::Cli", ", cost unknown (no price for this model)");
-    return line;
-}
-} // namespace
-
 std::optional<ActionResult> CliApp::awaitAction(const QString &id, RunManager::Action action,
                                                 const std::function<void()> &trigger, int timeoutMs)
 {
@@ -227,64 +217,6 @@ int CliApp::cmdWatch(const Options &o, const QStringList &args)
     return followToEnd(id);
 }
 
-int CliApp::cmdStatus(const Options &o, const QStringList &args)
-{
-    int exitCode = ExitOtherError;
-    const Run *run = runArgument(o, args, u"status"_s, &exitCode);
-    if (!run)
-        return exitCode;
-    const QString id = run->localId;
-    // The output is the run line; text the refresh brings belongs to `watch`.
-    m_printPrimary = false;
-    // A refresh that fails (network down) still prints what the store knows.
-    bool refreshed = false;
-    if (!run->remoteId.isEmpty()) {
-        auto c2 = connect(&m_manager, &RunManager::runChanged, this, [&](const QString &rid) {
-            if (rid == id)
-                refreshed = true;
-        });
-        m_manager.refreshRun(id);
-        spinUntil([&] { return refreshed; }, 15000);
-        disconnect(c2);
-    }
-    m_store.flush();
-    run = m_manager.run(id);
-    const PriceTable prices = PriceBook::load(m_store);
-    const std::optional<double> cost = costOf(*run, prices);
-    if (m_json) {
-        QJsonObject obj = runObject(*run);
-        obj.insert(u"raw"_s, run->rawStatus);
-        if (run->error.isError())
-            obj.insert(u"error"_s, run->error.toJson());
-        // Always present, null when the service did not report the count: a script can tell
-        // "not reported" from zero without guessing.
-        const auto count = [](qint64 n) { return n >= 0 ? QJsonValue(n) : QJsonValue(QJsonValue::Null); };
-        obj.insert(u"model"_s, run->model);
-        obj.insert(u"input_tokens"_s, count(run->usage.inputTokens));
-        obj.insert(u"output_tokens"_s, count(run->usage.outputTokens));
-        obj.insert(u"reasoning_tokens"_s, count(run->usage.reasoningTokens));
-        if (run->deadlineAt.isValid()) {
-            obj.insert(u"deadline_at"_s, run->deadlineAt.toString(Qt::ISODateWithMs));
-            obj.insert(u"cancel_at_deadline"_s, run->cancelAtDeadline);
-            obj.insert(u"over_deadline"_s, isOverDeadline(*run, QDateTime::currentDateTimeUtc()));
-        }
-        if (cost) {
-            obj.insert(u"cost"_s, *cost);
-            obj.insert(u"currency"_s, prices.currency);
-        }
-        writeJson(obj);
-    } else {
-        writeOut(u"%1  %2  %3  %4\n"_s.arg(run->localId, run->remoteId, statusName(run->status), run->title));
-        if (run->usage.isKnown())
-            writeOut(usageLine(run->usage, cost, prices.currency) + u'\n');
-        if (!run->parentId.isEmpty())
-            writeOut(u"follow-up to: "_s + run->parentId + u'\n');
-        if (run->error.isError())
-            writeOut(u"error: "_s + run->error.toString() + u'\n');
-    }
-    return exitCodeFor(run->status);
-}
-
 int CliApp::cmdCancel(const Options &o, const QStringList &args)
 {
     int exitCode = ExitOtherError;
@@ -373,33 +305,6 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
     } else {
         writeOut(CliApp::tr("Deleted run %1 %2%3\n")
                      .arg(id, where, result.note.isEmpty() ? QString() : u" ("_s + result.note + u')'));
-    }
-    return ExitCompleted;
-}
-
-int CliApp::cmdList(const Options &o, const QStringList &args)
-{
-    Q_UNUSED(o)
-    bool all = false, remote = false;
-    for (const QString &a : args) {
-        if (a == u"--all")
-            all = true;
-        else if (a == u"--remote")
-            remote = true;
-        else
-            return usage(CliApp::tr("list: unexpected argument %1").arg(a));
-    }
-    if (remote)
-        return all ? usage(CliApp::tr("list: --remote and --all do not go together")) : cmdListRemote(o);
-    const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
-    for (const Run &run : runs) {
-        if (!all && run.isTerminal())
-            continue;
-        if (m_json)
-            writeJson(runObject(run));
-        else
-            writeOut(u"%1  %2  %3  %4  %5\n"_s.arg(run.localId, statusName(run.status).leftJustified(14),
-                                                   run.backend, run.remoteId, run.title));
     }
     return ExitCompleted;
 }

@@ -33,14 +33,8 @@ int CliApp::cmdFollowUp(const Options &o, const QStringList &args)
     if (!parent->isTerminal() && !parent->remoteId.isEmpty()) {
         // The store has the run as its last process left it: whether it is working now (and so
         // takes a follow-up) is the service's to say. As `status` does, a failed read keeps it.
-        bool refreshed = false;
-        auto c = connect(&m_manager, &RunManager::runChanged, this, [&](const QString &rid) {
-            if (rid == parentId)
-                refreshed = true;
-        });
-        m_manager.refreshRun(parentId);
-        spinUntil([&] { return refreshed; }, 15000);
-        disconnect(c);
+        awaitAction(
+            parentId, RunManager::Action::Refresh, [&] { m_manager.refreshRun(parentId); }, 15000);
         parent = m_manager.run(parentId);
         if (!parent)
             return ExitOtherError;

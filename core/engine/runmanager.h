@@ -129,6 +129,9 @@ public:
     // onServer: DELETE on the server as well (needs Capability::Delete); else local only.
     void deleteRun(const QString &id, bool onServer);
     void respondToRun(const QString &id, InputAnswer answer);
+    // Reads the run's state once (RunBackend::get) and reports it as actionFinished(id,
+    // Action::Refresh, …), also when nothing changed; nothing is reported while a poll of the
+    // run is already under way (its result arrives as runChanged).
     void refreshRun(const QString &id);
     // The operator's time budget (Run::deadlineAt / cancelAtDeadline; an invalid time clears it),
     // stored at once and acted on by a DeadlineWatcher. False, with the reason in *error, for an
@@ -178,7 +181,9 @@ private:
     // its connection is gone, or the manager was shut down or destroyed meanwhile: nothing to
     // apply or report then.
     QCoro::Task<std::optional<ActionResult>> fetchState(QString id);
-    QCoro::Task<> pollOnce(QString id);
+    // `report`: actionFinished(id, Action::Refresh, …) once the read is applied or has failed
+    // (refreshRun: the CLI's status waits for it, the app reports a failure).
+    QCoro::Task<> pollOnce(QString id, bool report = false);
     // An operator's command refused before anything was sent (a Client error without a code).
     void refuse(const QString &id, Action action, const QString &message);
     QCoro::Task<> doCancel(QString id);

@@ -18,7 +18,7 @@ namespace Runwatch {
 void RunManager::refreshRun(const QString &id)
 {
     ensureOutputLoaded(id);
-    pollOnce(id);
+    pollOnce(id, true);
 }
 
 void RunManager::cancelRun(const QString &id)

@@ -267,7 +267,7 @@ QCoro::Task<std::optional<ActionResult>> RunManager::fetchState(QString id)
     co_return result;
 }
 
-QCoro::Task<> RunManager::pollOnce(QString id)
+QCoro::Task<> RunManager::pollOnce(QString id, bool report)
 {
     QPointer<RunManager> self = this;
     if (const Entry *polled = entry(id); !polled || polled->follower.pollInFlight)
@@ -284,6 +284,8 @@ QCoro::Task<> RunManager::pollOnce(QString id)
         } else {
             giveUp(id, result.error);
         }
+        if (report && self)
+            Q_EMIT actionFinished(id, Action::Refresh, result);
         co_return;
     }
     const auto mark = [](const Run &run) {
@@ -298,6 +300,13 @@ QCoro::Task<> RunManager::pollOnce(QString id)
     e->follower.failures = 0;
     e->follower.idlePolls = mark(e->run) == before ? e->follower.idlePolls + 1 : 0;
     clearConnectionLost(id);
+    if (report) {
+        // Reported before the follow-up scheduling below, which cannot remove the run.
+        Q_EMIT actionFinished(id, Action::Refresh, result);
+        e = self ? entry(id) : nullptr;
+        if (!e)
+            co_return;
+    }
     if (!needsFollowing(e->run)) {
         e->follower.active = false;
         watchDeadline(id);

@@ -474,6 +474,34 @@ QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position) 
     return runs;
 }
 
+QList<Run> RunStore::loadCompletedTimings(const QString &connection, const QString &model) const
+{
+    QList<Run> runs;
+    if (!isOpen())
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    q.prepare(u"SELECT local_id, created_at, finished_at FROM runs WHERE status = ? AND connection = ? "
+              "AND COALESCE(model, '') = ?"_s);
+    q.addBindValue(statusName(RunStatus::Completed));
+    q.addBindValue(connection);
+    q.addBindValue(model.isNull() ? QString(u""_s) : model); // a null QString would bind NULL
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return runs;
+    }
+    while (q.next()) {
+        Run &run = runs.emplace_back();
+        run.localId = q.value(0).toString();
+        run.connection = connection;
+        run.model = model;
+        run.status = RunStatus::Completed;
+        run.createdAt = fromIso(q.value(1));
+        run.finishedAt = fromIso(q.value(2));
+    }
+    return runs;
+}
+
 int RunStore::runCount() const
 {
     if (!isOpen())

@@ -88,6 +88,10 @@ public:
     // By local id, or by remote id when no local id matches (also an earlier remote id of a run
     // that went on in a new remote object: Run::token.previousRemoteIds).
     std::optional<Run> findRun(const QString &idOrRemoteId) const;
+    // The completed runs of one connection and model with only what DurationStats counts (id,
+    // connection, model, status, created and finished): the stuck rule of a process that does not
+    // load the whole history (the CLI's status) reads the medians from these.
+    QList<Run> loadCompletedTimings(const QString &connection, const QString &model) const;
 
     bool saveRun(const Run &run); // immediate
     void scheduleSave(const Run &run);

@@ -119,6 +119,18 @@ std::optional<QDateTime> stuckAt(const Run &run, std::optional<qint64> expectedM
     return lastActivity.addMSecs(silence);
 }
 
+StuckState stuckState(const Run &run, const DurationStats &stats, const StuckPolicy &policy,
+                      const QDateTime &now)
+{
+    StuckState state;
+    state.expectedMs = expectedDurationMs(run, stats);
+    const auto at = stuckAt(run, state.expectedMs, policy);
+    state.stuck = at && *at <= now;
+    if (state.stuck)
+        state.silentSince = run.updatedAt.isValid() ? run.updatedAt : run.createdAt;
+    return state;
+}
+
 StuckRunWatcher::StuckRunWatcher(RunManager *manager, QObject *parent)
     : QObject(parent)
     , m_manager(manager)

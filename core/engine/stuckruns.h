@@ -72,6 +72,17 @@ std::optional<qint64> expectedDurationMs(const Run &run, const DurationStats &st
 // reconnected (the silence is ours, it already shows "reconnecting"), or no expected duration.
 std::optional<QDateTime> stuckAt(const Run &run, std::optional<qint64> expectedMs, const StuckPolicy &policy);
 
+// The rule applied once, by a process that looks instead of watching (the CLI): whether `run` is
+// stuck at `now`, what it was expected to take and since when it has been silent.
+struct StuckState
+{
+    bool stuck = false;
+    std::optional<qint64> expectedMs;
+    QDateTime silentSince; // the last progress; set when stuck
+};
+StuckState stuckState(const Run &run, const DurationStats &stats, const StuckPolicy &policy,
+                      const QDateTime &now);
+
 // Watches a RunManager's runs and flags the stuck ones. "Progress" is what the reducer records
 // as Run::updatedAt: any output, status change, progress item, error or usage (a poll that
 // brings nothing new does not count). One single-shot timer is armed for the earliest moment any
@@ -91,6 +102,7 @@ public:
     void setClock(Clock clock);
 
     bool isStuck(const QString &id) const { return m_stuck.contains(id); }
+    int stuckCount() const { return int(m_stuck.size()); }
     QStringList stuckIds() const;
     std::optional<qint64> expectedDurationMs(const QString &id) const;
     const DurationStats &durations() const { return m_stats; }

@@ -35,8 +35,15 @@ QStringList installTranslations(const QLocale &locale)
     // Ours first: an installed translator is searched newest first, so Qt's catalog, installed
     // after, could only shadow ours for a context of Qt's own (QDialogButtonBox, QLineEdit…).
     const QString ours = load(locale, u"runwatch"_s, u":/i18n"_s);
-    if (ours.isEmpty())
-        return installed; // English, or a language we have no catalog for: Qt's alone would mix.
+    if (ours.isEmpty() || ours.endsWith(u"_en"_s)) {
+        // English, or a language we have no catalog for: the source texts with the English plural
+        // forms ("1 run", "3 runs" for "%n run(s)"), and not Qt's catalog, which alone would mix
+        // two languages in one dialog.
+        const QString english = ours.isEmpty() ? load(QLocale(QLocale::English), u"runwatch"_s, u":/i18n"_s) : ours;
+        if (!english.isEmpty())
+            installed << english;
+        return installed;
+    }
     installed << ours;
     const QString qt = load(locale, u"qtbase"_s, QLibraryInfo::path(QLibraryInfo::TranslationsPath));
     if (!qt.isEmpty())

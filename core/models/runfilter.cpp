@@ -12,8 +12,9 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-constexpr std::array kCategoryNames{"all"_L1,       "active"_L1, "needs_input"_L1,
-                                    "completed"_L1, "failed"_L1, "cancelled"_L1};
+constexpr std::array kCategoryNames{"all"_L1,    "active"_L1,    "needs_input"_L1, "completed"_L1,
+                                    "failed"_L1, "cancelled"_L1, "stuck"_L1};
+static_assert(kCategoryNames.size() == kStatusCategoryCount);
 } // namespace
 
 StatusCategory categoryOf(RunStatus status)
@@ -73,6 +74,8 @@ QString categoryLabel(StatusCategory category)
         return QCoreApplication::translate("RunFilter", "Failed");
     case StatusCategory::Cancelled:
         return QCoreApplication::translate("RunFilter", "Cancelled");
+    case StatusCategory::Stuck:
+        return QCoreApplication::translate("RunFilter", "Stuck");
     }
     return {};
 }
@@ -95,6 +98,7 @@ StatusCategory categoryFromName(QStringView name)
 
 void RunCounts::add(StatusCategory c, int delta)
 {
+    Q_ASSERT(c != StatusCategory::Stuck && c != StatusCategory::All);
     values.at(std::size_t(c)) += delta;
     values.at(std::size_t(StatusCategory::All)) += delta;
 }
@@ -131,8 +135,12 @@ bool RunFilter::isEmpty() const
 
 bool RunFilter::matches(const Run &run) const
 {
-    if (m_category != StatusCategory::All && categoryOf(run) != m_category)
+    if (m_category == StatusCategory::Stuck) {
+        if (!m_isStuck || !m_isStuck(run.localId))
+            return false;
+    } else if (m_category != StatusCategory::All && categoryOf(run) != m_category) {
         return false;
+    }
     if (!m_connection.isEmpty() && run.connection != m_connection)
         return false;
     if (m_text.isEmpty())

@@ -6,10 +6,13 @@
 #include <QString>
 
 #include <array>
+#include <functional>
 
 namespace Runwatch {
 
-// The filter chips of the run list. Every status belongs to exactly one category besides All.
+// The filter chips of the run list. Every status belongs to exactly one category besides All
+// and Stuck. Stuck is a view across them, not a status: a live run StuckRunWatcher flags (it stays
+// Active too), counted by the watcher, matched through RunFilter's stuck test.
 enum class StatusCategory {
     All = 0,
     Active,     // queued, in progress, cancelling, unknown
@@ -17,8 +20,9 @@ enum class StatusCategory {
     Completed,
     Failed,    // failed, incomplete, expired, rejected, timed out
     Cancelled, // cancelled, deleted
+    Stuck,     // flagged by StuckRunWatcher (no progress for too long)
 };
-inline constexpr int kStatusCategoryCount = 6;
+inline constexpr int kStatusCategoryCount = 7;
 
 StatusCategory categoryOf(RunStatus status);
 // The category of a run: like categoryOf(status), except that a run suspended on a timer or on
@@ -32,13 +36,14 @@ QString categoryLabel(StatusCategory category);
 QString categoryName(StatusCategory category);
 StatusCategory categoryFromName(QStringView name);
 
-// Live counts per category; All is the total.
+// Live counts per category; All is the total of the status categories (Stuck is not one).
 struct RunCounts
 {
     std::array<int, kStatusCategoryCount> values{};
 
     int value(StatusCategory c) const { return values.at(std::size_t(c)); }
     void add(StatusCategory c, int delta);
+    void setStuck(int count) { values.at(std::size_t(StatusCategory::Stuck)) = count; }
     friend bool operator==(const RunCounts &, const RunCounts &) = default;
 };
 
@@ -51,6 +56,9 @@ public:
     bool setCategory(StatusCategory category);
     bool setText(const QString &text);
     bool setConnection(const QString &connection);
+    // What the Stuck category asks of a run (StuckRunWatcher::isStuck); without it nothing is stuck.
+    using StuckTest = std::function<bool(const QString &localId)>;
+    void setStuckTest(StuckTest test) { m_isStuck = std::move(test); }
 
     StatusCategory category() const { return m_category; }
     QString text() const { return m_text; }
@@ -63,6 +71,7 @@ private:
     StatusCategory m_category = StatusCategory::All;
     QString m_text; // simplified
     QString m_connection;
+    StuckTest m_isStuck;
 };
 
 // Sort order of the run list's columns (RunListModel::Column), ascending. Ties fall back to the

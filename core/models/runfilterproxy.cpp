@@ -15,6 +15,7 @@ RunFilterProxy::RunFilterProxy(QObject *parent)
 void RunFilterProxy::setSourceModel(QAbstractItemModel *model)
 {
     m_model = qobject_cast<RunListModel *>(model);
+    m_filter.setStuckTest([this](const QString &id) { return m_model && m_model->isStuck(id); });
     QSortFilterProxyModel::setSourceModel(model);
 }
 

@@ -308,12 +308,24 @@ void RunListModel::setWatchers(StuckRunWatcher *stuck, DeadlineWatcher *deadline
 {
     m_stuck = stuck;
     m_deadlines = deadlines;
-    // A flag that comes or goes repaints the run's row like any change of the run.
+    // A flag that comes or goes repaints the run's row like any change of the run (which also
+    // makes the proxy filter that row again: the Stuck chip's view follows the flag).
     const auto repaint = [this](const QString &id) { onRunChanged(id, RunChange::Status); };
-    if (stuck)
-        connect(stuck, &StuckRunWatcher::stuckChanged, this, repaint);
+    m_counts.setStuck(stuck ? stuck->stuckCount() : 0);
+    if (stuck) {
+        connect(stuck, &StuckRunWatcher::stuckChanged, this, [this, repaint](const QString &id) {
+            repaint(id);
+            m_counts.setStuck(m_stuck ? m_stuck->stuckCount() : 0);
+            Q_EMIT countsChanged();
+        });
+    }
     if (deadlines)
         connect(deadlines, &DeadlineWatcher::overDeadlineChanged, this, repaint);
+}
+
+bool RunListModel::isStuck(const QString &id) const
+{
+    return m_stuck && m_stuck->isStuck(id);
 }
 
 QString RunListModel::statusText(const Run &run) const

@@ -77,6 +77,7 @@ public:
     // The watchers whose flags the status badge shows ("Stuck", "Over deadline"); either may be
     // null (no such rule in this front end).
     void setWatchers(StuckRunWatcher *stuck, DeadlineWatcher *deadlines);
+    bool isStuck(const QString &id) const;
     QString runId(int row) const;
     int rowOf(const QString &id) const; // -1 when not (yet) in the model
     const Run *runAt(int row) const;

@@ -100,6 +100,10 @@
         <source>Cancelled</source>
         <translation>Abgebrochen</translation>
     </message>
+    <message>
+        <source>Stuck</source>
+        <translation>Festgefahren</translation>
+    </message>
 </context>
 <context>
     <name>RunFormat</name>
@@ -845,6 +849,14 @@
         <source>, cost unknown (no price for this model)</source>
         <translation>, Kosten unbekannt (kein Preis für dieses Modell)</translation>
     </message>
+    <message>
+        <source>stuck: no progress since %1</source>
+        <translation>festgefahren: kein Fortschritt seit %1</translation>
+    </message>
+    <message>
+        <source> (expected about %1)</source>
+        <translation> (erwartet etwa %1)</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::Cli::CliApp</name>
@@ -963,10 +975,6 @@
     <message>
         <source>list: unexpected argument %1</source>
         <translation>list: unerwartetes Argument %1</translation>
-    </message>
-    <message>
-        <source>list: --remote and --all do not go together</source>
-        <translation>list: --remote und --all passen nicht zusammen</translation>
     </message>
     <message>
         <source>respond needs a RUN</source>
@@ -1149,6 +1157,30 @@
         <translation>--give-up-after gilt für watch, resume, attach, start --follow und followup --follow</translation>
     </message>
     <message>
+        <source>start: --deadline needs a time budget such as 90s, 45m, 2h or 1h30m</source>
+        <translation>start: --deadline braucht ein Zeitbudget wie 90s, 45m, 2h oder 1h30m</translation>
+    </message>
+    <message>
+        <source>deadline: --in needs a time budget such as 90s, 45m, 2h or 1h30m</source>
+        <translation>deadline: --in braucht ein Zeitbudget wie 90s, 45m, 2h oder 1h30m</translation>
+    </message>
+    <message>
+        <source>deadline: unexpected argument %1</source>
+        <translation>deadline: unerwartetes Argument %1</translation>
+    </message>
+    <message>
+        <source>deadline needs RUN and either --in DURATION or --clear</source>
+        <translation>deadline braucht LAUF und entweder --in DAUER oder --clear</translation>
+    </message>
+    <message>
+        <source>run %1: no deadline</source>
+        <translation>Lauf %1: keine Frist</translation>
+    </message>
+    <message>
+        <source>The follow-up was not acknowledged.</source>
+        <translation>Die Nachfrage wurde nicht bestätigt.</translation>
+    </message>
+    <message>
         <source>Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Global options (before the command):
@@ -1200,7 +1232,10 @@ Commands:
   status RUN          refreshes and prints the run
   cancel RUN          cancels and waits (bounded) until the run is terminal
   delete RUN [--local]  deletes on the server (when supported) and locally
-  list [--all]        active runs (--all: every stored run)
+  list [--all] [--stuck]
+                      active runs (--all: every stored run; --stuck: only the live runs
+                      without progress for several times their expected duration, shown
+                      as &quot;stuck&quot; where the status would be)
   list --remote       the service&apos;s own list of runs (A2A 1.0: ListTasks), incl. ones
                       started elsewhere: remote id, status, title
   attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
@@ -1219,6 +1254,10 @@ Commands:
   deadline RUN (--in DURATION [--cancel] | --clear)
                       the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
                       it at the deadline (done by whoever follows it: the app, watch)
+  stuck-rule [--factor N] [--floor DURATION]
+                      when a live run counts as stuck (app, list, status): no progress for
+                      N × its expected duration (default 3), never under the floor (2m);
+                      without options prints the rule
 
 RUN is the local or the remote id. A stored run started on a saved connection goes through it
 again (its options and key) unless --url/--backend are given. API keys never come from the
@@ -1281,7 +1320,10 @@ Befehle:
   status LAUF         aktualisiert den Lauf und gibt ihn aus
   cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
   delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
-  list [--all]        aktive Läufe (--all: jeder gespeicherte Lauf)
+  list [--all] [--stuck]
+                      aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
+                      ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
+                      „stuck“ an der Stelle des Status)
   list --remote       die eigene Laufliste des Dienstes (A2A 1.0: ListTasks), auch anderswo
                       gestartete Läufe: Remote-ID, Status, Titel
   attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
@@ -1300,6 +1342,10 @@ Befehle:
   deadline LAUF (--in DAUER [--cancel] | --clear)
                       das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
                       zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
+  stuck-rule [--factor N] [--floor DAUER]
+                      wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
+                      Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
+                      Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
 
 LAUF ist die lokale oder die Remote-ID. Ein gespeicherter Lauf, der auf einer gespeicherten
 Verbindung gestartet wurde, läuft wieder über sie (ihre Optionen und ihren Schlüssel), außer
@@ -1311,28 +1357,32 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 </translation>
     </message>
     <message>
-        <source>start: --deadline needs a time budget such as 90s, 45m, 2h or 1h30m</source>
-        <translation>start: --deadline braucht ein Zeitbudget wie 90s, 45m, 2h oder 1h30m</translation>
+        <source>stuck-rule: --factor needs a number from 1 to 1000</source>
+        <translation>stuck-rule: --factor braucht eine Zahl von 1 bis 1000</translation>
     </message>
     <message>
-        <source>deadline: --in needs a time budget such as 90s, 45m, 2h or 1h30m</source>
-        <translation>deadline: --in braucht ein Zeitbudget wie 90s, 45m, 2h oder 1h30m</translation>
+        <source>stuck-rule: --floor needs a duration such as 0, 90s, 2m or 1h</source>
+        <translation>stuck-rule: --floor braucht eine Dauer wie 0, 90s, 2m oder 1h</translation>
     </message>
     <message>
-        <source>deadline: unexpected argument %1</source>
-        <translation>deadline: unerwartetes Argument %1</translation>
+        <source>stuck-rule: unexpected argument %1</source>
+        <translation>stuck-rule: unerwartetes Argument %1</translation>
     </message>
     <message>
-        <source>deadline needs RUN and either --in DURATION or --clear</source>
-        <translation>deadline braucht LAUF und entweder --in DAUER oder --clear</translation>
+        <source>runwatch-cli: cannot save the stuck rule: %1
+</source>
+        <translation>runwatch-cli: die Regel für festgefahrene Läufe lässt sich nicht speichern: %1
+</translation>
     </message>
     <message>
-        <source>run %1: no deadline</source>
-        <translation>Lauf %1: keine Frist</translation>
+        <source>stuck: no progress for %1 × the expected duration, at least %2
+</source>
+        <translation>festgefahren: kein Fortschritt für %1 × die erwartete Dauer, mindestens %2
+</translation>
     </message>
     <message>
-        <source>The follow-up was not acknowledged.</source>
-        <translation>Die Nachfrage wurde nicht bestätigt.</translation>
+        <source>list: --remote goes alone</source>
+        <translation>list: --remote steht allein</translation>
     </message>
 </context>
 <context>
@@ -2103,6 +2153,14 @@ Zeitleiste und Aktionen zu sehen.</translation>
         <source>Show only the runs of “%1” (%2)</source>
         <translation>Nur die Läufe unter „%1“ anzeigen (%2)</translation>
     </message>
+    <message>
+        <source>Filter chip: lists only the live runs without progress for too long (%1)</source>
+        <translation>Filter-Chip: zeigt nur die laufenden Läufe, die zu lange keinen Fortschritt machen (%1)</translation>
+    </message>
+    <message>
+        <source>Show only the live runs that made no progress for several times their expected duration (%1)</source>
+        <translation>Nur die laufenden Läufe zeigen, die seit einem Vielfachen ihrer erwarteten Dauer keinen Fortschritt gemacht haben (%1)</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::InputPanel</name>
@@ -2393,6 +2451,16 @@ oder starten Sie Runwatch mit --demo zum Ausprobieren.</translation>
     <message>
         <source>Set the price of each model&apos;s tokens, to show what runs cost</source>
         <translation>Den Preis der Tokens jedes Modells festlegen, um zu zeigen, was Läufe kosten</translation>
+    </message>
+    <message>
+        <source>No stuck runs</source>
+        <translation>Keine festgefahrenen Läufe</translation>
+    </message>
+    <message>
+        <source>A live run is listed here when it makes no progress for several times
+its expected duration (the service&apos;s estimate, or the median of like runs).</source>
+        <translation>Ein laufender Lauf erscheint hier, wenn er ein Vielfaches seiner erwarteten Dauer
+keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleichartiger Läufe).</translation>
     </message>
 </context>
 <context>

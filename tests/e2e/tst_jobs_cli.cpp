@@ -452,6 +452,56 @@ private Q_SLOTS:
         QCOMPARE(m_sim->requestCount(JobsEndpoint::Result), 1);
     }
 
+    // The stuck rule from the command line: `stuck-rule` sets it in the store, `list --stuck`
+    // lists the silent job ("stuck" where the status would be), `status --json` says since when
+    // and what was expected; the job's end takes it off.
+    void stuckRunListedAndReported()
+    {
+        const Result rule = cli({u"--json"_s, u"stuck-rule"_s, u"--factor"_s, u"2"_s, u"--floor"_s, u"0"_s});
+        QCOMPARE(rule.exitCode, 0);
+        const QJsonObject ruleJson = QJsonDocument::fromJson(rule.out).object();
+        QCOMPARE(ruleJson.value(u"factor"_s).toDouble(), 2.0);
+        QCOMPARE(ruleJson.value(u"floor_seconds"_s).toDouble(), 0.0);
+        QVERIFY(cli({u"stuck-rule"_s, u"--factor"_s, u"0.5"_s}).exitCode != 0); // stuck before it is due
+
+        // An estimate of about a second, then a minute without a word.
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"unknown deltas=1 unknown_ms=60000"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
+        QByteArray listed;
+        QTRY_VERIFY_WITH_TIMEOUT((listed = cli({u"list"_s, u"--stuck"_s}).out).contains(id.toUtf8()), 30000);
+        QVERIFY2(listed.contains("  stuck "), listed.constData());
+
+        // `status` refreshes first: a status it learns only now (the job's "unknown") is progress,
+        // so the silence may start again from there.
+        QByteArray status;
+        const auto runLine = [](const QByteArray &out) {
+            for (const QByteArray &line : out.split('\n')) {
+                const QJsonObject o = QJsonDocument::fromJson(line).object();
+                if (o.value(u"type"_s) == u"run"_s)
+                    return o;
+            }
+            return QJsonObject();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(
+            runLine(status = cli({u"--json"_s, u"status"_s, id}).out).value(u"stuck"_s).toBool(), 30000);
+        const QJsonObject s = runLine(status);
+        QVERIFY(QDateTime::fromString(s.value(u"stuck_since"_s).toString(), Qt::ISODateWithMs).isValid());
+        QVERIFY2(s.value(u"expected_seconds"_s).toDouble() > 0, status.constData());
+        QCOMPARE(s.value(u"status"_s).toString(), u"unknown"_s); // the status itself is unchanged
+        const Result text = cli({u"status"_s, id});
+        QVERIFY2(text.out.contains("stuck: no progress since"), text.out.constData());
+
+        // A run that is not stuck says so in JSON; a finished one leaves `list --stuck`.
+        QCOMPARE(cli({u"stuck-rule"_s, u"--factor"_s, u"1000"_s, u"--floor"_s, u"7d"_s}).exitCode, 0);
+        QCOMPARE(runLine(cli({u"--json"_s, u"list"_s}).out).value(u"stuck"_s), QJsonValue(false));
+        QCOMPARE(cli({u"stuck-rule"_s, u"--factor"_s, u"2"_s, u"--floor"_s, u"0"_s}).exitCode, 0);
+        QCOMPARE(cli({u"cancel"_s, id}).exitCode, 4);
+        QVERIFY(!cli({u"list"_s, u"--stuck"_s, u"--all"_s}).out.contains(id.toUtf8()));
+    }
+
     // timed_out names the job's timeout; an unknown status is shown with its raw label.
     void timedOutAndUnknown()
     {

@@ -7,8 +7,11 @@
 #include "deadlinedialog.h"
 #include "engine/rundeadlines.h"
 #include "engine/stuckruns.h"
+#include "filterbar.h"
 #include "mainwindow.h"
+#include "models/runfilterproxy.h"
 #include "models/runlistmodel.h"
+#include "runtableview.h"
 #include "uitesthelpers.h"
 
 #include <QAction>
@@ -17,6 +20,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QToolButton>
 
 using namespace Runwatch;
 using namespace RunwatchUiTest;
@@ -59,6 +63,15 @@ private Q_SLOTS:
         QCOMPARE(statusCell(window, id, Qt::DisplayRole).toString(), u"Stuck"_s);
         QVERIFY(statusCell(window, id, Qt::ToolTipRole).toString().contains(u"no progress since"_s));
         QVERIFY(!engine.manager.run(id)->isTerminal());
+        // The Stuck chip counts it and, clicked, lists it alone; the run is still Active too.
+        QToolButton *chip = window.filterBar()->chip(StatusCategory::Stuck);
+        QTRY_VERIFY(chip->text().endsWith(u"  1"_s));
+        QVERIFY(window.filterBar()->chip(StatusCategory::Active)->text().endsWith(u"  1"_s));
+        QTest::mouseClick(chip, Qt::LeftButton);
+        QCOMPARE(window.proxy()->filter().category(), StatusCategory::Stuck);
+        QCOMPARE(window.proxy()->rowCount(), 1);
+        QCOMPARE(window.proxy()->runId(0), id);
+        QTRY_VERIFY(window.activateRun(id));
 
         QAction *cancel = window.actions()->cancelAction();
         QTRY_VERIFY(cancel->isEnabled());
@@ -69,6 +82,10 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(engine.manager.run(id)->status, RunStatus::Cancelled, kWait);
         QTRY_COMPARE(statusCell(window, id, Qt::DisplayRole).toString(), statusLabel(RunStatus::Cancelled));
         QVERIFY(!statusCell(window, id, RunListModel::StuckRole).toBool());
+        // Ended, it leaves the Stuck view, which then says what would put a run there.
+        QTRY_COMPARE(window.proxy()->rowCount(), 0);
+        QVERIFY(chip->text().endsWith(u"  0"_s));
+        QCOMPARE(window.table()->emptyTitle(), u"No stuck runs"_s);
         Engine::stopAll(&engine.manager);
     }
 

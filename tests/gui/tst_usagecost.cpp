@@ -7,6 +7,7 @@
 #include "detailpane.h"
 #include "engine/runstore.h"
 #include "filterbar.h"
+#include "i18n/translations.h"
 #include "mainwindow.h"
 #include "models/runfilterproxy.h"
 #include "models/runformat.h"
@@ -88,6 +89,8 @@ private Q_SLOTS:
     {
         isolateSettings();
         QVERIFY(m_dir.isValid());
+        // As the app does in English: the plural forms make "1 run", "2 runs".
+        QCOMPARE(installTranslations(QLocale(QLocale::English)), QStringList{u"runwatch_en"_s});
     }
 
     void init() { QSettings().clear(); }
@@ -233,7 +236,7 @@ private Q_SLOTS:
                      ua.inputTokens + ua.outputTokens + ub.inputTokens + ub.outputTokens);
         QCOMPARE(totals->totals().unpriced, 0);
         QCOMPARE(totals->text(),
-                 u"2 run(s) · %1 tokens · %2"_s.arg(
+                 u"2 runs · %1 tokens · %2"_s.arg(
                      formatTokensShort(ua.inputTokens + ua.outputTokens + ub.inputTokens + ub.outputTokens),
                      formatCost(costOfUsage(ua) + costOfUsage(ub), u"EUR"_s)));
 
@@ -242,7 +245,7 @@ private Q_SLOTS:
         QCOMPARE(totals->totals().inputTokens, ub.inputTokens);
         QCOMPARE(totals->totals().outputTokens, ub.outputTokens);
         QCOMPARE(totals->text(),
-                 u"1 run(s) · %1 tokens · %2"_s.arg(formatTokensShort(ub.inputTokens + ub.outputTokens),
+                 u"1 run · %1 tokens · %2"_s.arg(formatTokensShort(ub.inputTokens + ub.outputTokens),
                                                     formatCost(costOfUsage(ub), u"EUR"_s)));
         window.filterBar()->setText(u"alpha"_s);
         QTRY_COMPARE(totals->totals().outputTokens, ua.outputTokens);
@@ -254,7 +257,7 @@ private Q_SLOTS:
         QTRY_VERIFY2(totals->text().endsWith(u"no prices set"_s), qPrintable(totals->text()));
         QCOMPARE(totals->totals().unpriced, 1);
         window.filterBar()->setText(u"no such run"_s);
-        QTRY_COMPARE(totals->text(), u"0 run(s)"_s);
+        QTRY_COMPARE(totals->text(), u"0 runs"_s);
         Engine::stopAll(&engine.manager);
     }
 

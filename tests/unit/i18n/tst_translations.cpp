@@ -12,6 +12,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTranslator>
 #include <QXmlStreamReader>
 
 using namespace Runwatch;
@@ -118,11 +119,32 @@ private Q_SLOTS:
         QVERIFY(!QDir(kSourceDir + u"/resources/translations"_s).entryList({u"*.ts"_s}).isEmpty());
     }
 
-    // English is the source: nothing is loaded, not even Qt's catalog.
-    void englishLoadsNothing()
+    // English is the source: only its plural forms are loaded ("%n run(s)" → "1 run", "3 runs"),
+    // not Qt's catalog; a language we have no catalog for gets the same.
+    void englishLoadsItsPluralForms_data()
     {
-        QVERIFY(installTranslations(QLocale(QLocale::English, QLocale::UnitedStates)).isEmpty());
+        QTest::addColumn<QLocale>("locale");
+        QTest::newRow("en_US") << QLocale(QLocale::English, QLocale::UnitedStates);
+        QTest::newRow("fr_FR") << QLocale(QLocale::French, QLocale::France);
+    }
+    void englishLoadsItsPluralForms()
+    {
+        QFETCH(QLocale, locale);
+        QCOMPARE(installTranslations(locale), QStringList{u"runwatch_en"_s});
         QCOMPARE(QCoreApplication::translate("RunStatus", "Completed"), u"Completed"_s);
+        QCOMPARE(QCoreApplication::translate("UsageTotals", "%n run(s)", nullptr, 1), u"1 run"_s);
+        QCOMPARE(QCoreApplication::translate("UsageTotals", "%n run(s)", nullptr, 10), u"10 runs"_s);
+        QCOMPARE(QCoreApplication::translate("Runwatch::ActionController", "Cancel %n runs?", nullptr, 1),
+                 u"Cancel 1 run?"_s);
+        QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), u"Cancel"_s);
+    }
+    void cleanup()
+    {
+        // Each test installs its own: the translators of the one before must not answer for it.
+        for (QTranslator *t : QCoreApplication::instance()->findChildren<QTranslator *>()) {
+            QCoreApplication::removeTranslator(t);
+            delete t;
+        }
     }
 
     // German (any country) finds the embedded catalog and Qt's own, from the Qt installation.

@@ -2,6 +2,7 @@
 // The run list model, its filter/sort proxy and the action rules, without widgets: rows follow
 // the engine, updates are coalesced, counts stay right, and the proxy sorts and filters.
 #include "engine/runmanager.h"
+#include "engine/stuckruns.h"
 #include "models/runactions.h"
 #include "models/runfilterproxy.h"
 #include "models/runlistmodel.h"
@@ -195,6 +196,75 @@ private Q_SLOTS:
         manager.adoptRun(a, false);
         model.flush();
         QCOMPARE(proxy.rowCount(), 0);
+    }
+
+    // "Stuck" is a view across the categories: the runs StuckRunWatcher flags (they stay Active
+    // and in All), counted by the watcher; a flag that comes or goes moves the run in or out of
+    // the view and changes the chip's count.
+    void stuckIsAViewWithItsOwnCount()
+    {
+        RunManager manager;
+        const QDateTime t0 = QDateTime::currentDateTimeUtc().addSecs(-3600);
+        for (int i = 0; i < 3; ++i) { // the median of like runs: 10 s
+            Run done = makeRun(u"done%1"_s.arg(i), RunStatus::Completed, u"Done"_s);
+            done.createdAt = t0.addSecs(-100);
+            done.finishedAt = done.createdAt.addSecs(10);
+            manager.adoptRun(done, false);
+        }
+        for (const QString &id : {u"s1"_s, u"s2"_s, u"other"_s}) {
+            Run live = makeRun(id, RunStatus::InProgress, u"Live "_s + id);
+            if (id == u"other")
+                live.model = u"m2"_s; // no like runs: no expected duration, never stuck
+            live.createdAt = live.updatedAt = t0;
+            manager.adoptRun(live, false);
+        }
+        StuckRunWatcher watcher(&manager);
+        QDateTime now = t0.addSecs(5);
+        watcher.setClock([&now] { return now; });
+        watcher.setPolicy({.factor = 2.0, .floorMs = 0});
+        RunListModel model(&manager);
+        model.setWatchers(&watcher, nullptr);
+        RunFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.sort(TitleColumn, Qt::AscendingOrder);
+        proxy.setCategory(StatusCategory::Stuck);
+        model.flush();
+        QCOMPARE(proxy.rowCount(), 0);
+        QCOMPARE(model.counts().value(StatusCategory::Stuck), 0);
+
+        QSignalSpy counts(&model, &RunListModel::countsChanged);
+        now = t0.addSecs(21); // silent for more than 2 × 10 s
+        watcher.check();
+        model.flush();
+        QCOMPARE(proxyIds(proxy), (QStringList{u"s1"_s, u"s2"_s}));
+        QCOMPARE(model.counts().value(StatusCategory::Stuck), 2);
+        QVERIFY(counts.size() >= 1);
+        // Not a status category: the stuck runs are still active, and All counts each run once.
+        QCOMPARE(model.counts().value(StatusCategory::Active), 3);
+        QCOMPARE(model.counts().value(StatusCategory::All), 6);
+
+        // Progress ends s1's silence: it leaves the view; the search narrows the view as ever.
+        Run s1 = *manager.run(u"s1"_s);
+        s1.updatedAt = now;
+        s1.primaryText = u"more"_s;
+        manager.adoptRun(s1, false);
+        model.flush();
+        QCOMPARE(proxyIds(proxy), QStringList{u"s2"_s});
+        QCOMPARE(model.counts().value(StatusCategory::Stuck), 1);
+        proxy.setText(u"nothing like it"_s);
+        QCOMPARE(proxy.rowCount(), 0);
+        proxy.setText({});
+        // The end of a run ends its flag.
+        Run s2 = *manager.run(u"s2"_s);
+        s2.status = RunStatus::Cancelled;
+        s2.finishedAt = now;
+        manager.adoptRun(s2, false);
+        model.flush();
+        QCOMPARE(proxy.rowCount(), 0);
+        QCOMPARE(model.counts().value(StatusCategory::Stuck), 0);
+        QCOMPARE(categoryFromName(u"stuck"), StatusCategory::Stuck);
+        QCOMPARE(categoryName(StatusCategory::Stuck), u"stuck"_s);
     }
 
     // Setting the same filter again does not re-filter.

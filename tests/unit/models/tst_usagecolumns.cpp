@@ -4,6 +4,7 @@
 // column; the totals of the rows a filter lets through; the PriceBook's round trip through a real
 // run store.
 #include "engine/pricebook.h"
+#include "i18n/translations.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 #include "models/runfilterproxy.h"
@@ -60,6 +61,12 @@ class TestUsageColumns final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // As both front ends do in English: the plural forms make "1 run", "4 runs".
+        QCOMPARE(installTranslations(QLocale(QLocale::English)), QStringList{u"runwatch_en"_s});
+    }
+
     void cellsAndSortValues()
     {
         RunManager manager;
@@ -168,7 +175,7 @@ private Q_SLOTS:
         QCOMPARE(all.reasoningTokens, 500);
         QCOMPARE(all.cost, (4000 + 2 * 6000) / 1e6);
         QCOMPARE(formatUsageTotals(all, u"USD"_s),
-                 u"4 run(s) · %1 tokens · 0.0160 USD · 1 without a price"_s.arg(
+                 u"4 runs · %1 tokens · 0.0160 USD · 1 without a price"_s.arg(
                      QLocale().toString(10.0, 'f', 1) + u"k"_s));
 
         proxy.setText(u"report"_s);
@@ -177,10 +184,10 @@ private Q_SLOTS:
         QCOMPARE(reports.unpriced, 0);
         QCOMPARE(reports.tokens(), 10000);
         proxy.setText(u"delta"_s);
-        QCOMPARE(formatUsageTotals(usageTotals(&proxy, manager.prices()->table()), u"USD"_s), u"1 run(s)"_s);
+        QCOMPARE(formatUsageTotals(usageTotals(&proxy, manager.prices()->table()), u"USD"_s), u"1 run"_s);
         proxy.setText(u"charlie"_s);
         QCOMPARE(formatUsageTotals(usageTotals(&proxy, manager.prices()->table()), u"USD"_s),
-                 u"1 run(s) · 5 tokens · no prices set"_s);
+                 u"1 run · 5 tokens · no prices set"_s);
         // The model itself (no proxy) sums every row.
         QCOMPARE(usageTotals(&model, manager.prices()->table()).runs, 4);
     }
