@@ -3,6 +3,7 @@
 
 #include "engine/runmanager.h"
 #include "engine/watchtimer.h"
+#include "net/httperrors.h"
 
 #include <QCoreApplication>
 
@@ -15,6 +16,8 @@ namespace Runwatch {
 
 namespace {
 constexpr qint64 kWarnLeadMs = 5LL * 60 * 1000;
+constexpr qint64 kFirstCancelRetryMs = 30 * 1000;
+constexpr qint64 kMaxCancelRetryMs = 5LL * 60 * 1000;
 } // namespace
 
 QDateTime deadlineWarningAt(const Run &run)
@@ -62,6 +65,11 @@ DeadlineWatcher::DeadlineWatcher(RunManager *manager, QObject *parent)
     connect(manager, &RunManager::runAdded, this, &DeadlineWatcher::onRunChanged);
     connect(manager, &RunManager::runChanged, this, [this](const QString &id) { onRunChanged(id); });
     connect(manager, &RunManager::runRemoved, this, &DeadlineWatcher::onRunRemoved);
+    connect(manager, &RunManager::actionFinished, this,
+            [this](const QString &id, RunManager::Action action, const ActionResult &result) {
+                if (action == RunManager::Action::Cancel)
+                    onCancelFinished(id, result);
+            });
     for (const QString &id : manager->runIds()) {
         const Run *run = manager->run(id);
         if (run && !run->isTerminal() && run->deadlineAt.isValid())
@@ -98,6 +106,23 @@ void DeadlineWatcher::onRunChanged(const QString &id)
     }
 }
 
+void DeadlineWatcher::onCancelFinished(const QString &id, const ActionResult &result)
+{
+    const auto it = m_runs.find(id);
+    const Run *run = m_manager ? m_manager->run(id) : nullptr;
+    if (it == m_runs.end() || !it->reached || !run || run->isTerminal() || !run->cancelAtDeadline)
+        return;
+    if (result.ok() || !isRetryable(result.error)) {
+        it->retryCancelAt = {};
+        return;
+    }
+    // The run may still be live and the operator asked for it to end: try again later.
+    const qint64 backoff = std::min(kMaxCancelRetryMs, kFirstCancelRetryMs << std::min(it->cancelRetries, 8));
+    it->retryCancelAt = m_clock().addMSecs(std::max(backoff, result.retryAfterMs.value_or(0)));
+    ++it->cancelRetries;
+    schedule();
+}
+
 void DeadlineWatcher::onRunRemoved(const QString &id)
 {
     const bool had = m_runs.remove(id);
@@ -112,8 +137,13 @@ void DeadlineWatcher::check()
     const QDateTime now = m_clock();
     QStringList warn;
     QStringList reached;
+    QStringList retry;
     for (auto it = m_runs.begin(); it != m_runs.end(); ++it) {
         State &s = it.value();
+        if (s.retryCancelAt.isValid() && now >= s.retryCancelAt) {
+            s.retryCancelAt = {};
+            retry.append(it.key());
+        }
         if (!s.reached && now >= s.deadline) {
             s.reached = true;
             s.warned = true; // too late to warn
@@ -139,6 +169,10 @@ void DeadlineWatcher::check()
         if (cancelling && m_manager)
             m_manager->cancelRun(id);
     }
+    for (const QString &id : std::as_const(retry)) {
+        if (m_manager)
+            m_manager->cancelRun(id);
+    }
 }
 
 void DeadlineWatcher::schedule()
@@ -146,9 +180,13 @@ void DeadlineWatcher::schedule()
     QDateTime next;
     for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
         const State &s = it.value();
-        const QDateTime due = !s.warned ? s.warnAt : !s.reached ? s.deadline : QDateTime();
-        if (due.isValid() && (!next.isValid() || due < next))
-            next = due;
+        for (const QDateTime &due : {!s.warned    ? s.warnAt
+                                     : !s.reached ? s.deadline
+                                                  : QDateTime(),
+                                     s.retryCancelAt}) {
+            if (due.isValid() && (!next.isValid() || due < next))
+                next = due;
+        }
     }
     m_nextCheck = next;
     armWatchTimer(&m_timer, next, m_clock());

@@ -34,7 +34,11 @@ bool isOverDeadline(const Run &run, const QDateTime &now);
 // RunManager::cancelRun() (the outcome is the server's, reported like any cancel); any other one
 // is only flagged over deadline. A deadline that passed while no process watched acts as soon as
 // the watcher sees the run (app start, `watch`). Each warning and each deadline is acted on once
-// per run and deadline; setting a new deadline arms both again.
+// per run and deadline; setting a new deadline arms both again. A cancel at the deadline that
+// fails for a reason waiting can cure (network, 5xx, 429) is sent again with backoff (30 s
+// doubling to 5 min, or the service's Retry-After) until the run ends; a refusal stands.
+struct ActionResult;
+
 class DeadlineWatcher : public QObject
 {
     Q_OBJECT
@@ -49,6 +53,8 @@ public:
     bool isTimerActive() const { return m_timer.isActive(); }
     // Warns and acts on whatever is due now (the timer calls it; tests after moving the clock).
     void check();
+    // When a failed cancel at the deadline is sent again; invalid: none pending.
+    QDateTime cancelRetryAt(const QString &id) const { return m_runs.value(id).retryCancelAt; }
 
 Q_SIGNALS:
     void deadlineApproaching(const QString &id);
@@ -63,8 +69,11 @@ private:
         QDateTime warnAt;
         bool warned = false;
         bool reached = false;
+        QDateTime retryCancelAt; // a failed cancel at the deadline is sent again then
+        int cancelRetries = 0;
     };
     void onRunChanged(const QString &id);
+    void onCancelFinished(const QString &id, const ActionResult &result);
     void onRunRemoved(const QString &id);
     void schedule();
 

@@ -12,6 +12,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchSim::JobsSimulator;
@@ -97,6 +99,50 @@ private Q_SLOTS:
         QVERIFY(waitFor([&] { return cancelResult().has_value(); }));
         QVERIFY(cancelResult()->ok());
         QVERIFY(!watcher.isOverDeadline(id)); // it ended
+    }
+
+    // A cancel at the deadline that meets a 503 is sent again after the backoff and ends the job;
+    // a refusal (409) stands: the run stays over deadline, nothing is retried.
+    void deadlineCancelRetriedAfterTrouble()
+    {
+        Rig rig;
+        QDateTime offset; // the watcher's clock: real time, or a moment the test moved it to
+        DeadlineWatcher watcher(&rig.manager);
+        watcher.setClock([&offset] { return offset.isValid() ? offset : QDateTime::currentDateTimeUtc(); });
+        const auto cancelRequests = [&] {
+            const auto requests = rig.sim.requests();
+            return std::count_if(requests.cbegin(), requests.cend(), [](const auto &r) {
+                return r.endpoint == RunwatchSim::JobsEndpoint::Cancel;
+            });
+        };
+        rig.sim.addHttpFault({{RunwatchSim::JobsEndpoint::Cancel}, 1, 503, "0", false});
+        const QString id = rig.start(kSilentJob);
+        QVERIFY(waitFor([&] { return !rig.run(id).remoteId.isEmpty(); }));
+        const QDateTime before = QDateTime::currentDateTimeUtc();
+        QVERIFY(rig.manager.setDeadline(id, before.addMSecs(300), true));
+        QVERIFY(waitFor([&] { return watcher.cancelRetryAt(id).isValid(); }));
+        QCOMPARE(cancelRequests(), 1);
+        QVERIFY(watcher.cancelRetryAt(id) >= before.addSecs(30)); // backed off, not hammering
+        QVERIFY(!rig.run(id).isTerminal());
+        QVERIFY(watcher.isOverDeadline(id));
+        offset = watcher.cancelRetryAt(id);
+        watcher.check();
+        QVERIFY(waitTerminal(rig.manager, id));
+        QCOMPARE(rig.run(id).status, RunStatus::Cancelled);
+        QCOMPARE(cancelRequests(), 2);
+
+        offset = {};
+        rig.sim.addHttpFault({{RunwatchSim::JobsEndpoint::Cancel}, 1, 409, {}, false});
+        const QString refused = rig.start(kSilentJob);
+        QVERIFY(waitFor([&] { return !rig.run(refused).remoteId.isEmpty(); }));
+        QSignalSpy actions(&rig.manager, &RunManager::actionFinished);
+        QVERIFY(rig.manager.setDeadline(refused, QDateTime::currentDateTimeUtc().addMSecs(300), true));
+        QVERIFY(waitFor([&] { return actions.size() > 0; }));
+        QVERIFY(!actions.at(0).at(2).value<ActionResult>().ok());
+        QVERIFY(!watcher.cancelRetryAt(refused).isValid());
+        QVERIFY(watcher.isOverDeadline(refused));
+        QVERIFY(!rig.run(refused).isTerminal());
+        QVERIFY(cancelAndWait(rig.manager, refused).ok());
     }
 
     void deadlineWithoutCancelLeavesTheJobRunning()

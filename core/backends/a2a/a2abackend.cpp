@@ -271,47 +271,59 @@ QCoro::Task<ActionResult> A2aBackend::remove(ContinuationToken token)
     co_return result;
 }
 
-QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnswer answer)
+QCoro::Task<TaskMessage> A2aBackend::sendTaskMessage(ContinuationToken token, QString text,
+                                                     QLatin1StringView idPrefix, QString refusal)
 {
     QPointer<A2aBackend> self = this;
-    ActionResult result;
+    TaskMessage sent;
     const Discovery d = co_await discover();
     if (std::optional<RunError> failed = discoveryFailure(!self.isNull(), d)) {
-        result.error = std::move(*failed);
-        co_return result;
+        sent.call.error = std::move(*failed);
+        co_return sent;
     }
-    const QString text = answerText(answer);
-    if (text.trimmed().isEmpty()) {
-        result.error = RunError::client(u"empty_answer"_s, u"The answer is empty."_s);
-        co_return result;
-    }
+    sent.agentName = d.card->name;
+    sent.streaming = d.card->streaming;
     QString contextId = token.extra.value(u"contextId"_s).toString();
     if (contextId.isEmpty())
         contextId = m_contexts.value(token.remoteId);
     // Without a contextId the agent infers it from the taskId (§7).
     const QJsonObject params
-        = messageParams(d.interface->version, text, token.remoteId, contextId, kAnswerIdPrefix, true);
-    const QString messageId = params.value(u"message"_s).toObject().value(u"messageId"_s).toString();
-    const CallResult call = co_await this->call(Operation::SendMessage, params);
+        = messageParams(d.interface->version, text, token.remoteId, contextId, idPrefix, true);
+    sent.messageId = params.value(u"message"_s).toObject().value(u"messageId"_s).toString();
+    sent.call = co_await this->call(Operation::SendMessage, params);
     if (!self) {
-        result.error = RunError::cancelled(kConnectionClosed);
+        sent.call.error = RunError::cancelled(kConnectionClosed);
+        co_return sent;
+    }
+    if (!sent.call.ok() && sent.call.code() == -32004)
+        sent.call.error.message = refusal + sent.call.error.message;
+    co_return sent;
+}
+
+QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnswer answer)
+{
+    QPointer<A2aBackend> self = this;
+    ActionResult result;
+    const QString text = answerText(answer);
+    if (text.trimmed().isEmpty()) {
+        result.error = RunError::client(u"empty_answer"_s, u"The answer is empty."_s);
         co_return result;
     }
-    if (!call.ok()) {
-        result.error = call.error;
-        if (call.code() == -32004)
-            result.error.message
-                = u"The task no longer accepts input (it has ended): "_s + call.error.message;
+    const TaskMessage sent = co_await sendTaskMessage(token, text, kAnswerIdPrefix,
+                                                      u"The task no longer accepts input (it has ended): "_s);
+    if (!self || !sent.call.ok()) {
+        result.error = self ? sent.call.error : RunError::cancelled(kConnectionClosed);
         co_return result;
     }
-    const StreamItem item = classify(call.result);
+    const StreamItem item = classify(sent.call.result);
     QList<RunEvent> events;
     if (item.kind == StreamItem::Kind::Task) {
-        A2aMapper tracker(d.card->name, d.card->streaming);
+        A2aMapper tracker(sent.agentName, sent.streaming);
         tracker.apply(item, events);
         rememberTask(tracker.taskId(), tracker.contextId());
     }
-    events << RunEvent::secondarySnapshot(SecondaryKind::Log, u"a2a-msg:"_s + messageId, u"answer"_s, text);
+    events << RunEvent::secondarySnapshot(SecondaryKind::Log, u"a2a-msg:"_s + sent.messageId, u"answer"_s,
+                                          text);
     // The agent has the answer: whatever snapshot came back, the task is no longer waiting for
     // this question. If it asks again, the stream says so.
     bool waiting = false;
@@ -332,38 +344,20 @@ QCoro::Task<ActionResult> A2aBackend::followUp(ContinuationToken token, QString 
 {
     QPointer<A2aBackend> self = this;
     ActionResult result;
-    const Discovery d = co_await discover();
-    if (std::optional<RunError> failed = discoveryFailure(!self.isNull(), d)) {
-        result.error = std::move(*failed);
-        co_return result;
-    }
     if (prompt.trimmed().isEmpty()) {
         result.error = RunError::client(u"empty_prompt"_s, u"A follow-up needs a prompt."_s);
         co_return result;
     }
-    QString contextId = token.extra.value(u"contextId"_s).toString();
-    if (contextId.isEmpty())
-        contextId = m_contexts.value(token.remoteId);
-    const QJsonObject params
-        = messageParams(d.interface->version, prompt, token.remoteId, contextId, kFollowUpIdPrefix, true);
-    const QString messageId = params.value(u"message"_s).toObject().value(u"messageId"_s).toString();
-    const CallResult call = co_await this->call(Operation::SendMessage, params);
-    if (!self) {
-        result.error = RunError::cancelled(kConnectionClosed);
-        co_return result;
-    }
-    if (!call.ok()) {
-        result.error = call.error;
-        if (call.code() == -32004) {
-            result.error.message
-                = u"The agent does not take messages while this task is working: "_s + call.error.message;
-        }
+    const TaskMessage sent = co_await sendTaskMessage(
+        token, prompt, kFollowUpIdPrefix, u"The agent does not take messages while this task is working: "_s);
+    if (!self || !sent.call.ok()) {
+        result.error = self ? sent.call.error : RunError::cancelled(kConnectionClosed);
         co_return result;
     }
     // Only the message itself is recorded here: the reply's snapshot is what the task's stream
     // delivers anyway, and taken from a second connection it could be older than what that
     // stream already brought.
-    result.events << RunEvent::secondarySnapshot(SecondaryKind::Log, u"a2a-msg:"_s + messageId,
+    result.events << RunEvent::secondarySnapshot(SecondaryKind::Log, u"a2a-msg:"_s + sent.messageId,
                                                  QString(kFollowUpItemTitle), prompt);
     dropRepeatedItems(result.events);
     co_return result;

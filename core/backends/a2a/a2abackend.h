@@ -69,6 +69,16 @@ struct CallResult
     int code() const { return protocolError ? protocolError->code : 0; }
 };
 
+// A message sent to a task that has not ended (an answer, a follow-up): the agent's reply, and the
+// message's id for the item that records it.
+struct TaskMessage
+{
+    CallResult call;
+    QString messageId;
+    QString agentName;
+    bool streaming = false; // the agent's card says it streams
+};
+
 } // namespace A2a
 
 // A2A agents (1.0, and 0.2/0.3 for older agents) over JSON-RPC or HTTP+JSON. Discovers the agent
@@ -151,6 +161,11 @@ Q_SIGNALS:
 
 private:
     QCoro::Task<A2a::CallResult> callWith(HttpClient *client, A2a::Operation operation, QJsonObject params);
+    // SendMessage with the task's taskId and contextId (respond, followUp), returning at once.
+    // An agent's -32004 (the task takes no such message) is the call's error, `refusal` in front
+    // of the agent's words.
+    QCoro::Task<A2a::TaskMessage> sendTaskMessage(ContinuationToken token, QString text,
+                                                  QLatin1StringView idPrefix, QString refusal);
     // The card's scheme, else the connection's (applyAuth).
     void applyAgentAuth(HttpRequest &request) const;
     QList<RunEvent> eventsForTask(const QJsonValue &result);
