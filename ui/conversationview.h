@@ -10,7 +10,8 @@ namespace Runwatch {
 // A run's whole conversation in the detail pane: every turn in order (the earlier ones, the shown
 // one, the follow-ups made after it), each with its prompt, the follow-ups sent to it while it
 // worked (kFollowUpItemTitle items) and its answer (final text, or the text so far). The Output
-// tab stays the live view of the shown turn; this one is rebuilt on its status changes.
+// tab stays the live view of the shown turn; this one is rebuilt (at most every 100 ms) when any
+// of its turns changes or a new one joins.
 class ConversationView final : public QTextBrowser
 {
     Q_OBJECT

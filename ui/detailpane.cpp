@@ -217,6 +217,14 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     if (manager) {
         connect(manager, &RunManager::runChanged, this, &DetailPane::onRunChanged);
         connect(manager, &RunManager::runRemoved, this, &DetailPane::onRunRemoved);
+        // A follow-up to any turn of the conversation on screen joins its Conversation tab.
+        connect(manager, &RunManager::runAdded, this, [this](const QString &id) {
+            const Run *added = m_manager ? m_manager->run(id) : nullptr;
+            if (added && !added->parentId.isEmpty()
+                && (added->parentId == m_runId || m_conversationIds.contains(added->parentId))
+                && !m_refresh.isActive())
+                m_refresh.start();
+        });
         // New prices change the cost line of the run shown.
         connect(manager->prices(), &PriceBook::changed, this, [this] {
             if (!m_runId.isEmpty() && !m_refresh.isActive())
@@ -284,7 +292,8 @@ void DetailPane::showRuns(const QStringList &ids)
 void DetailPane::onRunChanged(const QString &id, RunChanges changes)
 {
     if (id != m_runId) {
-        if (m_ids.contains(id) && !m_refresh.isActive())
+        // Another selected run (the summary), or another turn of the conversation on screen.
+        if ((m_ids.contains(id) || m_conversationIds.contains(id)) && !m_refresh.isActive())
             m_refresh.start();
         return;
     }
@@ -343,6 +352,7 @@ void DetailPane::refreshConversation(const Run &run)
         = std::any_of(run.secondary.cbegin(), run.secondary.cend(), [](const SecondaryItem &item) {
               return item.kind == SecondaryKind::Log && item.title == kFollowUpItemTitle;
           });
+    m_conversationIds.clear();
     if (run.parentId.isEmpty() && later.isEmpty() && !sentWhileWorking) {
         if (at >= 0)
             m_tabs->removeTab(at);
@@ -352,6 +362,8 @@ void DetailPane::refreshConversation(const Run &run)
     const int shown = int(turns.size());
     turns.append(run);
     turns += later;
+    for (const Run &turn : std::as_const(turns))
+        m_conversationIds.insert(turn.localId);
     m_conversation->showConversation(turns, shown);
     if (at < 0)
         m_tabs->insertTab(1, m_conversation, tr("Co&nversation"));

@@ -5,6 +5,7 @@
 #include "domain/runreducer.h"
 
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 #include <QWidget>
 
@@ -70,6 +71,7 @@ private:
 
     QPointer<RunManager> m_manager;
     QString m_runId;
+    QSet<QString> m_conversationIds; // the turns the Conversation tab shows
     QStringList m_ids;
     qsizetype m_shownChars = 0;
     int m_seenReconciliations = 0;

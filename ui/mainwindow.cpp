@@ -17,6 +17,7 @@
 #include "runhousekeeping.h"
 #include "runtableview.h"
 #include "statusstyle.h"
+#include "stuckruledialog.h"
 #include "usagetotalslabel.h"
 
 #include <QApplication>
@@ -260,6 +261,11 @@ void MainWindow::buildMenus()
     m_pricesAction->setShortcut(QKeySequence(u"Ctrl+Shift+P"_s));
     m_pricesAction->setStatusTip(tr("Set the price of each model's tokens, to show what runs cost"));
     connect(m_pricesAction, &QAction::triggered, this, &MainWindow::openPricesDialog);
+    m_stuckRuleAction = settings->addAction(tr("&Stuck Runs…"));
+    m_stuckRuleAction->setObjectName(u"actionStuckRule"_s);
+    m_stuckRuleAction->setShortcut(QKeySequence(u"Ctrl+Shift+S"_s));
+    m_stuckRuleAction->setStatusTip(tr("Set when a live run without progress counts as stuck"));
+    connect(m_stuckRuleAction, &QAction::triggered, this, &MainWindow::openStuckRuleDialog);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *about = help->addAction(tr("&About Runwatch"), QKeySequence::HelpContents, this, [this] {
@@ -413,6 +419,29 @@ void MainWindow::openPricesDialog()
         // The operator just asked for costs: show them where they were hidden.
         if (m_manager && !m_manager->prices()->table().isEmpty() && m_table->isColumnHidden(CostColumn))
             m_table->horizontalHeader()->actions().at(CostColumn)->setChecked(true);
+    });
+    dialog->open();
+}
+
+void MainWindow::openStuckRuleDialog()
+{
+    StuckRunWatcher *watcher = m_model->stuckWatcher();
+    if (!watcher)
+        return;
+    auto *dialog = new StuckRuleDialog(watcher->policy(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        StuckRunWatcher *w = m_model->stuckWatcher();
+        if (!w)
+            return;
+        const StuckPolicy policy = dialog->policy();
+        // Saved for the CLI and the next start; a store that refuses leaves the rule as it was.
+        if (m_manager && m_manager->store() && !policy.save(m_manager->store())) {
+            statusBar()->showMessage(
+                tr("The stuck rule could not be saved: %1").arg(m_manager->store()->errorString()), 10000);
+            return;
+        }
+        w->setPolicy(policy);
     });
     dialog->open();
 }

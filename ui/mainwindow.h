@@ -48,6 +48,8 @@ public:
     void openBrowseRunsDialogOn(const QString &connection);
     // Settings › Prices…: the per-model price table (PricesDialog).
     void openPricesDialog();
+    // Settings › Stuck Runs…: the stuck rule of the model's StuckRunWatcher (StuckRuleDialog).
+    void openStuckRuleDialog();
 
     RunListModel *runModel() const { return m_model; }
     RunFilterProxy *proxy() const { return m_proxy; }
@@ -60,6 +62,7 @@ public:
     RawEventRecorder *recorder() const { return m_recorder; }
     UsageTotalsLabel *usageTotals() const { return m_totals; }
     QAction *pricesAction() const { return m_pricesAction; }
+    QAction *stuckRuleAction() const { return m_stuckRuleAction; }
 
     void saveState() const;
     void restoreState();
@@ -100,6 +103,7 @@ private:
     QAction *m_browseAction = nullptr;
     QLabel *m_modeLabel = nullptr;
     UsageTotalsLabel *m_totals = nullptr;
+    QAction *m_stuckRuleAction = nullptr;
     QAction *m_pricesAction = nullptr;
 };
 

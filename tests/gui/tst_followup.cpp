@@ -184,6 +184,17 @@ private Q_SLOTS:
         QCOMPARE(view->messages(),
                  (QStringList{u"normal deltas=5 draft the report"_s, u"normal deltas=3 now one page"_s}));
         QTRY_VERIFY(view->toPlainText().contains(RunwatchSim::OpenAiSimulator::tokenText(3)));
+        // A turn added to the conversation on screen joins it there, and its answer fills in as it
+        // arrives, without selecting anything again.
+        const QString third = m_engine->manager.followUp(child, u"normal deltas=4 and a summary"_s);
+        QVERIFY(!third.isEmpty());
+        QTRY_COMPARE(view->turnCount(), 3);
+        QCOMPARE(m_window->table()->selectedRunIds(), QStringList{parent});
+        QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(third), RunStatus::Completed, kWait);
+        QCOMPARE(view->messages().last(), u"normal deltas=4 and a summary"_s);
+        // Its answer, after its prompt (the last turn: nothing else follows it).
+        QTRY_VERIFY(view->toPlainText().indexOf(u"tok3"_s, view->toPlainText().indexOf(u"and a summary"_s))
+                    > 0);
         // A run without follow-ups has no conversation tab.
         const QString alone = m_engine->start(kSim, u"normal deltas=2"_s);
         QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(alone), RunStatus::Completed, kWait);

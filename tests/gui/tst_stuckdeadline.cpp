@@ -6,20 +6,25 @@
 #include "actioncontroller.h"
 #include "deadlinedialog.h"
 #include "engine/rundeadlines.h"
+#include "engine/runstore.h"
 #include "engine/stuckruns.h"
 #include "filterbar.h"
 #include "mainwindow.h"
 #include "models/runfilterproxy.h"
 #include "models/runlistmodel.h"
 #include "runtableview.h"
+#include "stuckruledialog.h"
 #include "uitesthelpers.h"
 
 #include <QAction>
 #include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
 #include <QToolButton>
 
 using namespace Runwatch;
@@ -86,6 +91,45 @@ private Q_SLOTS:
         QTRY_COMPARE(window.proxy()->rowCount(), 0);
         QVERIFY(chip->text().endsWith(u"  0"_s));
         QCOMPARE(window.table()->emptyTitle(), u"No stuck runs"_s);
+        Engine::stopAll(&engine.manager);
+    }
+
+    // Settings › Stuck Runs… sets the rule: the watcher applies it at once, the store keeps it for
+    // the CLI and the next start; Cancel changes nothing.
+    void stuckRuleDialogSetsTheRule()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        Engine engine;
+        engine.manager.setStore(&store);
+        MainWindow window(&engine.manager);
+        StuckRunWatcher stuck(&engine.manager);
+        window.runModel()->setWatchers(&stuck, nullptr);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.stuckRuleAction()->shortcut(), QKeySequence(u"Ctrl+Shift+S"_s));
+
+        window.stuckRuleAction()->trigger();
+        auto *dialog = findTopLevel<StuckRuleDialog>();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->factorBox()->value(), 3.0); // the defaults
+        QCOMPARE(dialog->floorBox()->value(), 2);
+        dialog->factorBox()->setValue(2.5);
+        dialog->floorBox()->setValue(10);
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        const StuckPolicy wanted{.factor = 2.5, .floorMs = 10 * 60 * 1000};
+        QCOMPARE(stuck.policy(), wanted);
+        QCOMPARE(StuckPolicy::load(&store), wanted);
+
+        window.stuckRuleAction()->trigger();
+        QTRY_VERIFY((dialog = findTopLevel<StuckRuleDialog>()));
+        QCOMPARE(dialog->factorBox()->value(), 2.5);
+        dialog->factorBox()->setValue(7);
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Cancel)->click();
+        QCOMPARE(stuck.policy(), wanted);
+        QCOMPARE(StuckPolicy::load(&store), wanted);
         Engine::stopAll(&engine.manager);
     }
 
