@@ -323,6 +323,11 @@ void RunListModel::setWatchers(StuckRunWatcher *stuck, DeadlineWatcher *deadline
         connect(deadlines, &DeadlineWatcher::overDeadlineChanged, this, repaint);
 }
 
+StuckRunWatcher *RunListModel::stuckWatcher() const
+{
+    return m_stuck;
+}
+
 bool RunListModel::isStuck(const QString &id) const
 {
     return m_stuck && m_stuck->isStuck(id);

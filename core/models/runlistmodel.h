@@ -78,7 +78,7 @@ public:
     // null (no such rule in this front end).
     void setWatchers(StuckRunWatcher *stuck, DeadlineWatcher *deadlines);
     bool isStuck(const QString &id) const;
-    StuckRunWatcher *stuckWatcher() const { return m_stuck; }
+    StuckRunWatcher *stuckWatcher() const;
     QString runId(int row) const;
     int rowOf(const QString &id) const; // -1 when not (yet) in the model
     const Run *runAt(int row) const;
