@@ -165,7 +165,11 @@ bool SseRunStream::drainDecoded(bool &gotBytes)
         return true;
     // This stream made the decoder, so it knows what it hands over.
     auto &batch = static_cast<SseBatch &>(*decoded);
-    m_batch.append(std::move(batch.events));
+    // Usually the frame's only batch: take its list whole instead of moving event by event.
+    if (m_batch.isEmpty())
+        m_batch = std::move(batch.events);
+    else
+        m_batch.append(std::move(batch.events));
     gotBytes = batch.gotBytes;
     if (batch.retryMs)
         m_retryMs = batch.retryMs;

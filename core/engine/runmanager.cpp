@@ -343,21 +343,34 @@ void RunManager::applyEvents(const QString &id, const QList<RunEvent> &events)
     if (!e)
         return;
     RunChanges all;
+    // Usually every event is news: then the list itself goes out (implicitly shared, no copy of
+    // each event); copied only from the first one left out.
     QList<RunEvent> applied;
-    applied.reserve(events.size());
+    qsizetype keptSoFar = 0; // events[0, keptSoFar) are all applied while `applied` is unused
+    bool filtered = false;
     const QDateTime now = QDateTime::currentDateTimeUtc();
     bool progressed = false;
-    for (const RunEvent &event : events) {
+    for (qsizetype i = 0; i < events.size(); ++i) {
+        const RunEvent &event = events.at(i);
         const RunChanges c = applyEvent(e->run, event, now);
-        if (c.testFlag(RunChange::Dropped))
-            continue;
-        progressed = true;
-        all |= c;
         // Only what changed the run is reported: a repeated status (response.created, then
         // response.queued) or a finished item sent again is no news to print or show.
-        if (c & ~RunChanges(RunChange::Cursor))
+        const bool news = !c.testFlag(RunChange::Dropped) && (c & ~RunChanges(RunChange::Cursor));
+        if (!c.testFlag(RunChange::Dropped)) {
+            progressed = true;
+            all |= c;
+        }
+        if (!filtered && news) {
+            ++keptSoFar;
+        } else if (!filtered) {
+            filtered = true;
+            applied = events.first(keptSoFar);
+        } else if (news) {
             applied.append(event);
+        }
     }
+    if (!filtered)
+        applied = events;
     if (progressed) {
         // Progress resets the reconnect backoff (and the give-up bound's clock).
         e->follower.failures = 0;

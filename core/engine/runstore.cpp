@@ -23,6 +23,10 @@ namespace Runwatch {
 
 namespace {
 
+// Runs handed to the writer per frame at most (submitPending()), and when the next batch goes.
+constexpr qsizetype kRunsPerBatch = 128;
+constexpr int kNextBatchMs = 16;
+
 QString iso(const QDateTime &dt)
 {
     return detail::isoText(dt);
@@ -224,7 +228,9 @@ void RunStore::scheduleSave(const Run &run)
 
 void RunStore::scheduleSave(const QString &localId, RunStatus status)
 {
-    if (!isOpen() || !m_source)
+    // Called for every batch of every live run: m_writer, not isOpen() (which takes Qt SQL's
+    // global lock and copies a QSqlDatabase). Without a writer nothing scheduled is ever written.
+    if (!m_writer || !m_source)
         return;
     m_pending.remove(localId); // an older copy: the source's run is newer
     m_pendingIds.insert(localId);
@@ -267,25 +273,38 @@ const Run *RunStore::pendingRun(const QString &localId) const
 void RunStore::submitPending()
 {
     m_flushTimer.stop();
-    if (!m_writer)
+    if (!m_writer || (m_pending.isEmpty() && m_pendingIds.isEmpty()))
         return;
-    takePendingFromSource();
-    if (m_pending.isEmpty())
-        return;
-    // Copies of implicitly shared runs: cheap here, and the writer thread owns them from now on.
+    // Copies of implicitly shared runs, and the writer thread owns them from now on. Cheap per
+    // run, but not for a thousand live runs at once: one batch of all of them took the GUI
+    // thread ≈ 4 ms, its worst frame every second (bench_gui_live). At most kRunsPerBatch go per
+    // frame; the rest follow in the next frames. flush() hands over everything at once.
     // Forget batches the writer has finished: their copies would otherwise pin every old version
     // of a run's text until the next flush().
     const quint64 written = m_writer->completed();
     m_inFlight.removeIf([written](const auto &entry) { return entry.value().first <= written; });
     const quint64 generation = ++m_generation;
     QList<Run> batch;
-    batch.reserve(m_pending.size());
-    for (const Run &run : std::as_const(m_pending)) {
+    batch.reserve(std::min<qsizetype>(m_pending.size() + m_pendingIds.size(), kRunsPerBatch));
+    const auto take = [&](const Run &run) {
         batch.append(run);
         m_inFlight.insert(run.localId, {generation, run});
         m_writtenStatus.insert(run.localId, run.status);
+    };
+    // The source's runs straight into the batch: no copy in m_pending on the way.
+    for (auto it = m_pendingIds.begin(); it != m_pendingIds.end() && batch.size() < kRunsPerBatch;) {
+        if (const Run *run = m_source ? m_source(*it) : nullptr)
+            take(*run);
+        it = m_pendingIds.erase(it);
     }
-    m_pending.clear();
+    for (auto it = m_pending.begin(); it != m_pending.end() && batch.size() < kRunsPerBatch;) {
+        take(it.value());
+        it = m_pending.erase(it);
+    }
+    if (!m_pending.isEmpty() || !m_pendingIds.isEmpty())
+        m_flushTimer.start(kNextBatchMs);
+    if (batch.isEmpty())
+        return;
     QMetaObject::invokeMethod(
         m_writer,
         [writer = m_writer, batch = std::move(batch), generation] { writer->write(batch, generation); },
@@ -304,7 +323,9 @@ void RunStore::waitForWriter()
 
 void RunStore::flush()
 {
-    submitPending();
+    while (m_writer && (!m_pending.isEmpty() || !m_pendingIds.isEmpty()))
+        submitPending();
+    m_flushTimer.stop();
     waitForWriter();
 }
 

@@ -117,7 +117,7 @@ private:
     bool migrateTo3();
     bool migrateTo4();
     bool exec(const QString &sql);
-    // Hands every pending run to the writer thread in one batch.
+    // Hands pending runs to the writer thread, at most kRunsPerBatch per frame (runstore.cpp).
     void submitPending();
     // Returns once every batch handed over is on disk.
     void waitForWriter();

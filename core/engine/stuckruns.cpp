@@ -207,8 +207,18 @@ void StuckRunWatcher::onRunChanged(const QString &id, RunChanges changes)
     } else {
         m_live.insert(id);
     }
+    const QDateTime before = m_due.value(id);
     evaluate(id);
-    schedule();
+    const QDateTime after = m_due.value(id);
+    // Runs change thousands of times a second: a full pass over m_due (and a timer restart) per
+    // change made this O(live runs) per event. Only the earliest moment decides the timer: an
+    // earlier one arms it, and only the run that held the earliest one moving makes a pass.
+    if (after.isValid() && (!m_nextCheck.isValid() || after < m_nextCheck)) {
+        m_nextCheck = after;
+        armWatchTimer(&m_timer, m_nextCheck, m_clock());
+    } else if (before.isValid() && before == m_nextCheck && before != after) {
+        schedule();
+    }
 }
 
 void StuckRunWatcher::onRunRemoved(const QString &id)

@@ -42,10 +42,12 @@ public:
             for (const auto &channel : ready)
                 channel->queued = false;
         }
-        // A reply may be deleted, or the last stream closed, by a slot below.
+        // A reply may be deleted, or the last stream closed, by a slot below. A deleted reply has
+        // closed its channel (~StreamReply), which clears channel->reply on this thread: no
+        // QPointer per stream per frame (a cold cache line each, ≈ 5 % of the GUI thread).
         m_delivering = true;
         for (const auto &channel : ready) {
-            if (QPointer<StreamReply> reply = channel->reply)
+            if (StreamReply *reply = channel->reply)
                 reply->absorb();
         }
         m_delivering = false;

@@ -252,6 +252,60 @@ private Q_SLOTS:
                                   5000);
     }
 
+    // More runs than one batch takes (the GUI thread hands over a bounded number per frame): all
+    // reach the file without a flush(), reads see the newest version while the rest wait, and
+    // flush() hands over whatever is left at once.
+    void manyRunsGoInSeveralBatches()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"runs.sqlite"_s);
+        RunStore store;
+        store.setFlushInterval(10);
+        QVERIFY(store.open(path));
+        QHash<QString, Run> source;
+        store.setRunSource([&source](const QString &id) -> const Run * {
+            const auto it = source.constFind(id);
+            return it == source.cend() ? nullptr : &*it;
+        });
+        constexpr int kRuns = 700; // several batches, half copies, half from the source
+        QStringList ids;
+        for (int i = 0; i < kRuns; ++i) {
+            Run run = sampleRun();
+            run.localId = u"run%1"_s.arg(i);
+            run.remoteId = u"resp_%1"_s.arg(i);
+            run.primaryText = u"text %1"_s.arg(i);
+            ids << run.localId;
+            if (i % 2) {
+                store.scheduleSave(run);
+            } else {
+                source.insert(run.localId, run);
+                store.scheduleSave(run.localId, run.status);
+            }
+        }
+        for (const QString &id : std::as_const(ids))
+            QCOMPARE(store.loadRun(id).value_or(Run{}).primaryText, u"text %1"_s.arg(id.mid(3)));
+        RunStore reader;
+        QVERIFY(reader.open(path));
+        QTRY_COMPARE_WITH_TIMEOUT(reader.runCount(), kRuns, 10000);
+        for (const QString &id : std::as_const(ids))
+            QCOMPARE(reader.loadRun(id).value_or(Run{}).primaryText, u"text %1"_s.arg(id.mid(3)));
+
+        // A second round, changed, then flush(): every run on disk when it returns.
+        for (int i = 0; i < kRuns; ++i) {
+            Run &run = source[ids.at(i)];
+            if (run.localId.isEmpty()) {
+                run = reader.loadRun(ids.at(i)).value_or(Run{});
+                QVERIFY(!run.localId.isEmpty());
+            }
+            run.primaryText += u" more"_s;
+            store.scheduleSave(run.localId, run.status);
+        }
+        store.flush();
+        for (const QString &id : std::as_const(ids))
+            QCOMPARE(reader.loadRun(id).value_or(Run{}).primaryText, u"text %1 more"_s.arg(id.mid(3)));
+        store.setRunSource({});
+    }
+
     // A database from a newer Runwatch is refused with a clear message and left byte-identical.
     void refusesNewerSchema()
     {

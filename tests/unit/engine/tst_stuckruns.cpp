@@ -218,6 +218,42 @@ private Q_SLOTS:
         QVERIFY(w.stuckIds().isEmpty());
     }
 
+    // The watcher keeps the earliest moment without a pass over every run per change: progress of
+    // the run that holds it moves the timer to the next one, progress of any other run leaves it.
+    void timerFollowsTheEarliestAsRunsProgress()
+    {
+        RunManager manager;
+        manager.adoptRun(withEstimate(liveRun(u"a"_s), 60), false);  // due at T0 + 180 s
+        manager.adoptRun(withEstimate(liveRun(u"b"_s), 100), false); // T0 + 300 s
+        manager.adoptRun(withEstimate(liveRun(u"c"_s), 600), false); // T0 + 1800 s
+        StuckRunWatcher w(&manager);
+        useClock(w);
+        QCOMPARE(w.nextCheckAt(), kT0.addSecs(180));
+        Run c = withEstimate(liveRun(u"c"_s), 600);
+        c.updatedAt = kT0.addSecs(60);
+        manager.adoptRun(c, false);
+        QCOMPARE(w.nextCheckAt(), kT0.addSecs(180));
+        Run a = withEstimate(liveRun(u"a"_s), 60);
+        a.updatedAt = kT0.addSecs(200); // now due at T0 + 380 s: b is the earliest
+        manager.adoptRun(a, false);
+        QCOMPARE(w.nextCheckAt(), kT0.addSecs(300));
+        QVERIFY(w.isTimerActive());
+        Run b = withEstimate(liveRun(u"b"_s), 100);
+        b.status = RunStatus::Completed;
+        b.finishedAt = kT0.addSecs(250);
+        b.updatedAt = b.finishedAt;
+        manager.adoptRun(b, false);
+        QCOMPARE(w.nextCheckAt(), kT0.addSecs(380));
+        a.updatedAt = kT0.addSecs(10); // an earlier moment arms the timer at once
+        a.status = RunStatus::Queued;
+        manager.adoptRun(a, false);
+        QCOMPARE(w.nextCheckAt(), kT0.addSecs(190));
+        m_now = kT0.addSecs(190);
+        w.check();
+        QCOMPARE(w.stuckIds(), QStringList{u"a"_s});
+        QCOMPARE(w.nextCheckAt(), kT0.addSecs(1860));
+    }
+
     void policyFromStoreSettings()
     {
         QTemporaryDir dir;
