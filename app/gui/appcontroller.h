@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "engine/runhistoryreader.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
 
@@ -8,6 +9,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -61,11 +63,15 @@ private:
     void setUpRunWatchers();
     void startDemo();
     void loadSavedRuns(const QStringList &problems);
-    void loadHistoryPage(int limit);
+    // The rest of the history, from RunHistoryReader's batches, in slices that leave the GUI
+    // thread to paint and to the user between them.
+    void adoptHistorySlice();
+    void historyLoaded();
 
-    // A screenful and then some; later pages are sized to stay within a frame or two each.
+    // A screenful and then some, read here so that it is painted before the rest has been read.
     static constexpr int kFirstHistoryPage = 200;
-    static constexpr int kHistoryPage = 2000;
+    // GUI-thread time per slice of adopted history: well within a 60 Hz frame.
+    static constexpr int kHistorySliceMs = 8;
 
     AppOptions m_options;
     // Declared before the manager: it flushes into its store when it is destroyed.
@@ -81,7 +87,10 @@ private:
     QSystemTrayIcon *m_tray = nullptr;
     DemoMode *m_demo = nullptr;
     StartupTrace *m_startupTrace = nullptr;
-    RunStore::PagePosition m_historyPosition;
+    RunHistoryReader *m_historyReader = nullptr; // while the history loads
+    QList<Run> m_historyBatch;                   // taken from the reader, not yet adopted
+    qsizetype m_historyBatchNext = 0;
+    QSet<QString> m_removedWhileLoading; // deleted by the user before the reader's copy arrived
     QPointer<MainWindow> m_window;
 };
 

@@ -10,6 +10,7 @@
 #include <QEvent>
 #include <QFile>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -46,6 +47,10 @@ StartupTrace::StartupTrace(MainWindow *window, RunManager *manager, QObject *par
     , m_manager(manager)
 {
     window->table()->viewport()->installEventFilter(this);
+    m_heartbeat.setTimerType(Qt::PreciseTimer);
+    m_heartbeat.setInterval(2);
+    connect(&m_heartbeat, &QTimer::timeout, this,
+            [this] { m_longestStallMs = std::max(m_longestStallMs, m_sinceBeat.restart()); });
 }
 
 void StartupTrace::historyLoaded()
@@ -63,11 +68,14 @@ bool StartupTrace::eventFilter(QObject *watched, QEvent *event)
     // Reported from the event loop's next turn: the paint this filter sees has not happened yet.
     if (rows > 0 && !m_firstRowsReported) {
         m_firstRowsReported = true;
+        m_sinceBeat.start();
+        m_heartbeat.start();
         QMetaObject::invokeMethod(
             this, [this] { report("first-rows"); }, Qt::QueuedConnection);
     }
     if (m_historyLoaded && rows == m_manager->runIds().size()) {
         m_completeReported = true;
+        m_heartbeat.stop();
         QMetaObject::invokeMethod(
             this, [this] { report("list-complete"); }, Qt::QueuedConnection);
     }
@@ -78,9 +86,11 @@ void StartupTrace::report(const char *what)
 {
     timespec cpu{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-    std::fprintf(stderr, "runwatch-startup: %s %lld %d %lld %lld\n", what,
+    const QByteArray stall
+        = qstrcmp(what, "list-complete") == 0 ? " " + QByteArray::number(m_longestStallMs) : QByteArray();
+    std::fprintf(stderr, "runwatch-startup: %s %lld %d %lld %lld%s\n", what,
                  QDateTime::currentMSecsSinceEpoch(), m_window ? m_window->runModel()->rowCount() : -1,
-                 residentKb(), qlonglong(cpu.tv_sec) * 1000 + cpu.tv_nsec / 1000000);
+                 residentKb(), qlonglong(cpu.tv_sec) * 1000 + cpu.tv_nsec / 1000000, stall.constData());
     std::fflush(stderr);
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 
 namespace Runwatch {
 
@@ -14,7 +16,10 @@ class RunManager;
 // started the process subtracts its own clock reading), with the row count, the resident memory and
 // the process's CPU time so far:
 //   runwatch-startup: first-rows <ms> <rows> <rss-kB> <cpu-ms>
-//   runwatch-startup: list-complete <ms> <rows> <rss-kB> <cpu-ms>
+//   runwatch-startup: list-complete <ms> <rows> <rss-kB> <cpu-ms> <longest-stall-ms>
+// The longest stall is the longest the GUI thread went without turning its event loop between the
+// two (a 2 ms heartbeat timer's longest gap): how long input or a paint could have waited while
+// the history loaded.
 // bench_store --app reads these lines. Nothing is installed without the variable.
 class StartupTrace final : public QObject
 {
@@ -37,6 +42,9 @@ private:
     bool m_firstRowsReported = false;
     bool m_historyLoaded = false;
     bool m_completeReported = false;
+    QTimer m_heartbeat;
+    QElapsedTimer m_sinceBeat;
+    qint64 m_longestStallMs = 0;
 };
 
 } // namespace Runwatch

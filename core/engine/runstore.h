@@ -128,7 +128,6 @@ private:
     // Copies the source's runs of m_pendingIds into m_pending.
     void takePendingFromSource();
     void armFlush(const QString &localId, RunStatus status);
-    static QString selectFor(Load load);
     Run listedRun(const QSqlQuery &q, Load load) const;
     // The first run matching an SQL condition on `r` whose every `?` is `value`.
     std::optional<Run> queryOne(const QString &condition, const QString &value) const;

@@ -17,6 +17,13 @@ namespace Runwatch {
 
 namespace {
 
+// A bulk insert (the stored history arriving in slices) is followed by the next one no sooner than
+// this: every insert relayouts and repaints the table (≈ 10 ms of text shaping for a screenful)
+// and re-sorts into the proxy, which cost more than the inserts themselves when each slice of a
+// 100,000-run history was inserted on its own. Whoever ends a bulk load calls flush().
+constexpr int kBulkInsertRows = 1000;
+constexpr int kBulkInsertIntervalMs = 250;
+
 // What a token or cost cell shows when there is nothing to show; its tooltip says why.
 QString notReported()
 {
@@ -542,6 +549,7 @@ void RunListModel::insertPending()
         appendRow(id, run);
     }
     endInsertRows();
+    m_insertTimer.setInterval(ids.size() >= kBulkInsertRows ? kBulkInsertIntervalMs : 0);
     updateTicker();
     Q_EMIT countsChanged();
 }

@@ -119,8 +119,8 @@ private Q_SLOTS:
         QVERIFY(forced.manager()->connection(DemoMode::localDemoName()));
     }
 
-    // A history bigger than a page: the newest runs are listed first, then every other run joins,
-    // each once.
+    // A history bigger than the first page: the newest runs are listed first, then every other run
+    // joins from the history reader's thread, each once and newest first.
     void historyLoadsNewestFirstInPages()
     {
         const int count = 4500; // the first page, two full pages and a partial one
