@@ -73,11 +73,19 @@ DeadlineWatcher::DeadlineWatcher(RunManager *manager, QObject *parent)
     for (const QString &id : manager->runIds()) {
         const Run *run = manager->run(id);
         if (run && !run->isTerminal() && run->deadlineAt.isValid())
-            m_runs.insert(id, State{run->deadlineAt, deadlineWarningAt(*run)});
+            m_runs.insert(id, stateFor(*run));
     }
     // A deadline that passed while the app was closed acts now; a cancel is sent on the next
     // event-loop turn, once the front end has connected to the manager's signals.
     QTimer::singleShot(0, this, &DeadlineWatcher::check);
+}
+
+DeadlineWatcher::State DeadlineWatcher::stateFor(const Run &run)
+{
+    State s;
+    s.deadline = run.deadlineAt;
+    s.warnAt = deadlineWarningAt(run);
+    return s;
 }
 
 void DeadlineWatcher::setClock(Clock clock)
@@ -95,7 +103,7 @@ void DeadlineWatcher::onRunChanged(const QString &id)
     }
     auto it = m_runs.find(id);
     if (it == m_runs.end() || it->deadline != run->deadlineAt) {
-        m_runs.insert(id, State{run->deadlineAt, deadlineWarningAt(*run)});
+        m_runs.insert(id, stateFor(*run));
         if (m_over.remove(id))
             Q_EMIT overDeadlineChanged(id, false);
         // Due at once (a deadline set in the past, a run adopted late): acted on from the loop,

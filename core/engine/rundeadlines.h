@@ -72,6 +72,7 @@ private:
         QDateTime retryCancelAt; // a failed cancel at the deadline is sent again then
         int cancelRetries = 0;
     };
+    static State stateFor(const Run &run); // armed for the run's deadline
     void onRunChanged(const QString &id);
     void onCancelFinished(const QString &id, const ActionResult &result);
     void onRunRemoved(const QString &id);

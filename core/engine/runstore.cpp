@@ -409,8 +409,8 @@ QList<Run> RunStore::loadCompletedTimings(const QString &connection, const QStri
         run.connection = connection;
         run.model = model;
         run.status = RunStatus::Completed;
-        run.createdAt = fromIso(q.value(1));
-        run.finishedAt = fromIso(q.value(2));
+        run.createdAt = detail::fromIso(q.value(1));
+        run.finishedAt = detail::fromIso(q.value(2));
     }
     return runs;
 }

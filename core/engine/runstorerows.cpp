@@ -10,8 +10,6 @@ using namespace Qt::StringLiterals;
 
 namespace Runwatch::detail {
 
-namespace {
-
 // Reads what iso() writes ("2026-01-02T10:00:00.123Z") without the general ISO parser, which
 // dominates loading a big history; anything else falls back to it.
 QDateTime fromIso(const QVariant &v)
@@ -38,6 +36,8 @@ QDateTime fromIso(const QVariant &v)
     }
     return QDateTime::fromString(s, Qt::ISODateWithMs);
 }
+
+namespace {
 
 QJsonObject parseObjectText(const QVariant &v)
 {

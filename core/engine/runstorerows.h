@@ -3,6 +3,7 @@
 
 #include "domain/run.h"
 
+#include <QDateTime>
 #include <QJsonObject>
 #include <QString>
 
@@ -24,5 +25,7 @@ Run runFromRow(const QSqlQuery &q);
 constexpr int kLocalIdColumn = 0;
 constexpr int kCreatedAtColumn = 10;
 QJsonObject jsonObjectFromText(const QVariant &v);
+// A time column as the store writes it (ISO 8601, UTC, milliseconds); invalid when empty.
+QDateTime fromIso(const QVariant &v);
 
 } // namespace Runwatch::detail
