@@ -2462,6 +2462,18 @@ its expected duration (the service&apos;s estimate, or the median of like runs).
         <translation>Ein laufender Lauf erscheint hier, wenn er ein Vielfaches seiner erwarteten Dauer
 keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleichartiger Läufe).</translation>
     </message>
+    <message>
+        <source>&amp;Stuck Runs…</source>
+        <translation>&amp;Festgefahrene Läufe…</translation>
+    </message>
+    <message>
+        <source>Set when a live run without progress counts as stuck</source>
+        <translation>Festlegen, wann ein laufender Lauf ohne Fortschritt als festgefahren gilt</translation>
+    </message>
+    <message>
+        <source>The stuck rule could not be saved: %1</source>
+        <translation>Die Regel für festgefahrene Läufe ließ sich nicht speichern: %1</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::NewRunDialog</name>
@@ -2676,6 +2688,17 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
     </message>
 </context>
 <context>
+    <name>Runwatch::RunHistoryReader</name>
+    <message>
+        <source>Cannot read the run history: %1</source>
+        <translation>Der Laufverlauf lässt sich nicht lesen: %1</translation>
+    </message>
+    <message>
+        <source>The run history was read only in part: %1</source>
+        <translation>Der Laufverlauf wurde nur teilweise gelesen: %1</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::RunHousekeeping</name>
     <message>
         <source>&amp;Export…</source>
@@ -2877,6 +2900,45 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>this session only</source>
         <translation>nur diese Sitzung</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::StuckRuleDialog</name>
+    <message>
+        <source>Stuck Runs</source>
+        <translation>Festgefahrene Läufe</translation>
+    </message>
+    <message>
+        <source>A live run is flagged stuck when it makes no progress (no output, status change, progress or error) for a multiple of its expected duration: the service&apos;s estimate, else the median of the completed runs of its connection and model.</source>
+        <translation>Ein laufender Lauf gilt als festgefahren, wenn er ein Vielfaches seiner erwarteten Dauer keinen Fortschritt macht (keine Ausgabe, keine Statusänderung, kein Fortschritt, kein Fehler): die Schätzung des Dienstes, sonst der Median der abgeschlossenen Läufe seiner Verbindung und seines Modells.</translation>
+    </message>
+    <message>
+        <source> × expected duration</source>
+        <translation> × erwartete Dauer</translation>
+    </message>
+    <message>
+        <source>Silence that counts as stuck, as a multiple of the expected duration</source>
+        <translation>Stille, die als festgefahren gilt, als Vielfaches der erwarteten Dauer</translation>
+    </message>
+    <message>
+        <source>&amp;No progress for:</source>
+        <translation>&amp;Kein Fortschritt für:</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> min</translation>
+    </message>
+    <message>
+        <source>Shortest silence that counts as stuck, in minutes</source>
+        <translation>Kürzeste Stille, die als festgefahren gilt, in Minuten</translation>
+    </message>
+    <message>
+        <source>A short job is not flagged because one answer came late.</source>
+        <translation>Ein kurzer Auftrag wird nicht markiert, nur weil eine Antwort spät kam.</translation>
+    </message>
+    <message>
+        <source>&amp;But at least:</source>
+        <translation>&amp;Aber mindestens:</translation>
     </message>
 </context>
 <context>
