@@ -4,6 +4,7 @@
 #include "actioncontroller.h"
 #include "browserunsdialog.h"
 #include "connections/connectionregistry.h"
+#include "engine/runstore.h"
 #include "connectionsdialog.h"
 #include "detailpane.h"
 #include "filterbar.h"
