@@ -39,7 +39,8 @@ QStringList installTranslations(const QLocale &locale)
         // English, or a language we have no catalog for: the source texts with the English plural
         // forms ("1 run", "3 runs" for "%n run(s)"), and not Qt's catalog, which alone would mix
         // two languages in one dialog.
-        const QString english = ours.isEmpty() ? load(QLocale(QLocale::English), u"runwatch"_s, u":/i18n"_s) : ours;
+        const QString english
+            = ours.isEmpty() ? load(QLocale(QLocale::English), u"runwatch"_s, u":/i18n"_s) : ours;
         if (!english.isEmpty())
             installed << english;
         return installed;

@@ -246,7 +246,7 @@ private Q_SLOTS:
         QCOMPARE(totals->totals().outputTokens, ub.outputTokens);
         QCOMPARE(totals->text(),
                  u"1 run · %1 tokens · %2"_s.arg(formatTokensShort(ub.inputTokens + ub.outputTokens),
-                                                    formatCost(costOfUsage(ub), u"EUR"_s)));
+                                                 formatCost(costOfUsage(ub), u"EUR"_s)));
         window.filterBar()->setText(u"alpha"_s);
         QTRY_COMPARE(totals->totals().outputTokens, ua.outputTokens);
         QCOMPARE(totals->totals().runs, 1);
