@@ -4,9 +4,9 @@
 // column; the totals of the rows a filter lets through; the PriceBook's round trip through a real
 // run store.
 #include "engine/pricebook.h"
-#include "i18n/translations.h"
 #include "engine/runmanager.h"
 #include "engine/runstore.h"
+#include "i18n/translations.h"
 #include "models/runfilterproxy.h"
 #include "models/runlistmodel.h"
 #include "models/usagetotals.h"
@@ -175,8 +175,8 @@ private Q_SLOTS:
         QCOMPARE(all.reasoningTokens, 500);
         QCOMPARE(all.cost, (4000 + 2 * 6000) / 1e6);
         QCOMPARE(formatUsageTotals(all, u"USD"_s),
-                 u"4 runs · %1 tokens · 0.0160 USD · 1 without a price"_s.arg(
-                     QLocale().toString(10.0, 'f', 1) + u"k"_s));
+                 u"4 runs · %1 tokens · 0.0160 USD · 1 without a price"_s.arg(QLocale().toString(10.0, 'f', 1)
+                                                                              + u"k"_s));
 
         proxy.setText(u"report"_s);
         const UsageTotals reports = usageTotals(&proxy, manager.prices()->table());
