@@ -147,7 +147,7 @@ private Q_SLOTS:
         QCOMPARE(m_sim->response(m_sim->lastResponseId())->model, u"runwatch-sim-1"_s);
         const Result running = cli({u"--connection"_s, u"azure"_s, u"--json"_s, u"status"_s, longId});
         QVERIFY2(running.exitCode == 6, running.err.constData());
-        QVERIFY(running.out.contains("\"status\":\"in_progress\""));
+        QVERIFY2(running.out.contains("\"status\":\"in_progress\""), running.out.constData());
         const Result cancelled = cli({u"--connection"_s, u"azure"_s, u"cancel"_s, longId});
         QVERIFY2(cancelled.exitCode == 4, cancelled.err.constData());
         const Result status = cli({u"status"_s, longId});
