@@ -22,7 +22,8 @@ A2aRunStream::A2aRunStream(A2aBackend *backend, Mode mode, StartRequest request,
     : SseRunStream(
         Options{
             .stallTimeout = backend ? backend->stallTimeout() : std::chrono::milliseconds(120000),
-            // Read as each chunk arrives: every read is one batch, numbered as it goes out.
+            // Through QNetworkAccessManager (a proxy) the decoder runs on this thread: every read
+            // is one batch, numbered as it goes out.
             .deferDrain = false,
             // A resubscription's snapshot repairs whatever the oversized event carried.
             .oversizeRetryable = true,
@@ -183,70 +184,135 @@ void A2aRunStream::endWithReply(const CallResult &result, bool messageAllowed, c
     }
     QPointer<A2aRunStream> self = this;
     m_tracker.apply(item, batch());
+    m_state = stateOf(m_tracker);
     flushBatch();
     if (!self || isFinished())
         return;
-    endWith(m_tracker.isEndState() ? StreamEnd{StreamEnd::Reason::Terminal, {}, std::nullopt}
-                                   : std::move(otherwise));
+    endWith(m_state.endState ? StreamEnd{StreamEnd::Reason::Terminal, {}, std::nullopt}
+                             : std::move(otherwise));
 }
 
-bool A2aRunStream::handleError(const ProtocolError &error)
+A2aRunStream::Verdict A2aRunStream::mapError(const A2aMapper &tracker, Mode mode, const ProtocolError &error,
+                                             QList<RunEvent> &out)
 {
     RunError e = toRunError(error);
-    if (!m_tracker.sawTask()) {
+    if (!tracker.sawTask()) {
         // SubscribeToTask on a terminal task (or on an agent that cannot stream it): the task's
         // end state is one GetTask away.
-        if (m_mode == Mode::Follow && error.code == -32004) {
-            settleAfterBatch();
-            return false;
-        }
+        if (mode == Mode::Follow && error.code == -32004)
+            return {.keepGoing = false, .settle = true, .end = std::nullopt};
         // Nothing exists yet (a refused start) or the task is gone: the request's own error.
-        endAfterBatch({StreamEnd::Reason::Error, e, std::nullopt});
-        return false;
+        return {
+            .keepGoing = false, .settle = false, .end = StreamEnd{StreamEnd::Reason::Error, e, std::nullopt}};
     }
     // Mid-stream: the task has an error. It becomes the run's error; the engine then asks
     // GetTask for the authoritative state (ErrorKind::Run).
     e.kind = ErrorKind::Run;
-    batch() << RunEvent::failure(e);
-    endAfterBatch({StreamEnd::Reason::Error, e, std::nullopt});
-    return false;
+    out << RunEvent::failure(e);
+    return {.keepGoing = false, .settle = false, .end = StreamEnd{StreamEnd::Reason::Error, e, std::nullopt}};
 }
 
-bool A2aRunStream::handlePayload(QByteArrayView type, QByteArrayView data)
+A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding binding, Mode mode,
+                                               QByteArrayView type, QByteArrayView data, QList<RunEvent> &out)
 {
     if (data.trimmed().isEmpty())
-        return true;
-    if (!m_backend)
-        return false;
-    const Reply reply = m_backend->decode(m_iface, data.toByteArray(), 200);
+        return {};
+    const Reply reply = binding == Binding::JsonRpc ? decodeJsonRpc(data) : decodeRest(data, 200);
     if (reply.error)
-        return handleError(*reply.error);
+        return mapError(tracker, mode, *reply.error, out);
     if (!reply.malformed.isEmpty() || type == "error") {
         // A broken event loses at most what it carried: a new subscription's snapshot repairs
         // the text, so the engine may reconnect.
-        QString message = reply.malformed.isEmpty()
-                              ? u"The agent sent an error event the connector does not understand."_s
-                              : reply.malformed;
-        endAfterBatch({StreamEnd::Reason::Error, RunError::protocol(u"malformed_event"_s, message, true),
-                       std::nullopt});
-        return false;
+        const QString message = reply.malformed.isEmpty()
+                                    ? u"The agent sent an error event the connector does not understand."_s
+                                    : reply.malformed;
+        return {.keepGoing = false,
+                .settle = false,
+                .end = StreamEnd{StreamEnd::Reason::Error,
+                                 RunError::protocol(u"malformed_event"_s, message, true), std::nullopt}};
     }
     const StreamItem item = classify(reply.result);
     if (item.kind == StreamItem::Kind::Unknown)
-        return true; // a newer event kind: skip it
-    ++m_items;
-    m_tracker.apply(item, batch());
-    if (m_tracker.isEndState()) {
-        endAfterBatch({StreamEnd::Reason::Terminal, {}, std::nullopt});
-        return false;
-    }
-    return true;
+        return {}; // a newer event kind: skip it
+    tracker.apply(item, out);
+    if (tracker.isEndState())
+        return {.keepGoing = false,
+                .settle = false,
+                .end = StreamEnd{StreamEnd::Reason::Terminal, {}, std::nullopt}};
+    return {};
+}
+
+A2aRunStream::TrackerState A2aRunStream::stateOf(const A2aMapper &tracker)
+{
+    return {tracker.taskId(), tracker.contextId(), tracker.isMessageReply(), tracker.isEndState()};
+}
+
+void A2aRunStream::follow(const Verdict &verdict)
+{
+    if (verdict.settle)
+        settleAfterBatch();
+    else if (verdict.end)
+        endAfterBatch(*verdict.end);
+}
+
+void A2aRunStream::handleError(const ProtocolError &error)
+{
+    follow(mapError(m_tracker, m_mode, error, batch()));
+}
+
+void A2aRunStream::handlePlainJson()
+{
+    follow(mapPayload(m_tracker, m_iface.binding, m_mode, "message", m_jsonBody, batch()));
+    m_state = stateOf(m_tracker);
+}
+
+std::unique_ptr<SseDecoder> A2aRunStream::decoderFor(A2aMapper tracker, Binding binding, Mode mode)
+{
+    // Everything the mapping needs travels by value: the pump's thread alone uses the decoder.
+    class Decoder final : public SseDecoder
+    {
+    public:
+        Decoder(A2aMapper tracker, Binding binding, Mode mode)
+            : m_tracker(std::move(tracker))
+            , m_binding(binding)
+            , m_mode(mode)
+        {}
+
+    private:
+        bool handleEvent(const SseEvent &event, QList<RunEvent> &out) override
+        {
+            const Verdict verdict = mapPayload(m_tracker, m_binding, m_mode, event.type, event.data, out);
+            if (verdict.settle)
+                settleAfterBatch();
+            else if (verdict.end)
+                endAfterBatch(*verdict.end);
+            return verdict.keepGoing;
+        }
+        std::any readerState() const override { return stateOf(m_tracker); }
+
+        A2aMapper m_tracker;
+        Binding m_binding;
+        Mode m_mode;
+    };
+    return std::make_unique<Decoder>(std::move(tracker), binding, mode);
+}
+
+std::unique_ptr<SseDecoder> A2aRunStream::makeDecoder()
+{
+    if (m_plainJson)
+        return nullptr; // one JSON reply, read whole by consumeBytes() and bodyEnded()
+    return decoderFor(m_tracker, m_iface.binding, m_mode);
+}
+
+void A2aRunStream::decoderState(const std::any &state)
+{
+    if (const auto *tracked = std::any_cast<TrackerState>(&state))
+        m_state = *tracked;
 }
 
 bool A2aRunStream::consumeBytes(QByteArrayView bytes)
 {
-    if (!m_plainJson)
-        return consumeSse(bytes);
+    // Only a plain-JSON answer is read here: an event stream goes through the decoder.
     m_jsonBody.append(bytes);
     if (m_jsonBody.size() > kMaxPlainBody) {
         endAfterBatch({StreamEnd::Reason::Error,
@@ -267,7 +333,7 @@ void A2aRunStream::bodyEnded()
 {
     if (m_plainJson) {
         QPointer<A2aRunStream> self = this;
-        handlePayload("message", m_jsonBody);
+        handlePlainJson();
         flushBatch();
         if (!self || isFinished())
             return;
@@ -287,7 +353,7 @@ StreamEnd A2aRunStream::endOfStream() const
 {
     // The agent closes after a terminal or interrupted state (§0.5); a close anywhere else is a
     // drop: the engine resubscribes and the snapshot fills the gap.
-    if (m_tracker.isEndState())
+    if (m_state.endState)
         return {StreamEnd::Reason::Terminal, {}, std::nullopt};
     return {StreamEnd::Reason::Eof, {}, std::nullopt};
 }
@@ -301,12 +367,12 @@ void A2aRunStream::prepareBatch(QList<RunEvent> &events)
     QString messageReply;
     for (RunEvent &e : events) {
         e.sequence = ++m_sequence;
-        if (e.type == RunEvent::Type::Identity && m_tracker.isMessageReply())
+        if (e.type == RunEvent::Type::Identity && m_state.messageReply)
             messageReply = e.remoteId;
     }
     if (m_backend) {
-        if (m_tracker.sawTask())
-            m_backend->rememberTask(m_tracker.taskId(), m_tracker.contextId());
+        if (!m_state.taskId.isEmpty())
+            m_backend->rememberTask(m_state.taskId, m_state.contextId);
         if (!messageReply.isEmpty())
             m_backend->rememberMessageReply(messageReply);
     }

@@ -30,11 +30,27 @@ public:
         Follow,
     };
 
+    // What this thread needs of the mapping that the decoder does on the stream pump's thread.
+    // Not the mapper itself: it holds the whole text, and a copy handed over per read would make
+    // the decoder's next append copy all of it again.
+    struct TrackerState
+    {
+        QString taskId;
+        QString contextId;
+        bool messageReply = false;
+        bool endState = false;
+    };
+
     A2aRunStream(A2aBackend *backend, Mode mode, StartRequest request, ContinuationToken token,
                  QObject *parent);
     // Start mode: the prompt opens a new task in this existing conversation (a follow-up), so the
     // agent sees the earlier turns. Set before the event loop turns (the stream starts then).
     void joinContext(const QString &contextId) { m_contextId = contextId; }
+
+    // The SSE decoder of an A2A event stream: parses, decodes the binding's envelope and maps
+    // with `tracker`, on whichever thread reads the body (the stream pump's, or this one's behind
+    // a proxy). Its readerState() is a TrackerState.
+    static std::unique_ptr<SseDecoder> decoderFor(A2aMapper tracker, A2a::Binding binding, Mode mode);
 
 private:
     QCoro::Task<> run();
@@ -48,16 +64,33 @@ private:
     void endWithReply(const A2a::CallResult &result, bool messageAllowed, const QString &unexpected,
                       StreamEnd otherwise);
 
-    bool handleEvent(const SseEvent &event) override { return handlePayload(event.type, event.data); }
+    // How one payload leaves the stream: reading on, or ending it (settling first when `settle`).
+    struct Verdict
+    {
+        bool keepGoing = true;
+        bool settle = false;
+        std::optional<StreamEnd> end;
+    };
+    // The mapping rules, shared by the decoder (SSE events, on the stream pump's thread) and this
+    // thread (a refused request's error, a plain-JSON answer): one SSE event's data or one JSON
+    // body into `out`, and an A2A error in place of the next item.
+    static Verdict mapPayload(A2aMapper &tracker, A2a::Binding binding, Mode mode, QByteArrayView type,
+                              QByteArrayView data, QList<RunEvent> &out);
+    static Verdict mapError(const A2aMapper &tracker, Mode mode, const A2a::ProtocolError &error,
+                            QList<RunEvent> &out);
+    static TrackerState stateOf(const A2aMapper &tracker);
+
+    std::unique_ptr<SseDecoder> makeDecoder() override;
+    void decoderState(const std::any &state) override;
     bool consumeBytes(QByteArrayView bytes) override;
     // Drops items the agent repeats, numbers the events and remembers the task for the backend.
     void prepareBatch(QList<RunEvent> &events) override;
     // SubscribeToTask was refused mid-read: GetTask tells the end.
     void settle() override;
     void bodyEnded() override;
-    // One SSE event or one plain JSON body; false when the stream must end.
-    bool handlePayload(QByteArrayView type, QByteArrayView data);
-    bool handleError(const A2a::ProtocolError &error);
+    void follow(const Verdict &verdict);
+    void handleError(const A2a::ProtocolError &error);
+    void handlePlainJson();
     StreamEnd endOfStream() const;
 
     QPointer<A2aBackend> m_backend;
@@ -66,10 +99,12 @@ private:
     ContinuationToken m_token;
     QString m_contextId;
     A2a::AgentInterface m_iface;
+    // Maps here what is not an event stream (SendMessage, GetTask, a plain-JSON answer); the
+    // decoder maps the events with its own copy, made when reading starts.
     A2aMapper m_tracker;
+    TrackerState m_state;  // of whichever mapped last
     QByteArray m_jsonBody; // a stream request answered with plain JSON (e.g. an error)
     qint64 m_sequence = -1;
-    int m_items = 0;
     bool m_plainJson = false;
 };
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A stream's SSE decoder (core/backends/ssedecoder.*, the OpenAI connector's) and its hand-over to
-// the stream pump's thread: the same RunEvents whatever the byte boundaries and whenever the
+// A stream's SSE decoder (core/backends/ssedecoder.*, the OpenAI and A2A connectors') and its
+// hand-over to the stream pump's thread: the same RunEvents whatever the byte boundaries and whenever the
 // decoder is handed over, and a stream destroyed while the pump is decoding for it is safe (run
 // under ASan in CI).
 
 #include "awaitwithin.h"
+#include "backends/a2a/a2arunstream.h"
 #include "backends/openai/openairunstream.h"
 #include "backends/ssedecoder.h"
 #include "net/httpclient.h"
@@ -18,6 +19,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include <any>
 #include <functional>
 #include <memory>
 
@@ -44,6 +46,7 @@ struct Collected
     int batches = 0;
     std::optional<StreamEnd::Reason> end;
     bool settle = false;
+    std::any readerState; // the last one handed over
 
     void add(std::unique_ptr<StreamDecoded> decoded)
     {
@@ -56,6 +59,8 @@ struct Collected
         if (batch.end && !end)
             end = batch.end->reason;
         settle = settle || batch.settle;
+        if (batch.readerState.has_value())
+            readerState = batch.readerState;
     }
 };
 
@@ -64,11 +69,29 @@ std::unique_ptr<SseDecoder> openAiDecoder()
     return OpenAiRunStream::decoderFor(OpenAiMapper(true, -1));
 }
 
+// The A2A connector's decoder for a transcript under tests/data/a2a (the binding from its name).
+std::unique_ptr<SseDecoder> a2aDecoder(const QString &file)
+{
+    const auto binding = file.contains(u"/rest-"_s) ? A2a::Binding::HttpJson : A2a::Binding::JsonRpc;
+    const auto mode = file.contains(u"subscribe"_s) ? A2aRunStream::Mode::Follow : A2aRunStream::Mode::Start;
+    return A2aRunStream::decoderFor(A2aMapper(u"Agent"_s, true), binding, mode);
+}
+
+using DecoderFactory = std::function<std::unique_ptr<SseDecoder>()>;
+
+DecoderFactory decoderFor(const QString &file)
+{
+    if (file.startsWith(u"a2a/"_s))
+        return [file] { return a2aDecoder(file); };
+    return openAiDecoder;
+}
+
 // Feeds `sse` in the given pieces, taking what the decoder made after each.
-Collected decodePieces(const QByteArray &sse, const QList<qsizetype> &cuts)
+Collected decodePieces(const QByteArray &sse, const QList<qsizetype> &cuts,
+                       const DecoderFactory &factory = openAiDecoder)
 {
     Collected out;
-    auto decoder = openAiDecoder();
+    auto decoder = factory();
     qsizetype from = 0;
     QList<qsizetype> ends = cuts;
     ends << sse.size();
@@ -163,24 +186,32 @@ private Q_SLOTS:
         QTest::addRow("reasoning + tools") << u"openai/reasoning-tools.sse"_s;
         QTest::addRow("failed tail") << u"openai/stream-failed-tail.sse"_s;
         QTest::addRow("malformed") << u"openai/malformed.sse"_s;
+        QTest::addRow("a2a 1.0 JSON-RPC") << u"a2a/jsonrpc-1.0-stream.sse"_s;
+        QTest::addRow("a2a 0.3 JSON-RPC") << u"a2a/jsonrpc-0.3-stream.sse"_s;
+        QTest::addRow("a2a 1.0 input required") << u"a2a/jsonrpc-1.0-input-required.sse"_s;
+        QTest::addRow("a2a 1.0 subscribe, cancelled") << u"a2a/jsonrpc-1.0-subscribe-cancel.sse"_s;
+        QTest::addRow("a2a 1.0 HTTP+JSON") << u"a2a/rest-1.0-stream.sse"_s;
     }
     void splitAtEveryByte()
     {
         QFETCH(QString, file);
-        const QByteArray sse = RunwatchTest::readData(file);
+        QByteArray sse = RunwatchTest::readData(file);
         QVERIFY(!sse.isEmpty());
-        const Collected whole = decodePieces(sse, {});
+        // The reference elided a history as "[…]" (tests/data/a2a/README.md), as tst_a2a_mapping restores.
+        sse.replace("[\xE2\x80\xA6]", "[]");
+        const DecoderFactory factory = decoderFor(file);
+        const Collected whole = decodePieces(sse, {}, factory);
         QVERIFY(!whole.events.isEmpty());
         QVERIFY(whole.end.has_value() || file.contains(u"reasoning"_s));
         for (qsizetype cut = 0; cut <= sse.size(); ++cut) {
-            const Collected split = decodePieces(sse, {cut});
+            const Collected split = decodePieces(sse, {cut}, factory);
             QCOMPARE(split.events, whole.events);
             QCOMPARE(split.end, whole.end);
         }
         QList<qsizetype> everyByte;
         for (qsizetype cut = 1; cut < sse.size(); ++cut)
             everyByte << cut;
-        const Collected bytes = decodePieces(sse, everyByte);
+        const Collected bytes = decodePieces(sse, everyByte, factory);
         QCOMPARE(bytes.events, whole.events);
         QCOMPARE(bytes.end, whole.end);
     }
@@ -194,6 +225,55 @@ private Q_SLOTS:
         QCOMPARE(once.end, std::optional(StreamEnd::Reason::Terminal));
         QCOMPARE(twice.events, once.events);
         QCOMPARE(twice.end, once.end);
+    }
+
+    // The A2A decoder maps what the connector mapped on its own thread before (the mapper fed
+    // each event's envelope), ends the stream where the task ends, and hands the stream what it
+    // needs of the mapping: the task, its context and whether the stream ended.
+    void a2aDecoderMapsAsTheMapperDoes()
+    {
+        const QByteArray sse = RunwatchTest::readData(u"a2a/jsonrpc-1.0-stream.sse"_s);
+        const Collected decoded = decodePieces(sse, {}, decoderFor(u"a2a/jsonrpc-1.0-stream.sse"_s));
+
+        A2aMapper mapper(u"Agent"_s, true);
+        QList<RunEvent> mapped;
+        SseParser parser;
+        parser.feed(sse, [&](const SseEvent &event) {
+            const A2a::Reply reply = A2a::decodeJsonRpc(event.data);
+            QVERIFY(reply.ok());
+            mapper.apply(A2a::classify(reply.result), mapped);
+        });
+        QStringList expected;
+        for (const RunEvent &e : std::as_const(mapped))
+            expected << describe(e);
+        QCOMPARE(decoded.events, expected);
+        QCOMPARE(decoded.end, std::optional(StreamEnd::Reason::Terminal));
+        QCOMPARE(mapper.primaryText(), u"You said: hello. Done."_s);
+
+        const auto *state = std::any_cast<A2aRunStream::TrackerState>(&decoded.readerState);
+        QVERIFY(state);
+        QCOMPARE(state->taskId, u"7d680f84-9fd9-47a8-9e24-9165f9ab1fdc"_s);
+        QCOMPARE(state->contextId, u"c36f6a6d-b772-455e-9543-32b88cfaa0ad"_s);
+        QVERIFY(state->endState);
+        QVERIFY(!state->messageReply);
+    }
+
+    // An A2A error in place of the first item of a subscription: the task is one GetTask away
+    // (-32004, a terminal task), so the stream settles instead of failing.
+    void a2aSubscribeRefusedSettles()
+    {
+        const QByteArray sse = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32004,"
+                               "\"message\":\"Task is in a terminal state\"}}\n\n";
+        const Collected follow = decodePieces(sse, {}, [] {
+            return A2aRunStream::decoderFor(A2aMapper(), A2a::Binding::JsonRpc, A2aRunStream::Mode::Follow);
+        });
+        QVERIFY(follow.settle);
+        QVERIFY(follow.events.isEmpty());
+        const Collected start = decodePieces(sse, {}, [] {
+            return A2aRunStream::decoderFor(A2aMapper(), A2a::Binding::JsonRpc, A2aRunStream::Mode::Start);
+        });
+        QVERIFY(!start.settle);
+        QCOMPARE(start.end, std::optional(StreamEnd::Reason::Error));
     }
 
     // Through the real stream pump: the decoder handed over right after the headers, or after
