@@ -157,6 +157,10 @@ int main(int argc, char **argv)
             QFile::remove(path + u"-shm"_s);
             std::printf("generating %d runs into %s …\n", count, qPrintable(path));
             generate(path, count);
+            // Reopened for the connection below: saving into the closed probe did nothing, so the
+            // first --app run on a new file met the demo instead of the history.
+            if (!probe.open(path))
+                qFatal("%s", qPrintable(probe.errorString()));
         }
         if (!appPath.isEmpty() && !probe.hasConnections()) {
             Connection bench;
