@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "notifier.h"
 
+#include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
+#include "engine/stuckruns.h"
 #include "models/runfilter.h"
 #include "models/runformat.h"
 
@@ -132,6 +134,33 @@ void Notifier::warnExpiry(const QString &runId, const QDateTime &deadline)
         return;
     const QString body = bodyFor(*run);
     notify(runId, tr("Run expires in %1 unless answered").arg(formatCountdown(*left)), body, true);
+}
+
+void Notifier::watch(StuckRunWatcher *stuck, DeadlineWatcher *deadlines)
+{
+    if (stuck) {
+        // The operator decides whether to cancel; the watcher announces each silence once.
+        connect(stuck, &StuckRunWatcher::runStuck, this,
+                [this](const QString &id) { notifyAbout(id, tr("Run looks stuck"), {}, true); });
+    }
+    if (!deadlines)
+        return;
+    connect(deadlines, &DeadlineWatcher::deadlineApproaching, this, [this](const QString &id) {
+        const Run *run = m_manager ? m_manager->run(id) : nullptr;
+        const QString line = run ? deadlineText(*run, QDateTime::currentDateTimeUtc()) : QString();
+        notifyAbout(id, tr("Deadline approaching"), line, false);
+    });
+    connect(deadlines, &DeadlineWatcher::deadlineReached, this, [this](const QString &id, bool cancelling) {
+        notifyAbout(id, cancelling ? tr("Deadline reached: cancelling") : tr("Deadline reached"), {}, true);
+    });
+}
+
+void Notifier::notifyAbout(const QString &runId, const QString &summary, const QString &detail, bool urgent)
+{
+    const Run *run = m_manager ? m_manager->run(runId) : nullptr;
+    if (!run || !m_enabled)
+        return;
+    notify(runId, summary, detail.isEmpty() ? bodyFor(*run) : bodyFor(*run) + u'\n' + detail, urgent);
 }
 
 QString Notifier::bodyFor(const Run &run)

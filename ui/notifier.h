@@ -16,7 +16,9 @@ class QSystemTrayIcon;
 
 namespace Runwatch {
 
+class DeadlineWatcher;
 class RunManager;
+class StuckRunWatcher;
 
 // Desktop notifications when a run completes, fails or needs input: org.freedesktop.Notifications
 // over QtDBus (KNotifications is Qt 5 only on Debian 12), with the tray icon's balloon as the
@@ -41,6 +43,10 @@ public:
     // How long before a deadline the reminder goes out (tests shorten it).
     void setExpiryWarningLead(std::chrono::milliseconds lead) { m_expiryLead = lead; }
 
+    // Also notifies what the watchers announce: a run that looks stuck (once per stuck episode:
+    // StuckRunWatcher::runStuck), a deadline that approaches or is reached. Either may be null.
+    void watch(StuckRunWatcher *stuck, DeadlineWatcher *deadlines);
+
     // Sends one notification (also used by the status watcher).
     void notify(const QString &runId, const QString &summary, const QString &body, bool urgent);
     // The notification server's id of the newest notification about a run still shown; 0: none.
@@ -63,6 +69,9 @@ private:
     void warnExpiry(const QString &runId, const QDateTime &deadline);
     // The notification body: the run's title (or its id), shortened for the notification bubble.
     static QString bodyFor(const Run &run);
+    // One notification about a run the engine has, when notifications are on; `detail` goes on a
+    // line under the title.
+    void notifyAbout(const QString &runId, const QString &summary, const QString &detail, bool urgent);
 
     QPointer<RunManager> m_manager;
     QPointer<QSystemTrayIcon> m_tray;

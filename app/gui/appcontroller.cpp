@@ -295,25 +295,7 @@ void AppController::setUpRunWatchers()
 {
     m_stuck = new StuckRunWatcher(&m_manager, this);
     m_deadlines = new DeadlineWatcher(&m_manager, this);
-    const auto title = [this](const QString &id) {
-        const Run *run = m_manager.run(id);
-        return !run ? id : run->title.isEmpty() ? run->localId : run->title;
-    };
-    // Once per stuck episode (StuckRunWatcher::runStuck): the operator decides whether to cancel.
-    connect(m_stuck, &StuckRunWatcher::runStuck, this, [this, title](const QString &id) {
-        m_notifier->notify(id, tr("Run looks stuck"), title(id), true);
-    });
-    connect(m_deadlines, &DeadlineWatcher::deadlineApproaching, this, [this, title](const QString &id) {
-        const Run *run = m_manager.run(id);
-        const QString line = run ? deadlineText(*run, QDateTime::currentDateTimeUtc()) : QString();
-        m_notifier->notify(id, tr("Deadline approaching"), title(id) + u"\n"_s + line, false);
-    });
-    connect(m_deadlines, &DeadlineWatcher::deadlineReached, this,
-            [this, title](const QString &id, bool cancelling) {
-                m_notifier->notify(id,
-                                   cancelling ? tr("Deadline reached: cancelling") : tr("Deadline reached"),
-                                   title(id), true);
-            });
+    m_notifier->watch(m_stuck, m_deadlines);
 }
 
 } // namespace Runwatch

@@ -698,22 +698,6 @@
             <numerusform>%n beendete Läufe entfernt, die älter als %1 Tag(e) waren.</numerusform>
         </translation>
     </message>
-    <message>
-        <source>Run looks stuck</source>
-        <translation>Lauf scheint festzuhängen</translation>
-    </message>
-    <message>
-        <source>Deadline approaching</source>
-        <translation>Frist naht</translation>
-    </message>
-    <message>
-        <source>Deadline reached: cancelling</source>
-        <translation>Frist erreicht: wird abgebrochen</translation>
-    </message>
-    <message>
-        <source>Deadline reached</source>
-        <translation>Frist erreicht</translation>
-    </message>
 </context>
 <context>
     <name>Runwatch::BadgeWidget</name>
@@ -2564,6 +2548,22 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
 </context>
 <context>
     <name>Runwatch::Notifier</name>
+    <message>
+        <source>Run looks stuck</source>
+        <translation>Lauf scheint festzuhängen</translation>
+    </message>
+    <message>
+        <source>Deadline approaching</source>
+        <translation>Frist naht</translation>
+    </message>
+    <message>
+        <source>Deadline reached: cancelling</source>
+        <translation>Frist erreicht: wird abgebrochen</translation>
+    </message>
+    <message>
+        <source>Deadline reached</source>
+        <translation>Frist erreicht</translation>
+    </message>
     <message>
         <source>Run completed</source>
         <translation>Lauf abgeschlossen</translation>

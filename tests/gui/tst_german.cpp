@@ -2,7 +2,9 @@
 // The app in German: started with LANG=de_DE.UTF-8 (ctest's ENVIRONMENT), installTranslations()
 // loads our catalog and Qt's, and the demo window, every run's detail pane and respond panel,
 // every menu and every dialog shows no string of ours in English (EnglishFinder compares against
-// the catalog's sources). The last test removes the catalogs and finds the same window English:
+// the catalog's sources; the dialogs: New Run, Connections for every backend, Remove Old, Retention,
+// About, Prices, Stuck Runs, Browse Runs, Set Deadline and the cancel, delete and export
+// confirmations). The last test removes the catalogs and finds the same window English:
 // the check can fail.
 #include "actioncontroller.h"
 #include "appcontroller.h"
@@ -167,7 +169,8 @@ private Q_SLOTS:
         RunHousekeeping *housekeeping = window()->housekeeping();
         for (QAction *a : window()->findChildren<QAction *>()) {
             if (a->objectName() == u"actionRemoveOld" || a->objectName() == u"actionRetention"
-                || a->objectName() == u"actionAbout") {
+                || a->objectName() == u"actionAbout" || a->objectName() == u"actionPrices"
+                || a->objectName() == u"actionStuckRule" || a->objectName() == u"actionBrowseRuns") {
                 checkDialog([a] { a->trigger(); }, &found, &title);
                 titles << title;
             }
@@ -180,6 +183,9 @@ private Q_SLOTS:
         for (int row = 0; row < model->rowCount() && !actions->cancelAction()->isEnabled(); ++row)
             window()->activateRun(model->index(row, 0).data(RunListModel::IdRole).toString());
         QVERIFY(actions->cancelAction()->isEnabled());
+        QVERIFY(actions->deadlineAction()->isEnabled());
+        checkDialog([&] { actions->deadlineAction()->trigger(); }, &found, &title);
+        titles << title;
         checkDialog([&] { actions->cancelAction()->trigger(); }, &found, &title);
         titles << title;
         checkDialog([&] { actions->deleteAction()->trigger(); }, &found, &title);
@@ -187,7 +193,9 @@ private Q_SLOTS:
         checkDialog([&] { housekeeping->exportAction()->trigger(); }, &found, &title);
         titles << title;
         QVERIFY2(found.isEmpty(), qPrintable(EnglishFinder::describe(found)));
-        QCOMPARE(titles.size(), 8);
+        QCOMPARE(titles.size(), 12);
+        titles.removeDuplicates();
+        QVERIFY2(titles.size() == 12, qPrintable(titles.join(u", "_s))); // twelve dialogs, not one twice
         QVERIFY2(titles.contains(u"Verbindungen"_s) && titles.contains(u"Lauf abbrechen"_s)
                      && titles.contains(u"Lauf exportieren"_s),
                  qPrintable(titles.join(u", "_s)));

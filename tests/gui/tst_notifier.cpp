@@ -3,6 +3,7 @@
 // notification daemon on a private session bus (run-with-notification-mock.sh): a run that
 // needs input, completes or fails sends one notification; clicking it selects the run. The runs
 // are jobs and A2A tasks on their simulators, through the real connectors.
+#include "engine/stuckruns.h"
 #include "mainwindow.h"
 #include "notifier.h"
 #include "runtableview.h"
@@ -206,6 +207,40 @@ private Q_SLOTS:
         QCOMPARE(notifyCalls().at(1).summary,
                  u"Follow-up to “normal deltas=4 summarise the report” completed"_s);
         QCOMPARE(notifyCalls().at(1).body, u"normal deltas=3 now shorter"_s);
+    }
+
+    // A job that goes silent past twice its estimate (about a second) looks stuck: one
+    // notification naming it, on the watcher's word, however long the silence lasts; the cancel
+    // that ends it (the operator's own doing) adds none. With notifications off, the watcher still
+    // flags the run but nothing is sent.
+    void stuckRunNotifiesOnce()
+    {
+        Notifier notifier(m_manager);
+        StuckRunWatcher stuck(m_manager);
+        stuck.setPolicy({.factor = 2.0, .floorMs = 0}); // the production floor is two minutes
+        notifier.watch(&stuck, nullptr);
+        QSignalSpy flagged(&stuck, &StuckRunWatcher::runStuck);
+        const QString id = start(u"unknown unknown_ms=60000"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(flagged.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(notifyCalls().size(), 1, 10000);
+        const NotifyCall call = notifyCalls().constFirst();
+        QCOMPARE(call.summary, u"Run looks stuck"_s);
+        QCOMPARE(call.body, u"unknown unknown_ms=60000"_s);
+        QCOMPARE(notifier.notificationId(id) > 0, true);
+
+        m_manager->cancelRun(id);
+        QTRY_VERIFY_WITH_TIMEOUT(m_manager->run(id)->isTerminal(), 30000);
+        QCOMPARE(m_manager->run(id)->status, RunStatus::Cancelled);
+        QCOMPARE(flagged.count(), 1);
+        QCOMPARE(notifyCalls().size(), 1);
+
+        notifier.setEnabled(false);
+        const QString quiet = start(u"unknown unknown_ms=60000"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(flagged.count(), 2, 30000);
+        QCOMPARE(flagged.last().constFirst().toString(), quiet);
+        m_manager->cancelRun(quiet);
+        QTRY_VERIFY_WITH_TIMEOUT(m_manager->run(quiet)->isTerminal(), 30000);
+        QCOMPARE(notifyCalls().size(), 1);
     }
 
     // A run that waits for a timer waits for nobody: no notification until it asks a person or
