@@ -242,6 +242,52 @@ private Q_SLOTS:
         QVERIFY(!switched->options.contains(u"api_version"_s));
     }
 
+    // Foundry: the token command's output is the Bearer token of every request and the
+    // api-version is on every request's query. Dialog → store → engine → wire.
+    void foundryOptionsReachTheWire()
+    {
+        m_engine->foundry.setToken(u"tok-from-dialog"_s);
+        fill(u"project"_s, u"foundry"_s, m_engine->foundry.baseUrl());
+        option(ConnectionOption::TokenCommand)->setText(u"printf %s tok-from-dialog"_s);
+        option(ConnectionOption::ApiVersion)->setText(u"2025-05-15-preview"_s);
+        QVERIFY(save(u"project"_s));
+        StartRequest request;
+        request.prompt = u"normal deltas=3"_s;
+        request.agent = u"asst_sim_weather"_s;
+        const QString id = m_engine->manager.startRun(u"project"_s, request);
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(m_engine->status(id)), 20000);
+        QCOMPARE(m_engine->status(id), RunStatus::Completed);
+        const auto requests = m_engine->foundry.requests();
+        QVERIFY(requests.size() >= 2);
+        for (const auto &r : requests) {
+            QCOMPARE(r.header("authorization"), QByteArray("Bearer tok-from-dialog"));
+            QCOMPARE(r.apiVersion, u"2025-05-15-preview"_s);
+            QCOMPARE(r.status / 100, 2);
+        }
+    }
+
+    // A connection's default time budget, typed in the dialog, is checked as typed and becomes
+    // the deadline of each new run on it.
+    void defaultTimeBudgetGivesNewRunsADeadline()
+    {
+        fill(u"budgeted"_s, u"openai"_s, m_engine->sim.baseUrl());
+        option(ConnectionOption::DefaultTimeBudget)->setText(u"two hours"_s);
+        QVERIFY(!m_dialog->saveButton()->isEnabled());
+        QVERIFY(!m_dialog->optionsForm()->problemsLabel()->text().isEmpty());
+        option(ConnectionOption::DefaultTimeBudget)->setText(u"2h"_s);
+        QVERIFY2(m_dialog->saveButton()->isEnabled(),
+                 qPrintable(m_dialog->optionsForm()->problemsLabel()->text()));
+        const auto stored = save(u"budgeted"_s);
+        QVERIFY(stored);
+        QCOMPARE(stored->options.value(u"default_time_budget"_s).toString(), u"2h"_s);
+        const QString id = m_engine->start(u"budgeted"_s, u"normal deltas=2"_s);
+        const Run *run = m_engine->manager.run(id);
+        QVERIFY(run && run->deadlineAt.isValid());
+        QCOMPARE(run->createdAt.msecsTo(run->deadlineAt), qint64(2) * 3600 * 1000);
+        QVERIFY(!run->cancelAtDeadline);
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(m_engine->status(id)), 20000);
+    }
+
     // Plain http to a host that is not loopback needs the explicit opt-in before Save.
     void plainHttpNeedsTheOptIn()
     {
@@ -310,6 +356,7 @@ private Q_SLOTS:
         option(ConnectionOption::CaBundle)->setText(RunwatchTest::dataPath(u"tls/cert.pem"_s));
         const auto stored = save(u"private-ca"_s);
         QVERIFY(stored);
+        QCOMPARE(stored->options.value(u"ca_bundle"_s).toString(), RunwatchTest::dataPath(u"tls/cert.pem"_s));
         QVERIFY(runCompletes(u"private-ca"_s, u"normal deltas=3"_s));
         QVERIFY(relay.encryptedConnections() > 0);
     }

@@ -443,6 +443,43 @@ private Q_SLOTS:
         }
     }
 
+    // What a screen reader says besides the name: the chips (with their shortcuts), the search and
+    // connection filters, the list, the detail pane and its panels carry descriptions; a status
+    // badge in the list, painted, says it is one and reads its status and tooltip.
+    void accessibleDescriptions()
+    {
+        const QString id = m_engine->start(kJobs, u"Approval: ship it"_s);
+        QVERIFY(waitStatus(id, RunStatus::InputRequired));
+        QVERIFY(m_window->activateRun(id));
+        QList<QWidget *> described{m_window->filterBar(), m_window->table(), m_window->detailPane()};
+        for (int c = 0; c < kStatusCategoryCount; ++c)
+            described << m_window->filterBar()->chip(StatusCategory(c));
+        for (const char *type : {"Runwatch::OutputView", "Runwatch::TimelineView", "Runwatch::RawLogView",
+                                 "Runwatch::InputPanel", "Runwatch::UsageTotalsLabel"}) {
+            const auto found = m_window->findChildren<QWidget *>();
+            const auto it
+                = std::find_if(found.begin(), found.end(), [type](QWidget *w) { return w->inherits(type); });
+            QVERIFY2(it != found.end(), type);
+            described << *it;
+        }
+        for (const char *name : {"searchField", "connectionFilter"}) {
+            auto *w = m_window->findChild<QWidget *>(QString::fromLatin1(name));
+            QVERIFY2(w, name);
+            described << w;
+        }
+        for (QWidget *w : std::as_const(described)) {
+            QVERIFY2(!w->accessibleDescription().isEmpty(),
+                     qPrintable(
+                         u"%1 %2"_s.arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())));
+        }
+        model()->flush();
+        const QModelIndex badge = model()->index(model()->rowOf(id), StatusColumn);
+        QCOMPARE(badge.data(Qt::AccessibleDescriptionRole).toString(), u"Status badge"_s);
+        const QString spoken = badge.data(Qt::AccessibleTextRole).toString();
+        QVERIFY2(!badge.data().toString().isEmpty() && spoken.startsWith(badge.data().toString()),
+                 qPrintable(spoken));
+    }
+
     // Filters, the sort column and column widths survive a restart.
     void stateRemembered()
     {
