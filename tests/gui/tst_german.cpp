@@ -20,6 +20,7 @@
 #include "uitesthelpers.h"
 
 #include <QMenuBar>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTranslator>
@@ -199,6 +200,56 @@ private Q_SLOTS:
         QVERIFY2(titles.contains(u"Verbindungen"_s) && titles.contains(u"Lauf abbrechen"_s)
                      && titles.contains(u"Lauf exportieren"_s),
                  qPrintable(titles.join(u", "_s)));
+    }
+
+    // What the CLI says to a person, in German: its help, a run that is not there, no saved
+    // connection, the stuck rule, an option without its value. No output, whole or line by line,
+    // is an English source of ours; in English every one of them is found (the check can fail).
+    // Returns, per command, what was found in English.
+    QList<QList<EnglishString>> cliStrings(const QString &lang)
+    {
+        QTemporaryDir tmp;
+        const QString store = tmp.filePath(u"runs.sqlite"_s);
+        const QList<QStringList> commands{{u"--help"_s},
+                                          {u"--store"_s, store, u"status"_s, u"nosuchrun"_s},
+                                          {u"--store"_s, store, u"connections"_s},
+                                          {u"--store"_s, store, u"stuck-rule"_s},
+                                          {u"--store"_s, store, u"start"_s, u"--prompt"_s}};
+        QList<QList<EnglishString>> found;
+        for (const QStringList &args : commands) {
+            QProcess cli;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            for (const QString &name : {u"LC_ALL"_s, u"LC_MESSAGES"_s, u"LANGUAGE"_s})
+                env.remove(name);
+            env.insert(u"LANG"_s, lang);
+            cli.setProcessEnvironment(env);
+            cli.start(QStringLiteral(RUNWATCH_CLI_PATH), args);
+            const bool finished = cli.waitForFinished(30000);
+            const QString said = QString::fromUtf8(cli.readAllStandardOutput())
+                                 + QString::fromUtf8(cli.readAllStandardError());
+            const QString where = u"runwatch-cli "_s + args.join(u' ');
+            QList<EnglishString> english;
+            if (!finished || said.trimmed().isEmpty())
+                english << EnglishString{where, said, u"(did not finish or said nothing)"_s};
+            if (const QString source = m_finder.match(said); !source.isEmpty())
+                english << EnglishString{where, said.left(200), source};
+            for (const QString &line : said.split(u'\n')) {
+                if (const QString source = m_finder.match(line); !source.isEmpty())
+                    english << EnglishString{where, line, source};
+            }
+            found << english;
+        }
+        return found;
+    }
+
+    void cliInGerman()
+    {
+        const QList<QList<EnglishString>> german = cliStrings(u"de_DE.UTF-8"_s);
+        for (const QList<EnglishString> &command : german)
+            QVERIFY2(command.isEmpty(), qPrintable(EnglishFinder::describe(command)));
+        const QList<QList<EnglishString>> english = cliStrings(u"C.UTF-8"_s);
+        for (const QList<EnglishString> &command : english)
+            QVERIFY(!command.isEmpty());
     }
 
     // The check can fail: without the catalogs the same window is English, and found so.
