@@ -3,7 +3,8 @@
 // client (runwatch-cli processes on a store of their own) are listed by ListTasks with their
 // status and title, a task this app already follows is marked and cannot be attached twice,
 // and attaching the two by multi-selection adds them to the run list and follows them to the
-// end. OpenAI, which has no listing, says so and attaches by response id.
+// end. A jobs API's listing does the same for a job another client started. OpenAI, which has
+// no listing, says so and attaches by response id.
 #include "browserunsdialog.h"
 #include "cliprocess.h"
 #include "connections/connectionregistry.h"
@@ -38,18 +39,22 @@ class TestBrowseRuns final : public QObject
     std::unique_ptr<QTemporaryDir> m_dir;
 
     // A second client that knows nothing of this app: runwatch-cli on a store of its own.
-    QString startElsewhere(const QString &prompt)
+    QString startElsewhere(const QString &prompt, const QString &backend = u"a2a"_s)
     {
-        const QStringList args{u"--backend"_s, u"a2a"_s,
-                               u"--url"_s,     m_engine->a2a.baseUrl().toString(),
-                               u"--store"_s,   m_dir->filePath(u"other.sqlite"_s),
-                               u"--json"_s,    u"start"_s,
-                               u"--prompt"_s,  prompt};
+        const bool jobs = backend == u"jobs";
+        const QStringList args{
+            u"--backend"_s, backend,
+            u"--url"_s,     (jobs ? m_engine->jobs.baseUrl() : m_engine->a2a.baseUrl()).toString(),
+            u"--store"_s,   m_dir->filePath(u"other.sqlite"_s),
+            u"--json"_s,    u"start"_s,
+            u"--prompt"_s,  prompt};
         const RunwatchTest::CliResult r
             = RunwatchTest::finishCli(RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), args, this));
-        if (r.exitCode != 0)
+        if (r.exitCode != 0) {
             qWarning("runwatch-cli: %s", r.err.constData());
-        return r.exitCode == 0 ? m_engine->a2a.lastTaskId() : QString();
+            return {};
+        }
+        return jobs ? m_engine->jobs.lastJobId() : m_engine->a2a.lastTaskId();
     }
 
     BrowseRunsDialog *openDialog(const QString &connection)
@@ -167,6 +172,33 @@ private Q_SLOTS:
         QVERIFY(dialog->messageLabel()->text().contains(first));
         QCOMPARE(m_engine->manager.runIds().size(), 3);
         dialog->reject();
+    }
+
+    // A jobs API's listing: the job another client started is listed with its status, attached
+    // and followed to the end with the whole text.
+    void browseAndAttachAJob()
+    {
+        const QString job = startElsewhere(u"normal deltas=40 interval_ms=20"_s, u"jobs"_s);
+        QVERIFY(!job.isEmpty());
+        BrowseRunsDialog *dialog = openDialog(kJobs);
+        QVERIFY(dialog);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->isLoading() && itemFor(dialog, job), kWait);
+        QTreeWidgetItem *item = itemFor(dialog, job);
+        QVERIFY(!item->text(BrowseRunsDialog::StatusColumn).isEmpty());
+        QVERIFY(item->text(BrowseRunsDialog::LocalColumn).isEmpty());
+        QVERIFY(item->flags() & Qt::ItemIsSelectable);
+        item->setSelected(true);
+        QVERIFY(dialog->attachButton()->isEnabled());
+        QTest::mouseClick(dialog->attachButton(), Qt::LeftButton);
+        QTRY_VERIFY(!dialog->isVisible());
+        const Run *run = m_engine->manager.findRun(job);
+        QVERIFY(run);
+        QCOMPARE(run->connection, kJobs);
+        const QString id = run->localId;
+        QVERIFY(m_window->runModel()->rowOf(id) >= 0);
+        QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(id), RunStatus::Completed, kWait);
+        QCOMPARE(m_engine->manager.run(id)->primaryText, RunwatchSim::JobsSimulator::tokenText(0, 40));
+        QCOMPARE(m_engine->jobs.jobsCreated(), 1);
     }
 
     // Connections ▸ a saved connection ▸ Browse runs…: the window's Browse Runs dialog opens on
