@@ -145,6 +145,10 @@ private Q_SLOTS:
         const QString longId = runIdFrom(longRun.out);
         // The saved default model, as no --model was given.
         QCOMPARE(m_sim->response(m_sim->lastResponseId())->model, u"runwatch-sim-1"_s);
+        // The simulator lives in this process and moves on only when it gets the CPU: under load
+        // the status request and its 20 ms queued timer can come due in one event-loop turn, and
+        // it answered "queued" (seen in -j2 runs). The CLI is asked once the server has moved.
+        QTRY_COMPARE_WITH_TIMEOUT(m_sim->response(m_sim->lastResponseId())->status, u"in_progress"_s, 10000);
         const Result running = cli({u"--connection"_s, u"azure"_s, u"--json"_s, u"status"_s, longId});
         QVERIFY2(running.exitCode == 6, running.err.constData());
         QVERIFY2(running.out.contains("\"status\":\"in_progress\""), running.out.constData());

@@ -145,10 +145,15 @@ private Q_SLOTS:
             {u"--connection"_s, kName, u"--json"_s, u"start"_s, u"--prompt"_s, u"long interval_ms=20"_s});
         QVERIFY2(longRun.exitCode == 0, longRun.err.constData());
         const QString longId = RunwatchTest::runIdFrom(longRun.out);
+        // The simulator lives in this process and moves on only when it gets the CPU: under load
+        // the status request and its 20 ms queued timer can come due in one event-loop turn, and
+        // it answered "queued" (seen in a -j2 run). The CLI is asked once the server has moved.
+        const QString remote = m_sim->lastResponseId();
+        QTRY_COMPARE_WITH_TIMEOUT(m_sim->response(remote)->status, u"in_progress"_s, 10000);
         const RunwatchTest::CliResult running
             = cli({u"--connection"_s, kName, u"--json"_s, u"status"_s, longId});
         QVERIFY2(running.exitCode == 6, running.err.constData());
-        QVERIFY(running.out.contains("\"status\":\"in_progress\""));
+        QVERIFY2(running.out.contains("\"status\":\"in_progress\""), running.out.constData());
         const RunwatchTest::CliResult cancelled = cli({u"--connection"_s, kName, u"cancel"_s, longId});
         QVERIFY2(cancelled.exitCode == 4, cancelled.err.constData());
         QVERIFY(m_sim->requestCount(RunwatchSim::OpenAiEndpoint::Cancel) >= 1);
