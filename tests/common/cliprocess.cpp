@@ -24,6 +24,15 @@ QProcess *launchCli(const QString &program, const QStringList &args, QObject *pa
     return p;
 }
 
+QProcessEnvironment environmentInLanguage(const QString &lang)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const QString &name : {u"LC_ALL"_s, u"LC_MESSAGES"_s, u"LANGUAGE"_s})
+        env.remove(name);
+    env.insert(u"LANG"_s, lang);
+    return env;
+}
+
 CliResult finishCli(QProcess *process, int ms)
 {
     CliResult r;

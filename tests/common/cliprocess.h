@@ -24,6 +24,9 @@ struct CliResult
 // test passes reaches the process; `extraEnv` adds "NAME=value" entries. Owned by `parent`.
 QProcess *launchCli(const QString &program, const QStringList &args, QObject *parent,
                     const QStringList &extraEnv = {});
+// This process's environment with the language set to `lang` alone (LANG; LC_ALL, LC_MESSAGES
+// and LANGUAGE removed, as they would win over it): how a test runs a program in a language.
+QProcessEnvironment environmentInLanguage(const QString &lang);
 // Waits for the process (turning the event loop) for at most `ms`, then kills it; collects its
 // exit code and output and deletes it later.
 CliResult finishCli(QProcess *process, int ms = 60000);

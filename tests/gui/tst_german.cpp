@@ -8,6 +8,7 @@
 // the check can fail.
 #include "actioncontroller.h"
 #include "appcontroller.h"
+#include "cliprocess.h"
 #include "connectionsdialog.h"
 #include "demomode.h"
 #include "detailpane.h"
@@ -218,11 +219,7 @@ private Q_SLOTS:
         QList<QList<EnglishString>> found;
         for (const QStringList &args : commands) {
             QProcess cli;
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            for (const QString &name : {u"LC_ALL"_s, u"LC_MESSAGES"_s, u"LANGUAGE"_s})
-                env.remove(name);
-            env.insert(u"LANG"_s, lang);
-            cli.setProcessEnvironment(env);
+            cli.setProcessEnvironment(RunwatchTest::environmentInLanguage(lang));
             cli.start(QStringLiteral(RUNWATCH_CLI_PATH), args);
             const bool finished = cli.waitForFinished(30000);
             const QString said = QString::fromUtf8(cli.readAllStandardOutput())

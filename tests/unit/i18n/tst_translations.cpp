@@ -2,6 +2,7 @@
 // The translation catalogs: installTranslations() picks ours and Qt's for the locale, and lupdate
 // run over the whole tree (scripts/update-translations.sh, into a temporary copy of each .ts)
 // leaves no message unfinished, none vanished, and no placeholder lost in a translation.
+#include "cliprocess.h"
 #include "i18n/translations.h"
 
 #include <QCoreApplication>
@@ -223,11 +224,7 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : {u"LC_ALL"_s, u"LC_MESSAGES"_s, u"LANGUAGE"_s})
-            env.remove(name);
-        env.insert(u"LANG"_s, lang);
-        p.setProcessEnvironment(env);
+        p.setProcessEnvironment(RunwatchTest::environmentInLanguage(lang));
         p.start(QStringLiteral(RUNWATCH_CLI_PATH),
                 {u"--store"_s, tmp.filePath(u"runs.sqlite"_s), u"frobnicate"_s});
         QVERIFY(p.waitForFinished(30000));
