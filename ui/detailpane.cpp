@@ -214,6 +214,9 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     m_refresh.setSingleShot(true);
     m_refresh.setInterval(100);
     connect(&m_refresh, &QTimer::timeout, this, &DetailPane::refresh);
+    m_countdown.setSingleShot(true);
+    m_countdown.setTimerType(Qt::PreciseTimer); // a second shown late by 5 % reads as a stutter
+    connect(&m_countdown, &QTimer::timeout, this, &DetailPane::refresh);
     if (manager) {
         connect(manager, &RunManager::runChanged, this, &DetailPane::onRunChanged);
         connect(manager, &RunManager::runRemoved, this, &DetailPane::onRunRemoved);
@@ -419,6 +422,7 @@ void DetailPane::refreshUsage(const Run &run)
 
 void DetailPane::refresh()
 {
+    m_countdown.stop();
     if (m_ids.size() > 1) {
         refreshSummary();
         return;
@@ -426,8 +430,14 @@ void DetailPane::refresh()
     const Run *run = m_manager ? m_manager->run(m_runId) : nullptr;
     if (!run)
         return;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     m_badge->setRun(run->status, run->connectionLost, waitsForPerson(*run),
-                    badgeText(*run, BadgeSpace::Wide));
+                    badgeText(*run, BadgeSpace::Wide, now));
+    if (run->connectionLost && !run->isTerminal() && run->nextTryAt.isValid()) {
+        // The badge rounds the wait up to whole seconds: the next one starts this much later.
+        if (const qint64 ms = now.msecsTo(run->nextTryAt); ms > 0)
+            m_countdown.start(int((ms - 1) % 1000) + 1);
+    }
     m_badge->setToolTip(statusToolTip(*run));
     m_title->setText(run->title.isEmpty() ? tr("(untitled run)") : run->title);
     m_title->setToolTip(run->prompt.left(2000));
@@ -441,7 +451,6 @@ void DetailPane::refresh()
     meta << run->connection;
     if (!run->model.isEmpty())
         meta << run->model;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
     if (run->createdAt.isValid())
         meta << tr("started %1").arg(formatTimestamp(run->createdAt, now));
     if (!run->parentId.isEmpty())

@@ -76,6 +76,9 @@ private:
     qsizetype m_shownChars = 0;
     int m_seenReconciliations = 0;
     QTimer m_refresh;
+    // Ends when the shown second of "Reconnecting, next try in N s" does: the countdown moves by
+    // itself, with no change of the run to repaint it. Runs only while the run on screen waits.
+    QTimer m_countdown;
 
     QStackedWidget *m_pages = nullptr;
     QLabel *m_summary = nullptr;

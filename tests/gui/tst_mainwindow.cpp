@@ -480,6 +480,34 @@ private Q_SLOTS:
                  qPrintable(spoken));
     }
 
+    // A dropped stream waits before it reconnects; the detail pane's badge counts the wait down
+    // by itself ("next try in 3 s", "2 s", …) although nothing about the run changes meanwhile,
+    // and the run completes after the reconnect.
+    void reconnectCountdownTicks()
+    {
+        FollowPolicy policy;
+        policy.reconnectInitial = std::chrono::milliseconds(3500);
+        policy.reconnectMax = std::chrono::milliseconds(3500);
+        m_engine->manager.setFollowPolicy(policy);
+        const QString id = m_engine->start(kSim, u"normal deltas=20 interval_ms=10 drop_after=6"_s);
+        QVERIFY(m_window->activateRun(id));
+        QWidget *badge = nullptr;
+        for (QWidget *w : m_window->detailPane()->findChildren<QWidget *>()) {
+            if (w->accessibleName().startsWith(u"Status: "_s))
+                badge = w;
+        }
+        QVERIFY(badge);
+        const auto shown = [badge] { return badge->accessibleName(); };
+        QTRY_VERIFY_WITH_TIMEOUT(shown().contains(u"next try in 4 s"_s), 10000);
+        QSignalSpy changes(&m_engine->manager, &RunManager::runChanged);
+        QTRY_VERIFY_WITH_TIMEOUT(shown().contains(u"next try in 3 s"_s), 2000);
+        QTRY_VERIFY_WITH_TIMEOUT(shown().contains(u"next try in 2 s"_s), 2000);
+        QCOMPARE(changes.count(), 0); // the countdown moved on its own
+        QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(id), RunStatus::Completed, 20000);
+        QVERIFY(!shown().contains(u"next try"_s));
+        QCOMPARE(run(id)->primaryText, RunwatchSim::OpenAiSimulator::tokenText(20));
+    }
+
     // Filters, the sort column and column widths survive a restart.
     void stateRemembered()
     {
