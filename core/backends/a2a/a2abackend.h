@@ -142,7 +142,6 @@ public:
     // --- for the connector's streams ---
     HttpRequest buildRequest(const A2a::AgentInterface &iface, A2a::Operation operation,
                              const QJsonObject &params, bool useGet = false);
-    A2a::Reply decode(const A2a::AgentInterface &iface, const QByteArray &body, int httpStatus) const;
     QCoro::Task<A2a::CallResult> call(A2a::Operation operation, QJsonObject params);
     // SendMessage(-Streaming) params with one text part; `idPrefix` marks prompts and answers.
     QJsonObject messageParams(A2a::Version version, const QString &text, const QString &taskId,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2areply.h"
 
+#include "a2amapper.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -213,6 +215,11 @@ Reply decodeJsonRpc(QByteArrayView json)
     }
     r.result = root->value(u"result"_s);
     return r;
+}
+
+Reply decodeReply(Binding binding, QByteArrayView json, int httpStatus)
+{
+    return binding == Binding::JsonRpc ? decodeJsonRpc(json) : decodeRest(json, httpStatus);
 }
 
 Reply decodeRest(QByteArrayView json, int httpStatus)

@@ -13,6 +13,8 @@
 // HTTP+JSON bodies, and A2A error codes in Runwatch's taxonomy. Pure, like a2amapper.h.
 namespace Runwatch::A2a {
 
+enum class Binding; // a2amapper.h
+
 // An A2A error, from a JSON-RPC error object (§9.2), a REST google.rpc.Status body or an RFC 9457
 // problem body. `code` is the JSON-RPC code (derived from ErrorInfo.reason for REST).
 struct ProtocolError
@@ -42,6 +44,8 @@ struct Reply
 };
 Reply decodeJsonRpc(QByteArrayView json);
 Reply decodeRest(QByteArrayView json, int httpStatus = 200);
+// The one an interface's binding speaks: decodeJsonRpc or decodeRest.
+Reply decodeReply(Binding binding, QByteArrayView json, int httpStatus = 200);
 // An error body of either shape ({"jsonrpc",…,"error"} / {"error":{…}} / problem+json) or
 // nullopt when there is none.
 std::optional<ProtocolError> parseErrorBody(QByteArrayView json, int httpStatus);

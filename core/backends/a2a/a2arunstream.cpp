@@ -217,7 +217,7 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
 {
     if (data.trimmed().isEmpty())
         return {};
-    const Reply reply = binding == Binding::JsonRpc ? decodeJsonRpc(data) : decodeRest(data, 200);
+    const Reply reply = decodeReply(binding, data);
     if (reply.error)
         return mapError(tracker, mode, *reply.error, out);
     if (!reply.malformed.isEmpty() || type == "error") {

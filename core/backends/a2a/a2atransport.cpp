@@ -272,11 +272,6 @@ HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation oper
     return r;
 }
 
-Reply A2aBackend::decode(const AgentInterface &iface, const QByteArray &body, int httpStatus) const
-{
-    return iface.binding == Binding::JsonRpc ? decodeJsonRpc(body) : decodeRest(body, httpStatus);
-}
-
 QJsonObject A2aBackend::messageParams(Version version, const QString &text, const QString &taskId,
                                       const QString &contextId, QLatin1StringView idPrefix,
                                       bool returnImmediately, const QString &clientRunId) const
@@ -351,7 +346,7 @@ QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation opera
         result.error = response.error;
         co_return result;
     }
-    const Reply reply = decode(iface, response.body, response.status);
+    const Reply reply = decodeReply(iface.binding, response.body, response.status);
     if (reply.error) {
         result.protocolError = reply.error;
         result.error = toRunError(*reply.error);
