@@ -61,6 +61,12 @@ const QList<int> &rowRoles()
     return roles;
 }
 
+// The last activity to the second, as its cell shows it (formatTimestamp).
+qint64 activitySecond(const Run &run)
+{
+    return run.updatedAt.isValid() ? run.updatedAt.toSecsSinceEpoch() : -1;
+}
+
 const QList<int> &activityRoles()
 {
     static const QList<int> roles{Qt::DisplayRole, Qt::AccessibleTextRole, Qt::ToolTipRole,
@@ -119,6 +125,7 @@ RunListModel::RunListModel(RunManager *manager, QObject *parent)
     m_ids.reserve(ids.size());
     m_categories.reserve(ids.size());
     m_runs.reserve(ids.size());
+    m_activityShown.reserve(ids.size());
     for (const QString &id : ids) {
         const Run *run = manager->run(id);
         if (!run)
@@ -479,7 +486,8 @@ void RunListModel::onRunAdded(const QString &id)
 
 void RunListModel::onRunChanged(const QString &id, RunChanges changes)
 {
-    if (!m_rows.contains(id))
+    const auto found = m_rows.constFind(id);
+    if (found == m_rows.cend())
         return; // still pending: it is inserted with its latest state
     if ((changes & RunChange::Usage) && !(changes & ~RunChanges(RunChange::Usage | RunChange::Cursor)))
         m_dirtyUsage.insert(id); // only the token and cost cells
@@ -488,10 +496,16 @@ void RunListModel::onRunChanged(const QString &id, RunChanges changes)
     else if (const Run *run = (changes & RunChange::Secondary) && m_manager ? m_manager->run(id) : nullptr;
              run && reportedProgress(*run))
         m_dirtyRows.insert(id); // the status cell paints the progress bar
-    else if (changes & (RunChange::Primary | RunChange::Secondary))
+    else if (changes & (RunChange::Primary | RunChange::Secondary)) {
+        const int row = *found;
+        const qint64 second = activitySecond(*m_runs.at(row));
+        if (m_activityShown.at(row) == second)
+            return; // the cell would show the same text
+        m_activityShown[row] = second;
         m_dirtyActivity.insert(id);
-    else
+    } else {
         return;
+    }
     if (!m_changeTimer.isActive())
         m_changeTimer.start();
 }
@@ -509,6 +523,7 @@ void RunListModel::onRunRemoved(const QString &id)
     beginRemoveRows({}, row, row);
     m_ids.removeAt(row);
     m_runs.removeAt(row);
+    m_activityShown.removeAt(row);
     m_counts.add(m_categories.takeAt(row), -1);
     m_rows.remove(id);
     for (int r = row; r < m_ids.size(); ++r)
@@ -523,6 +538,7 @@ void RunListModel::appendRow(const QString &id, const Run *run)
     m_rows.insert(id, int(m_ids.size()));
     m_ids.append(id);
     m_runs.append(run);
+    m_activityShown.append(activitySecond(*run));
     const StatusCategory c = categoryOf(*run);
     m_categories.append(c);
     m_counts.add(c, 1);
@@ -573,8 +589,10 @@ void RunListModel::emitChanges()
     bool countsMoved = false;
     for (const QString &id : std::as_const(m_dirtyRows)) {
         const int row = rowOf(id);
-        if (const Run *run = runAt(row))
+        if (const Run *run = runAt(row)) {
             countsMoved = recount(row, *run) || countsMoved;
+            m_activityShown[row] = activitySecond(*run);
+        }
         m_dirtyActivity.remove(id); // the whole row covers it
         m_dirtyUsage.remove(id);
     }

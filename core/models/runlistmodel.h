@@ -124,6 +124,9 @@ private:
     QList<const Run *> m_runs;
     QHash<QString, int> m_rows;
     QList<StatusCategory> m_categories; // per row, to keep the counts incremental
+    // Per row: the second of the last activity the view was told of. The cell shows seconds
+    // (HH:mm:ss), so a live run's output, arriving many times a second, repaints it once a second.
+    QList<qint64> m_activityShown;
     RunCounts m_counts;
     QStringList m_pendingAdds;
     QSet<QString> m_pendingAddSet; // O(1) membership while 100k runs are being adopted

@@ -216,6 +216,7 @@ int main(int argc, char **argv)
                 double(deltas) / elapsed, double(deltas) / elapsed / runs);
     RunwatchBench::FrameMeter::print("live", meter.stats());
     meter.printFrames();
+    meter.printBreakdown();
     latency.print();
     std::printf(
         "process (simulator thread included): CPU %.2f s in %.1f s (%.0f %% of one core), RSS %.0f MB, "

@@ -9,7 +9,10 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QHash>
+#include <QMetaEnum>
 #include <QThread>
+#include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
@@ -58,6 +61,52 @@ public:
         const auto frame = std::size_t(m_wall.nsecsElapsed() / kFrameNs);
         if (frame != m_frame)
             book(frame);
+    }
+
+    // BENCH_BREAKDOWN=1: CPU time of each outermost event, booked by kind (receiver class and
+    // event type) to the frame it started in; printBreakdown() shows what the heaviest frames
+    // spent their time on next to the average frame.
+    void bookEvent(const QByteArray &kind, qint64 ns)
+    {
+        if (!m_running)
+            return;
+        auto &perFrame = m_kinds[kind];
+        if (perFrame.size() <= m_frame)
+            perFrame.resize(m_frame + 1, 0);
+        perFrame[m_frame] += ns;
+    }
+
+    void printBreakdown(double heavyShare = 0.01) const
+    {
+        if (m_kinds.isEmpty())
+            return;
+        std::vector<std::size_t> order(m_frames.size() > 1 ? m_frames.size() - 1 : m_frames.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) { return m_frames[a] > m_frames[b]; });
+        const std::size_t heavy = std::max<std::size_t>(1, std::size_t(double(order.size()) * heavyShare));
+        std::printf("breakdown: ms per frame, heaviest %zu frames vs all %zu frames\n", heavy, order.size());
+        std::vector<std::pair<double, QByteArray>> rows;
+        for (auto it = m_kinds.cbegin(); it != m_kinds.cend(); ++it) {
+            double h = 0, all = 0;
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                const double v = order[i] < it->size() ? double((*it)[order[i]]) / 1e6 : 0.0;
+                all += v;
+                if (i < heavy)
+                    h += v;
+            }
+            rows.emplace_back(h / double(heavy), it.key() + QByteArray::number(all / double(order.size()), 'f', 3));
+        }
+        std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+        double frameSum = 0;
+        for (std::size_t i = 0; i < heavy; ++i)
+            frameSum += double(m_frames[order[i]]) / 1e6;
+        std::printf("  %7.3f  (whole frame)\n", frameSum / double(heavy));
+        for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 24); ++i) {
+            const QByteArray &r = rows[i].second;
+            const qsizetype cut = r.lastIndexOf(' ');
+            std::printf("  %7.3f  %-60s avg %s\n", rows[i].first, r.first(cut).constData(), r.mid(cut + 1).constData());
+        }
     }
 
     Stats stats() const
@@ -118,6 +167,7 @@ private:
 
     QElapsedTimer m_wall;
     std::vector<qint64> m_frames;
+    QHash<QByteArray, std::vector<qint64>> m_kinds;
     std::size_t m_frame = 0;
     qint64 m_cpuMark = 0;
     bool m_running = false;
@@ -133,10 +183,49 @@ public:
     bool notify(QObject *receiver, QEvent *event) override
     {
         // notify() also delivers the events of other threads (the network, the simulator).
-        if (meter && meter->running() && QThread::currentThread() == thread())
-            meter->tick();
-        return QApplication::notify(receiver, event);
+        if (!meter || !meter->running() || QThread::currentThread() != thread())
+            return QApplication::notify(receiver, event);
+        meter->tick();
+        if (m_breakdown && m_depth > 0 && event->type() == QEvent::Paint) {
+            // Paint events are not nested in each other: book each widget's share of the frame's paint.
+            const QByteArray kind = "  paint " + QByteArray(receiver->metaObject()->className()) + ' '
+                                    + receiver->objectName().toLatin1()
+                                    + (receiver->parent() ? "<" + QByteArray(receiver->parent()->metaObject()->className()) : QByteArray())
+                                    + ' ';
+            const qint64 start = threadCpuNs();
+            const bool done = QApplication::notify(receiver, event);
+            meter->bookEvent(kind, threadCpuNs() - start);
+            return done;
+        }
+        if (!m_breakdown || m_depth > 0)
+            return QApplication::notify(receiver, event);
+        const QByteArray kind = kindOf(receiver, event);
+        const qint64 start = threadCpuNs();
+        ++m_depth;
+        const bool done = QApplication::notify(receiver, event);
+        --m_depth;
+        meter->bookEvent(kind, threadCpuNs() - start);
+        return done;
     }
+
+private:
+    static QByteArray kindOf(QObject *receiver, QEvent *event)
+    {
+        QObject *named = receiver;
+        // A timer's owner says more than "QTimer".
+        if (qobject_cast<QTimer *>(receiver) && receiver->parent())
+            named = receiver->parent();
+        QByteArray kind = named->metaObject()->className();
+        if (named != receiver)
+            kind += " (timer)";
+        kind += ' ';
+        kind += QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type());
+        kind += ' ';
+        return kind;
+    }
+
+    const bool m_breakdown = !qEnvironmentVariableIsEmpty("BENCH_BREAKDOWN");
+    int m_depth = 0;
 };
 
 } // namespace RunwatchBench

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fakebackend.h"
 
+#include <QTest>
+
 #include <algorithm>
 
 using namespace Qt::StringLiterals;
@@ -353,5 +355,17 @@ void PendingAnswer::resumeSoon()
 }
 
 } // namespace detail
+
+FakeRig::FakeRig(Runwatch::Capabilities capabilities, const Runwatch::FollowPolicy &policy)
+{
+    manager.setBackendFactory([](const Runwatch::Connection &, QObject *parent) -> Runwatch::RunBackend * {
+        return new FakeBackend(parent);
+    });
+    manager.setFollowPolicy(policy);
+    QVERIFY(addConnection(plainConnection(QStringLiteral("fake"), QStringLiteral("fake"), QUrl())));
+    backend = qobject_cast<FakeBackend *>(manager.backend(QStringLiteral("fake")));
+    QVERIFY(backend);
+    backend->setCapabilities(capabilities);
+}
 
 } // namespace RunwatchTest

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backends/runbackend.h"
+#include "enginerig.h"
 
 #include <QElapsedTimer>
 #include <QList>
@@ -226,5 +227,20 @@ private:
 };
 
 } // namespace detail
+
+// What a streaming FakeBackend can do unless a test says otherwise.
+inline const Runwatch::Capabilities kFakeStreaming
+    = Runwatch::Capability::Start | Runwatch::Capability::Get | Runwatch::Capability::Stream
+      | Runwatch::Capability::ResumeStream | Runwatch::Capability::Cancel | Runwatch::Capability::Delete
+      | Runwatch::Capability::Respond;
+
+// The engine with one connection, "fake", to a FakeBackend (`backend`) with `capabilities`.
+struct FakeRig : EngineRig
+{
+    explicit FakeRig(Runwatch::Capabilities capabilities = kFakeStreaming,
+                     const Runwatch::FollowPolicy &policy = quickFollowPolicy());
+
+    FakeBackend *backend = nullptr;
+};
 
 } // namespace RunwatchTest

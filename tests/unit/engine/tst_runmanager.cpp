@@ -19,6 +19,7 @@ using namespace Runwatch;
 using namespace std::chrono_literals;
 using RunwatchTest::FakeAnswer;
 using RunwatchTest::FakeBackend;
+using RunwatchTest::FakeRig;
 using RunwatchTest::FakeStreamScript;
 using RunwatchTest::waitFor;
 using RunwatchTest::waitTerminal;
@@ -26,28 +27,8 @@ using Op = RunwatchTest::FakeBackend::Op;
 
 namespace {
 
-const Capabilities kStreaming = Capability::Start | Capability::Get | Capability::Stream
-                                | Capability::ResumeStream | Capability::Cancel | Capability::Delete
-                                | Capability::Respond;
+const Capabilities kStreaming = RunwatchTest::kFakeStreaming;
 const Capabilities kPollOnly = Capability::Start | Capability::Get | Capability::Cancel | Capability::Respond;
-
-// The engine with one connection, "fake", to a FakeBackend.
-struct FakeRig : RunwatchTest::EngineRig
-{
-    FakeBackend *backend = nullptr;
-
-    explicit FakeRig(Capabilities capabilities = kStreaming,
-                     const FollowPolicy &policy = RunwatchTest::quickFollowPolicy())
-    {
-        manager.setBackendFactory(
-            [](const Connection &, QObject *parent) -> RunBackend * { return new FakeBackend(parent); });
-        manager.setFollowPolicy(policy);
-        QVERIFY(addConnection(RunwatchTest::plainConnection(u"fake"_s, u"fake"_s, QUrl())));
-        backend = qobject_cast<FakeBackend *>(manager.backend(u"fake"_s));
-        QVERIFY(backend);
-        backend->setCapabilities(capabilities);
-    }
-};
 
 RunEvent identity(const QString &remoteId, qint64 seq, bool streamable = true)
 {

@@ -2,9 +2,11 @@
 // The run list model, its filter/sort proxy and the action rules, without widgets: rows follow
 // the engine, updates are coalesced, counts stay right, and the proxy sorts and filters.
 #include "engine/runmanager.h"
+#include "fakebackend.h"
 #include "engine/stuckruns.h"
 #include "models/runactions.h"
 #include "models/runfilterproxy.h"
+#include "models/runformat.h"
 #include "models/runlistmodel.h"
 
 #include <QAbstractItemModelTester>
@@ -101,6 +103,37 @@ private Q_SLOTS:
         const auto roles = changed.first().at(2).value<QList<int>>();
         QVERIFY(roles.contains(RunListModel::StatusRole));
         QVERIFY(roles.contains(Qt::DisplayRole));
+    }
+
+    // A streaming run's output changes its last activity many times a second; the cell shows
+    // seconds, so the view is told when the text it shows changes, not for every delta.
+    void activityCellChangesOncePerShownSecond()
+    {
+        using namespace std::chrono_literals;
+        RunwatchTest::FakeRig rig;
+        RunwatchTest::FakeStreamScript script = RunwatchTest::FakeStreamScript::open(
+            {{RunEvent::identity(u"r-1"_s, u"m"_s, true, 0), RunEvent::statusChange(RunStatus::InProgress, {}, 1)}});
+        for (int i = 0; i < 120; ++i)
+            script.batches.append({RunEvent::primaryDelta(u"x"_s, 2 + i)});
+        script.interval = 20ms; // 2.4 s of output: two or three new seconds
+        rig.backend->queueStart(script);
+        RunListModel model(&rig.manager);
+        model.setUpdateInterval(20);
+        const QString id = rig.start(u"stream"_s);
+        QVERIFY(RunwatchTest::waitFor([&] { return model.rowOf(id) >= 0; }));
+        QStringList shown;
+        connect(&model, &QAbstractItemModel::dataChanged, this,
+                [&](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
+                    if (topLeft.column() == LastActivityColumn && bottomRight.column() == LastActivityColumn)
+                        shown << model.data(topLeft).toString();
+                });
+        QVERIFY(RunwatchTest::waitFor([&] { return rig.run(id).primaryText.size() == 120; }));
+        model.flush();
+        QVERIFY2(shown.size() >= 1 && shown.size() <= 4, qPrintable(shown.join(u", ")));
+        for (qsizetype i = 1; i < shown.size(); ++i)
+            QVERIFY2(shown.at(i) != shown.at(i - 1), qPrintable(shown.join(u", ")));
+        QCOMPARE(model.data(model.index(model.rowOf(id), LastActivityColumn)).toString(),
+                 formatTimestamp(rig.run(id).updatedAt, QDateTime::currentDateTimeUtc()));
     }
 
     // When more than half of the rows changed, one signal covers the whole table.
