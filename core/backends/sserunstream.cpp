@@ -94,7 +94,7 @@ void SseRunStream::startReading(QNetworkReply *reply)
         m_decoder = std::move(decoder);
         // On the pump's thread from here on (the reply decodes what it already holds first);
         // a QNAM reply keeps the decoder here.
-        HttpClient::attachDecoder(m_reply, m_decoder);
+        HttpClient::attachDecoder(m_reply, m_decoder, this);
     }
     connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
@@ -197,6 +197,11 @@ void SseRunStream::deliver(const QList<RunEvent> &events)
 {
     if (!events.isEmpty())
         Q_EMIT eventsReceived(events);
+}
+
+void SseRunStream::decodedReady()
+{
+    drain();
 }
 
 void SseRunStream::onReadyRead()

@@ -28,7 +28,7 @@ namespace Runwatch {
 //
 // It lives with the connectors rather than in backend/ (the seam knows no transport) or net/
 // (which knows nothing of runs).
-class SseRunStream : public RunStream
+class SseRunStream : public RunStream, private StreamDecodedReader
 {
     Q_OBJECT
 public:
@@ -127,6 +127,8 @@ protected:
     std::optional<qint64> streamRetry() const;
 
 private:
+    // StreamDecodedReader: the pump's reply has results from the decoder.
+    void decodedReady() override;
     void onReadyRead();
     void drain();
     void onReplyFinished();

@@ -226,12 +226,13 @@ bool HttpClient::deliversInFrames(const QNetworkReply *reply)
     return dynamic_cast<const detail::StreamReply *>(reply) != nullptr;
 }
 
-bool HttpClient::attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder)
+bool HttpClient::attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder,
+                               StreamDecodedReader *reader)
 {
     auto *streamReply = dynamic_cast<detail::StreamReply *>(reply);
     if (!streamReply || !decoder)
         return false;
-    streamReply->attachDecoder(std::move(decoder));
+    streamReply->attachDecoder(std::move(decoder), reader);
     return true;
 }
 

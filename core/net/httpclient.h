@@ -106,9 +106,11 @@ public:
     // stream pump's thread) rather than one readyRead per received chunk (QNAM).
     static bool deliversInFrames(const QNetworkReply *reply);
     // For such a reply: its body goes through `decoder` on the stream pump's thread from now on,
-    // and each readyRead brings results for takeDecoded() instead of bytes. Takes `decoder` and
-    // returns true; false (decoder left alone) for any other reply, whose reader decodes itself.
-    static bool attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder);
+    // and `reader` is told of results for takeDecoded() (by readyRead when it is null) instead
+    // of bytes. Takes `decoder` and returns true; false (decoder left alone) for any other reply,
+    // whose reader decodes itself.
+    static bool attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder,
+                              StreamDecodedReader *reader = nullptr);
     // What the attached decoder made since the last call; null when nothing (or no decoder).
     static std::unique_ptr<StreamDecoded> takeDecoded(QNetworkReply *reply);
 

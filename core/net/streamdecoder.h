@@ -36,4 +36,19 @@ public:
     virtual void handOver(std::unique_ptr<StreamDecoded> &out) = 0;
 };
 
+// Told on the reader's thread that a stream's decoder made something (HttpClient::attachDecoder):
+// a direct call where QNetworkReply would emit readyRead. With hundreds of live streams a signal
+// per stream per frame, and the reply's private data it touches, cost the GUI thread more than
+// the hand-over itself.
+class StreamDecodedReader
+{
+public:
+    // Results wait in HttpClient::takeDecoded(). Called from the event loop, at most once per
+    // frame. The reader may abort the reply, deleteLater() it, or even delete it from here.
+    virtual void decodedReady() = 0;
+
+protected:
+    ~StreamDecodedReader() = default;
+};
+
 } // namespace Runwatch

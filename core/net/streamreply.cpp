@@ -144,12 +144,15 @@ StreamReply::StreamReply(const HttpRequest &request, qint64 inactivityTimeoutMs,
 
 StreamReply::~StreamReply()
 {
+    if (m_deleted)
+        *m_deleted = true;
     m_pump->close(m_channel);
 }
 
 void StreamReply::abort()
 {
-    if (isFinished())
+    m_reader = nullptr;
+    if (m_done)
         return;
     m_pump->close(m_channel);
     fail(OperationCanceledError, u"Operation canceled"_s);
@@ -164,7 +167,7 @@ qint64 StreamReply::readData(char *data, qint64 maxSize)
 {
     const qint64 n = std::min<qint64>(maxSize, m_buffer.size() - m_read);
     if (n <= 0)
-        return isFinished() ? -1 : 0;
+        return m_done ? -1 : 0;
     std::memcpy(data, m_buffer.constData() + m_read, static_cast<size_t>(n));
     m_read += n;
     if (m_read == m_buffer.size()) {
@@ -182,20 +185,48 @@ qint64 StreamReply::readData(char *data, qint64 maxSize)
 
 void StreamReply::fail(NetworkError code, const QString &message)
 {
-    if (isFinished())
+    if (m_done)
         return;
     QPointer<StreamReply> self(this);
     setError(code, message);
+    m_done = true;
     setFinished(true);
     Q_EMIT errorOccurred(code);
     if (self)
         Q_EMIT finished();
 }
 
-void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder)
+void StreamReply::finish()
+{
+    if (m_done)
+        return;
+    m_done = true;
+    setFinished(true);
+    Q_EMIT finished();
+}
+
+bool StreamReply::announce(bool decodedOnly)
+{
+    bool deleted = false;
+    bool *const outer = std::exchange(m_deleted, &deleted);
+    if (m_reader && decodedOnly)
+        m_reader->decodedReady();
+    else
+        Q_EMIT readyRead();
+    if (deleted) {
+        if (outer)
+            *outer = true;
+        return false;
+    }
+    m_deleted = outer;
+    return !m_done;
+}
+
+void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder, StreamDecodedReader *reader)
 {
     if (!decoder)
         return;
+    m_reader = reader;
     // What this reply holds comes before what the connection holds: decode it first, here (the
     // decoder is not shared yet).
     if (m_buffer.size() > m_read) {
@@ -218,14 +249,13 @@ void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder)
 
 void StreamReply::absorb()
 {
-    if (isFinished() || !m_channel)
+    if (m_done || !m_channel)
         return;
     // Backpressure: at most MaxUnread bytes wait here for the reader; the rest stays with the
     // connection, which stops reading from the socket once it holds as much.
     const qsizetype unread = m_buffer.size() - m_read;
     StreamIncoming in = m_pump->take(m_channel, StreamPump::MaxUnread - unread);
     m_wantMore = unread + in.data.size() >= StreamPump::MaxUnread;
-    QPointer<StreamReply> self(this);
     if (in.headers) {
         setAttribute(QNetworkRequest::HttpStatusCodeAttribute, in.status);
         setAttribute(QNetworkRequest::HttpReasonPhraseAttribute, QString::fromLatin1(in.reason));
@@ -239,8 +269,9 @@ void StreamReply::absorb()
         }
         for (const QByteArray &name : std::as_const(names))
             setRawHeader(name, combined(values.value(name.toLower()), name));
+        QPointer<StreamReply> self(this);
         Q_EMIT metaDataChanged();
-        if (!self || isFinished())
+        if (!self || m_done)
             return;
     }
     if (in.decoded) {
@@ -256,18 +287,14 @@ void StreamReply::absorb()
         }
         m_buffer.append(in.data);
     }
-    if (!in.data.isEmpty() || m_decoded) {
-        Q_EMIT readyRead();
-        if (!self || isFinished())
-            return;
-    }
+    if ((!in.data.isEmpty() || m_decoded) && !announce(in.data.isEmpty()))
+        return;
     if (in.finished) {
         if (in.error != NoError) {
             fail(in.error, in.errorString);
             return;
         }
-        setFinished(true);
-        Q_EMIT finished();
+        finish();
     }
 }
 

@@ -39,9 +39,10 @@ public:
     void absorb();
 
     // The body goes through `decoder` on the pump's thread from now on (StreamPump::attachDecoder);
-    // the bytes this reply holds unread are decoded here first. readyRead then announces results
-    // for takeDecoded() instead of bytes.
-    void attachDecoder(std::unique_ptr<StreamDecoder> decoder);
+    // the bytes this reply holds unread are decoded here first. New results for takeDecoded()
+    // are then announced to `reader` (a direct call), or by readyRead when it is null. abort()
+    // forgets the reader.
+    void attachDecoder(std::unique_ptr<StreamDecoder> decoder, StreamDecodedReader *reader);
     // What the decoder made since the last call; null when nothing.
     std::unique_ptr<StreamDecoded> takeDecoded() { return std::move(m_decoded); }
     bool hasDecoded() const { return m_decoded != nullptr; }
@@ -51,6 +52,16 @@ protected:
 
 private:
     void fail(NetworkError code, const QString &message);
+    void finish();
+    // Tells the reader (or readyRead's receivers) that something arrived; false when the reply
+    // was deleted or finished meanwhile.
+    bool announce(bool decodedOnly);
+
+    // Set while absorb() calls out: the destructor marks it. Cheaper than a QPointer per stream
+    // per frame, which touches the reply's private data (a cold cache line each).
+    bool *m_deleted = nullptr;
+    bool m_done = false; // isFinished() without a look into QNetworkReply's private data
+    StreamDecodedReader *m_reader = nullptr;
 
     std::shared_ptr<StreamPump> m_pump;
     std::shared_ptr<StreamChannel> m_channel;
