@@ -92,6 +92,8 @@ void RunManager::setStore(RunStore *store)
     if (m_store)
         m_store->setRunSource({});
     m_store = store;
+    for (const std::shared_ptr<Entry> &e : std::as_const(m_runs))
+        e->queuedIn = 0; // another store's generation
     // The store reads a run when it writes it, not on every batch of events (persist()).
     if (m_store) {
         m_store->setRunSource([this](const QString &id) -> const Run * {
@@ -339,9 +341,13 @@ QString RunManager::attachRemoteRun(const QString &connectionName, const QString
 
 void RunManager::applyEvents(const QString &id, const QList<RunEvent> &events)
 {
-    Entry *e = entry(id);
-    if (!e)
-        return;
+    if (Entry *e = entry(id))
+        applyEvents(*e, id, events);
+}
+
+void RunManager::applyEvents(Entry &entry, const QString &id, const QList<RunEvent> &events)
+{
+    Entry *const e = &entry;
     RunChanges all;
     // Usually every event is news: then the list itself goes out (implicitly shared, no copy of
     // each event); copied only from the first one left out.
@@ -386,7 +392,7 @@ void RunManager::applyEvents(const QString &id, const QList<RunEvent> &events)
     if (!applied.isEmpty())
         Q_EMIT runEventsApplied(id, applied);
     if (all) {
-        persist(id);
+        persist(*e, id);
         Q_EMIT runChanged(id, all);
     }
 }
@@ -431,10 +437,21 @@ void RunManager::removeLocal(const QString &id)
 
 void RunManager::persist(const QString &id)
 {
+    if (Entry *e = entry(id))
+        persist(*e, id);
+}
+
+void RunManager::persist(Entry &e, const QString &id)
+{
     if (!m_store)
         return;
-    if (const Entry *e = entry(id))
-        m_store->scheduleSave(id, e->run.status);
+    // Once per live stream per frame: skip the store's hash lookups and timer while the run still
+    // waits in its queue with the same status.
+    if (e.queuedIn == m_store->queueGeneration() && e.queuedStatus == e.run.status)
+        return;
+    m_store->scheduleSave(id, e.run.status);
+    e.queuedIn = m_store->queueGeneration();
+    e.queuedStatus = e.run.status;
 }
 
 } // namespace Runwatch

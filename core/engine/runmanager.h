@@ -158,6 +158,7 @@ private:
 
     Entry *entry(const QString &id) const;
     void applyEvents(const QString &id, const QList<RunEvent> &events);
+    void applyEvents(Entry &entry, const QString &id, const QList<RunEvent> &events);
     void attachStream(const QString &id, RunStream *stream);
     void onStreamFinished(const QString &id, const StreamEnd &end);
     void startFollowTimer(const QString &id, Follower &follower, std::chrono::milliseconds delay);
@@ -172,6 +173,7 @@ private:
     void watchDeadline(const QString &id);
     void clearConnectionLost(const QString &id);
     void persist(const QString &id);
+    void persist(Entry &entry, const QString &id);
 
     // A new run on a connection: a fresh local id, the connection's endpoint, default model and
     // capabilities.

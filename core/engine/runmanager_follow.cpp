@@ -35,8 +35,13 @@ void RunManager::attachStream(const QString &id, RunStream *stream)
     if (e->follower.stream)
         e->follower.stream->abort();
     e->follower.stream = stream;
+    // The entry itself rather than a lookup by id for every batch (a cold hash probe per live
+    // stream per frame); a stream that outlives its run delivers nowhere.
     connect(stream, &RunStream::eventsReceived, this,
-            [this, id](const QList<RunEvent> &events) { applyEvents(id, events); });
+            [this, id, weak = std::weak_ptr<Entry>(m_runs.value(id))](const QList<RunEvent> &events) {
+                if (const std::shared_ptr<Entry> e = weak.lock())
+                    applyEvents(*e, id, events);
+            });
     connect(stream, &RunStream::finished, this, [this, id, stream](const StreamEnd &end) {
         stream->deleteLater();
         Entry *e = entry(id);

@@ -31,6 +31,10 @@ struct RunManager::Entry
     Run run;
     Follower follower;
     bool actionInFlight = false;
+    // What persist() last scheduled: the store's queue generation and the status then. Unchanged,
+    // the run still waits in the store's queue and need not be scheduled again.
+    quint64 queuedIn = 0;
+    RunStatus queuedStatus = RunStatus::Unknown;
     // watchDeadline(): the deadline being watched and the reads since it passed.
     QDateTime watchedDeadline;
     int deadlineChecks = 0;

@@ -82,6 +82,7 @@ bool RunStore::open(const QString &path)
     if (!m_statements.prepare(db, &m_error))
         return false;
     m_writer = new detail::RunStoreWriter(path);
+    ++m_queueGeneration;
     m_writer->moveToThread(&m_writerThread);
     m_writerThread.setObjectName(u"Runwatch store"_s);
     m_writerThread.start();
@@ -123,6 +124,7 @@ bool RunStore::saveRun(const Run &run)
         return false;
     m_pending.remove(run.localId);
     m_pendingIds.remove(run.localId);
+    ++m_queueGeneration;
     // An older version of this run may be on its way to disk: it must not land after this one.
     waitForWriter();
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
@@ -139,6 +141,7 @@ void RunStore::scheduleSave(const Run &run)
     if (!isOpen())
         return;
     m_pendingIds.remove(run.localId);
+    ++m_queueGeneration;
     m_pending.insert(run.localId, run);
     armFlush(run.localId, run.status);
 }
@@ -167,6 +170,7 @@ void RunStore::setRunSource(RunSource source)
 {
     takePendingFromSource();
     m_source = std::move(source);
+    ++m_queueGeneration;
 }
 
 void RunStore::takePendingFromSource()
@@ -176,6 +180,7 @@ void RunStore::takePendingFromSource()
             m_pending.insert(id, *run);
     }
     m_pendingIds.clear();
+    ++m_queueGeneration;
 }
 
 const Run *RunStore::pendingRun(const QString &localId) const
@@ -201,6 +206,7 @@ void RunStore::submitPending()
     const quint64 written = m_writer->completed();
     m_inFlight.removeIf([written](const auto &entry) { return entry.value().first <= written; });
     const quint64 generation = ++m_generation;
+    ++m_queueGeneration;
     QList<Run> batch;
     batch.reserve(std::min<qsizetype>(m_pending.size() + m_pendingIds.size(), kRunsPerBatch));
     const auto take = [&](const Run &run) {
@@ -250,6 +256,7 @@ bool RunStore::removeRun(const QString &localId)
 {
     m_pending.remove(localId);
     m_pendingIds.remove(localId);
+    ++m_queueGeneration;
     m_writtenStatus.remove(localId);
     if (!isOpen())
         return false;

@@ -104,6 +104,11 @@ public:
     // Like scheduleSave(run) for the run the source holds under `localId` (`status` is its status
     // now, which decides how soon it is written). Without a source nothing is scheduled.
     void scheduleSave(const QString &localId, RunStatus status);
+    // Changes whenever a run scheduled by scheduleSave(localId, status) may have left the queue
+    // (handed to the writer, saved, removed, taken from the source). Until it changes, scheduling
+    // the same run with the same status again does nothing new: the caller may skip it (the
+    // engine does, for every live stream's batch).
+    quint64 queueGeneration() const { return m_queueGeneration; }
     void flush();
     bool removeRun(const QString &localId);
 
@@ -144,6 +149,7 @@ private:
     detail::RunStoreWriter *m_writer = nullptr;         // lives in m_writerThread
     QThread m_writerThread;
     quint64 m_generation = 0;
+    quint64 m_queueGeneration = 1;
     int m_flushMs = 200;
     QTimer m_flushTimer;
 };
