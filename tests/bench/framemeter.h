@@ -83,7 +83,8 @@ public:
         std::vector<std::size_t> order(m_frames.size() > 1 ? m_frames.size() - 1 : m_frames.size());
         for (std::size_t i = 0; i < order.size(); ++i)
             order[i] = i;
-        std::sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) { return m_frames[a] > m_frames[b]; });
+        std::sort(order.begin(), order.end(),
+                  [this](std::size_t a, std::size_t b) { return m_frames[a] > m_frames[b]; });
         const std::size_t heavy = std::max<std::size_t>(1, std::size_t(double(order.size()) * heavyShare));
         std::printf("breakdown: ms per frame, heaviest %zu frames vs all %zu frames\n", heavy, order.size());
         std::vector<std::pair<double, QByteArray>> rows;
@@ -95,7 +96,8 @@ public:
                 if (i < heavy)
                     h += v;
             }
-            rows.emplace_back(h / double(heavy), it.key() + QByteArray::number(all / double(order.size()), 'f', 3));
+            rows.emplace_back(h / double(heavy),
+                              it.key() + QByteArray::number(all / double(order.size()), 'f', 3));
         }
         std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
         double frameSum = 0;
@@ -105,7 +107,8 @@ public:
         for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 24); ++i) {
             const QByteArray &r = rows[i].second;
             const qsizetype cut = r.lastIndexOf(' ');
-            std::printf("  %7.3f  %-60s avg %s\n", rows[i].first, r.first(cut).constData(), r.mid(cut + 1).constData());
+            std::printf("  %7.3f  %-60s avg %s\n", rows[i].first, r.first(cut).constData(),
+                        r.mid(cut + 1).constData());
         }
     }
 
@@ -188,10 +191,12 @@ public:
         meter->tick();
         if (m_breakdown && m_depth > 0 && event->type() == QEvent::Paint) {
             // Paint events are not nested in each other: book each widget's share of the frame's paint.
-            const QByteArray kind = "  paint " + QByteArray(receiver->metaObject()->className()) + ' '
-                                    + receiver->objectName().toLatin1()
-                                    + (receiver->parent() ? "<" + QByteArray(receiver->parent()->metaObject()->className()) : QByteArray())
-                                    + ' ';
+            const QByteArray kind
+                = "  paint " + QByteArray(receiver->metaObject()->className()) + ' '
+                  + receiver->objectName().toLatin1()
+                  + (receiver->parent() ? "<" + QByteArray(receiver->parent()->metaObject()->className())
+                                        : QByteArray())
+                  + ' ';
             const qint64 start = threadCpuNs();
             const bool done = QApplication::notify(receiver, event);
             meter->bookEvent(kind, threadCpuNs() - start);

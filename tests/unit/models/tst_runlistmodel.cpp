@@ -2,8 +2,8 @@
 // The run list model, its filter/sort proxy and the action rules, without widgets: rows follow
 // the engine, updates are coalesced, counts stay right, and the proxy sorts and filters.
 #include "engine/runmanager.h"
-#include "fakebackend.h"
 #include "engine/stuckruns.h"
+#include "fakebackend.h"
 #include "models/runactions.h"
 #include "models/runfilterproxy.h"
 #include "models/runformat.h"
@@ -111,8 +111,9 @@ private Q_SLOTS:
     {
         using namespace std::chrono_literals;
         RunwatchTest::FakeRig rig;
-        RunwatchTest::FakeStreamScript script = RunwatchTest::FakeStreamScript::open(
-            {{RunEvent::identity(u"r-1"_s, u"m"_s, true, 0), RunEvent::statusChange(RunStatus::InProgress, {}, 1)}});
+        RunwatchTest::FakeStreamScript script
+            = RunwatchTest::FakeStreamScript::open({{RunEvent::identity(u"r-1"_s, u"m"_s, true, 0),
+                                                     RunEvent::statusChange(RunStatus::InProgress, {}, 1)}});
         for (int i = 0; i < 120; ++i)
             script.batches.append({RunEvent::primaryDelta(u"x"_s, 2 + i)});
         script.interval = 20ms; // 2.4 s of output: two or three new seconds
