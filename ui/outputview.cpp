@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "outputview.h"
 
+#include <QPlainTextDocumentLayout>
 #include <QScrollBar>
+#include <QSignalBlocker>
 #include <QTextBlock>
 #include <QTextCursor>
+#include <QTextDocument>
 
 using namespace Qt::StringLiterals;
 
@@ -17,11 +20,66 @@ constexpr qsizetype kMaxPiece = 256 * 1024;
 constexpr int kPaintEveryNthCatchUpFrame = 4;
 // How far back a soft split looks for whitespace before it cuts a word.
 constexpr int kSplitLookBack = 120;
+
+// QPlainTextDocumentLayout repaints the whole view whenever an edit changes the height of one
+// paragraph (its "optimization potential" branch). A live run grows its last paragraph by a
+// wrapped line several times a second, and each time every visible line was painted again: the
+// heaviest frames of a 200-run stream. Text added to the end of the last paragraph can change
+// nothing but that paragraph's lines (nothing lies below it), so this layout asks for that
+// paragraph alone; the view's scroll to the new bottom then blits the rest. Everything else
+// (new paragraphs, removals, the block limit trimming the top, relayouts) takes the base path.
+class OutputLayout final : public QPlainTextDocumentLayout
+{
+public:
+    explicit OutputLayout(QTextDocument *document)
+        : QPlainTextDocumentLayout(document)
+    {}
+
+protected:
+    void documentChanged(int from, int charsRemoved, int charsAdded) override
+    {
+        QTextDocument *doc = document();
+        const QTextBlock last = doc->lastBlock();
+        const bool grewLast = charsRemoved == 0 && charsAdded > 0 && from >= last.position()
+                              && doc->blockCount() == m_blockCount && last.layout()->lineCount() > 0;
+        if (!grewLast) {
+            QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
+            m_blockCount = doc->blockCount();
+            return;
+        }
+        const qreal heightBefore = blockBoundingRect(last).height();
+        const int linesBefore = doc->lineCount();
+        const QSizeF sizeBefore = documentSize();
+        {
+            // The base lays the paragraph out and would announce a full update; its announcements
+            // are made again below, narrowed.
+            const QSignalBlocker quiet(this);
+            QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
+        }
+        if (doc->lineCount() != linesBefore || documentSize() != sizeBefore)
+            Q_EMIT documentSizeChanged(documentSize());
+        // A paragraph that lost height (never seen for an append, but shaping is not ours to
+        // promise) would leave its old bottom lines on screen: repaint everything then.
+        if (blockBoundingRect(last).height() < heightBefore)
+            requestUpdate();
+        else
+            Q_EMIT updateBlock(last);
+    }
+
+private:
+    int m_blockCount = 1; // the base keeps the same count privately: one empty paragraph
+};
 } // namespace
 
 OutputView::OutputView(QWidget *parent)
     : QPlainTextEdit(parent)
 {
+    auto *doc = new QTextDocument(this);
+    auto *layout = new OutputLayout(doc);
+    layout->setPaintDevice(viewport());
+    doc->setDocumentLayout(layout);
+    doc->setDefaultFont(font());
+    setDocument(doc);
     setReadOnly(true);
     setUndoRedoEnabled(false);
     setMaximumBlockCount(20000);

@@ -4,13 +4,34 @@
 // user was at the bottom.
 #include "outputview.h"
 
+#include <QPaintEvent>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTextBlock>
+#include <QTextLayout>
 #include <QtTest>
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
+
+namespace {
+// Records the regions a widget paints.
+class PaintRecorder final : public QObject
+{
+public:
+    explicit PaintRecorder(QWidget *widget) { widget->installEventFilter(this); }
+    QList<QRegion> regions;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint)
+            regions.append(static_cast<QPaintEvent *>(event)->region());
+        return QObject::eventFilter(watched, event);
+    }
+};
+} // namespace
 
 class TestOutputView final : public QObject
 {
@@ -111,6 +132,63 @@ private Q_SLOTS:
         view.flushAll();
         QCOMPARE(bar->value(), 10);
         QVERIFY(bar->value() < bar->maximum());
+    }
+
+    // A live run grows its last paragraph by a wrapped line several times a second: only that
+    // paragraph is repainted (and the bottom line the scroll uncovers), not every visible line,
+    // and what the window shows afterwards is exactly a fresh rendering of the text.
+    void growingLastParagraphRepaintsItAlone()
+    {
+        OutputView view;
+        view.setCursorWidth(0); // a blinking cursor would differ between two grabs
+        view.resize(420, 260);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QWidget *viewport = view.viewport();
+        for (int i = 0; i < 40; ++i)
+            view.appendText(u"line %1\n"_s.arg(i));
+        view.appendText(u"word0 "_s);
+        view.flushAll();
+        PaintRecorder recorder(viewport);
+        QTRY_VERIFY(!recorder.regions.isEmpty());
+        QVERIFY(view.isAtBottom());
+
+        const QTextBlock last = view.document()->lastBlock();
+        int lines = last.layout()->lineCount();
+        int growths = 0;
+        for (int word = 1; growths < 4 && word < 400; ++word) {
+            recorder.regions.clear();
+            view.appendText(u"word%1 "_s.arg(word));
+            view.flushAll();
+            QTRY_VERIFY(!recorder.regions.isEmpty());
+            if (last.layout()->lineCount() == lines)
+                continue;
+            lines = last.layout()->lineCount();
+            ++growths;
+            QVERIFY(view.isAtBottom()); // it followed the new line
+            QRegion painted;
+            for (const QRegion &region : std::as_const(recorder.regions))
+                painted += region;
+            // The paragraph's lines and the margin below them, not the 40 lines above.
+            // (The top of the paragraph's first line, in viewport coordinates.)
+            const QRect block = view.cursorRect(QTextCursor(last)).adjusted(0, -2, 0, 0);
+            QVERIFY2(viewport->height() - block.top() < viewport->height() / 2,
+                     "the paragraph fills half the view");
+            QVERIFY2(painted.boundingRect().top() >= block.top(),
+                     qPrintable(u"painted %1 px from y %2 for a paragraph at y %3 (view %4 px)"_s
+                                    .arg(painted.boundingRect().height())
+                                    .arg(painted.boundingRect().top())
+                                    .arg(block.top())
+                                    .arg(viewport->height())));
+        }
+        QCOMPARE(growths, 4);
+
+        // What the window shows (the backing store, painted piecemeal) is a fresh rendering.
+        const QImage shown
+            = view.screen()->grabWindow(view.winId()).toImage().convertToFormat(QImage::Format_RGB32);
+        const QRect area(viewport->mapTo(&view, QPoint()), viewport->size());
+        const QImage fresh = viewport->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(shown.copy(area), fresh);
     }
 
     // setText() replaces everything, drops what was queued and shows the tail.
