@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streampump.h"
 
-#include "qnamstreamconnection.h"
 #include "streamconnection.h"
 #include "streamreply.h"
 
 #include <QElapsedTimer>
 #include <QHash>
-#include <QNetworkAccessManager>
 #include <QPointer>
 #include <QTimer>
 
@@ -95,20 +93,8 @@ public:
 
     void open(const std::shared_ptr<StreamChannel> &channel, const StreamTarget &target)
     {
-        QObject *connection = nullptr;
-        if (target.viaQnam) {
-            // Like the owners' managers: six HTTP/1.1 connections per host each, not six for all.
-            QNetworkAccessManager *&manager = m_managers[target.managerKey];
-            if (!manager)
-                manager = new QNetworkAccessManager(this);
-            auto *qnam = new QnamStreamConnection(manager, m_pump, channel, target, this);
-            connection = qnam;
-            qnam->start();
-        } else {
-            auto *socket = new StreamConnection(m_pump, channel, target, this);
-            connection = socket;
-            socket->start();
-        }
+        auto *connection = new StreamConnection(m_pump, channel, target, this);
+        connection->start();
         m_connections.insert(channel->id, connection);
         QObject::connect(connection, &QObject::destroyed, this,
                          [this, id = channel->id] { m_connections.remove(id); });
@@ -123,11 +109,8 @@ public:
 
     void resume(quint64 id)
     {
-        QObject *connection = m_connections.value(id);
-        if (auto *socket = dynamic_cast<StreamConnection *>(connection))
-            socket->resume();
-        else if (auto *qnam = dynamic_cast<QnamStreamConnection *>(connection))
-            qnam->resume();
+        if (StreamConnection *connection = m_connections.value(id))
+            connection->resume();
     }
 
     void scheduleFlush()
@@ -143,9 +126,7 @@ public:
 
 private:
     StreamPump *m_pump;
-    QHash<quint64, QObject *> m_connections;
-    // qnam-thread streams only, by StreamTarget::managerKey; kept until the pump goes.
-    QHash<quintptr, QNetworkAccessManager *> m_managers;
+    QHash<quint64, StreamConnection *> m_connections;
     QTimer m_flushTimer;
     QElapsedTimer m_sinceFlush;
     bool m_flushPending = false;

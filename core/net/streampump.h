@@ -10,7 +10,6 @@
 #include <QPair>
 #include <QString>
 #include <QThread>
-#include <QUrl>
 
 #include <memory>
 
@@ -29,14 +28,6 @@ struct StreamTarget
     QByteArray wire; // the whole request: request line, header fields, body
     bool head = false;
     qint64 inactivityMs = 0; // 0: no inactivity timeout
-    // RUNWATCH_STREAM_TRANSPORT=qnam-thread: the request as QNetworkAccessManager on the pump's
-    // thread sends it (QnamStreamConnection), for measuring the two transports in one binary.
-    bool viaQnam = false;
-    quintptr managerKey = 0; // one manager on the pump thread per owner manager (six connections each)
-    QUrl url;
-    QByteArray method;
-    QList<QPair<QByteArray, QByteArray>> headers;
-    QByteArray body;
 };
 
 // What the connection has received and the owner has not taken yet.

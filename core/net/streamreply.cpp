@@ -118,16 +118,6 @@ StreamReply::StreamReply(const HttpRequest &request, qint64 inactivityTimeoutMs,
     target.head = request.method == "HEAD";
     target.inactivityMs = inactivityTimeoutMs;
     target.wire = serialize(request, request.method);
-    static const bool viaQnam = qEnvironmentVariable("RUNWATCH_STREAM_TRANSPORT") == u"qnam-thread"_s;
-    if (viaQnam) {
-        target.viaQnam = true;
-        target.managerKey = reinterpret_cast<quintptr>(parent);
-        target.url = request.url;
-        target.method = request.method;
-        target.body = request.body;
-        for (const auto &h : request.headers)
-            target.headers.append({h.first, h.second});
-    }
     if (target.wire.isEmpty()) {
         // Reported from the event loop, like every other failure of a reply.
         QMetaObject::invokeMethod(
