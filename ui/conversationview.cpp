@@ -31,7 +31,7 @@ void ConversationView::showConversation(const QList<Run> &turns, int shown)
             run.prompt.toHtmlEscaped());
         m_messages << run.prompt;
         for (const SecondaryItem &item : run.secondary) {
-            if (item.kind != SecondaryKind::Log || item.title != kFollowUpItemTitle)
+            if (!isFollowUpItem(item))
                 continue;
             html += u"<p><b>%1</b></p><p style=\"white-space: pre-wrap\">%2</p>"_s.arg(
                 tr("Follow-up while working").toHtmlEscaped(), item.text.toHtmlEscaped());

@@ -351,10 +351,7 @@ void DetailPane::refreshConversation(const Run &run)
                                  },
                                  lookup)
                                        : QList<Run>();
-    const bool sentWhileWorking
-        = std::any_of(run.secondary.cbegin(), run.secondary.cend(), [](const SecondaryItem &item) {
-              return item.kind == SecondaryKind::Log && item.title == kFollowUpItemTitle;
-          });
+    const bool sentWhileWorking = std::any_of(run.secondary.cbegin(), run.secondary.cend(), isFollowUpItem);
     m_conversationIds.clear();
     if (run.parentId.isEmpty() && later.isEmpty() && !sentWhileWorking) {
         if (at >= 0)

@@ -241,5 +241,10 @@ bool followUpContinuesRun(const Run &run);
 // The title of the secondary item (SecondaryKind::Log) that records a follow-up sent to a working
 // run: the conversation view and export show these items as the operator's messages in the turn.
 inline constexpr QLatin1StringView kFollowUpItemTitle{"follow-up"};
+// Whether `item` records such a follow-up (the operator's words, not the service's).
+inline bool isFollowUpItem(const SecondaryItem &item)
+{
+    return item.kind == SecondaryKind::Log && item.title == kFollowUpItemTitle;
+}
 
 } // namespace Runwatch
