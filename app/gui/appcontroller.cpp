@@ -286,7 +286,7 @@ void AppController::historyLoaded()
 {
     // The list model inserts a bulk load a few times a second; the last part need not wait.
     if (m_window)
-        m_window->runModel()->flush();
+        m_window->runModel()->endBulkLoad();
     if (m_startupTrace)
         m_startupTrace->historyLoaded();
 }

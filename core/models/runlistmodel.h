@@ -89,6 +89,9 @@ public:
     int updateInterval() const { return m_changeTimer.interval(); }
     // Emits every pending insertion and change now (tests, benchmarks, "select the new run").
     void flush();
+    // A bulk load (the stored history) has ended: what it left pending goes in without waiting for
+    // the bulk interval, in inserts of bounded size one event-loop turn apart.
+    void endBulkLoad();
     bool isTicking() const { return m_ticker.isActive(); }
 
 Q_SIGNALS:

@@ -76,6 +76,45 @@ private Q_SLOTS:
         QCOMPARE(model.data(model.index(4, 0), RunListModel::IdRole).toString(), u"n3"_s);
     }
 
+    // A bulk load (the stored history) goes in by inserts of bounded size, one event-loop turn
+    // apart, so the proxy's sort of one insert never holds the window for long; flush() still
+    // inserts everything at once, and endBulkLoad() does not wait for the bulk interval.
+    void bulkLoadInsertsInBoundedSteps()
+    {
+        RunManager manager;
+        RunListModel model(&manager);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        const auto adopt = [&manager](int from, int count) {
+            for (int i = from; i < from + count; ++i)
+                manager.adoptRun(makeRun(u"h%1"_s.arg(i), RunStatus::Completed, u"H"_s), false);
+        };
+        adopt(0, 40000);
+        QTRY_COMPARE(model.rowCount(), 40000);
+        QList<int> sizes;
+        for (const QList<QVariant> &args : std::as_const(inserted))
+            sizes << args.at(2).toInt() - args.at(1).toInt() + 1;
+        QCOMPARE(sizes, (QList<int>{16384, 16384, 7232}));
+
+        // The last inserts were bulk-sized: the next waits for the bulk interval (250 ms) ...
+        QElapsedTimer clock;
+        clock.start();
+        adopt(40000, 500);
+        for (int pass = 0; pass < 3; ++pass)
+            QCoreApplication::processEvents();
+        if (clock.elapsed() < 200) // (a machine that stalled this long proves nothing either way)
+            QCOMPARE(model.rowCount(), 40000);
+        // ... unless the load has ended.
+        model.endBulkLoad();
+        for (int pass = 0; pass < 3 && model.rowCount() < 40500; ++pass)
+            QCoreApplication::processEvents();
+        QCOMPARE(model.rowCount(), 40500);
+
+        adopt(40500, 20000);
+        model.flush();
+        QCOMPARE(model.rowCount(), 60500);
+        QCOMPARE(model.rowOf(u"h60499"_s), 60499);
+    }
+
     // Many changes to one run within the interval make one dataChanged, with the roles.
     void changesAreCoalesced()
     {
