@@ -195,14 +195,12 @@ void StreamReply::finish()
     Q_EMIT finished();
 }
 
-bool StreamReply::announce(bool decodedOnly)
+template<typename CallOut>
+bool StreamReply::survives(CallOut &&callOut)
 {
     bool deleted = false;
     bool *const outer = std::exchange(m_deleted, &deleted);
-    if (m_reader && decodedOnly)
-        m_reader->decodedReady();
-    else
-        Q_EMIT readyRead();
+    callOut();
     if (deleted) {
         if (outer)
             *outer = true;
@@ -210,6 +208,16 @@ bool StreamReply::announce(bool decodedOnly)
     }
     m_deleted = outer;
     return !m_done;
+}
+
+void StreamReply::keepDecoded(std::unique_ptr<StreamDecoded> decoded)
+{
+    if (!decoded)
+        return;
+    if (m_decoded)
+        m_decoded->append(std::move(*decoded));
+    else
+        m_decoded = std::move(decoded);
 }
 
 void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder, StreamDecodedReader *reader)
@@ -225,12 +233,7 @@ void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder, StreamDe
         m_read = 0;
         std::unique_ptr<StreamDecoded> out;
         decoder->handOver(out);
-        if (out) {
-            if (m_decoded)
-                m_decoded->append(std::move(*out));
-            else
-                m_decoded = std::move(out);
-        }
+        keepDecoded(std::move(out));
     }
     m_wantMore = false;
     if (m_channel)
@@ -259,17 +262,10 @@ void StreamReply::absorb()
         }
         for (const QByteArray &name : std::as_const(names))
             setRawHeader(name, combined(values.value(name.toLower()), name));
-        QPointer<StreamReply> self(this);
-        Q_EMIT metaDataChanged();
-        if (!self || m_done)
+        if (!survives([this] { Q_EMIT metaDataChanged(); }))
             return;
     }
-    if (in.decoded) {
-        if (m_decoded)
-            m_decoded->append(std::move(*in.decoded));
-        else
-            m_decoded = std::move(in.decoded);
-    }
+    keepDecoded(std::move(in.decoded));
     if (!in.data.isEmpty()) {
         if (m_read > 0) {
             m_buffer.remove(0, m_read);
@@ -277,7 +273,16 @@ void StreamReply::absorb()
         }
         m_buffer.append(in.data);
     }
-    if ((!in.data.isEmpty() || m_decoded) && !announce(in.data.isEmpty()))
+    // A reader that decodes is told directly (no signal per stream per frame); bytes go out as
+    // readyRead, as from any QNetworkReply.
+    const bool decodedOnly = in.data.isEmpty();
+    const auto announce = [this, decodedOnly] {
+        if (m_reader && decodedOnly)
+            m_reader->decodedReady();
+        else
+            Q_EMIT readyRead();
+    };
+    if ((!decodedOnly || m_decoded) && !survives(announce))
         return;
     if (in.finished) {
         if (in.error != NoError) {

@@ -53,11 +53,13 @@ protected:
 private:
     void fail(NetworkError code, const QString &message);
     void finish();
-    // Tells the reader (or readyRead's receivers) that something arrived; false when the reply
-    // was deleted or finished meanwhile.
-    bool announce(bool decodedOnly);
+    // Runs `callOut` (a signal, or the reader), which may finish or delete this reply; false
+    // when it did either.
+    template<typename CallOut>
+    bool survives(CallOut &&callOut);
+    void keepDecoded(std::unique_ptr<StreamDecoded> decoded);
 
-    // Set while absorb() calls out: the destructor marks it. Cheaper than a QPointer per stream
+    // Set while survives() calls out: the destructor marks it. Cheaper than a QPointer per stream
     // per frame, which touches the reply's private data (a cold cache line each).
     bool *m_deleted = nullptr;
     bool m_done = false; // isFinished() without a look into QNetworkReply's private data
