@@ -40,23 +40,23 @@ protected:
     {
         QTextDocument *doc = document();
         const QTextBlock last = doc->lastBlock();
+        // Text added where the last paragraph starts or later holds no paragraph break (a break
+        // would start a paragraph after `from`): the paragraph count is the one the base knows.
         const bool grewLast = charsRemoved == 0 && charsAdded > 0 && from >= last.position()
-                              && doc->blockCount() == m_blockCount && last.layout()->lineCount() > 0;
+                              && last.layout()->lineCount() > 0;
         if (!grewLast) {
             QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
-            m_blockCount = doc->blockCount();
             return;
         }
         const qreal heightBefore = blockBoundingRect(last).height();
-        const int linesBefore = doc->lineCount();
-        const QSizeF sizeBefore = documentSize();
+        const QSizeF sizeBefore = documentSize(); // (widest line, line count)
         {
             // The base lays the paragraph out and would announce a full update; its announcements
             // are made again below, narrowed.
             const QSignalBlocker quiet(this);
             QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
         }
-        if (doc->lineCount() != linesBefore || documentSize() != sizeBefore)
+        if (documentSize() != sizeBefore)
             Q_EMIT documentSizeChanged(documentSize());
         // A paragraph that lost height (never seen for an append, but shaping is not ours to
         // promise) would leave its old bottom lines on screen: repaint everything then.
@@ -65,9 +65,6 @@ protected:
         else
             Q_EMIT updateBlock(last);
     }
-
-private:
-    int m_blockCount = 1; // the base keeps the same count privately: one empty paragraph
 };
 } // namespace
 
