@@ -281,10 +281,10 @@ void RunListModel::insertPending()
             appendRow(id, run);
         endInsertRows();
     }
-    // The rest of a capped insert follows once the event loop has painted and taken input.
-    m_insertTimer.setInterval(more ? 0 : take >= kBulkInsertRows ? kBulkInsertIntervalMs : 0);
     if (more)
-        m_insertTimer.start();
+        insertSoon(); // the rest of a capped insert, once the event loop has painted and taken input
+    else
+        m_insertTimer.setInterval(take >= kBulkInsertRows ? kBulkInsertIntervalMs : 0);
     if (rows.isEmpty())
         return;
     updateTicker();
@@ -410,7 +410,6 @@ void RunListModel::updateTicker()
 
 void RunListModel::flush()
 {
-    m_insertTimer.stop();
     while (!m_pendingAdds.isEmpty())
         insertPending();
     m_insertTimer.stop();
@@ -420,8 +419,12 @@ void RunListModel::flush()
 
 void RunListModel::endBulkLoad()
 {
-    if (m_pendingAdds.isEmpty())
-        return;
+    if (!m_pendingAdds.isEmpty())
+        insertSoon();
+}
+
+void RunListModel::insertSoon()
+{
     m_insertTimer.setInterval(0);
     m_insertTimer.start();
 }

@@ -104,6 +104,8 @@ private:
     void insertPending();
     // Appends `run`'s row to the tables and counts (inside a row insertion, or before the first view).
     void appendRow(const QString &id, const Run *run);
+    // The next insert on the event loop's next turn, not after the bulk interval.
+    void insertSoon();
     void emitChanges();
     void tick();
     void updateTicker();
