@@ -410,7 +410,7 @@ void RunListModel::updateTicker()
 
 void RunListModel::flush()
 {
-    while (!m_pendingAdds.isEmpty())
+    while (m_manager && !m_pendingAdds.isEmpty()) // (insertPending() takes nothing without one)
         insertPending();
     m_insertTimer.stop();
     m_changeTimer.stop();

@@ -115,6 +115,17 @@ private Q_SLOTS:
         QCOMPARE(model.rowOf(u"h60499"_s), 60499);
     }
 
+    // Runs still waiting to be inserted when the engine goes away are dropped, not waited for.
+    void flushAfterTheManagerIsGone()
+    {
+        auto manager = std::make_unique<RunManager>();
+        RunListModel model(manager.get());
+        manager->adoptRun(makeRun(u"late"_s, RunStatus::Completed, u"Late"_s), false);
+        manager.reset();
+        model.flush(); // returns
+        QCOMPARE(model.rowCount(), 0);
+    }
+
     // Many changes to one run within the interval make one dataChanged, with the roles.
     void changesAreCoalesced()
     {
