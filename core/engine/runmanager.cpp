@@ -345,9 +345,8 @@ void RunManager::applyEvents(const QString &id, const QList<RunEvent> &events)
         applyEvents(*e, id, events);
 }
 
-void RunManager::applyEvents(Entry &entry, const QString &id, const QList<RunEvent> &events)
+void RunManager::applyEvents(Entry &e, const QString &id, const QList<RunEvent> &events)
 {
-    Entry *const e = &entry;
     RunChanges all;
     // Usually every event is news: then the list itself goes out (implicitly shared, no copy of
     // each event); copied only from the first one left out.
@@ -358,7 +357,7 @@ void RunManager::applyEvents(Entry &entry, const QString &id, const QList<RunEve
     bool progressed = false;
     for (qsizetype i = 0; i < events.size(); ++i) {
         const RunEvent &event = events.at(i);
-        const RunChanges c = applyEvent(e->run, event, now);
+        const RunChanges c = applyEvent(e.run, event, now);
         // Only what changed the run is reported: a repeated status (response.created, then
         // response.queued) or a finished item sent again is no news to print or show.
         const bool news = !c.testFlag(RunChange::Dropped) && (c & ~RunChanges(RunChange::Cursor));
@@ -379,20 +378,20 @@ void RunManager::applyEvents(Entry &entry, const QString &id, const QList<RunEve
         applied = events;
     if (progressed) {
         // Progress resets the reconnect backoff (and the give-up bound's clock).
-        e->follower.failures = 0;
-        e->follower.troubleSince.invalidate();
-        if (e->run.connectionLost) {
-            e->run.connectionLost = false;
-            e->run.nextTryAt = {};
-            e->run.failedTries = 0;
-            e->run.lostReason.clear();
+        e.follower.failures = 0;
+        e.follower.troubleSince.invalidate();
+        if (e.run.connectionLost) {
+            e.run.connectionLost = false;
+            e.run.nextTryAt = {};
+            e.run.failedTries = 0;
+            e.run.lostReason.clear();
             all |= RunChange::Status;
         }
     }
     if (!applied.isEmpty())
         Q_EMIT runEventsApplied(id, applied);
     if (all) {
-        persist(*e, id);
+        persist(e, id);
         Q_EMIT runChanged(id, all);
     }
 }

@@ -158,7 +158,7 @@ private:
 
     Entry *entry(const QString &id) const;
     void applyEvents(const QString &id, const QList<RunEvent> &events);
-    void applyEvents(Entry &entry, const QString &id, const QList<RunEvent> &events);
+    void applyEvents(Entry &e, const QString &id, const QList<RunEvent> &events);
     void attachStream(const QString &id, RunStream *stream);
     void onStreamFinished(const QString &id, const StreamEnd &end);
     void startFollowTimer(const QString &id, Follower &follower, std::chrono::milliseconds delay);

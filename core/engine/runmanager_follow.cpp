@@ -29,7 +29,7 @@ bool RunManager::needsFollowing(const Run &run)
 
 void RunManager::attachStream(const QString &id, RunStream *stream)
 {
-    Entry *e = entry(id);
+    const std::shared_ptr<Entry> e = m_runs.value(id);
     if (!e || !stream)
         return;
     if (e->follower.stream)
@@ -38,9 +38,9 @@ void RunManager::attachStream(const QString &id, RunStream *stream)
     // The entry itself rather than a lookup by id for every batch (a cold hash probe per live
     // stream per frame); a stream that outlives its run delivers nowhere.
     connect(stream, &RunStream::eventsReceived, this,
-            [this, id, weak = std::weak_ptr<Entry>(m_runs.value(id))](const QList<RunEvent> &events) {
-                if (const std::shared_ptr<Entry> e = weak.lock())
-                    applyEvents(*e, id, events);
+            [this, id, weak = std::weak_ptr<Entry>(e)](const QList<RunEvent> &events) {
+                if (const std::shared_ptr<Entry> alive = weak.lock())
+                    applyEvents(*alive, id, events);
             });
     connect(stream, &RunStream::finished, this, [this, id, stream](const StreamEnd &end) {
         stream->deleteLater();
