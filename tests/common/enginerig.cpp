@@ -20,6 +20,27 @@ FollowPolicy quickFollowPolicy()
     return policy;
 }
 
+Run listedRun(const QString &id, RunStatus status, const QString &title, const QString &connection,
+              qint64 startedSecsAgo)
+{
+    Run r;
+    r.localId = id;
+    r.remoteId = u"resp_"_s + id;
+    r.connection = connection;
+    r.backend = u"openai"_s;
+    r.model = u"m1"_s;
+    r.title = title;
+    r.status = status;
+    r.rawStatus = statusName(status);
+    r.createdAt = QDateTime::currentDateTimeUtc().addSecs(-startedSecsAgo);
+    r.updatedAt = r.createdAt;
+    if (isTerminal(status))
+        r.finishedAt = r.createdAt.addSecs(10);
+    r.capabilities = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
+                     | Capability::Cancel | Capability::Delete;
+    return r;
+}
+
 Connection plainConnection(const QString &name, const QString &backend, const QUrl &baseUrl,
                            const QJsonObject &options)
 {

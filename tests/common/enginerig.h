@@ -21,6 +21,12 @@ Runwatch::FollowPolicy quickFollowPolicy();
 Runwatch::Connection plainConnection(const QString &name, const QString &backend, const QUrl &baseUrl,
                                      const QJsonObject &options = {});
 
+// A run as the list models see it: on connection `connection` as "resp_<id>", model "m1",
+// started `startedSecsAgo` ago (finished 10 s later when `status` is terminal), able to start,
+// get, stream, resume, cancel and delete.
+Runwatch::Run listedRun(const QString &id, Runwatch::RunStatus status, const QString &title,
+                        const QString &connection = QStringLiteral("alpha"), qint64 startedSecsAgo = 60);
+
 // Turns the event loop (the servers the engine talks to live in it) until `done` holds or `ms`
 // have passed; says whether it holds.
 bool waitFor(const std::function<bool()> &done, int ms = kEngineWait);

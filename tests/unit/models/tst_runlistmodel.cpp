@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The run list model, its filter/sort proxy and the action rules, without widgets: rows follow
-// the engine, updates are coalesced, counts stay right, and the proxy sorts and filters.
+// The run list model and its filter/sort proxy, without widgets: rows follow the engine, updates
+// are coalesced, counts stay right, and the proxy sorts and filters. (The action rules: tst_runactions.)
 #include "engine/runmanager.h"
 #include "engine/stuckruns.h"
 #include "fakebackend.h"
@@ -15,31 +15,11 @@
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
+using RunwatchTest::listedRun;
 
 Q_DECLARE_METATYPE(Runwatch::StatusCategory)
 
 namespace {
-
-Run makeRun(const QString &id, RunStatus status, const QString &title, const QString &connection = u"alpha"_s,
-            qint64 startedSecsAgo = 60)
-{
-    Run r;
-    r.localId = id;
-    r.remoteId = u"resp_"_s + id;
-    r.connection = connection;
-    r.backend = u"openai"_s;
-    r.model = u"m1"_s;
-    r.title = title;
-    r.status = status;
-    r.rawStatus = statusName(status);
-    r.createdAt = QDateTime::currentDateTimeUtc().addSecs(-startedSecsAgo);
-    r.updatedAt = r.createdAt;
-    if (isTerminal(status))
-        r.finishedAt = r.createdAt.addSecs(10);
-    r.capabilities = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-                     | Capability::Cancel | Capability::Delete;
-    return r;
-}
 
 // Rows of the proxy as run ids, in order.
 QStringList proxyIds(const RunFilterProxy &proxy)
@@ -60,13 +40,13 @@ private Q_SLOTS:
     void rowsFollowTheManager()
     {
         RunManager manager;
-        manager.adoptRun(makeRun(u"a"_s, RunStatus::Completed, u"First"_s), false);
+        manager.adoptRun(listedRun(u"a"_s, RunStatus::Completed, u"First"_s), false);
         RunListModel model(&manager);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 1);
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         for (int i = 0; i < 5; ++i)
-            manager.adoptRun(makeRun(u"n%1"_s.arg(i), RunStatus::InProgress, u"Live %1"_s.arg(i)), false);
+            manager.adoptRun(listedRun(u"n%1"_s.arg(i), RunStatus::InProgress, u"Live %1"_s.arg(i)), false);
         QCOMPARE(model.rowCount(), 1); // not yet: inserted on the next event-loop turn
         QTRY_COMPARE(model.rowCount(), 6);
         QCOMPARE(inserted.count(), 1);
@@ -86,7 +66,7 @@ private Q_SLOTS:
         QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
         const auto adopt = [&manager](int from, int count) {
             for (int i = from; i < from + count; ++i)
-                manager.adoptRun(makeRun(u"h%1"_s.arg(i), RunStatus::Completed, u"H"_s), false);
+                manager.adoptRun(listedRun(u"h%1"_s.arg(i), RunStatus::Completed, u"H"_s), false);
         };
         adopt(0, 40000);
         QTRY_COMPARE(model.rowCount(), 40000);
@@ -120,7 +100,7 @@ private Q_SLOTS:
     {
         auto manager = std::make_unique<RunManager>();
         RunListModel model(manager.get());
-        manager->adoptRun(makeRun(u"late"_s, RunStatus::Completed, u"Late"_s), false);
+        manager->adoptRun(listedRun(u"late"_s, RunStatus::Completed, u"Late"_s), false);
         manager.reset();
         model.flush(); // returns
         QCOMPARE(model.rowCount(), 0);
@@ -130,9 +110,9 @@ private Q_SLOTS:
     void changesAreCoalesced()
     {
         RunManager manager;
-        manager.adoptRun(makeRun(u"a"_s, RunStatus::InProgress, u"A"_s), false);
-        manager.adoptRun(makeRun(u"b"_s, RunStatus::InProgress, u"B"_s), false);
-        manager.adoptRun(makeRun(u"c"_s, RunStatus::InProgress, u"C"_s), false);
+        manager.adoptRun(listedRun(u"a"_s, RunStatus::InProgress, u"A"_s), false);
+        manager.adoptRun(listedRun(u"b"_s, RunStatus::InProgress, u"B"_s), false);
+        manager.adoptRun(listedRun(u"c"_s, RunStatus::InProgress, u"C"_s), false);
         RunListModel model(&manager);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setUpdateInterval(50);
@@ -192,7 +172,7 @@ private Q_SLOTS:
     {
         RunManager manager;
         for (int i = 0; i < 10; ++i)
-            manager.adoptRun(makeRun(u"r%1"_s.arg(i), RunStatus::InProgress, u"R"_s), false);
+            manager.adoptRun(listedRun(u"r%1"_s.arg(i), RunStatus::InProgress, u"R"_s), false);
         RunListModel model(&manager);
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
         for (int i = 0; i < 6; ++i) {
@@ -210,11 +190,11 @@ private Q_SLOTS:
     void countsAreLive()
     {
         RunManager manager;
-        manager.adoptRun(makeRun(u"a"_s, RunStatus::InProgress, u"A"_s), false);
-        manager.adoptRun(makeRun(u"b"_s, RunStatus::InputRequired, u"B"_s), false);
-        manager.adoptRun(makeRun(u"c"_s, RunStatus::Failed, u"C"_s), false);
-        manager.adoptRun(makeRun(u"d"_s, RunStatus::TimedOut, u"D"_s), false);
-        manager.adoptRun(makeRun(u"e"_s, RunStatus::Cancelled, u"E"_s), false);
+        manager.adoptRun(listedRun(u"a"_s, RunStatus::InProgress, u"A"_s), false);
+        manager.adoptRun(listedRun(u"b"_s, RunStatus::InputRequired, u"B"_s), false);
+        manager.adoptRun(listedRun(u"c"_s, RunStatus::Failed, u"C"_s), false);
+        manager.adoptRun(listedRun(u"d"_s, RunStatus::TimedOut, u"D"_s), false);
+        manager.adoptRun(listedRun(u"e"_s, RunStatus::Cancelled, u"E"_s), false);
         RunListModel model(&manager);
         QCOMPARE(model.counts().value(StatusCategory::All), 5);
         QCOMPARE(model.counts().value(StatusCategory::Active), 1);
@@ -248,10 +228,10 @@ private Q_SLOTS:
     void proxyFilters()
     {
         RunManager manager;
-        manager.adoptRun(makeRun(u"a"_s, RunStatus::InProgress, u"Audit TLS"_s, u"alpha"_s), false);
-        manager.adoptRun(makeRun(u"b"_s, RunStatus::InputRequired, u"Patch gateway"_s, u"beta"_s), false);
-        manager.adoptRun(makeRun(u"c"_s, RunStatus::Completed, u"Release notes"_s, u"alpha"_s), false);
-        manager.adoptRun(makeRun(u"d"_s, RunStatus::Failed, u"Timeline"_s, u"beta"_s), false);
+        manager.adoptRun(listedRun(u"a"_s, RunStatus::InProgress, u"Audit TLS"_s, u"alpha"_s), false);
+        manager.adoptRun(listedRun(u"b"_s, RunStatus::InputRequired, u"Patch gateway"_s, u"beta"_s), false);
+        manager.adoptRun(listedRun(u"c"_s, RunStatus::Completed, u"Release notes"_s, u"alpha"_s), false);
+        manager.adoptRun(listedRun(u"d"_s, RunStatus::Failed, u"Timeline"_s, u"beta"_s), false);
         RunListModel model(&manager);
         RunFilterProxy proxy;
         proxy.setSourceModel(&model);
@@ -290,13 +270,13 @@ private Q_SLOTS:
         RunManager manager;
         const QDateTime t0 = QDateTime::currentDateTimeUtc().addSecs(-3600);
         for (int i = 0; i < 3; ++i) { // the median of like runs: 10 s
-            Run done = makeRun(u"done%1"_s.arg(i), RunStatus::Completed, u"Done"_s);
+            Run done = listedRun(u"done%1"_s.arg(i), RunStatus::Completed, u"Done"_s);
             done.createdAt = t0.addSecs(-100);
             done.finishedAt = done.createdAt.addSecs(10);
             manager.adoptRun(done, false);
         }
         for (const QString &id : {u"s1"_s, u"s2"_s, u"other"_s}) {
-            Run live = makeRun(id, RunStatus::InProgress, u"Live "_s + id);
+            Run live = listedRun(id, RunStatus::InProgress, u"Live "_s + id);
             if (id == u"other")
                 live.model = u"m2"_s; // no like runs: no expected duration, never stuck
             live.createdAt = live.updatedAt = t0;
@@ -369,9 +349,9 @@ private Q_SLOTS:
     void proxySorts()
     {
         RunManager manager;
-        manager.adoptRun(makeRun(u"old"_s, RunStatus::Completed, u"b"_s, u"x"_s, 3600), false);
-        manager.adoptRun(makeRun(u"new"_s, RunStatus::InProgress, u"a"_s, u"x"_s, 5), false);
-        manager.adoptRun(makeRun(u"mid"_s, RunStatus::InputRequired, u"c"_s, u"x"_s, 600), false);
+        manager.adoptRun(listedRun(u"old"_s, RunStatus::Completed, u"b"_s, u"x"_s, 3600), false);
+        manager.adoptRun(listedRun(u"new"_s, RunStatus::InProgress, u"a"_s, u"x"_s, 5), false);
+        manager.adoptRun(listedRun(u"mid"_s, RunStatus::InputRequired, u"c"_s, u"x"_s, 600), false);
         RunListModel model(&manager);
         RunFilterProxy proxy;
         proxy.setSourceModel(&model);
@@ -431,7 +411,7 @@ private Q_SLOTS:
     {
         QFETCH(int, reason);
         QFETCH(bool, person);
-        Run r = makeRun(u"w"_s, RunStatus::InputRequired, u"W"_s);
+        Run r = listedRun(u"w"_s, RunStatus::InputRequired, u"W"_s);
         r.capabilities |= Capability::Respond;
         QVERIFY(waitsForPerson(r)); // no details yet: assume a person is wanted
         r.input = InputRequest{};
@@ -459,7 +439,7 @@ private Q_SLOTS:
     void needsMeCountsFollowTheSuspension()
     {
         RunManager manager;
-        Run r = makeRun(u"w"_s, RunStatus::InProgress, u"W"_s);
+        Run r = listedRun(u"w"_s, RunStatus::InProgress, u"W"_s);
         manager.adoptRun(r, false);
         RunListModel model(&manager);
         model.setUpdateInterval(0);
@@ -488,106 +468,13 @@ private Q_SLOTS:
         QVERIFY(counts.count() >= 1);
     }
 
-    // Actions follow capabilities and status, never the backend's name.
-    void actionRules()
-    {
-        Run r = makeRun(u"a"_s, RunStatus::InProgress, u"A"_s);
-        RunActionState s = actionStateFor(r, true);
-        QVERIFY(s.cancel);
-        QVERIFY(!s.resume); // followed and healthy
-        QVERIFY(!s.respond);
-        QVERIFY(s.remove && s.removeOnServer);
-        QVERIFY(!s.copyOutput);
-
-        r.connectionLost = true;
-        QVERIFY(actionStateFor(r, true).resume);
-        r.connectionLost = false;
-        QVERIFY(actionStateFor(r, false).resume);
-
-        r.capabilities &= ~Capabilities(Capability::Cancel);
-        QVERIFY(!actionStateFor(r, true).cancel);
-        r.capabilities &= ~Capabilities(Capability::Delete);
-        s = actionStateFor(r, true);
-        QVERIFY(s.remove);
-        QVERIFY(!s.removeOnServer);
-
-        Run done = makeRun(u"b"_s, RunStatus::Completed, u"B"_s);
-        done.primaryText = u"answer"_s;
-        s = actionStateFor(done, false);
-        QVERIFY(!s.cancel);
-        QVERIFY(!s.resume);
-        QVERIFY(s.copyOutput);
-
-        Run cancelling = makeRun(u"c"_s, RunStatus::Cancelling, u"C"_s);
-        QVERIFY(!actionStateFor(cancelling, true).cancel);
-
-        Run waiting = makeRun(u"w"_s, RunStatus::InputRequired, u"W"_s);
-        waiting.input = InputRequest{};
-        QVERIFY(!actionStateFor(waiting, false).respond); // the backend cannot respond
-        waiting.capabilities |= Capability::Respond;
-        QVERIFY(actionStateFor(waiting, false).respond);
-
-        Run unknown = makeRun(u"u"_s, RunStatus::Queued, u"U"_s);
-        unknown.remoteId.clear();
-        s = actionStateFor(unknown, true);
-        QVERIFY(!s.cancel);
-        QVERIFY(!s.removeOnServer);
-
-        // Selections: bulk actions if any run allows them, respond/copy only for one run.
-        const RunActionState multi
-            = actionStateForSelection({actionStateFor(done, false), actionStateFor(waiting, false)});
-        QVERIFY(multi.cancel); // the waiting run can be cancelled, the completed one not
-        QVERIFY(multi.remove);
-        QVERIFY(!multi.respond);
-        QVERIFY(!multi.copyOutput);
-        QVERIFY(actionStateForSelection({actionStateFor(waiting, false)}).respond);
-    }
-
-    // Follow up: the backend's capability AND a completed (or, with FollowUpWorking, working) run
-    // the service knows; one run only.
-    void followUpRule()
-    {
-        Run done = makeRun(u"d"_s, RunStatus::Completed, u"D"_s);
-        done.capabilities &= ~Capabilities(Capability::FollowUp);
-        QVERIFY(!actionStateFor(done, false).followUp); // e.g. generic jobs: never
-        QVERIFY(!followUpAllowed(done));
-        done.capabilities |= Capability::FollowUp;
-        QVERIFY(actionStateFor(done, false).followUp);
-        QVERIFY(followUpAllowed(done));
-        for (RunStatus status : {RunStatus::Queued, RunStatus::InProgress, RunStatus::InputRequired,
-                                 RunStatus::Failed, RunStatus::Cancelled, RunStatus::Cancelling}) {
-            Run other = done;
-            other.status = status;
-            QVERIFY2(!actionStateFor(other, false).followUp, qPrintable(statusName(status)));
-        }
-        // FollowUpWorking (A2A): a working run takes one too, as a message to that same run;
-        // still not a queued one, one waiting for input (Respond's) or one that ended badly.
-        Run working = done;
-        working.capabilities |= Capability::FollowUpWorking;
-        QVERIFY(!followUpContinuesRun(working));
-        for (RunStatus status : {RunStatus::Queued, RunStatus::InProgress, RunStatus::InputRequired,
-                                 RunStatus::Failed, RunStatus::Cancelled, RunStatus::Cancelling}) {
-            working.status = status;
-            QVERIFY2(actionStateFor(working, false).followUp == (status == RunStatus::InProgress),
-                     qPrintable(statusName(status)));
-        }
-        working.status = RunStatus::InProgress;
-        QVERIFY(followUpContinuesRun(working));
-        Run local = done;
-        local.remoteId.clear(); // never reached the service: nothing to continue from
-        QVERIFY(!actionStateFor(local, false).followUp);
-        QVERIFY(actionStateForSelection({actionStateFor(done, false)}).followUp);
-        QVERIFY(
-            !actionStateForSelection({actionStateFor(done, false), actionStateFor(done, false)}).followUp);
-    }
-
     // Conversations are linked rows: a follow-up's title is marked, its tooltip names the parent,
     // and ParentIdRole carries the link; a first turn is unmarked.
     void followUpRowsAreLinked()
     {
         RunManager manager;
-        Run parent = makeRun(u"p"_s, RunStatus::Completed, u"Draft the report"_s);
-        Run child = makeRun(u"c"_s, RunStatus::InProgress, u"Now one page"_s);
+        Run parent = listedRun(u"p"_s, RunStatus::Completed, u"Draft the report"_s);
+        Run child = listedRun(u"c"_s, RunStatus::InProgress, u"Now one page"_s);
         child.parentId = parent.localId;
         manager.adoptRun(parent, false);
         manager.adoptRun(child, false);
@@ -612,7 +499,7 @@ private Q_SLOTS:
         QCOMPARE(formatDuration(185'000), u"3 m 05 s"_s);
         QCOMPARE(formatDuration(7'620'000), u"2 h 07 m"_s);
         QCOMPARE(formatDuration(277'200'000), u"3 d 5 h"_s);
-        Run r = makeRun(u"a"_s, RunStatus::InProgress, u"A"_s);
+        Run r = listedRun(u"a"_s, RunStatus::InProgress, u"A"_s);
         r.connectionLost = true;
         QCOMPARE(badgeText(r), u"Reconnecting"_s);
         QVERIFY(statusToolTip(r).contains(u"Backend status: in_progress"_s));
@@ -640,7 +527,7 @@ private Q_SLOTS:
         QCOMPARE(formatCountdown(-5000), u"00:00"_s);
         QCOMPARE(formatCountdown(3'723'000), u"1:02:03"_s);
         const QDateTime now = QDateTime::currentDateTimeUtc();
-        Run r = makeRun(u"t"_s, RunStatus::InputRequired, u"T"_s);
+        Run r = listedRun(u"t"_s, RunStatus::InputRequired, u"T"_s);
         r.input = InputRequest{};
         r.input->reason = InputReason::ToolOutput;
         QVERIFY(!answerTimeLeftMs(r, now)); // no deadline: no countdown
