@@ -368,4 +368,23 @@ FakeRig::FakeRig(Runwatch::Capabilities capabilities, const Runwatch::FollowPoli
     backend->setCapabilities(capabilities);
 }
 
+RunEvent identity(const QString &remoteId, qint64 seq, bool streamable)
+{
+    return RunEvent::identity(remoteId, u"fake-model"_s, streamable, seq);
+}
+
+RunEvent status(RunStatus s, qint64 seq)
+{
+    return RunEvent::statusChange(s, statusName(s), seq);
+}
+
+RunError error(ErrorKind kind, const QString &message, bool retryable)
+{
+    RunError e;
+    e.kind = kind;
+    e.message = message;
+    e.retryable = retryable;
+    return e;
+}
+
 } // namespace RunwatchTest

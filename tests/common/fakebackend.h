@@ -234,6 +234,12 @@ inline const Runwatch::Capabilities kFakeStreaming
       | Runwatch::Capability::ResumeStream | Runwatch::Capability::Cancel | Runwatch::Capability::Delete
       | Runwatch::Capability::Respond;
 
+// What scripts for a FakeBackend send: the run's identity (model "fake-model"), a status change,
+// an error.
+Runwatch::RunEvent identity(const QString &remoteId, qint64 seq, bool streamable = true);
+Runwatch::RunEvent status(Runwatch::RunStatus s, qint64 seq = -1);
+Runwatch::RunError error(Runwatch::ErrorKind kind, const QString &message, bool retryable);
+
 // The engine with one connection, "fake", to a FakeBackend (`backend`) with `capabilities`.
 struct FakeRig : EngineRig
 {
