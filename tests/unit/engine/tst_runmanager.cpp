@@ -19,7 +19,6 @@ using RunwatchTest::FakeStreamScript;
 using RunwatchTest::identity;
 using RunwatchTest::status;
 using RunwatchTest::waitFor;
-using RunwatchTest::waitTerminal;
 using Op = RunwatchTest::FakeBackend::Op;
 
 namespace {
