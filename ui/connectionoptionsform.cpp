@@ -8,6 +8,8 @@
 #include <QLineEdit>
 #include <QToolButton>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -17,33 +19,14 @@ ConnectionOptionsForm::ConnectionOptionsForm(QFormLayout *form, QObject *parent)
     , m_layout(form)
 {
     setObjectName(u"connectionOptions"_s);
-    addRow(ConnectionOption::Organization, tr("&Organization:"), tr("org-… (OpenAI-Organization header)"),
-           tr("Sent as the OpenAI-Organization header: which organization's quota and billing the runs use."),
-           false);
-    addRow(ConnectionOption::Project, tr("Pro&ject:"), tr("proj_… (OpenAI-Project header)"),
-           tr("Sent as the OpenAI-Project header."), false);
-    addRow(ConnectionOption::ApiVersion, tr("API ve&rsion:"), tr("e.g. 2025-04-01-preview (Azure)"),
-           tr("Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry)."), false);
-    addRow(ConnectionOption::TokenCommand, tr("Token &command:"),
-           u"az account get-access-token --resource https://ai.azure.com --query accessToken -o tsv"_s,
-           tr("Prints an Entra ID access token. Run when there is no token, near its expiry and after a "
-              "401; its output is never shown, logged or stored."),
-           false);
-    addRow(ConnectionOption::ProfileFile, tr("Jobs &profile:"), tr("/path/to/profile.json (optional)"),
-           tr("The connection profile that fits this job API to the contract (see docs/jobs-profile.md). "
-              "It is read as you type; its errors name the JSON pointer of the bad value."),
-           true);
-    addRow(ConnectionOption::CaBundle, tr("CA bund&le:"), tr("/path/to/ca.pem (optional)"),
-           tr("PEM certificates trusted besides the system's, e.g. a company CA."), true);
-    addRow(ConnectionOption::Proxy, tr("Pro&xy:"), tr("http://host:port or socks5://host:port (optional)"),
-           tr("Every request of this connection goes through this proxy. A password in it "
-              "(socks5://user:password@host:port) is kept in the system keychain, not in the saved "
-              "connection."),
-           false);
-    addRow(ConnectionOption::DefaultTimeBudget, tr("Default time &budget:"), tr("e.g. 2h (optional)"),
-           tr("Runs started on this connection get this deadline: a warning before it, \"over deadline\" "
-              "after it. Set Deadline… changes it per run and can cancel at the deadline."),
-           false);
+    // One row per option key of any connector (the registry's rows), then the common ones;
+    // setBackend() shows the chosen connector's and words them as its row does.
+    for (const ConnectorDescriptor &row : connectors()) {
+        for (const ConnectorOption &option : row.options)
+            addRow(option);
+    }
+    for (const ConnectorOption &option : commonConnectionOptions())
+        addRow(option);
     m_problems = new QLabel;
     m_problems->setObjectName(u"connectionOptionProblems"_s);
     m_problems->setAccessibleName(tr("Problems with the options"));
@@ -54,31 +37,26 @@ ConnectionOptionsForm::ConnectionOptionsForm(QFormLayout *form, QObject *parent)
     m_problems->setPalette(pal);
     m_problems->hide();
     m_layout->addRow(m_problems);
-    setBackend(u"openai"_s);
+    setBackend(defaultConnector().name);
 }
 
-void ConnectionOptionsForm::addRow(QLatin1StringView option, const QString &label, const QString &placeholder,
-                                   const QString &help, bool isFile)
+void ConnectionOptionsForm::addRow(const ConnectorOption &option)
 {
+    const QString key(option.key);
+    if (m_edits.contains(key))
+        return; // another connector's option of the same key (api_version): one row, worded per backend
     auto *edit = new QLineEdit;
-    const QString key(option);
     edit->setObjectName(u"option_"_s + key);
-    edit->setPlaceholderText(placeholder);
-    edit->setToolTip(help);
-    edit->setProperty("help", help);
-    edit->setAccessibleName(QString(label).remove(u'&').remove(u':'));
-    edit->setAccessibleDescription(help);
     connect(edit, &QLineEdit::textChanged, this, &ConnectionOptionsForm::edited);
     QWidget *field = edit;
-    if (isFile) {
+    if (option.kind == ConnectorOption::Kind::File) {
         field = new QWidget;
         auto *row = new QHBoxLayout(field);
         row->setContentsMargins(0, 0, 0, 0);
         row->addWidget(edit, 1);
         auto *browse = new QToolButton;
         browse->setText(tr("…"));
-        browse->setAccessibleName(tr("Choose a file for %1").arg(edit->accessibleName()));
-        browse->setToolTip(browse->accessibleName());
+        browse->setObjectName(u"browse_"_s + key);
         connect(browse, &QToolButton::clicked, this, [edit] {
             const QString path
                 = QFileDialog::getOpenFileName(edit->window(), edit->accessibleName(), edit->text());
@@ -87,23 +65,44 @@ void ConnectionOptionsForm::addRow(QLatin1StringView option, const QString &labe
         });
         row->addWidget(browse);
     }
+    auto *label = new QLabel;
+    label->setBuddy(edit);
     m_layout->addRow(label, field);
-    if (auto *buddy = qobject_cast<QLabel *>(m_layout->labelForField(field)))
-        buddy->setBuddy(edit);
     m_edits.insert(key, edit);
     m_rows.insert(key, field);
+    describe(option);
+}
+
+void ConnectionOptionsForm::describe(const ConnectorOption &option)
+{
+    QLineEdit *edit = m_edits.value(QString(option.key));
+    const QString label = connectorText(option.label);
+    const QString help = connectorText(option.help);
+    edit->setPlaceholderText(connectorText(option.placeholder));
+    edit->setToolTip(help);
+    edit->setProperty("help", help);
+    edit->setAccessibleName(QString(label).remove(u'&').remove(u':'));
+    edit->setAccessibleDescription(help);
+    if (auto *buddy = qobject_cast<QLabel *>(m_layout->labelForField(m_rows.value(QString(option.key)))))
+        buddy->setText(label);
+    if (auto *browse = m_rows.value(QString(option.key))->findChild<QToolButton *>()) {
+        browse->setAccessibleName(tr("Choose a file for %1").arg(edit->accessibleName()));
+        browse->setToolTip(browse->accessibleName());
+    }
 }
 
 void ConnectionOptionsForm::setBackend(const QString &backend)
 {
     m_backend = backend;
-    const QStringList shown = connectionOptionsFor(backend);
-    for (auto it = m_rows.constBegin(); it != m_rows.constEnd(); ++it)
-        m_layout->setRowVisible(it.value(), shown.contains(it.key()));
-    // Foundry always sends an API version: say which one an empty field means.
-    if (QLineEdit *version = edit(ConnectionOption::ApiVersion))
-        version->setPlaceholderText(backend == u"foundry" ? tr("2025-05-01 (the default)")
-                                                          : tr("e.g. 2025-04-01-preview (Azure)"));
+    const QList<ConnectorOption> shown = connectionOptions(backend);
+    for (auto it = m_rows.constBegin(); it != m_rows.constEnd(); ++it) {
+        const bool visible = std::any_of(shown.cbegin(), shown.cend(), [&](const ConnectorOption &option) {
+            return option.key == it.key();
+        });
+        m_layout->setRowVisible(it.value(), visible);
+    }
+    for (const ConnectorOption &option : shown)
+        describe(option);
 }
 
 void ConnectionOptionsForm::setOptions(const QJsonObject &options)

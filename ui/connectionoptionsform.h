@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/registry.h"
 #include "connections/connectionoptions.h"
 
 #include <QHash>
@@ -14,8 +15,9 @@ class QWidget;
 
 namespace Runwatch {
 
-// The backend-specific and transport options of a connection in the Connections dialog: one
-// field per option of connectionOptionsFor(backend), only those of the chosen backend shown,
+// The connector's own and the common options of a connection in the Connections dialog: one
+// field per option of the registry's rows (core/backends/registry.h), only those of the chosen
+// backend shown,
 // checked as typed by core's validateConnectionOptions() (the problems are listed under the
 // fields and on each field's tooltip). Its rows go into the dialog's own form layout, so that
 // their labels line up with the name's and the URL's.
@@ -43,8 +45,9 @@ Q_SIGNALS:
     void edited();
 
 private:
-    void addRow(QLatin1StringView option, const QString &label, const QString &placeholder,
-                const QString &help, bool isFile);
+    void addRow(const ConnectorOption &option);
+    // Words the option's row (label, placeholder, help) as `option` does.
+    void describe(const ConnectorOption &option);
 
     QFormLayout *m_layout = nullptr;
     QHash<QString, QLineEdit *> m_edits;

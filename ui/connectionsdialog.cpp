@@ -64,12 +64,15 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_backend = new QComboBox;
     m_backend->setObjectName(u"connectionBackend"_s);
     m_backend->setAccessibleName(tr("Backend type"));
-    m_backend->addItems(knownBackends());
+    for (const ConnectorDescriptor &row : connectors()) {
+        m_backend->addItem(QString(row.name));
+        m_backend->setItemData(m_backend->count() - 1, connectorText(row.displayName), Qt::ToolTipRole);
+    }
     form->addRow(tr("&Backend:"), m_backend);
     m_url = new QLineEdit;
     m_url->setObjectName(u"connectionUrl"_s);
     m_url->setAccessibleName(tr("Base URL"));
-    m_url->setPlaceholderText(u"https://api.openai.com/v1"_s);
+    m_url->setPlaceholderText(QString::fromLatin1(defaultConnector().urlPlaceholder));
     form->addRow(tr("Base &URL:"), m_url);
     m_auth = new QComboBox;
     m_auth->setObjectName(u"connectionAuth"_s);
@@ -196,6 +199,8 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     });
     connect(m_backend, &QComboBox::currentTextChanged, this, [this](const QString &backend) {
         m_options->setBackend(backend);
+        if (const ConnectorDescriptor *row = connector(backend))
+            m_url->setPlaceholderText(QString::fromLatin1(row->urlPlaceholder));
         validateForm();
     });
     connect(m_options, &ConnectionOptionsForm::edited, this, &ConnectionsDialog::validateForm);
@@ -234,8 +239,8 @@ void ConnectionsDialog::startNew()
     m_editing.clear();
     m_list->clearSelection();
     m_name->clear();
-    m_backend->setCurrentText(u"openai"_s);
-    m_url->setText(u"https://api.openai.com/v1"_s);
+    m_backend->setCurrentText(defaultConnector().name);
+    m_url->setText(defaultConnector().defaultUrl);
     m_auth->setCurrentIndex(0);
     m_key->clear();
     m_key->setPlaceholderText(tr("Stored in the system keychain"));

@@ -6,7 +6,6 @@
 #include "connections/connectionregistry.h"
 #include "connectionsdialog.h"
 #include "detailpane.h"
-#include "engine/runstore.h"
 #include "filterbar.h"
 #include "icons.h"
 #include "models/runfilterproxy.h"
@@ -18,6 +17,7 @@
 #include "runhousekeeping.h"
 #include "runtableview.h"
 #include "statusstyle.h"
+#include "store/runstore.h"
 #include "stuckruledialog.h"
 #include "usagetotalslabel.h"
 

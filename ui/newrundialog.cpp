@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "newrundialog.h"
 
-#include "backends/foundry/foundrybackend.h"
+#include "backends/runbackend.h"
 #include "engine/runmanager.h"
 
 #include <QCoroTask>
@@ -137,28 +137,29 @@ void NewRunDialog::loadAgents()
 {
     ++m_agentsGeneration;
     m_agent->clear();
-    auto *foundry = qobject_cast<FoundryBackend *>(m_manager ? m_manager->backend(connection()) : nullptr);
-    m_agent->setVisible(foundry != nullptr);
-    m_agentLabel->setVisible(foundry != nullptr);
-    m_model->lineEdit()->setPlaceholderText(foundry ? tr("The agent's own") : QString());
-    if (!foundry)
+    RunBackend *backend = m_manager ? m_manager->backend(connection()) : nullptr;
+    const bool hasCatalog = backend && backend->capabilities().testFlag(Capability::Catalog);
+    m_agent->setVisible(hasCatalog);
+    m_agentLabel->setVisible(hasCatalog);
+    m_model->lineEdit()->setPlaceholderText(hasCatalog ? tr("The agent's own") : QString());
+    if (!hasCatalog)
         return;
     // A model typed for another connection would override the agent's: only one the operator
     // sets for this connection does.
     if (const auto c = m_manager->connection(connection()); c && c->defaultModel.isEmpty())
         m_model->clearEditText();
     m_agent->setEnabled(false);
-    m_agent->addItem(tr("Loading the project's agents…"));
+    m_agent->addItem(tr("Loading the service's agents…"));
     const auto conn = m_manager->connection(connection());
-    const QString preferred = conn ? conn->options.value(u"agent"_s).toString() : QString();
+    const QString preferred = conn ? conn->options.value(ConnectionOption::Agent).toString() : QString();
     const int generation = m_agentsGeneration;
-    QCoro::connect(foundry->agents(), this, [this, generation, preferred](const FoundryAgentList &list) {
+    QCoro::connect(backend->catalog(), this, [this, generation, preferred](const CatalogResult &list) {
         if (generation != m_agentsGeneration)
             return;
         m_agent->clear();
-        for (const FoundryAgent &agent : list.agents) {
+        for (const CatalogEntry &agent : list.entries) {
             const QString name = agent.name.isEmpty() ? agent.id : agent.name;
-            m_agent->addItem(agent.model.isEmpty() ? name : tr("%1 · %2").arg(name, agent.model), agent.id);
+            m_agent->addItem(agent.detail.isEmpty() ? name : tr("%1 · %2").arg(name, agent.detail), agent.id);
             m_agent->setItemData(m_agent->count() - 1, agent.id, Qt::ToolTipRole);
         }
         // The connection's default agent stays choosable when the list cannot be read.
@@ -168,9 +169,9 @@ void NewRunDialog::loadAgents()
             m_agent->setCurrentIndex(at);
         m_agent->setEnabled(m_agent->count() > 0);
         if (list.error.isError())
-            m_hint->setText(tr("The project's agents could not be read: %1").arg(list.error.toString()));
-        else if (list.agents.isEmpty())
-            m_hint->setText(tr("The project has no agents: create one in the Foundry portal first."));
+            m_hint->setText(tr("The service's agents could not be read: %1").arg(list.error.toString()));
+        else if (list.entries.isEmpty())
+            m_hint->setText(tr("The service has no agents: create one there first."));
         validate();
     });
 }

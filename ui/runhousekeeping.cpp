@@ -3,8 +3,8 @@
 
 #include "engine/retention.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
 #include "runtableview.h"
+#include "store/runstore.h"
 
 #include <QAction>
 #include <QDir>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "usagetotalslabel.h"
 
-#include "engine/pricebook.h"
 #include "models/runfilterproxy.h"
 #include "models/runformat.h"
+#include "store/pricebook.h"
 
 using namespace Qt::StringLiterals;
 

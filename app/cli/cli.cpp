@@ -2,7 +2,7 @@
 #include "cli.h"
 #include "cli_p.h"
 
-#include "backends/jobs/jobsbackend.h"
+#include "backends/registry.h"
 #include "connections/connectionoptions.h"
 
 #include <QCommandLineParser>
@@ -22,42 +22,36 @@ namespace Runwatch::Cli {
 namespace {
 
 // Translated as a whole (human-readable; the option names and exit codes inside stay as they are).
-constexpr auto kUsage
+constexpr auto kUsageHead
     = QT_TRANSLATE_NOOP("Runwatch::Cli::CliApp", R"(Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Global options (before the command):
-  --backend NAME      connector for --url: openai, a2a (--url is then the agent's base URL),
-                      jobs (a generic HTTP job API; --url is the base the job paths hang off),
-                      foundry (Azure AI Foundry Agent Service; --url is the project endpoint
-                      https://<resource>.services.ai.azure.com/api/projects/<project>)
-  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
+)");
+
+// After the connectors' list (each connector's row, see helpText()).
+constexpr auto kUsageConnection = QT_TRANSLATE_NOOP(
+    "Runwatch::Cli::CliApp", R"(  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
   --connection NAME   a connection saved in the app's Connections dialog, instead of
-                      --backend/--url/--auth/--profile: its backend, URL, auth style, options
-                      and API key (from the OS keychain, or the plain file if you opted in)
+                      --backend/--url/--auth and the connection options: its backend, URL, auth
+                      style, options and API key (from the OS keychain, or the plain file if you
+                      opted in)
   --api-key-env VAR   environment variable holding the API key; overrides a saved key
-                      (without --connection the default is RUNWATCH_API_KEY, then
-                      OPENAI_API_KEY for openai)
+                      (without --connection the default is RUNWATCH_API_KEY, then the
+                      connector's own variable, e.g. OPENAI_API_KEY)
   --auth STYLE        bearer (default) or api-key (Azure OpenAI)
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
-  --api-version V     the api-version query (foundry: default 2025-05-01; Azure OpenAI)
-  --token-command CMD foundry: a command printing a Microsoft Entra token, run when there is
-                      none, near its expiry and once after a 401 (e.g. az account
-                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
-                      its output is never logged or stored. Give both on every command.
-  --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
-                      names; docs/jobs-profile.md); give it on every command
-  --organization ORG  openai: sent as the OpenAI-Organization header
-  --project ID        openai: sent as the OpenAI-Project header
-  --proxy URL         every request through this proxy (http://host:port, socks5://host:port)
-  --ca-bundle FILE    PEM CA certificates trusted besides the system's
-  --json              JSON Lines output
+Connection options (give them on every command; [names]: only those connectors'):
+)");
+
+// Translated as a whole (human-readable; the option names and exit codes inside stay as they are).
+constexpr auto kUsage = QT_TRANSLATE_NOOP("Runwatch::Cli::CliApp", R"(  --json              JSON Lines output
   --allow-insecure-http  permit plain http:// to a non-loopback host
   --version           print the version
 
 Commands:
   start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
         [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: foundry, the assistant id to run; --deadline: a time budget
+                      (--agent: the agent to run, for services that run agents; --deadline: a time budget
                       such as 45m or 2h, warned before, cancelled at the end when asked)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
                       the next turn after a completed run (openai: previous_response_id;
@@ -82,7 +76,7 @@ Commands:
                       started elsewhere: remote id, status, title
   attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
   agent               what the service says about itself (A2A: the agent card)
-  agents              foundry: the project's agents (id, name, model)
+  agents              the service's agents (id, name, model), where it runs agents
   respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
                --output CALL_ID=TEXT ...)
                       tool calls (openai, foundry): --output once per pending call, all sent
@@ -154,8 +148,67 @@ int CliApp::usage(const QString &message)
 {
     if (!message.isEmpty())
         writeErr(u"runwatch-cli: "_s + message + u"\n\n"_s);
-    writeErr(CliApp::tr(kUsage));
+    writeErr(helpText());
     return ExitUsage;
+}
+
+QString CliApp::helpText()
+{
+    // Lines of the connectors' part: "  FLAG VALUE" padded to the help column, the help wrapped.
+    constexpr qsizetype kColumn = 22;
+    constexpr qsizetype kWidth = 96;
+    auto entry = [](const QString &head, const QString &help) {
+        QString out = u"  "_s + head;
+        out += out.size() + 1 < kColumn ? QString(kColumn - out.size(), u' ')
+                                        : u"\n"_s + QString(kColumn, u' ');
+        qsizetype lineStart = out.size() - kColumn;
+        const QStringList words = help.split(u' ', Qt::SkipEmptyParts);
+        for (qsizetype i = 0; i < words.size(); ++i) {
+            if (i > 0) {
+                if (out.size() - lineStart + 1 + words.at(i).size() > kWidth) {
+                    out += u"\n"_s + QString(kColumn, u' ');
+                    lineStart = out.size() - kColumn;
+                } else {
+                    out += u' ';
+                }
+            }
+            out += words.at(i);
+        }
+        return out + u'\n';
+    };
+    QString text = CliApp::tr(kUsageHead);
+    text += entry(u"--backend NAME"_s,
+                  CliApp::tr("connector for --url (default: %1):").arg(defaultConnector().name));
+    for (const ConnectorDescriptor &row : connectors())
+        text += entry(QString(), u"%1: %2; --url is %3"_s.arg(row.name, connectorText(row.displayName),
+                                                              connectorText(row.urlHelp)));
+    text += CliApp::tr(kUsageConnection);
+    // Each flag once: the common options, then each connector's (a flag two connectors share, such
+    // as --api-version, names both).
+    QStringList flags;
+    QMap<QString, QStringList> usedBy;
+    QMap<QString, const ConnectorOption *> options;
+    for (const ConnectorOption &option : commonConnectionOptions()) {
+        flags << option.cliFlag;
+        options.insert(option.cliFlag, &option);
+    }
+    for (const ConnectorDescriptor &row : connectors()) {
+        for (const ConnectorOption &option : row.options) {
+            if (!options.contains(option.cliFlag)) {
+                flags << option.cliFlag;
+                options.insert(option.cliFlag, &option);
+            }
+            usedBy[option.cliFlag] << row.name;
+        }
+    }
+    for (const QString &flag : std::as_const(flags)) {
+        const ConnectorOption *option = options.value(flag);
+        const QStringList names = usedBy.value(flag);
+        const QString help = connectorText(option->help);
+        text += entry(flag + u' ' + option->cliValue,
+                      names.isEmpty() ? help : u"[%1] %2"_s.arg(names.join(u", "_s), help));
+    }
+    return text + CliApp::tr(kUsage);
 }
 
 int CliApp::run(const QStringList &args)
@@ -188,21 +241,14 @@ int CliApp::run(const QStringList &args)
             ok = takeValue(a, &o.store);
         else if (a == u"--json")
             m_json = true;
-        else if (a == u"--profile")
-            ok = takeValue(a, &o.profile);
-        else if (a == u"--api-version")
-            ok = takeValue(a, &o.apiVersion);
-        else if (a == u"--token-command")
-            ok = takeValue(a, &o.tokenCommand);
-        else if (a == u"--organization")
-            ok = takeValue(a, &o.organization);
-        else if (a == u"--project")
-            ok = takeValue(a, &o.project);
-        else if (a == u"--proxy")
-            ok = takeValue(a, &o.proxy);
-        else if (a == u"--ca-bundle")
-            ok = takeValue(a, &o.caBundle);
-        else if (a == u"--allow-insecure-http")
+        else if (const ConnectorOption *option = anyConnectionOption(a)) {
+            QString value;
+            ok = takeValue(a, &value);
+            // Absolute: the connection may outlive the working directory it was given in.
+            if (ok && option->kind == ConnectorOption::Kind::File)
+                value = QFileInfo(value).absoluteFilePath();
+            o.connectionOptions.insert(QString(option->key), {a, value});
+        } else if (a == u"--allow-insecure-http")
             o.allowInsecure = true;
         else if (a == u"--help" || a == u"-h")
             return usage({}), ExitCompleted;
@@ -221,30 +267,24 @@ int CliApp::run(const QStringList &args)
     const QString command = args.at(i);
     const QStringList rest = args.mid(i + 1);
     if (!o.connection.isEmpty()
-        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || !o.profile.isEmpty()
-            || !o.organization.isEmpty() || !o.project.isEmpty() || !o.proxy.isEmpty()
-            || !o.caBundle.isEmpty()))
+        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || !o.connectionOptions.isEmpty()))
         return usage(u"--connection %1 brings its own backend, URL, auth style and options: leave out "
-                     "--backend, --url, --auth, --profile, --organization, --project, --proxy and "
-                     "--ca-bundle"_s.arg(o.connection));
-    if (!o.tokenCommand.isEmpty() && !o.backend.isEmpty() && o.backend != u"foundry")
-        return usage(CliApp::tr("--token-command is for the foundry backend, not %1").arg(o.backend));
-    if (!o.backend.isEmpty() && !knownBackends().contains(o.backend))
+                     "--backend, --url, --auth and the connection options"_s.arg(o.connection));
+    if (!o.backend.isEmpty() && !connector(o.backend))
         return usage(
             CliApp::tr("unknown backend \"%1\" (known: %2)").arg(o.backend, knownBackends().join(u", "_s)));
-    if (!o.profile.isEmpty()) {
-        if (!o.backend.isEmpty() && o.backend != u"jobs")
-            return usage(CliApp::tr("--profile is for the jobs backend, not %1").arg(o.backend));
-        // Absolute: the connection may outlive the working directory it was given in.
-        o.profile = QFileInfo(o.profile).absoluteFilePath();
-        // Read once up front so that a broken profile stops the command before anything is
+    for (auto it = o.connectionOptions.cbegin(); it != o.connectionOptions.cend(); ++it) {
+        const auto &[flag, value] = it.value();
+        if (!o.backend.isEmpty() && !connectionOptionsFor(o.backend).contains(it.key()))
+            return usage(CliApp::tr("%1 is not an option of the %2 backend").arg(flag, o.backend));
+        // A file is read once up front so that a broken one stops the command before anything is
         // sent, naming the file and the bad key.
-        Connection probe;
-        probe.options.insert(u"profile_file"_s, o.profile);
-        QString error;
-        if (!JobsBackend::profileFor(probe, &error)) {
-            writeErr(u"runwatch-cli: "_s + error + u'\n');
-            return ExitOtherError;
+        const ConnectorOption *option = anyConnectionOption(it.key());
+        if (option->kind == ConnectorOption::Kind::File && option->validate) {
+            if (const QString problem = option->validate(value); !problem.isEmpty()) {
+                writeErr(u"runwatch-cli: "_s + problem + u'\n');
+                return ExitOtherError;
+            }
         }
     }
     if (!setUpStore(o))
@@ -350,8 +390,9 @@ QString CliApp::apiKeyFor(const Options &o, const QString &backend) const
     if (!o.apiKeyEnv.isEmpty())
         return qEnvironmentVariable(o.apiKeyEnv.toLocal8Bit().constData());
     QString key = qEnvironmentVariable("RUNWATCH_API_KEY");
-    if (key.isEmpty() && backend == u"openai")
-        key = qEnvironmentVariable("OPENAI_API_KEY");
+    if (const ConnectorDescriptor *row = connector(backend);
+        key.isEmpty() && row && !row->apiKeyEnv.isEmpty())
+        key = qEnvironmentVariable(QByteArray(row->apiKeyEnv.data(), row->apiKeyEnv.size()).constData());
     return key;
 }
 
@@ -425,7 +466,7 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     if (!o.url.isEmpty())
         c.baseUrl = QUrl(o.url);
     if (c.backend.isEmpty() && !c.baseUrl.isEmpty())
-        c.backend = u"openai"_s;
+        c.backend = defaultConnector().name;
     if (c.name.isEmpty())
         c.name = c.baseUrl.isEmpty() ? c.backend : c.backend + u'@' + c.baseUrl.authority();
     if (c.baseUrl.isEmpty() || !c.baseUrl.isValid()) {
@@ -437,33 +478,19 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     if (c.apiKey.isEmpty())
         c.auth = AuthStyle::None;
     c.allowInsecureHttp = o.allowInsecure;
-    if (!o.apiVersion.isEmpty())
-        c.options.insert(u"api_version"_s, o.apiVersion);
-    if (!o.tokenCommand.isEmpty()) {
-        if (c.backend != u"foundry") {
-            *error = CliApp::tr("--token-command is for the foundry backend (this is %1)").arg(c.backend);
+    // A connector that takes its key one way only (Entra tokens are Bearer tokens) takes it so,
+    // whatever --auth says.
+    if (const ConnectorDescriptor *row = connector(c.backend);
+        row && !row->authStyles.isEmpty() && !c.apiKey.isEmpty() && !row->authStyles.contains(c.auth))
+        c.auth = row->authStyles.constFirst();
+    for (auto it = o.connectionOptions.cbegin(); it != o.connectionOptions.cend(); ++it) {
+        const auto &[flag, value] = it.value();
+        if (!connectionOptionsFor(c.backend).contains(it.key())) {
+            *error = CliApp::tr("%1 is not an option of the %2 backend").arg(flag, c.backend);
             return std::nullopt;
         }
-        c.options.insert(u"token_command"_s, o.tokenCommand);
-    }
-    // Entra tokens are Bearer tokens, whatever --auth says.
-    if (c.backend == u"foundry" && !c.apiKey.isEmpty())
-        c.auth = AuthStyle::Bearer;
-    if (!o.profile.isEmpty()) {
-        if (c.backend != u"jobs") {
-            *error = CliApp::tr("--profile is for the jobs backend (this is %1)").arg(c.backend);
-            return std::nullopt;
-        }
-        c.options.insert(u"profile_file"_s, o.profile);
-    }
-    const std::pair<QLatin1StringView, QString> given[] = {{ConnectionOption::Organization, o.organization},
-                                                           {ConnectionOption::Project, o.project},
-                                                           {ConnectionOption::Proxy, o.proxy},
-                                                           {ConnectionOption::CaBundle, o.caBundle}};
-    for (const auto &[key, value] : given) {
         if (!value.isEmpty())
-            c.options.insert(key,
-                             key == ConnectionOption::CaBundle ? QFileInfo(value).absoluteFilePath() : value);
+            c.options.insert(it.key(), value);
     }
     // The rules the Connections dialog applies as the operator types (not the plain-http one:
     // HttpClient refuses such a request with its own message).

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connections/connection.h"
 #include "connections/connectionregistry.h"
+#include "domain/connection.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 
 #include <QHash>
 #include <QObject>
@@ -44,6 +44,8 @@ public:
 
     // Runs the command to completion (spins the event loop). `args` excludes argv[0].
     int run(const QStringList &args);
+    // The whole --help text: the fixed parts and the connectors' (the registry's rows).
+    static QString helpText();
 
 private:
     struct Options;

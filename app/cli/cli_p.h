@@ -14,6 +14,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QJsonObject>
+#include <QMap>
 
 namespace Runwatch::Cli {
 
@@ -26,13 +27,9 @@ struct CliApp::Options
     QString apiKeyEnv;
     QString auth;
     QString store;
-    QString profile;      // jobs connection profile file
-    QString apiVersion;   // ?api-version= (foundry; Azure OpenAI)
-    QString tokenCommand; // foundry: a command that prints a Bearer token
-    QString organization; // openai: OpenAI-Organization header
-    QString project;      // openai: OpenAI-Project header
-    QString proxy;        // http:// or socks5:// proxy for every request
-    QString caBundle;     // PEM CA certificates trusted besides the system's
+    // The connection options given by their flags (the registry's rows: a connector's own and
+    // the common ones), by option key: the flag as given and its value.
+    QMap<QString, std::pair<QString, QString>> connectionOptions;
     bool allowInsecure = false;
 };
 

@@ -3,11 +3,12 @@
 #include "cli.h"
 #include "cli_p.h"
 
+#include "backends/registry.h"
 #include "domain/timebudget.h"
-#include "engine/pricebook.h"
 #include "engine/retention.h"
 #include "engine/rundeadlines.h"
 #include "engine/runexport.h"
+#include "store/pricebook.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -91,22 +92,26 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     if (!conn)
         return exitCode;
     // Agent runs use the agent's own model unless one is asked for.
-    const bool agentService = conn->backend == u"foundry";
-    if (agentService && agent.isEmpty() && conn->options.value(u"agent"_s).toString().isEmpty())
+    const ConnectorDescriptor *row = connector(conn->backend);
+    if (row && row->needsAgent && agent.isEmpty()
+        && conn->options.value(ConnectionOption::Agent).toString().isEmpty())
         return usage(
-            CliApp::tr("start on foundry needs --agent ASSISTANT_ID (runwatch-cli agents lists them)"));
+            CliApp::tr("start on %1 needs --agent ID (runwatch-cli agents lists them)").arg(conn->backend));
     StartRequest request;
     request.prompt = prompt;
     request.agent = agent;
     request.model = !model.isEmpty()                ? model
                     : !conn->defaultModel.isEmpty() ? conn->defaultModel
-                    : agentService                  ? QString()
-                                                    : u"gpt-5"_s;
+                    : row                           ? row->defaultModel
+                                                    : QString();
     request.stream = stream;
     const QString id = m_manager.startRun(conn->name, request);
     if (budget)
         m_manager.setDeadline(id, QDateTime::currentDateTimeUtc().addMSecs(*budget), cancelAtDeadline);
-    return reportStarted(id, follow, stream, agentService);
+    // A run whose stream cannot be resumed is followed by polling in any later command.
+    const RunBackend *backend = m_manager.backend(conn->name);
+    return reportStarted(id, follow, stream,
+                         !backend || !backend->capabilities().testFlag(Capability::ResumeStream));
 }
 
 int CliApp::reportStarted(const QString &id, bool follow, bool stream, bool pollOnly)
@@ -124,8 +129,8 @@ int CliApp::reportStarted(const QString &id, bool follow, bool stream, bool poll
             const Run *run = m_manager.run(id);
             return !run || run->isTerminal() || run->status == RunStatus::InputRequired
                    || (!run->remoteId.isEmpty() && (run->token.sequence >= 1 || !stream))
-                   // No stream to resume anyway (foundry): once the run is known it is followed
-                   // by polling in any later command.
+                   // No stream to resume anyway: once the run is known it is followed by
+                   // polling in any later command.
                    || (pollOnly && !run->remoteId.isEmpty()) || !m_manager.isFollowing(id);
         },
         60000);

@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "cli_p.h"
 
-#include "backends/foundry/foundrybackend.h"
+#include "backends/registry.h"
 
 #include <QCoroTask>
 #include <QJsonArray>
@@ -161,22 +161,29 @@ int CliApp::cmdAgents(const Options &o, const QStringList &args)
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
         return exitCode;
-    auto *foundry = qobject_cast<FoundryBackend *>(m_manager.backend(conn->name));
-    if (!foundry)
-        return usage(CliApp::tr("agents lists a Foundry project's agents: use --backend foundry"));
-    const FoundryAgentList list = QCoro::waitFor(foundry->agents());
+    RunBackend *backend = m_manager.backend(conn->name);
+    if (!backend || !backend->capabilities().testFlag(Capability::Catalog)) {
+        QStringList withAgents;
+        for (const ConnectorDescriptor &row : connectors()) {
+            if (row.needsAgent)
+                withAgents << row.name;
+        }
+        return usage(CliApp::tr("agents lists a service's agents: %1 lists none (use --backend %2)")
+                         .arg(conn->backend, withAgents.join(u'|')));
+    }
+    const CatalogResult list = QCoro::waitFor(backend->catalog());
     if (list.error.isError()) {
         printError(QString(), list.error);
         return ExitOtherError;
     }
-    for (const FoundryAgent &agent : list.agents) {
+    for (const CatalogEntry &agent : list.entries) {
         if (m_json)
             writeJson({{u"type"_s, u"agent"_s},
                        {u"id"_s, agent.id},
                        {u"name"_s, agent.name},
-                       {u"model"_s, agent.model}});
+                       {u"model"_s, agent.detail}});
         else
-            writeOut(agent.id + u'\t' + agent.name + u'\t' + agent.model + u'\n');
+            writeOut(agent.id + u'\t' + agent.name + u'\t' + agent.detail + u'\n');
     }
     return ExitCompleted;
 }

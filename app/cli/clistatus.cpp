@@ -3,11 +3,11 @@
 #include "cli.h"
 #include "cli_p.h"
 
-#include "engine/pricebook.h"
+#include "domain/runprogress.h"
 #include "engine/rundeadlines.h"
 #include "engine/stuckruns.h"
 #include "models/runformat.h"
-#include "models/runprogress.h"
+#include "store/pricebook.h"
 
 #include <QCoreApplication>
 #include <QJsonObject>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "engine/runhistoryreader.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runhistoryreader.h"
+#include "store/runstore.h"
 
 #include "mainwindow.h"
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "demomode.h"
 
+#include "backends/registry.h"
 #include "demosimulators.h"
 #include "engine/runmanager.h"
 
 #include <QJsonObject>
+#include <QMetaEnum>
 #include <QTimer>
 
 #include <memory>
@@ -15,24 +17,8 @@ namespace Runwatch {
 
 namespace {
 
-// The words the jobs simulator streams as the output of every demo job (so the jobs' prompts are
-// all about the same cost report). Jobs that wait stop halfway, after 12 of the 24 words: each
-// half reads as a sentence of its own.
-const char *const kJobsReply = "Read the usage and cost figures of all 14 services for Q3. "
-                               "Storage grew by 31 percent and two batch jobs run twice nightly.";
-
-// How long the demo's timer run waits before it resumes by itself.
-constexpr int kTimerMs = 5 * 60 * 1000;
 // How much of its answer the cancelled run shows before it is cancelled.
 constexpr qsizetype kCancelAfterChars = 60;
-
-// The simulators pick a run's scenario from the first word of its prompt ("Fail:", "Timer:", …):
-// the demo uses the same words a person can type into New Run to get the same behaviour. That
-// word is the simulators' vocabulary, so only the rest of the prompt is translated.
-QString scenario(QStringView keyword, const QString &task)
-{
-    return keyword.toString() + u": "_s + task;
-}
 
 struct SeedPlan
 {
@@ -41,34 +27,20 @@ struct SeedPlan
     QString prompt;
 };
 
+// The run a connector's demo row starts for `seed`: on that row's demo connection. The
+// simulators pick a run's scenario from the first word of its prompt ("Fail:", "Timer:", …): the
+// demo uses the same words a person can type into New Run to get the same behaviour. That word is
+// the simulators' vocabulary, so only the rest of the prompt is translated.
 SeedPlan planFor(DemoMode::Seed seed)
 {
-    using Seed = DemoMode::Seed;
-    const QString openAi = DemoMode::localDemoName();
-    const QString a2a = DemoMode::demoAgentName();
-    const QString jobs = DemoMode::demoJobsName();
-    const QString foundry = DemoMode::demoFoundryName();
-    switch (seed) {
-    case Seed::Completed:
-        return {seed, jobs, DemoMode::tr("Summarise Q3 usage and costs")};
-    case Seed::Failed:
-        return {seed, openAi, scenario(u"Fail", DemoMode::tr("summarise this week's TLS advisories"))};
-    case Seed::Cancelled:
-        return {seed, openAi, scenario(u"Long", DemoMode::tr("check the TLS setup of every service"))};
-    case Seed::Timer:
-        return {seed, jobs, scenario(u"Timer", DemoMode::tr("export the Q3 billing data"))};
-    case Seed::Webhook:
-        return {seed, jobs, scenario(u"Webhook", DemoMode::tr("rebuild the Q3 cost dashboards"))};
-    case Seed::Options:
-        return {seed, jobs, scenario(u"Options", DemoMode::tr("analyse the Q3 cost drivers"))};
-    case Seed::Question:
-        return {seed, a2a, scenario(u"Input", DemoMode::tr("weather for Friday's offsite"))};
-    case Seed::Approval:
-        return {seed, jobs, scenario(u"Two-step", DemoMode::tr("approve the Q3 compute budget"))};
-    case Seed::ToolOutput:
-        return {seed, foundry, scenario(u"Tools", DemoMode::tr("plan Friday's offsite lunch"))};
-    case Seed::Streaming:
-        return {seed, openAi, scenario(u"Reasoning", DemoMode::tr("audit the TLS stacks we ship"))};
+    for (const ConnectorDescriptor &row : connectors()) {
+        for (const ConnectorDemo::DemoRun &run : row.demo.runs) {
+            if (run.seed != seed)
+                continue;
+            const QString task = DemoMode::tr(run.task);
+            return {seed, DemoMode::tr(row.demo.connectionName),
+                    run.keyword.isEmpty() ? task : QString(run.keyword) + u": "_s + task};
+        }
     }
     return {seed, {}, {}};
 }
@@ -83,24 +55,10 @@ DemoMode::DemoMode(QObject *parent)
 // AppController): no connector is left talking to them.
 DemoMode::~DemoMode() = default;
 
-QString DemoMode::localDemoName()
+QString DemoMode::connectionName(QStringView connector)
 {
-    return tr("Demo OpenAI");
-}
-
-QString DemoMode::demoAgentName()
-{
-    return tr("Demo agent");
-}
-
-QString DemoMode::demoJobsName()
-{
-    return tr("Demo jobs");
-}
-
-QString DemoMode::demoFoundryName()
-{
-    return tr("Demo Foundry");
+    const ConnectorDescriptor *row = Runwatch::connector(connector);
+    return row && row->demo.connectionName ? tr(row->demo.connectionName) : QString();
 }
 
 bool DemoMode::startSimulators(QString *error)
@@ -120,47 +78,34 @@ QList<Connection> DemoMode::connections() const
 {
     if (!m_sims || !m_sims->isRunning())
         return {};
-    Connection openAi;
-    openAi.name = localDemoName();
-    openAi.backend = u"openai"_s;
-    openAi.baseUrl = m_sims->openAiUrl();
-    openAi.auth = AuthStyle::None;
-    openAi.defaultModel = u"runwatch-sim-1"_s;
-
-    Connection agent;
-    agent.name = demoAgentName();
-    agent.backend = u"a2a"_s;
-    agent.baseUrl = m_sims->a2aUrl();
-    agent.auth = AuthStyle::None;
-
-    // A jobs profile that only adds fixed kickoff metadata: the simulator reads from it the words
-    // to stream and how long the timer waits (a connection profile is how a real service would
-    // get fixed members too, see docs/jobs-profile.md).
-    Connection jobs;
-    jobs.name = demoJobsName();
-    jobs.backend = u"jobs"_s;
-    jobs.baseUrl = m_sims->jobsUrl();
-    jobs.auth = AuthStyle::None;
-    const QJsonObject metadata{{u"reply"_s, QString::fromUtf8(kJobsReply)},
-                               {u"timer_ms"_s, QString::number(kTimerMs)}};
-    jobs.options.insert(
-        u"profile"_s,
-        QJsonObject{{u"name"_s, u"demo-jobs"_s},
-                    {u"request"_s, QJsonObject{{u"body"_s, QJsonObject{{u"metadata"_s, metadata}}}}}});
-    // The project's weather agent; no token (the simulator asks for none).
-    Connection foundry;
-    foundry.name = demoFoundryName();
-    foundry.backend = u"foundry"_s;
-    foundry.baseUrl = m_sims->foundryUrl();
-    foundry.auth = AuthStyle::None;
-    foundry.options.insert(u"agent"_s, u"asst_sim_weather"_s);
-    return {openAi, agent, jobs, foundry};
+    QList<Connection> out;
+    for (const ConnectorDescriptor &row : connectors()) {
+        if (!row.demo.connectionName)
+            continue;
+        Connection c;
+        c.name = tr(row.demo.connectionName);
+        c.backend = row.name;
+        c.baseUrl = m_sims->urlFor(row.name);
+        c.auth = AuthStyle::None; // the simulators ask for no key
+        c.defaultModel = row.demo.defaultModel;
+        if (row.demo.options)
+            c.options = row.demo.options();
+        out << c;
+    }
+    return out;
 }
 
 QList<DemoMode::Seed> DemoMode::seeds()
 {
-    return {Seed::Completed, Seed::Failed,   Seed::Cancelled, Seed::Timer,      Seed::Webhook,
-            Seed::Options,   Seed::Question, Seed::Approval,  Seed::ToolOutput, Seed::Streaming};
+    // Every seed some connector's demo starts, in the enum's order: finished runs first.
+    QList<Seed> out;
+    const QMetaEnum all = QMetaEnum::fromType<Seed>();
+    for (int i = 0; i < all.keyCount(); ++i) {
+        const auto seed = Seed(all.value(i));
+        if (!planFor(seed).connection.isEmpty())
+            out << seed;
+    }
+    return out;
 }
 
 RunStatus DemoMode::intendedStatus(Seed seed)

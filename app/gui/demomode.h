@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/connector.h"
 #include "engine/runmanager.h"
 
 #include <QMap>
@@ -16,8 +17,8 @@ namespace Runwatch {
 class DemoSimulators;
 
 // The embedded default: the OpenAI Responses, A2A, jobs and Foundry simulators in-process
-// (DemoSimulators) and one transient connection to each, served by the real "openai", "a2a",
-// "jobs" and "foundry" connectors, with runs in every state so that a first launch shows the
+// (DemoSimulators) and one transient connection to each, served by the real connectors (each
+// connector's registry row describes its demo connection and runs: ConnectorDemo), with runs in every state so that a first launch shows the
 // product working: one streaming with reasoning and a tool call, one completed, one failed, one
 // cancelled, and one of each kind of wait — a question (A2A input-required), a two-step approval,
 // a choice of options, a webhook and a timer (jobs), two tool outputs due before the run expires
@@ -28,36 +29,23 @@ class DemoMode final : public QObject
 {
     Q_OBJECT
 public:
-    // The demo runs, in the order they are started (the newest is listed first).
-    enum class Seed {
-        Completed,
-        Failed,
-        Cancelled,
-        Timer,
-        Webhook,
-        Options,
-        Question,
-        Approval,
-        ToolOutput,
-        Streaming,
-    };
-    Q_ENUM(Seed)
+    // The demo runs, in the order they are started (the newest is listed first); each
+    // connector's registry row says which of them it shows (ConnectorDemo).
+    using Seed = ConnectorDemo::Seed;
 
     explicit DemoMode(QObject *parent = nullptr);
     ~DemoMode() override;
 
-    // Short enough for the run list's Connection column; its Backend column names the protocol.
-    static QString localDemoName();   // "Demo OpenAI"
-    static QString demoAgentName();   // "Demo agent" (A2A)
-    static QString demoJobsName();    // "Demo jobs"
-    static QString demoFoundryName(); // "Demo Foundry"
+    // The name of `connector`'s demo connection, e.g. "Demo OpenAI": short enough for the run
+    // list's Connection column (its Backend column names the protocol). Empty without one.
+    static QString connectionName(QStringView connector);
 
     // Starts the simulators. False (with *error) when they cannot listen.
     bool startSimulators(QString *error = nullptr);
     DemoSimulators *simulators() const { return m_sims; }
     // The status bar's note while the demo runs.
     QString modeNote() const;
-    // The four demo connections (valid after startSimulators()).
+    // The demo connections, one per connector whose row has a demo (valid after startSimulators()).
     QList<Connection> connections() const;
 
     // Starts the demo runs on `manager` (the connections must be added already), a few

@@ -79,6 +79,21 @@ DemoSimulators::~DemoSimulators()
     stop();
 }
 
+QUrl DemoSimulators::urlFor(QStringView connector) const
+{
+    const std::pair<QLatin1StringView, QUrl> urls[] = {
+        {RunwatchSim::OpenAiSimulator::kProtocol, m_openAiUrl},
+        {RunwatchSim::A2aSimulator::kProtocol, m_a2aUrl},
+        {RunwatchSim::JobsSimulator::kProtocol, m_jobsUrl},
+        {RunwatchSim::FoundrySimulator::kProtocol, m_foundryUrl},
+    };
+    for (const auto &[protocol, url] : urls) {
+        if (connector == protocol)
+            return url;
+    }
+    return {};
+}
+
 bool DemoSimulators::start(QString *error)
 {
     if (m_thread)

@@ -44,6 +44,10 @@ public:
     QUrl jobsUrl() const { return m_jobsUrl; }       // http://127.0.0.1:P/api
     QUrl foundryUrl() const { return m_foundryUrl; } // http://127.0.0.1:P/api/projects/runwatch-sim
 
+    // The URL of the simulator that speaks `connector`'s protocol (ConnectorDescriptor::name);
+    // empty when none does.
+    QUrl urlFor(QStringView connector) const;
+
     // Plays an OpenAI response to its end at once (asynchronously, in the simulators' thread).
     void finishResponse(const QString &responseId);
 

@@ -59,17 +59,49 @@ QCoro::Task<ConnectionInfo> RunBackend::describe()
     info.protocol = kind();
     const Capabilities caps = capabilities();
     const std::pair<Capability, QString> names[] = {
-        {Capability::Start, u"start"_s},        {Capability::Get, u"get"_s},
-        {Capability::Stream, u"stream"_s},      {Capability::ResumeStream, u"resume stream"_s},
-        {Capability::Cancel, u"cancel"_s},      {Capability::Delete, u"delete on the server"_s},
-        {Capability::Respond, u"respond"_s},    {Capability::List, u"list remote runs"_s},
-        {Capability::FollowUp, u"follow up"_s}, {Capability::FollowUpWorking, u"follow up a working run"_s},
+        {Capability::Start, u"start"_s},         {Capability::Get, u"get"_s},
+        {Capability::Stream, u"stream"_s},       {Capability::ResumeStream, u"resume stream"_s},
+        {Capability::Cancel, u"cancel"_s},       {Capability::Delete, u"delete on the server"_s},
+        {Capability::Respond, u"respond"_s},     {Capability::List, u"list remote runs"_s},
+        {Capability::FollowUp, u"follow up"_s},  {Capability::FollowUpWorking, u"follow up a working run"_s},
+        {Capability::Catalog, u"list agents"_s},
     };
     for (const auto &[flag, name] : names) {
         if (caps.testFlag(flag))
             info.capabilities << name;
     }
     co_return info;
+}
+
+QCoro::Task<CatalogResult> RunBackend::catalog()
+{
+    co_return CatalogResult{};
+}
+
+QCoro::Task<ConnectionProbe> RunBackend::probe()
+{
+    const QPointer<RunBackend> self(this);
+    ConnectionProbe probe;
+    probe.info = co_await describe();
+    if (!self) {
+        probe.error = RunError::cancelled();
+        co_return probe;
+    }
+    if (!probe.info.ok()) {
+        probe.error = probe.info.error;
+        co_return probe;
+    }
+    if (probe.info.name != kind() || !probe.info.skills.isEmpty()) {
+        probe.ok = true;
+        probe.kind = ConnectionProbe::Kind::Described;
+        co_return probe;
+    }
+    const ListResult listed = co_await list();
+    probe.ok = !listed.error.isError();
+    probe.kind = probe.ok ? ConnectionProbe::Kind::Listed : ConnectionProbe::Kind::Failed;
+    probe.runsListed = int(listed.runs.size());
+    probe.error = listed.error;
+    co_return probe;
 }
 
 } // namespace Runwatch

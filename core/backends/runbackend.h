@@ -106,6 +106,39 @@ struct ConnectionInfo
     QJsonObject toJson() const;
 };
 
+// One thing a run can be started on (Capability::Catalog): an agent or assistant of the service.
+struct CatalogEntry
+{
+    QString id;     // what StartRequest::agent takes
+    QString name;   // the service's name for it (may be empty)
+    QString detail; // e.g. its model
+};
+
+struct CatalogResult
+{
+    RunError error;
+    QList<CatalogEntry> entries;
+};
+
+// What "Test connection" found out. Which question each kind of service is asked is the
+// connector's (RunBackend::probe()); the front end only words the result.
+struct ConnectionProbe
+{
+    enum class Kind {
+        UnknownBackend, // no connector of that name (ok is false)
+        Models,         // an OpenAI-compatible service answered GET /models (httpStatus)
+        Described,      // the service described itself (info: an A2A agent card)
+        Listed,         // a plain service listed its runs (runsListed)
+        Failed,         // error says why
+    };
+    Kind kind = Kind::Failed;
+    bool ok = false;
+    int httpStatus = 0;
+    ConnectionInfo info;
+    int runsListed = 0;
+    RunError error;
+};
+
 // The seam every protocol implements (ARCHITECTURE.md "The core seam"). Coroutine methods take
 // their parameters by value: they outlive the caller's arguments.
 class RunBackend : public QObject
@@ -142,6 +175,14 @@ public:
     // Describes the service. The default says only what every backend knows (kind and
     // capabilities); connectors with a self-description (the A2A agent card) override it.
     virtual QCoro::Task<ConnectionInfo> describe();
+    // What the run can be started on (Capability::Catalog), every page of it. The default, for
+    // backends without the capability, returns an empty list.
+    virtual QCoro::Task<CatalogResult> catalog();
+    // One cheap question that tells the operator the connection works, without retries. The
+    // default asks a service that describes itself (an A2A agent card) for that, since its name
+    // and skills tell the operator they reached the agent they meant, and other services for
+    // their run list; a connector whose API has neither overrides it.
+    virtual QCoro::Task<ConnectionProbe> probe();
 
     // For an orderly exit (RunManager::shutdown): ends every request in flight at once and refuses
     // new ones, so that each coroutine awaiting this backend completes (with Cancelled) on the

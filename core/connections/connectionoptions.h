@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connections/connection.h"
+#include "domain/connection.h"
 
 #include <QList>
 #include <QString>
@@ -9,24 +9,8 @@
 
 namespace Runwatch {
 
-class HttpClient;
-
-// The options of a connection (Connection::options) that an operator sets, with the keys the
-// connectors read. The GUI's Connections dialog and the CLI both write them; the rules of what
-// applies to which backend and what is valid live here.
-namespace ConnectionOption {
-inline constexpr QLatin1StringView Organization{"organization"};  // openai: OpenAI-Organization header
-inline constexpr QLatin1StringView Project{"project"};            // openai: OpenAI-Project header
-inline constexpr QLatin1StringView ApiVersion{"api_version"};     // openai (Azure), foundry: ?api-version=
-inline constexpr QLatin1StringView TokenCommand{"token_command"}; // foundry: prints an Entra token
-inline constexpr QLatin1StringView ProfileFile{"profile_file"};   // jobs: the connection profile (JSON)
-inline constexpr QLatin1StringView CaBundle{"ca_bundle"};         // every backend: PEM CA certificates
-inline constexpr QLatin1StringView Proxy{"proxy"};                // every backend: http:// or socks5:// proxy
-inline constexpr QLatin1StringView DefaultTimeBudget{
-    "default_time_budget"}; // every backend: "2h", a new run's deadline
-} // namespace ConnectionOption
-
-// Which of the options above apply to `backend` (the common ones included), in display order.
+// The keys of the options that apply to `backend`'s connections (its registry row's, then the
+// common ones), in display order.
 QStringList connectionOptionsFor(const QString &backend);
 
 // One problem of a connection as entered: the option it is about ("base_url" for the URL and
@@ -38,16 +22,11 @@ struct ConnectionOptionProblem
 };
 
 // Checks the connection's URL and options the way the connector would use them, without the
-// network: a jobs profile file is read and parsed (its errors name the JSON pointer of the bad
-// value), a CA bundle must hold PEM certificates, a proxy URL must name a scheme, host and port,
-// header values must be one line, plain http to a host that is not loopback needs the opt-in.
-// Options that do not apply to the backend are reported too: they would be ignored.
+// network: each option by its registry row's check (a file the connector reads is read and parsed,
+// a CA bundle must hold PEM certificates, a proxy URL must name a scheme, host and port, header
+// values must be one line), and plain http to a host that is not loopback needs the opt-in.
+// Another connector's options are reported too: they would be ignored.
 QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &connection);
-
-// Sets up `client` for `connection`: the plain-http opt-in, its proxy and its CA bundle. An
-// option that cannot be used (an unreadable bundle, a bad proxy URL) leaves the client on the
-// system's defaults; validateConnectionOptions() explains it to the operator beforehand.
-void applyTransportOptions(HttpClient *client, const Connection &connection);
 
 // A proxy's password is a secret like the API key: ConnectionRegistry keeps it in the keychain
 // and saves the proxy URL without it. These read it off the proxy option and put it back

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connections/connection.h"
+#include "domain/connection.h"
 
 #include <QJsonObject>
 #include <QString>

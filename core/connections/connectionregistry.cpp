@@ -4,7 +4,7 @@
 #include "backends/registry.h"
 #include "connections/connectionoptions.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 
 #include <QSettings>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connections/connection.h"
 #include "connections/connectionprofile.h"
 #include "connections/keystore.h"
+#include "domain/connection.h"
 
 #include <QObject>
 #include <QPointer>

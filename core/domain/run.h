@@ -33,6 +33,9 @@ enum class Capability {
     // that same run (A2A: a message with the task's taskId). No service says in advance whether
     // it will take one: the service's refusal comes back as an error on the run, which goes on.
     FollowUpWorking = 0x200,
+    // The service lists what a run can be started on (its agents or assistants):
+    // RunBackend::catalog().
+    Catalog = 0x800,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -189,7 +192,7 @@ struct Run
 {
     QString localId;
     QString connection; // connection name
-    QString backend;    // "openai", "a2a", "jobs", "foundry"
+    QString backend;    // the connector's name (Connection::backend)
     QString baseUrl;    // where the run lives, so another process can reattach without the profile
     QString remoteId;
     QDateTime createdAt;

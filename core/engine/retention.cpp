@@ -2,7 +2,7 @@
 #include "engine/retention.h"
 
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 
 #include <QSettings>
 

@@ -5,9 +5,8 @@
 
 #include "eventloopwait.h"
 #include "runmanager_p.h"
-#include "runstore.h"
+#include "store/runstore.h"
 
-#include "connections/connectionoptions.h"
 #include "domain/timebudget.h"
 
 #include <QCoreApplication>

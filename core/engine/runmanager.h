@@ -3,9 +3,9 @@
 
 #include "backends/registry.h"
 #include "backends/runbackend.h"
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "domain/runreducer.h"
-#include "pricebook.h"
+#include "store/pricebook.h"
 
 #include <QHash>
 #include <QObject>

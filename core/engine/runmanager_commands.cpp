@@ -5,7 +5,7 @@
 #include "runmanager_p.h"
 
 #include "net/httperrors.h"
-#include "runstore.h"
+#include "store/runstore.h"
 
 #include <QCoreApplication>
 #include <QTimer>

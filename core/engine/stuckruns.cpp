@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engine/stuckruns.h"
 
+#include "domain/runprogress.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
 #include "engine/watchtimer.h"
-#include "models/runprogress.h"
+#include "store/runstore.h"
 
 #include <QJsonValue>
 

@@ -220,4 +220,14 @@ QString statusToolTip(const Run &run)
     return lines.join(u'\n');
 }
 
+QString formatEta(const QDateTime &eta, const QDateTime &now)
+{
+    if (!eta.isValid())
+        return {};
+    const qint64 left = now.msecsTo(eta);
+    if (left < 1000)
+        return QCoreApplication::translate("RunList", "finishing");
+    return QCoreApplication::translate("RunList", "about %1 left").arg(formatDuration(left));
+}
+
 } // namespace Runwatch

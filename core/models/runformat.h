@@ -42,6 +42,9 @@ QString formatTokensShort(qint64 tokens);
 qint64 runDurationMs(const Run &run, const QDateTime &now);
 // "850 ms", "42 s", "3 m 05 s", "2 h 07 m", "3 d 4 h".
 QString formatDuration(qint64 ms);
+// "about 3 m 05 s left", or "finishing" once the ETA has passed; empty for an invalid ETA.
+QString formatEta(const QDateTime &eta, const QDateTime &now);
+
 // Local time; the date is left out for today: "14:03:21", "Mar 2 14:03".
 QString formatTimestamp(const QDateTime &when, const QDateTime &now);
 // Time left for a person to answer a run that waits for one before a deadline (the request's

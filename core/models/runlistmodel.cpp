@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runlistmodel.h"
 
+#include "domain/runprogress.h"
 #include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
 #include "engine/stuckruns.h"
-#include "runprogress.h"
 
 #include <algorithm>
 

@@ -4,10 +4,10 @@
 #include "runlistmodel.h"
 
 #include "domain/pricetable.h"
+#include "domain/runprogress.h"
 #include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
 #include "engine/stuckruns.h"
-#include "runprogress.h"
 
 #include <QCoreApplication>
 

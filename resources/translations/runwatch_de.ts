@@ -857,16 +857,8 @@
         <translation>kein Befehl angegeben</translation>
     </message>
     <message>
-        <source>--token-command is for the foundry backend, not %1</source>
-        <translation>--token-command gilt für das Backend foundry, nicht für %1</translation>
-    </message>
-    <message>
         <source>unknown backend &quot;%1&quot; (known: %2)</source>
         <translation>unbekanntes Backend „%1“ (bekannt: %2)</translation>
-    </message>
-    <message>
-        <source>--profile is for the jobs backend, not %1</source>
-        <translation>--profile gilt für das Backend jobs, nicht für %1</translation>
     </message>
     <message>
         <source>--give-up-after needs a duration such as 90s, 5m or 1h</source>
@@ -885,14 +877,6 @@
         <translation>keine Dienst-URL: Geben Sie --url URL (und --backend) oder --connection NAME an</translation>
     </message>
     <message>
-        <source>--token-command is for the foundry backend (this is %1)</source>
-        <translation>--token-command gilt für das Backend foundry (dies ist %1)</translation>
-    </message>
-    <message>
-        <source>--profile is for the jobs backend (this is %1)</source>
-        <translation>--profile gilt für das Backend jobs (dies ist %1)</translation>
-    </message>
-    <message>
         <source>no run &quot;%1&quot; in the store %2</source>
         <translation>kein Lauf „%1“ in der Laufdatenbank %2</translation>
     </message>
@@ -907,10 +891,6 @@
     <message>
         <source>start needs --prompt TEXT</source>
         <translation>start braucht --prompt TEXT</translation>
-    </message>
-    <message>
-        <source>start on foundry needs --agent ASSISTANT_ID (runwatch-cli agents lists them)</source>
-        <translation>start auf foundry braucht --agent ASSISTANT_ID (runwatch-cli agents listet sie auf)</translation>
     </message>
     <message>
         <source>runwatch-cli: the run disappeared
@@ -1133,10 +1113,6 @@
         <translation>agents nimmt keine Argumente</translation>
     </message>
     <message>
-        <source>agents lists a Foundry project&apos;s agents: use --backend foundry</source>
-        <translation>agents listet die Agenten eines Foundry-Projekts: Verwenden Sie --backend foundry</translation>
-    </message>
-    <message>
         <source>--give-up-after is for watch, resume, attach, start --follow and followup --follow</source>
         <translation>--give-up-after gilt für watch, resume, attach, start --follow und followup --follow</translation>
     </message>
@@ -1163,182 +1139,6 @@
     <message>
         <source>The follow-up was not acknowledged.</source>
         <translation>Die Nachfrage wurde nicht bestätigt.</translation>
-    </message>
-    <message>
-        <source>Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
-
-Global options (before the command):
-  --backend NAME      connector for --url: openai, a2a (--url is then the agent&apos;s base URL),
-                      jobs (a generic HTTP job API; --url is the base the job paths hang off),
-                      foundry (Azure AI Foundry Agent Service; --url is the project endpoint
-                      https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;)
-  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
-  --connection NAME   a connection saved in the app&apos;s Connections dialog, instead of
-                      --backend/--url/--auth/--profile: its backend, URL, auth style, options
-                      and API key (from the OS keychain, or the plain file if you opted in)
-  --api-key-env VAR   environment variable holding the API key; overrides a saved key
-                      (without --connection the default is RUNWATCH_API_KEY, then
-                      OPENAI_API_KEY for openai)
-  --auth STYLE        bearer (default) or api-key (Azure OpenAI)
-  --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
-  --api-version V     the api-version query (foundry: default 2025-05-01; Azure OpenAI)
-  --token-command CMD foundry: a command printing a Microsoft Entra token, run when there is
-                      none, near its expiry and once after a 401 (e.g. az account
-                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
-                      its output is never logged or stored. Give both on every command.
-  --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
-                      names; docs/jobs-profile.md); give it on every command
-  --organization ORG  openai: sent as the OpenAI-Organization header
-  --project ID        openai: sent as the OpenAI-Project header
-  --proxy URL         every request through this proxy (http://host:port, socks5://host:port)
-  --ca-bundle FILE    PEM CA certificates trusted besides the system&apos;s
-  --json              JSON Lines output
-  --allow-insecure-http  permit plain http:// to a non-loopback host
-  --version           print the version
-
-Commands:
-  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
-        [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: foundry, the assistant id to run; --deadline: a time budget
-                      such as 45m or 2h, warned before, cancelled at the end when asked)
-  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
-                      the next turn after a completed run (openai: previous_response_id;
-                      a2a: a new task in its contextId; foundry: a message and a new run on
-                      its thread): a run of its own, printed like start&apos;s; status shows
-                      its parent. A working a2a run takes it as a message to its task: the
-                      same run is printed and goes on (a refusal: its error, exit 1)
-  watch RUN [--give-up-after DURATION]
-                      primary text to stdout as it arrives, secondary output to stderr;
-                      resumes after drops; exits at a terminal state or when input is required.
-                      Trouble that waiting can cure never ends following (&quot;[reconnecting]
-                      next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
-                      attach) stops after that long without progress, exit 1
-  status RUN          refreshes and prints the run
-  cancel RUN          cancels and waits (bounded) until the run is terminal
-  delete RUN [--local]  deletes on the server (when supported) and locally
-  list [--all] [--stuck]
-                      active runs (--all: every stored run; --stuck: only the live runs
-                      without progress for several times their expected duration, shown
-                      as &quot;stuck&quot; where the status would be)
-  list --remote       the service&apos;s own list of runs (A2A 1.0: ListTasks), incl. ones
-                      started elsewhere: remote id, status, title
-  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
-  agent               what the service says about itself (A2A: the agent card)
-  agents              foundry: the project&apos;s agents (id, name, model)
-  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
-               --output CALL_ID=TEXT ...)
-                      tool calls (openai, foundry): --output once per pending call, all sent
-                      in one request; --text when exactly one is pending; --approve/--reject
-                      answer every pending MCP approval. OpenAI goes on in the next response
-                      (previous_response_id): `watch RUN` follows it
-  resume              reattaches every unfinished run in the store and follows them all
-  export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
-  prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
-  connections         the saved connections: name, backend, URL, where the key is kept
-  deadline RUN (--in DURATION [--cancel] | --clear)
-                      the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
-                      it at the deadline (done by whoever follows it: the app, watch)
-  stuck-rule [--factor N] [--floor DURATION]
-                      when a live run counts as stuck (app, list, status): no progress for
-                      N × its expected duration (default 3), never under the floor (2m);
-                      without options prints the rule
-
-RUN is the local or the remote id. A stored run started on a saved connection goes through it
-again (its options and key) unless --url/--backend are given. API keys never come from the
-command line: from the environment, or from a saved connection&apos;s keychain entry. A key the app
-kept &quot;for this session only&quot; lives in the app&apos;s memory and cannot reach this process.
-Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed out/incomplete,
-4 cancelled, 5 waiting for input, 6 still running (status only).
-</source>
-        <translation>Aufruf: runwatch-cli [GLOBALE OPTIONEN] BEFEHL [ARGUMENTE]
-
-Globale Optionen (vor dem Befehl):
-  --backend NAME      Konnektor für --url: openai, a2a (--url ist dann die Basis-URL des Agenten),
-                      jobs (eine allgemeine HTTP-Job-API; --url ist die Basis der Job-Pfade),
-                      foundry (Azure AI Foundry Agent Service; --url ist der Projekt-Endpunkt
-                      https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;)
-  --url URL           Basis-URL des Dienstes (z. B. https://api.openai.com/v1)
-  --connection NAME   eine im Verbindungsdialog der App gespeicherte Verbindung statt
-                      --backend/--url/--auth/--profile: ihr Backend, ihre URL, Authentifizierung,
-                      Optionen und ihr API-Schlüssel (aus dem Schlüsselbund des Systems oder aus
-                      der unverschlüsselten Datei, wenn Sie das gewählt haben)
-  --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
-                      Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann
-                      OPENAI_API_KEY für openai)
-  --auth STIL         bearer (Standard) oder api-key (Azure OpenAI)
-  --store PFAD        Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
-  --api-version V     der Abfrageparameter api-version (foundry: Standard 2025-05-01; Azure OpenAI)
-  --token-command CMD foundry: ein Befehl, der ein Microsoft-Entra-Token ausgibt; er läuft, wenn es
-                      keines gibt, kurz vor dessen Ablauf und einmal nach einem 401 (z. B. az account
-                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
-                      seine Ausgabe wird nie protokolliert oder gespeichert. Bei jedem Befehl angeben.
-  --profile DATEI     jobs: Verbindungsprofil (Pfade, Abbruchmethode, JSON-Pointer, Statusnamen;
-                      docs/jobs-profile.md); bei jedem Befehl angeben
-  --organization ORG  openai: wird als Header OpenAI-Organization gesendet
-  --project ID        openai: wird als Header OpenAI-Project gesendet
-  --proxy URL         jede Anfrage über diesen Proxy (http://host:port, socks5://host:port)
-  --ca-bundle DATEI   PEM-CA-Zertifikate, denen zusätzlich zu denen des Systems vertraut wird
-  --json              Ausgabe als JSON Lines
-  --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
-  --version           gibt die Version aus
-
-Befehle:
-  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DAUER]]
-        [--deadline DAUER [--cancel-at-deadline]]
-                      (--agent: foundry, die ID des Assistenten, der laufen soll; --deadline:
-                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen)
-  followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
-                      die nächste Runde nach einem abgeschlossenen Lauf (openai:
-                      previous_response_id; a2a: eine neue Aufgabe in ihrer contextId; foundry:
-                      eine Nachricht und ein neuer Lauf in ihrem Thread): ein eigener Lauf,
-                      ausgegeben wie bei start; status zeigt seinen Vorgänger. Ein laufender
-                      a2a-Lauf nimmt sie als Nachricht an seine Aufgabe: derselbe Lauf wird
-                      ausgegeben und geht weiter (eine Ablehnung: sein Fehler, Exit-Code 1)
-  watch LAUF [--give-up-after DAUER]
-                      Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
-                      setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
-                      Eingabe nötig ist. Probleme, die sich durch Warten lösen, beenden das
-                      Folgen nie („[verbinde neu] nächster Versuch in N s“); --give-up-after
-                      (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
-                      Fortschritt auf, Exit-Code 1
-  status LAUF         aktualisiert den Lauf und gibt ihn aus
-  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
-  delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
-  list [--all] [--stuck]
-                      aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
-                      ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
-                      „stuck“ an der Stelle des Status)
-  list --remote       die eigene Laufliste des Dienstes (A2A 1.0: ListTasks), auch anderswo
-                      gestartete Läufe: Remote-ID, Status, Titel
-  attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
-  agent               was der Dienst über sich selbst sagt (A2A: die Agent Card)
-  agents              foundry: die Agenten des Projekts (ID, Name, Modell)
-  respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
-               --output CALL_ID=TEXT ...)
-                      Tool-Aufrufe (openai, foundry): --output einmal je offenem Aufruf, alle
-                      in einer Anfrage gesendet; --text, wenn genau einer offen ist;
-                      --approve/--reject beantworten jede offene MCP-Freigabe. OpenAI geht in
-                      der nächsten Antwort weiter (previous_response_id): `watch LAUF` folgt ihr
-  resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
-  export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
-  prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
-  connections         die gespeicherten Verbindungen: Name, Backend, URL, wo der Schlüssel liegt
-  deadline LAUF (--in DAUER [--cancel] | --clear)
-                      das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
-                      zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
-  stuck-rule [--factor N] [--floor DAUER]
-                      wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
-                      Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
-                      Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
-
-LAUF ist die lokale oder die Remote-ID. Ein gespeicherter Lauf, der auf einer gespeicherten
-Verbindung gestartet wurde, läuft wieder über sie (ihre Optionen und ihren Schlüssel), außer
---url/--backend sind angegeben. API-Schlüssel kommen nie von der Befehlszeile: aus der Umgebung
-oder aus dem Schlüsselbundeintrag einer gespeicherten Verbindung. Ein Schlüssel, den die App „nur
-für diese Sitzung“ behalten hat, lebt im Speicher der App und erreicht diesen Prozess nicht.
-Exit-Codes: 0 abgeschlossen, 1 anderer Fehler, 2 Aufruf, 3 fehlgeschlagen/abgelaufen/abgelehnt/
-Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuft noch (nur status).
-</translation>
     </message>
     <message>
         <source>stuck-rule: --factor needs a number from 1 to 1000</source>
@@ -1368,85 +1168,182 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <source>list: --remote goes alone</source>
         <translation>list: --remote steht allein</translation>
     </message>
+    <message>
+        <source>Usage: runwatch-cli [GLOBAL OPTIONS] COMMAND [ARGS]
+
+Global options (before the command):
+</source>
+        <translation>Aufruf: runwatch-cli [GLOBALE OPTIONEN] BEFEHL [ARGUMENTE]
+
+Globale Optionen (vor dem Befehl):
+</translation>
+    </message>
+    <message>
+        <source>  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
+  --connection NAME   a connection saved in the app&apos;s Connections dialog, instead of
+                      --backend/--url/--auth and the connection options: its backend, URL, auth
+                      style, options and API key (from the OS keychain, or the plain file if you
+                      opted in)
+  --api-key-env VAR   environment variable holding the API key; overrides a saved key
+                      (without --connection the default is RUNWATCH_API_KEY, then the
+                      connector&apos;s own variable, e.g. OPENAI_API_KEY)
+  --auth STYLE        bearer (default) or api-key (Azure OpenAI)
+  --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
+Connection options (give them on every command; [names]: only those connectors&apos;):
+</source>
+        <translation>  --url URL           Basis-URL des Dienstes (z. B. https://api.openai.com/v1)
+  --connection NAME   eine im Verbindungsdialog der App gespeicherte Verbindung statt
+                      --backend/--url/--auth und der Verbindungsoptionen: ihr Backend, ihre URL,
+                      Authentifizierung, Optionen und ihr API-Schlüssel (aus dem Schlüsselbund des
+                      Systems oder aus der unverschlüsselten Datei, wenn Sie das gewählt haben)
+  --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
+                      Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann die
+                      eigene Variable des Konnektors, z. B. OPENAI_API_KEY)
+  --auth STIL         bearer (Standard) oder api-key (Azure OpenAI)
+  --store PFAD        Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
+Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektoren):
+</translation>
+    </message>
+    <message>
+        <source>  --json              JSON Lines output
+  --allow-insecure-http  permit plain http:// to a non-loopback host
+  --version           print the version
+
+Commands:
+  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
+        [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: the agent to run, for services that run agents; --deadline: a time budget
+                      such as 45m or 2h, warned before, cancelled at the end when asked)
+  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
+                      the next turn after a completed run (openai: previous_response_id;
+                      a2a: a new task in its contextId; foundry: a message and a new run on
+                      its thread): a run of its own, printed like start&apos;s; status shows
+                      its parent. A working a2a run takes it as a message to its task: the
+                      same run is printed and goes on (a refusal: its error, exit 1)
+  watch RUN [--give-up-after DURATION]
+                      primary text to stdout as it arrives, secondary output to stderr;
+                      resumes after drops; exits at a terminal state or when input is required.
+                      Trouble that waiting can cure never ends following (&quot;[reconnecting]
+                      next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
+                      attach) stops after that long without progress, exit 1
+  status RUN          refreshes and prints the run
+  cancel RUN          cancels and waits (bounded) until the run is terminal
+  delete RUN [--local]  deletes on the server (when supported) and locally
+  list [--all] [--stuck]
+                      active runs (--all: every stored run; --stuck: only the live runs
+                      without progress for several times their expected duration, shown
+                      as &quot;stuck&quot; where the status would be)
+  list --remote       the service&apos;s own list of runs (A2A 1.0: ListTasks), incl. ones
+                      started elsewhere: remote id, status, title
+  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
+  agent               what the service says about itself (A2A: the agent card)
+  agents              the service&apos;s agents (id, name, model), where it runs agents
+  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
+               --output CALL_ID=TEXT ...)
+                      tool calls (openai, foundry): --output once per pending call, all sent
+                      in one request; --text when exactly one is pending; --approve/--reject
+                      answer every pending MCP approval. OpenAI goes on in the next response
+                      (previous_response_id): `watch RUN` follows it
+  resume              reattaches every unfinished run in the store and follows them all
+  export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
+  prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
+  connections         the saved connections: name, backend, URL, where the key is kept
+  deadline RUN (--in DURATION [--cancel] | --clear)
+                      the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
+                      it at the deadline (done by whoever follows it: the app, watch)
+  stuck-rule [--factor N] [--floor DURATION]
+                      when a live run counts as stuck (app, list, status): no progress for
+                      N × its expected duration (default 3), never under the floor (2m);
+                      without options prints the rule
+
+RUN is the local or the remote id. A stored run started on a saved connection goes through it
+again (its options and key) unless --url/--backend are given. API keys never come from the
+command line: from the environment, or from a saved connection&apos;s keychain entry. A key the app
+kept &quot;for this session only&quot; lives in the app&apos;s memory and cannot reach this process.
+Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed out/incomplete,
+4 cancelled, 5 waiting for input, 6 still running (status only).
+</source>
+        <translation>  --json              Ausgabe als JSON Lines
+  --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
+  --version           gibt die Version aus
+
+Befehle:
+  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DAUER]]
+        [--deadline DAUER [--cancel-at-deadline]]
+                      (--agent: der Agent, der laufen soll, bei Diensten mit Agenten; --deadline:
+                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen)
+  followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
+                      die nächste Runde nach einem abgeschlossenen Lauf (openai:
+                      previous_response_id; a2a: eine neue Aufgabe in ihrer contextId; foundry:
+                      eine Nachricht und ein neuer Lauf in ihrem Thread): ein eigener Lauf,
+                      ausgegeben wie bei start; status zeigt seinen Vorgänger. Ein laufender
+                      a2a-Lauf nimmt sie als Nachricht an seine Aufgabe: derselbe Lauf wird
+                      ausgegeben und geht weiter (eine Ablehnung: sein Fehler, Exit-Code 1)
+  watch LAUF [--give-up-after DAUER]
+                      Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
+                      setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
+                      Eingabe nötig ist. Probleme, die sich durch Warten lösen, beenden das
+                      Folgen nie („[verbinde neu] nächster Versuch in N s“); --give-up-after
+                      (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
+                      Fortschritt auf, Exit-Code 1
+  status LAUF         aktualisiert den Lauf und gibt ihn aus
+  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
+  delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
+  list [--all] [--stuck]
+                      aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
+                      ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
+                      „stuck“ an der Stelle des Status)
+  list --remote       die eigene Laufliste des Dienstes (A2A 1.0: ListTasks), auch anderswo
+                      gestartete Läufe: Remote-ID, Status, Titel
+  attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
+  agent               was der Dienst über sich selbst sagt (A2A: die Agent Card)
+  agents              die Agenten des Dienstes (ID, Name, Modell), wo er Agenten ausführt
+  respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
+               --output CALL_ID=TEXT ...)
+                      Tool-Aufrufe (openai, foundry): --output einmal je offenem Aufruf, alle
+                      in einer Anfrage gesendet; --text, wenn genau einer offen ist;
+                      --approve/--reject beantworten jede offene MCP-Freigabe. OpenAI geht in
+                      der nächsten Antwort weiter (previous_response_id): `watch LAUF` folgt ihr
+  resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
+  export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
+  prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
+  connections         die gespeicherten Verbindungen: Name, Backend, URL, wo der Schlüssel liegt
+  deadline LAUF (--in DAUER [--cancel] | --clear)
+                      das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
+                      zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
+  stuck-rule [--factor N] [--floor DAUER]
+                      wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
+                      Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
+                      Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
+
+LAUF ist die lokale oder die Remote-ID. Ein gespeicherter Lauf, der auf einer gespeicherten
+Verbindung gestartet wurde, läuft wieder über sie (ihre Optionen und ihren Schlüssel), außer
+--url/--backend sind angegeben. API-Schlüssel kommen nie von der Befehlszeile: aus der Umgebung
+oder aus dem Schlüsselbundeintrag einer gespeicherten Verbindung. Ein Schlüssel, den die App „nur
+für diese Sitzung“ behalten hat, lebt im Speicher der App und erreicht diesen Prozess nicht.
+Exit-Codes: 0 abgeschlossen, 1 anderer Fehler, 2 Aufruf, 3 fehlgeschlagen/abgelaufen/abgelehnt/
+Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuft noch (nur status).
+</translation>
+    </message>
+    <message>
+        <source>connector for --url (default: %1):</source>
+        <translation>Konnektor für --url (Standard: %1):</translation>
+    </message>
+    <message>
+        <source>%1 is not an option of the %2 backend</source>
+        <translation>%1 ist keine Option des Backends %2</translation>
+    </message>
+    <message>
+        <source>start on %1 needs --agent ID (runwatch-cli agents lists them)</source>
+        <translation>start auf %1 braucht --agent ID (runwatch-cli agents listet sie)</translation>
+    </message>
+    <message>
+        <source>agents lists a service&apos;s agents: %1 lists none (use --backend %2)</source>
+        <translation>agents listet die Agenten eines Dienstes: %1 listet keine (verwenden Sie --backend %2)</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConnectionOptionsForm</name>
-    <message>
-        <source>&amp;Organization:</source>
-        <translation>&amp;Organisation:</translation>
-    </message>
-    <message>
-        <source>org-… (OpenAI-Organization header)</source>
-        <translation>org-… (Header OpenAI-Organization)</translation>
-    </message>
-    <message>
-        <source>Sent as the OpenAI-Organization header: which organization&apos;s quota and billing the runs use.</source>
-        <translation>Wird als Header OpenAI-Organization gesendet: Kontingent und Abrechnung welcher Organisation die Läufe nutzen.</translation>
-    </message>
-    <message>
-        <source>Pro&amp;ject:</source>
-        <translation>Pro&amp;jekt:</translation>
-    </message>
-    <message>
-        <source>proj_… (OpenAI-Project header)</source>
-        <translation>proj_… (Header OpenAI-Project)</translation>
-    </message>
-    <message>
-        <source>Sent as the OpenAI-Project header.</source>
-        <translation>Wird als Header OpenAI-Project gesendet.</translation>
-    </message>
-    <message>
-        <source>API ve&amp;rsion:</source>
-        <translation>API-Ve&amp;rsion:</translation>
-    </message>
-    <message>
-        <source>e.g. 2025-04-01-preview (Azure)</source>
-        <translation>z. B. 2025-04-01-preview (Azure)</translation>
-    </message>
-    <message>
-        <source>Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry).</source>
-        <translation>Wird bei jeder Anfrage als ?api-version= gesendet (Azure OpenAI und Azure AI Foundry).</translation>
-    </message>
-    <message>
-        <source>Token &amp;command:</source>
-        <translation>Token-&amp;Befehl:</translation>
-    </message>
-    <message>
-        <source>Prints an Entra ID access token. Run when there is no token, near its expiry and after a 401; its output is never shown, logged or stored.</source>
-        <translation>Gibt ein Entra-ID-Zugriffstoken aus. Wird ausgeführt, wenn kein Token vorliegt, kurz vor seinem Ablauf und nach einem 401; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert.</translation>
-    </message>
-    <message>
-        <source>Jobs &amp;profile:</source>
-        <translation>Jobs-&amp;Profil:</translation>
-    </message>
-    <message>
-        <source>/path/to/profile.json (optional)</source>
-        <translation>/pfad/zu/profil.json (optional)</translation>
-    </message>
-    <message>
-        <source>The connection profile that fits this job API to the contract (see docs/jobs-profile.md). It is read as you type; its errors name the JSON pointer of the bad value.</source>
-        <translation>Das Verbindungsprofil, das diese Job-API an den Vertrag anpasst (siehe docs/jobs-profile.md). Es wird beim Tippen gelesen; seine Fehler nennen den JSON-Pointer des falschen Werts.</translation>
-    </message>
-    <message>
-        <source>CA bund&amp;le:</source>
-        <translation>CA-Bünde&amp;l:</translation>
-    </message>
-    <message>
-        <source>/path/to/ca.pem (optional)</source>
-        <translation>/pfad/zu/ca.pem (optional)</translation>
-    </message>
-    <message>
-        <source>PEM certificates trusted besides the system&apos;s, e.g. a company CA.</source>
-        <translation>PEM-Zertifikate, denen zusätzlich zu denen des Systems vertraut wird, z. B. eine Firmen-CA.</translation>
-    </message>
-    <message>
-        <source>Pro&amp;xy:</source>
-        <translation>Pro&amp;xy:</translation>
-    </message>
-    <message>
-        <source>http://host:port or socks5://host:port (optional)</source>
-        <translation>http://host:port oder socks5://host:port (optional)</translation>
-    </message>
     <message>
         <source>Problems with the options</source>
         <translation>Probleme mit den Optionen</translation>
@@ -1460,28 +1357,8 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <translation>Datei für %1 wählen</translation>
     </message>
     <message>
-        <source>2025-05-01 (the default)</source>
-        <translation>2025-05-01 (Standard)</translation>
-    </message>
-    <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
-    </message>
-    <message>
-        <source>Every request of this connection goes through this proxy. A password in it (socks5://user:password@host:port) is kept in the system keychain, not in the saved connection.</source>
-        <translation>Jede Anfrage dieser Verbindung geht über diesen Proxy. Ein Passwort darin (socks5://benutzer:passwort@host:port) wird im Schlüsselbund des Systems aufbewahrt, nicht in der gespeicherten Verbindung.</translation>
-    </message>
-    <message>
-        <source>Default time &amp;budget:</source>
-        <translation>Standard-Zeit&amp;budget:</translation>
-    </message>
-    <message>
-        <source>e.g. 2h (optional)</source>
-        <translation>z. B. 2h (optional)</translation>
-    </message>
-    <message>
-        <source>Runs started on this connection get this deadline: a warning before it, &quot;over deadline&quot; after it. Set Deadline… changes it per run and can cancel at the deadline.</source>
-        <translation>Auf dieser Verbindung gestartete Läufe bekommen diese Frist: eine Warnung davor, „Frist überschritten“ danach. „Frist setzen…“ ändert sie je Lauf und kann zur Frist abbrechen.</translation>
     </message>
 </context>
 <context>
@@ -1776,6 +1653,141 @@ Dort speichern?</translation>
     <message>
         <source>List the runs on this connection, including those started by other clients, and attach to them</source>
         <translation>Die Läufe dieser Verbindung auflisten, auch die von anderen Clients gestarteten, und sich an sie anhängen</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::Connector</name>
+    <message>
+        <source>A2A agent (1.0, 0.3)</source>
+        <translation>A2A-Agent (1.0, 0.3)</translation>
+    </message>
+    <message>
+        <source>the agent&apos;s base URL (its card is read from /.well-known/agent-card.json)</source>
+        <translation>die Basis-URL des Agenten (seine Karte wird aus /.well-known/agent-card.json gelesen)</translation>
+    </message>
+    <message>
+        <source>Azure AI Foundry Agent Service (classic)</source>
+        <translation>Azure AI Foundry Agent Service (klassisch)</translation>
+    </message>
+    <message>
+        <source>the project endpoint https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;</source>
+        <translation>der Projekt-Endpunkt https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;</translation>
+    </message>
+    <message>
+        <source>API ve&amp;rsion:</source>
+        <translation>API-Ve&amp;rsion:</translation>
+    </message>
+    <message>
+        <source>2025-05-01 (the default)</source>
+        <translation>2025-05-01 (Standard)</translation>
+    </message>
+    <message>
+        <source>Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry).</source>
+        <translation>Wird bei jeder Anfrage als ?api-version= gesendet (Azure OpenAI und Azure AI Foundry).</translation>
+    </message>
+    <message>
+        <source>HTTP job API (202 + polling, SSE)</source>
+        <translation>HTTP-Job-API (202 + Abfragen, SSE)</translation>
+    </message>
+    <message>
+        <source>the base the job paths hang off</source>
+        <translation>die Basis der Job-Pfade</translation>
+    </message>
+    <message>
+        <source>Jobs &amp;profile:</source>
+        <translation>Jobs-&amp;Profil:</translation>
+    </message>
+    <message>
+        <source>/path/to/profile.json (optional)</source>
+        <translation>/pfad/zu/profil.json (optional)</translation>
+    </message>
+    <message>
+        <source>The connection profile that fits this job API to the contract (see docs/jobs-profile.md). It is read as you type; its errors name the JSON pointer of the bad value.</source>
+        <translation>Das Verbindungsprofil, das diese Job-API an den Vertrag anpasst (siehe docs/jobs-profile.md). Es wird beim Tippen gelesen; seine Fehler nennen den JSON-Pointer des falschen Werts.</translation>
+    </message>
+    <message>
+        <source>OpenAI Responses (OpenAI, Azure OpenAI, compatible)</source>
+        <translation>OpenAI Responses (OpenAI, Azure OpenAI, kompatible Dienste)</translation>
+    </message>
+    <message>
+        <source>the API base, e.g. https://api.openai.com/v1</source>
+        <translation>die API-Basis, z. B. https://api.openai.com/v1</translation>
+    </message>
+    <message>
+        <source>&amp;Organization:</source>
+        <translation>&amp;Organisation:</translation>
+    </message>
+    <message>
+        <source>org-… (OpenAI-Organization header)</source>
+        <translation>org-… (Header OpenAI-Organization)</translation>
+    </message>
+    <message>
+        <source>Sent as the OpenAI-Organization header: which organization&apos;s quota and billing the runs use.</source>
+        <translation>Wird als Header OpenAI-Organization gesendet: Kontingent und Abrechnung welcher Organisation die Läufe nutzen.</translation>
+    </message>
+    <message>
+        <source>Pro&amp;ject:</source>
+        <translation>Pro&amp;jekt:</translation>
+    </message>
+    <message>
+        <source>proj_… (OpenAI-Project header)</source>
+        <translation>proj_… (Header OpenAI-Project)</translation>
+    </message>
+    <message>
+        <source>Sent as the OpenAI-Project header.</source>
+        <translation>Wird als Header OpenAI-Project gesendet.</translation>
+    </message>
+    <message>
+        <source>e.g. 2025-04-01-preview (Azure)</source>
+        <translation>z. B. 2025-04-01-preview (Azure)</translation>
+    </message>
+    <message>
+        <source>Token &amp;command:</source>
+        <translation>Token-&amp;Befehl:</translation>
+    </message>
+    <message>
+        <source>a command that prints an access token</source>
+        <translation>ein Befehl, der ein Zugriffstoken ausgibt</translation>
+    </message>
+    <message>
+        <source>Prints an access token (e.g. a Microsoft Entra token). Run when there is no token, near its expiry and after a 401; its output is never shown, logged or stored.</source>
+        <translation>Gibt ein Zugriffstoken aus (z. B. ein Microsoft-Entra-Token). Läuft, wenn es keines gibt, kurz vor dessen Ablauf und nach einem 401; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert.</translation>
+    </message>
+    <message>
+        <source>CA bund&amp;le:</source>
+        <translation>CA-Bünde&amp;l:</translation>
+    </message>
+    <message>
+        <source>/path/to/ca.pem (optional)</source>
+        <translation>/pfad/zu/ca.pem (optional)</translation>
+    </message>
+    <message>
+        <source>PEM certificates trusted besides the system&apos;s, e.g. a company CA.</source>
+        <translation>PEM-Zertifikate, denen zusätzlich zu denen des Systems vertraut wird, z. B. eine Firmen-CA.</translation>
+    </message>
+    <message>
+        <source>Pro&amp;xy:</source>
+        <translation>Pro&amp;xy:</translation>
+    </message>
+    <message>
+        <source>http://host:port or socks5://host:port (optional)</source>
+        <translation>http://host:port oder socks5://host:port (optional)</translation>
+    </message>
+    <message>
+        <source>Every request of this connection goes through this proxy. A password in it (socks5://user:password@host:port) is kept in the system keychain, not in the saved connection.</source>
+        <translation>Jede Anfrage dieser Verbindung geht über diesen Proxy. Ein Passwort darin (socks5://benutzer:passwort@host:port) wird im Schlüsselbund des Systems aufbewahrt, nicht in der gespeicherten Verbindung.</translation>
+    </message>
+    <message>
+        <source>Default time &amp;budget:</source>
+        <translation>Standard-Zeit&amp;budget:</translation>
+    </message>
+    <message>
+        <source>e.g. 2h (optional)</source>
+        <translation>z. B. 2h (optional)</translation>
+    </message>
+    <message>
+        <source>Runs started on this connection get this deadline: a warning before it, &quot;over deadline&quot; after it. Set Deadline… changes it per run and can cancel at the deadline.</source>
+        <translation>Auf dieser Verbindung gestartete Läufe bekommen diese Frist: eine Warnung davor, „Frist überschritten“ danach. „Frist setzen…“ ändert sie je Lauf und kann zur Frist abbrechen.</translation>
     </message>
 </context>
 <context>
@@ -2534,16 +2546,16 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
         <translation>Das des Agenten</translation>
     </message>
     <message>
-        <source>Loading the project&apos;s agents…</source>
-        <translation>Lade die Agenten des Projekts …</translation>
+        <source>Loading the service&apos;s agents…</source>
+        <translation>Die Agenten des Dienstes werden geladen…</translation>
     </message>
     <message>
-        <source>The project&apos;s agents could not be read: %1</source>
-        <translation>Die Agenten des Projekts konnten nicht gelesen werden: %1</translation>
+        <source>The service&apos;s agents could not be read: %1</source>
+        <translation>Die Agenten des Dienstes konnten nicht gelesen werden: %1</translation>
     </message>
     <message>
-        <source>The project has no agents: create one in the Foundry portal first.</source>
-        <translation>Das Projekt hat keine Agenten: Legen Sie zuerst einen im Foundry-Portal an.</translation>
+        <source>The service has no agents: create one there first.</source>
+        <translation>Der Dienst hat keine Agenten: Legen Sie dort zuerst einen an.</translation>
     </message>
 </context>
 <context>

@@ -60,6 +60,9 @@ class A2aSimulator final : public SimServer
     Q_OBJECT
 
 public:
+    // The protocol it speaks, by the name of the connector that speaks it (demo mode finds it so).
+    static constexpr QLatin1StringView kProtocol{"a2a"};
+
     explicit A2aSimulator(QObject *parent = nullptr);
     explicit A2aSimulator(const A2aSimConfig &config, QObject *parent = nullptr);
     ~A2aSimulator() override;

@@ -67,6 +67,9 @@ class FoundrySimulator final : public SimServer
     Q_OBJECT
 
 public:
+    // The protocol it speaks, by the name of the connector that speaks it (demo mode finds it so).
+    static constexpr QLatin1StringView kProtocol{"foundry"};
+
     explicit FoundrySimulator(QObject *parent = nullptr);
     explicit FoundrySimulator(const FoundrySimConfig &config, QObject *parent = nullptr);
     ~FoundrySimulator() override;

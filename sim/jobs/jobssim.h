@@ -80,6 +80,9 @@ class JobsSimulator final : public SimServer
     Q_OBJECT
 
 public:
+    // The protocol it speaks, by the name of the connector that speaks it (demo mode finds it so).
+    static constexpr QLatin1StringView kProtocol{"jobs"};
+
     explicit JobsSimulator(QObject *parent = nullptr);
     explicit JobsSimulator(const JobsSimConfig &config, QObject *parent = nullptr);
     ~JobsSimulator() override;

@@ -75,6 +75,9 @@ class OpenAiSimulator final : public SimServer
     Q_OBJECT
 
 public:
+    // The protocol it speaks, by the name of the connector that speaks it (demo mode finds it so).
+    static constexpr QLatin1StringView kProtocol{"openai"};
+
     explicit OpenAiSimulator(QObject *parent = nullptr);
     explicit OpenAiSimulator(const OpenAiSimConfig &config, QObject *parent = nullptr);
     ~OpenAiSimulator() override;

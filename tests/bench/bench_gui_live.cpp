@@ -18,10 +18,10 @@
 // HTTP/1.1 connections per host and each SSE stream holds one. The stream pump has no such limit.
 
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
 #include "framemeter.h"
 #include "mainwindow.h"
 #include "openai/openaisim.h"
+#include "store/runstore.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -7,9 +7,9 @@
 // history (≤ 1 s), measured from the moment the process was started.
 //
 //   bench_store [runs=100000] [db=/tmp/runwatch-bench-store.sqlite] [--app PATH/runwatch] [--rounds N]
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -11,8 +11,8 @@
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
 #include "connections/secretstore.h"
-#include "engine/runstore.h"
 #include "openai/openaisim.h"
+#include "store/runstore.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

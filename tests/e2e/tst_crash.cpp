@@ -2,8 +2,8 @@
 // "Never lose a run": runwatch-cli processes following 20 streaming runs are killed with SIGKILL
 // at random moments and restarted; every run must finish with exactly the text the server sent.
 #include "cliprocess.h"
-#include "engine/runstore.h"
 #include "openai/openaisim.h"
+#include "store/runstore.h"
 
 #include <QProcess>
 #include <QRandomGenerator>

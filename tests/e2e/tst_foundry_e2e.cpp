@@ -426,12 +426,13 @@ private Q_SLOTS:
         Rig rig;
         FoundryBackend *backend = rig.backend();
         QVERIFY(backend);
-        const FoundryAgentList list = QCoro::waitFor(backend->agents());
+        QVERIFY(backend->capabilities().testFlag(Capability::Catalog));
+        const CatalogResult list = QCoro::waitFor(backend->catalog());
         QVERIFY(!list.error.isError());
-        QCOMPARE(list.agents.size(), 2);
-        QCOMPARE(list.agents.first().id, u"asst_sim_weather"_s);
-        QCOMPARE(list.agents.first().name, u"weather-agent"_s);
-        QCOMPARE(list.agents.first().model, u"gpt-4o"_s);
+        QCOMPARE(list.entries.size(), 2);
+        QCOMPARE(list.entries.first().id, u"asst_sim_weather"_s);
+        QCOMPARE(list.entries.first().name, u"weather-agent"_s);
+        QCOMPARE(list.entries.first().detail, u"gpt-4o"_s);
     }
 
     // Local delete only: the service has none.

@@ -3,9 +3,9 @@
 // loopback: a response that completed on function calls or an MCP approval request waits for the
 // operator; the answer creates the next response with previous_response_id, and the same local
 // run follows it to the end, also after a restart mid-chain.
-#include "engine/runstore.h"
 #include "enginerig.h"
 #include "openai/openaisim.h"
+#include "store/runstore.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

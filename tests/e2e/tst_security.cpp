@@ -4,10 +4,10 @@
 // host is never followed, so credentials are never forwarded.
 #include "backends/openai/openaibackend.h"
 #include "cliprocess.h"
-#include "engine/runstore.h"
 #include "enginerig.h"
 #include "openai/openaisim.h"
 #include "scriptedserver.h"
+#include "store/runstore.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>

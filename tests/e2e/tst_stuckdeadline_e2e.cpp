@@ -3,11 +3,11 @@
 // simulator over loopback. A job with a short estimated_duration_seconds that goes silent is
 // flagged stuck and cancelled (the server confirms); a deadline with "cancel at the deadline"
 // cancels a live job; a connection's default time budget becomes a new run's deadline.
+#include "domain/runprogress.h"
 #include "engine/rundeadlines.h"
 #include "engine/stuckruns.h"
 #include "enginerig.h"
 #include "jobs/jobssim.h"
-#include "models/runprogress.h"
 
 #include <QSignalSpy>
 #include <QtTest>

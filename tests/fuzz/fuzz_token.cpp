@@ -11,7 +11,7 @@
 //   - a token's sequence is -1 or more (the reducer drops events at or below it).
 //
 //   fuzz_token -dict=tests/fuzz/token.dict tests/fuzz/corpus/token
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "domain/run.h"
 
 #include <QJsonArray>

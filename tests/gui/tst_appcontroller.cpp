@@ -4,12 +4,12 @@
 // interesting state; saved connections skip the demo; --demo forces it; demo runs and
 // connections are never written to the user's store.
 #include "appcontroller.h"
-#include "connections/connection.h"
 #include "demomode.h"
 #include "detailpane.h"
-#include "engine/runstore.h"
+#include "domain/connection.h"
 #include "mainwindow.h"
 #include "models/runlistmodel.h"
+#include "store/runstore.h"
 #include "uitesthelpers.h"
 
 #include <QTemporaryDir>
@@ -56,10 +56,11 @@ private Q_SLOTS:
         QVERIFY(app.start());
         QVERIFY(app.isDemo());
         RunManager *m = app.manager();
-        const QList<std::pair<QString, QString>> kinds{{DemoMode::localDemoName(), u"openai"_s},
-                                                       {DemoMode::demoAgentName(), u"a2a"_s},
-                                                       {DemoMode::demoJobsName(), u"jobs"_s},
-                                                       {DemoMode::demoFoundryName(), u"foundry"_s}};
+        const QList<std::pair<QString, QString>> kinds{
+            {DemoMode::connectionName(u"openai"_s), u"openai"_s},
+            {DemoMode::connectionName(u"a2a"_s), u"a2a"_s},
+            {DemoMode::connectionName(u"jobs"_s), u"jobs"_s},
+            {DemoMode::connectionName(u"foundry"_s), u"foundry"_s}};
         for (const auto &[name, backend] : kinds) {
             QVERIFY2(m->connection(name), qPrintable(name));
             QCOMPARE(m->connection(name)->backend, backend);
@@ -110,13 +111,13 @@ private Q_SLOTS:
             QVERIFY(app.start());
             QVERIFY(!app.isDemo());
             QTRY_VERIFY(app.manager()->connection(u"work"_s));
-            QVERIFY(!app.manager()->connection(DemoMode::localDemoName()));
+            QVERIFY(!app.manager()->connection(DemoMode::connectionName(u"openai"_s)));
         }
         options.demo = true;
         AppController forced(options);
         QVERIFY(forced.start());
         QVERIFY(forced.isDemo());
-        QVERIFY(forced.manager()->connection(DemoMode::localDemoName()));
+        QVERIFY(forced.manager()->connection(DemoMode::connectionName(u"openai"_s)));
     }
 
     // A history bigger than the first page: the newest runs are listed first, then every other run

@@ -5,13 +5,15 @@
 // project headers, a jobs profile (checked as typed, then driving a differently shaped server),
 // a SOCKS5 proxy and a CA bundle (a TLS front with the test certificate). No keyring is needed:
 // these connections have no key, or a key only the opt-in session store keeps.
+#include "backends/jobs/jobsconnector.h"
+#include "backends/openai/openaiconnector.h"
 #include "connectionoptionsform.h"
 #include "connections/connectionoptions.h"
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
 #include "connectionsdialog.h"
-#include "engine/runstore.h"
 #include "loopbackrelays.h"
+#include "store/runstore.h"
 #include "testdata.h"
 #include "uitesthelpers.h"
 
@@ -138,9 +140,9 @@ private Q_SLOTS:
         m_engine->sim.setApiKey(u"azure-key-7"_s);
         fill(u"azure"_s, u"openai"_s, m_engine->sim.baseUrl());
         m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::ApiKeyHeader)));
-        option(ConnectionOption::ApiVersion)->setText(u"2025-04-01-preview"_s);
-        option(ConnectionOption::Organization)->setText(u"org-cockpit"_s);
-        option(ConnectionOption::Project)->setText(u"proj_42"_s);
+        option(OpenAiOption::ApiVersion)->setText(u"2025-04-01-preview"_s);
+        option(OpenAiOption::Organization)->setText(u"org-cockpit"_s);
+        option(OpenAiOption::Project)->setText(u"proj_42"_s);
         // A key without a keychain: the explicit session-only opt-in.
         m_dialog->keyEdit()->setText(u"azure-key-7"_s);
         QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
@@ -169,8 +171,8 @@ private Q_SLOTS:
 
         // Edited again: a cleared option is gone from the store and from the wire.
         m_dialog->selectConnection(u"azure"_s);
-        QCOMPARE(option(ConnectionOption::Project)->text(), u"proj_42"_s);
-        option(ConnectionOption::Project)->clear();
+        QCOMPARE(option(OpenAiOption::Project)->text(), u"proj_42"_s);
+        option(OpenAiOption::Project)->clear();
         const auto edited = save(u"azure"_s);
         QVERIFY(edited);
         QVERIFY(!edited->options.contains(u"project"_s));
@@ -195,18 +197,18 @@ private Q_SLOTS:
         bad.close();
 
         fill(u"acme"_s, u"jobs"_s, alternate.baseUrl());
-        option(ConnectionOption::ProfileFile)->setText(path);
+        option(JobsOption::ProfileFile)->setText(path);
         QLabel *problems = m_dialog->optionsForm()->problemsLabel();
         QVERIFY(problems->isVisible());
         QVERIFY2(problems->text().contains(u"/pointers/status"_s), qPrintable(problems->text()));
         QVERIFY(!m_dialog->saveButton()->isEnabled());
-        option(ConnectionOption::ProfileFile)->setText(u"relative/profile.json"_s);
+        option(JobsOption::ProfileFile)->setText(u"relative/profile.json"_s);
         QVERIFY(problems->text().contains(u"full path"_s));
 
         QVERIFY(bad.open(QIODevice::WriteOnly | QIODevice::Truncate));
         bad.write(RunwatchTest::readData(u"jobs/alternate-profile.json"_s));
         bad.close();
-        option(ConnectionOption::ProfileFile)->setText(path);
+        option(JobsOption::ProfileFile)->setText(path);
         QVERIFY2(!problems->isVisible(), qPrintable(problems->text()));
         const auto stored = save(u"acme"_s);
         QVERIFY(stored);
@@ -228,7 +230,7 @@ private Q_SLOTS:
         option(ConnectionOption::TokenCommand)->setText(u"az account get-access-token \"--query"_s);
         QVERIFY(!m_dialog->saveButton()->isEnabled());
         option(ConnectionOption::TokenCommand)->setText(u"printf %s tok"_s);
-        option(ConnectionOption::ApiVersion)->setText(u"2025-05-15-preview"_s);
+        option(OpenAiOption::ApiVersion)->setText(u"2025-05-15-preview"_s);
         const auto stored = save(u"foundry"_s);
         QVERIFY(stored);
         QCOMPARE(stored->options.value(u"token_command"_s).toString(), u"printf %s tok"_s);
@@ -249,7 +251,7 @@ private Q_SLOTS:
         m_engine->foundry.setToken(u"tok-from-dialog"_s);
         fill(u"project"_s, u"foundry"_s, m_engine->foundry.baseUrl());
         option(ConnectionOption::TokenCommand)->setText(u"printf %s tok-from-dialog"_s);
-        option(ConnectionOption::ApiVersion)->setText(u"2025-05-15-preview"_s);
+        option(OpenAiOption::ApiVersion)->setText(u"2025-05-15-preview"_s);
         QVERIFY(save(u"project"_s));
         StartRequest request;
         request.prompt = u"normal deltas=3"_s;

@@ -8,7 +8,7 @@
 #include "connections/keystore.h"
 #include "connections/secretstore.h"
 #include "connectionsdialog.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 #include "uitesthelpers.h"
 
 #include "a2a/a2asim.h"

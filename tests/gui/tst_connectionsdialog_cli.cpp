@@ -12,8 +12,8 @@
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
 #include "connectionsdialog.h"
-#include "engine/runstore.h"
 #include "loopbackrelays.h"
+#include "store/runstore.h"
 #include "uitesthelpers.h"
 
 #include "openai/openaisim.h"

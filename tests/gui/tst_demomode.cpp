@@ -9,8 +9,8 @@
 #include "demomode.h"
 #include "demosimulators.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
 #include "net/httpclient.h"
+#include "store/runstore.h"
 
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -39,10 +39,10 @@ struct Expected
 
 Expected expected(Seed seed)
 {
-    const QString openAi = DemoMode::localDemoName();
-    const QString a2a = DemoMode::demoAgentName();
-    const QString jobs = DemoMode::demoJobsName();
-    const QString foundry = DemoMode::demoFoundryName();
+    const QString openAi = DemoMode::connectionName(u"openai"_s);
+    const QString a2a = DemoMode::connectionName(u"a2a"_s);
+    const QString jobs = DemoMode::connectionName(u"jobs"_s);
+    const QString foundry = DemoMode::connectionName(u"foundry"_s);
     switch (seed) {
     case Seed::Completed:
         return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
@@ -213,11 +213,13 @@ private Q_SLOTS:
         }
         backends.sort();
         QCOMPARE(backends, (QStringList{u"a2a"_s, u"foundry"_s, u"jobs"_s, u"openai"_s}));
-        QCOMPARE(rig.manager.connection(DemoMode::localDemoName())->baseUrl,
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"openai"_s))->baseUrl,
                  rig.demo.simulators()->openAiUrl());
-        QCOMPARE(rig.manager.connection(DemoMode::demoAgentName())->baseUrl, rig.demo.simulators()->a2aUrl());
-        QCOMPARE(rig.manager.connection(DemoMode::demoJobsName())->baseUrl, rig.demo.simulators()->jobsUrl());
-        QCOMPARE(rig.manager.connection(DemoMode::demoFoundryName())->baseUrl,
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"a2a"_s))->baseUrl,
+                 rig.demo.simulators()->a2aUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"jobs"_s))->baseUrl,
+                 rig.demo.simulators()->jobsUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"foundry"_s))->baseUrl,
                  rig.demo.simulators()->foundryUrl());
         QVERIFY(rig.store.loadConnectionConfigs().isEmpty());
         QVERIFY(!ConnectionRegistry::hasSavedProfiles(&rig.store));

@@ -4,10 +4,10 @@
 // with exactly the simulator's text; and the retention setting removes expired finished runs
 // at startup, before they are ever listed.
 #include "appcontroller.h"
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "engine/retention.h"
-#include "engine/runstore.h"
 #include "mainwindow.h"
+#include "store/runstore.h"
 #include "uitesthelpers.h"
 
 #include <QTemporaryDir>

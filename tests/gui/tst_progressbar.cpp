@@ -3,11 +3,11 @@
 // estimated duration: the run list's status cell paints a progress bar of that fraction, the
 // detail pane shows a progress bar and an ETA, and both go away when the job has finished.
 #include "detailpane.h"
+#include "domain/runprogress.h"
 #include "mainwindow.h"
 #include "models/runfilterproxy.h"
 #include "models/runformat.h"
 #include "models/runlistmodel.h"
-#include "models/runprogress.h"
 #include "runtableview.h"
 #include "statusstyle.h"
 #include "uitesthelpers.h"

@@ -4,10 +4,10 @@
 // is reported; "Remove finished runs older than…" removes only finished runs older than the
 // cutoff, from the store and from the table; the retention setting is kept in QSettings.
 #include "engine/retention.h"
-#include "engine/runstore.h"
 #include "mainwindow.h"
 #include "runhousekeeping.h"
 #include "runtableview.h"
+#include "store/runstore.h"
 #include "uitesthelpers.h"
 
 #include <QAction>

@@ -5,7 +5,6 @@
 // header's column menu hides and shows columns, kept across a restart of the window, and a header
 // state saved before the usage columns existed still restores.
 #include "detailpane.h"
-#include "engine/runstore.h"
 #include "filterbar.h"
 #include "i18n/translations.h"
 #include "mainwindow.h"
@@ -14,6 +13,7 @@
 #include "models/runlistmodel.h"
 #include "pricesdialog.h"
 #include "runtableview.h"
+#include "store/runstore.h"
 #include "uitesthelpers.h"
 #include "usagetotalslabel.h"
 

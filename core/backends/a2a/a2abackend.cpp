@@ -2,7 +2,8 @@
 #include "a2abackend.h"
 
 #include "a2arunstream.h"
-#include "connections/connectionoptions.h"
+#include "backends/a2a/a2aconnector.h"
+#include "net/transportoptions.h"
 
 #include <QJsonArray>
 
@@ -59,7 +60,8 @@ A2aBackend::A2aBackend(Connection connection, QObject *parent)
     applyTransportOptions(m_http, m_connection);
     applyTransportOptions(m_cancelHttp, m_connection);
     RetryPolicy cancelPolicy = m_http->policy();
-    const int cancelMs = m_connection.options.value(u"cancel_timeout_ms"_s).toInt(kDefaultCancelTimeoutMs);
+    const int cancelMs
+        = m_connection.options.value(A2aOption::CancelTimeoutMs).toInt(kDefaultCancelTimeoutMs);
     cancelPolicy.connectTimeout
         = std::chrono::milliseconds(cancelMs > 0 ? cancelMs : kDefaultCancelTimeoutMs);
     // Past the timeout GetTask says what happened; repeating the cancel would wait again.
@@ -88,7 +90,7 @@ Capabilities A2aBackend::capabilities() const
 
 std::chrono::milliseconds A2aBackend::stallTimeout() const
 {
-    const int ms = m_connection.options.value(u"stall_timeout_ms"_s).toInt();
+    const int ms = m_connection.options.value(ConnectionOption::StallTimeoutMs).toInt();
     return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
 }
 
@@ -171,7 +173,7 @@ QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
         result.note = u"the agent answered with a message; there is no task to query"_s;
         co_return result;
     }
-    const int history = m_connection.options.value(u"history_length"_s).toInt(kDefaultHistoryLength);
+    const int history = m_connection.options.value(A2aOption::HistoryLength).toInt(kDefaultHistoryLength);
     QJsonObject params{{u"id"_s, token.remoteId}};
     if (history >= 0)
         params.insert(u"historyLength"_s, history);

@@ -4,7 +4,7 @@
 #include "a2acard.h"
 #include "a2areply.h"
 #include "backends/runbackend.h"
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "net/httpclient.h"
 
 #include <QHash>

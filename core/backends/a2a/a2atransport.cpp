@@ -3,6 +3,7 @@
 // HTTP+JSON bindings, and one-shot calls. The run operations are in a2abackend.cpp.
 #include "a2abackend.h"
 
+#include "backends/a2a/a2aconnector.h"
 #include "backends/requestauth.h"
 
 #include <QJsonArray>
@@ -122,8 +123,8 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
             d.error.httpStatus = response.status;
             co_return d;
         }
-        const QString binding = m_connection.options.value(u"binding"_s).toString();
-        const QString version = m_connection.options.value(u"protocol_version"_s).toString();
+        const QString binding = m_connection.options.value(A2aOption::Binding).toString();
+        const QString version = m_connection.options.value(A2aOption::ProtocolVersion).toString();
         const std::optional<AgentInterface> iface = selectInterface(*parsed.card, binding, version);
         if (!iface) {
             d.error = RunError::protocol(

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "foundrybackend.h"
 
-#include "connections/connectionoptions.h"
+#include "backends/foundry/foundryconnector.h"
 #include "foundrymapper.h"
 #include "foundryrunstream.h"
 #include "foundrytokensource.h"
+#include "net/transportoptions.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,7 +23,7 @@ constexpr int kPageLimit = 100;
 
 std::chrono::milliseconds stallTimeout(const Connection &c)
 {
-    const int ms = c.options.value(u"stall_timeout_ms"_s).toInt();
+    const int ms = c.options.value(ConnectionOption::StallTimeoutMs).toInt();
     return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
 }
 
@@ -67,8 +68,8 @@ FoundryBackend::FoundryBackend(Connection connection, QObject *parent)
     : RunBackend(parent)
     , m_connection(std::move(connection))
     , m_http(new HttpClient(this))
-    , m_tokens(new FoundryTokenSource(m_connection.apiKey,
-                                      m_connection.options.value(u"token_command"_s).toString(), this))
+    , m_tokens(new FoundryTokenSource(
+          m_connection.apiKey, m_connection.options.value(ConnectionOption::TokenCommand).toString(), this))
 {
     applyTransportOptions(m_http, m_connection);
 }
@@ -84,7 +85,7 @@ Capabilities FoundryBackend::capabilities() const
 {
     // No ResumeStream (a dropped stream is followed by polling) and no server-side Delete.
     return Capability::Start | Capability::Get | Capability::Stream | Capability::Cancel | Capability::Respond
-           | Capability::FollowUp;
+           | Capability::FollowUp | Capability::Catalog;
 }
 
 HttpRequest FoundryBackend::request(const QByteArray &method, const QString &path) const
@@ -98,7 +99,7 @@ HttpRequest FoundryBackend::request(const QByteArray &method, const QString &pat
     const qsizetype query = path.indexOf(u'?');
     url.setPath(basePath + (query < 0 ? path : path.left(query)));
     QUrlQuery q(query < 0 ? QString() : path.mid(query + 1));
-    const QString apiVersion = m_connection.options.value(u"api_version"_s).toString();
+    const QString apiVersion = m_connection.options.value(FoundryOption::ApiVersion).toString();
     q.addQueryItem(u"api-version"_s, apiVersion.isEmpty() ? QString(kDefaultApiVersion) : apiVersion);
     url.setQuery(q);
     r.url = url;
@@ -199,7 +200,7 @@ RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
 {
     QString agent = request.agent;
     if (agent.isEmpty())
-        agent = m_connection.options.value(u"agent"_s).toString();
+        agent = m_connection.options.value(ConnectionOption::Agent).toString();
     const QJsonObject message{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}};
     HttpRequest r
         = runCreation(u"/threads/runs"_s, agent, request,
@@ -222,7 +223,7 @@ RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest 
     if (agent.isEmpty())
         agent = request.agent;
     if (agent.isEmpty())
-        agent = m_connection.options.value(u"agent"_s).toString();
+        agent = m_connection.options.value(ConnectionOption::Agent).toString();
 
     HttpRequest message = this->request("POST", threadPath + u"/messages"_s);
     message.body = QJsonDocument(QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}})
@@ -488,11 +489,11 @@ QCoro::Task<ListResult> FoundryBackend::list()
     co_return result;
 }
 
-QCoro::Task<FoundryAgentList> FoundryBackend::agents()
+QCoro::Task<CatalogResult> FoundryBackend::catalog()
 {
     QPointer<FoundryBackend> self = this;
     const FoundryListResult list = co_await listAll(u"/assistants"_s);
-    FoundryAgentList result;
+    CatalogResult result;
     if (!self) {
         result.error = RunError::cancelled(u"The connection was closed."_s);
         co_return result;
@@ -500,8 +501,8 @@ QCoro::Task<FoundryAgentList> FoundryBackend::agents()
     result.error = list.error;
     for (const QJsonValue &value : list.items) {
         const QJsonObject agent = value.toObject();
-        result.agents << FoundryAgent{agent.value(u"id"_s).toString(), agent.value(u"name"_s).toString(),
-                                      agent.value(u"model"_s).toString()};
+        result.entries << CatalogEntry{agent.value(u"id"_s).toString(), agent.value(u"name"_s).toString(),
+                                       agent.value(u"model"_s).toString()};
     }
     co_return result;
 }

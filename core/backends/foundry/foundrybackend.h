@@ -2,7 +2,7 @@
 #pragma once
 
 #include "backends/runbackend.h"
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "net/httpclient.h"
 
 #include <QJsonArray>
@@ -11,20 +11,6 @@
 namespace Runwatch {
 
 class FoundryTokenSource;
-
-// An agent of a Foundry project (GET /assistants), for the New Run dialog and `runwatch-cli agents`.
-struct FoundryAgent
-{
-    QString id;
-    QString name;
-    QString model;
-};
-
-struct FoundryAgentList
-{
-    RunError error;
-    QList<FoundryAgent> agents;
-};
 
 // Every item of a paged list, or why it could not be read.
 struct FoundryListResult
@@ -76,10 +62,10 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
+    // The project's agents (GET /assistants, every page): id, name, model.
+    QCoro::Task<CatalogResult> catalog() override;
     QCoro::Task<> shutdown() override;
 
-    // The project's agents, every page.
-    QCoro::Task<FoundryAgentList> agents();
     // Every item of the list at `path` (a query of its own allowed), ascending, following
     // has_more / last_id.
     QCoro::Task<FoundryListResult> listAll(QString path);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "foundrymapper.h"
 
-#include "backends/openai/openaimapper.h"
-
 #include <QDateTime>
 #include <QJsonDocument>
 
@@ -31,13 +29,6 @@ RunStatus mapStatus(QStringView s)
     if (s == u"incomplete")
         return RunStatus::Incomplete;
     return RunStatus::Unknown;
-}
-
-RunError mapErrorObject(const QJsonObject &object, ErrorKind kind)
-{
-    // The Agent Service answers with OpenAI's error objects (code, message; nested under "error"
-    // in HTTP bodies, flat in a run's last_error): one reading for both.
-    return OpenAi::mapErrorObject(object, kind);
 }
 
 std::optional<InputRequest> inputRequestOf(const QJsonObject &run)

@@ -4,6 +4,7 @@
 // Azure AI Foundry Agent Service (threads/runs) wire → RunEvents. Wire reference:
 // protocols/openai-responses-and-foundry.md §5. Pure: no I/O.
 
+#include "backends/errorobject.h"
 #include "domain/runevent.h"
 
 #include <QByteArrayView>
@@ -41,8 +42,8 @@ QList<RunEvent> mapRunStep(const QJsonObject &step);
 // separator. `messages` must be in ascending order.
 QString assistantText(const QJsonArray &messages);
 
-// {"error":{code,message,…}} or the flat object.
-RunError mapErrorObject(const QJsonObject &object, ErrorKind kind);
+// The Agent Service's error objects are OpenAI's (backends/errorobject.h).
+using Runwatch::mapErrorObject;
 
 // The body of POST …/submit_tool_outputs answering `request` with `answer`: {tool_outputs} or
 // {tool_approvals}. An empty object and `error` when the answer does not fit the request (a call

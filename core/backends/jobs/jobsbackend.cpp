@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobsbackend.h"
 
-#include "connections/connectionoptions.h"
+#include "backends/jobs/jobsconnector.h"
 #include "jobsmapper.h"
 #include "jobsrunstream.h"
+#include "net/transportoptions.h"
 
 #include "backends/requestauth.h"
 
@@ -29,7 +30,7 @@ constexpr qint64 kMaxProfileFileBytes = 1024 * 1024;
 
 std::chrono::milliseconds stallTimeout(const Connection &c)
 {
-    const int ms = c.options.value(u"stall_timeout_ms"_s).toInt();
+    const int ms = c.options.value(ConnectionOption::StallTimeoutMs).toInt();
     return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
 }
 
@@ -64,8 +65,8 @@ JobsBackend::JobsBackend(Connection connection, QObject *parent)
 
 std::optional<Jobs::JobsProfile> JobsBackend::profileFor(const Connection &connection, QString *error)
 {
-    const QJsonValue inline_ = connection.options.value(u"profile"_s);
-    const QJsonValue file = connection.options.value(u"profile_file"_s);
+    const QJsonValue inline_ = connection.options.value(JobsOption::Profile);
+    const QJsonValue file = connection.options.value(JobsOption::ProfileFile);
     if (!inline_.isUndefined() && !file.isUndefined()) {
         if (error)
             *error = u"profile: give options.profile or options.profile_file, not both"_s;

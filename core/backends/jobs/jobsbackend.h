@@ -4,7 +4,7 @@
 #include "jobsprofile.h"
 
 #include "backends/runbackend.h"
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "net/httpclient.h"
 
 #include <QHash>

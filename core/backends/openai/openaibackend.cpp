@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openaibackend.h"
 
-#include "connections/connectionoptions.h"
+#include "backends/openai/openaiconnector.h"
+#include "net/transportoptions.h"
 #include "openairunstream.h"
 
 #include "backends/requestauth.h"
@@ -22,14 +23,14 @@ constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
 
 std::chrono::milliseconds stallTimeout(const Connection &c)
 {
-    const int ms = c.options.value(u"stall_timeout_ms"_s).toInt();
+    const int ms = c.options.value(ConnectionOption::StallTimeoutMs).toInt();
     return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
 }
 
 // Real events can exceed 8 MiB, hence the parser's generous default; a connection may lower it.
 OpenAiRunStream *withEventLimit(OpenAiRunStream *stream, const Connection &c)
 {
-    const qint64 bytes = c.options.value(u"max_event_bytes"_s).toInteger(0);
+    const qint64 bytes = c.options.value(OpenAiOption::MaxEventBytes).toInteger(0);
     if (bytes > 0)
         stream->setMaxEventSize(qsizetype(bytes));
     return stream;
@@ -84,7 +85,7 @@ HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path
         basePath.chop(1);
     url.setPath(basePath + path);
     // Azure "last generation" endpoints need ?api-version=…; v1 endpoints do not.
-    const QString apiVersion = m_connection.options.value(u"api_version"_s).toString();
+    const QString apiVersion = m_connection.options.value(OpenAiOption::ApiVersion).toString();
     if (!apiVersion.isEmpty()) {
         QUrlQuery q(url);
         q.addQueryItem(u"api-version"_s, apiVersion);
@@ -92,14 +93,30 @@ HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path
     }
     r.url = url;
     applyAuth(r, m_connection);
-    const QString org = m_connection.options.value(u"organization"_s).toString();
+    const QString org = m_connection.options.value(OpenAiOption::Organization).toString();
     if (!org.isEmpty())
         r.headers.emplaceBack("OpenAI-Organization", org.toUtf8());
-    const QString project = m_connection.options.value(u"project"_s).toString();
+    const QString project = m_connection.options.value(OpenAiOption::Project).toString();
     if (!project.isEmpty())
         r.headers.emplaceBack("OpenAI-Project", project.toUtf8());
     r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
     return r;
+}
+
+QCoro::Task<ConnectionProbe> OpenAiBackend::probe()
+{
+    // A probe answers at once or not at all: no retries, a short connect timeout.
+    RetryPolicy policy = m_http->policy();
+    policy.maxRetries = 0;
+    policy.connectTimeout = std::chrono::milliseconds(8000);
+    m_http->setPolicy(policy);
+    const HttpResponse r = co_await m_http->send(request("GET", u"/models"_s));
+    ConnectionProbe probe;
+    probe.ok = r.ok();
+    probe.kind = probe.ok ? ConnectionProbe::Kind::Models : ConnectionProbe::Kind::Failed;
+    probe.httpStatus = r.status;
+    probe.error = r.error;
+    co_return probe;
 }
 
 QCoro::Task<> OpenAiBackend::shutdown()

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "backends/runbackend.h"
-#include "connections/connection.h"
+#include "domain/connection.h"
 #include "net/httpclient.h"
 
 namespace Runwatch {
@@ -30,6 +30,9 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
+    // The Responses API has neither a describing nor a listing call: its model list (GET /models)
+    // is the one cheap authenticated request.
+    QCoro::Task<ConnectionProbe> probe() override;
     QCoro::Task<> shutdown() override;
 
     HttpClient *httpClient() const { return m_http; }

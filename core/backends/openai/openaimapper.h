@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/errorobject.h"
 #include "domain/runevent.h"
 
 #include <QByteArrayView>
@@ -36,8 +37,8 @@ std::optional<TokenUsage> usageOf(const QJsonObject &response);
 // events. `verify` marks the primary snapshot as the end-of-stream check (RunEvent::verify).
 QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify = false);
 
-// Parses an OpenAI error object ({"code","message","type","param"}), flat or nested under "error".
-RunError mapErrorObject(const QJsonObject &object, ErrorKind kind);
+// OpenAI's error objects (backends/errorobject.h).
+using Runwatch::mapErrorObject;
 
 } // namespace Runwatch::OpenAi
 

@@ -9,7 +9,7 @@
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 
 #include <QJsonDocument>
 #include <QSettings>

@@ -3,9 +3,9 @@
 //   RUNWATCH_KEYRING=real  inside dbus-run-session with an unlocked gnome-keyring;
 //   RUNWATCH_KEYRING=none  with no D-Bus session at all (the "headless / locked" path).
 #include "awaitwithin.h"
-#include "connections/connection.h"
 #include "connections/secretstore.h"
-#include "engine/runstore.h"
+#include "domain/connection.h"
+#include "store/runstore.h"
 
 #include <QCoroTask>
 #include <QDir>

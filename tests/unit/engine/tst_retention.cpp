@@ -5,7 +5,7 @@
 // "finished" as the runs in memory.
 #include "engine/retention.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 
 #include <QSettings>
 #include <QSignalSpy>

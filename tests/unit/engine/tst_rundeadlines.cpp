@@ -4,7 +4,7 @@
 #include "domain/timebudget.h"
 #include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
+#include "store/runstore.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

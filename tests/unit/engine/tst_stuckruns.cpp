@@ -2,10 +2,10 @@
 // The stuck-run rule (StuckRunWatcher): the expected duration from the service's estimate or the
 // median of completed runs, the floor, one announcement per episode, and the one timer, all
 // against an injected clock (no waiting).
+#include "domain/runprogress.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
 #include "engine/stuckruns.h"
-#include "models/runprogress.h"
+#include "store/runstore.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>

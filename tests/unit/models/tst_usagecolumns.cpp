@@ -3,13 +3,13 @@
 // and tooltips; a usage-only change repaints only those cells, new prices one range over the cost
 // column; the totals of the rows a filter lets through; the PriceBook's round trip through a real
 // run store.
-#include "engine/pricebook.h"
 #include "engine/runmanager.h"
-#include "engine/runstore.h"
 #include "i18n/translations.h"
 #include "models/runfilterproxy.h"
 #include "models/runlistmodel.h"
 #include "models/usagetotals.h"
+#include "store/pricebook.h"
+#include "store/runstore.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "engine/runhistoryreader.h"
-#include "engine/runstore.h"
+#include "store/runhistoryreader.h"
+#include "store/runstore.h"
 
 #include <QFile>
 #include <QSignalSpy>

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "runprogress.h"
-
-#include "runformat.h"
+#include "domain/runprogress.h"
 
 #include <QCoreApplication>
 #include <QJsonValue>
@@ -78,16 +76,6 @@ std::optional<RunProgress> runProgress(const Run &run, const QDateTime &now)
         return p;
     p.eta = now.addMSecs(qint64(std::llround(remaining)));
     return p;
-}
-
-QString formatEta(const QDateTime &eta, const QDateTime &now)
-{
-    if (!eta.isValid())
-        return {};
-    const qint64 left = now.msecsTo(eta);
-    if (left < 1000)
-        return QCoreApplication::translate("RunList", "finishing");
-    return QCoreApplication::translate("RunList", "about %1 left").arg(formatDuration(left));
 }
 
 } // namespace Runwatch

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "domain/run.h"
-#include "runstorewriter.h"
+#include "store/runstorewriter.h"
 
 #include <QHash>
 #include <QJsonObject>

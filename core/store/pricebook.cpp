@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "pricebook.h"
+#include "store/pricebook.h"
 
-#include "runstore.h"
+#include "store/runstore.h"
 
 namespace Runwatch {
 

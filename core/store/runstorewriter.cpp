@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "runstorewriter.h"
+#include "store/runstorewriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "connection.h"
+#include "domain/connection.h"
 
 using namespace Qt::StringLiterals;
 

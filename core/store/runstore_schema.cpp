@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // RunStore's schema: the migrations from an empty file (or an older Runwatch's store) to
 // RunStore::SchemaVersion, one transaction per step.
-#include "runstore.h"
+#include "store/runstore.h"
 
 #include <QLoggingCategory>
 #include <QSqlDatabase>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The progress and ETA rule (core/models/runprogress): which progress item counts, the ETA from
 // the observed rate, from the service's estimate, and both blended by the fraction done.
-#include "models/runprogress.h"
+#include "domain/runprogress.h"
 
 #include <QtTest>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "runstorerows.h"
+#include "store/runstorerows.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

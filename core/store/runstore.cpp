@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "runstore.h"
+#include "store/runstore.h"
 
-#include "runstorerows.h"
-#include "runstorewriter.h"
+#include "store/runstorerows.h"
+#include "store/runstorewriter.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -37,7 +37,4 @@ std::optional<qint64> estimatedDurationMs(const Run &run);
 // what is left); either alone when only one is known.
 std::optional<RunProgress> runProgress(const Run &run, const QDateTime &now);
 
-// "about 3 m 05 s left", or "finishing" once the ETA has passed; empty for an invalid ETA.
-QString formatEta(const QDateTime &eta, const QDateTime &now);
-
 } // namespace Runwatch

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "runhistoryreader.h"
+#include "store/runhistoryreader.h"
 
-#include "runstorerows.h"
+#include "store/runstorerows.h"
 
 #include <QMutexLocker>
 #include <QSqlDatabase>

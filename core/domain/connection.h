@@ -7,6 +7,18 @@
 
 namespace Runwatch {
 
+// The options every connection may have, whatever its connector (Connection::options). Each
+// connector's own options are declared in its folder (core/backends/<name>/<name>connector.h) and
+// described, with these, by the registry's rows (core/backends/registry.h).
+namespace ConnectionOption {
+inline constexpr QLatin1StringView TokenCommand{"token_command"};            // prints an access token
+inline constexpr QLatin1StringView CaBundle{"ca_bundle"};                    // PEM CA certificates
+inline constexpr QLatin1StringView Proxy{"proxy"};                           // http:// or socks5:// proxy
+inline constexpr QLatin1StringView DefaultTimeBudget{"default_time_budget"}; // "2h", a new run's deadline
+inline constexpr QLatin1StringView Agent{"agent"}; // the agent new runs start on, by default
+inline constexpr QLatin1StringView StallTimeoutMs{"stall_timeout_ms"}; // a stream's silence limit
+} // namespace ConnectionOption
+
 enum class AuthStyle {
     None,
     Bearer,       // Authorization: Bearer <key>
@@ -18,7 +30,7 @@ enum class AuthStyle {
 struct Connection
 {
     QString name;
-    QString backend; // "openai", ...
+    QString backend; // the connector's name (core/backends/registry.h)
     QUrl baseUrl;    // e.g. https://api.openai.com/v1
     AuthStyle auth = AuthStyle::Bearer;
     QString apiKey;

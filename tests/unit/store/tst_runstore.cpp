@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "connections/connection.h"
-#include "engine/runstore.h"
+#include "domain/connection.h"
+#include "store/runstore.h"
 #include "testdata.h"
 
 #include <QCryptographicHash>

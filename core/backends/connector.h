@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "domain/connection.h"
+
+#include <QJsonObject>
+#include <QLatin1StringView>
+#include <QList>
+#include <QObject>
+#include <QString>
+
+namespace Runwatch {
+
+class RunBackend;
+
+// One option of a connection (a key of Connection::options) as the front ends offer it: the
+// Connections dialog makes a form row of it, runwatch-cli a flag, and validateConnectionOptions()
+// checks it. The texts are translated in the "Runwatch::Connector" context (connectorText()).
+struct ConnectorOption
+{
+    enum class Kind {
+        Text,    // one line of text
+        File,    // a path: the dialog offers a file chooser, the CLI makes it absolute
+        Command, // a command line (split like a shell's, without one)
+    };
+    QLatin1StringView key;     // in Connection::options
+    QLatin1StringView cliFlag; // "--organization"
+    QLatin1StringView cliValue;
+    Kind kind = Kind::Text;
+    const char *label = nullptr;       // "&Organization:" (with its mnemonic)
+    const char *placeholder = nullptr; // an example value
+    const char *help = nullptr;        // the field's tooltip and the CLI's help line
+    // Problems of a non-empty value, in the operator's words; empty when it is fine. A file is
+    // read here (a broken one stops a command before anything is sent). nullptr: any text.
+    QString (*validate)(const QString &value) = nullptr;
+};
+
+// How a run of a connector is shown in demo mode: the connection the demo adds for it (served
+// by the connector's simulator) and the runs it starts there to show every state.
+struct ConnectorDemo
+{
+    Q_GADGET
+public:
+    // The demo runs, in the order demo mode starts them (finished ones first).
+    enum class Seed {
+        Completed,
+        Failed,
+        Cancelled,
+        Timer,
+        Webhook,
+        Options,
+        Question,
+        Approval,
+        ToolOutput,
+        Streaming
+    };
+    Q_ENUM(Seed)
+    struct DemoRun
+    {
+        Seed seed;
+        // The simulators pick a run's scenario from the first word of the prompt ("Fail", "Timer",
+        // …; empty for the plain scenario): their vocabulary, so only the task is translated.
+        QLatin1StringView keyword;
+        const char *task; // translated in the "Runwatch::DemoMode" context
+    };
+    const char *connectionName = nullptr; // translated in the "Runwatch::DemoMode" context
+    QString defaultModel;
+    // How the key may travel (the first is the one used when another is asked for); empty: any.
+    QList<AuthStyle> authStyles;
+    QJsonObject (*options)() = nullptr; // the demo connection's options
+    QList<DemoRun> runs;
+};
+
+// One connector: everything the product knows of it outside its own folder. Each folder under
+// core/backends/ defines one (its <name>connector.cpp) and core/backends/registry.cpp lists it.
+struct ConnectorDescriptor
+{
+    QLatin1StringView name;               // Connection::backend, runwatch-cli --backend
+    const char *displayName = nullptr;    // "OpenAI Responses"
+    const char *urlHelp = nullptr;        // what the connection's URL is, for the CLI's help
+    const char *urlPlaceholder = nullptr; // an example of it (not translated)
+    QLatin1StringView defaultUrl;         // a new connection's URL, where the service has one
+    QLatin1StringView apiKeyEnv;          // read for its key after RUNWATCH_API_KEY (CLI), if any
+    QString defaultModel;
+    // How the key may travel (the first is the one used when another is asked for); empty: any.
+    QList<AuthStyle> authStyles;    // a new run's model when neither it nor its connection names one
+    QList<ConnectorOption> options; // its own options; the common ones are the registry's
+    // A run is started on one of the service's agents (RunBackend::catalog() lists them): the CLI
+    // and the New Run dialog ask for one, the connection's "agent" option being the default.
+    bool needsAgent = false;
+    RunBackend *(*create)(const Connection &connection, QObject *parent) = nullptr;
+    ConnectorDemo demo; // demo.connectionName == nullptr: no demo connection
+};
+
+// The factory of a row whose connector is `Backend` (constructed from the connection).
+template<typename Backend>
+RunBackend *makeBackend(const Connection &connection, QObject *parent)
+{
+    return new Backend(connection, parent);
+}
+
+// A descriptor's or an option's text in the operator's language.
+QString connectorText(const char *text);
+
+} // namespace Runwatch

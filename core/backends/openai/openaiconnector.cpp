@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "backends/openai/openaiconnector.h"
+
+#include "backends/openai/openaibackend.h"
+#include "backends/optionchecks.h"
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+ConnectorDescriptor openAiConnector()
+{
+    using Kind = ConnectorOption::Kind;
+    using Seed = ConnectorDemo::Seed;
+    ConnectorDescriptor row;
+    row.name = "openai"_L1;
+    row.displayName
+        = QT_TRANSLATE_NOOP("Runwatch::Connector", "OpenAI Responses (OpenAI, Azure OpenAI, compatible)");
+    row.urlHelp = QT_TRANSLATE_NOOP("Runwatch::Connector", "the API base, e.g. https://api.openai.com/v1");
+    row.urlPlaceholder = "https://api.openai.com/v1";
+    row.defaultUrl = "https://api.openai.com/v1"_L1;
+    row.apiKeyEnv = "OPENAI_API_KEY"_L1;
+    row.defaultModel = u"gpt-5"_s;
+    row.options = {
+        {OpenAiOption::Organization, "--organization"_L1, "ORG"_L1, Kind::Text,
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "&Organization:"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "org-… (OpenAI-Organization header)"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector",
+                           "Sent as the OpenAI-Organization header: which organization's quota and billing "
+                           "the runs use."),
+         &checkHeaderValue},
+        {OpenAiOption::Project, "--project"_L1, "ID"_L1, Kind::Text,
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "Pro&ject:"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "proj_… (OpenAI-Project header)"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "Sent as the OpenAI-Project header."), &checkHeaderValue},
+        {OpenAiOption::ApiVersion, "--api-version"_L1, "V"_L1, Kind::Text,
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "API ve&rsion:"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "e.g. 2025-04-01-preview (Azure)"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector",
+                           "Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry)."),
+         &checkApiVersion},
+    };
+    row.create = &makeBackend<OpenAiBackend>;
+    row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo OpenAI");
+    row.demo.defaultModel = u"runwatch-sim-1"_s;
+    row.demo.runs = {
+        {Seed::Failed, "Fail"_L1,
+         QT_TRANSLATE_NOOP("Runwatch::DemoMode", "summarise this week's TLS advisories")},
+        {Seed::Cancelled, "Long"_L1,
+         QT_TRANSLATE_NOOP("Runwatch::DemoMode", "check the TLS setup of every service")},
+        {Seed::Streaming, "Reasoning"_L1,
+         QT_TRANSLATE_NOOP("Runwatch::DemoMode", "audit the TLS stacks we ship")},
+    };
+    return row;
+}
+
+} // namespace Runwatch
