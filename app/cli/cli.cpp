@@ -157,7 +157,7 @@ QString CliApp::helpText()
     // Lines of the connectors' part: "  FLAG VALUE" padded to the help column, the help wrapped.
     constexpr qsizetype kColumn = 22;
     constexpr qsizetype kWidth = 96;
-    auto entry = [](const QString &head, const QString &help) {
+    auto entry = [](const QString &head, const QString &help) -> QString {
         QString out = u"  "_s + head;
         out += out.size() + 1 < kColumn ? QString(kColumn - out.size(), u' ')
                                         : u"\n"_s + QString(kColumn, u' ');
@@ -180,8 +180,9 @@ QString CliApp::helpText()
     text += entry(u"--backend NAME"_s,
                   CliApp::tr("connector for --url (default: %1):").arg(defaultConnector().name));
     for (const ConnectorDescriptor &row : connectors())
-        text += entry(QString(), u"%1: %2; --url is %3"_s.arg(row.name, connectorText(row.displayName),
-                                                              connectorText(row.urlHelp)));
+        text += entry(QString(),
+                      CliApp::tr("%1: %2; --url is %3")
+                          .arg(row.name, connectorText(row.displayName), connectorText(row.urlHelp)));
     text += CliApp::tr(kUsageConnection);
     // Each flag once: the common options, then each connector's (a flag two connectors share, such
     // as --api-version, names both).
@@ -280,7 +281,7 @@ int CliApp::run(const QStringList &args)
         // A file is read once up front so that a broken one stops the command before anything is
         // sent, naming the file and the bad key.
         const ConnectorOption *option = anyConnectionOption(it.key());
-        if (option->kind == ConnectorOption::Kind::File && option->validate) {
+        if (option->readsFile && option->validate) {
             if (const QString problem = option->validate(value); !problem.isEmpty()) {
                 writeErr(u"runwatch-cli: "_s + problem + u'\n');
                 return ExitOtherError;

@@ -55,7 +55,7 @@ DemoMode::DemoMode(QObject *parent)
 // AppController): no connector is left talking to them.
 DemoMode::~DemoMode() = default;
 
-QString DemoMode::connectionName(QStringView connector)
+QString DemoMode::connectionName(const QString &connector)
 {
     const ConnectorDescriptor *row = Runwatch::connector(connector);
     return row && row->demo.connectionName ? tr(row->demo.connectionName) : QString();
@@ -85,7 +85,7 @@ QList<Connection> DemoMode::connections() const
         Connection c;
         c.name = tr(row.demo.connectionName);
         c.backend = row.name;
-        c.baseUrl = m_sims->urlFor(row.name);
+        c.baseUrl = m_sims->urlFor(QString(row.name));
         c.auth = AuthStyle::None; // the simulators ask for no key
         c.defaultModel = row.demo.defaultModel;
         if (row.demo.options)

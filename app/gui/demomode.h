@@ -38,7 +38,7 @@ public:
 
     // The name of `connector`'s demo connection, e.g. "Demo OpenAI": short enough for the run
     // list's Connection column (its Backend column names the protocol). Empty without one.
-    static QString connectionName(QStringView connector);
+    static QString connectionName(const QString &connector);
 
     // Starts the simulators. False (with *error) when they cannot listen.
     bool startSimulators(QString *error = nullptr);

@@ -79,7 +79,7 @@ DemoSimulators::~DemoSimulators()
     stop();
 }
 
-QUrl DemoSimulators::urlFor(QStringView connector) const
+QUrl DemoSimulators::urlFor(const QString &connector) const
 {
     const std::pair<QLatin1StringView, QUrl> urls[] = {
         {RunwatchSim::OpenAiSimulator::kProtocol, m_openAiUrl},

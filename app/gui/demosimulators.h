@@ -46,7 +46,7 @@ public:
 
     // The URL of the simulator that speaks `connector`'s protocol (ConnectorDescriptor::name);
     // empty when none does.
-    QUrl urlFor(QStringView connector) const;
+    QUrl urlFor(const QString &connector) const;
 
     // Plays an OpenAI response to its end at once (asynchronously, in the simulators' thread).
     void finishResponse(const QString &responseId);

@@ -30,9 +30,12 @@ struct ConnectorOption
     const char *label = nullptr;       // "&Organization:" (with its mnemonic)
     const char *placeholder = nullptr; // an example value
     const char *help = nullptr;        // the field's tooltip and the CLI's help line
-    // Problems of a non-empty value, in the operator's words; empty when it is fine. A file is
-    // read here (a broken one stops a command before anything is sent). nullptr: any text.
+    // Problems of a non-empty value, in the operator's words; empty when it is fine. nullptr: any
+    // text.
     QString (*validate)(const QString &value) = nullptr;
+    // The value names a file the connector reads whole (a profile): runwatch-cli reads it before
+    // the command, and a problem in it is an error of the command (exit 1), not of its usage.
+    bool readsFile = false;
 };
 
 // How a run of a connector is shown in demo mode: the connection the demo adds for it (served

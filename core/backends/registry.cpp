@@ -81,7 +81,7 @@ const QList<ConnectorDescriptor> &connectors()
     return rows();
 }
 
-const ConnectorDescriptor *connector(QStringView name)
+const ConnectorDescriptor *connector(const QString &name)
 {
     for (const ConnectorDescriptor &row : rows()) {
         if (row.name == name)
@@ -152,7 +152,7 @@ const QList<ConnectorOption> &commonConnectionOptions()
     return options;
 }
 
-QList<ConnectorOption> connectionOptions(QStringView backend)
+QList<ConnectorOption> connectionOptions(const QString &backend)
 {
     const ConnectorDescriptor *row = connector(backend);
     if (!row)

@@ -12,7 +12,7 @@ namespace Runwatch {
 // from here; nothing outside core/backends/ names one.
 const QList<ConnectorDescriptor> &connectors();
 // The row of `name` (Connection::backend), nullptr when no connector has it.
-const ConnectorDescriptor *connector(QStringView name);
+const ConnectorDescriptor *connector(const QString &name);
 // The connector a connection gets when none is named (the CLI's --url without --backend).
 const ConnectorDescriptor &defaultConnector();
 QStringList knownBackends();
@@ -27,7 +27,7 @@ void registerConnector(ConnectorDescriptor descriptor);
 const QList<ConnectorOption> &commonConnectionOptions();
 // The options of `backend`'s connections: its own, then the common ones. Empty for an unknown
 // backend.
-QList<ConnectorOption> connectionOptions(QStringView backend);
+QList<ConnectorOption> connectionOptions(const QString &backend);
 // The option of any connector (or a common one) with this key or CLI flag; nullptr when none.
 const ConnectorOption *anyConnectionOption(QStringView keyOrFlag);
 

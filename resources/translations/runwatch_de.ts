@@ -1341,6 +1341,10 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <source>agents lists a service&apos;s agents: %1 lists none (use --backend %2)</source>
         <translation>agents listet die Agenten eines Dienstes: %1 listet keine (verwenden Sie --backend %2)</translation>
     </message>
+    <message>
+        <source>%1: %2; --url is %3</source>
+        <translation>%1: %2; --url ist %3</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConnectionOptionsForm</name>

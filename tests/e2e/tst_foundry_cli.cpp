@@ -227,12 +227,15 @@ private Q_SLOTS:
     void usageErrors()
     {
         QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"hi"_s}).exitCode, 2); // no --agent
+        // Another connector's option (the token command is every connector's).
         const Result openai = RunwatchTest::finishCli(RunwatchTest::launchCli(
             QStringLiteral(RUNWATCH_CLI_PATH),
-            {u"--backend"_s, u"openai"_s, u"--url"_s, u"http://127.0.0.1:9/v1"_s, u"--token-command"_s,
-             u"true"_s, u"--store"_s, m_dir->filePath(u"x.sqlite"_s), u"list"_s},
+            {u"--backend"_s, u"openai"_s, u"--url"_s, u"http://127.0.0.1:9/v1"_s, u"--profile"_s,
+             u"/tmp/p.json"_s, u"--store"_s, m_dir->filePath(u"x.sqlite"_s), u"list"_s},
             this));
         QCOMPARE(openai.exitCode, 2);
+        QVERIFY2(openai.err.contains("--profile is not an option of the openai backend"),
+                 openai.err.constData());
     }
 
     // The token command instead of a key: its token is used, and it is in no output and no file.

@@ -109,12 +109,13 @@ private Q_SLOTS:
         m_engine.reset();
     }
 
-    // Only the chosen backend's options are offered; the transport's are offered for every one.
+    // Only the chosen backend's options are offered; the common ones (the token command and the
+    // transport's) are offered for every one.
     void fieldsFollowTheBackend()
     {
         const QList<std::pair<QString, QStringList>> expected{
             {u"openai"_s, {u"organization"_s, u"project"_s, u"api_version"_s}},
-            {u"foundry"_s, {u"api_version"_s, u"token_command"_s}},
+            {u"foundry"_s, {u"api_version"_s}},
             {u"jobs"_s, {u"profile_file"_s}},
             {u"a2a"_s, {}}};
         const QStringList all{u"organization"_s, u"project"_s,   u"api_version"_s, u"token_command"_s,
@@ -126,7 +127,8 @@ private Q_SLOTS:
             if (!shots.isEmpty())
                 QVERIFY(m_dialog->grab().save(shots + u"/connections-"_s + backend + u".png"_s));
             for (const QString &key : all) {
-                const bool shown = own.contains(key) || key == u"ca_bundle" || key == u"proxy";
+                const bool shown
+                    = own.contains(key) || key == u"token_command" || key == u"ca_bundle" || key == u"proxy";
                 QVERIFY2(m_dialog->optionsForm()->edit(key)->isVisible() == shown,
                          qPrintable(backend + u' ' + key));
             }
@@ -240,8 +242,9 @@ private Q_SLOTS:
         m_dialog->backendBox()->setCurrentText(u"a2a"_s);
         const auto switched = save(u"foundry"_s);
         QVERIFY(switched);
-        QVERIFY(!switched->options.contains(u"token_command"_s));
         QVERIFY(!switched->options.contains(u"api_version"_s));
+        // The token command is every backend's.
+        QCOMPARE(switched->options.value(u"token_command"_s).toString(), u"printf %s tok"_s);
     }
 
     // Foundry: the token command's output is the Bearer token of every request and the

@@ -63,7 +63,7 @@ ConnectorDescriptor jobsConnector()
                            "The connection profile that fits this job API to the contract (see "
                            "docs/jobs-profile.md). It is read as you type; its errors name the JSON pointer "
                            "of the bad value."),
-         &checkProfileFile},
+         &checkProfileFile, true},
     };
     row.create = &makeBackend<JobsBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo jobs");

@@ -156,8 +156,8 @@ private Q_SLOTS:
                  qPrintable(run.err));
 
         run = runCli(base + QStringList{u"--echo-script"_s, m_dir.filePath(u"missing.txt"_s), u"agent"_s});
-        QCOMPARE(run.code, 1);
-        QVERIFY2(run.err.contains(u"Cannot read the echo script"_s), qPrintable(run.err));
+        QCOMPARE(run.code, 2);
+        QVERIFY2(run.err.contains(u"option echo_script: Cannot read the echo script"_s), qPrintable(run.err));
 
         // A valid one goes through to the command (the fake describes itself by its kind).
         run = runCli(base + QStringList{u"--echo-depth"_s, u"3"_s, u"agent"_s});

@@ -2,6 +2,7 @@
 // The progress and ETA rule (core/models/runprogress): which progress item counts, the ETA from
 // the observed rate, from the service's estimate, and both blended by the fraction done.
 #include "domain/runprogress.h"
+#include "models/runformat.h"
 
 #include <QtTest>
 
