@@ -80,7 +80,7 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
         RunError error = response.error;
         applyErrorBody(error, response.body);
         // No answer at all (or one that says nothing about the request): the job may exist
-        // anyway. The listing finds it by the key we sent (protocols/jobs-api.md "recovery").
+        // anyway. The listing finds it by the key we sent (docs/protocols/jobs-api.md "recovery").
         const bool mayExist = error.kind == ErrorKind::Network || error.kind == ErrorKind::Timeout
                               || error.kind == ErrorKind::Server;
         std::optional<QJsonObject> found;
