@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The OS keychain for API keys. Runs twice under ctest (tests/run-keyring.sh):
+// The OS keychain for API keys. Runs twice under ctest (tests/unit/connections/run-keyring.sh):
 //   RUNWATCH_KEYRING=real  inside dbus-run-session with an unlocked gnome-keyring;
 //   RUNWATCH_KEYRING=none  with no D-Bus session at all (the "headless / locked" path).
 #include "awaitwithin.h"
@@ -34,7 +34,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         if (mode().isEmpty())
-            QFAIL("run through tests/run-keyring.sh (ctest does): it provides the keyring environment");
+            QFAIL("run through tests/unit/connections/run-keyring.sh (ctest does): it provides the keyring "
+                  "environment");
     }
 
     // With a real Secret Service the key round-trips and lands nowhere else.
