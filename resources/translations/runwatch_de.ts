@@ -3078,7 +3078,7 @@ Older ones are removed when Runwatch starts.</source>
     </message>
 </context>
 <context>
-    <name>SecretStore</name>
+    <name>Keychain</name>
     <message>
         <source>The system keychain is not available (%1). API keys are only stored there; to keep one anyway, allow the less secure plain-file store in the settings.</source>
         <translation>Der Schlüsselbund des Systems ist nicht verfügbar (%1). API-Schlüssel werden nur dort gespeichert; um trotzdem einen zu behalten, erlauben Sie in den Einstellungen die weniger sichere Ablage in einer unverschlüsselten Datei.</translation>
