@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "screenshotplan.h"
+#include "uilog.h"
 
 #include "demomode.h"
 #include "detailpane.h"
@@ -58,7 +59,7 @@ ScreenshotPlan::ScreenshotPlan(MainWindow *window, RunManager *manager, DemoMode
     m_deadline.setSingleShot(true);
     m_deadline.setInterval(90000);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
-        qWarning("runwatch: screenshot plan timed out waiting for \"%s\"", qPrintable(m_plan.value(0)));
+        qCWarning(lcUi, "screenshot plan timed out waiting for \"%s\"", qPrintable(m_plan.value(0)));
         QCoreApplication::exit(1);
     });
 }
@@ -159,9 +160,9 @@ void ScreenshotPlan::take(const QString &shot)
     const QString path = QDir(m_dir).filePath(shot + u".png"_s);
     const QPixmap pixmap = m_window->grab();
     if (!pixmap.save(path))
-        qWarning("runwatch: could not save %s", qPrintable(path));
+        qCWarning(lcUi, "could not save %s", qPrintable(path));
     else
-        qInfo("runwatch: saved %s (%dx%d)", qPrintable(path), pixmap.width(), pixmap.height());
+        qCInfo(lcUi, "saved %s (%dx%d)", qPrintable(path), pixmap.width(), pixmap.height());
 }
 
 } // namespace Runwatch

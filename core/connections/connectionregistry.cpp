@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connections/connectionregistry.h"
+#include "connectionslog.h"
 
 #include "backends/registry.h"
 #include "connections/connectionoptions.h"
@@ -13,6 +14,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+Q_LOGGING_CATEGORY(lcConnections, "runwatch.connections", QtInfoMsg)
 
 namespace {
 // Where the GUI kept each profile's key storage before it became part of the profile: read once
@@ -154,6 +157,8 @@ QCoro::Task<KeyStore::Result> ConnectionRegistry::readKey(ConnectionProfile prof
     out.secret = r.secret;
     if (r.ok())
         co_return out;
+    qCDebug(lcConnections) << "key of" << name << "not read from the" << store->displayName() << "-"
+                           << r.error;
     if (profile.keyStorage == KeyStorage::Session)
         out.error = tr("The API key of \"%1\" was kept for one session only; enter it again.").arg(name);
     else if (r.status == KeyStore::Status::NotFound)
@@ -245,6 +250,8 @@ QCoro::Task<QStringList> ConnectionRegistry::load()
             problems << proxy.error;
         commit(p, {}, key.secret, proxy.secret);
     }
+    qCDebug(lcConnections) << "loaded" << loaded.size() << "saved connections," << problems.size()
+                           << "problems";
     co_return problems;
 }
 

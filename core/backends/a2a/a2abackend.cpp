@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2abackend.h"
+#include "a2alog.h"
 
 #include "a2arunstream.h"
 #include "connections/connectionoptions.h"
@@ -9,6 +10,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+Q_LOGGING_CATEGORY(lcA2a, "runwatch.backend.a2a", QtInfoMsg)
 
 using namespace A2a;
 
@@ -160,6 +163,8 @@ RunStream *A2aBackend::followUp(ContinuationToken parentToken, StartRequest requ
 
 RunStream *A2aBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcA2a) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                   << token.eventId;
     return new A2aRunStream(this, A2aRunStream::Mode::Follow, {}, std::move(token), parent);
 }
 
@@ -198,6 +203,7 @@ QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> A2aBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcA2a) << "cancel" << token.remoteId;
     QPointer<A2aBackend> self = this;
     ActionResult result;
     const int timeoutMs = int(m_cancelHttp->policy().connectTimeout.count());

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "foundrybackend.h"
+#include "foundrylog.h"
 
 #include "connections/connectionoptions.h"
 #include "foundrymapper.h"
@@ -13,6 +14,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+Q_LOGGING_CATEGORY(lcFoundry, "runwatch.backend.foundry", QtInfoMsg)
 
 namespace {
 
@@ -249,6 +252,8 @@ RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest 
 
 RunStream *FoundryBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcFoundry) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                       << token.eventId;
     // Never used by the engine (no ResumeStream), but a caller gets a one-shot poll, not nothing.
     return new FoundryRunStream(this, std::move(token), stallTimeout(m_connection), parent);
 }
@@ -379,6 +384,7 @@ QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> FoundryBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcFoundry) << "cancel" << token.remoteId;
     QPointer<FoundryBackend> self = this;
     ActionResult result;
     const QString threadId = threadOf(token);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobsbackend.h"
+#include "jobslog.h"
 
 #include "connections/connectionoptions.h"
 #include "jobsmapper.h"
@@ -16,6 +17,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+Q_LOGGING_CATEGORY(lcJobs, "runwatch.backend.jobs", QtInfoMsg)
 
 namespace {
 
@@ -222,6 +225,8 @@ RunStream *JobsBackend::start(StartRequest request, QObject *parent)
 
 RunStream *JobsBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcJobs) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                    << token.eventId;
     return new JobsRunStream(this, std::move(token), stallTimeout(m_connection), parent);
 }
 
@@ -271,6 +276,7 @@ QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> JobsBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcJobs) << "cancel" << token.remoteId;
     QPointer<JobsBackend> self = this;
     ActionResult result;
     if (!m_profileError.isEmpty()) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openaibackend.h"
+#include "openailog.h"
 
 #include "connections/connectionoptions.h"
 #include "openairunstream.h"
@@ -15,6 +16,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+Q_LOGGING_CATEGORY(lcOpenAi, "runwatch.backend.openai", QtInfoMsg)
 
 namespace {
 
@@ -150,6 +153,8 @@ RunStream *OpenAiBackend::create(StartRequest request, const QString &previousRe
 
 RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcOpenAi) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                      << token.eventId;
     HttpRequest r = this->request("GET", responsePath(token.remoteId));
     QUrlQuery q(r.url);
     q.addQueryItem(u"stream"_s, u"true"_s);
@@ -186,6 +191,7 @@ QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcOpenAi) << "cancel" << token.remoteId;
     QPointer<OpenAiBackend> self = this;
     HttpRequest r = request("POST", responsePath(token.remoteId) + u"/cancel"_s);
     const HttpResponse response = co_await m_http->send(std::move(r));
