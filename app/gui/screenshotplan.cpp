@@ -2,6 +2,8 @@
 #include "screenshotplan.h"
 #include "uilog.h"
 
+#include "domain/enumnames.h"
+
 #include "demomode.h"
 #include "detailpane.h"
 #include "engine/runmanager.h"
@@ -14,8 +16,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QHeaderView>
-#include <QMetaEnum>
 #include <QPixmap>
+
+#include <array>
 
 using namespace Qt::StringLiterals;
 
@@ -36,12 +39,15 @@ DemoMode::Seed seedFor(const QString &shot)
         return DemoMode::Seed::Approval;
     if (shot == u"usage")
         return DemoMode::Seed::Streaming; // the demo's one OpenAI run that completes, with usage
-    const QMetaEnum seeds = QMetaEnum::fromType<DemoMode::Seed>();
-    for (int i = 0; i < seeds.keyCount(); ++i) {
-        if (shot.compare(QLatin1StringView(seeds.key(i)), Qt::CaseInsensitive) == 0)
-            return DemoMode::Seed(seeds.value(i));
-    }
-    return DemoMode::Seed::Streaming;
+    using Seed = DemoMode::Seed;
+    static constexpr std::array kSeedNames{
+        EnumName{Seed::Completed, "completed"_L1},   EnumName{Seed::Failed, "failed"_L1},
+        EnumName{Seed::Cancelled, "cancelled"_L1},   EnumName{Seed::Timer, "timer"_L1},
+        EnumName{Seed::Webhook, "webhook"_L1},       EnumName{Seed::Options, "options"_L1},
+        EnumName{Seed::Question, "question"_L1},     EnumName{Seed::Approval, "approval"_L1},
+        EnumName{Seed::ToolOutput, "tooloutput"_L1}, EnumName{Seed::Streaming, "streaming"_L1},
+    };
+    return fromName(kSeedNames, shot, Qt::CaseInsensitive).value_or(Seed::Streaming);
 }
 } // namespace
 

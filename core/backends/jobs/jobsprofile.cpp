@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobsprofile.h"
 
+#include "domain/enumnames.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -14,19 +16,14 @@ namespace Runwatch::Jobs {
 
 namespace {
 
-struct StateName
-{
-    JobState state;
-    QLatin1StringView name;
-};
 constexpr std::array kStateNames{
-    StateName{JobState::Queued, "queued"_L1},
-    StateName{JobState::Running, "running"_L1},
-    StateName{JobState::InputRequired, "input_required"_L1},
-    StateName{JobState::Succeeded, "succeeded"_L1},
-    StateName{JobState::Failed, "failed"_L1},
-    StateName{JobState::Canceled, "canceled"_L1},
-    StateName{JobState::TimedOut, "timed_out"_L1},
+    EnumName{JobState::Queued, "queued"_L1},
+    EnumName{JobState::Running, "running"_L1},
+    EnumName{JobState::InputRequired, "input_required"_L1},
+    EnumName{JobState::Succeeded, "succeeded"_L1},
+    EnumName{JobState::Failed, "failed"_L1},
+    EnumName{JobState::Canceled, "canceled"_L1},
+    EnumName{JobState::TimedOut, "timed_out"_L1},
 };
 
 // Templates longer than this are not paths but mistakes (or hostile input).
@@ -148,20 +145,12 @@ private:
 
 QString jobStateName(JobState state)
 {
-    for (const auto &entry : kStateNames) {
-        if (entry.state == state)
-            return entry.name;
-    }
-    return u"unknown"_s;
+    return nameOf(kStateNames, state, "unknown"_L1);
 }
 
 std::optional<JobState> jobStateFromName(QStringView name)
 {
-    for (const auto &entry : kStateNames) {
-        if (name == entry.name)
-            return entry.state;
-    }
-    return std::nullopt;
+    return fromName(kStateNames, name);
 }
 
 bool isTerminalState(JobState state)
