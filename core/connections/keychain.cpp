@@ -110,7 +110,8 @@ QCoro::Task<Keychain::Result> Keychain::runKeychain(Op op, QString account, QStr
     }
     if (!done) {
         result.status = Status::Unavailable;
-        result.error = unavailableMessage(u"it did not answer within 15 s"_s);
+        result.error
+            = unavailableMessage(QCoreApplication::translate("Keychain", "it did not answer within 15 s"));
     } else if (job->error() == QKeychain::NoError) {
         result.status = Status::Ok;
         if (op == Op::Read)
@@ -122,7 +123,7 @@ QCoro::Task<Keychain::Result> Keychain::runKeychain(Op op, QString account, QStr
             co_return result;
         }
         result.status = Status::NotFound;
-        result.error = u"No API key is stored for %1."_s.arg(account);
+        result.error = QCoreApplication::translate("Keychain", "No API key is stored for %1.").arg(account);
         // A key saved earlier through the opted-in plain store is still found there.
         if (m_insecureAllowed) {
             Result insecure = runInsecure(op, account, secret);
@@ -162,7 +163,8 @@ Keychain::Result Keychain::runInsecure(Op op, const QString &account, const QStr
     if (op == Op::Read) {
         if (!all.contains(key)) {
             result.status = Status::NotFound;
-            result.error = u"No API key is stored for %1."_s.arg(account);
+            result.error
+                = QCoreApplication::translate("Keychain", "No API key is stored for %1.").arg(account);
             return result;
         }
         result.status = Status::Ok;

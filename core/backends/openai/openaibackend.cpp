@@ -7,6 +7,7 @@
 
 #include "backends/requestauth.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -16,6 +17,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "OpenAiConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(OpenAiConnector)
+};
+} // namespace
 
 Q_LOGGING_CATEGORY(lcOpenAi, "runwatch.backend.openai", QtInfoMsg)
 
@@ -53,7 +62,7 @@ QList<RunEvent> eventsFromBody(const QByteArray &body)
 // The error for an answer that should have been a Response object and is not.
 RunError notAResponse(const HttpResponse &response)
 {
-    return response.protocolError({}, u"The server's answer is not a Response object."_s);
+    return response.protocolError({}, Text::tr("The server's answer is not a Response object."));
 }
 
 } // namespace
@@ -212,7 +221,7 @@ QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
         if (state.startsWith(u"n "_s))
             state = state.mid(2);
         state = state.section(u' ', 0, 0);
-        result.note = state.isEmpty() ? u"already finished"_s : u"already "_s + state;
+        result.note = state.isEmpty() ? Text::tr("already finished") : Text::tr("already ") + state;
         ActionResult current = co_await get(token);
         if (!self)
             co_return result;
@@ -240,7 +249,7 @@ QCoro::Task<ActionResult> OpenAiBackend::remove(ContinuationToken token)
         co_return result;
     }
     if (response.error.kind == ErrorKind::NotFound) {
-        result.note = u"not found on the server (already deleted or expired)"_s;
+        result.note = Text::tr("not found on the server (already deleted or expired)");
         result.events << RunEvent::statusChange(RunStatus::Deleted, u"deleted"_s);
         co_return result;
     }
@@ -271,9 +280,9 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     const QJsonObject response = doc.object();
     const std::optional<InputRequest> pending = OpenAi::inputRequestOf(response);
     if (!pending) {
-        result.error = RunError::client(u"not_waiting"_s,
-                                        u"The response does not wait for input (it is %1)."_s.arg(
-                                            response.value(u"status"_s).toString(u"without a status"_s)));
+        result.error = RunError::client(
+            u"not_waiting"_s, Text::tr("The response does not wait for input (it is %1).")
+                                  .arg(response.value(u"status"_s).toString(Text::tr("without a status"))));
         result.events = OpenAi::mapResponseObject(response);
         co_return result;
     }
@@ -323,7 +332,7 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
 QCoro::Task<ListResult> OpenAiBackend::list()
 {
     ListResult result;
-    result.error = RunError::unsupported(u"The Responses API has no listing of responses."_s);
+    result.error = RunError::unsupported(Text::tr("The Responses API has no listing of responses."));
     co_return result;
 }
 
