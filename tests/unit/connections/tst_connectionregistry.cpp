@@ -196,7 +196,7 @@ private Q_SLOTS:
         const auto elsewhere = awaitWithin(cli->readKey(*cli->savedProfile(u"lab"_s)));
         QVERIFY(elsewhere);
         QCOMPARE(elsewhere->status, KeyStore::Status::NotFound);
-        QVERIFY2(elsewhere->problem.contains(u"one session only"_s), qPrintable(elsewhere->problem));
+        QVERIFY2(elsewhere->error.contains(u"one session only"_s), qPrintable(elsewhere->error));
     }
 
     // load() registers every saved profile with its key, in saved order, and names the problems:
