@@ -4,7 +4,7 @@
 #   dist/runwatch-sim_<version>_<arch>.deb  the protocol simulator
 # No second compile: CPack installs the build's programs, strips them and computes the library
 # dependencies with dpkg-shlibdeps. The build must carry Debian's hardening flags, as
-# scripts/test.sh configures it; otherwise this script refuses.
+# scripts/build.sh (and so test.sh and run.sh) configures it; otherwise this script refuses.
 #
 #   scripts/package.sh            build dir: $RUNWATCH_BUILD_DIR or ./build
 set -euo pipefail
@@ -20,11 +20,11 @@ done
 cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 case "$(cache_value CMAKE_CXX_FLAGS)" in
     *_FORTIFY_SOURCE=*-fstack-protector-strong*) ;;
-    *) die "the build in $build lacks the dpkg-buildflags hardening flags; configure it as scripts/test.sh does" ;;
+    *) die "the build in $build lacks the dpkg-buildflags hardening flags; configure it with scripts/build.sh" ;;
 esac
 case "$(cache_value CMAKE_EXE_LINKER_FLAGS)" in
     *-z,relro*-z,now*) ;;
-    *) die "the build in $build links without -z relro -z now; configure it as scripts/test.sh does" ;;
+    *) die "the build in $build links without -z relro -z now; configure it with scripts/build.sh" ;;
 esac
 [ "$(cache_value CMAKE_BUILD_TYPE)" != Debug ] || die "refusing to package a Debug build"
 

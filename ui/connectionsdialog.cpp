@@ -5,7 +5,7 @@
 #include "connectionoptionsform.h"
 #include "connections/connectionoptions.h"
 #include "connections/connectionprobe.h"
-#include "connections/secretstore.h"
+#include "connections/keychain.h"
 #include "icons.h"
 
 #include <QCheckBox>
@@ -192,7 +192,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
             this, tr("Store the API Key Unencrypted?"),
             tr("The key will be written in plain text to\n%1\nreadable only by your user account. "
                "Any program running as you can read it.\n\nStore it there?")
-                .arg(SecretStore::defaultInsecurePath()),
+                .arg(Keychain::defaultInsecurePath()),
             QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
         if (answer == QMessageBox::Yes)
             optIn(KeyStorage::Plaintext);
@@ -293,7 +293,7 @@ void ConnectionsDialog::showProfile(const QString &name)
     case KeyStorage::Plaintext:
         m_key->setPlaceholderText(tr("Stored unencrypted — leave empty to keep"));
         m_keyInfo->setText(
-            tr("You chose to store this key unencrypted in %1.").arg(SecretStore::defaultInsecurePath()));
+            tr("You chose to store this key unencrypted in %1.").arg(Keychain::defaultInsecurePath()));
         break;
     }
     // The demo's connections exist only while the demo runs.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "notifier.h"
+#include "uilog.h"
 
 #include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
@@ -18,6 +19,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+Q_LOGGING_CATEGORY(lcUi, "runwatch.ui", QtInfoMsg)
 
 namespace {
 const QString kService = u"org.freedesktop.Notifications"_s;
@@ -190,9 +193,9 @@ void Notifier::notify(const QString &runId, const QString &summary, const QStrin
                 if (reply.isError()) {
                     // No notification service on this bus: use the tray from now on.
                     if (m_channel == Channel::DBus)
-                        qInfo("runwatch: desktop notifications over D-Bus failed (%s); %s",
-                              qPrintable(reply.error().message()),
-                              m_tray ? "using the tray icon" : "no tray icon either");
+                        qCInfo(lcUi, "desktop notifications over D-Bus failed (%s); %s",
+                               qPrintable(reply.error().message()),
+                               m_tray ? "using the tray icon" : "no tray icon either");
                     m_channel = m_tray ? Channel::Tray : Channel::None;
                     showInTray(runId, summary, body, urgent);
                     return;

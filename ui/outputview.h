@@ -9,7 +9,7 @@
 
 namespace Runwatch {
 
-// The live primary output of a run, after Qt Creator's output pane (PERFORMANCE.md):
+// The live primary output of a run, after Qt Creator's output pane (docs/performance-targets.md):
 // - appends are queued and written at most once per frame (16 ms timer);
 // - a frame writes for at most frameBudget(); a large backlog (catch-up) spreads over frames
 //   so the window stays responsive, with catchUpBudget() per frame (larger: a run that is

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rawlogview.h"
 
+#include "domain/enumnames.h"
 #include "engine/runmanager.h"
 
 #include <QDateTime>
 #include <QFontDatabase>
 #include <QScrollBar>
+
+#include <array>
 
 using namespace Qt::StringLiterals;
 
@@ -14,29 +17,21 @@ namespace Runwatch {
 namespace {
 constexpr int kTextPreview = 160;
 
+constexpr std::array kTypeNames{
+    EnumName{RunEvent::Type::Identity, "identity"_L1},
+    EnumName{RunEvent::Type::Status, "status"_L1},
+    EnumName{RunEvent::Type::PrimaryDelta, "primary.delta"_L1},
+    EnumName{RunEvent::Type::PrimarySnapshot, "primary.snapshot"_L1},
+    EnumName{RunEvent::Type::SecondaryDelta, "secondary.delta"_L1},
+    EnumName{RunEvent::Type::SecondarySnapshot, "secondary.snapshot"_L1},
+    EnumName{RunEvent::Type::InputRequired, "input_required"_L1},
+    EnumName{RunEvent::Type::Error, "error"_L1},
+    EnumName{RunEvent::Type::Cursor, "cursor"_L1},
+};
+
 QString typeName(RunEvent::Type type)
 {
-    switch (type) {
-    case RunEvent::Type::Identity:
-        return u"identity"_s;
-    case RunEvent::Type::Status:
-        return u"status"_s;
-    case RunEvent::Type::PrimaryDelta:
-        return u"primary.delta"_s;
-    case RunEvent::Type::PrimarySnapshot:
-        return u"primary.snapshot"_s;
-    case RunEvent::Type::SecondaryDelta:
-        return u"secondary.delta"_s;
-    case RunEvent::Type::SecondarySnapshot:
-        return u"secondary.snapshot"_s;
-    case RunEvent::Type::InputRequired:
-        return u"input_required"_s;
-    case RunEvent::Type::Error:
-        return u"error"_s;
-    case RunEvent::Type::Cursor:
-        return u"cursor"_s;
-    }
-    return u"?"_s;
+    return nameOf(kTypeNames, type, "?"_L1);
 }
 
 QString quoted(const QString &text)

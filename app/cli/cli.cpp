@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 #include "cli_p.h"
+#include "clilog.h"
 
 #include "backends/registry.h"
 #include "connections/connectionoptions.h"
@@ -18,6 +19,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::Cli {
+
+Q_LOGGING_CATEGORY(lcCli, "runwatch.cli", QtInfoMsg)
 
 namespace {
 
@@ -323,6 +326,7 @@ std::optional<std::chrono::milliseconds> parseDuration(const QString &text)
 
 int CliApp::runCommand(const QString &command, const Options &o, const QStringList &given)
 {
+    qCDebug(lcCli) << "command" << command << "connection" << o.connection << "backend" << o.backend;
     QStringList rest = given;
     if (const qsizetype at = rest.indexOf(u"--give-up-after"_s); at >= 0) {
         const bool follows

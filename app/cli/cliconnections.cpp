@@ -61,17 +61,17 @@ std::optional<Connection> CliApp::savedConnection(const Options &o, const Connec
                  "or save the key again in the app once a keychain is available"_s.arg(name, hint);
         return std::nullopt;
     } else if (profile.keyStorage != KeyStorage::None) {
-        const ConnectionRegistry::KeyLookup key = QCoro::waitFor(registry().readKey(profile));
+        const KeyStore::Result key = QCoro::waitFor(registry().readKey(profile));
         if (!key.ok()) {
-            *error = u"%1 (%2)"_s.arg(key.problem, hint);
+            *error = u"%1 (%2)"_s.arg(key.error, hint);
             return std::nullopt;
         }
         c.apiKey = key.secret;
     }
     // The proxy's password lives in the keychain, never in the saved profile.
-    const ConnectionRegistry::KeyLookup proxy = QCoro::waitFor(registry().readProxyPassword(profile));
+    const KeyStore::Result proxy = QCoro::waitFor(registry().readProxyPassword(profile));
     if (!proxy.ok()) {
-        *error = proxy.problem;
+        *error = proxy.error;
         return std::nullopt;
     }
     setProxyPassword(&c, proxy.secret);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// runwatch: the desktop app. All logic is in ui/ (runwatch_ui).
+// runwatch: the desktop app. Widgets live in ui/ (runwatch_ui); AppController beside this file
+// (runwatch_app) wires engine, store, connections and window, so main() only starts Qt.
 
 #include "appcontroller.h"
 #include "i18n/translations.h"

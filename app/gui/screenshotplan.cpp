@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "screenshotplan.h"
+#include "uilog.h"
+
+#include "domain/enumnames.h"
 
 #include "demomode.h"
 #include "detailpane.h"
@@ -13,8 +16,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QHeaderView>
-#include <QMetaEnum>
 #include <QPixmap>
+
+#include <array>
 
 using namespace Qt::StringLiterals;
 
@@ -35,12 +39,15 @@ DemoMode::Seed seedFor(const QString &shot)
         return DemoMode::Seed::Approval;
     if (shot == u"usage")
         return DemoMode::Seed::Streaming; // the demo's one OpenAI run that completes, with usage
-    const QMetaEnum seeds = QMetaEnum::fromType<DemoMode::Seed>();
-    for (int i = 0; i < seeds.keyCount(); ++i) {
-        if (shot.compare(QLatin1StringView(seeds.key(i)), Qt::CaseInsensitive) == 0)
-            return DemoMode::Seed(seeds.value(i));
-    }
-    return DemoMode::Seed::Streaming;
+    using Seed = DemoMode::Seed;
+    static constexpr std::array kSeedNames{
+        EnumName{Seed::Completed, "completed"_L1},   EnumName{Seed::Failed, "failed"_L1},
+        EnumName{Seed::Cancelled, "cancelled"_L1},   EnumName{Seed::Timer, "timer"_L1},
+        EnumName{Seed::Webhook, "webhook"_L1},       EnumName{Seed::Options, "options"_L1},
+        EnumName{Seed::Question, "question"_L1},     EnumName{Seed::Approval, "approval"_L1},
+        EnumName{Seed::ToolOutput, "tooloutput"_L1}, EnumName{Seed::Streaming, "streaming"_L1},
+    };
+    return fromName(kSeedNames, shot, Qt::CaseInsensitive).value_or(Seed::Streaming);
 }
 } // namespace
 
@@ -58,7 +65,7 @@ ScreenshotPlan::ScreenshotPlan(MainWindow *window, RunManager *manager, DemoMode
     m_deadline.setSingleShot(true);
     m_deadline.setInterval(90000);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
-        qWarning("runwatch: screenshot plan timed out waiting for \"%s\"", qPrintable(m_plan.value(0)));
+        qCWarning(lcUi, "screenshot plan timed out waiting for \"%s\"", qPrintable(m_plan.value(0)));
         QCoreApplication::exit(1);
     });
 }
@@ -159,9 +166,9 @@ void ScreenshotPlan::take(const QString &shot)
     const QString path = QDir(m_dir).filePath(shot + u".png"_s);
     const QPixmap pixmap = m_window->grab();
     if (!pixmap.save(path))
-        qWarning("runwatch: could not save %s", qPrintable(path));
+        qCWarning(lcUi, "could not save %s", qPrintable(path));
     else
-        qInfo("runwatch: saved %s (%dx%d)", qPrintable(path), pixmap.width(), pixmap.height());
+        qCInfo(lcUi, "saved %s (%dx%d)", qPrintable(path), pixmap.width(), pixmap.height());
 }
 
 } // namespace Runwatch

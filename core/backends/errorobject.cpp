@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "backends/errorobject.h"
 
+#include <QCoreApplication>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -17,7 +19,7 @@ RunError mapErrorObject(const QJsonObject &object, ErrorKind kind)
         error.code = e.value(u"type"_s).toString();
     error.message = e.value(u"message"_s).toString();
     if (error.message.isEmpty())
-        error.message = u"The server reported an error without a message."_s;
+        error.message = QCoreApplication::translate("Runwatch::ErrorObject", "The server reported an error without a message.");
     error.retryable = error.code == u"server_error" || error.code == u"rate_limit_exceeded";
     return error;
 }

@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runbackend.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "RunBackend".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(RunBackend)
+};
+} // namespace
 
 void RunStream::finish(StreamEnd end)
 {
@@ -43,7 +52,8 @@ QCoro::Task<ActionResult> RunBackend::followUp(ContinuationToken token, QString 
     Q_UNUSED(token)
     Q_UNUSED(prompt)
     ActionResult result;
-    result.error = RunError::unsupported(u"This connection cannot send a follow-up to a working run."_s);
+    result.error
+        = RunError::unsupported(Text::tr("This connection cannot send a follow-up to a working run."));
     co_return result;
 }
 

@@ -139,7 +139,7 @@ struct ConnectionProbe
     RunError error;
 };
 
-// The seam every protocol implements (ARCHITECTURE.md "The core seam"). Coroutine methods take
+// The seam every protocol implements (docs/architecture.md, the map). Coroutine methods take
 // their parameters by value: they outlive the caller's arguments.
 class RunBackend : public QObject
 {

@@ -1,38 +1,32 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connections/connectionprofile.h"
 
+#include "domain/enumnames.h"
+
+#include <array>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
 
 namespace {
 const QString kKeyStorage = u"key_storage"_s;
+constexpr std::array kStorageNames{
+    EnumName{KeyStorage::None, "none"_L1},
+    EnumName{KeyStorage::Keychain, "keychain"_L1},
+    EnumName{KeyStorage::Session, "session"_L1},
+    EnumName{KeyStorage::Plaintext, "plaintext"_L1},
+};
 } // namespace
 
 QString keyStorageName(KeyStorage storage)
 {
-    switch (storage) {
-    case KeyStorage::None:
-        return u"none"_s;
-    case KeyStorage::Keychain:
-        return u"keychain"_s;
-    case KeyStorage::Session:
-        return u"session"_s;
-    case KeyStorage::Plaintext:
-        return u"plaintext"_s;
-    }
-    return u"none"_s;
+    return nameOf(kStorageNames, storage, "none"_L1);
 }
 
 KeyStorage keyStorageFromName(QStringView name)
 {
-    if (name == u"keychain")
-        return KeyStorage::Keychain;
-    if (name == u"session")
-        return KeyStorage::Session;
-    if (name == u"plaintext")
-        return KeyStorage::Plaintext;
-    return KeyStorage::None;
+    return fromName(kStorageNames, name).value_or(KeyStorage::None);
 }
 
 QJsonObject ConnectionProfile::toJson() const

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connections/connectionregistry.h"
+#include "connectionslog.h"
 
 #include "backends/registry.h"
 #include "connections/connectionoptions.h"
@@ -14,6 +15,8 @@ using namespace Qt::StringLiterals;
 
 namespace Runwatch {
 
+Q_LOGGING_CATEGORY(lcConnections, "runwatch.connections", QtInfoMsg)
+
 namespace {
 // Where the GUI kept each profile's key storage before it became part of the profile: read once
 // by the migration, then removed.
@@ -23,7 +26,7 @@ QString legacyStorageKey(const QString &name)
     return u"connections/keyStorage/"_s + QString::fromLatin1(name.toUtf8().toPercentEncoding());
 }
 // A lookup whose registry went away while the key store answered.
-ConnectionRegistry::KeyLookup cancelledLookup()
+KeyStore::Result cancelledLookup()
 {
     return {KeyStore::Status::Error, {}, u"cancelled"_s};
 }
@@ -139,10 +142,10 @@ void ConnectionRegistry::persist(const ConnectionProfile &profile) const
         m_store->saveConnectionConfig(profile.connection.name, profile.toJson()); // never includes the key
 }
 
-QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readKey(ConnectionProfile profile)
+QCoro::Task<KeyStore::Result> ConnectionRegistry::readKey(ConnectionProfile profile)
 {
     QPointer<ConnectionRegistry> self = this;
-    KeyLookup out;
+    KeyStore::Result out{KeyStore::Status::Ok, {}, {}};
     KeyStore *store = storeFor(profile.keyStorage);
     if (!store)
         co_return out; // no key to read
@@ -154,19 +157,21 @@ QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readKey(Connectio
     out.secret = r.secret;
     if (r.ok())
         co_return out;
+    qCDebug(lcConnections) << "key of" << name << "not read from the" << store->displayName() << "-"
+                           << r.error;
     if (profile.keyStorage == KeyStorage::Session)
-        out.problem = tr("The API key of \"%1\" was kept for one session only; enter it again.").arg(name);
+        out.error = tr("The API key of \"%1\" was kept for one session only; enter it again.").arg(name);
     else if (r.status == KeyStore::Status::NotFound)
-        out.problem = tr("No API key of \"%1\" is stored in the %2.").arg(name, store->displayName());
+        out.error = tr("No API key of \"%1\" is stored in the %2.").arg(name, store->displayName());
     else
-        out.problem = tr("The API key of \"%1\" could not be read: %2").arg(name, r.error);
+        out.error = tr("The API key of \"%1\" could not be read: %2").arg(name, r.error);
     co_return out;
 }
 
-QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readProxyPassword(ConnectionProfile profile)
+QCoro::Task<KeyStore::Result> ConnectionRegistry::readProxyPassword(ConnectionProfile profile)
 {
     QPointer<ConnectionRegistry> self = this;
-    KeyLookup out;
+    KeyStore::Result out{KeyStore::Status::Ok, {}, {}};
     if (!proxyHasUser(profile.connection))
         co_return out;
     const QString name = profile.connection.name;
@@ -178,7 +183,7 @@ QCoro::Task<ConnectionRegistry::KeyLookup> ConnectionRegistry::readProxyPassword
     } else if (r.status != KeyStore::Status::NotFound) {
         // Not found is a proxy that takes a user name without a password.
         out.status = r.status;
-        out.problem = tr("The proxy password of \"%1\" could not be read: %2").arg(name, r.error);
+        out.error = tr("The proxy password of \"%1\" could not be read: %2").arg(name, r.error);
     }
     co_return out;
 }
@@ -225,26 +230,28 @@ QCoro::Task<QStringList> ConnectionRegistry::load()
     }
     // Every read starts now (tasks run until they first wait): a slow keychain answers them
     // together, and the profiles are registered in their saved order.
-    std::vector<QCoro::Task<KeyLookup>> reads;
+    std::vector<QCoro::Task<KeyStore::Result>> reads;
     reads.reserve(std::size_t(loaded.size()));
     for (const ConnectionProfile &p : std::as_const(loaded))
         reads.push_back(readKey(p));
     QStringList problems;
     for (std::size_t i = 0; i < reads.size(); ++i) {
-        const KeyLookup key = co_await reads[i];
+        const KeyStore::Result key = co_await reads[i];
         if (!self)
             co_return problems;
         const ConnectionProfile &p = loaded.at(qsizetype(i));
         // A key that was never stored is no problem; one that went with its session is.
         if (!key.ok() && (key.status != KeyStore::Status::NotFound || p.keyStorage == KeyStorage::Session))
-            problems << key.problem;
-        const KeyLookup proxy = co_await readProxyPassword(p);
+            problems << key.error;
+        const KeyStore::Result proxy = co_await readProxyPassword(p);
         if (!self)
             co_return problems;
         if (!proxy.ok())
-            problems << proxy.problem;
+            problems << proxy.error;
         commit(p, {}, key.secret, proxy.secret);
     }
+    qCDebug(lcConnections) << "loaded" << loaded.size() << "saved connections," << problems.size()
+                           << "problems";
     co_return problems;
 }
 

@@ -37,15 +37,6 @@ public:
         bool keychainUnavailable = false;
         QString error;
     };
-    struct KeyLookup
-    {
-        KeyStore::Status status = KeyStore::Status::Ok;
-        QString secret;  // empty with Ok: the profile has no key
-        QString problem; // operator-facing, when !ok()
-
-        bool ok() const { return status == KeyStore::Status::Ok; }
-    };
-
     // `keychain` is the secure store; `profiles` keeps the saved profiles (nullptr: none are
     // saved, e.g. when the store could not be opened); `manager` may be nullptr.
     ConnectionRegistry(RunManager *manager, KeyStore *keychain, RunStore *profiles,
@@ -72,12 +63,13 @@ public:
     // Reads the saved profiles and their keys and registers them. One line per problem (a key
     // that could not be read, a Session key that went with its session).
     QCoro::Task<QStringList> load();
-    // The key of `profile` from where it lives. A Session key exists only in the process it was
-    // given to: anywhere else this is NotFound with a problem that says so.
-    QCoro::Task<KeyLookup> readKey(ConnectionProfile profile);
+    // The key of `profile` from where it lives; Ok with an empty secret when the profile has no
+    // key. A Session key exists only in the process it was given to: anywhere else this is
+    // NotFound with an error that says so. Errors name the connection (operator-facing).
+    QCoro::Task<KeyStore::Result> readKey(ConnectionProfile profile);
     // The proxy password of `profile` from the keychain; Ok with an empty secret when its proxy
     // names no user (no password can be stored) or none is stored.
-    QCoro::Task<KeyLookup> readProxyPassword(ConnectionProfile profile);
+    QCoro::Task<KeyStore::Result> readProxyPassword(ConnectionProfile profile);
     void addTransient(const Connection &connection);
 
     // Adds or replaces `profile` (renamed from `previousName` when that is set and differs).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connections/keystore.h"
 
-#include "connections/secretstore.h"
+#include "connections/keychain.h"
 
 #include <QDir>
 #include <QPointer>
@@ -11,22 +11,6 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-KeyStore::Result fromSecretResult(const SecretResult &r)
-{
-    KeyStore::Result result;
-    result.secret = r.secret;
-    result.error = r.error;
-    if (r.ok)
-        result.status = KeyStore::Status::Ok;
-    else if (r.notFound)
-        result.status = KeyStore::Status::NotFound;
-    else if (r.keychainUnavailable)
-        result.status = KeyStore::Status::Unavailable;
-    else
-        result.status = KeyStore::Status::Error;
-    return result;
-}
-
 KeyStore::Result cancelled()
 {
     return KeyStore::Result{KeyStore::Status::Error, {}, u"cancelled"_s};
@@ -46,7 +30,7 @@ QString KeyStore::proxyKey(const QString &connectionName)
 
 KeychainKeyStore::KeychainKeyStore(bool insecureFile, QObject *parent)
     : KeyStore(parent)
-    , m_store(new SecretStore(this))
+    , m_store(new Keychain(this))
     , m_insecureFile(insecureFile)
 {
     m_store->setInsecureFallback(insecureFile);
@@ -55,35 +39,35 @@ KeychainKeyStore::KeychainKeyStore(bool insecureFile, QObject *parent)
 QString KeychainKeyStore::displayName() const
 {
     if (m_insecureFile)
-        return tr("plain-text file %1").arg(QDir::toNativeSeparators(SecretStore::defaultInsecurePath()));
+        return tr("plain-text file %1").arg(QDir::toNativeSeparators(Keychain::defaultInsecurePath()));
     return tr("system keychain");
 }
 
 QCoro::Task<KeyStore::Result> KeychainKeyStore::read(QString key)
 {
     QPointer<KeychainKeyStore> self = this;
-    const SecretResult r = co_await m_store->read(std::move(key));
+    Result r = co_await m_store->read(std::move(key));
     if (!self)
         co_return cancelled();
-    co_return fromSecretResult(r);
+    co_return r;
 }
 
 QCoro::Task<KeyStore::Result> KeychainKeyStore::write(QString key, QString secret)
 {
     QPointer<KeychainKeyStore> self = this;
-    const SecretResult r = co_await m_store->write(std::move(key), std::move(secret));
+    Result r = co_await m_store->write(std::move(key), std::move(secret));
     if (!self)
         co_return cancelled();
-    co_return fromSecretResult(r);
+    co_return r;
 }
 
 QCoro::Task<KeyStore::Result> KeychainKeyStore::remove(QString key)
 {
     QPointer<KeychainKeyStore> self = this;
-    const SecretResult r = co_await m_store->remove(std::move(key));
+    Result r = co_await m_store->remove(std::move(key));
     if (!self)
         co_return cancelled();
-    co_return fromSecretResult(r);
+    co_return r;
 }
 
 QString SessionKeyStore::displayName() const

@@ -9,9 +9,9 @@
 
 namespace Runwatch {
 
-class SecretStore;
+class Keychain;
 
-// Where a connection's API key is kept: the OS keychain through core's SecretStore, or — only
+// Where a connection's API key is kept: the OS keychain through core's Keychain, or — only
 // after the user opted in because no keychain is available — this process's memory or core's
 // owner-only plain file. Coroutines with by-value parameters; callers that are not coroutines
 // use QCoro::connect(task, context, callback).
@@ -29,7 +29,8 @@ public:
     {
         Status status = Status::Error;
         QString secret;
-        QString error; // operator-facing
+        QString error;          // operator-facing
+        bool plainFile = false; // the secret lives in the opted-in plain file: show a warning
 
         bool ok() const { return status == Status::Ok; }
     };
@@ -47,7 +48,7 @@ public:
     static QString proxyKey(const QString &connectionName);
 };
 
-// The OS keychain (core's SecretStore with the plain-file fallback off), or — `insecureFile`
+// The OS keychain (core's Keychain with the plain-file fallback off), or — `insecureFile`
 // set, the user's explicit opt-in — the keychain when it works and core's owner-only plain file
 // when it does not.
 class KeychainKeyStore final : public KeyStore
@@ -57,13 +58,13 @@ public:
     explicit KeychainKeyStore(bool insecureFile = false, QObject *parent = nullptr);
 
     QString displayName() const override;
-    SecretStore *secretStore() const { return m_store; }
+    Keychain *keychain() const { return m_store; }
     QCoro::Task<Result> read(QString key) override;
     QCoro::Task<Result> write(QString key, QString secret) override;
     QCoro::Task<Result> remove(QString key) override;
 
 private:
-    SecretStore *m_store;
+    Keychain *m_store;
     bool m_insecureFile;
 };
 

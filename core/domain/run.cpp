@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "run.h"
 
+#include "enumnames.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QSet>
@@ -13,9 +15,17 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-constexpr std::array kSecondaryNames{"reasoning"_L1, "tool_call"_L1, "progress"_L1, "log"_L1, "status"_L1};
-constexpr std::array kReasonNames{"question"_L1, "approval"_L1, "options"_L1, "tool_output"_L1,
-                                  "auth"_L1,     "timer"_L1,    "webhook"_L1};
+constexpr std::array kSecondaryNames{
+    EnumName{SecondaryKind::Reasoning, "reasoning"_L1}, EnumName{SecondaryKind::ToolCall, "tool_call"_L1},
+    EnumName{SecondaryKind::Progress, "progress"_L1},   EnumName{SecondaryKind::Log, "log"_L1},
+    EnumName{SecondaryKind::StatusChange, "status"_L1},
+};
+constexpr std::array kReasonNames{
+    EnumName{InputReason::Question, "question"_L1}, EnumName{InputReason::Approval, "approval"_L1},
+    EnumName{InputReason::Options, "options"_L1},   EnumName{InputReason::ToolOutput, "tool_output"_L1},
+    EnumName{InputReason::Auth, "auth"_L1},         EnumName{InputReason::Timer, "timer"_L1},
+    EnumName{InputReason::Webhook, "webhook"_L1},
+};
 
 QString isoOrEmpty(const QDateTime &dt)
 {
@@ -110,16 +120,12 @@ ContinuationToken ContinuationToken::fromJson(const QJsonObject &object)
 
 QString secondaryKindName(SecondaryKind kind)
 {
-    return kSecondaryNames.at(std::size_t(kind));
+    return nameOf(kSecondaryNames, kind);
 }
 
 SecondaryKind secondaryKindFromName(QStringView name)
 {
-    for (std::size_t i = 0; i < kSecondaryNames.size(); ++i) {
-        if (name == kSecondaryNames[i])
-            return SecondaryKind(i);
-    }
-    return SecondaryKind::Log;
+    return fromName(kSecondaryNames, name).value_or(SecondaryKind::Log);
 }
 
 QJsonObject SecondaryItem::toJson() const
@@ -149,16 +155,12 @@ SecondaryItem SecondaryItem::fromJson(const QJsonObject &object)
 
 QString inputReasonName(InputReason reason)
 {
-    return kReasonNames.at(std::size_t(reason));
+    return nameOf(kReasonNames, reason);
 }
 
 InputReason inputReasonFromName(QStringView name)
 {
-    for (std::size_t i = 0; i < kReasonNames.size(); ++i) {
-        if (name == kReasonNames[i])
-            return InputReason(i);
-    }
-    return InputReason::Question;
+    return fromName(kReasonNames, name).value_or(InputReason::Question);
 }
 
 QJsonObject InputRequest::toJson() const

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runerror.h"
 
+#include "enumnames.h"
+
 #include <array>
 #include <utility>
 
@@ -9,43 +11,30 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-struct KindName
-{
-    ErrorKind kind;
-    QLatin1StringView name;
-};
 constexpr std::array kKindNames{
-    KindName{ErrorKind::None, "none"_L1},
-    KindName{ErrorKind::Network, "network"_L1},
-    KindName{ErrorKind::Timeout, "timeout"_L1},
-    KindName{ErrorKind::Auth, "auth"_L1},
-    KindName{ErrorKind::NotFound, "not_found"_L1},
-    KindName{ErrorKind::Conflict, "conflict"_L1},
-    KindName{ErrorKind::RateLimited, "rate_limited"_L1},
-    KindName{ErrorKind::Server, "server"_L1},
-    KindName{ErrorKind::Client, "client"_L1},
-    KindName{ErrorKind::Protocol, "protocol"_L1},
-    KindName{ErrorKind::Run, "run"_L1},
-    KindName{ErrorKind::Cancelled, "cancelled"_L1},
+    EnumName{ErrorKind::None, "none"_L1},
+    EnumName{ErrorKind::Network, "network"_L1},
+    EnumName{ErrorKind::Timeout, "timeout"_L1},
+    EnumName{ErrorKind::Auth, "auth"_L1},
+    EnumName{ErrorKind::NotFound, "not_found"_L1},
+    EnumName{ErrorKind::Conflict, "conflict"_L1},
+    EnumName{ErrorKind::RateLimited, "rate_limited"_L1},
+    EnumName{ErrorKind::Server, "server"_L1},
+    EnumName{ErrorKind::Client, "client"_L1},
+    EnumName{ErrorKind::Protocol, "protocol"_L1},
+    EnumName{ErrorKind::Run, "run"_L1},
+    EnumName{ErrorKind::Cancelled, "cancelled"_L1},
 };
 } // namespace
 
 QString errorKindName(ErrorKind kind)
 {
-    for (const auto &entry : kKindNames) {
-        if (entry.kind == kind)
-            return entry.name;
-    }
-    return u"none"_s;
+    return nameOf(kKindNames, kind, "none"_L1);
 }
 
 ErrorKind errorKindFromName(QStringView name)
 {
-    for (const auto &entry : kKindNames) {
-        if (name == entry.name)
-            return entry.kind;
-    }
-    return ErrorKind::None;
+    return fromName(kKindNames, name).value_or(ErrorKind::None);
 }
 
 RunError RunError::client(QString code, QString message)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runstatus.h"
 
+#include "enumnames.h"
+
 #include <QCoreApplication>
 
 #include <array>
@@ -11,9 +13,10 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
+// The enumnames.h table, with the status's translatable label as a third column.
 struct StatusNames
 {
-    RunStatus status;
+    RunStatus value;
     QLatin1StringView name;
     const char *label;
 };
@@ -73,26 +76,18 @@ bool isFailureLike(RunStatus status)
 
 QString statusName(RunStatus status)
 {
-    for (const auto &entry : kNames) {
-        if (entry.status == status)
-            return entry.name;
-    }
-    return u"unknown"_s;
+    return nameOf(kNames, status, "unknown"_L1);
 }
 
 RunStatus statusFromName(QStringView name)
 {
-    for (const auto &entry : kNames) {
-        if (name == entry.name)
-            return entry.status;
-    }
-    return RunStatus::Unknown;
+    return fromName(kNames, name).value_or(RunStatus::Unknown);
 }
 
 QString statusLabel(RunStatus status)
 {
     for (const auto &entry : kNames) {
-        if (entry.status == status)
+        if (entry.value == status)
             return QCoreApplication::translate("RunStatus", entry.label);
     }
     return QCoreApplication::translate("RunStatus", "Unknown");

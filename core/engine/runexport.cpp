@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runexport.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -10,6 +11,15 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// The Markdown export is read by people: its labels follow the UI language; lupdate reads
+// Text::tr() under "RunExport". The JSON export keeps its English keys.
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(RunExport)
+};
+} // namespace
 
 namespace {
 
@@ -46,7 +56,7 @@ QJsonValue countValue(qint64 count)
 
 QString countText(qint64 count)
 {
-    return count >= 0 ? QString::number(count) : u"not reported"_s;
+    return count >= 0 ? QString::number(count) : Text::tr("not reported");
 }
 
 QString conversationMarkdown(const QList<Run> &turns, const QString &heading, int firstTurn)
@@ -56,10 +66,13 @@ QString conversationMarkdown(const QList<Run> &turns, const QString &heading, in
     QString md = u"\n## "_s + heading + u'\n';
     int turn = firstTurn;
     for (const Run &t : turns) {
-        md += u"\n### Turn %1 (run %2, %3)\n\n"_s.arg(turn++).arg(t.localId, statusLabel(t.status));
-        md += u"Prompt:\n\n"_s + fenceFor(t.prompt) + u"\n"_s + t.prompt + u"\n"_s + fenceFor(t.prompt)
-              + u"\n"_s;
-        md += u"\nAnswer:\n\n"_s + (t.primaryText.isEmpty() ? u"_No output._\n"_s : t.primaryText + u'\n');
+        md += u"\n### "_s + Text::tr("Turn %1 (run %2, %3)").arg(turn++).arg(t.localId, statusLabel(t.status))
+              + u"\n\n"_s;
+        md += Text::tr("Prompt:") + u"\n\n"_s + fenceFor(t.prompt) + u"\n"_s + t.prompt + u"\n"_s
+              + fenceFor(t.prompt) + u"\n"_s;
+        md += u"\n"_s + Text::tr("Answer:") + u"\n\n"_s
+              + (t.primaryText.isEmpty() ? QString(u"_"_s + Text::tr("No output.") + u"_\n"_s)
+                                         : t.primaryText + u'\n');
     }
     return md;
 }
@@ -81,33 +94,33 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
                       const QList<Run> &later)
 {
     QString md;
-    md += u"# "_s + (run.title.isEmpty() ? u"Run "_s + run.localId : run.title) + u"\n\n"_s;
+    md += u"# "_s + (run.title.isEmpty() ? Text::tr("Run %1").arg(run.localId) : run.title) + u"\n\n"_s;
     md += u"| | |\n|---|---|\n"_s;
     auto row = [&md](const QString &k, const QString &v) {
         if (!v.isEmpty())
             md += u"| "_s + k + u" | "_s + QString(v).replace(u'|', u"\\|"_s) + u" |\n"_s;
     };
-    row(u"Run"_s, run.localId);
-    row(u"Remote id"_s, run.remoteId);
-    row(u"Connection"_s, run.connection);
-    row(u"Backend"_s, run.backend);
-    row(u"Service"_s, redactUrl(run.baseUrl));
-    row(u"Model"_s, run.model);
-    row(u"Status"_s,
+    row(Text::tr("Run"), run.localId);
+    row(Text::tr("Remote id"), run.remoteId);
+    row(Text::tr("Connection"), run.connection);
+    row(Text::tr("Backend"), run.backend);
+    row(Text::tr("Service"), redactUrl(run.baseUrl));
+    row(Text::tr("Model"), run.model);
+    row(Text::tr("Status"),
         statusLabel(run.status) + (run.rawStatus.isEmpty() ? QString() : u" (`"_s + run.rawStatus + u"`)"_s));
-    row(u"Created"_s, iso(run.createdAt));
-    row(u"Finished"_s, iso(run.finishedAt));
+    row(Text::tr("Created"), iso(run.createdAt));
+    row(Text::tr("Finished"), iso(run.finishedAt));
     if (run.usage.isKnown()) {
-        row(u"Input tokens"_s, countText(run.usage.inputTokens));
-        row(u"Output tokens"_s, countText(run.usage.outputTokens));
-        row(u"Reasoning tokens"_s, countText(run.usage.reasoningTokens));
+        row(Text::tr("Input tokens"), countText(run.usage.inputTokens));
+        row(Text::tr("Output tokens"), countText(run.usage.outputTokens));
+        row(Text::tr("Reasoning tokens"), countText(run.usage.reasoningTokens));
     }
     if (const auto cost = costOf(run, prices))
-        row(u"Cost"_s, formatCost(*cost, prices.currency));
-    row(u"Follow-up to"_s, run.parentId);
-    md += conversationMarkdown(earlier, u"Conversation so far"_s, 1);
-    md += u"\n## Prompt\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s + fenceFor(run.prompt)
-          + u"\n"_s;
+        row(Text::tr("Cost"), formatCost(*cost, prices.currency));
+    row(Text::tr("Follow-up to"), run.parentId);
+    md += conversationMarkdown(earlier, Text::tr("Conversation so far"), 1);
+    md += u"\n## "_s + Text::tr("Prompt") + u"\n\n"_s + fenceFor(run.prompt) + u"\n"_s + run.prompt + u"\n"_s
+          + fenceFor(run.prompt) + u"\n"_s;
 
     QStringList history;
     for (const SecondaryItem &item : run.secondary) {
@@ -115,10 +128,11 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
             history << u"- "_s + iso(item.at) + u" — "_s + item.text;
     }
     if (!history.isEmpty())
-        md += u"\n## Status history\n\n"_s + history.join(u'\n') + u'\n';
+        md += u"\n## "_s + Text::tr("Status history") + u"\n\n"_s + history.join(u'\n') + u'\n';
 
-    md += u"\n## Output\n\n"_s;
-    md += run.primaryText.isEmpty() ? u"_No output._\n"_s : run.primaryText + u'\n';
+    md += u"\n## "_s + Text::tr("Output") + u"\n\n"_s;
+    md += run.primaryText.isEmpty() ? QString(u"_"_s + Text::tr("No output.") + u"_\n"_s)
+                                    : run.primaryText + u'\n';
 
     QString secondary;
     for (const SecondaryItem &item : run.secondary) {
@@ -131,12 +145,12 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
             += u"\n\n"_s + fenceFor(item.text) + u'\n' + item.text + u'\n' + fenceFor(item.text) + u'\n';
     }
     if (!secondary.isEmpty())
-        md += u"\n## Reasoning, tools and progress\n"_s + secondary;
-    md += conversationMarkdown(later, u"Later turns"_s, int(earlier.size()) + 2);
+        md += u"\n## "_s + Text::tr("Reasoning, tools and progress") + u"\n"_s + secondary;
+    md += conversationMarkdown(later, Text::tr("Later turns"), int(earlier.size()) + 2);
 
     if (run.error.isError()) {
-        md += u"\n## Error\n\n"_s + run.error.toString() + u"\n\nRetryable: "_s
-              + (run.error.retryable ? u"yes"_s : u"no"_s) + u'\n';
+        md += u"\n## "_s + Text::tr("Error") + u"\n\n"_s + run.error.toString() + u"\n\n"_s
+              + Text::tr("Retryable: ") + (run.error.retryable ? Text::tr("yes") : Text::tr("no")) + u'\n';
     }
     return md.toUtf8();
 }

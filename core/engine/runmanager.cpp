@@ -21,6 +21,14 @@ Q_LOGGING_CATEGORY(lcEngine, "runwatch.engine", QtInfoMsg)
 namespace Runwatch {
 
 namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "RunManager".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(RunManager)
+};
+} // namespace
+
+namespace {
 
 // Turns this thread's event loop until every task has completed or `timeout` has passed. Returns
 // how many have not.
@@ -108,8 +116,8 @@ bool RunManager::addConnection(const Connection &connection, QString *error)
     RunBackend *backend = m_factory ? m_factory(connection, this) : nullptr;
     if (!backend) {
         if (error)
-            *error = u"Unknown backend \"%1\" (known: %2)."_s.arg(connection.backend,
-                                                                  knownBackends().join(u", "_s));
+            *error = Text::tr("Unknown backend \"%1\" (known: %2).")
+                         .arg(connection.backend, knownBackends().join(u", "_s));
         return false;
     }
     if (auto old = m_backends.take(connection.name)) {
@@ -221,7 +229,8 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
     addEntry(e);
 
     if (!backend) {
-        const RunError error = RunError::client({}, u"No connection named \"%1\"."_s.arg(connectionName));
+        const RunError error
+            = RunError::client({}, Text::tr("No connection named \"%1\".").arg(connectionName));
         applyEvents(id,
                     {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
         Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
@@ -244,23 +253,23 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
     ensureOutputLoaded(parentId);
     const Entry *parent = entry(parentId);
     if (!parent)
-        return refused(u"No run \"%1\"."_s.arg(parentId));
+        return refused(Text::tr("No run \"%1\".").arg(parentId));
     RunBackend *b = backend(parent->run.connection);
     if (!b)
-        return refused(u"No connection named \"%1\"."_s.arg(parent->run.connection));
+        return refused(Text::tr("No connection named \"%1\".").arg(parent->run.connection));
     // The backend's capabilities now, not those stored with the run (an older version's).
     Run probe = parent->run;
     probe.capabilities = b->capabilities();
     if (!probe.capabilities.testFlag(Capability::FollowUp))
-        return refused(u"This connection cannot follow runs up."_s);
+        return refused(Text::tr("This connection cannot follow runs up."));
     if (!followUpAllowed(probe))
         return refused(probe.capabilities.testFlag(Capability::FollowUpWorking)
-                           ? u"Only a completed or working run can be followed up (this one is %1)."_s.arg(
-                               statusName(probe.status))
-                           : u"Only a completed run can be followed up (this one is %1)."_s.arg(
-                               statusName(probe.status)));
+                           ? Text::tr("Only a completed or working run can be followed up (this one is %1).")
+                                 .arg(statusName(probe.status))
+                           : Text::tr("Only a completed run can be followed up (this one is %1).")
+                                 .arg(statusName(probe.status)));
     if (prompt.trimmed().isEmpty())
-        return refused(u"A follow-up needs a prompt."_s);
+        return refused(Text::tr("A follow-up needs a prompt."));
     if (followUpContinuesRun(probe)) {
         doFollowUpWorking(parentId, prompt);
         return parentId;

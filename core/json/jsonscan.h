@@ -10,7 +10,7 @@ namespace Runwatch::JsonScan {
 
 // A validating single-pass scanner over one JSON object's top-level members, used on the hot
 // path (one call per streamed delta) where building a QJsonDocument would cost more than
-// everything else together (PERFORMANCE.md: ~780 ns per delta). Values are returned as raw
+// everything else together (docs/performance-targets.md: ~780 ns per delta). Values are returned as raw
 // spans; only the ones a caller asks for get decoded.
 
 struct Member

@@ -8,7 +8,7 @@
 namespace Runwatch {
 
 // Which operator actions a run allows. Derived from the backend's capabilities *and* the run's
-// status (ARCHITECTURE.md, "The core seam"), never from the backend's type. Plain logic so the
+// status (RunBackend::capabilities(), RunStatus), never from the backend's type. Plain logic so the
 // rules are tested without widgets; the GUI re-checks them after every confirmation dialog.
 struct RunActionState
 {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runfilter.h"
 
+#include "domain/enumnames.h"
+
 #include "runformat.h"
 
 #include <QCoreApplication>
@@ -12,9 +14,18 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-constexpr std::array kCategoryNames{"all"_L1,    "active"_L1,    "needs_input"_L1, "completed"_L1,
-                                    "failed"_L1, "cancelled"_L1, "stuck"_L1};
-static_assert(kCategoryNames.size() == kStatusCategoryCount);
+// "needs_me", the filter bar's word for it, is read back as well.
+constexpr std::array kCategoryNames{
+    EnumName{StatusCategory::All, "all"_L1},
+    EnumName{StatusCategory::Active, "active"_L1},
+    EnumName{StatusCategory::NeedsInput, "needs_input"_L1},
+    EnumName{StatusCategory::NeedsInput, "needs_me"_L1},
+    EnumName{StatusCategory::Completed, "completed"_L1},
+    EnumName{StatusCategory::Failed, "failed"_L1},
+    EnumName{StatusCategory::Cancelled, "cancelled"_L1},
+    EnumName{StatusCategory::Stuck, "stuck"_L1},
+};
+static_assert(kCategoryNames.size() == kStatusCategoryCount + 1); // every category, and the alias
 } // namespace
 
 StatusCategory categoryOf(RunStatus status)
@@ -82,18 +93,12 @@ QString categoryLabel(StatusCategory category)
 
 QString categoryName(StatusCategory category)
 {
-    return kCategoryNames.at(std::size_t(category));
+    return nameOf(kCategoryNames, category);
 }
 
 StatusCategory categoryFromName(QStringView name)
 {
-    if (name == "needs_me"_L1)
-        return StatusCategory::NeedsInput;
-    for (std::size_t i = 0; i < kCategoryNames.size(); ++i) {
-        if (name == kCategoryNames[i])
-            return StatusCategory(i);
-    }
-    return StatusCategory::All;
+    return fromName(kCategoryNames, name).value_or(StatusCategory::All);
 }
 
 void RunCounts::add(StatusCategory c, int delta)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runlistmodel.h"
+#include "modelslog.h"
 
 #include "domain/runprogress.h"
 #include "engine/rundeadlines.h"
@@ -11,6 +12,8 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+Q_LOGGING_CATEGORY(lcModels, "runwatch.models", QtInfoMsg)
 
 namespace {
 
@@ -273,6 +276,7 @@ void RunListModel::insertPending()
             rows.append({std::move(id), run});
     }
     m_pendingAdds.remove(0, take);
+    qCDebug(lcModels) << "inserting" << rows.size() << "runs," << m_pendingAdds.size() << "still waiting";
     const bool more = !m_pendingAdds.isEmpty();
     if (!rows.isEmpty()) {
         const int first = int(m_ids.size());

@@ -4,6 +4,7 @@
 #include "store/runstorerows.h"
 #include "store/runstorewriter.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -21,6 +22,14 @@ using namespace Qt::StringLiterals;
 Q_LOGGING_CATEGORY(lcStore, "runwatch.store", QtInfoMsg)
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "RunStore".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(RunStore)
+};
+} // namespace
 
 namespace {
 
@@ -70,7 +79,7 @@ bool RunStore::open(const QString &path)
     // Several processes (GUI, CLI watchers) share the file: wait for locks instead of failing.
     db.setConnectOptions(u"QSQLITE_BUSY_TIMEOUT=5000"_s);
     if (!db.open()) {
-        m_error = u"Cannot open the run store %1: %2"_s.arg(path, db.lastError().text());
+        m_error = Text::tr("Cannot open the run store %1: %2").arg(path, db.lastError().text());
         return false;
     }
     // migrate() checks the schema version before anything writes: a newer file stays untouched

@@ -3,6 +3,7 @@
 // RunStore::SchemaVersion, one transaction per step.
 #include "store/runstore.h"
 
+#include <QCoreApplication>
 #include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -14,11 +15,19 @@ Q_DECLARE_LOGGING_CATEGORY(lcStore)
 
 namespace Runwatch {
 
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "RunStore".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(RunStore)
+};
+} // namespace
+
 bool RunStore::exec(const QString &sql)
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     if (!q.exec(sql)) {
-        m_error = u"SQL failed (%1): %2"_s.arg(sql, q.lastError().text());
+        m_error = Text::tr("SQL failed (%1): %2").arg(sql, q.lastError().text());
         qCWarning(lcStore) << m_error;
         return false;
     }
@@ -30,7 +39,7 @@ bool RunStore::migrate()
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery q(db);
     if (!q.exec(u"PRAGMA user_version"_s) || !q.next()) {
-        m_error = u"Cannot read the schema version: %1"_s.arg(q.lastError().text());
+        m_error = Text::tr("Cannot read the schema version: %1").arg(q.lastError().text());
         return false;
     }
     const int version = q.value(0).toInt();
@@ -40,17 +49,19 @@ bool RunStore::migrate()
     bool fresh = false;
     if (version == 0) {
         if (!q.exec(u"SELECT count(*) FROM sqlite_master"_s) || !q.next()) {
-            m_error = u"Cannot read the store's tables: %1"_s.arg(q.lastError().text());
+            m_error = Text::tr("Cannot read the store's tables: %1").arg(q.lastError().text());
             return false;
         }
         fresh = q.value(0).toInt() == 0;
         q.finish();
     }
     if (version > SchemaVersion) {
-        m_error = u"The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). "
-                  "It was left untouched; use the newer version or another --store."_s.arg(m_path)
-                      .arg(version)
-                      .arg(SchemaVersion);
+        m_error
+            = Text::tr("The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). "
+                       "It was left untouched; use the newer version or another --store.")
+                  .arg(m_path)
+                  .arg(version)
+                  .arg(SchemaVersion);
         return false;
     }
     if (!exec(u"PRAGMA journal_mode=WAL"_s) || !exec(u"PRAGMA synchronous=NORMAL"_s))
@@ -79,7 +90,7 @@ bool RunStore::migrate()
         }
         if (!step(target) || !exec(u"PRAGMA user_version = %1"_s.arg(target))) {
             db.rollback();
-            m_error = u"Upgrading the run store to schema %1 failed: %2"_s.arg(target).arg(m_error);
+            m_error = Text::tr("Upgrading the run store to schema %1 failed: %2").arg(target).arg(m_error);
             return false;
         }
         if (!db.commit()) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/runstorewriter.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -12,6 +13,14 @@ using namespace Qt::StringLiterals;
 Q_DECLARE_LOGGING_CATEGORY(lcStore)
 
 namespace Runwatch::detail {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "RunStore".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(RunStore)
+};
+} // namespace
 
 namespace {
 constexpr auto kRunColumns
@@ -52,7 +61,8 @@ bool RunWriteStatements::prepare(const QSqlDatabase &db, QString *error)
               "finished_at = ?, error = ? WHERE local_id = ?"_s);
     if (!ok) {
         if (error)
-            *error = u"Cannot prepare the run store's statements: %1"_s.arg(m_upsertRun->lastError().text());
+            *error = Text::tr("Cannot prepare the run store's statements: %1")
+                         .arg(m_upsertRun->lastError().text());
         m_upsertRun.reset();
         return false;
     }
@@ -75,7 +85,7 @@ bool RunWriteStatements::write(QSqlDatabase &db, const Run &run, QString *error)
         const bool ok = q.exec();
         q.finish();
         if (!ok && error)
-            *error = u"Cannot save run %1: %2"_s.arg(run.localId, q.lastError().text());
+            *error = Text::tr("Cannot save run %1: %2").arg(run.localId, q.lastError().text());
         return ok;
     }
     QSqlQuery &q = *m_upsertRun;
@@ -117,8 +127,8 @@ bool RunWriteStatements::write(QSqlDatabase &db, const Run &run, QString *error)
     o.finish();
     if (!ok) {
         if (error)
-            *error
-                = u"Cannot save run %1: %2 %3"_s.arg(run.localId, q.lastError().text(), o.lastError().text());
+            *error = Text::tr("Cannot save run %1: %2 %3")
+                         .arg(run.localId, q.lastError().text(), o.lastError().text());
         if (ownTransaction)
             db.rollback();
         return false;

@@ -2,6 +2,245 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
 <context>
+    <name>A2aConnector</name>
+    <message>
+        <source>the agent answered with a message; there is no task to query</source>
+        <translation>der Agent hat mit einer Nachricht geantwortet; es gibt keine Aufgabe zum Abfragen</translation>
+    </message>
+    <message>
+        <source>The agent answered GetTask with something that is not a Task.</source>
+        <translation>Der Agent hat auf GetTask mit etwas geantwortet, das keine Aufgabe ist.</translation>
+    </message>
+    <message>
+        <source>TaskNotCancelable: the task is already %1</source>
+        <translation>TaskNotCancelable: die Aufgabe ist bereits %1</translation>
+    </message>
+    <message>
+        <source>TaskNotCancelable: the agent refused to cancel this task (%1)</source>
+        <translation>TaskNotCancelable: der Agent hat den Abbruch dieser Aufgabe verweigert (%1)</translation>
+    </message>
+    <message>
+        <source>The agent did not confirm the cancel within %1 s; the task is still %2.</source>
+        <translation>Der Agent hat den Abbruch nicht innerhalb von %1 s bestätigt; die Aufgabe ist weiterhin %2.</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>in Arbeit</translation>
+    </message>
+    <message>
+        <source>in an unknown state</source>
+        <translation>in einem unbekannten Zustand</translation>
+    </message>
+    <message>
+        <source>A2A has no delete: remove the run locally; the task stays on the agent.</source>
+        <translation>A2A kennt kein Löschen: entfernen Sie den Lauf lokal; die Aufgabe bleibt beim Agenten.</translation>
+    </message>
+    <message>
+        <source>The answer is empty.</source>
+        <translation>Die Antwort ist leer.</translation>
+    </message>
+    <message>
+        <source>The task no longer accepts input (it has ended): </source>
+        <translation>Die Aufgabe nimmt keine Eingabe mehr an (sie ist beendet): </translation>
+    </message>
+    <message>
+        <source>answer sent</source>
+        <translation>Antwort gesendet</translation>
+    </message>
+    <message>
+        <source>A follow-up needs a prompt.</source>
+        <translation>Eine Nachfrage braucht einen Prompt.</translation>
+    </message>
+    <message>
+        <source>The agent does not take messages while this task is working: </source>
+        <translation>Der Agent nimmt keine Nachrichten an, solange diese Aufgabe arbeitet: </translation>
+    </message>
+    <message>
+        <source>This agent speaks A2A 0.3, which has no ListTasks: tasks started elsewhere cannot be discovered.</source>
+        <translation>Dieser Agent spricht A2A 0.3, das kein ListTasks kennt: anderswo gestartete Aufgaben lassen sich nicht finden.</translation>
+    </message>
+    <message>
+        <source>The agent does not offer ListTasks: </source>
+        <translation>Der Agent bietet kein ListTasks an: </translation>
+    </message>
+    <message>
+        <source>streaming</source>
+        <translation>Streaming</translation>
+    </message>
+    <message>
+        <source>no streaming (tasks are polled)</source>
+        <translation>kein Streaming (Aufgaben werden abgefragt)</translation>
+    </message>
+    <message>
+        <source>push notifications</source>
+        <translation>Push-Benachrichtigungen</translation>
+    </message>
+    <message>
+        <source>extended agent card</source>
+        <translation>erweiterte Agentenkarte</translation>
+    </message>
+    <message>
+        <source>ListTasks (attach to tasks started elsewhere)</source>
+        <translation>ListTasks (anderswo gestartete Aufgaben übernehmen)</translation>
+    </message>
+    <message>
+        <source>The agent does not stream: progress arrives by GetTask polls, not live.</source>
+        <translation>Der Agent streamt nicht: Fortschritt kommt über GetTask-Abfragen, nicht live.</translation>
+    </message>
+    <message>
+        <source>The agent speaks A2A 0.3: it has no ListTasks, so tasks started elsewhere cannot be listed or attached by id discovery.</source>
+        <translation>Der Agent spricht A2A 0.3: er kennt kein ListTasks, daher lassen sich anderswo gestartete Aufgaben weder auflisten noch über die ID-Suche übernehmen.</translation>
+    </message>
+    <message>
+        <source>The card asks for credentials (%1) but the connection has no key.</source>
+        <translation>Die Karte verlangt Anmeldedaten (%1), aber die Verbindung hat keinen Schlüssel.</translation>
+    </message>
+    <message>
+        <source>Interface not usable by Runwatch: </source>
+        <translation>Schnittstelle für Runwatch nicht nutzbar: </translation>
+    </message>
+    <message>
+        <source>API key scheme &quot;%1&quot; names no header</source>
+        <translation>API-Schlüssel-Schema „%1“ nennt keinen Header</translation>
+    </message>
+    <message>
+        <source>HTTP auth scheme &quot;%1&quot; is not supported</source>
+        <translation>HTTP-Authentifizierungsschema „%1“ wird nicht unterstützt</translation>
+    </message>
+    <message>
+        <source>Protocol: A2A %1 over %2 at %3</source>
+        <translation>Protokoll: A2A %1 über %2 unter %3</translation>
+    </message>
+    <message>
+        <source>no streaming (polling)</source>
+        <translation>kein Streaming (Abfragen)</translation>
+    </message>
+    <message>
+        <source>extended card</source>
+        <translation>erweiterte Karte</translation>
+    </message>
+    <message>
+        <source>Auth: bearer token (%1)</source>
+        <translation>Anmeldung: Bearer-Token (%1)</translation>
+    </message>
+    <message>
+        <source>Auth: HTTP basic (%1)</source>
+        <translation>Anmeldung: HTTP Basic (%1)</translation>
+    </message>
+    <message>
+        <source>Auth: API key in header %1</source>
+        <translation>Anmeldung: API-Schlüssel im Header %1</translation>
+    </message>
+    <message>
+        <source>Auth: API key in query parameter %1</source>
+        <translation>Anmeldung: API-Schlüssel im Query-Parameter %1</translation>
+    </message>
+    <message>
+        <source>Auth: API key in cookie %1</source>
+        <translation>Anmeldung: API-Schlüssel im Cookie %1</translation>
+    </message>
+    <message>
+        <source>The agent card at %1 is not valid JSON (%2 at offset %3).</source>
+        <translation>Die Agentenkarte unter %1 ist kein gültiges JSON (%2 an Position %3).</translation>
+    </message>
+    <message>
+        <source>The agent card at %1 is not a JSON object.</source>
+        <translation>Die Agentenkarte unter %1 ist kein JSON-Objekt.</translation>
+    </message>
+    <message>
+        <source>The agent card at %1 has no &quot;name&quot;: it is not an A2A agent card.</source>
+        <translation>Die Agentenkarte unter %1 hat kein „name“: sie ist keine A2A-Agentenkarte.</translation>
+    </message>
+    <message>
+        <source>The agent card at %1 declares no interface (no supportedInterfaces, no url).</source>
+        <translation>Die Agentenkarte unter %1 nennt keine Schnittstelle (kein supportedInterfaces, keine url).</translation>
+    </message>
+    <message>
+        <source>The agent card at %1 offers no interface Runwatch can use (JSON-RPC or HTTP+JSON, A2A 0.3 or 1.0); it declares: %2.</source>
+        <translation>Die Agentenkarte unter %1 bietet keine Schnittstelle, die Runwatch nutzen kann (JSON-RPC oder HTTP+JSON, A2A 0.3 oder 1.0); sie nennt: %2.</translation>
+    </message>
+    <message>
+        <source>The agent needs authorization to continue.</source>
+        <translation>Der Agent braucht eine Autorisierung, um fortzufahren.</translation>
+    </message>
+    <message>
+        <source>The agent is waiting for input.</source>
+        <translation>Der Agent wartet auf eine Eingabe.</translation>
+    </message>
+    <message>
+        <source>The agent reported that the task failed.</source>
+        <translation>Der Agent meldet, dass die Aufgabe fehlgeschlagen ist.</translation>
+    </message>
+    <message>
+        <source>The agent rejected the task.</source>
+        <translation>Der Agent hat die Aufgabe abgelehnt.</translation>
+    </message>
+    <message>
+        <source>not JSON (%1 at offset %2)</source>
+        <translation>kein JSON (%1 an Position %2)</translation>
+    </message>
+    <message>
+        <source>not a JSON object</source>
+        <translation>kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <source>The agent reported an error.</source>
+        <translation>Der Agent hat einen Fehler gemeldet.</translation>
+    </message>
+    <message>
+        <source>The agent&apos;s JSON-RPC reply is </source>
+        <translation>Die JSON-RPC-Antwort des Agenten ist </translation>
+    </message>
+    <message>
+        <source>The agent&apos;s JSON-RPC reply has neither result nor error.</source>
+        <translation>Die JSON-RPC-Antwort des Agenten hat weder result noch error.</translation>
+    </message>
+    <message>
+        <source>The agent&apos;s reply is </source>
+        <translation>Die Antwort des Agenten ist </translation>
+    </message>
+    <message>
+        <source>No event arrived for %1 s; resubscribing.</source>
+        <translation>Seit %1 s kam kein Ereignis; neu abonnieren.</translation>
+    </message>
+    <message>
+        <source>The agent does not stream; polling.</source>
+        <translation>Der Agent streamt nicht; es wird abgefragt.</translation>
+    </message>
+    <message>
+        <source>The agent answered SendMessage with neither a Task nor a Message.</source>
+        <translation>Der Agent hat auf SendMessage weder mit einer Aufgabe noch mit einer Nachricht geantwortet.</translation>
+    </message>
+    <message>
+        <source>The agent sent an error event the connector does not understand.</source>
+        <translation>Der Agent hat ein Fehlerereignis gesendet, das der Konnektor nicht versteht.</translation>
+    </message>
+    <message>
+        <source>The agent&apos;s reply is larger than 4 MiB.</source>
+        <translation>Die Antwort des Agenten ist größer als 4 MiB.</translation>
+    </message>
+    <message>
+        <source>The agent URL &quot;%1&quot; is not valid.</source>
+        <translation>Die Agenten-URL „%1“ ist ungültig.</translation>
+    </message>
+    <message>
+        <source>Cannot fetch the agent card at %1: %2</source>
+        <translation>Die Agentenkarte unter %1 kann nicht abgerufen werden: %2</translation>
+    </message>
+    <message>
+        <source>The agent card at %1 offers no interface for %2.</source>
+        <translation>Die Agentenkarte unter %1 bietet keine Schnittstelle für %2.</translation>
+    </message>
+    <message>
+        <source>No A2A agent card found (HTTP 404 at %1). Is %2 the agent&apos;s base URL?</source>
+        <translation>Keine A2A-Agentenkarte gefunden (HTTP 404 unter %1). Ist %2 die Basis-URL des Agenten?</translation>
+    </message>
+    <message>
+        <source>A2A %1 has no such method.</source>
+        <translation>A2A %1 hat keine solche Methode.</translation>
+    </message>
+</context>
+<context>
     <name>ConnectionOptions</name>
     <message>
         <source>Plain http:// to %1 sends the key and the runs unencrypted: use https://, or allow plain http for this connection.</source>
@@ -45,6 +284,421 @@
     </message>
 </context>
 <context>
+    <name>FoundryConnector</name>
+    <message>
+        <source>The run&apos;s thread id is unknown: it cannot be reached again.</source>
+        <translation>Die Thread-ID des Laufs ist unbekannt: er ist nicht mehr erreichbar.</translation>
+    </message>
+    <message>
+        <source>The connection was closed.</source>
+        <translation>Die Verbindung wurde geschlossen.</translation>
+    </message>
+    <message>
+        <source>Choose the agent to run (its assistant id, e.g. asst_…).</source>
+        <translation>Wählen Sie den Agenten für den Lauf (seine Assistant-ID, z. B. asst_…).</translation>
+    </message>
+    <message>
+        <source>The run&apos;s thread is not known: there is nothing to follow up.</source>
+        <translation>Der Thread des Laufs ist unbekannt: es gibt nichts, dem eine Nachfrage folgen könnte.</translation>
+    </message>
+    <message>
+        <source>The service&apos;s answer is not a list.</source>
+        <translation>Die Antwort des Dienstes ist keine Liste.</translation>
+    </message>
+    <message>
+        <source>The list says has_more but gives no next cursor.</source>
+        <translation>Die Liste meldet has_more, nennt aber keinen nächsten Cursor.</translation>
+    </message>
+    <message>
+        <source>The service&apos;s answer is not a run object.</source>
+        <translation>Die Antwort des Dienstes ist kein Lauf-Objekt.</translation>
+    </message>
+    <message>
+        <source>already finished</source>
+        <translation>bereits beendet</translation>
+    </message>
+    <message>
+        <source>The Foundry Agent Service cannot delete runs: delete locally.</source>
+        <translation>Der Foundry Agent Service kann keine Läufe löschen: löschen Sie lokal.</translation>
+    </message>
+    <message>
+        <source>The run does not wait for input (it is %1).</source>
+        <translation>Der Lauf wartet nicht auf eine Eingabe (er ist %1).</translation>
+    </message>
+    <message>
+        <source>The Foundry Agent Service lists runs only per thread.</source>
+        <translation>Der Foundry Agent Service listet Läufe nur je Thread auf.</translation>
+    </message>
+    <message>
+        <source>Approve or reject the agent&apos;s tool call(s): %1</source>
+        <translation>Tool-Aufruf(e) des Agenten freigeben oder ablehnen: %1</translation>
+    </message>
+    <message>
+        <source>The agent waits for the output of: %1</source>
+        <translation>Der Agent wartet auf die Ausgabe von: %1</translation>
+    </message>
+    <message>
+        <source>The run failed without saying why.</source>
+        <translation>Der Lauf ist ohne Angabe von Gründen fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>The run is incomplete (%1).</source>
+        <translation>Der Lauf ist unvollständig (%1).</translation>
+    </message>
+    <message>
+        <source>no reason given</source>
+        <translation>kein Grund angegeben</translation>
+    </message>
+    <message>
+        <source>The run expired: nobody answered its request before the deadline (runs expire ten minutes after creation). Start a new run.</source>
+        <translation>Der Lauf ist abgelaufen: niemand hat seine Anfrage vor der Frist beantwortet (Läufe laufen zehn Minuten nach dem Erstellen ab). Starten Sie einen neuen Lauf.</translation>
+    </message>
+    <message>
+        <source>The run requires an action Runwatch does not know: %1</source>
+        <translation>Der Lauf verlangt eine Aktion, die Runwatch nicht kennt: %1</translation>
+    </message>
+    <message>
+        <source>code interpreter</source>
+        <translation>Code-Interpreter</translation>
+    </message>
+    <message>
+        <source>The service answered the create request with something that is not a run object.</source>
+        <translation>Der Dienst hat auf die Erstell-Anfrage mit etwas geantwortet, das kein Lauf-Objekt ist.</translation>
+    </message>
+    <message>
+        <source>Expected an event stream but the service sent %1.</source>
+        <translation>Ein Ereignisstrom war erwartet, aber der Dienst hat %1 gesendet.</translation>
+    </message>
+    <message>
+        <source>no content type</source>
+        <translation>keinen Content-Type</translation>
+    </message>
+    <message>
+        <source>The service sent a &quot;%1&quot; event whose data is not a JSON object.</source>
+        <translation>Der Dienst hat ein „%1“-Ereignis gesendet, dessen Daten kein JSON-Objekt sind.</translation>
+    </message>
+    <message>
+        <source>A &quot;%1&quot; event carries no run id or status.</source>
+        <translation>Ein „%1“-Ereignis enthält keine Lauf-ID und keinen Status.</translation>
+    </message>
+</context>
+<context>
+    <name>JobsConnector</name>
+    <message>
+        <source>profile: give options.profile or options.profile_file, not both</source>
+        <translation>Profil: geben Sie options.profile oder options.profile_file an, nicht beides</translation>
+    </message>
+    <message>
+        <source>profile: options.profile must be a JSON object</source>
+        <translation>Profil: options.profile muss ein JSON-Objekt sein</translation>
+    </message>
+    <message>
+        <source>The status reply has no job status at %1.</source>
+        <translation>Die Statusantwort hat keinen Job-Status unter %1.</translation>
+    </message>
+    <message>
+        <source>cancellation requested; waiting for the job to stop</source>
+        <translation>Abbruch angefordert; warte, bis der Job anhält</translation>
+    </message>
+    <message>
+        <source>already </source>
+        <translation>bereits </translation>
+    </message>
+    <message>
+        <source>already finished</source>
+        <translation>bereits beendet</translation>
+    </message>
+    <message>
+        <source>Job services have no server-side delete (DELETE cancels); remove the run locally.</source>
+        <translation>Job-Dienste kennen kein serverseitiges Löschen (DELETE bricht ab); entfernen Sie den Lauf lokal.</translation>
+    </message>
+    <message>
+        <source>The job is not waiting for input: </source>
+        <translation>Der Job wartet nicht auf eine Eingabe: </translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>in Arbeit</translation>
+    </message>
+    <message>
+        <source>The listing has no array of jobs at %1.</source>
+        <translation>Die Auflistung hat kein Job-Array unter %1.</translation>
+    </message>
+    <message>
+        <source>The result is not valid JSON.</source>
+        <translation>Das Ergebnis ist kein gültiges JSON.</translation>
+    </message>
+    <message>
+        <source>The job succeeded but its result could not be fetched: </source>
+        <translation>Der Job war erfolgreich, aber sein Ergebnis konnte nicht abgerufen werden: </translation>
+    </message>
+    <message>
+        <source>not a JSON object</source>
+        <translation>kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <source>The job waits for input but did not say what it needs.</source>
+        <translation>Der Job wartet auf eine Eingabe, hat aber nicht gesagt, was er braucht.</translation>
+    </message>
+    <message>
+        <source>Waiting for the external system to call back.</source>
+        <translation>Warte auf den Rückruf des externen Systems.</translation>
+    </message>
+    <message>
+        <source>The job resumes by itself.</source>
+        <translation>Der Job setzt von selbst fort.</translation>
+    </message>
+    <message>
+        <source>its timeout of %1 s</source>
+        <translation>sein Zeitlimit von %1 s</translation>
+    </message>
+    <message>
+        <source>its timeout</source>
+        <translation>sein Zeitlimit</translation>
+    </message>
+    <message>
+        <source>The job ran longer than %1.</source>
+        <translation>Der Job lief länger als %1.</translation>
+    </message>
+    <message>
+        <source>The job failed without saying why.</source>
+        <translation>Der Job ist ohne Angabe von Gründen fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>The job reported an error without a message.</source>
+        <translation>Der Job hat einen Fehler ohne Meldung gemeldet.</translation>
+    </message>
+    <message>
+        <source> (retryable)</source>
+        <translation> (wiederholbar)</translation>
+    </message>
+    <message>
+        <source> (not retryable)</source>
+        <translation> (nicht wiederholbar)</translation>
+    </message>
+    <message>
+        <source>Malformed job event &quot;%1&quot;%2: %3</source>
+        <translation>Fehlerhaftes Job-Ereignis „%1“%2: %3</translation>
+    </message>
+    <message>
+        <source>unknown key</source>
+        <translation>unbekannter Schlüssel</translation>
+    </message>
+    <message>
+        <source>must be a string</source>
+        <translation>muss eine Zeichenkette sein</translation>
+    </message>
+    <message>
+        <source>must be an object</source>
+        <translation>muss ein Objekt sein</translation>
+    </message>
+    <message>
+        <source>URI template &quot;%1&quot;: %2</source>
+        <translation>URI-Vorlage „%1“: %2</translation>
+    </message>
+    <message>
+        <source>is empty</source>
+        <translation>ist leer</translation>
+    </message>
+    <message>
+        <source>is longer than %1 characters</source>
+        <translation>ist länger als %1 Zeichen</translation>
+    </message>
+    <message>
+        <source>must start with &apos;/&apos; or be an absolute http(s) URL</source>
+        <translation>muss mit „/“ beginnen oder eine absolute http(s)-URL sein</translation>
+    </message>
+    <message>
+        <source>has a &apos;}&apos; without &apos;{&apos;</source>
+        <translation>hat ein „}“ ohne „{“</translation>
+    </message>
+    <message>
+        <source>contains a space or control character</source>
+        <translation>enthält ein Leer- oder Steuerzeichen</translation>
+    </message>
+    <message>
+        <source>has a &apos;{&apos; without &apos;}&apos;</source>
+        <translation>hat ein „{“ ohne „}“</translation>
+    </message>
+    <message>
+        <source>only the variable {id} is known, not {%1}</source>
+        <translation>nur die Variable {id} ist bekannt, nicht {%1}</translation>
+    </message>
+    <message>
+        <source>cannot use {id} (there is no job yet)</source>
+        <translation>kann {id} nicht verwenden (es gibt noch keinen Job)</translation>
+    </message>
+    <message>
+        <source>must be DELETE, POST, PUT or PATCH</source>
+        <translation>muss DELETE, POST, PUT oder PATCH sein</translation>
+    </message>
+    <message>
+        <source>must name a member, not the whole body</source>
+        <translation>muss ein Element nennen, nicht den ganzen Rumpf</translation>
+    </message>
+    <message>
+        <source>must name a member, not the whole object</source>
+        <translation>muss ein Element nennen, nicht das ganze Objekt</translation>
+    </message>
+    <message>
+        <source>must be a positive number (1 or 100)</source>
+        <translation>muss eine positive Zahl sein (1 oder 100)</translation>
+    </message>
+    <message>
+        <source>the service&apos;s status string cannot be empty</source>
+        <translation>die Statuszeichenkette des Dienstes darf nicht leer sein</translation>
+    </message>
+    <message>
+        <source>must be one of queued, running, input_required, succeeded, failed, canceled, timed_out</source>
+        <translation>muss einer von queued, running, input_required, succeeded, failed, canceled, timed_out sein</translation>
+    </message>
+    <message>
+        <source>profile: not valid JSON (line %1: %2)</source>
+        <translation>Profil: kein gültiges JSON (Zeile %1: %2)</translation>
+    </message>
+    <message>
+        <source>profile: must be a JSON object</source>
+        <translation>Profil: muss ein JSON-Objekt sein</translation>
+    </message>
+    <message>
+        <source>Nothing arrived on the job&apos;s event stream for %1 s; reconnecting.</source>
+        <translation>Seit %1 s kam nichts über den Ereignisstrom des Jobs; neu verbinden.</translation>
+    </message>
+    <message>
+        <source>The job&apos;s event stream went silent and timed out.</source>
+        <translation>Der Ereignisstrom des Jobs ist verstummt und hat das Zeitlimit überschritten.</translation>
+    </message>
+    <message>
+        <source>The job&apos;s event stream was interrupted: %1</source>
+        <translation>Der Ereignisstrom des Jobs wurde unterbrochen: %1</translation>
+    </message>
+    <message>
+        <source>The kickoff reply (HTTP %1) is not a job object.</source>
+        <translation>Die Startantwort (HTTP %1) ist kein Job-Objekt.</translation>
+    </message>
+    <message>
+        <source>The kickoff reply names no job id (looked at %1 and the Location header).</source>
+        <translation>Die Startantwort nennt keine Job-ID (gesucht unter %1 und im Location-Header).</translation>
+    </message>
+    <message>
+        <source>The events URL answered with %1 instead of an event stream; polling instead.</source>
+        <translation>Die Ereignis-URL hat mit %1 statt mit einem Ereignisstrom geantwortet; stattdessen wird abgefragt.</translation>
+    </message>
+</context>
+<context>
+    <name>Keychain</name>
+    <message>
+        <source>The system keychain is not available (%1). API keys are only stored there; to keep one anyway, allow the less secure plain-file store in the settings.</source>
+        <translation>Der Schlüsselbund des Systems ist nicht verfügbar (%1). API-Schlüssel werden nur dort gespeichert; um trotzdem einen zu behalten, erlauben Sie in den Einstellungen die weniger sichere Ablage in einer unverschlüsselten Datei.</translation>
+    </message>
+    <message>
+        <source>no Secret Service</source>
+        <translation>kein Secret Service</translation>
+    </message>
+    <message>
+        <source>The keychain refused: %1</source>
+        <translation>Der Schlüsselbund hat abgelehnt: %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>it did not answer within 15 s</source>
+        <translation>er hat nicht innerhalb von 15 s geantwortet</translation>
+    </message>
+    <message>
+        <source>No API key is stored for %1.</source>
+        <translation>Für %1 ist kein API-Schlüssel gespeichert.</translation>
+    </message>
+</context>
+<context>
+    <name>OpenAiConnector</name>
+    <message>
+        <source>The server&apos;s answer is not a Response object.</source>
+        <translation>Die Antwort des Servers ist kein Response-Objekt.</translation>
+    </message>
+    <message>
+        <source>already finished</source>
+        <translation>bereits beendet</translation>
+    </message>
+    <message>
+        <source>already </source>
+        <translation>bereits </translation>
+    </message>
+    <message>
+        <source>not found on the server (already deleted or expired)</source>
+        <translation>auf dem Server nicht gefunden (bereits gelöscht oder abgelaufen)</translation>
+    </message>
+    <message>
+        <source>The response does not wait for input (it is %1).</source>
+        <translation>Die Response wartet nicht auf eine Eingabe (sie ist %1).</translation>
+    </message>
+    <message>
+        <source>without a status</source>
+        <translation>ohne Status</translation>
+    </message>
+    <message>
+        <source>The Responses API has no listing of responses.</source>
+        <translation>Die Responses-API bietet keine Auflistung von Responses.</translation>
+    </message>
+    <message>
+        <source>The server reported an error without a message.</source>
+        <translation>Der Server hat einen Fehler ohne Meldung gemeldet.</translation>
+    </message>
+    <message>
+        <source>Approve or reject the model&apos;s tool call(s): %1</source>
+        <translation>Tool-Aufruf(e) des Modells freigeben oder ablehnen: %1</translation>
+    </message>
+    <message>
+        <source>The model waits for the output of: %1</source>
+        <translation>Das Modell wartet auf die Ausgabe von: %1</translation>
+    </message>
+    <message>
+        <source>The response is incomplete (%1).</source>
+        <translation>Die Response ist unvollständig (%1).</translation>
+    </message>
+    <message>
+        <source>no reason given</source>
+        <translation>kein Grund angegeben</translation>
+    </message>
+    <message>
+        <source>Malformed event after sequence %1: %2</source>
+        <translation>Fehlerhaftes Ereignis nach Sequenz %1: %2</translation>
+    </message>
+    <message>
+        <source>Malformed event at the start of the stream: %1</source>
+        <translation>Fehlerhaftes Ereignis am Anfang des Streams: %1</translation>
+    </message>
+    <message>
+        <source>not a JSON object</source>
+        <translation>kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <source>The response ended with status &quot;%1&quot;, which Runwatch does not know.</source>
+        <translation>Die Response endete mit dem Status „%1“, den Runwatch nicht kennt.</translation>
+    </message>
+    <message>
+        <source>The server answered the create request with something that is not a Response object.</source>
+        <translation>Der Server hat auf die Erstell-Anfrage mit etwas geantwortet, das kein Response-Objekt ist.</translation>
+    </message>
+    <message>
+        <source>Expected an event stream but the server sent %1.</source>
+        <translation>Ein Ereignisstrom war erwartet, aber der Server hat %1 gesendet.</translation>
+    </message>
+    <message>
+        <source>no content type</source>
+        <translation>keinen Content-Type</translation>
+    </message>
+</context>
+<context>
+    <name>RunBackend</name>
+    <message>
+        <source>This connection cannot send a follow-up to a working run.</source>
+        <translation>Diese Verbindung kann einem laufenden Lauf keine Nachfrage schicken.</translation>
+    </message>
+</context>
+<context>
     <name>RunDeadlines</name>
     <message>
         <source>Over deadline since %1 — cancel requested</source>
@@ -72,6 +726,129 @@
     <message>
         <source>Refusal</source>
         <translation>Verweigerung</translation>
+    </message>
+</context>
+<context>
+    <name>RunExport</name>
+    <message>
+        <source>not reported</source>
+        <translation>nicht gemeldet</translation>
+    </message>
+    <message>
+        <source>Turn %1 (run %2, %3)</source>
+        <translation>Runde %1 (Lauf %2, %3)</translation>
+    </message>
+    <message>
+        <source>Prompt:</source>
+        <translation>Prompt:</translation>
+    </message>
+    <message>
+        <source>Answer:</source>
+        <translation>Antwort:</translation>
+    </message>
+    <message>
+        <source>No output.</source>
+        <translation>Keine Ausgabe.</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>Remote id</source>
+        <translation>Remote-ID</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>Backend</translation>
+    </message>
+    <message>
+        <source>Service</source>
+        <translation>Dienst</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>Erstellt</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Beendet</translation>
+    </message>
+    <message>
+        <source>Input tokens</source>
+        <translation>Eingabe-Tokens</translation>
+    </message>
+    <message>
+        <source>Output tokens</source>
+        <translation>Ausgabe-Tokens</translation>
+    </message>
+    <message>
+        <source>Reasoning tokens</source>
+        <translation>Reasoning-Tokens</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>Kosten</translation>
+    </message>
+    <message>
+        <source>Follow-up to</source>
+        <translation>Nachfrage zu</translation>
+    </message>
+    <message>
+        <source>Conversation so far</source>
+        <translation>Bisheriges Gespräch</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>Status history</source>
+        <translation>Statusverlauf</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>Ausgabe</translation>
+    </message>
+    <message>
+        <source>Reasoning, tools and progress</source>
+        <translation>Reasoning, Werkzeuge und Fortschritt</translation>
+    </message>
+    <message>
+        <source>Later turns</source>
+        <translation>Spätere Runden</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>Retryable: </source>
+        <translation>Wiederholbar: </translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
     </message>
 </context>
 <context>
@@ -339,6 +1116,34 @@
         <source>follow-up not taken</source>
         <translation>Nachfrage nicht angenommen</translation>
     </message>
+    <message>
+        <source>Unknown backend &quot;%1&quot; (known: %2).</source>
+        <translation>Unbekanntes Backend „%1“ (bekannt: %2).</translation>
+    </message>
+    <message>
+        <source>No connection named &quot;%1&quot;.</source>
+        <translation>Keine Verbindung namens „%1“.</translation>
+    </message>
+    <message>
+        <source>No run &quot;%1&quot;.</source>
+        <translation>Kein Lauf „%1“.</translation>
+    </message>
+    <message>
+        <source>This connection cannot follow runs up.</source>
+        <translation>Diese Verbindung kann Läufen keine Nachfrage folgen lassen.</translation>
+    </message>
+    <message>
+        <source>Only a completed or working run can be followed up (this one is %1).</source>
+        <translation>Nur einem abgeschlossenen oder arbeitenden Lauf kann eine Nachfrage folgen (dieser ist %1).</translation>
+    </message>
+    <message>
+        <source>Only a completed run can be followed up (this one is %1).</source>
+        <translation>Nur einem abgeschlossenen Lauf kann eine Nachfrage folgen (dieser ist %1).</translation>
+    </message>
+    <message>
+        <source>A follow-up needs a prompt.</source>
+        <translation>Eine Nachfrage braucht einen Prompt.</translation>
+    </message>
 </context>
 <context>
     <name>RunStatus</name>
@@ -393,6 +1198,45 @@
     <message>
         <source>Deleted</source>
         <translation>Gelöscht</translation>
+    </message>
+</context>
+<context>
+    <name>RunStore</name>
+    <message>
+        <source>Cannot open the run store %1: %2</source>
+        <translation>Der Laufspeicher %1 kann nicht geöffnet werden: %2</translation>
+    </message>
+    <message>
+        <source>SQL failed (%1): %2</source>
+        <translation>SQL fehlgeschlagen (%1): %2</translation>
+    </message>
+    <message>
+        <source>Cannot read the schema version: %1</source>
+        <translation>Die Schemaversion kann nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>Cannot read the store&apos;s tables: %1</source>
+        <translation>Die Tabellen des Speichers können nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). It was left untouched; use the newer version or another --store.</source>
+        <translation>Der Laufspeicher %1 wurde von einem neueren Runwatch geschrieben (Schema %2, diese Version kennt %3). Er blieb unverändert; verwenden Sie die neuere Version oder einen anderen --store.</translation>
+    </message>
+    <message>
+        <source>Upgrading the run store to schema %1 failed: %2</source>
+        <translation>Die Aktualisierung des Laufspeichers auf Schema %1 ist fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Cannot prepare the run store&apos;s statements: %1</source>
+        <translation>Die Anweisungen des Laufspeichers können nicht vorbereitet werden: %1</translation>
+    </message>
+    <message>
+        <source>Cannot save run %1: %2</source>
+        <translation>Lauf %1 kann nicht gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <source>Cannot save run %1: %2 %3</source>
+        <translation>Lauf %1 kann nicht gespeichert werden: %2 %3</translation>
     </message>
 </context>
 <context>
@@ -3091,25 +3935,6 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Number of runs the filter lets through, their tokens and their cost</source>
         <translation>Zahl der Läufe, die der Filter durchlässt, ihre Tokens und ihre Kosten</translation>
-    </message>
-</context>
-<context>
-    <name>SecretStore</name>
-    <message>
-        <source>The system keychain is not available (%1). API keys are only stored there; to keep one anyway, allow the less secure plain-file store in the settings.</source>
-        <translation>Der Schlüsselbund des Systems ist nicht verfügbar (%1). API-Schlüssel werden nur dort gespeichert; um trotzdem einen zu behalten, erlauben Sie in den Einstellungen die weniger sichere Ablage in einer unverschlüsselten Datei.</translation>
-    </message>
-    <message>
-        <source>no Secret Service</source>
-        <translation>kein Secret Service</translation>
-    </message>
-    <message>
-        <source>The keychain refused: %1</source>
-        <translation>Der Schlüsselbund hat abgelehnt: %1</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: %2</source>
-        <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
 </context>
 <context>

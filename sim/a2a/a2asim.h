@@ -3,7 +3,7 @@
 
 // An A2A agent on loopback for tests and demos: A2A 1.0 over JSON-RPC (0.3 on request), with the
 // same kind of scenarios and faults as the OpenAI simulator. Written from
-// shared/protocols/a2a-and-agent-protocol.md only; like the rest of runwatch_sim it must never
+// docs/protocols/a2a-and-agent-protocol.md only; like the rest of runwatch_sim it must never
 // include client code (a misunderstanding shared by client and simulator would be invisible).
 //
 // Endpoints (base URL http://127.0.0.1:PORT):

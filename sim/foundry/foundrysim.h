@@ -3,7 +3,7 @@
 
 // The Azure AI Foundry Agent Service simulator on loopback (threads, runs, messages, steps,
 // agents), for tests, the GUI's demo mode and `runwatch-sim --foundry`. Written from
-// shared/protocols/openai-responses-and-foundry.md §5 only (never from a client of ours).
+// docs/protocols/openai-responses-and-foundry.md §5 only (never from a client of ours).
 //
 // Endpoints, under the project endpoint …/api/projects/<project>, each with ?api-version=V:
 //   GET  /assistants, GET /assistants/{a}, POST /assistants

@@ -5,7 +5,7 @@
 // framing, the Bearer token it expects, accepted api-versions, the project's agents, injected
 // HTTP and stream faults, limits.
 //
-// Written from shared/protocols/openai-responses-and-foundry.md §5 only: this target never
+// Written from docs/protocols/openai-responses-and-foundry.md §5 only: this target never
 // includes or links client code (runwatch_core), so that a misunderstanding of the protocol
 // shared by client and simulator cannot hide.
 //

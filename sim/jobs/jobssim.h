@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// A generic HTTP job service on loopback (protocols/jobs-api.md): kickoff with Idempotency-Key
+// A generic HTTP job service on loopback (docs/protocols/jobs-api.md): kickoff with Idempotency-Key
 // and Prefer: respond-async, status polling with Retry-After, SSE with Last-Event-ID replay,
 // cancel 202/200/409, suspended jobs (ask_user, get_approval, select_options, webhook, timer),
 // large results, listing by idempotency key, and fault injection. Written from the protocol

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The jobs simulator's endpoints (protocols/jobs-api.md): kickoff, listing, status, the event
+// The jobs simulator's endpoints (docs/protocols/jobs-api.md): kickoff, listing, status, the event
 // stream, cancel, answers, results and webhooks. Connection handling, routing and the request log
 // are in jobssim.cpp.
 #include "jobssim.h"

@@ -2,7 +2,7 @@
 #pragma once
 
 // One job of the jobs simulator (jobssim.h): its timeline, suspensions, cancellation and the
-// event log its SSE streams replay. Written from protocols/jobs-api.md only; no client code.
+// event log its SSE streams replay. Written from docs/protocols/jobs-api.md only; no client code.
 
 #include "jobssimoptions.h"
 

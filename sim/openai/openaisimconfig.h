@@ -4,7 +4,7 @@
 // Configuration of the OpenAI Responses background-mode simulator (OpenAiSimulator): pace, SSE
 // framing, auth, injected HTTP and stream faults, limits.
 //
-// Written from shared/protocols/openai-responses-and-foundry.md §1-§3 and §6 only: this target must
+// Written from docs/protocols/openai-responses-and-foundry.md §1-§3 and §6 only: this target must
 // never include or link client code (runwatch_core), so that a protocol misunderstanding shared by
 // client and simulator cannot hide.
 //

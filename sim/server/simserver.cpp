@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "simserver.h"
+#include "simlog.h"
 
 #include "httpconnection.h"
 
@@ -10,6 +11,8 @@
 using namespace Qt::StringLiterals;
 
 namespace RunwatchSim {
+
+Q_LOGGING_CATEGORY(lcSim, "runwatch.sim", QtInfoMsg)
 
 SimServer::SimServer(QObject *parent)
     : QObject(parent)
@@ -82,7 +85,11 @@ void SimServer::onNewConnection()
         ++m_openConnections;
         connect(connection, &HttpConnection::closed, this, [this] { --m_openConnections; });
         connect(connection, &HttpConnection::requestRejected, this, [this] { ++m_rejectedRequests; });
-        connect(connection, &HttpConnection::requestReceived, this, &SimServer::route);
+        connect(connection, &HttpConnection::requestReceived, this,
+                [this](HttpConnection *c, const HttpRequest &request) {
+                    qCDebug(lcSim) << request.method << request.target;
+                    route(c, request);
+                });
     }
 }
 

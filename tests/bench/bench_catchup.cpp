@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // End-to-end catch-up: 100k events of a finished background response replayed from a loopback
 // server (GET ?stream=true) through HttpClient → SseParser → OpenAI mapper → applyEvent into a
-// Run. Reports wall time and the client thread's CPU time per event (PERFORMANCE.md targets:
+// Run. Reports wall time and the client thread's CPU time per event (docs/performance-targets.md targets:
 // ≤ 1.0–1.5 µs CPU per event, ≤ 0.25 s for 100k events).
 //
 // The simulator runs in its own thread so its work is not counted as client CPU.
@@ -104,7 +104,7 @@ Sample replayThroughConnector(OpenAiBackend &backend, const QString &remoteId, c
 }
 
 // Serves one prepared SSE body per connection the way a server replays a finished response in
-// bulk: HTTP/1.1, chunked, 16 KiB per chunk (the PERFORMANCE.md test stream). Blocking socket
+// bulk: HTTP/1.1, chunked, 16 KiB per chunk (the docs/performance-targets.md test stream). Blocking socket
 // calls on a thread of its own, so none of its work is counted as client CPU.
 class BulkServer
 {

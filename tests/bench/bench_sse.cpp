@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// SSE framing throughput (bytes -> events, no JSON) on the PERFORMANCE.md test stream, next to
+// SSE framing throughput (bytes -> events, no JSON) on the docs/performance-targets.md test stream, next to
 // the memcpy and memchr line-scan floors measured in the same run: absolute figures move between
 // runs and machines, the ratios are what the targets are written against.
 //
@@ -25,7 +25,7 @@ namespace {
 constexpr qsizetype ChunkSize = 16 * 1024;
 constexpr int Rounds = 5;
 
-// The PERFORMANCE.md test event, ~171 bytes with a realistic sequence number.
+// The docs/performance-targets.md test event, ~171 bytes with a realistic sequence number.
 QByteArray makeStream(qsizetype targetBytes, bool crlf, qsizetype *eventCount)
 {
     QByteArray out;

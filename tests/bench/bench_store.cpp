@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Big history: N stored runs (default 100,000, generated once into a scratch database) — time from
 // start to a usable run list (store opened, summaries loaded, every run registered with the
-// engine) and the resident memory it takes. Targets (PERFORMANCE.md): ≤ 1 s, ≤ 300 MB.
+// engine) and the resident memory it takes. Targets (docs/performance-targets.md): ≤ 1 s, ≤ 300 MB.
 // With --app, each round starts the desktop app itself on that store (RUNWATCH_STARTUP_TRACE) and
 // reports when its run list first painted rows (target ≤ 300 ms) and when it painted the whole
 // history (≤ 1 s), measured from the moment the process was started.

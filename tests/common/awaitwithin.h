@@ -12,7 +12,7 @@
 
 namespace RunwatchTest {
 
-// Runs a task to completion under a watchdog (STYLE-ANCHORS §8.5): QCoro::waitFor would hang
+// Runs a task to completion under a watchdog: QCoro::waitFor would hang
 // forever in 0.8 if the task threw, and a hung test tells nothing. nullopt = timed out or threw.
 template<typename T>
 std::optional<T> awaitWithin(QCoro::Task<T> task, int ms = 15000)

@@ -9,8 +9,8 @@
 #include "awaitwithin.h"
 #include "cliprocess.h"
 #include "connections/connectionregistry.h"
+#include "connections/keychain.h"
 #include "connections/keystore.h"
-#include "connections/secretstore.h"
 #include "openai/openaisim.h"
 #include "store/runstore.h"
 
@@ -208,7 +208,7 @@ private Q_SLOTS:
     }
 
     // A key the app kept for its session only cannot reach the CLI: it says so. The plain-file
-    // opt-in can (here the keychain takes it, as SecretStore tries the keychain first).
+    // opt-in can (here the keychain takes it, as Keychain tries it first).
     void weakerStores()
     {
         QVERIFY(awaitWithin(m_registry->saveWithWeakerStore(azureProfile(u"session"_s), {}, kKey,
@@ -252,9 +252,9 @@ private Q_SLOTS:
         Connection legacy = azureProfile(u"legacy"_s).connection;
         QVERIFY(m_store->saveConnectionConfig(legacy.name,
                                               legacy.toJson())); // no key_storage, as older versions saved it
-        SecretStore secrets;
+        Keychain secrets;
         const auto written = awaitWithin(secrets.write(KeyStore::connectionKey(u"legacy"_s), kKey));
-        QVERIFY(written && written->ok);
+        QVERIFY(written && written->ok());
         const Result ok = cli(
             {u"--connection"_s, u"legacy"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s});
         QVERIFY2(ok.exitCode == 0, ok.err.constData());

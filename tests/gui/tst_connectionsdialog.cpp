@@ -3,10 +3,10 @@
 // message instead of a silent plain-text fallback, and only an explicit opt-in stores it
 // elsewhere. Also: validation, "Test connection" against the simulators (an A2A agent is shown by
 // its card's name and skills), and that settings never
-// hold a key. Real keyring round trips are tst_secretstore's job (issue 4).
+// hold a key. Real keyring round trips are tst_keychain's job (issue 4).
 #include "connections/connectionregistry.h"
+#include "connections/keychain.h"
 #include "connections/keystore.h"
-#include "connections/secretstore.h"
 #include "connectionsdialog.h"
 #include "store/runstore.h"
 #include "uitesthelpers.h"
@@ -67,7 +67,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         isolateSettings();
-        QFile::remove(SecretStore::defaultInsecurePath());
+        QFile::remove(Keychain::defaultInsecurePath());
     }
 
     void init()
@@ -91,7 +91,7 @@ private Q_SLOTS:
         m_store.reset();
         m_dir.reset();
         m_engine.reset();
-        QFile::remove(SecretStore::defaultInsecurePath());
+        QFile::remove(Keychain::defaultInsecurePath());
     }
 
     // No keyring: the key is not saved anywhere and the user is told why, with the two choices.
@@ -107,7 +107,7 @@ private Q_SLOTS:
         QVERIFY(m_dialog->plaintextButton()->isVisible());
         QVERIFY(!m_registry->profile(u"prod"_s));
         QVERIFY(!m_engine->manager.connection(u"prod"_s));
-        QVERIFY(!QFile::exists(SecretStore::defaultInsecurePath()));
+        QVERIFY(!QFile::exists(Keychain::defaultInsecurePath()));
         QVERIFY(!settingsBytes().contains(kKey.toUtf8()));
         QVERIFY(m_store->loadConnectionConfigs().isEmpty());
     }
@@ -132,7 +132,7 @@ private Q_SLOTS:
         m_store->close();
         QVERIFY(!fileBytes(m_dir->filePath(u"runs.sqlite"_s)).contains(kKey.toUtf8()));
         QVERIFY(!settingsBytes().contains(kKey.toUtf8()));
-        QVERIFY(!QFile::exists(SecretStore::defaultInsecurePath()));
+        QVERIFY(!QFile::exists(Keychain::defaultInsecurePath()));
         QVERIFY(m_dialog->list()->findItems(u"prod"_s, Qt::MatchExactly).size() == 1);
     }
 
@@ -159,7 +159,7 @@ private Q_SLOTS:
         QVERIFY(asked);
         QCOMPARE(m_registry->profile(u"lab"_s)->keyStorage, KeyStorage::Plaintext);
         QCOMPARE(m_engine->manager.connection(u"lab"_s)->apiKey, kKey);
-        QFile file(SecretStore::defaultInsecurePath());
+        QFile file(Keychain::defaultInsecurePath());
         QVERIFY(file.exists());
         QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
                  QFileDevice::Permissions{});

@@ -113,7 +113,7 @@ private Q_SLOTS:
             QFAIL("dbus-run-session is not installed: cannot start a private bus with a notification mock "
                   "(install the dbus package).");
         if (qgetenv("RUNWATCH_NOTIFY_MOCK") != "1")
-            QFAIL("Run through tests/run-with-notification-mock.sh (ctest does) to get the D-Bus mock.");
+            QFAIL("Run through tests/gui/run-with-notification-mock.sh (ctest does) to get the D-Bus mock.");
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY2(QDBusConnection::sessionBus().isConnected(), "no session bus inside dbus-run-session");
         QTRY_VERIFY2_WITH_TIMEOUT(QDBusConnection::sessionBus().interface()->isServiceRegistered(kService),

@@ -1,15 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2abackend.h"
+#include "a2alog.h"
 
 #include "a2arunstream.h"
 #include "backends/a2a/a2aconnector.h"
 #include "net/transportoptions.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "A2aConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(A2aConnector)
+};
+} // namespace
+
+Q_LOGGING_CATEGORY(lcA2a, "runwatch.backend.a2a", QtInfoMsg)
 
 using namespace A2a;
 
@@ -162,6 +174,8 @@ RunStream *A2aBackend::followUp(ContinuationToken parentToken, StartRequest requ
 
 RunStream *A2aBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcA2a) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                   << token.eventId;
     return new A2aRunStream(this, A2aRunStream::Mode::Follow, {}, std::move(token), parent);
 }
 
@@ -170,7 +184,7 @@ QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
     QPointer<A2aBackend> self = this;
     ActionResult result;
     if (m_messageReplies.contains(token.remoteId) || token.extra.value(u"kind"_s).toString() == u"message") {
-        result.note = u"the agent answered with a message; there is no task to query"_s;
+        result.note = Text::tr("the agent answered with a message; there is no task to query");
         co_return result;
     }
     const int history = m_connection.options.value(A2aOption::HistoryLength).toInt(kDefaultHistoryLength);
@@ -189,8 +203,8 @@ QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
     }
     result.events = eventsForTask(call.result);
     if (result.events.isEmpty()) {
-        result.error = RunError::protocol(u"unexpected_reply"_s,
-                                          u"The agent answered GetTask with something that is not a Task."_s);
+        result.error = RunError::protocol(
+            u"unexpected_reply"_s, Text::tr("The agent answered GetTask with something that is not a Task."));
         co_return result;
     }
     const StreamItem item = classify(call.result);
@@ -200,6 +214,7 @@ QCoro::Task<ActionResult> A2aBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> A2aBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcA2a) << "cancel" << token.remoteId;
     QPointer<A2aBackend> self = this;
     ActionResult result;
     const int timeoutMs = int(m_cancelHttp->policy().connectTimeout.count());
@@ -247,19 +262,20 @@ QCoro::Task<ActionResult> A2aBackend::cancel(ContinuationToken token)
             if (e.type == RunEvent::Type::Status)
                 state = statusName(e.status);
         }
-        result.note = code == -32002 ? u"TaskNotCancelable: the task is already %1"_s.arg(state)
+        result.note = code == -32002 ? Text::tr("TaskNotCancelable: the task is already %1").arg(state)
                                      : u"already %1"_s.arg(state);
         co_return result;
     }
     result.error = call.error;
     if (code == -32002) {
-        result.error.message = u"TaskNotCancelable: the agent refused to cancel this task (%1)"_s.arg(
-            call.protocolError->message);
+        result.error.message = Text::tr("TaskNotCancelable: the agent refused to cancel this task (%1)")
+                                   .arg(call.protocolError->message);
     } else if (call.error.kind == ErrorKind::Timeout) {
         result.error.message
-            = u"The agent did not confirm the cancel within %1 s; the task is still %2."_s.arg(
-                QString::number(timeoutMs / 1000.0),
-                current.ok() && !current.events.isEmpty() ? u"running"_s : u"in an unknown state"_s);
+            = Text::tr("The agent did not confirm the cancel within %1 s; the task is still %2.")
+                  .arg(QString::number(timeoutMs / 1000.0), current.ok() && !current.events.isEmpty()
+                                                                ? Text::tr("running")
+                                                                : Text::tr("in an unknown state"));
     }
     co_return result;
 }
@@ -268,8 +284,8 @@ QCoro::Task<ActionResult> A2aBackend::remove(ContinuationToken token)
 {
     Q_UNUSED(token)
     ActionResult result;
-    result.error
-        = RunError::unsupported(u"A2A has no delete: remove the run locally; the task stays on the agent."_s);
+    result.error = RunError::unsupported(
+        Text::tr("A2A has no delete: remove the run locally; the task stays on the agent."));
     co_return result;
 }
 
@@ -308,11 +324,11 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     ActionResult result;
     const QString text = answerText(answer);
     if (text.trimmed().isEmpty()) {
-        result.error = RunError::client(u"empty_answer"_s, u"The answer is empty."_s);
+        result.error = RunError::client(u"empty_answer"_s, Text::tr("The answer is empty."));
         co_return result;
     }
-    const TaskMessage sent = co_await sendTaskMessage(token, text, kAnswerIdPrefix,
-                                                      u"The task no longer accepts input (it has ended): "_s);
+    const TaskMessage sent = co_await sendTaskMessage(
+        token, text, kAnswerIdPrefix, Text::tr("The task no longer accepts input (it has ended): "));
     if (!self || !sent.call.ok()) {
         result.error = self ? sent.call.error : RunError::cancelled(kConnectionClosed);
         co_return result;
@@ -335,7 +351,7 @@ QCoro::Task<ActionResult> A2aBackend::respond(ContinuationToken token, InputAnsw
     }
     if (waiting || item.kind != StreamItem::Kind::Task) {
         events.removeIf([](const RunEvent &e) { return e.type == RunEvent::Type::InputRequired; });
-        events << RunEvent::statusChange(RunStatus::InProgress, u"answer sent"_s);
+        events << RunEvent::statusChange(RunStatus::InProgress, Text::tr("answer sent"));
     }
     dropRepeatedItems(events);
     result.events = events;
@@ -347,11 +363,12 @@ QCoro::Task<ActionResult> A2aBackend::followUp(ContinuationToken token, QString 
     QPointer<A2aBackend> self = this;
     ActionResult result;
     if (prompt.trimmed().isEmpty()) {
-        result.error = RunError::client(u"empty_prompt"_s, u"A follow-up needs a prompt."_s);
+        result.error = RunError::client(u"empty_prompt"_s, Text::tr("A follow-up needs a prompt."));
         co_return result;
     }
-    const TaskMessage sent = co_await sendTaskMessage(
-        token, prompt, kFollowUpIdPrefix, u"The agent does not take messages while this task is working: "_s);
+    const TaskMessage sent
+        = co_await sendTaskMessage(token, prompt, kFollowUpIdPrefix,
+                                   Text::tr("The agent does not take messages while this task is working: "));
     if (!self || !sent.call.ok()) {
         result.error = self ? sent.call.error : RunError::cancelled(kConnectionClosed);
         co_return result;
@@ -375,9 +392,9 @@ QCoro::Task<ListResult> A2aBackend::list()
         co_return result;
     }
     if (d.interface->version == Version::V03) {
-        result.error
-            = RunError::unsupported(u"This agent speaks A2A 0.3, which has no ListTasks: tasks started "
-                                    u"elsewhere cannot be discovered."_s);
+        result.error = RunError::unsupported(
+            Text::tr("This agent speaks A2A 0.3, which has no ListTasks: tasks started "
+                     "elsewhere cannot be discovered."));
         co_return result;
     }
     QString pageToken;
@@ -393,7 +410,7 @@ QCoro::Task<ListResult> A2aBackend::list()
         if (!call.ok()) {
             result.error = call.error;
             if (call.code() == -32601 || call.code() == -32004)
-                result.error.message = u"The agent does not offer ListTasks: "_s + call.error.message;
+                result.error.message = Text::tr("The agent does not offer ListTasks: ") + call.error.message;
             co_return result;
         }
         const QJsonObject body = call.result.toObject();
@@ -448,29 +465,30 @@ QCoro::Task<ConnectionInfo> A2aBackend::describe()
         const QString name = skill.name.isEmpty() ? skill.id : skill.name;
         info.skills << (skill.description.isEmpty() ? name : name + u": "_s + skill.description);
     }
-    info.capabilities << (card.streaming ? u"streaming"_s : u"no streaming (tasks are polled)"_s);
+    info.capabilities << (card.streaming ? Text::tr("streaming")
+                                         : Text::tr("no streaming (tasks are polled)"));
     if (card.pushNotifications)
-        info.capabilities << u"push notifications"_s;
+        info.capabilities << Text::tr("push notifications");
     if (card.extendedCard)
-        info.capabilities << u"extended agent card"_s;
+        info.capabilities << Text::tr("extended agent card");
     if (iface.version == Version::V10)
-        info.capabilities << u"ListTasks (attach to tasks started elsewhere)"_s;
+        info.capabilities << Text::tr("ListTasks (attach to tasks started elsewhere)");
     for (const QString &uri : card.extensions)
         info.capabilities << u"extension "_s + uri;
     if (!card.streaming) {
-        info.warnings << u"The agent does not stream: progress arrives by GetTask polls, not live."_s;
+        info.warnings << Text::tr("The agent does not stream: progress arrives by GetTask polls, not live.");
     }
     if (iface.version == Version::V03) {
-        info.warnings << u"The agent speaks A2A 0.3: it has no ListTasks, so tasks started elsewhere "
-                         u"cannot be listed or attached by id discovery."_s;
+        info.warnings << Text::tr("The agent speaks A2A 0.3: it has no ListTasks, so tasks started elsewhere "
+                                  "cannot be listed or attached by id discovery.");
     }
     if (card.auth.kind == AuthScheme::Kind::None && !card.auth.note.isEmpty())
         info.warnings << u"Auth: "_s + card.auth.note;
     if (card.auth.kind != AuthScheme::Kind::None && m_connection.apiKey.isEmpty())
-        info.warnings << u"The card asks for credentials (%1) but the connection has no key."_s.arg(
-            card.auth.schemeName.isEmpty() ? card.auth.name : card.auth.schemeName);
+        info.warnings << Text::tr("The card asks for credentials (%1) but the connection has no key.")
+                             .arg(card.auth.schemeName.isEmpty() ? card.auth.name : card.auth.schemeName);
     for (const QString &other : card.otherInterfaces)
-        info.warnings << u"Interface not usable by Runwatch: "_s + other;
+        info.warnings << Text::tr("Interface not usable by Runwatch: ") + other;
     co_return info;
 }
 

@@ -85,7 +85,7 @@ struct TaskMessage
 // card on first use, then starts tasks with SendStreamingMessage (or SendMessage + GetTask polls
 // when the agent does not stream), resumes with SubscribeToTask and reconciles from its snapshot,
 // answers input-required tasks with a message on the same task, cancels with CancelTask and
-// lists with ListTasks. Wire reference: protocols/a2a-and-agent-protocol.md.
+// lists with ListTasks. Wire reference: docs/protocols/a2a-and-agent-protocol.md.
 //
 // Connection::options understood: "binding" ("JSONRPC" / "HTTP+JSON": restrict the interface),
 // "protocol_version" ("1.0" / "0.3": restrict the version),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2acard.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -8,6 +9,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::A2a {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "A2aConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(A2aConnector)
+};
+} // namespace
 
 namespace {
 
@@ -83,7 +92,7 @@ AuthScheme schemeFrom(const QString &schemeName, const QJsonObject &s)
                                   .toLower();
         a.name = body.value(u"name"_s).toString();
         if (a.name.isEmpty()) {
-            a.note = u"API key scheme \"%1\" names no header"_s.arg(schemeName);
+            a.note = Text::tr("API key scheme \"%1\" names no header").arg(schemeName);
             return a;
         }
         if (where == u"query")
@@ -101,7 +110,7 @@ AuthScheme schemeFrom(const QString &schemeName, const QJsonObject &s)
         else if (scheme == u"bearer" || scheme.isEmpty())
             a.kind = AuthScheme::Kind::Bearer;
         else
-            a.note = u"HTTP auth scheme \"%1\" is not supported"_s.arg(scheme);
+            a.note = Text::tr("HTTP auth scheme \"%1\" is not supported").arg(scheme);
         return a;
     }
     if (t == u"oauth2" || t == u"oauth2securityscheme" || t == u"openidconnect"
@@ -164,15 +173,15 @@ QString AgentCard::summary() const
         lines << u"Provider: "_s + provider;
     if (const auto selected = selectInterface(*this)) {
         const AgentInterface &i = *selected;
-        lines << u"Protocol: A2A %1 over %2 at %3"_s.arg(versionHeader(i.version), bindingName(i.binding),
-                                                         i.url.toDisplayString());
+        lines << Text::tr("Protocol: A2A %1 over %2 at %3")
+                     .arg(versionHeader(i.version), bindingName(i.binding), i.url.toDisplayString());
     }
     QStringList caps;
-    caps << (streaming ? u"streaming"_s : u"no streaming (polling)"_s);
+    caps << (streaming ? Text::tr("streaming") : Text::tr("no streaming (polling)"));
     if (pushNotifications)
-        caps << u"push notifications"_s;
+        caps << Text::tr("push notifications");
     if (extendedCard)
-        caps << u"extended card"_s;
+        caps << Text::tr("extended card");
     lines << u"Capabilities: "_s + caps.join(u", "_s);
     if (!skills.isEmpty()) {
         QStringList names;
@@ -186,19 +195,19 @@ QString AgentCard::summary() const
             lines << u"Auth: "_s + auth.note;
         break;
     case AuthScheme::Kind::Bearer:
-        lines << u"Auth: bearer token (%1)"_s.arg(auth.schemeName);
+        lines << Text::tr("Auth: bearer token (%1)").arg(auth.schemeName);
         break;
     case AuthScheme::Kind::Basic:
-        lines << u"Auth: HTTP basic (%1)"_s.arg(auth.schemeName);
+        lines << Text::tr("Auth: HTTP basic (%1)").arg(auth.schemeName);
         break;
     case AuthScheme::Kind::ApiKeyHeader:
-        lines << u"Auth: API key in header %1"_s.arg(auth.name);
+        lines << Text::tr("Auth: API key in header %1").arg(auth.name);
         break;
     case AuthScheme::Kind::ApiKeyQuery:
-        lines << u"Auth: API key in query parameter %1"_s.arg(auth.name);
+        lines << Text::tr("Auth: API key in query parameter %1").arg(auth.name);
         break;
     case AuthScheme::Kind::ApiKeyCookie:
-        lines << u"Auth: API key in cookie %1"_s.arg(auth.name);
+        lines << Text::tr("Auth: API key in cookie %1").arg(auth.name);
         break;
     }
     return lines.join(u'\n');
@@ -237,13 +246,13 @@ CardParse parseAgentCard(QByteArrayView json, const QUrl &source)
     const QJsonDocument doc = QJsonDocument::fromJson(json.toByteArray(), &error);
     const QString where = source.toDisplayString();
     if (error.error != QJsonParseError::NoError) {
-        result.error
-            = u"The agent card at %1 is not valid JSON (%2 at offset %3)."_s.arg(where, error.errorString())
-                  .arg(error.offset);
+        result.error = Text::tr("The agent card at %1 is not valid JSON (%2 at offset %3).")
+                           .arg(where, error.errorString())
+                           .arg(error.offset);
         return result;
     }
     if (!doc.isObject()) {
-        result.error = u"The agent card at %1 is not a JSON object."_s.arg(where);
+        result.error = Text::tr("The agent card at %1 is not a JSON object.").arg(where);
         return result;
     }
     const QJsonObject o = doc.object();
@@ -252,7 +261,8 @@ CardParse parseAgentCard(QByteArrayView json, const QUrl &source)
     card.raw = o;
     card.name = o.value(u"name"_s).toString().trimmed();
     if (card.name.isEmpty()) {
-        result.error = u"The agent card at %1 has no \"name\": it is not an A2A agent card."_s.arg(where);
+        result.error
+            = Text::tr("The agent card at %1 has no \"name\": it is not an A2A agent card.").arg(where);
         return result;
     }
     card.description = o.value(u"description"_s).toString();
@@ -313,9 +323,10 @@ CardParse parseAgentCard(QByteArrayView json, const QUrl &source)
         QString declared = card.otherInterfaces.join(u"; "_s);
         result.error
             = declared.isEmpty()
-                  ? u"The agent card at %1 declares no interface (no supportedInterfaces, no url)."_s.arg(
-                      where)
-                  : u"The agent card at %1 offers no interface Runwatch can use (JSON-RPC or HTTP+JSON, A2A 0.3 or 1.0); it declares: %2."_s
+                  ? Text::tr("The agent card at %1 declares no interface (no supportedInterfaces, no url).")
+                        .arg(where)
+                  : Text::tr("The agent card at %1 offers no interface Runwatch can use (JSON-RPC or "
+                             "HTTP+JSON, A2A 0.3 or 1.0); it declares: %2.")
                         .arg(where, declared);
         return result;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2amapper.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 
 #include <array>
@@ -8,6 +9,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::A2a {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "A2aConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(A2aConnector)
+};
+} // namespace
 
 namespace {
 
@@ -272,8 +281,8 @@ void A2aMapper::applyStatus(const QJsonObject &status, bool answered, QList<RunE
         request.prompt = message ? message->text : QString();
         if (request.prompt.isEmpty()) {
             request.prompt = request.reason == InputReason::Auth
-                                 ? u"The agent needs authorization to continue."_s
-                                 : u"The agent is waiting for input."_s;
+                                 ? Text::tr("The agent needs authorization to continue.")
+                                 : Text::tr("The agent is waiting for input.");
         }
         request.raw.insert(u"taskId"_s, m_taskId);
         if (!m_contextId.isEmpty())
@@ -288,8 +297,8 @@ void A2aMapper::applyStatus(const QJsonObject &status, bool answered, QList<RunE
         e.code = stripped(raw);
         e.message = message && !message->text.isEmpty()
                         ? message->text
-                        : (unified == RunStatus::Failed ? u"The agent reported that the task failed."_s
-                                                        : u"The agent rejected the task."_s);
+                        : (unified == RunStatus::Failed ? Text::tr("The agent reported that the task failed.")
+                                                        : Text::tr("The agent rejected the task."));
         out << RunEvent::failure(e);
     }
 }

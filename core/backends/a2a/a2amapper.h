@@ -12,7 +12,7 @@
 
 #include <optional>
 
-// Pure A2A wire → RunEvent mapping (protocols/a2a-and-agent-protocol.md §5–§9). No I/O here, so
+// Pure A2A wire → RunEvent mapping (docs/protocols/a2a-and-agent-protocol.md §5–§9). No I/O here, so
 // the fuzzer and the transcript tests drive exactly what the connector runs.
 namespace Runwatch::A2a {
 

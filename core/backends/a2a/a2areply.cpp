@@ -3,6 +3,7 @@
 
 #include "a2amapper.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +14,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::A2a {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "A2aConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(A2aConnector)
+};
+} // namespace
 
 namespace {
 
@@ -45,11 +54,11 @@ std::optional<QJsonObject> parseObject(QByteArrayView json, QString *why)
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson(json.toByteArray(), &error);
     if (error.error != QJsonParseError::NoError) {
-        *why = u"not JSON (%1 at offset %2)"_s.arg(error.errorString()).arg(error.offset);
+        *why = Text::tr("not JSON (%1 at offset %2)").arg(error.errorString()).arg(error.offset);
         return std::nullopt;
     }
     if (!doc.isObject()) {
-        *why = u"not a JSON object"_s;
+        *why = Text::tr("not a JSON object");
         return std::nullopt;
     }
     return doc.object();
@@ -138,7 +147,7 @@ RunError toRunError(const ProtocolError &error)
     }
     if (error.httpStatus == 401 || error.httpStatus == 403)
         e.kind = ErrorKind::Auth;
-    QString message = error.message.isEmpty() ? u"The agent reported an error."_s : error.message;
+    QString message = error.message.isEmpty() ? Text::tr("The agent reported an error.") : error.message;
     const QString name = errorName(error.code);
     if (!name.isEmpty() && !message.contains(name))
         message = name + u": "_s + message;
@@ -196,7 +205,7 @@ Reply decodeJsonRpc(QByteArrayView json)
     QString why;
     const std::optional<QJsonObject> root = parseObject(json, &why);
     if (!root) {
-        r.malformed = u"The agent's JSON-RPC reply is "_s + why + u'.';
+        r.malformed = Text::tr("The agent's JSON-RPC reply is ") + why + u'.';
         return r;
     }
     const QJsonValue error = root->value(u"error"_s);
@@ -210,7 +219,7 @@ Reply decodeJsonRpc(QByteArrayView json)
         return r;
     }
     if (!root->contains(u"result"_s)) {
-        r.malformed = u"The agent's JSON-RPC reply has neither result nor error."_s;
+        r.malformed = Text::tr("The agent's JSON-RPC reply has neither result nor error.");
         return r;
     }
     r.result = root->value(u"result"_s);
@@ -228,7 +237,7 @@ Reply decodeRest(QByteArrayView json, int httpStatus)
     QString why;
     const std::optional<QJsonObject> root = parseObject(json, &why);
     if (!root) {
-        r.malformed = u"The agent's reply is "_s + why + u'.';
+        r.malformed = Text::tr("The agent's reply is ") + why + u'.';
         return r;
     }
     if (root->contains(u"error"_s)) {

@@ -9,7 +9,7 @@
 
 #include <optional>
 
-// A2A replies and errors (protocols/a2a-and-agent-protocol.md §4, §9): JSON-RPC envelopes,
+// A2A replies and errors (docs/protocols/a2a-and-agent-protocol.md §4, §9): JSON-RPC envelopes,
 // HTTP+JSON bodies, and A2A error codes in Runwatch's taxonomy. Pure, like a2amapper.h.
 namespace Runwatch::A2a {
 

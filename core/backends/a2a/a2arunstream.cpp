@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2arunstream.h"
 
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QNetworkReply>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "A2aConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(A2aConnector)
+};
+} // namespace
 
 using namespace A2a;
 
@@ -27,7 +36,7 @@ A2aRunStream::A2aRunStream(A2aBackend *backend, Mode mode, StartRequest request,
             .deferDrain = false,
             // A resubscription's snapshot repairs whatever the oversized event carried.
             .oversizeRetryable = true,
-            .stalledMessage = u"No event arrived for %1 s; resubscribing."_s,
+            .stalledMessage = Text::tr("No event arrived for %1 s; resubscribing."),
         },
         parent)
     , m_backend(backend)
@@ -73,7 +82,7 @@ QCoro::Task<> A2aRunStream::run()
     if (!card.streaming) {
         // Nothing to subscribe to: the engine polls GetTask instead.
         endWith({StreamEnd::Reason::ResumeRefused,
-                 RunError::protocol(u"not_streaming"_s, u"The agent does not stream; polling."_s),
+                 RunError::protocol(u"not_streaming"_s, Text::tr("The agent does not stream; polling.")),
                  std::nullopt});
         co_return;
     }
@@ -98,7 +107,7 @@ QCoro::Task<> A2aRunStream::runOneShot(AgentInterface iface)
     if (!self || isAborted())
         co_return;
     // A task that runs on is followed by polling GetTask.
-    endWithReply(result, true, u"The agent answered SendMessage with neither a Task nor a Message."_s,
+    endWithReply(result, true, Text::tr("The agent answered SendMessage with neither a Task nor a Message."),
                  {StreamEnd::Reason::ResumeRefused, {}, std::nullopt});
 }
 
@@ -165,7 +174,7 @@ QCoro::Task<> A2aRunStream::settleFromGetTask(StreamEnd::Reason otherwise, RunEr
     const CallResult result = co_await m_backend->call(Operation::GetTask, params);
     if (!self || isAborted() || isFinished())
         co_return;
-    endWithReply(result, false, u"The agent answered GetTask with something that is not a Task."_s,
+    endWithReply(result, false, Text::tr("The agent answered GetTask with something that is not a Task."),
                  {otherwise, why, std::nullopt});
 }
 
@@ -223,9 +232,10 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
     if (!reply.malformed.isEmpty() || type == "error") {
         // A broken event loses at most what it carried: a new subscription's snapshot repairs
         // the text, so the engine may reconnect.
-        const QString message = reply.malformed.isEmpty()
-                                    ? u"The agent sent an error event the connector does not understand."_s
-                                    : reply.malformed;
+        const QString message
+            = reply.malformed.isEmpty()
+                  ? Text::tr("The agent sent an error event the connector does not understand.")
+                  : reply.malformed;
         return {.keepGoing = false,
                 .settle = false,
                 .end = StreamEnd{StreamEnd::Reason::Error,
@@ -315,9 +325,10 @@ bool A2aRunStream::consumeBytes(QByteArrayView bytes)
     // Only a plain-JSON answer is read here: an event stream goes through the decoder.
     m_jsonBody.append(bytes);
     if (m_jsonBody.size() > kMaxPlainBody) {
-        endAfterBatch({StreamEnd::Reason::Error,
-                       RunError::protocol(u"body_too_large"_s, u"The agent's reply is larger than 4 MiB."_s),
-                       std::nullopt});
+        endAfterBatch(
+            {StreamEnd::Reason::Error,
+             RunError::protocol(u"body_too_large"_s, Text::tr("The agent's reply is larger than 4 MiB.")),
+             std::nullopt});
         return false;
     }
     return true;

@@ -6,6 +6,7 @@
 #include "backends/a2a/a2aconnector.h"
 #include "backends/requestauth.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -14,6 +15,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "A2aConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(A2aConnector)
+};
+} // namespace
 
 namespace A2a {
 
@@ -89,8 +98,8 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
     QPointer<A2aBackend> self = this;
     const QUrl base = m_connection.baseUrl;
     if (!base.isValid() || base.host().isEmpty()) {
-        d.error = RunError::client(u"invalid_url"_s,
-                                   u"The agent URL \"%1\" is not valid."_s.arg(base.toDisplayString()));
+        d.error = RunError::client(
+            u"invalid_url"_s, Text::tr("The agent URL \"%1\" is not valid.").arg(base.toDisplayString()));
         co_return d;
     }
     QStringList missing;
@@ -113,8 +122,8 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
                 continue;
             }
             d.error = response.error;
-            d.error.message = u"Cannot fetch the agent card at %1: %2"_s.arg(url.toDisplayString(),
-                                                                             response.error.message);
+            d.error.message = Text::tr("Cannot fetch the agent card at %1: %2")
+                                  .arg(url.toDisplayString(), response.error.message);
             co_return d;
         }
         const CardParse parsed = parseAgentCard(response.body, url);
@@ -129,8 +138,8 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
         if (!iface) {
             d.error = RunError::protocol(
                 u"no_usable_interface"_s,
-                u"The agent card at %1 offers no interface for %2."_s.arg(
-                    url.toDisplayString(), QStringList{binding, version}.join(u' ').trimmed()));
+                Text::tr("The agent card at %1 offers no interface for %2.")
+                    .arg(url.toDisplayString(), QStringList{binding, version}.join(u' ').trimmed()));
             co_return d;
         }
         m_card = parsed.card;
@@ -143,8 +152,8 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
     d.error.kind = ErrorKind::NotFound;
     d.error.code = u"agent_card_missing"_s;
     d.error.httpStatus = 404;
-    d.error.message = u"No A2A agent card found (HTTP 404 at %1). Is %2 the agent's base URL?"_s.arg(
-        missing.join(u", "_s), base.toDisplayString());
+    d.error.message = Text::tr("No A2A agent card found (HTTP 404 at %1). Is %2 the agent's base URL?")
+                          .arg(missing.join(u", "_s), base.toDisplayString());
     co_return d;
 }
 
@@ -321,7 +330,7 @@ QCoro::Task<CallResult> A2aBackend::callWith(HttpClient *client, Operation opera
     const AgentInterface iface = *d.interface;
     if (iface.binding == Binding::JsonRpc && methodName(operation, iface.version).isEmpty()) {
         result.error
-            = RunError::unsupported(u"A2A %1 has no such method."_s.arg(versionHeader(iface.version)));
+            = RunError::unsupported(Text::tr("A2A %1 has no such method.").arg(versionHeader(iface.version)));
         co_return result;
     }
     HttpRequest r = buildRequest(iface, operation, params);

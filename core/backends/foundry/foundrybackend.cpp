@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "foundrybackend.h"
+#include "foundrylog.h"
 
 #include "backends/foundry/foundryconnector.h"
 #include "foundrymapper.h"
@@ -7,6 +8,7 @@
 #include "foundrytokensource.h"
 #include "net/transportoptions.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -14,6 +16,16 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "FoundryConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(FoundryConnector)
+};
+} // namespace
+
+Q_LOGGING_CATEGORY(lcFoundry, "runwatch.backend.foundry", QtInfoMsg)
 
 namespace {
 
@@ -44,13 +56,14 @@ QString threadOf(const ContinuationToken &token)
 
 RunError noThread()
 {
-    return RunError::client(u"no_thread"_s, u"The run's thread id is unknown: it cannot be reached again."_s);
+    return RunError::client(u"no_thread"_s,
+                            Text::tr("The run's thread id is unknown: it cannot be reached again."));
 }
 
 HttpResponse closedResponse()
 {
     HttpResponse response;
-    response.error = RunError::cancelled(u"The connection was closed."_s);
+    response.error = RunError::cancelled(Text::tr("The connection was closed."));
     return response;
 }
 
@@ -112,7 +125,7 @@ QCoro::Task<RunError> FoundryBackend::authorize(HttpRequest *request, bool refre
     QPointer<FoundryBackend> self = this;
     const FoundryTokenSource::Result token = co_await m_tokens->token(refresh);
     if (!self)
-        co_return RunError::cancelled(u"The connection was closed."_s);
+        co_return RunError::cancelled(Text::tr("The connection was closed."));
     if (token.error.isError())
         co_return token.error;
     for (qsizetype i = request->headers.size() - 1; i >= 0; --i) {
@@ -154,7 +167,8 @@ QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request)
         const RunError authError = co_await authorize(&r, attempt > 0);
         if (!self || authError.isError()) {
             OpenedStream failed;
-            failed.response.error = self ? authError : RunError::cancelled(u"The connection was closed."_s);
+            failed.response.error
+                = self ? authError : RunError::cancelled(Text::tr("The connection was closed."));
             co_return failed;
         }
         OpenedStream opened = co_await m_http->openStream(std::move(r));
@@ -162,7 +176,7 @@ QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request)
             if (opened.reply)
                 opened.reply->deleteLater();
             OpenedStream failed;
-            failed.response.error = RunError::cancelled(u"The connection was closed."_s);
+            failed.response.error = RunError::cancelled(Text::tr("The connection was closed."));
             co_return failed;
         }
         if (opened.response.status != 401 || attempt > 0 || !m_tokens->hasCommand())
@@ -210,7 +224,8 @@ RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
     if (agent.isEmpty()) {
         return new FoundryRunStream(
             this, std::move(r), mode, stallTimeout(m_connection), parent,
-            RunError::client(u"no_agent"_s, u"Choose the agent to run (its assistant id, e.g. asst_…)."_s));
+            RunError::client(u"no_agent"_s,
+                             Text::tr("Choose the agent to run (its assistant id, e.g. asst_…).")));
     }
     return new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent);
 }
@@ -238,10 +253,10 @@ RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest 
     RunError refused;
     if (thread.isEmpty())
         refused = RunError::client(u"no_thread"_s,
-                                   u"The run's thread is not known: there is nothing to follow up."_s);
+                                   Text::tr("The run's thread is not known: there is nothing to follow up."));
     else if (agent.isEmpty())
-        refused
-            = RunError::client(u"no_agent"_s, u"Choose the agent to run (its assistant id, e.g. asst_…)."_s);
+        refused = RunError::client(u"no_agent"_s,
+                                   Text::tr("Choose the agent to run (its assistant id, e.g. asst_…)."));
     auto *stream
         = new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent, refused);
     stream->sendFirst(std::move(message));
@@ -250,6 +265,8 @@ RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest 
 
 RunStream *FoundryBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcFoundry) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                       << token.eventId;
     // Never used by the engine (no ResumeStream), but a caller gets a one-shot poll, not nothing.
     return new FoundryRunStream(this, std::move(token), stallTimeout(m_connection), parent);
 }
@@ -267,7 +284,7 @@ QCoro::Task<FoundryListResult> FoundryBackend::listAll(QString path)
             pagePath += u"&after="_s + segment(after);
         const HttpResponse response = co_await send(request("GET", pagePath));
         if (!self) {
-            result.error = RunError::cancelled(u"The connection was closed."_s);
+            result.error = RunError::cancelled(Text::tr("The connection was closed."));
             co_return result;
         }
         if (!response.ok()) {
@@ -277,8 +294,8 @@ QCoro::Task<FoundryListResult> FoundryBackend::listAll(QString path)
         }
         const auto list = objectOf(response);
         if (!list || !list->value(u"data"_s).isArray()) {
-            result.error
-                = response.protocolError(u"unexpected_body"_s, u"The service's answer is not a list."_s);
+            result.error = response.protocolError(u"unexpected_body"_s,
+                                                  Text::tr("The service's answer is not a list."));
             co_return result;
         }
         const QJsonArray data = list->value(u"data"_s).toArray();
@@ -288,8 +305,8 @@ QCoro::Task<FoundryListResult> FoundryBackend::listAll(QString path)
         if (!list->value(u"has_more"_s).toBool() || data.isEmpty())
             co_return result;
         if (last.isEmpty() || last == after) {
-            result.error = response.protocolError(u"bad_paging"_s,
-                                                  u"The list says has_more but gives no next cursor."_s);
+            result.error = response.protocolError(
+                u"bad_paging"_s, Text::tr("The list says has_more but gives no next cursor."));
             co_return result;
         }
         after = last;
@@ -304,7 +321,7 @@ QCoro::Task<FoundryTextResult> FoundryBackend::runText(QString threadId, QString
         = co_await listAll(u"/threads/%1/messages?run_id=%2"_s.arg(segment(threadId), segment(runId)));
     FoundryTextResult result;
     if (!self) {
-        result.error = RunError::cancelled(u"The connection was closed."_s);
+        result.error = RunError::cancelled(Text::tr("The connection was closed."));
         co_return result;
     }
     result.error = messages.error;
@@ -325,7 +342,7 @@ QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
     }
     const HttpResponse response = co_await send(request("GET", runPath(threadId, token.remoteId)));
     if (!self) {
-        result.error = RunError::cancelled(u"The connection was closed."_s);
+        result.error = RunError::cancelled(Text::tr("The connection was closed."));
         co_return result;
     }
     result.retryAfterMs = response.retryAfterMs;
@@ -335,8 +352,8 @@ QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
     }
     const auto run = objectOf(response);
     if (!run || run->value(u"status"_s).toString().isEmpty()) {
-        result.error
-            = response.protocolError(u"unexpected_body"_s, u"The service's answer is not a run object."_s);
+        result.error = response.protocolError(u"unexpected_body"_s,
+                                              Text::tr("The service's answer is not a run object."));
         co_return result;
     }
     const QList<RunEvent> runEvents = Foundry::mapRunObject(*run);
@@ -346,7 +363,7 @@ QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
     if (status != RunStatus::Queued && status != RunStatus::Unknown) {
         const FoundryTextResult text = co_await runText(threadId, token.remoteId);
         if (!self) {
-            result.error = RunError::cancelled(u"The connection was closed."_s);
+            result.error = RunError::cancelled(Text::tr("The connection was closed."));
             co_return result;
         }
         if (text.error.isError()) {
@@ -357,7 +374,7 @@ QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
         const FoundryListResult steps = co_await listAll(
             u"/threads/%1/runs/%2/steps"_s.arg(segment(threadId), segment(token.remoteId)));
         if (!self) {
-            result.error = RunError::cancelled(u"The connection was closed."_s);
+            result.error = RunError::cancelled(Text::tr("The connection was closed."));
             co_return result;
         }
         if (steps.error.isError()) {
@@ -380,6 +397,7 @@ QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> FoundryBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcFoundry) << "cancel" << token.remoteId;
     QPointer<FoundryBackend> self = this;
     ActionResult result;
     const QString threadId = threadOf(token);
@@ -390,7 +408,7 @@ QCoro::Task<ActionResult> FoundryBackend::cancel(ContinuationToken token)
     const HttpResponse response
         = co_await send(request("POST", runPath(threadId, token.remoteId) + u"/cancel"_s));
     if (!self) {
-        result.error = RunError::cancelled(u"The connection was closed."_s);
+        result.error = RunError::cancelled(Text::tr("The connection was closed."));
         co_return result;
     }
     if (response.ok()) {
@@ -404,7 +422,7 @@ QCoro::Task<ActionResult> FoundryBackend::cancel(ContinuationToken token)
         if (!self)
             co_return result;
         if (current.ok()) {
-            result.note = u"already finished"_s;
+            result.note = Text::tr("already finished");
             result.events = current.events;
             co_return result;
         }
@@ -417,7 +435,8 @@ QCoro::Task<ActionResult> FoundryBackend::remove(ContinuationToken token)
 {
     Q_UNUSED(token)
     ActionResult result;
-    result.error = RunError::unsupported(u"The Foundry Agent Service cannot delete runs: delete locally."_s);
+    result.error
+        = RunError::unsupported(Text::tr("The Foundry Agent Service cannot delete runs: delete locally."));
     co_return result;
 }
 
@@ -434,7 +453,7 @@ QCoro::Task<ActionResult> FoundryBackend::respond(ContinuationToken token, Input
     // which calls an answer must name.
     const HttpResponse current = co_await send(request("GET", runPath(threadId, token.remoteId)));
     if (!self) {
-        result.error = RunError::cancelled(u"The connection was closed."_s);
+        result.error = RunError::cancelled(Text::tr("The connection was closed."));
         co_return result;
     }
     if (!current.ok()) {
@@ -443,15 +462,15 @@ QCoro::Task<ActionResult> FoundryBackend::respond(ContinuationToken token, Input
     }
     const auto run = objectOf(current);
     if (!run) {
-        result.error
-            = current.protocolError(u"unexpected_body"_s, u"The service's answer is not a run object."_s);
+        result.error = current.protocolError(u"unexpected_body"_s,
+                                             Text::tr("The service's answer is not a run object."));
         co_return result;
     }
     const std::optional<InputRequest> pending = Foundry::inputRequestOf(*run);
     if (!pending || run->value(u"status"_s).toString() != u"requires_action") {
         result.error = RunError::client(
             u"not_waiting"_s,
-            u"The run does not wait for input (it is %1)."_s.arg(run->value(u"status"_s).toString()));
+            Text::tr("The run does not wait for input (it is %1).").arg(run->value(u"status"_s).toString()));
         result.events = Foundry::mapRunObject(*run);
         co_return result;
     }
@@ -470,7 +489,7 @@ QCoro::Task<ActionResult> FoundryBackend::respond(ContinuationToken token, Input
     r.idempotent = false;
     const HttpResponse response = co_await send(std::move(r));
     if (!self) {
-        result.error = RunError::cancelled(u"The connection was closed."_s);
+        result.error = RunError::cancelled(Text::tr("The connection was closed."));
         co_return result;
     }
     if (!response.ok()) {
@@ -485,7 +504,7 @@ QCoro::Task<ActionResult> FoundryBackend::respond(ContinuationToken token, Input
 QCoro::Task<ListResult> FoundryBackend::list()
 {
     ListResult result;
-    result.error = RunError::unsupported(u"The Foundry Agent Service lists runs only per thread."_s);
+    result.error = RunError::unsupported(Text::tr("The Foundry Agent Service lists runs only per thread."));
     co_return result;
 }
 
@@ -495,7 +514,7 @@ QCoro::Task<CatalogResult> FoundryBackend::catalog()
     const FoundryListResult list = co_await listAll(u"/assistants"_s);
     CatalogResult result;
     if (!self) {
-        result.error = RunError::cancelled(u"The connection was closed."_s);
+        result.error = RunError::cancelled(Text::tr("The connection was closed."));
         co_return result;
     }
     result.error = list.error;

@@ -33,7 +33,7 @@ struct FoundryTextResult
 // and polls GET …/runs/{r} after it (the protocol cannot resume a stream), reading the run's
 // messages (every page, every text part) so the answer equals the service's text exactly.
 // requires_action → input required (tool outputs or MCP approvals, with the deadline); submit,
-// cancel; no server-side delete. Wire reference: protocols/openai-responses-and-foundry.md §5.
+// cancel; no server-side delete. Wire reference: docs/protocols/openai-responses-and-foundry.md §5.
 //
 // Connection: baseUrl = the project endpoint (https://<resource>.services.ai.azure.com/api/projects/<p>);
 // apiKey = a Bearer token; options "api_version" (default 2025-05-01), "token_command" (run for a

@@ -1,10 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "foundrymapper.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonDocument>
 
 using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+namespace {
+// Operator-facing messages (for both namespaces below); lupdate reads Text::tr() under
+// "FoundryConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(FoundryConnector)
+};
+} // namespace
+} // namespace Runwatch
 
 namespace Runwatch::Foundry {
 
@@ -63,8 +75,9 @@ std::optional<InputRequest> inputRequestOf(const QJsonObject &run)
         names << (t.name.isEmpty() ? t.id : t.name);
         request.toolCalls << t;
     }
-    request.prompt = approval ? u"Approve or reject the agent's tool call(s): %1"_s.arg(names.join(u", "_s))
-                              : u"The agent waits for the output of: %1"_s.arg(names.join(u", "_s));
+    request.prompt = approval
+                         ? Text::tr("Approve or reject the agent's tool call(s): %1").arg(names.join(u", "_s))
+                         : Text::tr("The agent waits for the output of: %1").arg(names.join(u", "_s));
     const QJsonValue expires = run.value(u"expires_at"_s);
     if (expires.isDouble() && expires.toDouble() > 0)
         request.deadline = QDateTime::fromSecsSinceEpoch(qint64(expires.toDouble()), Qt::UTC);
@@ -107,22 +120,23 @@ QList<RunEvent> mapRunObject(const QJsonObject &run)
             = lastError.isObject() ? mapErrorObject(lastError.toObject(), ErrorKind::Run) : RunError();
         if (!lastError.isObject()) {
             error.kind = ErrorKind::Run;
-            error.message = u"The run failed without saying why."_s;
+            error.message = Text::tr("The run failed without saying why.");
         }
         events << RunEvent::failure(error);
     } else if (status == RunStatus::Incomplete) {
         RunError error;
         error.kind = ErrorKind::Run;
         error.code = run.value(u"incomplete_details"_s).toObject().value(u"reason"_s).toString();
-        error.message
-            = u"The run is incomplete (%1)."_s.arg(error.code.isEmpty() ? u"no reason given"_s : error.code);
+        error.message = Text::tr("The run is incomplete (%1).")
+                            .arg(error.code.isEmpty() ? Text::tr("no reason given") : error.code);
         events << RunEvent::failure(error);
     } else if (status == RunStatus::Expired) {
         RunError error;
         error.kind = ErrorKind::Run;
         error.code = u"expired"_s;
-        error.message = u"The run expired: nobody answered its request before the deadline (runs expire ten "
-                        u"minutes after creation). Start a new run."_s;
+        error.message
+            = Text::tr("The run expired: nobody answered its request before the deadline (runs expire ten "
+                       "minutes after creation). Start a new run.");
         events << RunEvent::failure(error);
     }
     if (status == RunStatus::InputRequired) {
@@ -137,8 +151,8 @@ QList<RunEvent> mapRunObject(const QJsonObject &run)
         RunError error;
         error.kind = ErrorKind::Protocol;
         error.code = u"unknown_action"_s;
-        error.message = u"The run requires an action Runwatch does not know: %1"_s.arg(
-            run.value(u"required_action"_s).toObject().value(u"type"_s).toString());
+        error.message = Text::tr("The run requires an action Runwatch does not know: %1")
+                            .arg(run.value(u"required_action"_s).toObject().value(u"type"_s).toString());
         events << RunEvent::failure(error);
     }
     RunEvent change = RunEvent::statusChange(status, raw);
@@ -171,7 +185,7 @@ QList<RunEvent> mapRunStep(const QJsonObject &step)
                 text += u"\n→ "_s + function.value(u"output"_s).toString();
         } else if (type == u"code_interpreter") {
             const QJsonObject code = call.value(u"code_interpreter"_s).toObject();
-            title = u"code interpreter"_s;
+            title = Text::tr("code interpreter");
             text = code.value(u"input"_s).toString();
             for (const QJsonValue &output : code.value(u"outputs"_s).toArray()) {
                 const QString logs = output.toObject().value(u"logs"_s).toString();
@@ -249,8 +263,8 @@ FoundryMapper::Outcome FoundryMapper::map(QByteArrayView eventName, QByteArrayVi
     QJsonParseError parseError{};
     const QJsonDocument doc = QJsonDocument::fromJson(data.toByteArray(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !doc.isObject())
-        return malformed(u"The service sent a \"%1\" event whose data is not a JSON object."_s.arg(
-            QString::fromUtf8(eventName.toByteArray())));
+        return malformed(Text::tr("The service sent a \"%1\" event whose data is not a JSON object.")
+                             .arg(QString::fromUtf8(eventName.toByteArray())));
     const QJsonObject object = doc.object();
     if (eventName == "error") {
         m_error = Foundry::mapErrorObject(object, ErrorKind::Run);
@@ -278,8 +292,8 @@ FoundryMapper::Outcome FoundryMapper::map(QByteArrayView eventName, QByteArrayVi
     if (eventName.startsWith("thread.run.")) {
         const QString status = object.value(u"status"_s).toString();
         if (object.value(u"id"_s).toString().isEmpty() || status.isEmpty())
-            return malformed(u"A \"%1\" event carries no run id or status."_s.arg(
-                QString::fromUtf8(eventName.toByteArray())));
+            return malformed(Text::tr("A \"%1\" event carries no run id or status.")
+                                 .arg(QString::fromUtf8(eventName.toByteArray())));
         m_runId = object.value(u"id"_s).toString();
         m_threadId = object.value(u"thread_id"_s).toString();
         out << Foundry::mapRunObject(object);

@@ -2,7 +2,7 @@
 #pragma once
 
 // Azure AI Foundry Agent Service (threads/runs) wire → RunEvents. Wire reference:
-// protocols/openai-responses-and-foundry.md §5. Pure: no I/O.
+// docs/protocols/openai-responses-and-foundry.md §5. Pure: no I/O.
 
 #include "backends/errorobject.h"
 #include "domain/runevent.h"

@@ -3,6 +3,7 @@
 
 #include "foundrybackend.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,6 +12,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "FoundryConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(FoundryConnector)
+};
+} // namespace
 
 FoundryRunStream::FoundryRunStream(FoundryBackend *backend, HttpRequest request, Mode mode,
                                    std::chrono::milliseconds stallTimeout, QObject *parent, RunError refused)
@@ -87,9 +96,10 @@ QCoro::Task<> FoundryRunStream::run(HttpRequest request, RunError refused)
         const QJsonObject run = QJsonDocument::fromJson(response.body).object();
         if (run.value(u"id"_s).toString().isEmpty() || run.value(u"status"_s).toString().isEmpty()) {
             endWith({StreamEnd::Reason::Error,
-                     response.protocolError(u"unexpected_body"_s,
-                                            u"The service answered the create request with something that is "
-                                            u"not a run object."_s),
+                     response.protocolError(
+                         u"unexpected_body"_s,
+                         Text::tr("The service answered the create request with something that is "
+                                  "not a run object.")),
                      std::nullopt});
             co_return;
         }
@@ -114,10 +124,10 @@ QCoro::Task<> FoundryRunStream::run(HttpRequest request, RunError refused)
         discardReply(opened.reply);
         const QByteArray contentType = opened.response.header("content-type");
         endWith({StreamEnd::Reason::Error,
-                 unexpectedContentType(
-                     opened.response,
-                     u"Expected an event stream but the service sent %1."_s.arg(
-                         contentType.isEmpty() ? u"no content type"_s : QString::fromLatin1(contentType))),
+                 unexpectedContentType(opened.response,
+                                       Text::tr("Expected an event stream but the service sent %1.")
+                                           .arg(contentType.isEmpty() ? Text::tr("no content type")
+                                                                      : QString::fromLatin1(contentType))),
                  std::nullopt});
         co_return;
     }

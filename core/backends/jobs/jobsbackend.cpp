@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobsbackend.h"
+#include "jobslog.h"
 
 #include "backends/jobs/jobsconnector.h"
 #include "jobsmapper.h"
@@ -8,6 +9,7 @@
 
 #include "backends/requestauth.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,6 +19,16 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "JobsConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(JobsConnector)
+};
+} // namespace
+
+Q_LOGGING_CATEGORY(lcJobs, "runwatch.backend.jobs", QtInfoMsg)
 
 namespace {
 
@@ -69,13 +81,13 @@ std::optional<Jobs::JobsProfile> JobsBackend::profileFor(const Connection &conne
     const QJsonValue file = connection.options.value(JobsOption::ProfileFile);
     if (!inline_.isUndefined() && !file.isUndefined()) {
         if (error)
-            *error = u"profile: give options.profile or options.profile_file, not both"_s;
+            *error = Text::tr("profile: give options.profile or options.profile_file, not both");
         return std::nullopt;
     }
     if (!inline_.isUndefined()) {
         if (!inline_.isObject()) {
             if (error)
-                *error = u"profile: options.profile must be a JSON object"_s;
+                *error = Text::tr("profile: options.profile must be a JSON object");
             return std::nullopt;
         }
         return Jobs::JobsProfile::fromJson(inline_.toObject(), error);
@@ -223,6 +235,8 @@ RunStream *JobsBackend::start(StartRequest request, QObject *parent)
 
 RunStream *JobsBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcJobs) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                    << token.eventId;
     return new JobsRunStream(this, std::move(token), stallTimeout(m_connection), parent);
 }
 
@@ -254,7 +268,7 @@ QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)
     const Jobs::JobView job = object ? Jobs::readJob(*object, m_profile) : Jobs::JobView{};
     if (!job.hasStatus) {
         result.error = response.protocolError(
-            {}, u"The status reply has no job status at %1."_s.arg(m_profile.status.toString()));
+            {}, Text::tr("The status reply has no job status at %1.").arg(m_profile.status.toString()));
         co_return result;
     }
     result.events = Jobs::eventsForJob(job);
@@ -272,6 +286,7 @@ QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> JobsBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcJobs) << "cancel" << token.remoteId;
     QPointer<JobsBackend> self = this;
     ActionResult result;
     if (!m_profileError.isEmpty()) {
@@ -294,7 +309,7 @@ QCoro::Task<ActionResult> JobsBackend::cancel(ContinuationToken token)
     if (response.status == 202) {
         // Initiated, not done: the job stays non-terminal (usually still "running") until it
         // reports canceled. The run shows "cancelling" and is followed until then.
-        result.note = u"cancellation requested; waiting for the job to stop"_s;
+        result.note = Text::tr("cancellation requested; waiting for the job to stop");
         result.events << RunEvent::statusChange(RunStatus::Cancelling, u"cancelling"_s);
         co_return result;
     }
@@ -309,8 +324,8 @@ QCoro::Task<ActionResult> JobsBackend::cancel(ContinuationToken token)
     if (response.status == 409) {
         // Already terminal: nothing changes. When the reply names the state, show it at once;
         // otherwise the engine's next poll does.
-        result.note = job.hasStatus && isTerminalState(job.state) ? u"already "_s + job.rawStatus
-                                                                  : u"already finished"_s;
+        result.note = job.hasStatus && isTerminalState(job.state) ? Text::tr("already ") + job.rawStatus
+                                                                  : Text::tr("already finished");
         if (job.hasStatus && isTerminalState(job.state))
             result.events << RunEvent::statusChange(Jobs::toRunStatus(job.state), job.rawStatus);
         co_return result;
@@ -324,7 +339,7 @@ QCoro::Task<ActionResult> JobsBackend::remove(ContinuationToken token)
     Q_UNUSED(token)
     ActionResult result;
     result.error = RunError::unsupported(
-        u"Job services have no server-side delete (DELETE cancels); remove the run locally."_s);
+        Text::tr("Job services have no server-side delete (DELETE cancels); remove the run locally."));
     co_return result;
 }
 
@@ -351,7 +366,7 @@ QCoro::Task<ActionResult> JobsBackend::respond(ContinuationToken token, InputAns
     if (!response.ok()) {
         result.error = httpError(response);
         if (response.status == 409 && !result.error.message.contains(u"input"_s, Qt::CaseInsensitive))
-            result.error.message = u"The job is not waiting for input: "_s + result.error.message;
+            result.error.message = Text::tr("The job is not waiting for input: ") + result.error.message;
         co_return result;
     }
     const auto object = jsonObject(response.body);
@@ -359,7 +374,8 @@ QCoro::Task<ActionResult> JobsBackend::respond(ContinuationToken token, InputAns
     if (job.hasStatus)
         result.events = Jobs::eventsForJob(job);
     else
-        result.events << RunEvent::statusChange(RunStatus::InProgress, u"running"_s); // 202: it resumes
+        result.events << RunEvent::statusChange(RunStatus::InProgress,
+                                                Text::tr("running")); // 202: it resumes
     co_return result;
 }
 
@@ -386,7 +402,7 @@ QCoro::Task<ListResult> JobsBackend::list()
         const QJsonValue items = object ? m_profile.listItems.evaluate(*object) : QJsonValue();
         if (!items.isArray()) {
             result.error = response.protocolError(
-                {}, u"The listing has no array of jobs at %1."_s.arg(m_profile.listItems.toString()));
+                {}, Text::tr("The listing has no array of jobs at %1.").arg(m_profile.listItems.toString()));
             co_return result;
         }
         for (const QJsonValue &item : items.toArray()) {
@@ -465,7 +481,7 @@ QCoro::Task<JobsBackend::ResultFetch> JobsBackend::fetchResult(QString jobId, QU
         } else if (doc.isArray()) {
             fetch.text = Jobs::resultText(doc.array());
         } else {
-            fetch.error = response.protocolError({}, u"The result is not valid JSON."_s);
+            fetch.error = response.protocolError({}, Text::tr("The result is not valid JSON."));
             co_return fetch;
         }
     } else {
@@ -480,7 +496,7 @@ QList<RunEvent> JobsBackend::resultEvents(const ResultFetch &fetch)
     if (fetch.ok)
         return {RunEvent::primarySnapshot(fetch.text)};
     return {RunEvent::secondarySnapshot(SecondaryKind::Log, u"result"_s, u"result"_s,
-                                        u"The job succeeded but its result could not be fetched: "_s
+                                        Text::tr("The job succeeded but its result could not be fetched: ")
                                             + fetch.error.toString())};
 }
 

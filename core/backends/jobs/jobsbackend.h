@@ -12,7 +12,7 @@
 
 namespace Runwatch {
 
-// Generic HTTP job APIs (protocols/jobs-api.md): kickoff with an Idempotency-Key and
+// Generic HTTP job APIs (docs/protocols/jobs-api.md): kickoff with an Idempotency-Key and
 // Prefer: respond-async, follow by SSE with Last-Event-ID or poll the status URL honouring
 // Retry-After, cancel 202/200/409, suspended jobs answered through POST …/input, large results
 // from …/result, rediscovery through the listing. A connection profile

@@ -3,6 +3,7 @@
 
 #include "json/jsonscan.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -11,6 +12,17 @@
 #include <cmath>
 
 using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+namespace {
+// Operator-facing messages (for both namespaces below); lupdate reads Text::tr() under
+// "JobsConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(JobsConnector)
+};
+} // namespace
+} // namespace Runwatch
 
 namespace Runwatch::Jobs {
 
@@ -99,7 +111,7 @@ std::optional<QJsonObject> parseObject(QByteArrayView data, QString *why)
         return std::nullopt;
     }
     if (!doc.isObject()) {
-        *why = u"not a JSON object"_s;
+        *why = Text::tr("not a JSON object");
         return std::nullopt;
     }
     return doc.object();
@@ -191,7 +203,7 @@ QList<RunEvent> eventsForJob(const JobView &job, bool verifyResult)
         } else {
             // Without details the operator can still answer in words.
             request.reason = InputReason::Question;
-            request.prompt = u"The job waits for input but did not say what it needs."_s;
+            request.prompt = Text::tr("The job waits for input but did not say what it needs.");
         }
         events << RunEvent::inputRequired(request);
     }
@@ -228,14 +240,14 @@ std::optional<InputRequest> mapInputRequest(const QJsonValue &value, const QDate
     } else if (type == u"webhook") {
         r.reason = InputReason::Webhook;
         r.callbackUrl = o.value(u"webhook_url"_s).toString();
-        r.prompt = !message.isEmpty() ? message : u"Waiting for the external system to call back."_s;
+        r.prompt = !message.isEmpty() ? message : Text::tr("Waiting for the external system to call back.");
     } else if (type == u"timer") {
         r.reason = InputReason::Timer;
         r.deadline = parseTime(o.value(u"resume_at"_s));
         const double delay = o.value(u"delay_seconds"_s).toDouble(-1);
         if (!r.deadline.isValid() && std::isfinite(delay) && delay >= 0 && delay <= kMaxTimerSeconds)
             r.deadline = now.addMSecs(qint64(delay * 1000.0));
-        r.prompt = !message.isEmpty() ? message : u"The job resumes by itself."_s;
+        r.prompt = !message.isEmpty() ? message : Text::tr("The job resumes by itself.");
     } else {
         // A handler type we do not know: show what the job sent; a text answer is the best guess.
         r.reason = InputReason::Question;
@@ -267,21 +279,22 @@ RunError mapJobError(const QJsonValue &error, JobState state, std::optional<doub
     if (state == JobState::TimedOut) {
         if (e.code.isEmpty())
             e.code = u"timed_out"_s;
-        const QString limit = timeoutSeconds ? u"its timeout of %1 s"_s.arg(formatSeconds(*timeoutSeconds))
-                                             : u"its timeout"_s;
-        e.message = e.message.isEmpty() ? u"The job ran longer than %1."_s.arg(limit)
+        const QString limit = timeoutSeconds
+                                  ? Text::tr("its timeout of %1 s").arg(formatSeconds(*timeoutSeconds))
+                                  : Text::tr("its timeout");
+        e.message = e.message.isEmpty() ? Text::tr("The job ran longer than %1.").arg(limit)
                                         : e.message + u" (exceeded "_s + limit + u')';
     }
     if (e.message.isEmpty()) {
-        e.message = state == JobState::Failed ? u"The job failed without saying why."_s
-                                              : u"The job reported an error without a message."_s;
+        e.message = state == JobState::Failed ? Text::tr("The job failed without saying why.")
+                                              : Text::tr("The job reported an error without a message.");
     }
     if (e.code.isEmpty() && state == JobState::Failed)
         e.code = u"failed"_s;
     e.retryable = retryable.value_or(false);
     // The operator decides whether to start the job again: say what the service said about it.
     if (retryable || state == JobState::Failed)
-        e.message += e.retryable ? u" (retryable)"_s : u" (not retryable)"_s;
+        e.message += e.retryable ? Text::tr(" (retryable)") : Text::tr(" (not retryable)");
     return e;
 }
 
@@ -350,9 +363,10 @@ JobsMapper::JobsMapper(JobsProfile profile, qint64 cursor)
 JobsMapper::Outcome JobsMapper::malformed(QByteArrayView type, const QString &eventId, const QString &why)
 {
     m_error = RunError::protocol(
-        u"malformed_event"_s, u"Malformed job event \"%1\"%2: %3"_s.arg(
-                                  QString::fromUtf8(type.first(std::min<qsizetype>(type.size(), 64))),
-                                  eventId.isEmpty() ? QString() : u" (id "_s + eventId.left(64) + u')', why));
+        u"malformed_event"_s,
+        Text::tr("Malformed job event \"%1\"%2: %3")
+            .arg(QString::fromUtf8(type.first(std::min<qsizetype>(type.size(), 64))),
+                 eventId.isEmpty() ? QString() : u" (id "_s + eventId.left(64) + u')', why));
     return Outcome::Malformed;
 }
 
@@ -390,7 +404,7 @@ JobsMapper::Outcome JobsMapper::map(QByteArrayView type, QByteArrayView data, QB
             deltaWrongType = !delta.has_value();
         });
         if (!valid)
-            return malformed(type, eventId, u"not a JSON object"_s);
+            return malformed(type, eventId, Text::tr("not a JSON object"));
         if (!delta || deltaWrongType)
             return malformed(type, eventId, u"no \"delta\" string"_s);
         mapped << RunEvent::primaryDelta(*delta);

@@ -67,7 +67,7 @@ QString resultText(const QJsonValue &result);
 // "42%", or "50% — step 3 of 6".
 QString progressText(std::optional<double> fraction, const QString &message);
 
-// The body of POST …/input for an answer (protocols/jobs-api.md "Suspended jobs").
+// The body of POST …/input for an answer (docs/protocols/jobs-api.md "Suspended jobs").
 QJsonObject answerBody(const InputAnswer &answer);
 
 // The contract's error body says itself whether retrying helps ({"error":{"retryable":…}}):

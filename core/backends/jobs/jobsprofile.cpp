@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jobsprofile.h"
 
+#include "domain/enumnames.h"
+
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -13,20 +16,23 @@ using namespace Qt::StringLiterals;
 namespace Runwatch::Jobs {
 
 namespace {
-
-struct StateName
+// Operator-facing messages; lupdate reads Text::tr() under "JobsConnector".
+struct Text
 {
-    JobState state;
-    QLatin1StringView name;
+    Q_DECLARE_TR_FUNCTIONS(JobsConnector)
 };
+} // namespace
+
+namespace {
+
 constexpr std::array kStateNames{
-    StateName{JobState::Queued, "queued"_L1},
-    StateName{JobState::Running, "running"_L1},
-    StateName{JobState::InputRequired, "input_required"_L1},
-    StateName{JobState::Succeeded, "succeeded"_L1},
-    StateName{JobState::Failed, "failed"_L1},
-    StateName{JobState::Canceled, "canceled"_L1},
-    StateName{JobState::TimedOut, "timed_out"_L1},
+    EnumName{JobState::Queued, "queued"_L1},
+    EnumName{JobState::Running, "running"_L1},
+    EnumName{JobState::InputRequired, "input_required"_L1},
+    EnumName{JobState::Succeeded, "succeeded"_L1},
+    EnumName{JobState::Failed, "failed"_L1},
+    EnumName{JobState::Canceled, "canceled"_L1},
+    EnumName{JobState::TimedOut, "timed_out"_L1},
 };
 
 // Templates longer than this are not paths but mistakes (or hostile input).
@@ -79,7 +85,7 @@ public:
             for (const QLatin1StringView k : known)
                 found = found || it.key() == k;
             if (!found) {
-                fail(it.key(), u"unknown key"_s);
+                fail(it.key(), Text::tr("unknown key"));
                 return;
             }
         }
@@ -91,7 +97,7 @@ public:
         if (v.isUndefined())
             return std::nullopt;
         if (!v.isString()) {
-            fail(key, u"must be a string"_s);
+            fail(key, Text::tr("must be a string"));
             return std::nullopt;
         }
         return v.toString();
@@ -103,7 +109,7 @@ public:
         if (v.isUndefined())
             return std::nullopt;
         if (!v.isObject()) {
-            fail(key, u"must be an object"_s);
+            fail(key, Text::tr("must be an object"));
             return std::nullopt;
         }
         return v.toObject();
@@ -148,20 +154,12 @@ private:
 
 QString jobStateName(JobState state)
 {
-    for (const auto &entry : kStateNames) {
-        if (entry.state == state)
-            return entry.name;
-    }
-    return u"unknown"_s;
+    return nameOf(kStateNames, state, "unknown"_L1);
 }
 
 std::optional<JobState> jobStateFromName(QStringView name)
 {
-    for (const auto &entry : kStateNames) {
-        if (name == entry.name)
-            return entry.state;
-    }
-    return std::nullopt;
+    return fromName(kStateNames, name);
 }
 
 bool isTerminalState(JobState state)
@@ -187,39 +185,39 @@ std::optional<UriTemplate> UriTemplate::parse(const QString &text, bool needsId,
 {
     const auto fail = [&](const QString &why) -> std::optional<UriTemplate> {
         if (error)
-            *error = u"URI template \"%1\": %2"_s.arg(text.left(80), why);
+            *error = Text::tr("URI template \"%1\": %2").arg(text.left(80), why);
         return std::nullopt;
     };
     if (text.isEmpty())
-        return fail(u"is empty"_s);
+        return fail(Text::tr("is empty"));
     if (text.size() > kMaxTemplateChars)
-        return fail(u"is longer than %1 characters"_s.arg(kMaxTemplateChars));
+        return fail(Text::tr("is longer than %1 characters").arg(kMaxTemplateChars));
     const bool absolute = text.startsWith(u"http://"_s, Qt::CaseInsensitive)
                           || text.startsWith(u"https://"_s, Qt::CaseInsensitive);
     if (!absolute && !text.startsWith(u'/'))
-        return fail(u"must start with '/' or be an absolute http(s) URL"_s);
+        return fail(Text::tr("must start with '/' or be an absolute http(s) URL"));
     int ids = 0;
     for (qsizetype i = 0; i < text.size(); ++i) {
         const QChar c = text.at(i);
         if (c == u'}')
-            return fail(u"has a '}' without '{'"_s);
+            return fail(Text::tr("has a '}' without '{'"));
         if (c.unicode() < 0x21 || c.unicode() == 0x7f)
-            return fail(u"contains a space or control character"_s);
+            return fail(Text::tr("contains a space or control character"));
         if (c != u'{')
             continue;
         const qsizetype close = text.indexOf(u'}', i + 1);
         if (close < 0)
-            return fail(u"has a '{' without '}'"_s);
+            return fail(Text::tr("has a '{' without '}'"));
         const QStringView name = QStringView(text).mid(i + 1, close - i - 1);
         if (name != u"id")
-            return fail(u"only the variable {id} is known, not {%1}"_s.arg(name));
+            return fail(Text::tr("only the variable {id} is known, not {%1}").arg(name));
         ++ids;
         i = close;
     }
     if (needsId && ids == 0)
         return fail(u"needs {id}"_s);
     if (!needsId && ids > 0)
-        return fail(u"cannot use {id} (there is no job yet)"_s);
+        return fail(Text::tr("cannot use {id} (there is no job yet)"));
     return UriTemplate(text);
 }
 
@@ -283,7 +281,7 @@ JobsProfile JobsProfile::defaults()
     p.listItems = pointer(u"/jobs");
     p.nextCursor = pointer(u"/next_cursor");
     for (const auto &entry : kStateNames)
-        p.statusMap.insert(entry.name, entry.state);
+        p.statusMap.insert(entry.name, entry.value);
     return p;
 }
 
@@ -314,7 +312,7 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
     if (const auto method = top.string("cancel_method"_L1)) {
         const QString upper = method->toUpper();
         if (upper != u"DELETE" && upper != u"POST" && upper != u"PUT" && upper != u"PATCH")
-            top.fail(u"cancel_method"_s, u"must be DELETE, POST, PUT or PATCH"_s);
+            top.fail(u"cancel_method"_s, Text::tr("must be DELETE, POST, PUT or PATCH"));
         else
             p.cancelMethod = upper.toLatin1();
     }
@@ -338,7 +336,7 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
         r.readPointer("input"_L1, p.requestInput);
         r.readPointer("metadata"_L1, p.requestMetadata);
         if (r.ok() && p.requestInput.isRoot())
-            r.fail(u"input"_s, u"must name a member, not the whole body"_s);
+            r.fail(u"input"_s, Text::tr("must name a member, not the whole body"));
         if (r.ok() && !p.requestInput.set(p.requestBody, QString()))
             r.fail(u"input"_s, u"runs into a member of \"body\" that is not an object"_s);
         if (r.ok() && !p.requestMetadata.isRoot() && !p.requestMetadata.set(p.requestBody, QJsonObject()))
@@ -372,7 +370,8 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
         r.readPointer("list_items"_L1, p.listItems);
         r.readPointer("next_cursor"_L1, p.nextCursor);
         if (r.ok() && (p.id.isRoot() || p.status.isRoot()))
-            r.fail(p.id.isRoot() ? u"id"_s : u"status"_s, u"must name a member, not the whole object"_s);
+            r.fail(p.id.isRoot() ? u"id"_s : u"status"_s,
+                   Text::tr("must name a member, not the whole object"));
         if (!r.ok())
             return std::nullopt;
     }
@@ -381,7 +380,7 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
     if (!scale.isUndefined()) {
         const double value = scale.toDouble(-1);
         if (!scale.isDouble() || !std::isfinite(value) || value <= 0 || value > 1e9)
-            top.fail(u"progress_scale"_s, u"must be a positive number (1 or 100)"_s);
+            top.fail(u"progress_scale"_s, Text::tr("must be a positive number (1 or 100)"));
         else
             p.progressScale = value;
     }
@@ -390,13 +389,13 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
         for (auto it = map->constBegin(); it != map->constEnd() && top.ok(); ++it) {
             const QString key = u"status_map.\""_s + it.key() + u'"';
             if (it.key().isEmpty()) {
-                top.fail(key, u"the service's status string cannot be empty"_s);
+                top.fail(key, Text::tr("the service's status string cannot be empty"));
                 break;
             }
             const auto state = it.value().isString() ? jobStateFromName(it.value().toString()) : std::nullopt;
             if (!state) {
-                top.fail(key, u"must be one of queued, running, input_required, succeeded, failed, "
-                              u"canceled, timed_out"_s);
+                top.fail(key, Text::tr("must be one of queued, running, input_required, succeeded, failed, "
+                                       "canceled, timed_out"));
                 break;
             }
             p.statusMap.insert(it.key(), *state);
@@ -415,13 +414,14 @@ std::optional<JobsProfile> JobsProfile::fromJsonText(const QByteArray &text, QSt
         if (error) {
             const qsizetype offset = std::clamp<qsizetype>(parseError.offset, 0, text.size());
             const qsizetype line = text.left(offset).count('\n') + 1;
-            *error = u"profile: not valid JSON (line %1: %2)"_s.arg(line).arg(parseError.errorString());
+            *error
+                = Text::tr("profile: not valid JSON (line %1: %2)").arg(line).arg(parseError.errorString());
         }
         return std::nullopt;
     }
     if (!doc.isObject()) {
         if (error)
-            *error = u"profile: must be a JSON object"_s;
+            *error = Text::tr("profile: must be a JSON object");
         return std::nullopt;
     }
     return fromJson(doc.object(), error);

@@ -12,7 +12,7 @@
 
 namespace Runwatch::Jobs {
 
-// The job states of the contract (protocols/jobs-api.md "Status"). A service's own strings are
+// The job states of the contract (docs/protocols/jobs-api.md "Status"). A service's own strings are
 // mapped onto these by the profile's status table; anything else is Unknown.
 enum class JobState {
     Unknown,
@@ -115,7 +115,7 @@ struct JobsProfile
     // case. The contract's own names are always understood unless remapped here.
     QHash<QString, JobState> statusMap;
 
-    // The contract's defaults (protocols/jobs-api.md).
+    // The contract's defaults (docs/protocols/jobs-api.md).
     static JobsProfile defaults();
     // Reads a profile over the defaults: every key is optional, unknown keys and wrong types are
     // errors (a typo must not silently fall back to a default). nullopt and *error on failure.

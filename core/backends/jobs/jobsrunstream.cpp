@@ -3,6 +3,7 @@
 
 #include "jobsbackend.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
@@ -10,6 +11,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "JobsConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(JobsConnector)
+};
+} // namespace
 
 using namespace Jobs;
 
@@ -32,9 +41,9 @@ SseRunStream::Options JobsRunStream::readOptions(std::chrono::milliseconds stall
         .stallOnBytes = true,
         // Reconnect with Last-Event-ID no sooner than the retry: field says.
         .retryFromStream = true,
-        .stalledMessage = u"Nothing arrived on the job's event stream for %1 s; reconnecting."_s,
-        .timedOutMessage = u"The job's event stream went silent and timed out."_s,
-        .interruptedMessage = u"The job's event stream was interrupted: %1"_s,
+        .stalledMessage = Text::tr("Nothing arrived on the job's event stream for %1 s; reconnecting."),
+        .timedOutMessage = Text::tr("The job's event stream went silent and timed out."),
+        .interruptedMessage = Text::tr("The job's event stream was interrupted: %1"),
     };
 }
 
@@ -80,7 +89,7 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
         RunError error = response.error;
         applyErrorBody(error, response.body);
         // No answer at all (or one that says nothing about the request): the job may exist
-        // anyway. The listing finds it by the key we sent (protocols/jobs-api.md "recovery").
+        // anyway. The listing finds it by the key we sent (docs/protocols/jobs-api.md "recovery").
         const bool mayExist = error.kind == ErrorKind::Network || error.kind == ErrorKind::Timeout
                               || error.kind == ErrorKind::Server;
         std::optional<QJsonObject> found;
@@ -101,7 +110,7 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
         } else if (location.isEmpty() || !response.body.trimmed().isEmpty()) {
             const RunError e = response.protocolError(
                 u"unexpected_kickoff_reply"_s,
-                u"The kickoff reply (HTTP %1) is not a job object."_s.arg(response.status));
+                Text::tr("The kickoff reply (HTTP %1) is not a job object.").arg(response.status));
             endWith({StreamEnd::Reason::Error, e, std::nullopt});
             co_return;
         }
@@ -116,8 +125,8 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
     if (id.isEmpty()) {
         RunError e = RunError::protocol(
             u"no_job_id"_s,
-            u"The kickoff reply names no job id (looked at %1 and the Location header)."_s.arg(
-                profile.id.toString()));
+            Text::tr("The kickoff reply names no job id (looked at %1 and the Location header).")
+                .arg(profile.id.toString()));
         e.httpStatus = response.status;
         endWith({StreamEnd::Reason::Error, e, std::nullopt});
         co_return;
@@ -213,8 +222,8 @@ QCoro::Task<> JobsRunStream::runEvents(QUrl url, QString lastEventId)
         discardReply(opened.reply);
         const RunError e = unexpectedContentType(
             opened.response,
-            u"The events URL answered with %1 instead of an event stream; polling instead."_s.arg(
-                QString::fromLatin1(opened.response.header("content-type"))));
+            Text::tr("The events URL answered with %1 instead of an event stream; polling instead.")
+                .arg(QString::fromLatin1(opened.response.header("content-type"))));
         endWith({StreamEnd::Reason::ResumeRefused, e, std::nullopt});
         co_return;
     }

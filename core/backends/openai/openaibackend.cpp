@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openaibackend.h"
+#include "openailog.h"
 
 #include "backends/openai/openaiconnector.h"
 #include "net/transportoptions.h"
@@ -7,6 +8,7 @@
 
 #include "backends/requestauth.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -16,6 +18,16 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "OpenAiConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(OpenAiConnector)
+};
+} // namespace
+
+Q_LOGGING_CATEGORY(lcOpenAi, "runwatch.backend.openai", QtInfoMsg)
 
 namespace {
 
@@ -51,7 +63,7 @@ QList<RunEvent> eventsFromBody(const QByteArray &body)
 // The error for an answer that should have been a Response object and is not.
 RunError notAResponse(const HttpResponse &response)
 {
-    return response.protocolError({}, u"The server's answer is not a Response object."_s);
+    return response.protocolError({}, Text::tr("The server's answer is not a Response object."));
 }
 
 } // namespace
@@ -167,6 +179,8 @@ RunStream *OpenAiBackend::create(StartRequest request, const QString &previousRe
 
 RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
 {
+    qCDebug(lcOpenAi) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
+                      << token.eventId;
     HttpRequest r = this->request("GET", responsePath(token.remoteId));
     QUrlQuery q(r.url);
     q.addQueryItem(u"stream"_s, u"true"_s);
@@ -203,6 +217,7 @@ QCoro::Task<ActionResult> OpenAiBackend::get(ContinuationToken token)
 
 QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
 {
+    qCDebug(lcOpenAi) << "cancel" << token.remoteId;
     QPointer<OpenAiBackend> self = this;
     HttpRequest r = request("POST", responsePath(token.remoteId) + u"/cancel"_s);
     const HttpResponse response = co_await m_http->send(std::move(r));
@@ -223,7 +238,7 @@ QCoro::Task<ActionResult> OpenAiBackend::cancel(ContinuationToken token)
         if (state.startsWith(u"n "_s))
             state = state.mid(2);
         state = state.section(u' ', 0, 0);
-        result.note = state.isEmpty() ? u"already finished"_s : u"already "_s + state;
+        result.note = state.isEmpty() ? Text::tr("already finished") : Text::tr("already ") + state;
         ActionResult current = co_await get(token);
         if (!self)
             co_return result;
@@ -251,7 +266,7 @@ QCoro::Task<ActionResult> OpenAiBackend::remove(ContinuationToken token)
         co_return result;
     }
     if (response.error.kind == ErrorKind::NotFound) {
-        result.note = u"not found on the server (already deleted or expired)"_s;
+        result.note = Text::tr("not found on the server (already deleted or expired)");
         result.events << RunEvent::statusChange(RunStatus::Deleted, u"deleted"_s);
         co_return result;
     }
@@ -282,9 +297,9 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     const QJsonObject response = doc.object();
     const std::optional<InputRequest> pending = OpenAi::inputRequestOf(response);
     if (!pending) {
-        result.error = RunError::client(u"not_waiting"_s,
-                                        u"The response does not wait for input (it is %1)."_s.arg(
-                                            response.value(u"status"_s).toString(u"without a status"_s)));
+        result.error = RunError::client(
+            u"not_waiting"_s, Text::tr("The response does not wait for input (it is %1).")
+                                  .arg(response.value(u"status"_s).toString(Text::tr("without a status"))));
         result.events = OpenAi::mapResponseObject(response);
         co_return result;
     }
@@ -334,7 +349,7 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
 QCoro::Task<ListResult> OpenAiBackend::list()
 {
     ListResult result;
-    result.error = RunError::unsupported(u"The Responses API has no listing of responses."_s);
+    result.error = RunError::unsupported(Text::tr("The Responses API has no listing of responses."));
     co_return result;
 }
 

@@ -9,7 +9,7 @@ namespace Runwatch {
 
 // OpenAI Responses in background mode (also Azure OpenAI and compatible servers): create with
 // background + store (+ stream), follow by SSE with starting_after, poll GET, cancel, delete.
-// Wire reference: protocols/openai-responses-and-foundry.md §1–3.
+// Wire reference: docs/protocols/openai-responses-and-foundry.md §1–3.
 class OpenAiBackend final : public RunBackend
 {
     Q_OBJECT

@@ -12,6 +12,17 @@
 
 using namespace Qt::StringLiterals;
 
+namespace Runwatch {
+namespace {
+// Operator-facing messages (for both namespaces below); lupdate reads Text::tr() under
+// "OpenAiConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(OpenAiConnector)
+};
+} // namespace
+} // namespace Runwatch
+
 namespace Runwatch::OpenAi {
 
 namespace {
@@ -178,8 +189,8 @@ std::optional<InputRequest> inputRequestOf(const QJsonObject &response)
     }
     request.reason = approvals == calls.size() ? InputReason::Approval : InputReason::ToolOutput;
     request.prompt = request.reason == InputReason::Approval
-                         ? u"Approve or reject the model's tool call(s): %1"_s.arg(names.join(u", "_s))
-                         : u"The model waits for the output of: %1"_s.arg(names.join(u", "_s));
+                         ? Text::tr("Approve or reject the model's tool call(s): %1").arg(names.join(u", "_s))
+                         : Text::tr("The model waits for the output of: %1").arg(names.join(u", "_s));
     request.toolCalls = calls;
     request.raw = QJsonObject{{u"response_id"_s, response.value(u"id"_s).toString()}};
     return request;
@@ -248,8 +259,8 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
         RunError e;
         e.kind = ErrorKind::Run;
         e.code = incomplete.value(u"reason"_s).toString();
-        e.message
-            = u"The response is incomplete (%1)."_s.arg(e.code.isEmpty() ? u"no reason given"_s : e.code);
+        e.message = Text::tr("The response is incomplete (%1).")
+                        .arg(e.code.isEmpty() ? Text::tr("no reason given") : e.code);
         events << RunEvent::failure(e);
     }
     const QString raw = response.value(u"status"_s).toString();
@@ -274,10 +285,10 @@ using namespace OpenAi;
 
 OpenAiMapper::Outcome OpenAiMapper::malformed(const QString &why)
 {
-    m_error = RunError::protocol(u"malformed_event"_s,
-                                 m_lastSequence >= 0
-                                     ? u"Malformed event after sequence %1: %2"_s.arg(m_lastSequence).arg(why)
-                                     : u"Malformed event at the start of the stream: %1"_s.arg(why));
+    m_error = RunError::protocol(
+        u"malformed_event"_s,
+        m_lastSequence >= 0 ? Text::tr("Malformed event after sequence %1: %2").arg(m_lastSequence).arg(why)
+                            : Text::tr("Malformed event at the start of the stream: %1").arg(why));
     return Outcome::Malformed;
 }
 
@@ -359,7 +370,7 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
     const QJsonDocument doc = QJsonDocument::fromJson(data.toByteArray(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !doc.isObject())
         return malformed(parseError.error != QJsonParseError::NoError ? parseError.errorString()
-                                                                      : u"not a JSON object"_s);
+                                                                      : Text::tr("not a JSON object"));
     const QJsonObject o = doc.object();
     QString type = o.value(u"type"_s).toString();
     if (type.isEmpty())
@@ -401,8 +412,8 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
             // would never end: keep what the event carried, then stop with an error naming it.
             m_error = RunError::protocol(
                 u"unknown_status"_s,
-                u"The response ended with status \"%1\", which Runwatch does not know."_s.arg(
-                    status->rawStatus));
+                Text::tr("The response ended with status \"%1\", which Runwatch does not know.")
+                    .arg(status->rawStatus));
             return Outcome::Malformed;
         }
         return Outcome::Terminal;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openairunstream.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
@@ -8,6 +9,14 @@
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Operator-facing messages; lupdate reads Text::tr() under "OpenAiConnector".
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(OpenAiConnector)
+};
+} // namespace
 
 namespace {
 
@@ -49,7 +58,8 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
         if (!doc.isObject()) {
             const RunError e = response.protocolError(
                 {},
-                u"The server answered the create request with something that is not a Response object."_s);
+                Text::tr(
+                    "The server answered the create request with something that is not a Response object."));
             endWith({StreamEnd::Reason::Error, e, std::nullopt});
             co_return;
         }
@@ -84,8 +94,8 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
         const QByteArray contentType = opened.response.header("content-type");
         RunError e = unexpectedContentType(
             opened.response,
-            u"Expected an event stream but the server sent %1."_s.arg(
-                contentType.isEmpty() ? u"no content type"_s : QString::fromLatin1(contentType)));
+            Text::tr("Expected an event stream but the server sent %1.")
+                .arg(contentType.isEmpty() ? Text::tr("no content type") : QString::fromLatin1(contentType)));
         e.requestId = QString::fromUtf8(opened.response.header("x-request-id"));
         endWith({StreamEnd::Reason::Error, e, std::nullopt});
         co_return;

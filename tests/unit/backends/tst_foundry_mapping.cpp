@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Foundry connector's mapping (core/backends/foundry/foundrymapper.*): statuses, run objects,
 // required_action → input requests, run steps, message text, submit bodies, SSE dispatch by event
-// name, from the shapes of protocols/openai-responses-and-foundry.md §5.
+// name, from the shapes of docs/protocols/openai-responses-and-foundry.md §5.
 #include "backends/foundry/foundrymapper.h"
 #include "backends/foundry/foundrytokensource.h"
 

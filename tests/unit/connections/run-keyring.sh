@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs a test binary against a real keyring or against none (ECOSYSTEM.md recipe).
+# Runs a test binary against a real keyring or against none (QtKeychain reaches the keyring over
+# the D-Bus session bus, so "none" means no session bus at all).
 #   run-keyring.sh real BINARY   dbus-run-session + unlocked gnome-keyring, HOME in a temp dir
 #   run-keyring.sh none BINARY   no D-Bus session at all
 set -euo pipefail

@@ -4,7 +4,7 @@
 // process (the CLI) reads the same; the key goes to the keychain and only an explicit opt-in puts
 // it elsewhere; a Session key does not outlive its process; profiles from before the key storage
 // was part of them are migrated from the old QSettings entry, once; renames and removals take
-// their keys along. Real keyring round trips: tst_secretstore and tst_cli_connections.
+// their keys along. Real keyring round trips: tst_keychain and tst_cli_connections.
 #include "awaitwithin.h"
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
@@ -196,7 +196,7 @@ private Q_SLOTS:
         const auto elsewhere = awaitWithin(cli->readKey(*cli->savedProfile(u"lab"_s)));
         QVERIFY(elsewhere);
         QCOMPARE(elsewhere->status, KeyStore::Status::NotFound);
-        QVERIFY2(elsewhere->problem.contains(u"one session only"_s), qPrintable(elsewhere->problem));
+        QVERIFY2(elsewhere->error.contains(u"one session only"_s), qPrintable(elsewhere->error));
     }
 
     // load() registers every saved profile with its key, in saved order, and names the problems:

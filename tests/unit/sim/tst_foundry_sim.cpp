@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Foundry Agent Service simulator against a plain QNetworkAccessManager (never the client's
-// code): the contract of protocols/openai-responses-and-foundry.md §5 as the simulator serves it.
+// code): the contract of docs/protocols/openai-responses-and-foundry.md §5 as the simulator serves it.
 #include "foundry/foundrysim.h"
 #include "simcommandline.h"
 

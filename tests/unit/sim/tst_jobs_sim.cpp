@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The jobs simulator against a plain QNetworkAccessManager (never the client's code): the
-// contract of protocols/jobs-api.md as the simulator serves it.
+// contract of docs/protocols/jobs-api.md as the simulator serves it.
 #include "jobs/jobssim.h"
 
 #include <QJsonArray>

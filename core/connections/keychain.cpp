@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "secretstore.h"
+#include "keychain.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -24,6 +24,8 @@ namespace Runwatch {
 
 namespace {
 
+using Status = KeyStore::Status;
+
 bool isUnavailable(QKeychain::Error error)
 {
     // On Linux QtKeychain reports a missing bus or Secret Service as OtherError.
@@ -34,21 +36,21 @@ bool isUnavailable(QKeychain::Error error)
 QString unavailableMessage(const QString &detail)
 {
     return QCoreApplication::translate(
-               "SecretStore",
+               "Keychain",
                "The system keychain is not available (%1). API keys are only stored there; to keep one "
                "anyway, allow the less secure plain-file store in the settings.")
-        .arg(detail.isEmpty() ? QCoreApplication::translate("SecretStore", "no Secret Service") : detail);
+        .arg(detail.isEmpty() ? QCoreApplication::translate("Keychain", "no Secret Service") : detail);
 }
 
 } // namespace
 
-SecretStore::SecretStore(QObject *parent)
+Keychain::Keychain(QObject *parent)
     : QObject(parent)
     , m_service(u"io.github.runwatch.Runwatch"_s)
     , m_insecurePath(defaultInsecurePath())
 {}
 
-QString SecretStore::defaultInsecurePath()
+QString Keychain::defaultInsecurePath()
 {
     QString dir = QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation);
     if (dir.isEmpty())
@@ -56,30 +58,30 @@ QString SecretStore::defaultInsecurePath()
     return dir + u"/insecure-secrets.json"_s;
 }
 
-void SecretStore::setInsecureFallback(bool allowed, const QString &path)
+void Keychain::setInsecureFallback(bool allowed, const QString &path)
 {
     m_insecureAllowed = allowed;
     m_insecurePath = path;
 }
 
-QCoro::Task<SecretResult> SecretStore::read(QString account)
+QCoro::Task<Keychain::Result> Keychain::read(QString account)
 {
     return runKeychain(Op::Read, std::move(account), {});
 }
 
-QCoro::Task<SecretResult> SecretStore::write(QString account, QString secret)
+QCoro::Task<Keychain::Result> Keychain::write(QString account, QString secret)
 {
     return runKeychain(Op::Write, std::move(account), std::move(secret));
 }
 
-QCoro::Task<SecretResult> SecretStore::remove(QString account)
+QCoro::Task<Keychain::Result> Keychain::remove(QString account)
 {
     return runKeychain(Op::Remove, std::move(account), {});
 }
 
-QCoro::Task<SecretResult> SecretStore::runKeychain(Op op, QString account, QString secret)
+QCoro::Task<Keychain::Result> Keychain::runKeychain(Op op, QString account, QString secret)
 {
-    QPointer<SecretStore> self = this;
+    QPointer<Keychain> self = this;
     std::unique_ptr<QKeychain::Job, void (*)(QKeychain::Job *)> job(
         nullptr, [](QKeychain::Job *j) { j->deleteLater(); });
     switch (op) {
@@ -101,53 +103,56 @@ QCoro::Task<SecretResult> SecretStore::runKeychain(Op op, QString account, QStri
     job->setKey(account);
     job->start();
     const auto done = co_await qCoro(job.get(), &QKeychain::Job::finished, 15s);
-    SecretResult result;
+    Result result;
     if (!self) {
         result.error = u"cancelled"_s;
         co_return result;
     }
     if (!done) {
-        result.keychainUnavailable = true;
-        result.error = unavailableMessage(u"it did not answer within 15 s"_s);
+        result.status = Status::Unavailable;
+        result.error
+            = unavailableMessage(QCoreApplication::translate("Keychain", "it did not answer within 15 s"));
     } else if (job->error() == QKeychain::NoError) {
-        result.ok = true;
+        result.status = Status::Ok;
         if (op == Op::Read)
             result.secret = static_cast<QKeychain::ReadPasswordJob *>(job.get())->textData();
         co_return result;
     } else if (job->error() == QKeychain::EntryNotFound) {
         if (op == Op::Remove) {
-            result.ok = true; // nothing to remove is success
+            result.status = Status::Ok; // nothing to remove is success
             co_return result;
         }
-        result.notFound = true;
-        result.error = u"No API key is stored for %1."_s.arg(account);
+        result.status = Status::NotFound;
+        result.error = QCoreApplication::translate("Keychain", "No API key is stored for %1.").arg(account);
         // A key saved earlier through the opted-in plain store is still found there.
         if (m_insecureAllowed) {
-            SecretResult insecure = runInsecure(op, account, secret);
-            if (insecure.ok)
+            Result insecure = runInsecure(op, account, secret);
+            if (insecure.ok())
                 co_return insecure;
         }
         co_return result;
     } else if (isUnavailable(job->error())) {
-        result.keychainUnavailable = true;
+        result.status = Status::Unavailable;
         result.error = unavailableMessage(job->errorString());
     } else {
         result.error
-            = QCoreApplication::translate("SecretStore", "The keychain refused: %1").arg(job->errorString());
+            = QCoreApplication::translate("Keychain", "The keychain refused: %1").arg(job->errorString());
         co_return result;
     }
-    if (result.keychainUnavailable && m_insecureAllowed) {
-        SecretResult insecure = runInsecure(op, account, secret);
-        insecure.keychainUnavailable = true;
+    if (result.status == Status::Unavailable && m_insecureAllowed) {
+        Result insecure = runInsecure(op, account, secret);
+        // The plain file failing too still reads as "no keychain": that is why it was tried.
+        if (insecure.status == Status::Error)
+            insecure.status = Status::Unavailable;
         co_return insecure;
     }
     co_return result;
 }
 
-SecretResult SecretStore::runInsecure(Op op, const QString &account, const QString &secret)
+Keychain::Result Keychain::runInsecure(Op op, const QString &account, const QString &secret)
 {
-    SecretResult result;
-    result.usedInsecureStore = true;
+    Result result;
+    result.plainFile = true;
     QJsonObject all;
     {
         QFile file(m_insecurePath);
@@ -157,11 +162,12 @@ SecretResult SecretStore::runInsecure(Op op, const QString &account, const QStri
     const QString key = m_service + u'/' + account;
     if (op == Op::Read) {
         if (!all.contains(key)) {
-            result.notFound = true;
-            result.error = u"No API key is stored for %1."_s.arg(account);
+            result.status = Status::NotFound;
+            result.error
+                = QCoreApplication::translate("Keychain", "No API key is stored for %1.").arg(account);
             return result;
         }
-        result.ok = true;
+        result.status = Status::Ok;
         result.secret = all.value(key).toString();
         return result;
     }
@@ -172,7 +178,7 @@ SecretResult SecretStore::runInsecure(Op op, const QString &account, const QStri
     QDir().mkpath(QFileInfo(m_insecurePath).absolutePath());
     QSaveFile file(m_insecurePath);
     if (!file.open(QIODevice::WriteOnly)) {
-        result.error = QCoreApplication::translate("SecretStore", "Cannot write %1: %2")
+        result.error = QCoreApplication::translate("Keychain", "Cannot write %1: %2")
                            .arg(m_insecurePath, file.errorString());
         return result;
     }
@@ -180,12 +186,12 @@ SecretResult SecretStore::runInsecure(Op op, const QString &account, const QStri
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(QJsonDocument(all).toJson(QJsonDocument::Compact));
     if (!file.commit()) {
-        result.error = QCoreApplication::translate("SecretStore", "Cannot write %1: %2")
+        result.error = QCoreApplication::translate("Keychain", "Cannot write %1: %2")
                            .arg(m_insecurePath, file.errorString());
         return result;
     }
     QFile::setPermissions(m_insecurePath, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    result.ok = true;
+    result.status = Status::Ok;
     return result;
 }
 

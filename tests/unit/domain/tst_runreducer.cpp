@@ -7,7 +7,7 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 
-class TestRunModel final : public QObject
+class TestRunReducer final : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
@@ -208,5 +208,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRunModel)
-#include "tst_runmodel.moc"
+QTEST_GUILESS_MAIN(TestRunReducer)
+#include "tst_runreducer.moc"

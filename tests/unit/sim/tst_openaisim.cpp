@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Tests of runwatch-sim through its HTTP interface, with a client written here
-// (QNetworkAccessManager and raw QTcpSocket), never runwatch_core: the simulator must be checked
-// against the protocol reference, not against the client it is meant to test.
+// Tests of runwatch-sim's OpenAI Responses simulator through its HTTP interface, with a client
+// written here (QNetworkAccessManager and raw QTcpSocket), never runwatch_core: the simulator must
+// be checked against the protocol reference, not against the client it is meant to test.
 
 #include "openai/openaisim.h"
 #include "simcommandline.h"
@@ -321,7 +321,7 @@ const QStringList kNormalTypes{
 
 } // namespace
 
-class TestSimulator final : public QObject
+class TestOpenAiSim final : public QObject
 {
     Q_OBJECT
 
@@ -1238,5 +1238,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSimulator)
-#include "tst_simulator.moc"
+QTEST_GUILESS_MAIN(TestOpenAiSim)
+#include "tst_openaisim.moc"

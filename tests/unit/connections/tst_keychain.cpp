@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The OS keychain for API keys. Runs twice under ctest (tests/run-keyring.sh):
+// The OS keychain for API keys. Runs twice under ctest (tests/unit/connections/run-keyring.sh):
 //   RUNWATCH_KEYRING=real  inside dbus-run-session with an unlocked gnome-keyring;
 //   RUNWATCH_KEYRING=none  with no D-Bus session at all (the "headless / locked" path).
 #include "awaitwithin.h"
-#include "connections/secretstore.h"
+#include "connections/keychain.h"
 #include "domain/connection.h"
 #include "store/runstore.h"
 
@@ -25,7 +25,7 @@ const QString kKey = u"sk-runwatch-test-key-7f3a9"_s;
 
 } // namespace
 
-class TestSecretStore final : public QObject
+class TestKeychain final : public QObject
 {
     Q_OBJECT
     QString mode() const { return qEnvironmentVariable("RUNWATCH_KEYRING"); }
@@ -34,7 +34,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         if (mode().isEmpty())
-            QFAIL("run through tests/run-keyring.sh (ctest does): it provides the keyring environment");
+            QFAIL("run through tests/unit/connections/run-keyring.sh (ctest does): it provides the keyring "
+                  "environment");
     }
 
     // With a real Secret Service the key round-trips and lands nowhere else.
@@ -42,19 +43,19 @@ private Q_SLOTS:
     {
         if (mode() != u"real")
             QSKIP("needs RUNWATCH_KEYRING=real");
-        SecretStore secrets;
+        Keychain secrets;
         secrets.setServiceName(u"io.github.runwatch.Runwatch.test"_s);
         const auto written = awaitWithin(secrets.write(u"connection/prod"_s, kKey));
         QVERIFY(written);
-        QVERIFY2(written->ok, qPrintable(written->error));
-        QVERIFY(!written->usedInsecureStore);
+        QVERIFY2(written->ok(), qPrintable(written->error));
+        QVERIFY(!written->plainFile);
         const auto read = awaitWithin(secrets.read(u"connection/prod"_s));
-        QVERIFY(read && read->ok);
+        QVERIFY(read && read->ok());
         QCOMPARE(read->secret, kKey);
         const auto removed = awaitWithin(secrets.remove(u"connection/prod"_s));
-        QVERIFY(removed && removed->ok);
+        QVERIFY(removed && removed->ok());
         const auto gone = awaitWithin(secrets.read(u"connection/prod"_s));
-        QVERIFY(gone && !gone->ok && gone->notFound);
+        QVERIFY(gone && gone->status == KeyStore::Status::NotFound);
     }
 
     // Without a keychain: a clear error, nothing written anywhere — unless the operator opted in,
@@ -64,11 +65,11 @@ private Q_SLOTS:
         if (mode() != u"none")
             QSKIP("needs RUNWATCH_KEYRING=none");
         QTemporaryDir dir;
-        SecretStore secrets;
+        Keychain secrets;
         const auto refused = awaitWithin(secrets.write(u"connection/prod"_s, kKey));
         QVERIFY(refused);
-        QVERIFY(!refused->ok);
-        QVERIFY(refused->keychainUnavailable);
+        QVERIFY(!refused->ok());
+        QCOMPARE(refused->status, KeyStore::Status::Unavailable);
         QVERIFY2(refused->error.contains(u"keychain"_s), qPrintable(refused->error));
         QVERIFY2(refused->error.contains(u"less secure"_s), qPrintable(refused->error));
 
@@ -76,12 +77,12 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(file));
         secrets.setInsecureFallback(true, file);
         const auto stored = awaitWithin(secrets.write(u"connection/prod"_s, kKey));
-        QVERIFY(stored && stored->ok);
-        QVERIFY(stored->usedInsecureStore);
+        QVERIFY(stored && stored->ok());
+        QVERIFY(stored->plainFile);
         QCOMPARE(QFile::permissions(file) & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
                  QFileDevice::Permissions());
         const auto read = awaitWithin(secrets.read(u"connection/prod"_s));
-        QVERIFY(read && read->ok && read->usedInsecureStore);
+        QVERIFY(read && read->ok() && read->plainFile);
         QCOMPARE(read->secret, kKey);
     }
 
@@ -101,12 +102,12 @@ private Q_SLOTS:
             QSettings settings(dir.filePath(u"runwatch.conf"_s), QSettings::IniFormat);
             settings.setValue(u"connections/prod"_s, c.toJson().toVariantMap());
             settings.sync();
-            SecretStore secrets;
+            Keychain secrets;
             secrets.setServiceName(u"io.github.runwatch.Runwatch.test"_s);
             const auto written = awaitWithin(secrets.write(u"connection/prod"_s, kKey));
             QVERIFY(written);
             if (mode() == u"real")
-                QVERIFY(written->ok);
+                QVERIFY(written->ok());
         }
         QDirIterator it(dir.path(), QDir::Files, QDirIterator::Subdirectories);
         int files = 0;
@@ -120,5 +121,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSecretStore)
-#include "tst_secretstore.moc"
+QTEST_GUILESS_MAIN(TestKeychain)
+#include "tst_keychain.moc"
