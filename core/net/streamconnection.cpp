@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streamconnection.h"
 
+#include "netlog.h"
+
 #include <QNetworkProxy>
 #include <QSslConfiguration>
 #include <QSslError>
@@ -206,6 +208,8 @@ void StreamConnection::end(QNetworkReply::NetworkError error, const QString &mes
         return;
     m_ended = true;
     m_inactivity.stop();
+    if (error != QNetworkReply::NoError)
+        qCDebug(lcNet) << "stream to" << m_target.host << m_target.port << "ended:" << error << message;
     const bool headersNow = m_parser.headersComplete() && !m_headersPublished;
     m_headersPublished = true;
     m_pump->publish(m_channel, [&](StreamIncoming &in, bool &) {

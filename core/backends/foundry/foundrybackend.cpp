@@ -145,7 +145,7 @@ QCoro::Task<HttpResponse> FoundryBackend::send(HttpRequest request)
     }
 }
 
-QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request)
+QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request, StreamDecoderFactory makeDecoder)
 {
     QPointer<FoundryBackend> self = this;
     for (int attempt = 0;; ++attempt) {
@@ -156,7 +156,7 @@ QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request)
             failed.response.error = self ? authError : RunError::cancelled(u"The connection was closed."_s);
             co_return failed;
         }
-        OpenedStream opened = co_await m_http->openStream(std::move(r));
+        OpenedStream opened = co_await m_http->openStream(std::move(r), makeDecoder);
         if (!self) {
             if (opened.reply)
                 opened.reply->deleteLater();
