@@ -13,6 +13,7 @@
 #include "net/streamreply.h"
 #include "testdata.h"
 
+#include <QEventLoop>
 #include <QJsonDocument>
 #include <QNetworkReply>
 #include <QPointer>
@@ -479,8 +480,10 @@ private Q_SLOTS:
             Read got;
             const std::optional<OpenedStream> opened
                 = awaitWithin(open(&http, server.url(), decoderFor(file)));
-            if (!opened || !opened->reply || !opened->decoded || opened->inFrames != framed)
+            if (!opened || !opened->reply || !opened->decoded || opened->inFrames != framed) {
+                qWarning("the stream did not open with a decoder on the expected transport");
                 return std::optional<Read>();
+            }
             QNetworkReply *reply = opened->reply;
             DecodedStream *decoded = opened->decoded;
             const QMetaObject::Connection reading = QObject::connect(reply, &QNetworkReply::readyRead, reply,
@@ -491,8 +494,17 @@ private Q_SLOTS:
                 reply->deleteLater();
             });
             got.add(decoded->take());
-            if (!QTest::qWaitFor([reply] { return reply->isFinished(); }, 30000))
+            // An event loop, not qWaitFor: that sleeps 10 ms between turns, and 1-byte chunks
+            // written one per turn would take minutes.
+            QEventLoop loop;
+            QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+            QTimer::singleShot(30000, &loop, &QEventLoop::quit);
+            if (!reply->isFinished())
+                loop.exec();
+            if (!reply->isFinished()) {
+                qWarning("the stream did not finish within 30 s");
                 return std::optional<Read>();
+            }
             got.add(decoded->take());
             return std::optional(got);
         };
