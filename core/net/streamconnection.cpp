@@ -66,6 +66,7 @@ StreamConnection::~StreamConnection()
 
 void StreamConnection::start()
 {
+    QSslSocket *tls = nullptr; // m_socket, when it speaks TLS
     if (m_target.tls) {
         if (!QSslSocket::supportsSsl()) {
             end(QNetworkReply::SslHandshakeFailedError, u"TLS is not available (no TLS backend)"_s);
@@ -84,7 +85,7 @@ void StreamConnection::start()
                 texts.append(e.errorString());
             m_tlsErrors = texts.join(u"; "_s);
         });
-        m_socket = ssl;
+        m_socket = tls = ssl;
     } else {
         m_socket = new QTcpSocket(this);
         connect(m_socket, &QAbstractSocket::connected, this, &StreamConnection::onConnected);
@@ -97,8 +98,8 @@ void StreamConnection::start()
     connect(m_socket, &QAbstractSocket::disconnected, this, &StreamConnection::onClosed);
     if (m_target.inactivityMs > 0)
         m_inactivity.start(static_cast<int>(std::min<qint64>(m_target.inactivityMs, INT_MAX)));
-    if (auto *ssl = qobject_cast<QSslSocket *>(m_socket))
-        ssl->connectToHostEncrypted(m_target.host, m_target.port);
+    if (tls)
+        tls->connectToHostEncrypted(m_target.host, m_target.port);
     else
         m_socket->connectToHost(m_target.host, m_target.port);
 }
