@@ -37,11 +37,6 @@ void SseRunStream::abort()
     endWith({StreamEnd::Reason::Aborted, {}, std::nullopt});
 }
 
-bool SseRunStream::isEventStream(const HttpResponse &response)
-{
-    return response.header("content-type").trimmed().toLower().startsWith("text/event-stream");
-}
-
 RunError SseRunStream::unexpectedContentType(const HttpResponse &response, const QString &message)
 {
     RunError e = RunError::protocol(u"unexpected_content_type"_s, message);
@@ -68,6 +63,7 @@ void SseRunStream::detachReply()
         m_reply->deleteLater();
         m_reply = nullptr;
     }
+    m_decoded = nullptr;
 }
 
 void SseRunStream::endWith(StreamEnd end)
@@ -80,87 +76,57 @@ std::optional<qint64> SseRunStream::streamRetry() const
 {
     if (!m_options.retryFromStream)
         return std::nullopt;
-    return m_decoding ? m_retryMs : m_parser.retryMs();
+    return m_retryMs;
 }
 
-void SseRunStream::startReading(QNetworkReply *reply)
+StreamDecoderFactory SseRunStream::decoderFactory()
 {
-    m_reply = reply;
-    // A reply read by the stream pump already brings a whole frame's data in one readyRead.
-    m_deferDrain = m_options.deferDrain && !HttpClient::deliversInFrames(reply);
-    if (std::unique_ptr<SseDecoder> decoder = makeDecoder()) {
-        m_decoding = true;
-        decoder->setLimits({m_maxEventSize, m_options.oversizeRetryable});
-        m_decoder = std::move(decoder);
-        // On the pump's thread from here on (the reply decodes what it already holds first);
-        // a QNAM reply keeps the decoder here.
-        HttpClient::attachDecoder(m_reply, m_decoder, this);
-    }
+    // Called back by HttpClient when the body turns out to be an event stream, which is when the
+    // decoder takes its copy of the mapping state, as the connector has it then.
+    return [stream = QPointer<SseRunStream>(this)]() -> std::unique_ptr<StreamDecoder> {
+        if (!stream || stream->isAborted() || stream->isFinished())
+            return nullptr;
+        std::unique_ptr<SseDecoder> decoder = stream->makeDecoder();
+        if (decoder)
+            decoder->setLimits({stream->m_maxEventSize, stream->m_options.oversizeRetryable});
+        return decoder;
+    };
+}
+
+void SseRunStream::startReading(const OpenedStream &opened)
+{
+    m_reply = opened.reply;
+    m_decoded = opened.decoded;
+    m_decoding = m_decoded != nullptr;
+    // A reply read by the stream pump already brings a whole frame's data at once.
+    m_deferDrain = m_options.deferDrain && !opened.inFrames;
+    if (m_decoded)
+        m_decoded->setReader(this);
     connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
     m_sinceActivity.start();
     m_stallTimer.start();
-    // Bytes (or the end) may already be there: openStream hands over a live reply.
-    if (m_reply->bytesAvailable() > 0 || (m_decoding && !m_decoder))
+    // Results, bytes or the end may already be there: openStream hands over a live reply.
+    if (m_decoding || m_reply->bytesAvailable() > 0)
         drain();
     if (m_reply && m_reply->isFinished())
         onReplyFinished();
 }
 
-bool SseRunStream::consumeBytes(QByteArrayView bytes)
+bool SseRunStream::consumeBytes(QByteArrayView)
 {
-    return consumeSse(bytes);
-}
-
-bool SseRunStream::consumeSse(QByteArrayView bytes)
-{
-    bool keepGoing = true;
-    const bool parsed = m_parser.feed(bytes, [this, &keepGoing](const SseEvent &event) {
-        if (keepGoing)
-            keepGoing = handleEvent(event);
-    });
-    if (!parsed && keepGoing) {
-        endAfterBatch(
-            {StreamEnd::Reason::Error,
-             RunError::protocol(u"event_too_large"_s, m_parser.errorString(), m_options.oversizeRetryable),
-             std::nullopt});
-        keepGoing = false;
-    }
-    return keepGoing;
-}
-
-std::unique_ptr<SseDecoder> SseRunStream::makeDecoder()
-{
-    return nullptr;
+    return true;
 }
 
 void SseRunStream::decoderState(const std::any &)
 {}
-
-bool SseRunStream::handleEvent(const SseEvent &)
-{
-    // Only a stream without a decoder parses here, and such a connector overrides this.
-    return true;
-}
 
 void SseRunStream::prepareBatch(QList<RunEvent> &)
 {}
 
 bool SseRunStream::drainDecoded(bool &gotBytes)
 {
-    std::unique_ptr<StreamDecoded> decoded;
-    if (m_decoder) {
-        bool keepGoing = true;
-        while (keepGoing && m_reply && m_reply->bytesAvailable() > 0) {
-            const QByteArray chunk = m_reply->read(kReadSlice);
-            if (chunk.isEmpty())
-                break;
-            keepGoing = m_decoder->decode(chunk);
-        }
-        m_decoder->handOver(decoded);
-    } else if (m_reply) {
-        decoded = HttpClient::takeDecoded(m_reply);
-    }
+    std::unique_ptr<StreamDecoded> decoded = m_reply && m_decoded ? m_decoded->take() : nullptr;
     if (!decoded)
         return true;
     // This stream made the decoder, so it knows what it hands over.
@@ -257,7 +223,7 @@ void SseRunStream::onReplyFinished()
     if (!m_reply || isFinished() || m_settling)
         return;
     QPointer<SseRunStream> self = this;
-    if (m_reply->isOpen() && (m_reply->bytesAvailable() > 0 || (m_decoding && !m_decoder)))
+    if (m_reply->isOpen() && (m_decoding || m_reply->bytesAvailable() > 0))
         drain();
     if (!self || isFinished() || m_settling)
         return;

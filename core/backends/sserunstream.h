@@ -4,7 +4,6 @@
 #include "backends/runbackend.h"
 #include "backends/ssedecoder.h"
 #include "net/httpclient.h"
-#include "net/sseparser.h"
 
 #include <QElapsedTimer>
 #include <QPointer>
@@ -18,16 +17,17 @@ class QNetworkReply;
 namespace Runwatch {
 
 // The plumbing every connector needs to turn a live text/event-stream reply into RunEvents:
-// owning the reply, the stall timer, reading the body in bounded slices through an SseParser,
-// batching the mapped events (one eventsReceived per read), the event-size limit, finishing once,
-// and what a closed or broken body means. The protocol is in the hooks: makeDecoder() gives the
-// stream's SseDecoder (parser + mapper, run on the stream pump's thread when the reply comes from
-// there, so this thread gets ready events once per frame), settle() and bodyEnded() decide how the
-// stream ends. A connector without a decoder maps on this thread in handleEvent(). Subclasses open the request
-// themselves (a coroutine started from their constructor) and hand the reply to startReading().
+// owning the reply, the stall timer, taking the decoded batches (one eventsReceived per batch),
+// the event-size limit, finishing once, and what a closed or broken body means. The protocol is in
+// the hooks: makeDecoder() gives the stream's SseDecoder (parser + mapper), which HttpClient runs
+// on the thread that reads the body (decoderFactory(), passed to HttpClient::openStream), so this
+// thread only takes ready events; settle() and bodyEnded() decide how the stream ends.
+// Subclasses open the request themselves (a coroutine started from their constructor) and hand
+// the opened stream to startReading(). A body that is not an event stream (an A2A agent's plain
+// JSON answer) has no decoder: its bytes go to consumeBytes().
 //
-// It lives with the connectors rather than in backend/ (the seam knows no transport) or net/
-// (which knows nothing of runs).
+// It lives in backends/ beside the connectors rather than in the seam (runbackend.h knows no
+// transport) or net/ (which knows nothing of runs).
 class SseRunStream : public RunStream, private StreamDecodedReader
 {
     Q_OBJECT
@@ -36,20 +36,17 @@ public:
 
     void abort() override;
     // Largest SSE line or event accepted (SseParser::setMaxEventSize); a larger one ends the
-    // stream with a Protocol error "event_too_large". Call before the first bytes arrive.
-    void setMaxEventSize(qsizetype bytes)
-    {
-        m_maxEventSize = bytes;
-        m_parser.setMaxEventSize(bytes);
-    }
+    // stream with a Protocol error "event_too_large". Call before the stream is opened.
+    void setMaxEventSize(qsizetype bytes) { m_maxEventSize = bytes; }
 
 protected:
     // How the connectors differ in reading, not in protocol. The messages are operator-facing.
     struct Options
     {
         std::chrono::milliseconds stallTimeout{120000};
-        // Read on the next event-loop turn after readyRead, so chunks already queued arrive
-        // first and become one batch. Off: every readyRead is read (and emitted) at once.
+        // Read on the next event-loop turn after a QNAM reply's readyRead, so chunks already
+        // queued arrive first and become one batch. Off: every readyRead is read (and emitted) at
+        // once. (The stream pump hands over once per frame anyway.)
         bool deferDrain = true;
         // Any bytes, keep-alive comments included, restart the stall timer. Off: only events do.
         bool stallOnBytes = false;
@@ -67,17 +64,14 @@ protected:
 
     SseRunStream(Options options, QObject *parent);
 
-    // The stream's parser + mapper, made when reading starts (with the mapper's state as values).
-    // Default: none, the body is parsed here and mapped by handleEvent().
-    virtual std::unique_ptr<SseDecoder> makeDecoder();
+    // The stream's parser + mapper, made when an event-stream body starts (with the mapper's
+    // state as values); through decoderFactory(), HttpClient calls it.
+    virtual std::unique_ptr<SseDecoder> makeDecoder() = 0;
     // The decoder's latest readerState(), on this thread, after each batch it made. Default:
     // nothing.
     virtual void decoderState(const std::any &state);
-    // Without a decoder: maps one event into batch(). Returns false when the stream must stop
-    // reading: the hook has then called endAfterBatch() or settleAfterBatch().
-    virtual bool handleEvent(const SseEvent &event);
-    // Takes one slice of the body. The default feeds the SSE parser (and so handleEvent());
-    // false when the stream must stop reading.
+    // Takes one slice of a body that is not an event stream (no decoder). False when the stream
+    // must stop reading. Default: ignores it (a connector that reads such a body overrides this).
     virtual bool consumeBytes(QByteArrayView bytes);
     // Last look at a batch before it is emitted (it may be empty). Default: nothing.
     virtual void prepareBatch(QList<RunEvent> &batch);
@@ -92,18 +86,18 @@ protected:
     // connector that must learn something first (the run a dropped create started) overrides it.
     virtual void bodyBroken(StreamEnd end);
 
-    static bool isEventStream(const HttpResponse &response);
     // A 2xx whose body is not an event stream: Protocol error "unexpected_content_type".
     static RunError unexpectedContentType(const HttpResponse &response, const QString &message);
     // For a reply opened after the stream was aborted or destroyed: never delete an awaited reply.
     static void discardReply(QNetworkReply *reply);
 
+    // For HttpClient::openStream: makes this stream's decoder (makeDecoder(), with the limits)
+    // when the body starts; nothing once the stream is aborted or finished.
+    StreamDecoderFactory decoderFactory();
     // Takes the opened reply (it stays a child of its QNetworkAccessManager: if that goes first,
     // the reply goes with it and our QPointer clears instead of dangling) and starts reading.
-    // Bytes, or the whole body, may already be there.
-    void startReading(QNetworkReply *reply);
-    // Feeds bytes through the parser into handleEvent(); the default consumeBytes().
-    bool consumeSse(QByteArrayView bytes);
+    // Results, or the whole body, may already be there.
+    void startReading(const OpenedStream &opened);
     // Emits batch() (after prepareBatch()) when it is not empty.
     void flushBatch();
     // Emits a list of events made outside a read (a kickoff, a result fetch) when not empty.
@@ -122,7 +116,6 @@ protected:
 
     bool isAborted() const { return m_aborted; }
     QList<RunEvent> &batch() { return m_batch; }
-    SseParser &parser() { return m_parser; }
     // The retry: hint an Eof or Error end carries (see Options::retryFromStream).
     std::optional<qint64> streamRetry() const;
 
@@ -133,13 +126,12 @@ private:
     void drain();
     void onReplyFinished();
     void onStalled();
-    // Reads the body through the decoder (here, or takes what it made on the pump's thread).
+    // Takes what the decoder made (on the pump's thread, or now from a QNAM reply's bytes).
     bool drainDecoded(bool &gotBytes);
 
     Options m_options;
-    SseParser m_parser;
-    std::unique_ptr<StreamDecoder> m_decoder; // runs here: a reply from QNetworkAccessManager
-    bool m_decoding = false;                  // a decoder reads the body (here or on the pump thread)
+    DecodedStream *m_decoded = nullptr; // the reply's; valid while m_reply is
+    bool m_decoding = false;            // a decoder reads the body
     std::optional<qsizetype> m_maxEventSize;
     std::optional<qint64> m_retryMs; // the decoder's last retry: field
     QPointer<QNetworkReply> m_reply;

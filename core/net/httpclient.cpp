@@ -2,6 +2,8 @@
 #include "httpclient.h"
 
 #include "httpattempt.h"
+#include "netlog.h"
+#include "qnamdecodedstream.h"
 #include "streamreply.h"
 
 #include <QElapsedTimer>
@@ -19,6 +21,8 @@
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
+
+Q_LOGGING_CATEGORY(lcNet, "runwatch.net", QtInfoMsg)
 
 namespace Runwatch {
 
@@ -164,20 +168,25 @@ HttpClient::~HttpClient()
     m_nam = nullptr;
 }
 
+bool isEventStream(const HttpResponse &response)
+{
+    return response.header("content-type").trimmed().toLower().startsWith("text/event-stream");
+}
+
 QCoro::Task<HttpResponse> HttpClient::send(HttpRequest request)
 {
     const QList<QByteArray> secrets = credentialsOf(request.headers);
-    OpenedStream result = co_await perform(std::move(request), false);
+    OpenedStream result = co_await perform(std::move(request), false, {});
     redactCredentials(result.response, secrets);
     co_return std::move(result.response);
 }
 
-QCoro::Task<OpenedStream> HttpClient::openStream(HttpRequest request)
+QCoro::Task<OpenedStream> HttpClient::openStream(HttpRequest request, StreamDecoderFactory makeDecoder)
 {
     if (!findHeader(request.headers, "accept"))
         request.headers.append({QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream")});
     const QList<QByteArray> secrets = credentialsOf(request.headers);
-    OpenedStream result = co_await perform(std::move(request), true);
+    OpenedStream result = co_await perform(std::move(request), true, std::move(makeDecoder));
     redactCredentials(result.response, secrets);
     co_return result;
 }
@@ -219,41 +228,49 @@ bool useStreamPump()
         = qEnvironmentVariable("RUNWATCH_STREAM_TRANSPORT").compare(u"qnam"_s, Qt::CaseInsensitive) != 0;
     return use;
 }
+
+// An opened stream's body goes through its decoder from here on, on the thread that reads it.
+void decodeBody(OpenedStream &opened, detail::StreamReply *pumped, std::unique_ptr<StreamDecoder> decoder)
+{
+    if (!decoder || !opened.reply)
+        return;
+    if (pumped) {
+        pumped->attachDecoder(std::move(decoder));
+        opened.decoded = pumped;
+    } else {
+        opened.decoded = new detail::QnamDecodedStream(opened.reply, std::move(decoder));
+    }
+}
+
+// For the log: where a request goes, without what may be a secret (user info, query).
+QString logged(const QUrl &url)
+{
+    return url.toDisplayString(QUrl::RemoveUserInfo | QUrl::RemoveQuery | QUrl::RemoveFragment);
+}
 } // namespace
-
-bool HttpClient::deliversInFrames(const QNetworkReply *reply)
-{
-    return dynamic_cast<const detail::StreamReply *>(reply) != nullptr;
-}
-
-bool HttpClient::attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder,
-                               StreamDecodedReader *reader)
-{
-    auto *streamReply = dynamic_cast<detail::StreamReply *>(reply);
-    if (!streamReply || !decoder)
-        return false;
-    streamReply->attachDecoder(std::move(decoder), reader);
-    return true;
-}
-
-std::unique_ptr<StreamDecoded> HttpClient::takeDecoded(QNetworkReply *reply)
-{
-    auto *streamReply = dynamic_cast<detail::StreamReply *>(reply);
-    return streamReply ? streamReply->takeDecoded() : nullptr;
-}
 
 void HttpClient::setProxy(const QNetworkProxy &proxy)
 {
     m_nam->setProxy(proxy);
 }
 
-QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &policy, bool stream)
+QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &policy, bool stream,
+                                 QPointer<detail::StreamReply> &pumped)
 {
+    pumped = nullptr;
     if (stream && useStreamPump() && m_caCertificates.isEmpty()
         && detail::StreamReply::usable(request.url, m_nam)) {
         // Event streams are read on the pump's thread and handed over once per frame (see
         // StreamPump). A child of the manager like QNAM's own replies, so it dies with it.
-        return new detail::StreamReply(request, policy.inactivityTimeout.count(), m_nam);
+        qCDebug(lcNet) << "stream" << request.method << logged(request.url) << "through the stream pump";
+        auto *reply = new detail::StreamReply(request, policy.inactivityTimeout.count(), m_nam);
+        pumped = reply;
+        return reply;
+    }
+    if (stream) {
+        qCDebug(lcNet) << "stream" << request.method << logged(request.url)
+                       << "through QNetworkAccessManager (proxy, CA bundle, credentials in the URL or"
+                       << "RUNWATCH_STREAM_TRANSPORT=qnam)";
     }
     QNetworkRequest req(request.url);
     for (const auto &h : request.headers)
@@ -287,7 +304,8 @@ QNetworkReply *HttpClient::issue(const HttpRequest &request, const RetryPolicy &
     return m_nam->sendCustomRequest(req, request.method, request.body);
 }
 
-QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
+QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream,
+                                              StreamDecoderFactory makeDecoder)
 {
     const LiveRequest live(m_requests);
     QPointer<HttpClient> self(this);
@@ -312,13 +330,14 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
         HttpRequest current = request;
         detail::HttpAttempt::Result r;
         QPointer<QNetworkReply> reply;
+        QPointer<detail::StreamReply> pumped; // the same reply, when the stream pump reads it
         for (int redirects = 0;; ++redirects) {
             if (m_abortGeneration != generation) {
                 r = {};
                 r.response.error = RunError::cancelled();
                 break;
             }
-            reply = issue(current, policy, stream);
+            reply = issue(current, policy, stream, pumped);
             auto watcher = std::make_unique<detail::HttpAttempt>(this, reply, stream, policy);
             co_await watcher->done();
             if (!self) {
@@ -334,6 +353,8 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
                 break;
             if (!sameOrigin(current.url, r.redirectTo)) {
                 // Never even connect there: the request carries our credentials.
+                qCDebug(lcNet) << "redirect from" << logged(current.url) << "to" << logged(r.redirectTo)
+                               << "refused: another origin";
                 const int status = r.response.status;
                 r.response.error
                     = RunError::protocol(u"cross_origin_redirect"_s, u"redirect to another host refused: "_s
@@ -364,8 +385,12 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
         r.response.attempts = attempt + 1;
         if (r.response.ok()) {
             out.response = std::move(r.response);
-            if (r.streamReady)
+            if (r.streamReady) {
                 out.reply = reply;
+                out.inFrames = pumped != nullptr;
+                if (makeDecoder && isEventStream(out.response))
+                    decodeBody(out, pumped, makeDecoder());
+            }
             co_return out;
         }
 
@@ -395,6 +420,10 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream)
         }
 
         const std::chrono::milliseconds delay = retryDelay(policy, attempt, serverDelay);
+        // Not the error's message: a server may quote the request's key back in it, and the log
+        // comes before the redaction.
+        qCDebug(lcNet) << request.method << logged(request.url) << "failed, HTTP status" << r.response.status
+                       << "- retry" << attempt + 1 << "in" << delay.count() << "ms";
         if (m_sleepObserver)
             m_sleepObserver(delay);
         // The server asked for "not sooner": top up should the timer fire a little early. No

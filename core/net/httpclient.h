@@ -26,6 +26,7 @@ namespace Runwatch {
 namespace detail {
 class HttpAttempt;
 class RetrySleep;
+class StreamReply;
 struct ClientRequests;
 } // namespace detail
 
@@ -43,7 +44,19 @@ struct OpenedStream
 {
     HttpResponse response;         // status/headers; body empty; error on failure
     QPointer<QNetworkReply> reply; // null on failure
+    // What the decoder given to openStream() makes of the body: take the results here instead of
+    // reading bytes from the reply. Null without a decoder, or when the body is not an event
+    // stream (its bytes are then read from the reply as usual). Owned by the reply: valid while
+    // `reply` is.
+    DecodedStream *decoded = nullptr;
+    // The stream pump reads the reply: what arrives is handed over at most once per frame (one
+    // readyRead, or one call of the decoded stream's reader) rather than one readyRead per
+    // received chunk (QNAM).
+    bool inFrames = false;
 };
+
+// Whether a response's body is an event stream (Content-Type text/event-stream).
+bool isEventStream(const HttpResponse &response);
 
 // One QNetworkAccessManager per client, shared by every request of a connection.
 // Redirects: followed only within the same origin (scheme, host, port), at most 5 per attempt;
@@ -81,7 +94,10 @@ public:
     // For SSE: retries until a 2xx response's headers arrive, then hands over the live reply
     // (see OpenedStream for ownership). Sets `Accept: text/event-stream` unless given.
     // A non-2xx reply is read completely (bounded) and returned as an error with its body.
-    QCoro::Task<OpenedStream> openStream(HttpRequest request);
+    // When the body is an event stream, `makeDecoder` gives the decoder it goes through — on the
+    // thread that reads the socket, the stream pump's or (QNAM) this one's — and the caller takes
+    // the results from OpenedStream::decoded, whichever transport read them.
+    QCoro::Task<OpenedStream> openStream(HttpRequest request, StreamDecoderFactory makeDecoder = {});
 
     // Aborts every request in flight: they complete with ErrorKind::Cancelled and are not
     // retried; one waiting between retries stops waiting. The coroutines awaiting them resume on
@@ -102,18 +118,6 @@ public:
     // nothing waits on it.
     static int liveRequests();
 
-    // Whether a reply from openStream() hands over its data at most once per frame (read on the
-    // stream pump's thread) rather than one readyRead per received chunk (QNAM).
-    static bool deliversInFrames(const QNetworkReply *reply);
-    // For such a reply: its body goes through `decoder` on the stream pump's thread from now on,
-    // and `reader` is told of results for takeDecoded() (by readyRead when it is null) instead
-    // of bytes. Takes `decoder` and returns true; false (decoder left alone) for any other reply,
-    // whose reader decodes itself.
-    static bool attachDecoder(QNetworkReply *reply, std::unique_ptr<StreamDecoder> &decoder,
-                              StreamDecodedReader *reader = nullptr);
-    // What the attached decoder made since the last call; null when nothing (or no decoder).
-    static std::unique_ptr<StreamDecoded> takeDecoded(QNetworkReply *reply);
-
     // Test hook: called with the computed delay just before each sleep between retries.
     using SleepHook = std::function<void(std::chrono::milliseconds)>;
     void setSleepObserver(SleepHook hook) { m_sleepObserver = std::move(hook); }
@@ -123,8 +127,10 @@ private:
     friend class detail::RetrySleep;
 
     void stop();
-    QCoro::Task<OpenedStream> perform(HttpRequest request, bool stream);
-    QNetworkReply *issue(const HttpRequest &request, const RetryPolicy &policy, bool stream);
+    QCoro::Task<OpenedStream> perform(HttpRequest request, bool stream, StreamDecoderFactory makeDecoder);
+    // One attempt's reply; `pumped` is set when the stream pump reads it, cleared otherwise.
+    QNetworkReply *issue(const HttpRequest &request, const RetryPolicy &policy, bool stream,
+                         QPointer<detail::StreamReply> &pumped);
 
     QNetworkAccessManager *m_nam = nullptr;
     RetryPolicy m_policy;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streamconnection.h"
 
+#include "netlog.h"
+
 #include <QNetworkProxy>
 #include <QSslConfiguration>
 #include <QSslError>
@@ -64,6 +66,7 @@ StreamConnection::~StreamConnection()
 
 void StreamConnection::start()
 {
+    QSslSocket *tls = nullptr; // m_socket, when it speaks TLS
     if (m_target.tls) {
         if (!QSslSocket::supportsSsl()) {
             end(QNetworkReply::SslHandshakeFailedError, u"TLS is not available (no TLS backend)"_s);
@@ -82,7 +85,7 @@ void StreamConnection::start()
                 texts.append(e.errorString());
             m_tlsErrors = texts.join(u"; "_s);
         });
-        m_socket = ssl;
+        m_socket = tls = ssl;
     } else {
         m_socket = new QTcpSocket(this);
         connect(m_socket, &QAbstractSocket::connected, this, &StreamConnection::onConnected);
@@ -95,8 +98,8 @@ void StreamConnection::start()
     connect(m_socket, &QAbstractSocket::disconnected, this, &StreamConnection::onClosed);
     if (m_target.inactivityMs > 0)
         m_inactivity.start(static_cast<int>(std::min<qint64>(m_target.inactivityMs, INT_MAX)));
-    if (auto *ssl = qobject_cast<QSslSocket *>(m_socket))
-        ssl->connectToHostEncrypted(m_target.host, m_target.port);
+    if (tls)
+        tls->connectToHostEncrypted(m_target.host, m_target.port);
     else
         m_socket->connectToHost(m_target.host, m_target.port);
 }
@@ -206,6 +209,8 @@ void StreamConnection::end(QNetworkReply::NetworkError error, const QString &mes
         return;
     m_ended = true;
     m_inactivity.stop();
+    if (error != QNetworkReply::NoError)
+        qCDebug(lcNet) << "stream to" << m_target.host << m_target.port << "ended:" << error << message;
     const bool headersNow = m_parser.headersComplete() && !m_headersPublished;
     m_headersPublished = true;
     m_pump->publish(m_channel, [&](StreamIncoming &in, bool &) {

@@ -3,6 +3,7 @@
 
 #include <QByteArrayView>
 
+#include <functional>
 #include <memory>
 
 namespace Runwatch {
@@ -20,10 +21,11 @@ public:
 // Turns a stream's body into what its reader wants, on the thread that reads the socket, so that
 // the reader's thread gets ready results once per frame instead of bytes to parse.
 //
-// Thread-safe by construction, not by locks: the reader creates it with everything it needs as
-// values and feeds it the bytes it already holds; once handed to the stream pump
-// (HttpClient::attachDecoder) only the pump's thread uses it. The pump serialises decode() and
-// handOver() and destroys it with the stream, never while it is in use.
+// Thread-safe by construction, not by locks: HttpClient::openStream makes it (StreamDecoderFactory)
+// when an event stream's body starts, with everything it needs as values; from then on only the
+// thread that reads the body uses it — the stream pump's, or the reader's own for a
+// QNetworkAccessManager reply. The pump serialises decode() and handOver() and destroys it with
+// the stream, never while it is in use.
 class StreamDecoder
 {
 public:
@@ -36,19 +38,60 @@ public:
     virtual void handOver(std::unique_ptr<StreamDecoded> &out) = 0;
 };
 
-// Told on the reader's thread that a stream's decoder made something (HttpClient::attachDecoder):
+// Makes a stream's decoder; HttpClient::openStream calls it once, when the body of a 2xx event
+// stream starts (not for an error body, nor for one that is not text/event-stream). May return
+// null: the body is then read from the reply as bytes.
+using StreamDecoderFactory = std::function<std::unique_ptr<StreamDecoder>()>;
+
+// The one place a stream's body is decoded, whichever transport read it: `bytes` through
+// `decoder`, and what it made appended to `out`. False once the decoder wants no more.
+inline bool decodeInto(StreamDecoder &decoder, QByteArrayView bytes, std::unique_ptr<StreamDecoded> &out)
+{
+    const bool more = decoder.decode(bytes);
+    decoder.handOver(out);
+    return more;
+}
+
+// Adds `later` after what `pending` holds (the reader has not taken that yet).
+inline void appendDecoded(std::unique_ptr<StreamDecoded> &pending, std::unique_ptr<StreamDecoded> later)
+{
+    if (!later)
+        return;
+    if (pending)
+        pending->append(std::move(*later));
+    else
+        pending = std::move(later);
+}
+
+// Told on the reader's thread that a stream's decoder made something (DecodedStream::setReader):
 // a direct call where QNetworkReply would emit readyRead. With hundreds of live streams a signal
 // per stream per frame, and the reply's private data it touches, cost the GUI thread more than
 // the hand-over itself.
 class StreamDecodedReader
 {
 public:
-    // Results wait in HttpClient::takeDecoded(). Called from the event loop, at most once per
+    // Results wait in DecodedStream::take(). Called from the event loop, at most once per
     // frame. The reader may abort the reply, deleteLater() it, or even delete it from here.
     virtual void decodedReady() = 0;
 
 protected:
     ~StreamDecodedReader() = default;
+};
+
+// An opened event stream's decoded body (OpenedStream::decoded): what the decoder made, taken on
+// the reader's thread whichever transport reads the body. Owned by the stream's reply.
+class DecodedStream
+{
+public:
+    // `reader` is called when take() has something, instead of the reply's readyRead, where the
+    // stream pump decodes (OpenedStream::inFrames); a QNAM reply keeps its readyRead and decodes
+    // in take(). Null: readyRead. The reply's abort() forgets it.
+    virtual void setReader(StreamDecodedReader *reader) = 0;
+    // What the decoder made since the last call; null when nothing.
+    virtual std::unique_ptr<StreamDecoded> take() = 0;
+
+protected:
+    ~DecodedStream() = default;
 };
 
 } // namespace Runwatch

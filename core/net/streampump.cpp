@@ -257,10 +257,9 @@ void StreamPump::attachDecoder(const std::shared_ptr<StreamChannel> &channel,
         StreamIncoming &in = channel->incoming;
         if (!in.data.isEmpty()) {
             // At most a frame's worth, once per stream: decoded here so that it stays in order.
-            decoder->decode(in.data);
+            decodeInto(*decoder, in.data, in.decoded);
             in.decodedBytes += in.data.size();
             in.data.clear();
-            decoder->handOver(in.decoded);
             queueLocked(channel);
         }
         channel->decoder = std::move(decoder);

@@ -109,26 +109,26 @@ public:
             QMutexLocker lock(&m_mutex);
             decoder = channel->decoder.get();
         }
+        std::unique_ptr<StreamDecoded> decoded;
         if (decoder && !body.isEmpty())
-            decoder->decode(body);
+            decodeInto(*decoder, body, decoded);
         {
             QMutexLocker lock(&m_mutex);
             StreamIncoming &in = channel->incoming;
             headers(in);
             if (!body.isEmpty()) {
-                if (decoder) {
-                    in.decodedBytes += body.size();
-                } else if (channel->decoder) {
+                if (!decoder && channel->decoder) {
                     // The owner attached a decoder between our two looks: decode here, under the
                     // mutex, so that these bytes still come after the ones it decoded.
                     decoder = channel->decoder.get();
-                    decoder->decode(body);
+                    decodeInto(*decoder, body, decoded);
+                }
+                if (decoder) {
                     in.decodedBytes += body.size();
+                    appendDecoded(in.decoded, std::move(decoded));
                 } else {
                     in.data.append(body);
                 }
-                if (decoder)
-                    decoder->handOver(in.decoded);
             }
             if (in.data.size() + in.decodedBytes >= MaxUnread)
                 channel->paused = true;

@@ -2,6 +2,7 @@
 #include "streamreply.h"
 
 #include "httpmessage.h"
+#include "netlog.h"
 
 #include <QHostAddress>
 #include <QNetworkAccessManager>
@@ -119,6 +120,9 @@ StreamReply::StreamReply(const HttpRequest &request, qint64 inactivityTimeoutMs,
     target.inactivityMs = inactivityTimeoutMs;
     target.wire = serialize(request, request.method);
     if (target.wire.isEmpty()) {
+        qCWarning(lcNet) << "stream request to" << target.host
+                         << "not sent: a line break in the method, URL or"
+                         << "a header";
         // Reported from the event loop, like every other failure of a reply.
         QMetaObject::invokeMethod(
             this,
@@ -210,30 +214,18 @@ bool StreamReply::survives(CallOut &&callOut)
     return !m_done;
 }
 
-void StreamReply::keepDecoded(std::unique_ptr<StreamDecoded> decoded)
-{
-    if (!decoded)
-        return;
-    if (m_decoded)
-        m_decoded->append(std::move(*decoded));
-    else
-        m_decoded = std::move(decoded);
-}
-
-void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder, StreamDecodedReader *reader)
+void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder)
 {
     if (!decoder)
         return;
-    m_reader = reader;
     // What this reply holds comes before what the connection holds: decode it first, here (the
     // decoder is not shared yet).
     if (m_buffer.size() > m_read) {
-        decoder->decode(QByteArrayView(m_buffer).sliced(m_read));
+        std::unique_ptr<StreamDecoded> out;
+        decodeInto(*decoder, QByteArrayView(m_buffer).sliced(m_read), out);
         m_buffer.clear();
         m_read = 0;
-        std::unique_ptr<StreamDecoded> out;
-        decoder->handOver(out);
-        keepDecoded(std::move(out));
+        appendDecoded(m_decoded, std::move(out));
     }
     m_wantMore = false;
     if (m_channel)
@@ -265,7 +257,7 @@ void StreamReply::absorb()
         if (!survives([this] { Q_EMIT metaDataChanged(); }))
             return;
     }
-    keepDecoded(std::move(in.decoded));
+    appendDecoded(m_decoded, std::move(in.decoded));
     if (!in.data.isEmpty()) {
         if (m_read > 0) {
             m_buffer.remove(0, m_read);

@@ -19,8 +19,11 @@ namespace Runwatch::detail {
 // HttpClient's attempt logic and the SSE streams read it unchanged; the difference is that its
 // signals come at most once per frame with everything that arrived meanwhile.
 //
+// With a decoder attached (HttpClient::openStream) the body is decoded on the pump's thread and
+// the reply is also the stream's DecodedStream.
+//
 // Lives on the thread that created it; abort() and deletion stop the connection.
-class StreamReply final : public QNetworkReply
+class StreamReply final : public QNetworkReply, public DecodedStream
 {
 public:
     // Whether the request can go this way: http/https, and no proxy configured for the URL on
@@ -39,13 +42,13 @@ public:
     void absorb();
 
     // The body goes through `decoder` on the pump's thread from now on (StreamPump::attachDecoder);
-    // the bytes this reply holds unread are decoded here first. New results for takeDecoded()
-    // are then announced to `reader` (a direct call), or by readyRead when it is null. abort()
-    // forgets the reader.
-    void attachDecoder(std::unique_ptr<StreamDecoder> decoder, StreamDecodedReader *reader);
-    // What the decoder made since the last call; null when nothing.
-    std::unique_ptr<StreamDecoded> takeDecoded() { return std::move(m_decoded); }
-    bool hasDecoded() const { return m_decoded != nullptr; }
+    // the bytes this reply holds unread are decoded here first. New results for take() are
+    // announced to the reader (setReader), or by readyRead while there is none.
+    void attachDecoder(std::unique_ptr<StreamDecoder> decoder);
+
+    // DecodedStream
+    void setReader(StreamDecodedReader *reader) override { m_reader = reader; }
+    std::unique_ptr<StreamDecoded> take() override { return std::move(m_decoded); }
 
 protected:
     qint64 readData(char *data, qint64 maxSize) override;
@@ -57,7 +60,6 @@ private:
     // when it did either.
     template<typename CallOut>
     bool survives(CallOut &&callOut);
-    void keepDecoded(std::unique_ptr<StreamDecoded> decoded);
 
     // Set while survives() calls out: the destructor marks it. Cheaper than a QPointer per stream
     // per frame, which touches the reply's private data (a cold cache line each).

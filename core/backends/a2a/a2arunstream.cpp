@@ -123,7 +123,7 @@ QCoro::Task<> A2aRunStream::openStream(AgentInterface iface, Operation operation
     // A second SendStreamingMessage would start a second task; subscribing twice is harmless.
     request.idempotent = operation != Operation::SendStreamingMessage;
     HttpClient *http = m_backend->httpClient();
-    OpenedStream opened = co_await http->openStream(std::move(request));
+    OpenedStream opened = co_await http->openStream(std::move(request), decoderFactory());
     if (!self || isAborted()) {
         discardReply(opened.reply);
         co_return;
@@ -159,7 +159,7 @@ QCoro::Task<> A2aRunStream::openStream(AgentInterface iface, Operation operation
     }
     // The JS SDK answers SubscribeToTask on a terminal task with plain JSON, not SSE (§6).
     m_plainJson = !isEventStream(opened.response);
-    startReading(opened.reply);
+    startReading(opened);
 }
 
 QCoro::Task<> A2aRunStream::settleFromGetTask(StreamEnd::Reason otherwise, RunError why)
@@ -309,8 +309,7 @@ std::unique_ptr<SseDecoder> A2aRunStream::decoderFor(A2aMapper tracker, Binding 
 
 std::unique_ptr<SseDecoder> A2aRunStream::makeDecoder()
 {
-    if (m_plainJson)
-        return nullptr; // one JSON reply, read whole by consumeBytes() and bodyEnded()
+    // Only for an event stream: a plain-JSON reply is read whole by consumeBytes() and bodyEnded().
     return decoderFor(m_tracker, m_iface.binding, m_mode);
 }
 

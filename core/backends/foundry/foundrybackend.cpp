@@ -159,7 +159,7 @@ QCoro::Task<HttpResponse> FoundryBackend::send(HttpRequest request)
     }
 }
 
-QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request)
+QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request, StreamDecoderFactory makeDecoder)
 {
     QPointer<FoundryBackend> self = this;
     for (int attempt = 0;; ++attempt) {
@@ -171,7 +171,7 @@ QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request)
                 = self ? authError : RunError::cancelled(Text::tr("The connection was closed."));
             co_return failed;
         }
-        OpenedStream opened = co_await m_http->openStream(std::move(r));
+        OpenedStream opened = co_await m_http->openStream(std::move(r), makeDecoder);
         if (!self) {
             if (opened.reply)
                 opened.reply->deleteLater();

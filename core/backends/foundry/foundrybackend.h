@@ -81,7 +81,7 @@ public:
     // send()/openStream() with the Bearer token; after a 401 the token is renewed (token
     // command) and the request sent once more.
     QCoro::Task<HttpResponse> send(HttpRequest request);
-    QCoro::Task<OpenedStream> openStream(HttpRequest request);
+    QCoro::Task<OpenedStream> openStream(HttpRequest request, StreamDecoderFactory makeDecoder);
 
     const Connection &connection() const { return m_connection; }
     FoundryTokenSource *tokenSource() const { return m_tokens; }

@@ -111,7 +111,7 @@ QCoro::Task<> FoundryRunStream::run(HttpRequest request, RunError refused)
         co_return;
     }
 
-    OpenedStream opened = co_await m_backend->openStream(std::move(request));
+    OpenedStream opened = co_await m_backend->openStream(std::move(request), decoderFactory());
     if (!self || isAborted()) {
         discardReply(opened.reply);
         co_return;
@@ -131,7 +131,7 @@ QCoro::Task<> FoundryRunStream::run(HttpRequest request, RunError refused)
                  std::nullopt});
         co_return;
     }
-    startReading(opened.reply);
+    startReading(opened);
 }
 
 std::unique_ptr<SseDecoder> FoundryRunStream::makeDecoder()

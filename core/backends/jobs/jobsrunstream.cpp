@@ -204,7 +204,7 @@ QCoro::Task<> JobsRunStream::runEvents(QUrl url, QString lastEventId)
     request.headers.emplaceBack("Cache-Control", "no-cache");
     if (!lastEventId.isEmpty())
         request.headers.emplaceBack("Last-Event-ID", lastEventId.toUtf8());
-    OpenedStream opened = co_await m_backend->httpClient()->openStream(std::move(request));
+    OpenedStream opened = co_await m_backend->httpClient()->openStream(std::move(request), decoderFactory());
     if (!self || isAborted()) {
         discardReply(opened.reply);
         co_return;
@@ -227,12 +227,13 @@ QCoro::Task<> JobsRunStream::runEvents(QUrl url, QString lastEventId)
         endWith({StreamEnd::Reason::ResumeRefused, e, std::nullopt});
         co_return;
     }
-    m_mapper.startConnection();
-    startReading(opened.reply);
+    startReading(opened);
 }
 
 std::unique_ptr<SseDecoder> JobsRunStream::makeDecoder()
 {
+    // Called when a connection's event stream starts: the ids it will send are new.
+    m_mapper.startConnection();
     class Decoder final : public SseDecoder
     {
     public:

@@ -77,7 +77,7 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
         co_return;
     }
 
-    OpenedStream opened = co_await m_http->openStream(std::move(request));
+    OpenedStream opened = co_await m_http->openStream(std::move(request), decoderFactory());
     if (!self || isAborted()) {
         discardReply(opened.reply);
         co_return;
@@ -100,7 +100,7 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
         endWith({StreamEnd::Reason::Error, e, std::nullopt});
         co_return;
     }
-    startReading(opened.reply);
+    startReading(opened);
 }
 
 std::unique_ptr<SseDecoder> OpenAiRunStream::decoderFor(OpenAiMapper mapper)

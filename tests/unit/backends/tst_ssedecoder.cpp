@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A stream's SSE decoder (core/backends/ssedecoder.*, the OpenAI and A2A connectors') and its
-// hand-over to the stream pump's thread: the same RunEvents whatever the byte boundaries and whenever the
-// decoder is handed over, and a stream destroyed while the pump is decoding for it is safe (run
+// A stream's SSE decoder (core/backends/ssedecoder.*, the OpenAI and A2A connectors') and the one
+// route a body takes through it (HttpClient::openStream's decoder): the same RunEvents whatever the
+// byte boundaries, whenever the decoder is handed over and whichever transport reads the body (the
+// stream pump or QNAM), and a stream destroyed while the pump is decoding for it is safe (run
 // under ASan in CI).
 
 #include "awaitwithin.h"
@@ -9,10 +10,14 @@
 #include "backends/openai/openairunstream.h"
 #include "backends/ssedecoder.h"
 #include "net/httpclient.h"
+#include "net/streamreply.h"
 #include "testdata.h"
 
+#include <QEventLoop>
+#include <QJsonDocument>
 #include <QNetworkReply>
 #include <QPointer>
+#include <QScopeGuard>
 #include <QSslCertificate>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -165,12 +170,54 @@ void dribble(QTcpSocket *socket, const QByteArray &body, qsizetype piece, bool l
     timer->start(0);
 }
 
-QCoro::Task<OpenedStream> open(HttpClient *http, QUrl url)
+QCoro::Task<OpenedStream> open(HttpClient *http, QUrl url, StreamDecoderFactory makeDecoder = {})
 {
     HttpRequest request;
     request.url = std::move(url);
-    co_return co_await http->openStream(std::move(request));
+    co_return co_await http->openStream(std::move(request), std::move(makeDecoder));
 }
+
+// Every field of an event but the structured ones (Read keeps those apart), for comparing two
+// routes' events exactly.
+QString everything(const RunEvent &e)
+{
+    return describe(e)
+           + u"|%1|%2|%3|%4|%5|%6|%7"_s.arg(e.eventId, QString::number(int(e.kind)), e.title, e.model)
+                 .arg(int(e.streamable))
+                 .arg(int(e.continuation))
+                 .arg(QString::fromUtf8(QJsonDocument(e.tokenExtra).toJson(QJsonDocument::Compact)));
+}
+
+// Reads an opened stream's decoded results until the reply finishes: what the reader of either
+// transport gets.
+struct Read
+{
+    QStringList events;
+    QList<std::optional<InputRequest>> inputs;
+    QList<std::optional<TokenUsage>> usages;
+    QList<RunError> errors;
+    std::optional<StreamEnd::Reason> end;
+    bool settle = false;
+    std::any readerState;
+
+    void add(std::unique_ptr<StreamDecoded> decoded)
+    {
+        if (!decoded)
+            return;
+        auto &batch = static_cast<SseBatch &>(*decoded);
+        for (const RunEvent &e : std::as_const(batch.events)) {
+            events << everything(e);
+            inputs << e.input;
+            usages << e.usage;
+            errors << e.error;
+        }
+        if (batch.end && !end)
+            end = batch.end->reason;
+        settle = settle || batch.settle;
+        if (batch.readerState.has_value())
+            readerState = batch.readerState;
+    }
+};
 
 } // namespace
 
@@ -276,8 +323,9 @@ private Q_SLOTS:
         QCOMPARE(start.end, std::optional(StreamEnd::Reason::Error));
     }
 
-    // Through the real stream pump: the decoder handed over right after the headers, or after
-    // bytes have piled up in the reply and its channel, yields the same events as in memory.
+    // Through the real stream pump: the decoder given to openStream (attached when the headers are
+    // in), or attached to a reply after bytes have piled up in it and its channel, yields the same
+    // events as in memory.
     void pumpHandOver_data()
     {
         QTest::addColumn<qsizetype>("piece");
@@ -306,20 +354,29 @@ private Q_SLOTS:
         });
         HttpClient http;
         http.setAllowInsecureHttp(true);
-        const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url()));
-        QVERIFY(opened && opened->reply);
-        QNetworkReply *reply = opened->reply;
-        QVERIFY(HttpClient::deliversInFrames(reply));
-        if (attachLate)
-            QTRY_VERIFY_WITH_TIMEOUT(reply->bytesAvailable() > half / 2, 10000);
+        QNetworkReply *reply = nullptr;
+        DecodedStream *decoded = nullptr;
+        if (attachLate) {
+            // The pump's reply itself, as HttpClient makes it, with no decoder yet.
+            HttpRequest request;
+            request.url = server.url();
+            auto *pumped = new detail::StreamReply(request, 0, &http);
+            QTRY_VERIFY_WITH_TIMEOUT(pumped->bytesAvailable() > half / 2, 10000);
+            pumped->attachDecoder(openAiDecoder());
+            reply = pumped;
+            decoded = pumped;
+        } else {
+            const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url(), openAiDecoder));
+            QVERIFY(opened && opened->reply);
+            QVERIFY(opened->inFrames);
+            QVERIFY(opened->decoded);
+            reply = opened->reply;
+            decoded = opened->decoded;
+        }
 
         Collected got;
-        QObject::connect(reply, &QNetworkReply::readyRead, reply,
-                         [&] { got.add(HttpClient::takeDecoded(reply)); });
-        std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
-        QVERIFY(HttpClient::attachDecoder(reply, decoder));
-        QVERIFY(!decoder);
-        got.add(HttpClient::takeDecoded(reply)); // what the reply held, decoded at once
+        QObject::connect(reply, &QNetworkReply::readyRead, reply, [&] { got.add(decoded->take()); });
+        got.add(decoded->take()); // what the reply held, decoded at once
         if (attachLate) {
             QVERIFY(peer);
             QTRY_VERIFY_WITH_TIMEOUT(!peer->findChild<QTimer *>() || !peer->findChild<QTimer *>()->isActive(),
@@ -327,7 +384,7 @@ private Q_SLOTS:
             dribble(peer, sse.mid(half), piece);
         }
         QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), 20000);
-        got.add(HttpClient::takeDecoded(reply));
+        got.add(decoded->take());
         QCOMPARE(reply->error(), QNetworkReply::NoError);
         QCOMPARE(reply->bytesAvailable(), 0);
         QCOMPARE(got.events, expected.events);
@@ -335,25 +392,152 @@ private Q_SLOTS:
         reply->deleteLater();
     }
 
-    // A QNetworkAccessManager reply (here: a client with a CA bundle of its own) keeps its
-    // decoder: the reader decodes on its own thread.
-    void qnamReplyKeepsDecoder()
+    // A QNetworkAccessManager reply (here: a client with a CA bundle of its own) is not read in
+    // frames, and decodes through the decoder given to openStream all the same; a body that is
+    // not an event stream gets no decoder from either transport.
+    void qnamReplyDecodes()
     {
         const QByteArray sse = RunwatchTest::readData(u"openai/stream-basic.sse"_s);
+        const Collected expected = decodePieces(sse, {});
         SseServer server([&](QTcpSocket *socket) { dribble(socket, sse, 97); });
         HttpClient http;
         http.setAllowInsecureHttp(true);
         http.setCaCertificates(QSslCertificate::fromData(RunwatchTest::readData(u"tls/cert.pem"_s)));
         QVERIFY(!http.caCertificates().isEmpty());
-        const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url()));
+        const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url(), openAiDecoder));
         QVERIFY(opened && opened->reply);
-        QVERIFY(!HttpClient::deliversInFrames(opened->reply));
-        std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
-        QVERIFY(!HttpClient::attachDecoder(opened->reply, decoder));
-        QVERIFY(decoder);
-        QVERIFY(!HttpClient::takeDecoded(opened->reply));
-        opened->reply->abort();
+        QVERIFY(!opened->inFrames);
+        QVERIFY(opened->decoded);
+        Collected got;
+        QObject::connect(opened->reply, &QNetworkReply::readyRead, opened->reply,
+                         [&] { got.add(opened->decoded->take()); });
+        got.add(opened->decoded->take());
+        QTRY_VERIFY_WITH_TIMEOUT(opened->reply->isFinished(), 20000);
+        got.add(opened->decoded->take());
+        QCOMPARE(got.events, expected.events);
+        QCOMPARE(got.end, expected.end);
         opened->reply->deleteLater();
+
+        // The decoder is made for an event stream only.
+        QTcpServer plain;
+        QObject::connect(&plain, &QTcpServer::pendingConnectionAvailable, &plain, [&plain] {
+            while (QTcpSocket *socket = plain.nextPendingConnection()) {
+                QObject::connect(socket, &QIODevice::readyRead, socket, [socket] {
+                    if (!socket->readAll().contains("\r\n\r\n") || socket->property("answered").toBool())
+                        return;
+                    socket->setProperty("answered", true);
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                  "Content-Length: 11\r\n\r\n{\"ok\":true}");
+                });
+            }
+        });
+        QVERIFY(plain.listen(QHostAddress::LocalHost, 0));
+        const QUrl plainUrl(u"http://127.0.0.1:%1/task"_s.arg(plain.serverPort()));
+        int made = 0;
+        const StreamDecoderFactory counting = [&made]() -> std::unique_ptr<StreamDecoder> {
+            ++made;
+            return openAiDecoder();
+        };
+        HttpClient pumped;
+        pumped.setAllowInsecureHttp(true);
+        for (HttpClient *client : {&pumped, &http}) {
+            const std::optional<OpenedStream> json = awaitWithin(open(client, plainUrl, counting));
+            QVERIFY(json && json->reply);
+            QCOMPARE(json->inFrames, client == &pumped);
+            QVERIFY(!json->decoded);
+            QTRY_VERIFY_WITH_TIMEOUT(json->reply->isFinished(), 10000);
+            QCOMPARE(json->reply->readAll(), QByteArray("{\"ok\":true}"));
+            json->reply->deleteLater();
+        }
+        QCOMPARE(made, 0);
+    }
+
+    // One route for a byte: the same transcript through the same decoder gives exactly the same
+    // events, end and reader state whether the stream pump reads it (on its thread, handed over
+    // in frames) or QNAM does (behind a proxy or with a CA bundle: decoded on the reader's thread).
+    void transportsDecodeAlike_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<qsizetype>("piece");
+        for (const QString &file :
+             {u"openai/stream-basic.sse"_s, u"openai/reasoning-tools.sse"_s,
+              u"openai/stream-failed-tail.sse"_s, u"openai/malformed.sse"_s, u"a2a/jsonrpc-1.0-stream.sse"_s,
+              u"a2a/jsonrpc-1.0-input-required.sse"_s, u"a2a/rest-1.0-stream.sse"_s}) {
+            for (const qsizetype piece : {qsizetype(1), qsizetype(61), qsizetype(1 << 20)})
+                QTest::addRow("%s, %lld-byte chunks", qPrintable(file), qlonglong(piece)) << file << piece;
+        }
+    }
+    void transportsDecodeAlike()
+    {
+        QFETCH(QString, file);
+        QFETCH(qsizetype, piece);
+        QByteArray sse = RunwatchTest::readData(file);
+        QVERIFY(!sse.isEmpty());
+        sse.replace("[\xE2\x80\xA6]", "[]"); // as splitAtEveryByte
+        SseServer server([&](QTcpSocket *socket) { dribble(socket, sse, piece); });
+
+        const auto readThrough = [&](HttpClient &http, bool framed) {
+            Read got;
+            const std::optional<OpenedStream> opened
+                = awaitWithin(open(&http, server.url(), decoderFor(file)));
+            if (!opened || !opened->reply || !opened->decoded || opened->inFrames != framed) {
+                qWarning("the stream did not open with a decoder on the expected transport");
+                return std::optional<Read>();
+            }
+            QNetworkReply *reply = opened->reply;
+            DecodedStream *decoded = opened->decoded;
+            const QMetaObject::Connection reading = QObject::connect(reply, &QNetworkReply::readyRead, reply,
+                                                                     [&] { got.add(decoded->take()); });
+            const auto done = qScopeGuard([reply, reading] {
+                QObject::disconnect(reading);
+                reply->abort();
+                reply->deleteLater();
+            });
+            got.add(decoded->take());
+            // An event loop, not qWaitFor: that sleeps 10 ms between turns, and 1-byte chunks
+            // written one per turn would take minutes.
+            QEventLoop loop;
+            QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+            QTimer::singleShot(30000, &loop, &QEventLoop::quit);
+            if (!reply->isFinished())
+                loop.exec();
+            if (!reply->isFinished()) {
+                qWarning("the stream did not finish within 30 s");
+                return std::optional<Read>();
+            }
+            got.add(decoded->take());
+            return std::optional(got);
+        };
+        HttpClient pumpClient;
+        pumpClient.setAllowInsecureHttp(true);
+        HttpClient qnamClient;
+        qnamClient.setAllowInsecureHttp(true);
+        qnamClient.setCaCertificates(QSslCertificate::fromData(RunwatchTest::readData(u"tls/cert.pem"_s)));
+
+        const std::optional<Read> pump = readThrough(pumpClient, true);
+        const std::optional<Read> qnam = readThrough(qnamClient, false);
+        QVERIFY(pump);
+        QVERIFY(qnam);
+        QVERIFY(!pump->events.isEmpty());
+        QCOMPARE(qnam->events, pump->events);
+        QVERIFY(qnam->inputs == pump->inputs);
+        QVERIFY(qnam->usages == pump->usages);
+        QVERIFY(qnam->errors == pump->errors);
+        QCOMPARE(qnam->end, pump->end);
+        QCOMPARE(qnam->settle, pump->settle);
+        // And both are what the decoder makes of the whole transcript in memory.
+        const Collected memory = decodePieces(sse, {}, decoderFor(file));
+        QCOMPARE(pump->events.size(), memory.events.size());
+        QCOMPARE(pump->end, memory.end);
+        if (file.startsWith(u"a2a/"_s)) {
+            const auto *a = std::any_cast<A2aRunStream::TrackerState>(&pump->readerState);
+            const auto *b = std::any_cast<A2aRunStream::TrackerState>(&qnam->readerState);
+            QVERIFY(a && b);
+            QCOMPARE(b->taskId, a->taskId);
+            QCOMPARE(b->contextId, a->contextId);
+            QCOMPARE(b->endState, a->endState);
+            QCOMPARE(b->messageReply, a->messageReply);
+        }
     }
 
     // The reader goes away while the pump thread decodes a busy stream for it: the decoder dies
@@ -383,16 +567,17 @@ private Q_SLOTS:
         HttpClient http;
         http.setAllowInsecureHttp(true);
         for (int round = 0; round < 10; ++round) {
-            const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url()));
-            QVERIFY(opened && opened->reply);
+            const std::optional<OpenedStream> opened = awaitWithin(open(&http, server.url(), openAiDecoder));
+            QVERIFY(opened && opened->reply && opened->decoded);
             QNetworkReply *reply = opened->reply;
+            DecodedStream *decodedStream = opened->decoded;
             int seen = 0;
-            QObject::connect(reply, &QNetworkReply::readyRead, reply, [&] {
-                if (auto decoded = HttpClient::takeDecoded(reply))
+            const auto take = [&seen, decodedStream] {
+                if (auto decoded = decodedStream->take())
                     seen += int(static_cast<SseBatch &>(*decoded).events.size());
-            });
-            std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
-            QVERIFY(HttpClient::attachDecoder(reply, decoder));
+            };
+            QObject::connect(reply, &QNetworkReply::readyRead, reply, take);
+            take();
             QTRY_VERIFY_WITH_TIMEOUT(seen > 100 * (round % 3), 10000);
             if (round % 2)
                 reply->abort();
@@ -401,14 +586,12 @@ private Q_SLOTS:
         // The pump is still fine: a fresh stream decodes to the end.
         const QByteArray sse = RunwatchTest::readData(u"openai/stream-basic.sse"_s);
         SseServer again([&](QTcpSocket *socket) { dribble(socket, sse, 1 << 20); });
-        const std::optional<OpenedStream> opened = awaitWithin(open(&http, again.url()));
-        QVERIFY(opened && opened->reply);
-        std::unique_ptr<StreamDecoder> decoder = openAiDecoder();
-        QVERIFY(HttpClient::attachDecoder(opened->reply, decoder));
+        const std::optional<OpenedStream> opened = awaitWithin(open(&http, again.url(), openAiDecoder));
+        QVERIFY(opened && opened->reply && opened->decoded);
         Collected got;
-        got.add(HttpClient::takeDecoded(opened->reply));
+        got.add(opened->decoded->take());
         QObject::connect(opened->reply, &QNetworkReply::readyRead, opened->reply,
-                         [&] { got.add(HttpClient::takeDecoded(opened->reply)); });
+                         [&] { got.add(opened->decoded->take()); });
         QTRY_VERIFY_WITH_TIMEOUT(opened->reply->isFinished(), 10000);
         QCOMPARE(got.end, std::optional(StreamEnd::Reason::Terminal));
         delete opened->reply;
