@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QFlags>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -33,6 +34,9 @@ enum class Capability {
     // that same run (A2A: a message with the task's taskId). No service says in advance whether
     // it will take one: the service's refusal comes back as an error on the run, which goes on.
     FollowUpWorking = 0x200,
+    // The run can start from structured input (StartRequest::input): a job's JSON body, Responses
+    // input items, an A2A data part. Without it a front end offers the prompt only.
+    StructuredInput = 0x400,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -144,7 +148,10 @@ struct InputRequest
     QDateTime deadline;               // timers, expiring approvals, tool outputs due before the run expires
     QString callbackUrl;              // webhooks
     QList<ToolCallRequest> toolCalls; // ToolOutput / Approval requests that name their calls
-    QJsonObject raw;                  // what the server sent, for the connector's respond()
+    // A JSON Schema the answer must fit (a typed form: MCP elicitation, a job's form, a graph's
+    // interrupt); empty when the service asks for no typed answer. Answered with Kind::Value.
+    QJsonObject schema;
+    QJsonObject raw; // what the server sent, for the connector's respond()
 
     QJsonObject toJson() const;
     static InputRequest fromJson(const QJsonObject &object);
@@ -161,11 +168,14 @@ struct ToolCallAnswer
 
 struct InputAnswer
 {
-    enum class Kind { Text, Approve, Reject, Choice };
+    // Value: a JSON value for a request with a schema (InputRequest::schema), the typed form's
+    // answer.
+    enum class Kind { Text, Approve, Reject, Choice, Value };
     Kind kind = Kind::Text;
     QString text;
     QString comment;
     QString choice;
+    QJsonValue value;
     // For a request with toolCalls: one answer per call, all sent in one submit (the kind is
     // then ignored). When empty, Text answers a request with exactly one output call, and
     // Approve/Reject apply to every approval call.
@@ -198,6 +208,8 @@ struct Run
     QString model;
     QString title; // prompt summary
     QString prompt;
+    // The structured input the run was started with (StartRequest::input); undefined when none.
+    QJsonValue startInput;
     RunStatus status = RunStatus::Queued;
     QString rawStatus;
     QString primaryText;

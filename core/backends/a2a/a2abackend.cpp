@@ -3,6 +3,7 @@
 
 #include "a2arunstream.h"
 #include "connections/connectionoptions.h"
+#include "json/jsonschema.h"
 
 #include <QJsonArray>
 
@@ -42,6 +43,9 @@ QString answerText(const InputAnswer &answer)
     case InputAnswer::Kind::Choice:
         text = answer.choice;
         break;
+    case InputAnswer::Kind::Value:
+        text = jsonValueText(answer.value);
+        break;
     }
     if (!answer.comment.isEmpty())
         text = text.isEmpty() ? answer.comment : text + u"\n\n"_s + answer.comment;
@@ -76,7 +80,7 @@ Capabilities A2aBackend::capabilities() const
 {
     Capabilities caps = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
                         | Capability::Cancel | Capability::Respond | Capability::List | Capability::FollowUp
-                        | Capability::FollowUpWorking;
+                        | Capability::FollowUpWorking | Capability::StructuredInput;
     if (m_card && !m_card->streaming) {
         caps.setFlag(Capability::Stream, false);
         caps.setFlag(Capability::ResumeStream, false);
