@@ -63,7 +63,7 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     QString prompt, model, agent;
     bool stream = true, follow = false, cancelAtDeadline = false;
     std::optional<qint64> budget;
-    QJsonValue input;
+    QJsonValue input(QJsonValue::Undefined); // none unless --input gives one
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
         if (a == u"--prompt" && i + 1 < args.size())

@@ -23,7 +23,7 @@ struct StartRequest
     QString agent;       // the service's agent to run, where runs belong to one (Foundry assistant_id)
     // Structured input (a tool's arguments, a graph's input) for a connector with
     // Capability::StructuredInput; undefined for none. The prompt still titles the run.
-    QJsonValue input;
+    QJsonValue input{QJsonValue::Undefined};
 };
 
 // How a RunStream ended. The engine decides from this what to do next (reconnect, poll, stop).

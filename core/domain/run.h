@@ -209,7 +209,7 @@ struct Run
     QString title; // prompt summary
     QString prompt;
     // The structured input the run was started with (StartRequest::input); undefined when none.
-    QJsonValue startInput;
+    QJsonValue startInput{QJsonValue::Undefined};
     RunStatus status = RunStatus::Queued;
     QString rawStatus;
     QString primaryText;

@@ -35,7 +35,7 @@ struct SchemaField
     QString description;
     Type type = Type::Text;
     bool required = false;
-    QJsonValue defaultValue; // Undefined when the schema gives none
+    QJsonValue defaultValue{QJsonValue::Undefined}; // none unless the schema gives one
     std::optional<double> minimum;
     std::optional<double> maximum;
     std::optional<qsizetype> maxLength;

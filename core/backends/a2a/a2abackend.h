@@ -147,7 +147,8 @@ public:
     // (`data` not undefined); `idPrefix` marks prompts and answers.
     QJsonObject messageParams(A2a::Version version, const QString &text, const QString &taskId,
                               const QString &contextId, QLatin1StringView idPrefix, bool returnImmediately,
-                              const QString &clientRunId = {}, const QJsonValue &data = {}) const;
+                              const QString &clientRunId = {},
+                              const QJsonValue &data = QJsonValue(QJsonValue::Undefined)) const;
     void rememberTask(const QString &taskId, const QString &contextId);
     void rememberMessageReply(const QString &messageId);
     // Drops SecondarySnapshot events this backend already delivered with the same text: every
