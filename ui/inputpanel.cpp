@@ -4,6 +4,7 @@
 #include "icons.h"
 #include "models/runformat.h"
 #include "toolcallsform.h"
+#include "typedanswerform.h"
 
 #include <QClipboard>
 #include <QDateTime>
@@ -24,7 +25,7 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-enum Page { TextPage, ApprovalPage, OptionsPage, TimerPage, WebhookPage, ToolCallsPage };
+enum Page { TextPage, ApprovalPage, OptionsPage, TimerPage, WebhookPage, ToolCallsPage, ValuePage };
 
 QString reasonHeading(InputReason reason)
 {
@@ -188,6 +189,26 @@ InputPanel::InputPanel(QWidget *parent)
     connect(m_toolCalls, &ToolCallsForm::submitRequested, m_sendAll, &QPushButton::click);
     connect(m_sendAll, &QPushButton::clicked, this, &InputPanel::sendToolAnswers);
 
+    // A typed form (the request's JSON Schema): the fields, then why Send is disabled and Send.
+    auto *valuePage = new QWidget;
+    valuePage->setObjectName(u"valuePage"_s);
+    auto *vl = new QVBoxLayout(valuePage);
+    vl->setContentsMargins(0, 0, 0, 0);
+    m_form = new TypedAnswerForm;
+    vl->addWidget(m_form);
+    auto *sendRow = new QHBoxLayout;
+    m_formProblem = named(new QLabel, u"inputValueProblem"_s, tr("Why the answer cannot be sent"));
+    m_formProblem->setWordWrap(true);
+    m_formProblem->setStyleSheet(u"color: #b3261e;"_s);
+    sendRow->addWidget(m_formProblem, 1);
+    m_sendValue = named(new QPushButton(tr("&Send")), u"inputSendValue"_s, tr("Send the form"));
+    sendRow->addWidget(m_sendValue, 0, Qt::AlignTop);
+    vl->addLayout(sendRow);
+    m_pages->addWidget(valuePage);
+    connect(m_form, &TypedAnswerForm::changed, this, &InputPanel::updateEnabled);
+    connect(m_form, &TypedAnswerForm::submitRequested, m_sendValue, &QPushButton::click);
+    connect(m_sendValue, &QPushButton::clicked, this, &InputPanel::sendValue);
+
     // Outside the stack: a stacked widget does not do height-for-width, so wrapped text in a
     // page would leave the panel too tall or cut it off.
     m_info = new QLabel;
@@ -225,9 +246,13 @@ void InputPanel::showRequest(const QString &runId, const InputRequest &request, 
         m_toolCalls->setCalls(request.toolCalls);
         m_sendAll->setText(request.toolCalls.size() > 1 ? tr("&Send all %1").arg(request.toolCalls.size())
                                                         : tr("&Send"));
+        m_form->setSchema(request.schema);
         if (!request.toolCalls.isEmpty()) {
             // Whatever the reason says (tool output, approval), the calls are what is answered.
             m_pages->setCurrentIndex(ToolCallsPage);
+        } else if (!request.schema.isEmpty() && answerable()) {
+            // A typed form is what the service asked for, whatever the reason says.
+            m_pages->setCurrentIndex(ValuePage);
         } else {
             switch (request.reason) {
             case InputReason::Approval:
@@ -311,6 +336,9 @@ void InputPanel::focusAnswer()
     case ToolCallsPage:
         m_toolCalls->focusFirst();
         break;
+    case ValuePage:
+        m_form->focusFirst();
+        break;
     default:
         m_text->setFocus(Qt::ShortcutFocusReason);
         break;
@@ -330,6 +358,10 @@ void InputPanel::updateEnabled()
     m_copyUrl->setEnabled(!m_request.callbackUrl.isEmpty());
     m_toolCalls->setEditable(on);
     m_sendAll->setEnabled(on && m_toolCalls->isComplete());
+    m_form->setEditable(on);
+    m_sendValue->setEnabled(on && m_form->isValid());
+    m_formProblem->setText(m_form->problem());
+    m_formProblem->setVisible(!m_form->isValid());
 }
 
 void InputPanel::updateCountdown()
@@ -385,6 +417,8 @@ void InputPanel::send(InputAnswer::Kind kind)
             return;
         answer.choice = m_options->currentItem()->text();
         break;
+    case InputAnswer::Kind::Value:
+        return; // sendValue()
     }
     m_note->hide();
     setBusy(true);
@@ -397,6 +431,18 @@ void InputPanel::sendToolAnswers()
         return;
     InputAnswer answer;
     answer.toolAnswers = m_toolCalls->answers();
+    m_note->hide();
+    setBusy(true);
+    Q_EMIT answered(m_runId, answer);
+}
+
+void InputPanel::sendValue()
+{
+    if (!m_canRespond || m_busy || m_runId.isEmpty() || !m_form->isValid())
+        return;
+    InputAnswer answer;
+    answer.kind = InputAnswer::Kind::Value;
+    answer.value = m_form->value();
     m_note->hide();
     setBusy(true);
     Q_EMIT answered(m_runId, answer);

@@ -15,7 +15,8 @@ class QStackedWidget;
 
 namespace Runwatch {
 class ToolCallsForm;
-}
+class TypedAnswerForm;
+} // namespace Runwatch
 
 namespace Runwatch {
 
@@ -24,7 +25,9 @@ namespace Runwatch {
 // call (ToolCallsForm) and every answer in one submit; for a timer a countdown, for a webhook the
 // callback URL and "waiting for the callback" (those two resume by themselves, so nothing is
 // sent). A deadline (a timer's, or the time left before the service expires the run) counts down
-// in the heading row. Emits answered(); the window sends it through the RunManager.
+// in the heading row. A request with a JSON Schema gets a typed form (TypedAnswerForm) whose Send
+// stays disabled, with the reason shown, while the answer does not fit. Emits answered(); the
+// window sends it through the RunManager.
 class InputPanel final : public QFrame
 {
     Q_OBJECT
@@ -51,6 +54,7 @@ protected:
 private:
     void send(InputAnswer::Kind kind);
     void sendToolAnswers();
+    void sendValue();
     // False for timers and webhooks: the run resumes without an answer from the operator.
     bool answerable() const;
     void updateCountdown();
@@ -77,6 +81,9 @@ private:
     QPushButton *m_copyUrl = nullptr;
     ToolCallsForm *m_toolCalls = nullptr;
     QPushButton *m_sendAll = nullptr;
+    TypedAnswerForm *m_form = nullptr;
+    QLabel *m_formProblem = nullptr; // why Send is disabled
+    QPushButton *m_sendValue = nullptr;
     QTimer m_tick;
 };
 

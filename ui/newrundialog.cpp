@@ -3,12 +3,14 @@
 
 #include "backends/runbackend.h"
 #include "engine/runmanager.h"
+#include "json/jsonschema.h"
 
 #include <QCoroTask>
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -61,6 +63,18 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     m_prompt->setMinimumSize(460, 140);
     form->addRow(tr("&Prompt:"), m_prompt);
 
+    // Structured input, offered only where the connector takes it (takesStructuredInput()).
+    m_input = new QPlainTextEdit;
+    m_input->setObjectName(u"newRunInput"_s);
+    m_input->setAccessibleName(tr("Structured input (JSON)"));
+    m_input->setTabChangesFocus(true);
+    m_input->setPlaceholderText(tr("Optional: JSON sent as the run's input, e.g. {\"ticket\": 4711}"));
+    m_input->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_input->setFixedHeight(m_input->fontMetrics().lineSpacing() * 4 + 14);
+    m_inputLabel = new QLabel(tr("&Input (JSON):"));
+    m_inputLabel->setBuddy(m_input);
+    form->addRow(m_inputLabel, m_input);
+
     m_stream = new QCheckBox(tr("&Stream output while the run works"));
     m_stream->setObjectName(u"newRunStream"_s);
     m_stream->setAccessibleName(tr("Stream output"));
@@ -84,6 +98,7 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_connection, &QComboBox::currentIndexChanged, this, &NewRunDialog::onConnectionChanged);
     connect(m_prompt, &QPlainTextEdit::textChanged, this, &NewRunDialog::validate);
+    connect(m_input, &QPlainTextEdit::textChanged, this, &NewRunDialog::validate);
     onConnectionChanged();
     m_prompt->setFocus();
 }
@@ -108,6 +123,8 @@ StartRequest NewRunDialog::request() const
     r.stream = m_stream->isChecked();
     if (m_agent->isVisibleTo(this))
         r.agent = m_agent->currentData().toString();
+    if (m_input->isVisibleTo(this) && !m_input->toPlainText().trimmed().isEmpty())
+        r.input = parseJsonValue(m_input->toPlainText()).value_or(QJsonValue(QJsonValue::Undefined));
     return r;
 }
 
@@ -125,12 +142,20 @@ void NewRunDialog::onConnectionChanged()
     m_stream->setEnabled(canStream);
     if (!canStream)
         m_stream->setChecked(false);
-    if (!conn)
-        m_hint->setText(tr("No connection yet: add one with Connections… first."));
-    else
-        m_hint->setText(tr("%1 · %2").arg(conn->backend, conn->baseUrl.toDisplayString()));
+    const bool structured = takesStructuredInput(backend);
+    m_input->setVisible(structured);
+    m_inputLabel->setVisible(structured);
+    m_hint->setText(connectionHint());
     loadAgents();
     validate();
+}
+
+QString NewRunDialog::connectionHint() const
+{
+    const auto conn = m_manager ? m_manager->connection(connection()) : std::nullopt;
+    if (!conn)
+        return tr("No connection yet: add one with Connections… first.");
+    return tr("%1 · %2").arg(conn->backend, conn->baseUrl.toDisplayString());
 }
 
 void NewRunDialog::loadAgents()
@@ -179,9 +204,16 @@ void NewRunDialog::loadAgents()
 void NewRunDialog::validate()
 {
     const bool needsAgent = m_agent->isVisibleTo(this);
+    // JSON that does not parse is never sent: Start waits, and the hint says what is wrong.
+    QString inputError;
+    const bool inputOk = !m_input->isVisibleTo(this) || m_input->toPlainText().trimmed().isEmpty()
+                         || parseJsonValue(m_input->toPlainText(), &inputError).has_value();
     const bool ok = m_connection->count() > 0 && !m_prompt->toPlainText().trimmed().isEmpty()
-                    && (!needsAgent || !m_agent->currentData().toString().isEmpty());
+                    && (!needsAgent || !m_agent->currentData().toString().isEmpty()) && inputOk;
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(ok);
+    // Foundry's agent hints never meet this: its connector takes no structured input.
+    if (m_input->isVisibleTo(this))
+        m_hint->setText(inputOk ? connectionHint() : tr("Input: %1").arg(inputError));
 }
 
 } // namespace Runwatch

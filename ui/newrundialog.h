@@ -15,7 +15,8 @@ namespace Runwatch {
 
 class RunManager;
 
-// Connection, model, prompt and streaming on/off for a new run; for a connection whose runs belong
+// Connection, model, prompt, structured input (where the connector takes it) and streaming on/off
+// for a new run; for a connection whose runs belong
 // to one of the service's agents (Foundry), the agent, picked from the list the backend reads.
 class NewRunDialog final : public QDialog
 {
@@ -31,6 +32,9 @@ public:
     QComboBox *modelBox() const { return m_model; }
     QPlainTextEdit *promptEdit() const { return m_prompt; }
     QCheckBox *streamBox() const { return m_stream; }
+    // Shown when the connection's connector takes structured input (takesStructuredInput()):
+    // JSON sent as StartRequest::input; Start waits while it does not parse.
+    QPlainTextEdit *inputEdit() const { return m_input; }
     // Shown for Foundry connections only: "name · model" items whose data is the agent's id.
     QComboBox *agentBox() const { return m_agent; }
 
@@ -38,11 +42,14 @@ private:
     void onConnectionChanged();
     void validate();
     void loadAgents();
+    QString connectionHint() const;
 
     RunManager *m_manager;
     QComboBox *m_connection = nullptr;
     QComboBox *m_model = nullptr;
     QPlainTextEdit *m_prompt = nullptr;
+    QLabel *m_inputLabel = nullptr;
+    QPlainTextEdit *m_input = nullptr;
     QCheckBox *m_stream = nullptr;
     QLabel *m_agentLabel = nullptr;
     QComboBox *m_agent = nullptr;

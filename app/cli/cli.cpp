@@ -52,10 +52,12 @@ constexpr auto kUsage = QT_TRANSLATE_NOOP("Runwatch::Cli::CliApp", R"(  --json  
   --version           print the version
 
 Commands:
-  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
-        [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: the agent to run, for services that run agents; --deadline: a time budget
-                      such as 45m or 2h, warned before, cancelled at the end when asked)
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
+        [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: the agent to run, for services that run agents; --deadline: a time
+                      budget such as 45m or 2h, warned before, cancelled at the end when asked;
+                      --input: structured input where the backend takes it: jobs, the job's
+                      input; openai, input items; a2a, a data part. The prompt titles the run)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
                       the next turn after a completed run (openai: previous_response_id;
                       a2a: a new task in its contextId; foundry: a message and a new run on
@@ -81,7 +83,9 @@ Commands:
   agent               what the service says about itself (A2A: the agent card)
   agents              the service's agents (id, name, model), where it runs agents
   respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
-               --output CALL_ID=TEXT ...)
+               --value JSON | --output CALL_ID=TEXT ...)
+                      --value: a typed answer to a form (the run's JSON Schema), checked
+                      before it is sent; a mistake names the field, exit 2.
                       tool calls (openai, foundry): --output once per pending call, all sent
                       in one request; --text when exactly one is pending; --approve/--reject
                       answer every pending MCP approval. OpenAI goes on in the next response

@@ -8,6 +8,7 @@
 #include "engine/retention.h"
 #include "engine/rundeadlines.h"
 #include "engine/runexport.h"
+#include "json/jsonschema.h"
 #include "store/pricebook.h"
 
 #include <QCoreApplication>
@@ -63,11 +64,18 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     QString prompt, model, agent;
     bool stream = true, follow = false, cancelAtDeadline = false;
     std::optional<qint64> budget;
+    QJsonValue input(QJsonValue::Undefined); // none unless --input gives one
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
         if (a == u"--prompt" && i + 1 < args.size())
             prompt = args.at(++i);
-        else if (a == u"--model" && i + 1 < args.size())
+        else if (a == u"--input" && i + 1 < args.size()) {
+            QString why;
+            const std::optional<QJsonValue> parsed = parseJsonValue(args.at(++i), &why);
+            if (!parsed)
+                return usage(CliApp::tr("start: --input: %1").arg(why));
+            input = *parsed;
+        } else if (a == u"--model" && i + 1 < args.size())
             model = args.at(++i);
         else if (a == u"--agent" && i + 1 < args.size())
             agent = args.at(++i);
@@ -91,6 +99,9 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
         return exitCode;
+    if (!input.isUndefined() && !takesStructuredInput(m_manager.backend(conn->name)))
+        return usage(CliApp::tr("start: --input: the %1 backend cannot start a run from structured input")
+                         .arg(conn->backend));
     // Agent runs use the agent's own model unless one is asked for.
     const ConnectorDescriptor *row = connector(conn->backend);
     if (row && row->needsAgent && agent.isEmpty()
@@ -99,6 +110,7 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
             CliApp::tr("start on %1 needs --agent ID (runwatch-cli agents lists them)").arg(conn->backend));
     StartRequest request;
     request.prompt = prompt;
+    request.input = input;
     request.agent = agent;
     request.model = !model.isEmpty()                ? model
                     : !conn->defaultModel.isEmpty() ? conn->defaultModel
@@ -338,6 +350,14 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
             answer.kind = InputAnswer::Kind::Choice;
             answer.choice = args.at(++i);
             haveAnswer = true;
+        } else if (a == u"--value" && i + 1 < args.size()) {
+            QString why;
+            const std::optional<QJsonValue> parsed = parseJsonValue(args.at(++i), &why);
+            if (!parsed)
+                return usage(CliApp::tr("respond: --value: %1").arg(why));
+            answer.kind = InputAnswer::Kind::Value;
+            answer.value = *parsed;
+            haveAnswer = true;
         } else if (a == u"--output" && i + 1 < args.size()) {
             const QString value = args.at(++i);
             const qsizetype eq = value.indexOf(u'=');
@@ -350,7 +370,7 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
         }
     }
     if (!haveAnswer)
-        return usage(CliApp::tr("respond needs --text, --approve, --reject, --choice or --output"));
+        return usage(CliApp::tr("respond needs --text, --approve, --reject, --choice, --value or --output"));
     if (!answer.toolAnswers.isEmpty() && answer.kind != InputAnswer::Kind::Text)
         return usage(CliApp::tr("respond: --output goes alone (one per pending tool call)"));
     const Run *run = loadRunOrReport(o, args.first());
@@ -363,6 +383,17 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
         QString why;
         if (!answersForToolCalls(*run->input, answer, &why))
             return usage(u"respond: "_s + why);
+    }
+    // A typed answer is checked against the form the run asked for before anything is sent; each
+    // problem names its field.
+    if (answer.kind == InputAnswer::Kind::Value && run->input && !run->input->schema.isEmpty()) {
+        if (const QStringList problems = validateJson(run->input->schema, answer.value);
+            !problems.isEmpty()) {
+            writeErr(u"runwatch-cli: "_s
+                     + CliApp::tr("respond: --value does not fit the form the run asks for:\n  %1\n")
+                           .arg(problems.join(u"\n  "_s)));
+            return ExitUsage;
+        }
     }
     const std::optional<ActionResult> outcome
         = awaitAction(id, RunManager::Action::Respond, [&] { m_manager.respondToRun(id, answer); });

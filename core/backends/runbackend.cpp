@@ -69,11 +69,17 @@ QCoro::Task<ConnectionInfo> RunBackend::describe()
     info.protocol = kind();
     const Capabilities caps = capabilities();
     const std::pair<Capability, QString> names[] = {
-        {Capability::Start, u"start"_s},         {Capability::Get, u"get"_s},
-        {Capability::Stream, u"stream"_s},       {Capability::ResumeStream, u"resume stream"_s},
-        {Capability::Cancel, u"cancel"_s},       {Capability::Delete, u"delete on the server"_s},
-        {Capability::Respond, u"respond"_s},     {Capability::List, u"list remote runs"_s},
-        {Capability::FollowUp, u"follow up"_s},  {Capability::FollowUpWorking, u"follow up a working run"_s},
+        {Capability::Start, u"start"_s},
+        {Capability::Get, u"get"_s},
+        {Capability::Stream, u"stream"_s},
+        {Capability::ResumeStream, u"resume stream"_s},
+        {Capability::Cancel, u"cancel"_s},
+        {Capability::Delete, u"delete on the server"_s},
+        {Capability::Respond, u"respond"_s},
+        {Capability::List, u"list remote runs"_s},
+        {Capability::FollowUp, u"follow up"_s},
+        {Capability::FollowUpWorking, u"follow up a working run"_s},
+        {Capability::StructuredInput, u"structured input"_s},
         {Capability::Catalog, u"list agents"_s},
     };
     for (const auto &[flag, name] : names) {

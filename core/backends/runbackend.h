@@ -3,6 +3,7 @@
 
 #include "domain/runevent.h"
 
+#include <QJsonValue>
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
@@ -20,6 +21,9 @@ struct StartRequest
     bool stream = true;
     QString clientRunId; // tags the run on the server where the protocol allows (dedupe)
     QString agent;       // the service's agent to run, where runs belong to one (Foundry assistant_id)
+    // Structured input (a tool's arguments, a graph's input) for a connector with
+    // Capability::StructuredInput; undefined for none. The prompt still titles the run.
+    QJsonValue input{QJsonValue::Undefined};
 };
 
 // How a RunStream ended. The engine decides from this what to do next (reconnect, poll, stop).
@@ -192,6 +196,13 @@ public:
     // The default has nothing to end: a backend whose operations never suspend.
     virtual QCoro::Task<> shutdown();
 };
+
+// Whether runs on `backend` can start from structured input (StartRequest::input): the one
+// question the New Run dialog and the CLI ask before they offer or send it.
+inline bool takesStructuredInput(const RunBackend *backend)
+{
+    return backend && backend->capabilities().testFlag(Capability::StructuredInput);
+}
 
 } // namespace Runwatch
 

@@ -180,6 +180,8 @@ QJsonObject InputRequest::toJson() const
             calls.append(call.toJson());
         o.insert(u"tool_calls"_s, calls);
     }
+    if (!schema.isEmpty())
+        o.insert(u"schema"_s, schema);
     if (!raw.isEmpty())
         o.insert(u"raw"_s, raw);
     return o;
@@ -200,6 +202,7 @@ InputRequest InputRequest::fromJson(const QJsonObject &object)
         if (v.isObject())
             r.toolCalls << ToolCallRequest::fromJson(v.toObject());
     }
+    r.schema = object.value(u"schema"_s).toObject();
     r.raw = object.value(u"raw"_s).toObject();
     return r;
 }

@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QFlags>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -36,6 +37,9 @@ enum class Capability {
     // The service lists what a run can be started on (its agents or assistants):
     // RunBackend::catalog().
     Catalog = 0x800,
+    // The run can start from structured input (StartRequest::input): a job's JSON body, Responses
+    // input items, an A2A data part. Without it a front end offers the prompt only.
+    StructuredInput = 0x400,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -147,7 +151,10 @@ struct InputRequest
     QDateTime deadline;               // timers, expiring approvals, tool outputs due before the run expires
     QString callbackUrl;              // webhooks
     QList<ToolCallRequest> toolCalls; // ToolOutput / Approval requests that name their calls
-    QJsonObject raw;                  // what the server sent, for the connector's respond()
+    // A JSON Schema the answer must fit (a typed form: MCP elicitation, a job's form, a graph's
+    // interrupt); empty when the service asks for no typed answer. Answered with Kind::Value.
+    QJsonObject schema;
+    QJsonObject raw; // what the server sent, for the connector's respond()
 
     QJsonObject toJson() const;
     static InputRequest fromJson(const QJsonObject &object);
@@ -164,11 +171,14 @@ struct ToolCallAnswer
 
 struct InputAnswer
 {
-    enum class Kind { Text, Approve, Reject, Choice };
+    // Value: a JSON value for a request with a schema (InputRequest::schema), the typed form's
+    // answer.
+    enum class Kind { Text, Approve, Reject, Choice, Value };
     Kind kind = Kind::Text;
     QString text;
     QString comment;
     QString choice;
+    QJsonValue value;
     // For a request with toolCalls: one answer per call, all sent in one submit (the kind is
     // then ignored). When empty, Text answers a request with exactly one output call, and
     // Approve/Reject apply to every approval call.
@@ -201,6 +211,8 @@ struct Run
     QString model;
     QString title; // prompt summary
     QString prompt;
+    // The structured input the run was started with (StartRequest::input); undefined when none.
+    QJsonValue startInput{QJsonValue::Undefined};
     RunStatus status = RunStatus::Queued;
     QString rawStatus;
     QString primaryText;

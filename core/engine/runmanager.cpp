@@ -221,6 +221,7 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
     if (!request.model.isEmpty())
         run.model = request.model;
     run.prompt = request.prompt;
+    run.startInput = request.input;
     run.title = Run::summarize(request.prompt);
     run.status = RunStatus::Queued;
     QString id = run.localId;
@@ -231,6 +232,17 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
     if (!backend) {
         const RunError error
             = RunError::client({}, Text::tr("No connection named \"%1\".").arg(connectionName));
+        applyEvents(id,
+                    {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
+        Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
+        return id;
+    }
+    if (!request.input.isUndefined() && !takesStructuredInput(backend)) {
+        // Sending the prompt alone would run something else than was asked for.
+        const RunError error = RunError::client(
+            u"structured_input_unsupported"_s,
+            QCoreApplication::translate("RunManager",
+                                        "This connection cannot start a run from structured input."));
         applyEvents(id,
                     {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
         Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});

@@ -6,6 +6,7 @@
 
 #include "net/httperrors.h"
 #include "store/runstore.h"
+#include "json/jsonschema.h"
 
 #include <QCoreApplication>
 #include <QTimer>
@@ -149,6 +150,15 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
         refuse(id, Action::Respond,
                QCoreApplication::translate("RunManager", "This connection does not accept answers."));
         co_return;
+    }
+    // A typed answer that does not fit the form the run asked for never leaves: the front ends
+    // check it as it is typed, and this is the last gate.
+    if (answer.kind == InputAnswer::Kind::Value && e->run.input && !e->run.input->schema.isEmpty()) {
+        if (const QStringList problems = validateJson(e->run.input->schema, answer.value);
+            !problems.isEmpty()) {
+            refuse(id, Action::Respond, problems.join(u"; "_s));
+            co_return;
+        }
     }
     const ActionResult result = co_await b->respond(e->run.token, std::move(answer));
     if (!self || m_shutDown)

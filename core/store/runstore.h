@@ -37,7 +37,7 @@ public:
     // 1: runs. 2: connections (no secrets) + indexes for listing and retention.
     // 3: output (primary text, secondary items) in its own table, so listings never read it.
     // 4: token usage, follow-up parent, operator deadline; shared settings.
-    static constexpr int SchemaVersion = 4;
+    static constexpr int SchemaVersion = 5;
 
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
@@ -121,6 +121,7 @@ private:
     bool migrateTo2();
     bool migrateTo3();
     bool migrateTo4();
+    bool migrateTo5();
     bool exec(const QString &sql);
     // Hands pending runs to the writer thread, at most kRunsPerBatch per frame (runstore.cpp).
     void submitPending();

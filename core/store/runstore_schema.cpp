@@ -79,6 +79,8 @@ bool RunStore::migrate()
             return migrateTo3();
         case 4:
             return migrateTo4();
+        case 5:
+            return migrateTo5();
         default:
             return false;
         }
@@ -143,6 +145,12 @@ bool RunStore::migrateTo4()
            && exec(u"ALTER TABLE runs ADD COLUMN cancel_at_deadline INTEGER"_s)
            && exec(u"CREATE INDEX IF NOT EXISTS runs_parent ON runs(parent_id)"_s)
            && exec(u"CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)"_s);
+}
+
+// The structured input a run was started with (JSON text; NULL for a run started from a prompt).
+bool RunStore::migrateTo5()
+{
+    return exec(u"ALTER TABLE runs ADD COLUMN start_input TEXT"_s);
 }
 
 } // namespace Runwatch

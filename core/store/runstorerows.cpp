@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/runstorerows.h"
 
+#include "json/jsonschema.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSqlQuery>
@@ -49,7 +51,9 @@ constexpr auto kSelectFull
     = "r.local_id, r.connection, r.backend, r.base_url, r.remote_id, r.status, r.raw_status, "
       "r.title, r.prompt, r.model, r.created_at, r.updated_at, r.finished_at, r.token, "
       "o.primary_text, o.secondary, r.error, r.input, r.capabilities, r.reconciliations, "
-      "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.parent_id, r.deadline_at, r.cancel_at_deadline "
+      "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.parent_id, r.deadline_at, "
+      "r.cancel_at_deadline, "
+      "r.start_input "
       "FROM runs r LEFT JOIN run_output o ON o.local_id = r.local_id";
 constexpr auto kTerminalSql
     = "r.status IN ('completed','failed','cancelled','incomplete','expired','rejected',"
@@ -95,6 +99,10 @@ Run runFromRow(const QSqlQuery &q)
     run.parentId = q.value(23).toString();
     run.deadlineAt = fromIso(q.value(24));
     run.cancelAtDeadline = q.value(25).toInt() != 0;
+    if (!q.value(26).isNull()) {
+        // A damaged value reads as no input rather than failing the row.
+        run.startInput = parseJsonValue(q.value(26).toString()).value_or(QJsonValue(QJsonValue::Undefined));
+    }
     return run;
 }
 

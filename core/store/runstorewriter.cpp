@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/runstorewriter.h"
 
+#include "json/jsonschema.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -27,7 +29,7 @@ constexpr auto kRunColumns
     = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
       "model, created_at, updated_at, finished_at, token, error, input, capabilities, "
       "reconciliations, input_tokens, output_tokens, reasoning_tokens, parent_id, deadline_at, "
-      "cancel_at_deadline";
+      "cancel_at_deadline, start_input";
 
 QVariant tokenValue(qint64 count)
 {
@@ -52,7 +54,7 @@ bool RunWriteStatements::prepare(const QSqlDatabase &db, QString *error)
     m_updateSummary = std::make_unique<QSqlQuery>(db);
     const bool ok
         = m_upsertRun->prepare(
-              u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s
+              u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s
                   .arg(QLatin1StringView(kRunColumns)))
           && m_upsertOutput->prepare(
               u"INSERT OR REPLACE INTO run_output (local_id, primary_text, secondary) VALUES (?,?,?)"_s)
@@ -114,6 +116,8 @@ bool RunWriteStatements::write(QSqlDatabase &db, const Run &run, QString *error)
                                           : QVariant(run.parentId));
     q.addBindValue(isoText(run.deadlineAt));
     q.addBindValue(run.cancelAtDeadline ? 1 : 0);
+    q.addBindValue(run.startInput.isUndefined() ? QVariant(QMetaType::fromType<QString>())
+                                                : QVariant(jsonValueText(run.startInput)));
     QJsonArray secondary;
     for (const SecondaryItem &item : run.secondary)
         secondary.append(item.toJson());

@@ -61,9 +61,12 @@ void JobsSimulator::handleKickoff(const Exchange &exchange, const HttpRequest &r
     const bool alternate = m_config.shape == JobsShape::Alternate;
     const QJsonValue input = body.value(alternate ? u"prompt"_s : u"input"_s);
     const QJsonValue metadataValue = body.value(alternate ? u"meta"_s : u"metadata"_s);
-    if (!input.isString()) {
+    // Structured input (an object) is taken as the job's arguments: its scalar members choose
+    // the scenario and options like metadata does.
+    if (!input.isString() && !input.isObject()) {
         sendError(exchange, 400, u"invalid_input"_s,
-                  alternate ? u"\"prompt\" must be a string."_s : u"\"input\" must be a string."_s);
+                  alternate ? u"\"prompt\" must be a string or an object."_s
+                            : u"\"input\" must be a string or an object."_s);
         return;
     }
     if (!metadataValue.isUndefined() && !metadataValue.isObject()) {
@@ -95,8 +98,11 @@ void JobsSimulator::handleKickoff(const Exchange &exchange, const HttpRequest &r
         }
     }
     QString optionsError;
-    const auto options
-        = resolveRunOptions(m_config, input.toString(), metadataValue.toObject(), &optionsError);
+    QJsonObject optionValues = input.toObject();
+    const QJsonObject metadata = metadataValue.toObject();
+    for (auto it = metadata.constBegin(); it != metadata.constEnd(); ++it)
+        optionValues.insert(it.key(), it.value());
+    const auto options = resolveRunOptions(m_config, input.toString(), optionValues, &optionsError);
     if (!options) {
         sendError(exchange, 400, u"invalid_option"_s, optionsError);
         return;
@@ -109,7 +115,7 @@ void JobsSimulator::handleKickoff(const Exchange &exchange, const HttpRequest &r
     setup.shape = m_config.shape;
     setup.opaqueUrls = m_config.opaqueUrls && !alternate;
     setup.idempotencyKey = key;
-    setup.input = input.toString();
+    setup.input = input.isString() ? input.toString() : QString::fromUtf8(compactJson(input.toObject()));
     setup.metadata = metadataValue.toObject();
     setup.webhookToken = QString::fromLatin1(randomHex(8));
     setup.inlineResultLimit = m_config.inlineResultLimit;

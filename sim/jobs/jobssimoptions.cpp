@@ -21,7 +21,7 @@ const std::array kScenarios{
     std::pair{JobsScenario::TwoStep, "two_step"_L1}, std::pair{JobsScenario::Options, "options"_L1},
     std::pair{JobsScenario::Webhook, "webhook"_L1},  std::pair{JobsScenario::Timer, "timer"_L1},
     std::pair{JobsScenario::Large, "large"_L1},      std::pair{JobsScenario::Unknown, "unknown"_L1},
-    std::pair{JobsScenario::Long, "long"_L1},
+    std::pair{JobsScenario::Long, "long"_L1},        std::pair{JobsScenario::Form, "form"_L1},
 };
 
 QString metadataText(const QJsonValue &v)

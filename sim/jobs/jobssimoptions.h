@@ -12,7 +12,8 @@
 // sync_status (200/201), reply, drop_after, drop_mode (close|reset|mid), fault_connections,
 // malformed_at, drip_ms. A bad value is a 400.
 // Outputs: delta i is "tok<i> " (tokenText); answers add "[answer: T] ", "[manager approved: C] ",
-// "[director rejected] ", "[choice: C] ", "[callback: JSON] ", "[timer elapsed] ".
+// "[director rejected] ", "[choice: C] ", "[form: JSON] ", "[callback: JSON] ", "[timer elapsed] ".
+// Structured input (an object as "input") sets them like metadata; metadata wins.
 
 #include "jobssimconfig.h"
 
@@ -39,6 +40,7 @@ enum class JobsScenario {
     Large,    // a result larger than the inline limit: only at /result
     Unknown,  // spends unknown_ms in a status outside the contract ("paused_by_admin")
     Long,     // config.longDeltas deltas (for cancel tests)
+    Form,     // suspends for a typed form (a JSON Schema: string, integer, number, boolean, enum)
 };
 
 QString jobsScenarioName(JobsScenario scenario);

@@ -110,6 +110,9 @@ void JobsSimRun::plan()
         m_plan
             = {deltas(half), suspendFor(u"select_options"_s), deltas(n - half), finishWith(u"succeeded"_s)};
         break;
+    case JobsScenario::Form:
+        m_plan = {deltas(half), suspendFor(u"form"_s), deltas(n - half), finishWith(u"succeeded"_s)};
+        break;
     case JobsScenario::Webhook:
         m_plan = {deltas(half), suspendFor(u"webhook"_s), deltas(n - half), finishWith(u"succeeded"_s)};
         break;
@@ -260,6 +263,9 @@ void JobsSimRun::suspend(const Segment &segment)
     } else if (segment.handler == u"select_options") {
         request.insert(u"question"_s, u"How thorough should the analysis be?"_s);
         request.insert(u"options"_s, QJsonArray{u"quick"_s, u"standard"_s, u"deep"_s});
+    } else if (segment.handler == u"form") {
+        request.insert(u"question"_s, u"Fill in the release details."_s);
+        request.insert(u"schema"_s, formSchema());
     } else if (segment.handler == u"webhook") {
         const QString url = m_setup.publicBase + u"/hooks/"_s + m_setup.id + u'/' + m_setup.webhookToken;
         request.insert(u"webhook_url"_s, url);
@@ -356,8 +362,87 @@ JobsSimRun::AnswerResult JobsSimRun::answer(const QJsonObject &body, QString *wh
         resume(u"[choice: %1] "_s.arg(choice.toString()));
         return AnswerResult::Accepted;
     }
+    if (type == u"form") {
+        const QJsonValue value = body.value(u"value"_s);
+        if (!value.isObject() || body.size() != 1) {
+            *why = u"Expected {\"value\": {…}} with the form's fields."_s;
+            return AnswerResult::BadShape;
+        }
+        if (const QString problem = formProblem(value.toObject()); !problem.isEmpty()) {
+            *why = problem;
+            return AnswerResult::BadShape;
+        }
+        m_answers << body;
+        resume(u"[form: %1] "_s.arg(QString::fromUtf8(compactJson(value.toObject()))));
+        return AnswerResult::Accepted;
+    }
     *why = u"Job %1 waits for an input of unknown type."_s.arg(m_setup.id);
     return AnswerResult::BadShape;
+}
+
+// The form scenario's schema: one field of each kind a typed form renders.
+QJsonObject JobsSimRun::formSchema()
+{
+    const QJsonObject properties{
+        {u"title"_s, QJsonObject{{u"type"_s, u"string"_s},
+                                 {u"title"_s, u"Release title"_s},
+                                 {u"minLength"_s, 1},
+                                 {u"maxLength"_s, 80}}},
+        {u"replicas"_s, QJsonObject{{u"type"_s, u"integer"_s},
+                                    {u"title"_s, u"Replicas"_s},
+                                    {u"minimum"_s, 1},
+                                    {u"maximum"_s, 10},
+                                    {u"default"_s, 2}}},
+        {u"budget"_s, QJsonObject{{u"type"_s, u"number"_s},
+                                  {u"title"_s, u"Budget (USD)"_s},
+                                  {u"minimum"_s, 0},
+                                  {u"maximum"_s, 5000}}},
+        {u"dry_run"_s,
+         QJsonObject{{u"type"_s, u"boolean"_s}, {u"title"_s, u"Dry run"_s}, {u"default"_s, true}}},
+        {u"region"_s, QJsonObject{{u"type"_s, u"string"_s},
+                                  {u"title"_s, u"Region"_s},
+                                  {u"enum"_s, QJsonArray{u"eu-west"_s, u"us-east"_s, u"ap-south"_s}}}},
+        {u"notes"_s,
+         QJsonObject{{u"type"_s, u"string"_s}, {u"title"_s, u"Notes"_s}, {u"format"_s, u"textarea"_s}}},
+    };
+    return {{u"type"_s, u"object"_s},
+            {u"title"_s, u"Release details"_s},
+            {u"properties"_s, properties},
+            {u"required"_s, QJsonArray{u"title"_s, u"replicas"_s, u"budget"_s, u"dry_run"_s, u"region"_s}},
+            {u"additionalProperties"_s, false}};
+}
+
+// The simulator's own check of a form answer (it shares no code with the client's validator):
+// JSON types exactly (numbers as numbers, booleans as booleans), bounds, the enum, no extras.
+QString JobsSimRun::formProblem(const QJsonObject &value)
+{
+    const QJsonObject properties = formSchema().value(u"properties"_s).toObject();
+    const QJsonArray required = formSchema().value(u"required"_s).toArray();
+    for (const QJsonValue &name : required) {
+        if (!value.contains(name.toString()))
+            return u"Field \"%1\" is required."_s.arg(name.toString());
+    }
+    for (auto it = value.constBegin(); it != value.constEnd(); ++it) {
+        const QJsonObject field = properties.value(it.key()).toObject();
+        const QString type = field.value(u"type"_s).toString();
+        const QJsonValue v = it.value();
+        if (field.isEmpty())
+            return u"Field \"%1\" is not part of the form."_s.arg(it.key());
+        const bool typeOk
+            = (type == u"string" && v.isString()) || (type == u"boolean" && v.isBool())
+              || (type == u"number" && v.isDouble())
+              || (type == u"integer" && v.isDouble() && v.toDouble() == std::floor(v.toDouble()));
+        if (!typeOk)
+            return u"Field \"%1\" must be of type %2."_s.arg(it.key(), type);
+        if (field.contains(u"enum"_s) && !field.value(u"enum"_s).toArray().contains(v))
+            return u"Field \"%1\" must be one of the listed values."_s.arg(it.key());
+        if ((field.contains(u"minimum"_s) && v.toDouble() < field.value(u"minimum"_s).toDouble())
+            || (field.contains(u"maximum"_s) && v.toDouble() > field.value(u"maximum"_s).toDouble()))
+            return u"Field \"%1\" is out of range."_s.arg(it.key());
+        if (field.contains(u"minLength"_s) && v.toString().size() < field.value(u"minLength"_s).toInt())
+            return u"Field \"%1\" is too short."_s.arg(it.key());
+    }
+    return {};
 }
 
 bool JobsSimRun::callback(const QJsonObject &body)

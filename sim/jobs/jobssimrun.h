@@ -76,6 +76,9 @@ public:
     AnswerResult answer(const QJsonObject &body, QString *why);
     // The webhook was called. False when the job does not wait for it.
     bool callback(const QJsonObject &body);
+    // The form scenario's JSON Schema, and what is wrong with an answer to it (empty: nothing).
+    static QJsonObject formSchema();
+    static QString formProblem(const QJsonObject &value);
     CancelResult cancel();
 
     QString statusPath() const;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Respond panel of the main window against the jobs simulator and the A2A simulator on
 // loopback: every suspension type of the jobs contract gets its own panel and posts the
-// matching answer (text; approve / reject with a comment; a choice; nothing for a webhook, whose
+// matching answer (text; approve / reject with a comment; a choice; a typed form from the job's
+// JSON Schema; nothing for a webhook, whose
 // URL is shown, and for a timer, which counts down), a two-step approval shows up as two
 // suspensions in a row, an A2A run's question is answered from the GUI, deleting an A2A run is
 // local only and the confirmation says so, and the "Needs me" filter lists the runs waiting for
@@ -17,6 +18,10 @@
 #include "uitesthelpers.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
 #include <QClipboard>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -145,6 +150,67 @@ private Q_SLOTS:
         QVERIFY(waitStatus(id, RunStatus::Completed));
         QCOMPARE(answers(id), (QList<QJsonObject>{{{u"choice"_s, u"deep"_s}}}));
         QVERIFY(run(id)->primaryText.contains(u"[choice: deep]"_s));
+    }
+
+    // A typed form (the job's JSON Schema): a control per field with the defaults filled in and
+    // the required ones marked; Send stays disabled with the reason shown while the answer does
+    // not fit; filled by keyboard, the job receives exactly the typed JSON.
+    void jobsTypedForm()
+    {
+        const QString id = m_b->start(kJobs, u"form deltas=4"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"valuePage"_s);
+        auto *send = child<QPushButton>(u"inputSendValue"_s);
+        auto *problem = child<QLabel>(u"inputValueProblem"_s);
+        auto *title = child<QLineEdit>(u"field_title"_s);
+        auto *replicas = child<QSpinBox>(u"field_replicas"_s);
+        auto *budget = child<QDoubleSpinBox>(u"field_budget"_s);
+        auto *dryRun = child<QCheckBox>(u"field_dry_run"_s);
+        auto *region = child<QComboBox>(u"field_region"_s);
+        auto *notes = child<QPlainTextEdit>(u"field_notes"_s);
+        QVERIFY(send && problem && title && replicas && budget && dryRun && region && notes);
+        QCOMPARE(title->accessibleName(), u"Release title (required)"_s);
+        QCOMPARE(notes->accessibleName(), u"Notes"_s);
+        QCOMPARE(replicas->value(), 2); // the schema's defaults
+        QCOMPARE(replicas->maximum(), 10);
+        QVERIFY(dryRun->isChecked());
+        QVERIFY(!send->isEnabled());
+        QVERIFY(problem->isVisible());
+        QCOMPARE(problem->text(), u"title: is required"_s);
+
+        panel()->focusAnswer();
+        QTRY_VERIFY(title->hasFocus());
+        QTest::keyClicks(title, u"v2.1"_s);
+        QCOMPARE(problem->text(), u"budget: is required"_s);
+        QVERIFY(!send->isEnabled());
+        replicas->setFocus();
+        QTest::keyClick(replicas, Qt::Key_Up);
+        budget->setFocus();
+        QTest::keyClick(budget, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(budget, u"12.5"_s);
+        QTest::keyClick(dryRun, Qt::Key_Space);
+        QCOMPARE(problem->text(), u"region: is required"_s);
+        region->setFocus();
+        QTest::keyClick(region, Qt::Key_Down);
+        QCOMPARE(region->currentText(), u"eu-west"_s);
+        QTRY_VERIFY(send->isEnabled());
+        QVERIFY(!problem->isVisible());
+        // Emptying a required field disables Send again.
+        title->clear();
+        QVERIFY(!send->isEnabled());
+        QTest::keyClicks(title, u"v2.1"_s);
+        m_window->resize(1366, 768);
+        grabForReview(u"typed-form"_s);
+        QTest::mouseClick(send, Qt::LeftButton);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        const QJsonObject expected{{u"title"_s, u"v2.1"_s},
+                                   {u"replicas"_s, 3},
+                                   {u"budget"_s, 12.5},
+                                   {u"dry_run"_s, false},
+                                   {u"region"_s, u"eu-west"_s}};
+        QCOMPARE(answers(id), (QList<QJsonObject>{{{u"value"_s, expected}}}));
+        QVERIFY(run(id)->primaryText.contains(u"[form: "_s));
     }
 
     // webhook: the callback URL and "waiting for the callback", nothing to send; the external

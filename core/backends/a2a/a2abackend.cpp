@@ -5,6 +5,7 @@
 #include "a2arunstream.h"
 #include "backends/a2a/a2aconnector.h"
 #include "net/transportoptions.h"
+#include "json/jsonschema.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -55,6 +56,9 @@ QString answerText(const InputAnswer &answer)
     case InputAnswer::Kind::Choice:
         text = answer.choice;
         break;
+    case InputAnswer::Kind::Value:
+        text = jsonValueText(answer.value);
+        break;
     }
     if (!answer.comment.isEmpty())
         text = text.isEmpty() ? answer.comment : text + u"\n\n"_s + answer.comment;
@@ -90,7 +94,7 @@ Capabilities A2aBackend::capabilities() const
 {
     Capabilities caps = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
                         | Capability::Cancel | Capability::Respond | Capability::List | Capability::FollowUp
-                        | Capability::FollowUpWorking;
+                        | Capability::FollowUpWorking | Capability::StructuredInput;
     if (m_card && !m_card->streaming) {
         caps.setFlag(Capability::Stream, false);
         caps.setFlag(Capability::ResumeStream, false);

@@ -143,10 +143,12 @@ public:
     HttpRequest buildRequest(const A2a::AgentInterface &iface, A2a::Operation operation,
                              const QJsonObject &params, bool useGet = false);
     QCoro::Task<A2a::CallResult> call(A2a::Operation operation, QJsonObject params);
-    // SendMessage(-Streaming) params with one text part; `idPrefix` marks prompts and answers.
+    // SendMessage(-Streaming) params with one text part, and a data part for structured input
+    // (`data` not undefined); `idPrefix` marks prompts and answers.
     QJsonObject messageParams(A2a::Version version, const QString &text, const QString &taskId,
                               const QString &contextId, QLatin1StringView idPrefix, bool returnImmediately,
-                              const QString &clientRunId = {}) const;
+                              const QString &clientRunId = {},
+                              const QJsonValue &data = QJsonValue(QJsonValue::Undefined)) const;
     void rememberTask(const QString &taskId, const QString &contextId);
     void rememberMessageReply(const QString &messageId);
     // Drops SecondarySnapshot events this backend already delivered with the same text: every

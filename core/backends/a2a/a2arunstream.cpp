@@ -73,7 +73,7 @@ QCoro::Task<> A2aRunStream::run()
         }
         const QJsonObject params
             = m_backend->messageParams(m_iface.version, m_request.prompt, {}, m_contextId, kPromptIdPrefix,
-                                       false, m_request.clientRunId);
+                                       false, m_request.clientRunId, m_request.input);
         co_await openStream(m_iface, Operation::SendStreamingMessage, params, false);
         co_return;
     }
@@ -101,8 +101,9 @@ QCoro::Task<> A2aRunStream::runOneShot(AgentInterface iface)
     }
     // returnImmediately (0.3: blocking:false): a monitoring client polls rather than holding a
     // request open for the whole task (§5.4).
-    const QJsonObject params = m_backend->messageParams(iface.version, m_request.prompt, {}, m_contextId,
-                                                        kPromptIdPrefix, true, m_request.clientRunId);
+    const QJsonObject params
+        = m_backend->messageParams(iface.version, m_request.prompt, {}, m_contextId, kPromptIdPrefix, true,
+                                   m_request.clientRunId, m_request.input);
     const CallResult result = co_await m_backend->call(Operation::SendMessage, params);
     if (!self || isAborted())
         co_return;

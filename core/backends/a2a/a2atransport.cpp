@@ -284,20 +284,32 @@ HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation oper
 
 QJsonObject A2aBackend::messageParams(Version version, const QString &text, const QString &taskId,
                                       const QString &contextId, QLatin1StringView idPrefix,
-                                      bool returnImmediately, const QString &clientRunId) const
+                                      bool returnImmediately, const QString &clientRunId,
+                                      const QJsonValue &data) const
 {
     const bool v1 = version == Version::V10;
     const bool rest03 = !v1 && m_interface && m_interface->binding == Binding::HttpJson;
+    // A data part holds any JSON value in 1.0 but an object in 0.x: anything else goes in as
+    // {"value": …} there.
+    const QJsonObject dataObject = data.isObject() ? data.toObject() : QJsonObject{{u"value"_s, data}};
     QJsonObject message;
     message.insert(u"messageId"_s, QString(idPrefix + QUuid::createUuid().toString(QUuid::WithoutBraces)));
     if (v1 || rest03) {
         message.insert(u"role"_s, u"ROLE_USER"_s);
+        QJsonArray parts{QJsonObject{{u"text"_s, text}}};
+        // 1.0: Part.data is a Value; 0.3 proto JSON: a DataPart message around a Struct.
+        if (!data.isUndefined())
+            parts.append(
+                QJsonObject{{u"data"_s, rest03 ? QJsonValue(QJsonObject{{u"data"_s, dataObject}}) : data}});
         // 0.3 REST used proto JSON: Message.content instead of parts (§12.6).
-        message.insert(rest03 ? u"content"_s : u"parts"_s, QJsonArray{QJsonObject{{u"text"_s, text}}});
+        message.insert(rest03 ? u"content"_s : u"parts"_s, parts);
     } else {
         message.insert(u"kind"_s, u"message"_s);
         message.insert(u"role"_s, u"user"_s);
-        message.insert(u"parts"_s, QJsonArray{QJsonObject{{u"kind"_s, u"text"_s}, {u"text"_s, text}}});
+        QJsonArray parts{QJsonObject{{u"kind"_s, u"text"_s}, {u"text"_s, text}}};
+        if (!data.isUndefined())
+            parts.append(QJsonObject{{u"kind"_s, u"data"_s}, {u"data"_s, dataObject}});
+        message.insert(u"parts"_s, parts);
     }
     if (!taskId.isEmpty())
         message.insert(u"taskId"_s, taskId);

@@ -122,7 +122,7 @@ Capabilities JobsBackend::capabilities() const
 {
     // No Delete: in this contract DELETE /jobs/{id} is cancellation, not removal.
     return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-           | Capability::Cancel | Capability::Respond | Capability::List;
+           | Capability::Cancel | Capability::Respond | Capability::List | Capability::StructuredInput;
 }
 
 QCoro::Task<> JobsBackend::shutdown()
@@ -214,7 +214,9 @@ RunStream *JobsBackend::start(StartRequest request, QObject *parent)
     kickoff.idempotencyKey = QUuid::createUuid().toString(QUuid::WithoutBraces);
 
     QJsonObject body = m_profile.requestBody;
-    m_profile.requestInput.set(body, request.prompt);
+    // Structured input is the job's input as given; the prompt then only titles the run.
+    m_profile.requestInput.set(body,
+                               request.input.isUndefined() ? QJsonValue(request.prompt) : request.input);
     if (!m_profile.requestMetadata.isRoot()) {
         QJsonObject metadata = m_profile.requestMetadata.evaluate(body).toObject();
         if (!request.clientRunId.isEmpty())

@@ -237,6 +237,10 @@ std::optional<InputRequest> mapInputRequest(const QJsonValue &value, const QDate
             if (option.isString() || option.isDouble())
                 r.options << scalarText(option);
         }
+    } else if (type == u"form") {
+        // Our extension of the contract: a typed form, answered {"value": …} (docs/jobs-profile.md).
+        r.reason = InputReason::Question;
+        r.prompt = !question.isEmpty() ? question : !prompt.isEmpty() ? prompt : message;
     } else if (type == u"webhook") {
         r.reason = InputReason::Webhook;
         r.callbackUrl = o.value(u"webhook_url"_s).toString();
@@ -256,6 +260,10 @@ std::optional<InputRequest> mapInputRequest(const QJsonValue &value, const QDate
                    : !message.isEmpty() ? message
                                         : QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
     }
+    // Any request may name the JSON Schema its answer must fit; a request without answers
+    // (timer, webhook) has nothing to fill in.
+    if (r.reason != InputReason::Webhook && r.reason != InputReason::Timer)
+        r.schema = o.value(u"schema"_s).toObject();
     return r;
 }
 
@@ -335,6 +343,8 @@ QJsonObject answerBody(const InputAnswer &answer)
     }
     case InputAnswer::Kind::Choice:
         return {{u"choice"_s, answer.choice}};
+    case InputAnswer::Kind::Value:
+        return {{u"value"_s, answer.value}};
     }
     return {};
 }

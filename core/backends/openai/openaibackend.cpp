@@ -84,7 +84,8 @@ QString OpenAiBackend::kind() const
 Capabilities OpenAiBackend::capabilities() const
 {
     return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-           | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::FollowUp;
+           | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::FollowUp
+           | Capability::StructuredInput;
 }
 
 HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path) const
@@ -151,7 +152,13 @@ RunStream *OpenAiBackend::create(StartRequest request, const QString &previousRe
     HttpRequest r = this->request("POST", u"/responses"_s);
     QJsonObject body;
     body.insert(u"model"_s, request.model.isEmpty() ? m_connection.defaultModel : request.model);
-    body.insert(u"input"_s, request.prompt);
+    // Structured input is Responses input items: an array as given, one item as a one-item list.
+    if (request.input.isArray())
+        body.insert(u"input"_s, request.input);
+    else if (request.input.isObject())
+        body.insert(u"input"_s, QJsonArray{request.input});
+    else
+        body.insert(u"input"_s, request.prompt);
     if (!previousResponseId.isEmpty())
         body.insert(u"previous_response_id"_s, previousResponseId);
     body.insert(u"background"_s, true);

@@ -435,6 +435,26 @@ private Q_SLOTS:
         a.kind = InputAnswer::Kind::Choice;
         a.choice = u"deep"_s;
         QCOMPARE(answerBody(a), (QJsonObject{{u"choice"_s, u"deep"_s}}));
+        a = {};
+        a.kind = InputAnswer::Kind::Value;
+        a.value = QJsonObject{{u"replicas"_s, 3}, {u"dry_run"_s, false}};
+        QCOMPARE(answerBody(a), (QJsonObject{{u"value"_s, a.value}}));
+    }
+
+    // A typed form (our extension): the schema goes into InputRequest::schema, for any type that
+    // takes an answer; a timer's or webhook's schema means nothing.
+    void formRequestCarriesSchema()
+    {
+        const auto form = mapInputRequest(
+            objectFrom(R"({"type":"form","question":"Details?","schema":{"type":"object","properties":{}}})"));
+        QVERIFY(form);
+        QCOMPARE(form->reason, InputReason::Question);
+        QCOMPARE(form->prompt, u"Details?"_s);
+        QCOMPARE(form->schema, objectFrom(R"({"type":"object","properties":{}})"));
+        const auto approval = mapInputRequest(objectFrom(R"({"type":"get_approval","prompt":"Ok?","schema":{"x":1}})"));
+        QCOMPARE(approval->schema, objectFrom(R"({"x":1})"));
+        const auto timer = mapInputRequest(objectFrom(R"({"type":"timer","delay_seconds":1,"schema":{"x":1}})"));
+        QVERIFY(timer->schema.isEmpty());
     }
 
     void errorBodyRetryable()

@@ -47,6 +47,7 @@ Run sampleRun()
     req.reason = InputReason::Options;
     req.prompt = u"Pick one"_s;
     req.options = {u"a"_s, u"b"_s};
+    req.schema = QJsonObject{{u"type"_s, u"object"_s}}; // a typed form's JSON Schema
     run.input = req;
     return run;
 }
@@ -92,7 +93,7 @@ private Q_SLOTS:
         QVERIFY(!other.findRun(run.localId));
     }
 
-    // Usage, the follow-up link and the deadline survive; a run without them reads back as "not
+    // Usage, the follow-up link, the deadline and structured input survive; a run without them reads back as "not
     // reported" / unset, never as zero tokens.
     void usageParentAndDeadline()
     {
@@ -105,6 +106,7 @@ private Q_SLOTS:
         child.parentId = sampleRun().localId;
         child.deadlineAt = QDateTime(QDate(2026, 11, 25), QTime(10, 30), Qt::UTC);
         child.cancelAtDeadline = true;
+        child.startInput = QJsonObject{{u"ticket"_s, 4711}, {u"urgent"_s, true}}; // structured input
         Run partial = sampleRun();
         partial.localId = u"part0001"_s;
         partial.remoteId = partial.token.remoteId = u"resp_part"_s;
@@ -124,12 +126,14 @@ private Q_SLOTS:
         QVERIFY(first->parentId.isEmpty());
         QVERIFY(!first->deadlineAt.isValid());
         QVERIFY(!first->cancelAtDeadline);
+        QVERIFY(first->startInput.isUndefined());
         const auto loaded = other.loadRun(child.localId);
         QVERIFY(loaded);
         QCOMPARE(loaded->usage, child.usage);
         QCOMPARE(loaded->parentId, child.parentId);
         QCOMPARE(loaded->deadlineAt, child.deadlineAt);
         QVERIFY(loaded->cancelAtDeadline);
+        QCOMPARE(loaded->startInput, child.startInput);
         const auto half = other.loadRun(partial.localId);
         QVERIFY(half);
         QCOMPARE(half->usage.inputTokens, -1);
