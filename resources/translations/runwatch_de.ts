@@ -586,6 +586,129 @@
     </message>
 </context>
 <context>
+    <name>JsonSchema</name>
+    <message>
+        <source>The answer</source>
+        <translation>Die Antwort</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>must be text</source>
+        <translation>muss Text sein</translation>
+    </message>
+    <message>
+        <source>must be a number</source>
+        <translation>muss eine Zahl sein</translation>
+    </message>
+    <message>
+        <source>must be a whole number</source>
+        <translation>muss eine ganze Zahl sein</translation>
+    </message>
+    <message>
+        <source>must be true or false</source>
+        <translation>muss wahr oder falsch sein</translation>
+    </message>
+    <message>
+        <source>must be an object</source>
+        <translation>muss ein Objekt sein</translation>
+    </message>
+    <message>
+        <source>must be a list</source>
+        <translation>muss eine Liste sein</translation>
+    </message>
+    <message>
+        <source>must be null</source>
+        <translation>muss null sein</translation>
+    </message>
+    <message>
+        <source>has the wrong type</source>
+        <translation>hat den falschen Typ</translation>
+    </message>
+    <message>
+        <source>must not be empty</source>
+        <translation>darf nicht leer sein</translation>
+    </message>
+    <message>
+        <source>must be at least %1 characters long</source>
+        <translation>muss mindestens %1 Zeichen lang sein</translation>
+    </message>
+    <message>
+        <source>must be at most %1 characters long</source>
+        <translation>darf höchstens %1 Zeichen lang sein</translation>
+    </message>
+    <message>
+        <source>does not have the expected form (%1)</source>
+        <translation>hat nicht die erwartete Form (%1)</translation>
+    </message>
+    <message>
+        <source>is not a valid %1</source>
+        <translation>ist kein gültiger Wert für %1</translation>
+    </message>
+    <message>
+        <source>must be at least %1</source>
+        <translation>muss mindestens %1 sein</translation>
+    </message>
+    <message>
+        <source>must be at most %1</source>
+        <translation>darf höchstens %1 sein</translation>
+    </message>
+    <message>
+        <source>must be more than %1</source>
+        <translation>muss größer als %1 sein</translation>
+    </message>
+    <message>
+        <source>must be less than %1</source>
+        <translation>muss kleiner als %1 sein</translation>
+    </message>
+    <message>
+        <source>%1: is required</source>
+        <translation>%1: ist ein Pflichtfeld</translation>
+    </message>
+    <message>
+        <source>is not a field of this form</source>
+        <translation>ist kein Feld dieses Formulars</translation>
+    </message>
+    <message>
+        <source>needs at least %1 entries</source>
+        <translation>braucht mindestens %1 Einträge</translation>
+    </message>
+    <message>
+        <source>takes at most %1 entries</source>
+        <translation>nimmt höchstens %1 Einträge</translation>
+    </message>
+    <message>
+        <source>lists %1 twice</source>
+        <translation>enthält %1 doppelt</translation>
+    </message>
+    <message>
+        <source>must be one of %1</source>
+        <translation>muss einer dieser Werte sein: %1</translation>
+    </message>
+    <message>
+        <source>must be %1</source>
+        <translation>muss %1 sein</translation>
+    </message>
+    <message>
+        <source>is none of the allowed choices</source>
+        <translation>ist keine der erlaubten Auswahlen</translation>
+    </message>
+    <message>
+        <source>No JSON value given.</source>
+        <translation>Kein JSON-Wert angegeben.</translation>
+    </message>
+    <message>
+        <source>Not valid JSON: more than one value.</source>
+        <translation>Kein gültiges JSON: mehr als ein Wert.</translation>
+    </message>
+    <message>
+        <source>Not valid JSON: %1 (at character %2).</source>
+        <translation>Kein gültiges JSON: %1 (bei Zeichen %2).</translation>
+    </message>
+</context>
+<context>
     <name>Keychain</name>
     <message>
         <source>The system keychain is not available (%1). API keys are only stored there; to keep one anyway, allow the less secure plain-file store in the settings.</source>
@@ -641,10 +764,6 @@
     <message>
         <source>The Responses API has no listing of responses.</source>
         <translation>Die Responses-API bietet keine Auflistung von Responses.</translation>
-    </message>
-    <message>
-        <source>The server reported an error without a message.</source>
-        <translation>Der Server hat einen Fehler ohne Meldung gemeldet.</translation>
     </message>
     <message>
         <source>Approve or reject the model&apos;s tool call(s): %1</source>
@@ -1143,6 +1262,10 @@
     <message>
         <source>A follow-up needs a prompt.</source>
         <translation>Eine Nachfrage braucht einen Prompt.</translation>
+    </message>
+    <message>
+        <source>This connection cannot start a run from structured input.</source>
+        <translation>Diese Verbindung kann keinen Lauf mit strukturierter Eingabe starten.</translation>
     </message>
 </context>
 <context>
@@ -1797,10 +1920,6 @@
         <translation>respond: unerwartetes Argument %1</translation>
     </message>
     <message>
-        <source>respond needs --text, --approve, --reject, --choice or --output</source>
-        <translation>respond braucht --text, --approve, --reject, --choice oder --output</translation>
-    </message>
-    <message>
         <source>respond: --output goes alone (one per pending tool call)</source>
         <translation>respond: --output steht allein (eines je offenem Tool-Aufruf)</translation>
     </message>
@@ -2049,15 +2168,37 @@ Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektor
 </translation>
     </message>
     <message>
+        <source>connector for --url (default: %1):</source>
+        <translation>Konnektor für --url (Standard: %1):</translation>
+    </message>
+    <message>
+        <source>%1 is not an option of the %2 backend</source>
+        <translation>%1 ist keine Option des Backends %2</translation>
+    </message>
+    <message>
+        <source>start on %1 needs --agent ID (runwatch-cli agents lists them)</source>
+        <translation>start auf %1 braucht --agent ID (runwatch-cli agents listet sie)</translation>
+    </message>
+    <message>
+        <source>agents lists a service&apos;s agents: %1 lists none (use --backend %2)</source>
+        <translation>agents listet die Agenten eines Dienstes: %1 listet keine (verwenden Sie --backend %2)</translation>
+    </message>
+    <message>
+        <source>%1: %2; --url is %3</source>
+        <translation>%1: %2; --url ist %3</translation>
+    </message>
+    <message>
         <source>  --json              JSON Lines output
   --allow-insecure-http  permit plain http:// to a non-loopback host
   --version           print the version
 
 Commands:
-  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DURATION]]
-        [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: the agent to run, for services that run agents; --deadline: a time budget
-                      such as 45m or 2h, warned before, cancelled at the end when asked)
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
+        [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: the agent to run, for services that run agents; --deadline: a time
+                      budget such as 45m or 2h, warned before, cancelled at the end when asked;
+                      --input: structured input where the backend takes it: jobs, the job&apos;s
+                      input; openai, input items; a2a, a data part. The prompt titles the run)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
                       the next turn after a completed run (openai: previous_response_id;
                       a2a: a new task in its contextId; foundry: a message and a new run on
@@ -2083,7 +2224,9 @@ Commands:
   agent               what the service says about itself (A2A: the agent card)
   agents              the service&apos;s agents (id, name, model), where it runs agents
   respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
-               --output CALL_ID=TEXT ...)
+               --value JSON | --output CALL_ID=TEXT ...)
+                      --value: a typed answer to a form (the run&apos;s JSON Schema), checked
+                      before it is sent; a mistake names the field, exit 2.
                       tool calls (openai, foundry): --output once per pending call, all sent
                       in one request; --text when exactly one is pending; --approve/--reject
                       answer every pending MCP approval. OpenAI goes on in the next response
@@ -2112,10 +2255,12 @@ Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed
   --version           gibt die Version aus
 
 Befehle:
-  start --prompt TEXT [--model M] [--agent ID] [--no-stream] [--follow [--give-up-after DAUER]]
-        [--deadline DAUER [--cancel-at-deadline]]
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
+        [--follow [--give-up-after DAUER]] [--deadline DAUER [--cancel-at-deadline]]
                       (--agent: der Agent, der laufen soll, bei Diensten mit Agenten; --deadline:
-                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen)
+                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen;
+                      --input: strukturierte Eingabe, wo das Backend sie annimmt: jobs, die Eingabe
+                      des Jobs; openai, Eingabeelemente; a2a, ein Datenteil. Der Prompt betitelt den Lauf)
   followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
                       die nächste Runde nach einem abgeschlossenen Lauf (openai:
                       previous_response_id; a2a: eine neue Aufgabe in ihrer contextId; foundry:
@@ -2143,7 +2288,9 @@ Befehle:
   agent               was der Dienst über sich selbst sagt (A2A: die Agent Card)
   agents              die Agenten des Dienstes (ID, Name, Modell), wo er Agenten ausführt
   respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
-               --output CALL_ID=TEXT ...)
+               --value JSON | --output CALL_ID=TEXT ...)
+                      --value: eine typisierte Antwort auf ein Formular (das JSON-Schema des Laufs),
+                      vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2.
                       Tool-Aufrufe (openai, foundry): --output einmal je offenem Aufruf, alle
                       in einer Anfrage gesendet; --text, wenn genau einer offen ist;
                       --approve/--reject beantworten jede offene MCP-Freigabe. OpenAI geht in
@@ -2170,24 +2317,28 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 </translation>
     </message>
     <message>
-        <source>connector for --url (default: %1):</source>
-        <translation>Konnektor für --url (Standard: %1):</translation>
+        <source>start: --input: %1</source>
+        <translation>start: --input: %1</translation>
     </message>
     <message>
-        <source>%1 is not an option of the %2 backend</source>
-        <translation>%1 ist keine Option des Backends %2</translation>
+        <source>start: --input: the %1 backend cannot start a run from structured input</source>
+        <translation>start: --input: das Backend %1 kann keinen Lauf mit strukturierter Eingabe starten</translation>
     </message>
     <message>
-        <source>start on %1 needs --agent ID (runwatch-cli agents lists them)</source>
-        <translation>start auf %1 braucht --agent ID (runwatch-cli agents listet sie)</translation>
+        <source>respond: --value: %1</source>
+        <translation>respond: --value: %1</translation>
     </message>
     <message>
-        <source>agents lists a service&apos;s agents: %1 lists none (use --backend %2)</source>
-        <translation>agents listet die Agenten eines Dienstes: %1 listet keine (verwenden Sie --backend %2)</translation>
+        <source>respond needs --text, --approve, --reject, --choice, --value or --output</source>
+        <translation>respond braucht --text, --approve, --reject, --choice, --value oder --output</translation>
     </message>
     <message>
-        <source>%1: %2; --url is %3</source>
-        <translation>%1: %2; --url ist %3</translation>
+        <source>respond: --value does not fit the form the run asks for:
+  %1
+</source>
+        <translation>respond: --value passt nicht zum Formular, das der Lauf erwartet:
+  %1
+</translation>
     </message>
 </context>
 <context>
@@ -2948,6 +3099,13 @@ Zeitleiste und Aktionen zu sehen.</translation>
     </message>
 </context>
 <context>
+    <name>Runwatch::ErrorObject</name>
+    <message>
+        <source>The server reported an error without a message.</source>
+        <translation>Der Server hat einen Fehler ohne Meldung gemeldet.</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::FilterBar</name>
     <message>
         <source>Search title, id or connection  (Ctrl+F)</source>
@@ -3159,6 +3317,14 @@ Zeitleiste und Aktionen zu sehen.</translation>
     <message>
         <source>Respond panel: the run waits for you; answer, approve or choose here</source>
         <translation>Antwortbereich: Der Lauf wartet auf Sie; antworten, freigeben oder wählen Sie hier</translation>
+    </message>
+    <message>
+        <source>Why the answer cannot be sent</source>
+        <translation>Warum die Antwort nicht gesendet werden kann</translation>
+    </message>
+    <message>
+        <source>Send the form</source>
+        <translation>Formular senden</translation>
     </message>
 </context>
 <context>
@@ -3404,6 +3570,22 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
     <message>
         <source>The service has no agents: create one there first.</source>
         <translation>Der Dienst hat keine Agenten: Legen Sie dort zuerst einen an.</translation>
+    </message>
+    <message>
+        <source>Structured input (JSON)</source>
+        <translation>Strukturierte Eingabe (JSON)</translation>
+    </message>
+    <message>
+        <source>Optional: JSON sent as the run&apos;s input, e.g. {&quot;ticket&quot;: 4711}</source>
+        <translation>Optional: JSON, das als Eingabe des Laufs gesendet wird, z. B. {&quot;ticket&quot;: 4711}</translation>
+    </message>
+    <message>
+        <source>&amp;Input (JSON):</source>
+        <translation>&amp;Eingabe (JSON):</translation>
+    </message>
+    <message>
+        <source>Input: %1</source>
+        <translation>Eingabe: %1</translation>
     </message>
 </context>
 <context>
@@ -3897,6 +4079,33 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Output of %1… (Ctrl+Enter sends all)</source>
         <translation>Ausgabe von %1 … (Strg+Eingabe sendet alles)</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::TypedAnswerForm</name>
+    <message>
+        <source>(none)</source>
+        <translation>(keine Angabe)</translation>
+    </message>
+    <message>
+        <source>Answer as JSON</source>
+        <translation>Antwort als JSON</translation>
+    </message>
+    <message>
+        <source>The form is too complex to show field by field; type the answer as JSON</source>
+        <translation>Das Formular ist zu komplex für eine Darstellung Feld für Feld; geben Sie die Antwort als JSON ein</translation>
+    </message>
+    <message>
+        <source>Answer (JSON)</source>
+        <translation>Antwort (JSON)</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>Auswählen…</translation>
+    </message>
+    <message>
+        <source>%1 (required)</source>
+        <translation>%1 (Pflichtfeld)</translation>
     </message>
 </context>
 <context>
