@@ -26,8 +26,9 @@ ConnectionOptionsForm::ConnectionOptionsForm(QFormLayout *form, QObject *parent)
            tr("Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry)."), false);
     addRow(ConnectionOption::TokenCommand, tr("Token &command:"),
            u"az account get-access-token --resource https://ai.azure.com --query accessToken -o tsv"_s,
-           tr("Prints an Entra ID access token. Run when there is no token, near its expiry and after a "
-              "401; its output is never shown, logged or stored."),
+           tr("Prints an access token (e.g. Entra ID, OAuth), sent in place of the key in the chosen "
+              "authentication style. Run when there is no token, near its expiry and after a 401; its "
+              "output is never shown, logged or stored, and it does not see API keys in its environment."),
            false);
     addRow(ConnectionOption::ProfileFile, tr("Jobs &profile:"), tr("/path/to/profile.json (optional)"),
            tr("The connection profile that fits this job API to the contract (see docs/jobs-profile.md). "

@@ -37,13 +37,18 @@ Global options (before the command):
   --api-key-env VAR   environment variable holding the API key; overrides a saved key
                       (without --connection the default is RUNWATCH_API_KEY, then
                       OPENAI_API_KEY for openai)
-  --auth STYLE        bearer (default) or api-key (Azure OpenAI)
+  --auth STYLE        how the key goes out: bearer (default; Authorization: Bearer KEY),
+                      header:NAME (NAME: KEY, e.g. header:api-key for Azure OpenAI,
+                      header:x-api-key, header:x-goog-api-key), or none
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
   --api-version V     the api-version query (foundry: default 2025-05-01; Azure OpenAI)
-  --token-command CMD foundry: a command printing a Microsoft Entra token, run when there is
-                      none, near its expiry and once after a 401 (e.g. az account
-                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
-                      its output is never logged or stored. Give both on every command.
+  --token-command CMD a command printing a token (Microsoft Entra ID, OAuth, …) sent instead of
+                      a key in the --auth style, run when there is none, near its expiry and
+                      once after a 401 (e.g. az account get-access-token --resource
+                      https://ai.azure.com --query accessToken -o tsv); its output is never
+                      logged or stored, and it runs without the API keys of Runwatch
+                      (RUNWATCH_*) and of other services (*_API_KEY) in its environment.
+                      Give it on every command.
   --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
                       names; docs/jobs-profile.md); give it on every command
   --organization ORG  openai: sent as the OpenAI-Organization header
@@ -92,7 +97,8 @@ Commands:
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
-  connections         the saved connections: name, backend, URL, where the key is kept
+  connections         the saved connections: name, backend, auth style, URL, where the key
+                      is kept
   deadline RUN (--in DURATION [--cancel] | --clear)
                       the run's time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
                       it at the deadline (done by whoever follows it: the app, watch)
@@ -227,8 +233,16 @@ int CliApp::run(const QStringList &args)
         return usage(u"--connection %1 brings its own backend, URL, auth style and options: leave out "
                      "--backend, --url, --auth, --profile, --organization, --project, --proxy and "
                      "--ca-bundle"_s.arg(o.connection));
-    if (!o.tokenCommand.isEmpty() && !o.backend.isEmpty() && o.backend != u"foundry")
-        return usage(CliApp::tr("--token-command is for the foundry backend, not %1").arg(o.backend));
+    if (!o.auth.isEmpty()) {
+        AuthStyle style = AuthStyle::Bearer;
+        QString header;
+        if (!authStyleFromName(o.auth, &style, &header)
+            || (style == AuthStyle::Header && !isHeaderName(header)))
+            return usage(
+                CliApp::tr("--auth takes bearer, header:NAME (a header name such as x-api-key) or none, "
+                           "not \"%1\"")
+                    .arg(o.auth));
+    }
     if (!o.backend.isEmpty() && !knownBackends().contains(o.backend))
         return usage(
             CliApp::tr("unknown backend \"%1\" (known: %2)").arg(o.backend, knownBackends().join(u", "_s)));
@@ -432,23 +446,17 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
         *error = CliApp::tr("no service URL: give --url URL (and --backend) or --connection NAME");
         return std::nullopt;
     }
-    c.auth = o.auth == u"api-key" ? AuthStyle::ApiKeyHeader : AuthStyle::Bearer;
+    // Checked in run(): a bad style never gets here.
+    authStyleFromName(o.auth.isEmpty() ? u"bearer"_s : o.auth, &c.auth, &c.authHeader);
     c.apiKey = apiKeyFor(o, c.backend);
-    if (c.apiKey.isEmpty())
+    // A token command's token goes out in the --auth style like a key.
+    if (!o.tokenCommand.isEmpty())
+        c.options.insert(ConnectionOption::TokenCommand, o.tokenCommand);
+    else if (c.apiKey.isEmpty())
         c.auth = AuthStyle::None;
     c.allowInsecureHttp = o.allowInsecure;
     if (!o.apiVersion.isEmpty())
         c.options.insert(u"api_version"_s, o.apiVersion);
-    if (!o.tokenCommand.isEmpty()) {
-        if (c.backend != u"foundry") {
-            *error = CliApp::tr("--token-command is for the foundry backend (this is %1)").arg(c.backend);
-            return std::nullopt;
-        }
-        c.options.insert(u"token_command"_s, o.tokenCommand);
-    }
-    // Entra tokens are Bearer tokens, whatever --auth says.
-    if (c.backend == u"foundry" && !c.apiKey.isEmpty())
-        c.auth = AuthStyle::Bearer;
     if (!o.profile.isEmpty()) {
         if (c.backend != u"jobs") {
             *error = CliApp::tr("--profile is for the jobs backend (this is %1)").arg(c.backend);

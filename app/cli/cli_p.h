@@ -28,7 +28,7 @@ struct CliApp::Options
     QString store;
     QString profile;      // jobs connection profile file
     QString apiVersion;   // ?api-version= (foundry; Azure OpenAI)
-    QString tokenCommand; // foundry: a command that prints a Bearer token
+    QString tokenCommand; // a command that prints a token, sent in the --auth style
     QString organization; // openai: OpenAI-Organization header
     QString project;      // openai: OpenAI-Project header
     QString proxy;        // http:// or socks5:// proxy for every request

@@ -63,10 +63,11 @@ QStringList connectionOptionsFor(const QString &backend)
     if (backend == u"openai")
         out << ConnectionOption::Organization << ConnectionOption::Project << ConnectionOption::ApiVersion;
     else if (backend == u"foundry")
-        out << ConnectionOption::ApiVersion << ConnectionOption::TokenCommand;
+        out << ConnectionOption::ApiVersion;
     else if (backend == u"jobs")
         out << ConnectionOption::ProfileFile;
-    out << ConnectionOption::CaBundle << ConnectionOption::Proxy << ConnectionOption::DefaultTimeBudget;
+    out << ConnectionOption::TokenCommand << ConnectionOption::CaBundle << ConnectionOption::Proxy
+        << ConnectionOption::DefaultTimeBudget;
     return out;
 }
 
@@ -90,6 +91,10 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
         if (known && !applicable.contains(key) && !it.value().toString().isEmpty())
             problems.append({key, Text::tr("Not used by the %1 backend.").arg(connection.backend)});
     }
+    if (connection.auth == AuthStyle::Header && !isHeaderName(connection.authHeader))
+        problems.append({u"auth_header"_s, Text::tr("\"%1\" is not a header name: letters, digits and "
+                                                    "!#$%&'*+-.^_`|~ only, e.g. x-api-key.")
+                                               .arg(connection.authHeader)});
     for (const QLatin1StringView header : {ConnectionOption::Organization, ConnectionOption::Project}) {
         if (applicable.contains(header) && !isHeaderSafe(optionText(connection, header)))
             problems.append({header, Text::tr("Must be a single line.")});

@@ -18,7 +18,7 @@ namespace ConnectionOption {
 inline constexpr QLatin1StringView Organization{"organization"};  // openai: OpenAI-Organization header
 inline constexpr QLatin1StringView Project{"project"};            // openai: OpenAI-Project header
 inline constexpr QLatin1StringView ApiVersion{"api_version"};     // openai (Azure), foundry: ?api-version=
-inline constexpr QLatin1StringView TokenCommand{"token_command"}; // foundry: prints an Entra token
+inline constexpr QLatin1StringView TokenCommand{"token_command"}; // every backend: prints a token
 inline constexpr QLatin1StringView ProfileFile{"profile_file"};   // jobs: the connection profile (JSON)
 inline constexpr QLatin1StringView CaBundle{"ca_bundle"};         // every backend: PEM CA certificates
 inline constexpr QLatin1StringView Proxy{"proxy"};                // every backend: http:// or socks5:// proxy
@@ -40,7 +40,8 @@ struct ConnectionOptionProblem
 // Checks the connection's URL and options the way the connector would use them, without the
 // network: a jobs profile file is read and parsed (its errors name the JSON pointer of the bad
 // value), a CA bundle must hold PEM certificates, a proxy URL must name a scheme, host and port,
-// header values must be one line, plain http to a host that is not loopback needs the opt-in.
+// header values must be one line, the key's header name ("auth_header") a valid one, plain http
+// to a host that is not loopback needs the opt-in.
 // Options that do not apply to the backend are reported too: they would be ignored.
 QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &connection);
 

@@ -4,6 +4,10 @@
 <context>
     <name>ConnectionOptions</name>
     <message>
+        <source>&quot;%1&quot; is not a header name: letters, digits and !#$%&amp;&apos;*+-.^_`|~ only, e.g. x-api-key.</source>
+        <translation>„%1“ ist kein Header-Name: nur Buchstaben, Ziffern und !#$%&amp;&apos;*+-.^_`|~, z. B. x-api-key.</translation>
+    </message>
+    <message>
         <source>Plain http:// to %1 sends the key and the runs unencrypted: use https://, or allow plain http for this connection.</source>
         <translation>Einfaches http:// zu %1 überträgt den Schlüssel und die Läufe unverschlüsselt: Verwenden Sie https:// oder erlauben Sie einfaches http für diese Verbindung.</translation>
     </message>
@@ -845,6 +849,10 @@
 <context>
     <name>Runwatch::Cli::CliApp</name>
     <message>
+        <source>--auth takes bearer, header:NAME (a header name such as x-api-key) or none, not &quot;%1&quot;</source>
+        <translation>--auth nimmt bearer, header:NAME (ein Header-Name wie x-api-key) oder none, nicht „%1“</translation>
+    </message>
+    <message>
         <source>API keys are read from the environment only (use --api-key-env VAR).</source>
         <translation>API-Schlüssel werden nur aus der Umgebung gelesen (verwenden Sie --api-key-env VAR).</translation>
     </message>
@@ -855,10 +863,6 @@
     <message>
         <source>no command given</source>
         <translation>kein Befehl angegeben</translation>
-    </message>
-    <message>
-        <source>--token-command is for the foundry backend, not %1</source>
-        <translation>--token-command gilt für das Backend foundry, nicht für %1</translation>
     </message>
     <message>
         <source>unknown backend &quot;%1&quot; (known: %2)</source>
@@ -883,10 +887,6 @@
     <message>
         <source>no service URL: give --url URL (and --backend) or --connection NAME</source>
         <translation>keine Dienst-URL: Geben Sie --url URL (und --backend) oder --connection NAME an</translation>
-    </message>
-    <message>
-        <source>--token-command is for the foundry backend (this is %1)</source>
-        <translation>--token-command gilt für das Backend foundry (dies ist %1)</translation>
     </message>
     <message>
         <source>--profile is for the jobs backend (this is %1)</source>
@@ -1179,13 +1179,18 @@ Global options (before the command):
   --api-key-env VAR   environment variable holding the API key; overrides a saved key
                       (without --connection the default is RUNWATCH_API_KEY, then
                       OPENAI_API_KEY for openai)
-  --auth STYLE        bearer (default) or api-key (Azure OpenAI)
+  --auth STYLE        how the key goes out: bearer (default; Authorization: Bearer KEY),
+                      header:NAME (NAME: KEY, e.g. header:api-key for Azure OpenAI,
+                      header:x-api-key, header:x-goog-api-key), or none
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
   --api-version V     the api-version query (foundry: default 2025-05-01; Azure OpenAI)
-  --token-command CMD foundry: a command printing a Microsoft Entra token, run when there is
-                      none, near its expiry and once after a 401 (e.g. az account
-                      get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
-                      its output is never logged or stored. Give both on every command.
+  --token-command CMD a command printing a token (Microsoft Entra ID, OAuth, …) sent instead of
+                      a key in the --auth style, run when there is none, near its expiry and
+                      once after a 401 (e.g. az account get-access-token --resource
+                      https://ai.azure.com --query accessToken -o tsv); its output is never
+                      logged or stored, and it runs without the API keys of Runwatch
+                      (RUNWATCH_*) and of other services (*_API_KEY) in its environment.
+                      Give it on every command.
   --profile FILE      jobs: connection profile (paths, cancel method, JSON pointers, status
                       names; docs/jobs-profile.md); give it on every command
   --organization ORG  openai: sent as the OpenAI-Organization header
@@ -1234,7 +1239,8 @@ Commands:
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
-  connections         the saved connections: name, backend, URL, where the key is kept
+  connections         the saved connections: name, backend, auth style, URL, where the key
+                      is kept
   deadline RUN (--in DURATION [--cancel] | --clear)
                       the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
                       it at the deadline (done by whoever follows it: the app, watch)
@@ -1265,13 +1271,18 @@ Globale Optionen (vor dem Befehl):
   --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
                       Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann
                       OPENAI_API_KEY für openai)
-  --auth STIL         bearer (Standard) oder api-key (Azure OpenAI)
+  --auth STIL         wie der Schlüssel gesendet wird: bearer (Standard; Authorization: Bearer
+                      SCHLÜSSEL), header:NAME (NAME: SCHLÜSSEL, z. B. header:api-key für Azure
+                      OpenAI, header:x-api-key, header:x-goog-api-key) oder none
   --store PFAD        Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
   --api-version V     der Abfrageparameter api-version (foundry: Standard 2025-05-01; Azure OpenAI)
-  --token-command CMD foundry: ein Befehl, der ein Microsoft-Entra-Token ausgibt; er läuft, wenn es
-                      keines gibt, kurz vor dessen Ablauf und einmal nach einem 401 (z. B. az account
+  --token-command CMD ein Befehl, der ein Token ausgibt (Microsoft Entra ID, OAuth, …), das statt
+                      eines Schlüssels im --auth-Stil gesendet wird; er läuft, wenn es keines gibt,
+                      kurz vor dessen Ablauf und einmal nach einem 401 (z. B. az account
                       get-access-token --resource https://ai.azure.com --query accessToken -o tsv);
-                      seine Ausgabe wird nie protokolliert oder gespeichert. Bei jedem Befehl angeben.
+                      seine Ausgabe wird nie protokolliert oder gespeichert, und er läuft ohne die
+                      API-Schlüssel von Runwatch (RUNWATCH_*) und anderer Dienste (*_API_KEY) in
+                      seiner Umgebung. Bei jedem Befehl angeben.
   --profile DATEI     jobs: Verbindungsprofil (Pfade, Abbruchmethode, JSON-Pointer, Statusnamen;
                       docs/jobs-profile.md); bei jedem Befehl angeben
   --organization ORG  openai: wird als Header OpenAI-Organization gesendet
@@ -1322,7 +1333,8 @@ Befehle:
   resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
   export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
   prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
-  connections         die gespeicherten Verbindungen: Name, Backend, URL, wo der Schlüssel liegt
+  connections         die gespeicherten Verbindungen: Name, Backend, Authentifizierung, URL, wo
+                      der Schlüssel liegt
   deadline LAUF (--in DAUER [--cancel] | --clear)
                       das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
                       zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
@@ -1412,8 +1424,8 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <translation>Token-&amp;Befehl:</translation>
     </message>
     <message>
-        <source>Prints an Entra ID access token. Run when there is no token, near its expiry and after a 401; its output is never shown, logged or stored.</source>
-        <translation>Gibt ein Entra-ID-Zugriffstoken aus. Wird ausgeführt, wenn kein Token vorliegt, kurz vor seinem Ablauf und nach einem 401; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert.</translation>
+        <source>Prints an access token (e.g. Entra ID, OAuth), sent in place of the key in the chosen authentication style. Run when there is no token, near its expiry and after a 401; its output is never shown, logged or stored, and it does not see API keys in its environment.</source>
+        <translation>Gibt ein Zugriffstoken aus (z. B. Entra ID, OAuth), das statt des Schlüssels im gewählten Authentifizierungsstil gesendet wird. Wird ausgeführt, wenn kein Token vorliegt, kurz vor seinem Ablauf und nach einem 401; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert, und er sieht keine API-Schlüssel in seiner Umgebung.</translation>
     </message>
     <message>
         <source>Jobs &amp;profile:</source>
@@ -1530,6 +1542,18 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 <context>
     <name>Runwatch::ConnectionsDialog</name>
     <message>
+        <source>Header name</source>
+        <translation>Header-Name</translation>
+    </message>
+    <message>
+        <source>The key is sent as &quot;&lt;name&gt;: &lt;key&gt;&quot; (api-key for Azure OpenAI).</source>
+        <translation>Der Schlüssel wird als „&lt;Name&gt;: &lt;Schlüssel&gt;“ gesendet (api-key für Azure OpenAI).</translation>
+    </message>
+    <message>
+        <source>Hea&amp;der name:</source>
+        <translation>Hea&amp;der-Name:</translation>
+    </message>
+    <message>
         <source>Connections</source>
         <translation>Verbindungen</translation>
     </message>
@@ -1582,8 +1606,8 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <translation>Authorization: Bearer &lt;Schlüssel&gt;</translation>
     </message>
     <message>
-        <source>api-key: &lt;key&gt; (Azure OpenAI)</source>
-        <translation>api-key: &lt;Schlüssel&gt; (Azure OpenAI)</translation>
+        <source>The key in a header of its own</source>
+        <translation>Der Schlüssel in einem eigenen Header</translation>
     </message>
     <message>
         <source>No authentication</source>
@@ -2688,6 +2712,17 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
     </message>
 </context>
 <context>
+    <name>Runwatch::RequestAuth</name>
+    <message>
+        <source>&quot;%1&quot; is not a valid header name for the key.</source>
+        <translation>„%1“ ist kein gültiger Header-Name für den Schlüssel.</translation>
+    </message>
+    <message>
+        <source>The key contains a line break or another control character.</source>
+        <translation>Der Schlüssel enthält einen Zeilenumbruch oder ein anderes Steuerzeichen.</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::RunHistoryReader</name>
     <message>
         <source>Cannot read the run history: %1</source>
@@ -2982,6 +3017,37 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Reasoning, tool calls, progress and status changes of the run</source>
         <translation>Überlegungen, Tool-Aufrufe, Fortschritt und Statuswechsel des Laufs</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::TokenSource</name>
+    <message>
+        <source>The connection was closed.</source>
+        <translation>Die Verbindung wurde geschlossen.</translation>
+    </message>
+    <message>
+        <source>The token command could not be started.</source>
+        <translation>Der Token-Befehl konnte nicht gestartet werden.</translation>
+    </message>
+    <message>
+        <source>The token command printed more than %1 KiB: that is not a token.</source>
+        <translation>Der Token-Befehl gab mehr als %1 KiB aus: Das ist kein Token.</translation>
+    </message>
+    <message>
+        <source>The token command did not finish within %1 s.</source>
+        <translation>Der Token-Befehl wurde nicht innerhalb von %1 s fertig.</translation>
+    </message>
+    <message>
+        <source>The token command failed (exit code %1).</source>
+        <translation>Der Token-Befehl ist fehlgeschlagen (Exit-Code %1).</translation>
+    </message>
+    <message>
+        <source>The token command failed (exit code %1): %2</source>
+        <translation>Der Token-Befehl ist fehlgeschlagen (Exit-Code %1): %2</translation>
+    </message>
+    <message>
+        <source>The token command printed no token (expected the token alone on one line).</source>
+        <translation>Der Token-Befehl gab kein Token aus (erwartet: das Token allein in einer Zeile).</translation>
     </message>
 </context>
 <context>

@@ -227,12 +227,24 @@ private Q_SLOTS:
     void usageErrors()
     {
         QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"hi"_s}).exitCode, 2); // no --agent
+        // The token command is every backend's (tst_auth_cli); a style that is none of bearer,
+        // header:NAME and none is refused before anything runs.
         const Result openai = RunwatchTest::finishCli(RunwatchTest::launchCli(
             QStringLiteral(RUNWATCH_CLI_PATH),
             {u"--backend"_s, u"openai"_s, u"--url"_s, u"http://127.0.0.1:9/v1"_s, u"--token-command"_s,
              u"true"_s, u"--store"_s, m_dir->filePath(u"x.sqlite"_s), u"list"_s},
             this));
-        QCOMPARE(openai.exitCode, 2);
+        QCOMPARE(openai.exitCode, 0);
+        for (const QString &bad :
+             {u"api-keys"_s, u"header:"_s, u"header:x api key"_s, u"header:x-key\r\nx: y"_s}) {
+            const Result refused = RunwatchTest::finishCli(RunwatchTest::launchCli(
+                QStringLiteral(RUNWATCH_CLI_PATH),
+                {u"--backend"_s, u"foundry"_s, u"--url"_s, u"http://127.0.0.1:9/api/projects/p"_s,
+                 u"--auth"_s, bad, u"--store"_s, m_dir->filePath(u"x.sqlite"_s), u"list"_s},
+                this));
+            QVERIFY2(refused.exitCode == 2, qPrintable(bad));
+            QVERIFY2(refused.err.contains("--auth"), refused.err.constData());
+        }
     }
 
     // The token command instead of a key: its token is used, and it is in no output and no file.

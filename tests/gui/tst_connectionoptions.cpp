@@ -107,12 +107,13 @@ private Q_SLOTS:
         m_engine.reset();
     }
 
-    // Only the chosen backend's options are offered; the transport's are offered for every one.
+    // Only the chosen backend's options are offered; the transport's and the token command are
+    // offered for every one.
     void fieldsFollowTheBackend()
     {
         const QList<std::pair<QString, QStringList>> expected{
             {u"openai"_s, {u"organization"_s, u"project"_s, u"api_version"_s}},
-            {u"foundry"_s, {u"api_version"_s, u"token_command"_s}},
+            {u"foundry"_s, {u"api_version"_s}},
             {u"jobs"_s, {u"profile_file"_s}},
             {u"a2a"_s, {}}};
         const QStringList all{u"organization"_s, u"project"_s,   u"api_version"_s, u"token_command"_s,
@@ -124,10 +125,48 @@ private Q_SLOTS:
             if (!shots.isEmpty())
                 QVERIFY(m_dialog->grab().save(shots + u"/connections-"_s + backend + u".png"_s));
             for (const QString &key : all) {
-                const bool shown = own.contains(key) || key == u"ca_bundle" || key == u"proxy";
+                const bool shown
+                    = own.contains(key) || key == u"ca_bundle" || key == u"proxy" || key == u"token_command";
                 QVERIFY2(m_dialog->optionsForm()->edit(key)->isVisible() == shown,
                          qPrintable(backend + u' ' + key));
             }
+        }
+    }
+
+    // The Header style's name field: shown only with that style, checked as typed, saved as
+    // Connection::authHeader, shown again, and the name the credential goes out under (here a
+    // token command's token, so that no keychain is needed). Dialog → store → engine → wire.
+    void headerNameReachesTheWire()
+    {
+        fill(u"gemini-like"_s, u"openai"_s, m_engine->sim.baseUrl());
+        QLineEdit *header = m_dialog->authHeaderEdit();
+        QVERIFY(!header->isVisible());
+        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
+        QVERIFY(header->isVisible());
+        QCOMPARE(header->text(), u"api-key"_s); // what the style starts with
+        header->setText(u"x goog api key"_s);
+        QVERIFY(!m_dialog->saveButton()->isEnabled());
+        auto *problems = m_dialog->findChild<QLabel *>(u"connectionOptionProblems"_s);
+        QVERIFY(problems && problems->text().contains(u"x goog api key"_s));
+        header->setText(u"x-goog-api-key"_s);
+        QVERIFY(m_dialog->saveButton()->isEnabled());
+        option(ConnectionOption::TokenCommand)->setText(u"printf %s tok-in-a-header"_s);
+        const auto stored = save(u"gemini-like"_s);
+        QVERIFY(stored);
+        QCOMPARE(stored->auth, AuthStyle::Header);
+        QCOMPARE(stored->authHeader, u"x-goog-api-key"_s);
+        m_dialog->startNew();
+        QCOMPARE(header->text(), u"api-key"_s);
+        m_dialog->selectConnection(u"gemini-like"_s);
+        QCOMPARE(header->text(), u"x-goog-api-key"_s);
+        QVERIFY(header->isVisible());
+
+        QVERIFY(runCompletes(u"gemini-like"_s, u"normal deltas=3"_s));
+        const auto requests = m_engine->sim.requests();
+        QVERIFY(!requests.isEmpty());
+        for (const auto &r : requests) {
+            QCOMPARE(r.header("x-goog-api-key"), QByteArray("tok-in-a-header"));
+            QVERIFY(r.header("authorization").isEmpty());
         }
     }
 
@@ -137,7 +176,7 @@ private Q_SLOTS:
     {
         m_engine->sim.setApiKey(u"azure-key-7"_s);
         fill(u"azure"_s, u"openai"_s, m_engine->sim.baseUrl());
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::ApiKeyHeader)));
+        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
         option(ConnectionOption::ApiVersion)->setText(u"2025-04-01-preview"_s);
         option(ConnectionOption::Organization)->setText(u"org-cockpit"_s);
         option(ConnectionOption::Project)->setText(u"proj_42"_s);
@@ -151,7 +190,8 @@ private Q_SLOTS:
         ConnectionRegistry reader(nullptr, nullptr, m_store.get());
         const auto stored = reader.savedProfile(u"azure"_s);
         QVERIFY(stored);
-        QCOMPARE(stored->connection.auth, AuthStyle::ApiKeyHeader);
+        QCOMPARE(stored->connection.auth, AuthStyle::Header);
+        QCOMPARE(stored->connection.authHeader, u"api-key"_s);
         QCOMPARE(stored->connection.options.value(u"api_version"_s).toString(), u"2025-04-01-preview"_s);
         QCOMPARE(stored->connection.options.value(u"organization"_s).toString(), u"org-cockpit"_s);
         QCOMPARE(stored->connection.options.value(u"project"_s).toString(), u"proj_42"_s);
@@ -233,12 +273,13 @@ private Q_SLOTS:
         QVERIFY(stored);
         QCOMPARE(stored->options.value(u"token_command"_s).toString(), u"printf %s tok"_s);
         QCOMPARE(stored->options.value(u"api_version"_s).toString(), u"2025-05-15-preview"_s);
-        // Switching the backend drops options that no longer apply.
+        // Switching the backend drops options that no longer apply; the token command applies to
+        // every backend and stays.
         m_dialog->selectConnection(u"foundry"_s);
         m_dialog->backendBox()->setCurrentText(u"a2a"_s);
         const auto switched = save(u"foundry"_s);
         QVERIFY(switched);
-        QVERIFY(!switched->options.contains(u"token_command"_s));
+        QCOMPARE(switched->options.value(u"token_command"_s).toString(), u"printf %s tok"_s);
         QVERIFY(!switched->options.contains(u"api_version"_s));
     }
 

@@ -61,6 +61,7 @@ OpenAiBackend::OpenAiBackend(Connection connection, QObject *parent)
     , m_http(new HttpClient(this))
 {
     applyTransportOptions(m_http, m_connection);
+    (new RequestAuth(m_connection, this))->attach(m_http);
 }
 
 QString OpenAiBackend::kind() const
@@ -91,7 +92,6 @@ HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path
         url.setQuery(q);
     }
     r.url = url;
-    applyAuth(r, m_connection);
     const QString org = m_connection.options.value(u"organization"_s).toString();
     if (!org.isEmpty())
         r.headers.emplaceBack("OpenAI-Organization", org.toUtf8());
