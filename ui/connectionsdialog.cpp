@@ -25,6 +25,11 @@ using namespace Qt::StringLiterals;
 
 namespace Runwatch {
 
+namespace {
+// What the Header style starts with: Azure OpenAI's header, the one Runwatch offered first.
+constexpr auto kDefaultAuthHeader = "api-key"_L1;
+} // namespace
+
 ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *parent)
     : QDialog(parent)
     , m_registry(registry)
@@ -57,6 +62,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     auto *formLayout = new QVBoxLayout(m_form);
     formLayout->setContentsMargins(8, 0, 0, 0);
     auto *form = new QFormLayout;
+    m_fields = form;
     m_name = new QLineEdit;
     m_name->setObjectName(u"connectionName"_s);
     m_name->setAccessibleName(tr("Name"));
@@ -78,9 +84,17 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_auth->setObjectName(u"connectionAuth"_s);
     m_auth->setAccessibleName(tr("Authentication style"));
     m_auth->addItem(tr("Authorization: Bearer <key>"), int(AuthStyle::Bearer));
-    m_auth->addItem(tr("api-key: <key> (Azure OpenAI)"), int(AuthStyle::ApiKeyHeader));
+    m_auth->addItem(tr("The key in a header of its own"), int(AuthStyle::Header));
     m_auth->addItem(tr("No authentication"), int(AuthStyle::None));
     form->addRow(tr("A&uthentication:"), m_auth);
+    // The header's name, shown with the Header style: api-key (Azure OpenAI), x-api-key
+    // (Anthropic, LangGraph), x-goog-api-key (Gemini), X-API-Key (many job APIs), …
+    m_authHeader = new QLineEdit(kDefaultAuthHeader);
+    m_authHeader->setObjectName(u"connectionAuthHeader"_s);
+    m_authHeader->setAccessibleName(tr("Header name"));
+    m_authHeader->setPlaceholderText(u"api-key, x-api-key, x-goog-api-key, X-API-Key"_s);
+    m_authHeader->setToolTip(tr("The key is sent as \"<name>: <key>\" (api-key for Azure OpenAI)."));
+    form->addRow(tr("Hea&der name:"), m_authHeader);
     m_key = new QLineEdit;
     m_key->setObjectName(u"connectionKey"_s);
     m_key->setAccessibleName(tr("API key"));
@@ -205,6 +219,8 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     });
     connect(m_options, &ConnectionOptionsForm::edited, this, &ConnectionsDialog::validateForm);
     connect(m_url, &QLineEdit::textChanged, this, &ConnectionsDialog::validateForm);
+    connect(m_auth, &QComboBox::currentIndexChanged, this, &ConnectionsDialog::validateForm);
+    connect(m_authHeader, &QLineEdit::textChanged, this, &ConnectionsDialog::validateForm);
     connect(m_insecure, &QCheckBox::toggled, this, &ConnectionsDialog::validateForm);
     connect(m_registry, &ConnectionRegistry::changed, this, &ConnectionsDialog::reloadList);
     reloadList();
@@ -242,6 +258,7 @@ void ConnectionsDialog::startNew()
     m_backend->setCurrentText(defaultConnector().name);
     m_url->setText(defaultConnector().defaultUrl);
     m_auth->setCurrentIndex(0);
+    m_authHeader->setText(kDefaultAuthHeader);
     m_key->clear();
     m_key->setPlaceholderText(tr("Stored in the system keychain"));
     m_keyInfo->setText(tr("The key is kept in the system keychain, never in a settings file."));
@@ -269,6 +286,7 @@ void ConnectionsDialog::showProfile(const QString &name)
     m_backend->setCurrentText(c.backend);
     m_url->setText(c.baseUrl.toString());
     m_auth->setCurrentIndex(m_auth->findData(int(c.auth)));
+    m_authHeader->setText(c.auth == AuthStyle::Header ? c.authHeader : QString(kDefaultAuthHeader));
     m_key->clear();
     m_model->setText(c.defaultModel);
     m_insecure->setChecked(c.allowInsecureHttp);
@@ -312,6 +330,8 @@ ConnectionProfile ConnectionsDialog::formProfile() const
     c.backend = m_backend->currentText();
     c.baseUrl = QUrl(m_url->text().trimmed());
     c.auth = AuthStyle(m_auth->currentData().toInt());
+    if (c.auth == AuthStyle::Header)
+        c.authHeader = m_authHeader->text().trimmed();
     c.defaultModel = m_model->text().trimmed();
     c.allowInsecureHttp = m_insecure->isChecked();
     // Options this dialog does not edit (e.g. timeouts set in the store) are kept.
@@ -332,6 +352,8 @@ void ConnectionsDialog::validateForm()
 {
     const QList<ConnectionOptionProblem> problems = validateConnectionOptions(formProfile().connection);
     m_options->showProblems(problems);
+    const bool byHeader = AuthStyle(m_auth->currentData().toInt()) == AuthStyle::Header;
+    m_fields->setRowVisible(m_authHeader, byHeader);
     m_save->setEnabled(problems.isEmpty() && !m_saving);
 }
 

@@ -8,6 +8,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -33,6 +34,7 @@ public:
     QComboBox *backendBox() const { return m_backend; }
     QLineEdit *urlEdit() const { return m_url; }
     QComboBox *authBox() const { return m_auth; }
+    QLineEdit *authHeaderEdit() const { return m_authHeader; }
     QLineEdit *keyEdit() const { return m_key; }
     QPushButton *saveButton() const { return m_save; }
     QPushButton *testButton() const { return m_test; }
@@ -76,6 +78,8 @@ private:
     QComboBox *m_backend = nullptr;
     QLineEdit *m_url = nullptr;
     QComboBox *m_auth = nullptr;
+    QLineEdit *m_authHeader = nullptr; // its name with AuthStyle::Header, shown only then
+    QFormLayout *m_fields = nullptr;
     QLineEdit *m_key = nullptr;
     QLineEdit *m_model = nullptr;
     QCheckBox *m_insecure = nullptr;

@@ -16,6 +16,8 @@
 #include <QJsonObject>
 #include <QTimer>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch::Cli {
@@ -41,7 +43,9 @@ constexpr auto kUsageConnection = QT_TRANSLATE_NOOP(
   --api-key-env VAR   environment variable holding the API key; overrides a saved key
                       (without --connection the default is RUNWATCH_API_KEY, then the
                       connector's own variable, e.g. OPENAI_API_KEY)
-  --auth STYLE        bearer (default) or api-key (Azure OpenAI)
+  --auth STYLE        how the key goes out: bearer (default; Authorization: Bearer KEY),
+                      header:NAME (NAME: KEY, e.g. header:api-key for Azure OpenAI,
+                      header:x-api-key, header:x-goog-api-key), or none
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
 Connection options (give them on every command; [names]: only those connectors'):
 )");
@@ -93,7 +97,8 @@ Commands:
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
-  connections         the saved connections: name, backend, URL, where the key is kept
+  connections         the saved connections: name, backend, auth style, URL, where the key
+                      is kept
   deadline RUN (--in DURATION [--cancel] | --clear)
                       the run's time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
                       it at the deadline (done by whoever follows it: the app, watch)
@@ -274,10 +279,25 @@ int CliApp::run(const QStringList &args)
         return usage(CliApp::tr("no command given"));
     const QString command = args.at(i);
     const QStringList rest = args.mid(i + 1);
+    // A token command may stand in for a saved connection's one (for this command only).
+    const bool savedOptionsGiven
+        = std::any_of(o.connectionOptions.keyBegin(), o.connectionOptions.keyEnd(),
+                      [](const QString &key) { return key != ConnectionOption::TokenCommand; });
     if (!o.connection.isEmpty()
-        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || !o.connectionOptions.isEmpty()))
-        return usage(u"--connection %1 brings its own backend, URL, auth style and options: leave out "
-                     "--backend, --url, --auth and the connection options"_s.arg(o.connection));
+        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || savedOptionsGiven))
+        return usage(
+            u"--connection %1 brings its own backend, URL, auth style and options: leave out "
+            "--backend, --url, --auth and the connection options (but --token-command)"_s.arg(o.connection));
+    if (!o.auth.isEmpty()) {
+        AuthStyle style = AuthStyle::Bearer;
+        QString header;
+        if (!authStyleFromName(o.auth, &style, &header)
+            || (style == AuthStyle::Header && !isHeaderName(header)))
+            return usage(
+                CliApp::tr("--auth takes bearer, header:NAME (a header name such as x-api-key) or none, "
+                           "not \"%1\"")
+                    .arg(o.auth));
+    }
     if (!o.backend.isEmpty() && !connector(o.backend))
         return usage(
             CliApp::tr("unknown backend \"%1\" (known: %2)").arg(o.backend, knownBackends().join(u", "_s)));
@@ -482,9 +502,13 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
         *error = CliApp::tr("no service URL: give --url URL (and --backend) or --connection NAME");
         return std::nullopt;
     }
-    c.auth = o.auth == u"api-key" ? AuthStyle::ApiKeyHeader : AuthStyle::Bearer;
+    // Checked in run(): a bad style never gets here.
+    authStyleFromName(o.auth.isEmpty() ? u"bearer"_s : o.auth, &c.auth, &c.authHeader);
     c.apiKey = apiKeyFor(o, c.backend);
-    if (c.apiKey.isEmpty())
+    // A token command's token goes out in the --auth style like a key.
+    if (const QString command = o.option(ConnectionOption::TokenCommand); !command.isEmpty())
+        c.options.insert(ConnectionOption::TokenCommand, command);
+    else if (c.apiKey.isEmpty())
         c.auth = AuthStyle::None;
     c.allowInsecureHttp = o.allowInsecure;
     // A connector that takes its key one way only (Entra tokens are Bearer tokens) takes it so,

@@ -30,6 +30,7 @@ struct CliApp::Options
     // The connection options given by their flags (the registry's rows: a connector's own and
     // the common ones), by option key: the flag as given and its value.
     QMap<QString, std::pair<QString, QString>> connectionOptions;
+    QString option(QLatin1StringView key) const { return connectionOptions.value(QString(key)).second; }
     bool allowInsecure = false;
 };
 

@@ -75,6 +75,9 @@ std::optional<Connection> CliApp::savedConnection(const Options &o, const Connec
         return std::nullopt;
     }
     setProxyPassword(&c, proxy.secret);
+    // Given here, a token command replaces the saved one (if any) for this command only.
+    if (const QString command = o.option(ConnectionOption::TokenCommand); !command.isEmpty())
+        c.options.insert(ConnectionOption::TokenCommand, command);
     // Given here, the opt-in adds to the saved one for this command only.
     if (o.allowInsecure)
         c.allowInsecureHttp = true;
@@ -91,10 +94,11 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
             return usage(CliApp::tr("connections: unexpected argument %1").arg(a));
     }
     const QList<ConnectionProfile> saved = registry().savedProfiles();
-    qsizetype nameWidth = 0, backendWidth = 0;
+    qsizetype nameWidth = 0, backendWidth = 0, authWidth = 0;
     for (const ConnectionProfile &p : saved) {
         nameWidth = std::max(nameWidth, p.connection.name.size());
         backendWidth = std::max(backendWidth, p.connection.backend.size());
+        authWidth = std::max(authWidth, authStyleName(p.connection.auth, p.connection.authHeader).size());
     }
     for (const ConnectionProfile &p : saved) {
         const Connection &c = p.connection;
@@ -103,16 +107,17 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
                              {u"name"_s, c.name},
                              {u"backend"_s, c.backend},
                              {u"url"_s, c.baseUrl.toString()},
-                             {u"auth"_s, authStyleName(c.auth)},
+                             {u"auth"_s, authStyleName(c.auth, c.authHeader)},
                              {u"key_storage"_s, keyStorageName(p.keyStorage)},
                              {u"allow_insecure_http"_s, c.allowInsecureHttp}};
             if (!c.defaultModel.isEmpty())
                 line.insert(u"default_model"_s, c.defaultModel);
             writeJson(line);
         } else {
-            writeOut(u"%1  %2  %3  %4\n"_s.arg(c.name.leftJustified(nameWidth),
-                                               c.backend.leftJustified(backendWidth),
-                                               c.baseUrl.toDisplayString(), keyStorageLabel(p.keyStorage)));
+            writeOut(u"%1  %2  %3  %4  %5\n"_s.arg(
+                c.name.leftJustified(nameWidth), c.backend.leftJustified(backendWidth),
+                authStyleName(c.auth, c.authHeader).leftJustified(authWidth), c.baseUrl.toDisplayString(),
+                keyStorageLabel(p.keyStorage)));
         }
     }
     if (saved.isEmpty())

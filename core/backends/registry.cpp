@@ -122,9 +122,10 @@ const QList<ConnectorOption> &commonConnectionOptions()
          QT_TRANSLATE_NOOP("Runwatch::Connector", "Token &command:"),
          QT_TRANSLATE_NOOP("Runwatch::Connector", "a command that prints an access token"),
          QT_TRANSLATE_NOOP("Runwatch::Connector",
-                           "Prints an access token (e.g. a Microsoft Entra token). Run when there is no "
-                           "token, near its expiry and after a 401; its output is never shown, logged or "
-                           "stored."),
+                           "Prints an access token (Microsoft Entra ID, OAuth, …), sent instead of a key "
+                           "in the connection's auth style. Run when there is no token, near its expiry and "
+                           "after a 401, without Runwatch's and other services' API keys in its "
+                           "environment; its output is never shown, logged or stored."),
          &validateCommand},
         {ConnectionOption::CaBundle, "--ca-bundle"_L1, "FILE"_L1, Kind::File,
          QT_TRANSLATE_NOOP("Runwatch::Connector", "CA bund&le:"),

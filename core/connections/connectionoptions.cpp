@@ -56,6 +56,10 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
         if (anyConnectionOption(it.key()) && !applies(it.key()) && !it.value().toString().isEmpty())
             problems.append({it.key(), Text::tr("Not used by the %1 backend.").arg(connection.backend)});
     }
+    if (connection.auth == AuthStyle::Header && !isHeaderName(connection.authHeader))
+        problems.append({u"auth_header"_s, Text::tr("\"%1\" is not a header name: letters, digits and "
+                                                    "!#$%&'*+-.^_`|~ only, e.g. x-api-key.")
+                                               .arg(connection.authHeader)});
     for (const ConnectorOption &option : applicable) {
         const QString value = optionText(connection, option.key);
         if (value.isEmpty() || !option.validate)

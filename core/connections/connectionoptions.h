@@ -24,7 +24,8 @@ struct ConnectionOptionProblem
 // Checks the connection's URL and options the way the connector would use them, without the
 // network: each option by its registry row's check (a file the connector reads is read and parsed,
 // a CA bundle must hold PEM certificates, a proxy URL must name a scheme, host and port, header
-// values must be one line), and plain http to a host that is not loopback needs the opt-in.
+// values must be one line), the key's header name ("auth_header") must be a valid one, and plain
+// http to a host that is not loopback needs the opt-in.
 // Another connector's options are reported too: they would be ignored.
 QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &connection);
 

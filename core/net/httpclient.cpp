@@ -175,9 +175,7 @@ bool isEventStream(const HttpResponse &response)
 
 QCoro::Task<HttpResponse> HttpClient::send(HttpRequest request)
 {
-    const QList<QByteArray> secrets = credentialsOf(request.headers);
-    OpenedStream result = co_await perform(std::move(request), false, {});
-    redactCredentials(result.response, secrets);
+    OpenedStream result = co_await authorized(std::move(request), false, {});
     co_return std::move(result.response);
 }
 
@@ -185,10 +183,41 @@ QCoro::Task<OpenedStream> HttpClient::openStream(HttpRequest request, StreamDeco
 {
     if (!findHeader(request.headers, "accept"))
         request.headers.append({QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream")});
-    const QList<QByteArray> secrets = credentialsOf(request.headers);
-    OpenedStream result = co_await perform(std::move(request), true, std::move(makeDecoder));
-    redactCredentials(result.response, secrets);
-    co_return result;
+    co_return co_await authorized(std::move(request), true, std::move(makeDecoder));
+}
+
+QCoro::Task<OpenedStream> HttpClient::authorized(HttpRequest request, bool stream,
+                                                 StreamDecoderFactory makeDecoder)
+{
+    QPointer<HttpClient> self(this);
+    for (int attempt = 0;; ++attempt) {
+        HttpRequest current = request;
+        QList<QByteArray> secrets;
+        const QPointer<HttpAuthorizer> authorizer
+            = request.withCredentials ? m_authorizer : QPointer<HttpAuthorizer>();
+        if (authorizer && !m_shutDown) {
+            HttpAuthorizer::Authorized credential;
+            {
+                // A token command may run meanwhile: shutdown() waits for it like for a request.
+                const LiveRequest live(m_requests);
+                credential = co_await authorizer->authorize(request, attempt > 0);
+            }
+            if (!self || credential.error.isError()) {
+                OpenedStream refused;
+                refused.response.error = self ? credential.error : RunError::cancelled();
+                co_return refused;
+            }
+            current = std::move(credential.request);
+            secrets = std::move(credential.secrets);
+        }
+        secrets += credentialsOf(current.headers);
+        // A copy per attempt: the factory makes each attempt's body a decoder of its own.
+        OpenedStream result = co_await perform(std::move(current), stream, makeDecoder);
+        redactCredentials(result.response, secrets);
+        // A 401 with a renewable credential: the token expired early or was revoked; renew it once.
+        if (!self || result.response.status != 401 || attempt > 0 || !authorizer || !authorizer->canRenew())
+            co_return result;
+    }
 }
 
 void HttpClient::abortAll()
@@ -206,6 +235,8 @@ void HttpClient::stop()
 {
     m_shutDown = true;
     abortAll();
+    if (m_authorizer)
+        m_authorizer->stop();
 }
 
 QCoro::Task<> HttpClient::shutdown()

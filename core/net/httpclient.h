@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "httpauthorizer.h"
 #include "httperrors.h"
 #include "httpmessage.h"
 #include "httppolicy.h"
@@ -85,6 +86,12 @@ public:
     void setCaCertificates(const QList<QSslCertificate> &certificates) { m_caCertificates = certificates; }
     const QList<QSslCertificate> &caCertificates() const { return m_caCertificates; }
 
+    // Puts the connection's credential on every request (but those with withCredentials =
+    // false) right before it is sent; a 401 is answered by one more try with a renewed
+    // credential when the authorizer can renew it (a token command). Not owned; one authorizer
+    // may serve several clients. shutdown() stops it.
+    void setAuthorizer(HttpAuthorizer *authorizer) { m_authorizer = authorizer; }
+
     // Buffered request with retries. Body size is capped (policy.maxBodyBytes) — a larger body
     // is a Protocol error. Never throws; failures are in HttpResponse::error. The request's
     // credentials (Authorization, api-key) are replaced by "[redacted]" wherever a failed
@@ -127,6 +134,8 @@ private:
     friend class detail::RetrySleep;
 
     void stop();
+    // perform() with the authorizer's credential, once more after a 401 when it can renew it.
+    QCoro::Task<OpenedStream> authorized(HttpRequest request, bool stream, StreamDecoderFactory makeDecoder);
     QCoro::Task<OpenedStream> perform(HttpRequest request, bool stream, StreamDecoderFactory makeDecoder);
     // One attempt's reply; `pumped` is set when the stream pump reads it, cleared otherwise.
     QNetworkReply *issue(const HttpRequest &request, const RetryPolicy &policy, bool stream,
@@ -135,6 +144,7 @@ private:
     QNetworkAccessManager *m_nam = nullptr;
     RetryPolicy m_policy;
     SleepHook m_sleepObserver;
+    QPointer<HttpAuthorizer> m_authorizer;
     bool m_allowInsecureHttp = false;
     QList<QSslCertificate> m_caCertificates;
     bool m_shutDown = false;

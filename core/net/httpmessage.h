@@ -34,6 +34,9 @@ struct HttpRequest
     // QNAM's own silent re-send after a connection closed without an answer is suppressed
     // too (the body is handed over as a read-once device, sent with Content-Length).
     bool idempotent = true;
+    // false: the client's authorizer (HttpClient::setAuthorizer) leaves this request alone, e.g.
+    // a public A2A agent card fetched before the agent says how it wants credentials.
+    bool withCredentials = true;
 
     // The Content-Type sent on top of `headers`: application/json for a body whose headers name
     // none, else empty. Both transports (QNAM and the stream pump) apply it.

@@ -282,6 +282,10 @@
         <source>A time budget is given as 90s, 45m, 2h, 1h30m or 1d (a year at most).</source>
         <translation>Ein Zeitbudget wird als 90s, 45m, 2h, 1h30m oder 1d angegeben (höchstens ein Jahr).</translation>
     </message>
+    <message>
+        <source>&quot;%1&quot; is not a header name: letters, digits and !#$%&amp;&apos;*+-.^_`|~ only, e.g. x-api-key.</source>
+        <translation>„%1“ ist kein Header-Name: nur Buchstaben, Ziffern und !#$%&amp;&apos;*+-.^_`|~, z. B. x-api-key.</translation>
+    </message>
 </context>
 <context>
     <name>FoundryConnector</name>
@@ -2142,32 +2146,6 @@ Globale Optionen (vor dem Befehl):
 </translation>
     </message>
     <message>
-        <source>  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
-  --connection NAME   a connection saved in the app&apos;s Connections dialog, instead of
-                      --backend/--url/--auth and the connection options: its backend, URL, auth
-                      style, options and API key (from the OS keychain, or the plain file if you
-                      opted in)
-  --api-key-env VAR   environment variable holding the API key; overrides a saved key
-                      (without --connection the default is RUNWATCH_API_KEY, then the
-                      connector&apos;s own variable, e.g. OPENAI_API_KEY)
-  --auth STYLE        bearer (default) or api-key (Azure OpenAI)
-  --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
-Connection options (give them on every command; [names]: only those connectors&apos;):
-</source>
-        <translation>  --url URL           Basis-URL des Dienstes (z. B. https://api.openai.com/v1)
-  --connection NAME   eine im Verbindungsdialog der App gespeicherte Verbindung statt
-                      --backend/--url/--auth und der Verbindungsoptionen: ihr Backend, ihre URL,
-                      Authentifizierung, Optionen und ihr API-Schlüssel (aus dem Schlüsselbund des
-                      Systems oder aus der unverschlüsselten Datei, wenn Sie das gewählt haben)
-  --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
-                      Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann die
-                      eigene Variable des Konnektors, z. B. OPENAI_API_KEY)
-  --auth STIL         bearer (Standard) oder api-key (Azure OpenAI)
-  --store PFAD        Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
-Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektoren):
-</translation>
-    </message>
-    <message>
         <source>connector for --url (default: %1):</source>
         <translation>Konnektor für --url (Standard: %1):</translation>
     </message>
@@ -2186,6 +2164,47 @@ Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektor
     <message>
         <source>%1: %2; --url is %3</source>
         <translation>%1: %2; --url ist %3</translation>
+    </message>
+    <message>
+        <source>start: --input: %1</source>
+        <translation>start: --input: %1</translation>
+    </message>
+    <message>
+        <source>start: --input: the %1 backend cannot start a run from structured input</source>
+        <translation>start: --input: das Backend %1 kann keinen Lauf mit strukturierter Eingabe starten</translation>
+    </message>
+    <message>
+        <source>respond: --value: %1</source>
+        <translation>respond: --value: %1</translation>
+    </message>
+    <message>
+        <source>respond needs --text, --approve, --reject, --choice, --value or --output</source>
+        <translation>respond braucht --text, --approve, --reject, --choice, --value oder --output</translation>
+    </message>
+    <message>
+        <source>respond: --value does not fit the form the run asks for:
+  %1
+</source>
+        <translation>respond: --value passt nicht zum Formular, das der Lauf erwartet:
+  %1
+</translation>
+    </message>
+    <message>
+        <source>  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
+  --connection NAME   a connection saved in the app&apos;s Connections dialog, instead of
+                      --backend/--url/--auth and the connection options: its backend, URL, auth
+                      style, options and API key (from the OS keychain, or the plain file if you
+                      opted in)
+  --api-key-env VAR   environment variable holding the API key; overrides a saved key
+                      (without --connection the default is RUNWATCH_API_KEY, then the
+                      connector&apos;s own variable, e.g. OPENAI_API_KEY)
+  --auth STYLE        how the key goes out: bearer (default; Authorization: Bearer KEY),
+                      header:NAME (NAME: KEY, e.g. header:api-key for Azure OpenAI,
+                      header:x-api-key, header:x-goog-api-key), or none
+  --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
+Connection options (give them on every command; [names]: only those connectors&apos;):
+</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>  --json              JSON Lines output
@@ -2234,7 +2253,8 @@ Commands:
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
-  connections         the saved connections: name, backend, URL, where the key is kept
+  connections         the saved connections: name, backend, auth style, URL, where the key
+                      is kept
   deadline RUN (--in DURATION [--cancel] | --clear)
                       the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
                       it at the deadline (done by whoever follows it: the app, watch)
@@ -2317,28 +2337,8 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 </translation>
     </message>
     <message>
-        <source>start: --input: %1</source>
-        <translation>start: --input: %1</translation>
-    </message>
-    <message>
-        <source>start: --input: the %1 backend cannot start a run from structured input</source>
-        <translation>start: --input: das Backend %1 kann keinen Lauf mit strukturierter Eingabe starten</translation>
-    </message>
-    <message>
-        <source>respond: --value: %1</source>
-        <translation>respond: --value: %1</translation>
-    </message>
-    <message>
-        <source>respond needs --text, --approve, --reject, --choice, --value or --output</source>
-        <translation>respond braucht --text, --approve, --reject, --choice, --value oder --output</translation>
-    </message>
-    <message>
-        <source>respond: --value does not fit the form the run asks for:
-  %1
-</source>
-        <translation>respond: --value passt nicht zum Formular, das der Lauf erwartet:
-  %1
-</translation>
+        <source>--auth takes bearer, header:NAME (a header name such as x-api-key) or none, not &quot;%1&quot;</source>
+        <translation>--auth nimmt bearer, header:NAME (ein Header-Name wie x-api-key) oder none, nicht „%1“</translation>
     </message>
 </context>
 <context>
@@ -2456,10 +2456,6 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
     <message>
         <source>Authorization: Bearer &lt;key&gt;</source>
         <translation>Authorization: Bearer &lt;Schlüssel&gt;</translation>
-    </message>
-    <message>
-        <source>api-key: &lt;key&gt; (Azure OpenAI)</source>
-        <translation>api-key: &lt;Schlüssel&gt; (Azure OpenAI)</translation>
     </message>
     <message>
         <source>No authentication</source>
@@ -2653,6 +2649,22 @@ Dort speichern?</translation>
         <source>List the runs on this connection, including those started by other clients, and attach to them</source>
         <translation>Die Läufe dieser Verbindung auflisten, auch die von anderen Clients gestarteten, und sich an sie anhängen</translation>
     </message>
+    <message>
+        <source>The key in a header of its own</source>
+        <translation>Der Schlüssel in einem eigenen Header</translation>
+    </message>
+    <message>
+        <source>Header name</source>
+        <translation>Header-Name</translation>
+    </message>
+    <message>
+        <source>The key is sent as &quot;&lt;name&gt;: &lt;key&gt;&quot; (api-key for Azure OpenAI).</source>
+        <translation>Der Schlüssel wird als „&lt;Name&gt;: &lt;Schlüssel&gt;“ gesendet (api-key für Azure OpenAI).</translation>
+    </message>
+    <message>
+        <source>Hea&amp;der name:</source>
+        <translation>Hea&amp;der-Name:</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::Connector</name>
@@ -2749,10 +2761,6 @@ Dort speichern?</translation>
         <translation>ein Befehl, der ein Zugriffstoken ausgibt</translation>
     </message>
     <message>
-        <source>Prints an access token (e.g. a Microsoft Entra token). Run when there is no token, near its expiry and after a 401; its output is never shown, logged or stored.</source>
-        <translation>Gibt ein Zugriffstoken aus (z. B. ein Microsoft-Entra-Token). Läuft, wenn es keines gibt, kurz vor dessen Ablauf und nach einem 401; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert.</translation>
-    </message>
-    <message>
         <source>CA bund&amp;le:</source>
         <translation>CA-Bünde&amp;l:</translation>
     </message>
@@ -2787,6 +2795,10 @@ Dort speichern?</translation>
     <message>
         <source>Runs started on this connection get this deadline: a warning before it, &quot;over deadline&quot; after it. Set Deadline… changes it per run and can cancel at the deadline.</source>
         <translation>Auf dieser Verbindung gestartete Läufe bekommen diese Frist: eine Warnung davor, „Frist überschritten“ danach. „Frist setzen…“ ändert sie je Lauf und kann zur Frist abbrechen.</translation>
+    </message>
+    <message>
+        <source>Prints an access token (Microsoft Entra ID, OAuth, …), sent instead of a key in the connection&apos;s auth style. Run when there is no token, near its expiry and after a 401, without Runwatch&apos;s and other services&apos; API keys in its environment; its output is never shown, logged or stored.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3730,6 +3742,17 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
     </message>
 </context>
 <context>
+    <name>Runwatch::RequestAuth</name>
+    <message>
+        <source>&quot;%1&quot; is not a valid header name for the key.</source>
+        <translation>„%1“ ist kein gültiger Header-Name für den Schlüssel.</translation>
+    </message>
+    <message>
+        <source>The key contains a line break or another control character.</source>
+        <translation>Der Schlüssel enthält einen Zeilenumbruch oder ein anderes Steuerzeichen.</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::RunHistoryReader</name>
     <message>
         <source>Cannot read the run history: %1</source>
@@ -4024,6 +4047,37 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Reasoning, tool calls, progress and status changes of the run</source>
         <translation>Überlegungen, Tool-Aufrufe, Fortschritt und Statuswechsel des Laufs</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::TokenSource</name>
+    <message>
+        <source>The connection was closed.</source>
+        <translation>Die Verbindung wurde geschlossen.</translation>
+    </message>
+    <message>
+        <source>The token command could not be started.</source>
+        <translation>Der Token-Befehl konnte nicht gestartet werden.</translation>
+    </message>
+    <message>
+        <source>The token command printed more than %1 KiB: that is not a token.</source>
+        <translation>Der Token-Befehl gab mehr als %1 KiB aus: Das ist kein Token.</translation>
+    </message>
+    <message>
+        <source>The token command did not finish within %1 s.</source>
+        <translation>Der Token-Befehl wurde nicht innerhalb von %1 s fertig.</translation>
+    </message>
+    <message>
+        <source>The token command failed (exit code %1).</source>
+        <translation>Der Token-Befehl ist fehlgeschlagen (Exit-Code %1).</translation>
+    </message>
+    <message>
+        <source>The token command failed (exit code %1): %2</source>
+        <translation>Der Token-Befehl ist fehlgeschlagen (Exit-Code %1): %2</translation>
+    </message>
+    <message>
+        <source>The token command printed no token (expected the token alone on one line).</source>
+        <translation>Der Token-Befehl gab kein Token aus (erwartet: das Token allein in einer Zeile).</translation>
     </message>
 </context>
 <context>

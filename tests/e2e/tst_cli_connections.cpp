@@ -66,7 +66,8 @@ class TestCliConnections final : public QObject
         p.connection.name = name;
         p.connection.backend = u"openai"_s;
         p.connection.baseUrl = m_sim->baseUrl();
-        p.connection.auth = AuthStyle::ApiKeyHeader;
+        p.connection.auth = AuthStyle::Header;
+        p.connection.authHeader = u"api-key"_s;
         p.connection.defaultModel = u"runwatch-sim-1"_s;
         p.connection.options.insert(u"api_version"_s, kApiVersion);
         p.connection.options.insert(u"project"_s, u"proj_cli"_s);
@@ -188,6 +189,7 @@ private Q_SLOTS:
         QVERIFY(lines.at(0).startsWith("azure "));
         QVERIFY(lines.at(0).contains(m_sim->baseUrl().toString().toUtf8()));
         QVERIFY(lines.at(0).contains("openai"));
+        QVERIFY2(lines.at(0).contains(" header:api-key "), lines.at(0).constData());
         QVERIFY(lines.at(0).endsWith("keychain"));
         QVERIFY(lines.at(1).startsWith("local sim"));
         QVERIFY(lines.at(1).endsWith("no key"));
@@ -201,7 +203,8 @@ private Q_SLOTS:
         QCOMPARE(azure.value(u"name"_s).toString(), u"azure"_s);
         QCOMPARE(azure.value(u"backend"_s).toString(), u"openai"_s);
         QCOMPARE(azure.value(u"url"_s).toString(), m_sim->baseUrl().toString());
-        QCOMPARE(azure.value(u"auth"_s).toString(), u"api-key"_s);
+        // The style's one name (saved connections from before it still read "api-key").
+        QCOMPARE(azure.value(u"auth"_s).toString(), u"header:api-key"_s);
         QCOMPARE(azure.value(u"key_storage"_s).toString(), u"keychain"_s);
         QCOMPARE(QJsonDocument::fromJson(objects.last()).object().value(u"key_storage"_s).toString(),
                  u"none"_s);

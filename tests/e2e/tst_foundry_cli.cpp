@@ -227,7 +227,8 @@ private Q_SLOTS:
     void usageErrors()
     {
         QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"hi"_s}).exitCode, 2); // no --agent
-        // Another connector's option (the token command is every connector's).
+        // Another connector's option is refused (the token command is every connector's, see
+        // tst_auth_cli); so is a style that is none of bearer, header:NAME and none.
         const Result openai = RunwatchTest::finishCli(RunwatchTest::launchCli(
             QStringLiteral(RUNWATCH_CLI_PATH),
             {u"--backend"_s, u"openai"_s, u"--url"_s, u"http://127.0.0.1:9/v1"_s, u"--profile"_s,
@@ -236,6 +237,16 @@ private Q_SLOTS:
         QCOMPARE(openai.exitCode, 2);
         QVERIFY2(openai.err.contains("--profile is not an option of the openai backend"),
                  openai.err.constData());
+        for (const QString &bad :
+             {u"api-keys"_s, u"header:"_s, u"header:x api key"_s, u"header:x-key\r\nx: y"_s}) {
+            const Result refused = RunwatchTest::finishCli(RunwatchTest::launchCli(
+                QStringLiteral(RUNWATCH_CLI_PATH),
+                {u"--backend"_s, u"foundry"_s, u"--url"_s, u"http://127.0.0.1:9/api/projects/p"_s,
+                 u"--auth"_s, bad, u"--store"_s, m_dir->filePath(u"x.sqlite"_s), u"list"_s},
+                this));
+            QVERIFY2(refused.exitCode == 2, qPrintable(bad));
+            QVERIFY2(refused.err.contains("--auth"), refused.err.constData());
+        }
     }
 
     // The token command instead of a key: its token is used, and it is in no output and no file.

@@ -4,7 +4,6 @@
 // split/CRLF framing, 429 on create, tool outputs and MCP approvals, expiry, cancel, failure,
 // incomplete, long paged answers, the token command.
 #include "backends/foundry/foundrybackend.h"
-#include "backends/foundry/foundrytokensource.h"
 #include "enginerig.h"
 #include "foundry/foundrysim.h"
 

@@ -135,13 +135,50 @@ private Q_SLOTS:
         }
     }
 
+    // The Header style's name field: shown only with that style, checked as typed, saved as
+    // Connection::authHeader, shown again, and the name the credential goes out under (here a
+    // token command's token, so that no keychain is needed). Dialog → store → engine → wire.
+    void headerNameReachesTheWire()
+    {
+        fill(u"gemini-like"_s, u"openai"_s, m_engine->sim.baseUrl());
+        QLineEdit *header = m_dialog->authHeaderEdit();
+        QVERIFY(!header->isVisible());
+        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
+        QVERIFY(header->isVisible());
+        QCOMPARE(header->text(), u"api-key"_s); // what the style starts with
+        header->setText(u"x goog api key"_s);
+        QVERIFY(!m_dialog->saveButton()->isEnabled());
+        auto *problems = m_dialog->findChild<QLabel *>(u"connectionOptionProblems"_s);
+        QVERIFY(problems && problems->text().contains(u"x goog api key"_s));
+        header->setText(u"x-goog-api-key"_s);
+        QVERIFY(m_dialog->saveButton()->isEnabled());
+        option(ConnectionOption::TokenCommand)->setText(u"printf %s tok-in-a-header"_s);
+        const auto stored = save(u"gemini-like"_s);
+        QVERIFY(stored);
+        QCOMPARE(stored->auth, AuthStyle::Header);
+        QCOMPARE(stored->authHeader, u"x-goog-api-key"_s);
+        m_dialog->startNew();
+        QCOMPARE(header->text(), u"api-key"_s);
+        m_dialog->selectConnection(u"gemini-like"_s);
+        QCOMPARE(header->text(), u"x-goog-api-key"_s);
+        QVERIFY(header->isVisible());
+
+        QVERIFY(runCompletes(u"gemini-like"_s, u"normal deltas=3"_s));
+        const auto requests = m_engine->sim.requests();
+        QVERIFY(!requests.isEmpty());
+        for (const auto &r : requests) {
+            QCOMPARE(r.header("x-goog-api-key"), QByteArray("tok-in-a-header"));
+            QVERIFY(r.header("authorization").isEmpty());
+        }
+    }
+
     // Azure OpenAI: api-version on every request's query, the key in the api-key header;
     // OpenAI's organization and project headers. Dialog → store → engine → wire.
     void openAiOptionsReachTheWire()
     {
         m_engine->sim.setApiKey(u"azure-key-7"_s);
         fill(u"azure"_s, u"openai"_s, m_engine->sim.baseUrl());
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::ApiKeyHeader)));
+        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
         option(OpenAiOption::ApiVersion)->setText(u"2025-04-01-preview"_s);
         option(OpenAiOption::Organization)->setText(u"org-cockpit"_s);
         option(OpenAiOption::Project)->setText(u"proj_42"_s);
@@ -155,7 +192,8 @@ private Q_SLOTS:
         ConnectionRegistry reader(nullptr, nullptr, m_store.get());
         const auto stored = reader.savedProfile(u"azure"_s);
         QVERIFY(stored);
-        QCOMPARE(stored->connection.auth, AuthStyle::ApiKeyHeader);
+        QCOMPARE(stored->connection.auth, AuthStyle::Header);
+        QCOMPARE(stored->connection.authHeader, u"api-key"_s);
         QCOMPARE(stored->connection.options.value(u"api_version"_s).toString(), u"2025-04-01-preview"_s);
         QCOMPARE(stored->connection.options.value(u"organization"_s).toString(), u"org-cockpit"_s);
         QCOMPARE(stored->connection.options.value(u"project"_s).toString(), u"proj_42"_s);
@@ -237,7 +275,8 @@ private Q_SLOTS:
         QVERIFY(stored);
         QCOMPARE(stored->options.value(u"token_command"_s).toString(), u"printf %s tok"_s);
         QCOMPARE(stored->options.value(u"api_version"_s).toString(), u"2025-05-15-preview"_s);
-        // Switching the backend drops options that no longer apply.
+        // Switching the backend drops options that no longer apply; the token command applies to
+        // every backend and stays.
         m_dialog->selectConnection(u"foundry"_s);
         m_dialog->backendBox()->setCurrentText(u"a2a"_s);
         const auto switched = save(u"foundry"_s);

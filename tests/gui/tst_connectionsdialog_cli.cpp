@@ -103,7 +103,7 @@ private Q_SLOTS:
         QTest::keySequence(m_dialog->urlEdit(), QKeySequence::SelectAll);
         QTest::keyClicks(m_dialog->urlEdit(), m_sim->baseUrl().toString());
         QCOMPARE(m_dialog->urlEdit()->text(), m_sim->baseUrl().toString());
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::ApiKeyHeader)));
+        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
         QTest::keyClicks(m_dialog->keyEdit(), kKey);
         QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
         QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
@@ -183,7 +183,7 @@ private Q_SLOTS:
         QTest::keyClicks(m_dialog->nameEdit(), name);
         m_dialog->backendBox()->setCurrentText(u"openai"_s);
         m_dialog->urlEdit()->setText(m_sim->baseUrl().toString());
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::ApiKeyHeader)));
+        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
         QTest::keyClicks(m_dialog->keyEdit(), kKey);
         QLineEdit *proxyEdit = m_dialog->optionsForm()->edit(ConnectionOption::Proxy);
         QVERIFY(proxyEdit);

@@ -4,6 +4,7 @@
 
 #include "a2arunstream.h"
 #include "backends/a2a/a2aconnector.h"
+#include "backends/requestauth.h"
 #include "net/transportoptions.h"
 #include "json/jsonschema.h"
 
@@ -72,9 +73,15 @@ A2aBackend::A2aBackend(Connection connection, QObject *parent)
     , m_connection(std::move(connection))
     , m_http(new HttpClient(this))
     , m_cancelHttp(new HttpClient(this))
+    , m_auth(new RequestAuth(m_connection, this))
 {
     applyTransportOptions(m_http, m_connection);
     applyTransportOptions(m_cancelHttp, m_connection);
+    m_auth->setPlacement([this](HttpRequest &request, const QByteArray &credential) {
+        return applyAgentAuth(request, credential);
+    });
+    m_auth->attach(m_http);
+    m_auth->attach(m_cancelHttp);
     RetryPolicy cancelPolicy = m_http->policy();
     const int cancelMs
         = m_connection.options.value(A2aOption::CancelTimeoutMs).toInt(kDefaultCancelTimeoutMs);
@@ -488,7 +495,7 @@ QCoro::Task<ConnectionInfo> A2aBackend::describe()
     }
     if (card.auth.kind == AuthScheme::Kind::None && !card.auth.note.isEmpty())
         info.warnings << u"Auth: "_s + card.auth.note;
-    if (card.auth.kind != AuthScheme::Kind::None && m_connection.apiKey.isEmpty())
+    if (card.auth.kind != AuthScheme::Kind::None && !m_auth->hasCredential())
         info.warnings << Text::tr("The card asks for credentials (%1) but the connection has no key.")
                              .arg(card.auth.schemeName.isEmpty() ? card.auth.name : card.auth.schemeName);
     for (const QString &other : card.otherInterfaces)

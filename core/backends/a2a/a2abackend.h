@@ -15,6 +15,8 @@
 
 namespace Runwatch {
 
+class RequestAuth;
+
 namespace A2a {
 
 // The operations Runwatch uses, independent of version and binding (§4).
@@ -167,13 +169,15 @@ private:
     // of the agent's words.
     QCoro::Task<A2a::TaskMessage> sendTaskMessage(ContinuationToken token, QString text,
                                                   QLatin1StringView idPrefix, QString refusal);
-    // The card's scheme, else the connection's (applyAuth).
-    void applyAgentAuth(HttpRequest &request) const;
+    // Puts `credential` on `request` the way the card's scheme says; false when the card names no
+    // scheme we know (RequestAuth then uses the connection's style).
+    bool applyAgentAuth(HttpRequest &request, const QByteArray &credential) const;
     QList<RunEvent> eventsForTask(const QJsonValue &result);
 
     Connection m_connection;
     HttpClient *m_http;
     HttpClient *m_cancelHttp; // its own time-to-headers limit: CancelTask waits for the agent
+    RequestAuth *m_auth;      // the credential on both clients' requests, in the card's scheme
     std::optional<A2a::AgentCard> m_card;
     std::optional<A2a::AgentInterface> m_interface;
     QHash<QString, QString> m_contexts;      // taskId → contextId, learnt from what the agent sent

@@ -111,6 +111,8 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
         r.headers.emplaceBack("A2A-Version", "1.0");
         r.headers.emplaceBack("Accept", "application/json");
         r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
+        // The public card, asked for before the agent says which credentials it takes.
+        r.withCredentials = false;
         const HttpResponse response = co_await m_http->send(std::move(r));
         if (!self) {
             d.error = RunError::cancelled(kConnectionClosed);
@@ -157,38 +159,34 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
     co_return d;
 }
 
-void A2aBackend::applyAgentAuth(HttpRequest &request) const
+bool A2aBackend::applyAgentAuth(HttpRequest &request, const QByteArray &k) const
 {
-    const QString key = m_connection.apiKey;
-    if (key.isEmpty())
-        return;
-    const QByteArray k = key.toUtf8();
     const AuthScheme::Kind kind = m_card ? m_card->auth.kind : AuthScheme::Kind::None;
     const QByteArray name = m_card ? m_card->auth.name.toUtf8() : QByteArray();
     switch (kind) {
     case AuthScheme::Kind::Bearer:
         request.headers.emplaceBack("Authorization", "Bearer " + k);
-        return;
+        return true;
     case AuthScheme::Kind::Basic:
         request.headers.emplaceBack("Authorization", "Basic " + k.toBase64());
-        return;
+        return true;
     case AuthScheme::Kind::ApiKeyHeader:
         request.headers.emplaceBack(name, k);
-        return;
+        return true;
     case AuthScheme::Kind::ApiKeyQuery: {
         QUrlQuery q(request.url);
-        q.addQueryItem(QString::fromUtf8(name), key);
+        q.addQueryItem(QString::fromUtf8(name), QString::fromUtf8(k));
         request.url.setQuery(q);
-        return;
+        return true;
     }
     case AuthScheme::Kind::ApiKeyCookie:
         request.headers.emplaceBack("Cookie", name + '=' + k);
-        return;
+        return true;
     case AuthScheme::Kind::None:
         break;
     }
     // The card asks for nothing we recognise: the connection's own style.
-    applyAuth(request, m_connection);
+    return false;
 }
 
 HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation operation,
@@ -278,7 +276,7 @@ HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation oper
     // Every request says which version it speaks; a 1.0 server takes a missing header as 0.3.
     r.headers.emplaceBack("A2A-Version", versionHeader(iface.version).toLatin1());
     r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
-    applyAgentAuth(r);
+    // The credential goes on as the request leaves (RequestAuth, applyAgentAuth).
     return r;
 }
 

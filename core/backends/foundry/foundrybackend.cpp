@@ -3,9 +3,9 @@
 #include "foundrylog.h"
 
 #include "backends/foundry/foundryconnector.h"
+#include "backends/requestauth.h"
 #include "foundrymapper.h"
 #include "foundryrunstream.h"
-#include "foundrytokensource.h"
 #include "net/transportoptions.h"
 
 #include <QCoreApplication>
@@ -60,13 +60,6 @@ RunError noThread()
                             Text::tr("The run's thread id is unknown: it cannot be reached again."));
 }
 
-HttpResponse closedResponse()
-{
-    HttpResponse response;
-    response.error = RunError::cancelled(Text::tr("The connection was closed."));
-    return response;
-}
-
 std::optional<QJsonObject> objectOf(const HttpResponse &response)
 {
     const QJsonDocument doc = QJsonDocument::fromJson(response.body);
@@ -81,10 +74,9 @@ FoundryBackend::FoundryBackend(Connection connection, QObject *parent)
     : RunBackend(parent)
     , m_connection(std::move(connection))
     , m_http(new HttpClient(this))
-    , m_tokens(new FoundryTokenSource(
-          m_connection.apiKey, m_connection.options.value(ConnectionOption::TokenCommand).toString(), this))
 {
     applyTransportOptions(m_http, m_connection);
+    (new RequestAuth(m_connection, this))->attach(m_http);
 }
 
 FoundryBackend::~FoundryBackend() = default;
@@ -120,73 +112,18 @@ HttpRequest FoundryBackend::request(const QByteArray &method, const QString &pat
     return r;
 }
 
-QCoro::Task<RunError> FoundryBackend::authorize(HttpRequest *request, bool refresh)
-{
-    QPointer<FoundryBackend> self = this;
-    const FoundryTokenSource::Result token = co_await m_tokens->token(refresh);
-    if (!self)
-        co_return RunError::cancelled(Text::tr("The connection was closed."));
-    if (token.error.isError())
-        co_return token.error;
-    for (qsizetype i = request->headers.size() - 1; i >= 0; --i) {
-        if (request->headers.at(i).first.compare("authorization", Qt::CaseInsensitive) == 0)
-            request->headers.removeAt(i);
-    }
-    if (!token.token.isEmpty())
-        request->headers.emplaceBack("Authorization", "Bearer " + token.token.toUtf8());
-    co_return RunError();
-}
-
 QCoro::Task<HttpResponse> FoundryBackend::send(HttpRequest request)
 {
-    QPointer<FoundryBackend> self = this;
-    for (int attempt = 0;; ++attempt) {
-        HttpRequest r = request;
-        const RunError authError = co_await authorize(&r, attempt > 0);
-        if (!self)
-            co_return closedResponse();
-        if (authError.isError()) {
-            HttpResponse failed;
-            failed.error = authError;
-            co_return failed;
-        }
-        HttpResponse response = co_await m_http->send(std::move(r));
-        if (!self)
-            co_return closedResponse();
-        // A 401 with a token command: the token expired early or was revoked; renew it once.
-        if (response.status != 401 || attempt > 0 || !m_tokens->hasCommand())
-            co_return response;
-    }
+    return m_http->send(std::move(request));
 }
 
 QCoro::Task<OpenedStream> FoundryBackend::openStream(HttpRequest request, StreamDecoderFactory makeDecoder)
 {
-    QPointer<FoundryBackend> self = this;
-    for (int attempt = 0;; ++attempt) {
-        HttpRequest r = request;
-        const RunError authError = co_await authorize(&r, attempt > 0);
-        if (!self || authError.isError()) {
-            OpenedStream failed;
-            failed.response.error
-                = self ? authError : RunError::cancelled(Text::tr("The connection was closed."));
-            co_return failed;
-        }
-        OpenedStream opened = co_await m_http->openStream(std::move(r), makeDecoder);
-        if (!self) {
-            if (opened.reply)
-                opened.reply->deleteLater();
-            OpenedStream failed;
-            failed.response.error = RunError::cancelled(Text::tr("The connection was closed."));
-            co_return failed;
-        }
-        if (opened.response.status != 401 || attempt > 0 || !m_tokens->hasCommand())
-            co_return opened;
-    }
+    return m_http->openStream(std::move(request), std::move(makeDecoder));
 }
 
 QCoro::Task<> FoundryBackend::shutdown()
 {
-    m_tokens->stop();
     return m_http->shutdown();
 }
 

@@ -10,8 +10,6 @@
 
 namespace Runwatch {
 
-class FoundryTokenSource;
-
 // Every item of a paged list, or why it could not be read.
 struct FoundryListResult
 {
@@ -37,7 +35,7 @@ struct FoundryTextResult
 //
 // Connection: baseUrl = the project endpoint (https://<resource>.services.ai.azure.com/api/projects/<p>);
 // apiKey = a Bearer token; options "api_version" (default 2025-05-01), "token_command" (run for a
-// token instead, see FoundryTokenSource), "agent" (default assistant id), "stall_timeout_ms".
+// token instead, see TokenSource), "agent" (default assistant id), "stall_timeout_ms".
 // The continuation token is the run id with the thread id in extra["thread_id"].
 class FoundryBackend final : public RunBackend
 {
@@ -78,22 +76,17 @@ public:
     // `body` plus what both share — stream, model, client run id, headers, never re-sent.
     HttpRequest runCreation(const QString &path, const QString &agent, const StartRequest &request,
                             QJsonObject body) const;
-    // send()/openStream() with the Bearer token; after a 401 the token is renewed (token
-    // command) and the request sent once more.
+    // The client's send()/openStream(): the credential goes on as the request leaves, and after
+    // a 401 the token is renewed (token command) and the request sent once more (RequestAuth).
     QCoro::Task<HttpResponse> send(HttpRequest request);
     QCoro::Task<OpenedStream> openStream(HttpRequest request, StreamDecoderFactory makeDecoder);
 
     const Connection &connection() const { return m_connection; }
-    FoundryTokenSource *tokenSource() const { return m_tokens; }
     HttpClient *httpClient() const { return m_http; }
 
 private:
-    // Puts the token on `request`; false (and `error`) when there is none to be had.
-    QCoro::Task<RunError> authorize(HttpRequest *request, bool refresh);
-
     Connection m_connection;
     HttpClient *m_http;
-    FoundryTokenSource *m_tokens;
 };
 
 } // namespace Runwatch

@@ -69,6 +69,7 @@ JobsBackend::JobsBackend(Connection connection, QObject *parent)
     , m_http(new HttpClient(this))
 {
     applyTransportOptions(m_http, m_connection);
+    (new RequestAuth(m_connection, this))->attach(m_http);
     if (auto profile = profileFor(m_connection, &m_profileError))
         m_profile = std::move(*profile);
     else
@@ -140,7 +141,6 @@ HttpRequest JobsBackend::request(const QByteArray &method, const QUrl &url) cons
     HttpRequest r;
     r.method = method;
     r.url = url;
-    applyAuth(r, m_connection);
     r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
     return r;
 }

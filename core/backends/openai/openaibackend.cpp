@@ -74,6 +74,7 @@ OpenAiBackend::OpenAiBackend(Connection connection, QObject *parent)
     , m_http(new HttpClient(this))
 {
     applyTransportOptions(m_http, m_connection);
+    (new RequestAuth(m_connection, this))->attach(m_http);
 }
 
 QString OpenAiBackend::kind() const
@@ -105,7 +106,6 @@ HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path
         url.setQuery(q);
     }
     r.url = url;
-    applyAuth(r, m_connection);
     const QString org = m_connection.options.value(OpenAiOption::Organization).toString();
     if (!org.isEmpty())
         r.headers.emplaceBack("OpenAI-Organization", org.toUtf8());

@@ -3,7 +3,6 @@
 // required_action → input requests, run steps, message text, submit bodies, SSE dispatch by event
 // name, from the shapes of docs/protocols/openai-responses-and-foundry.md §5.
 #include "backends/foundry/foundrymapper.h"
-#include "backends/foundry/foundrytokensource.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -324,16 +323,6 @@ private Q_SLOTS:
                  FoundryMapper::Outcome::Malformed);
         QCOMPARE(mapper.map("thread.run.completed", R"([1,2])", out), FoundryMapper::Outcome::Malformed);
         QVERIFY(out.isEmpty());
-    }
-
-    void jwtExpiry()
-    {
-        const QByteArray payload
-            = QByteArray("{\"aud\":\"ai.azure.com\",\"exp\":1800000000}")
-                  .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
-        const QString jwt = u"eyJhbGciOiJSUzI1NiJ9."_s + QString::fromLatin1(payload) + u".sig"_s;
-        QCOMPARE(FoundryTokenSource::jwtExpiry(jwt).toSecsSinceEpoch(), 1800000000);
-        QVERIFY(!FoundryTokenSource::jwtExpiry(u"opaque-token"_s).isValid());
     }
 };
 

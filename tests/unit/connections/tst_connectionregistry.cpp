@@ -65,7 +65,8 @@ ConnectionProfile profileNamed(const QString &name)
     p.connection.name = name;
     p.connection.backend = u"openai"_s;
     p.connection.baseUrl = QUrl(u"https://api.example.invalid/v1"_s);
-    p.connection.auth = AuthStyle::ApiKeyHeader;
+    p.connection.auth = AuthStyle::Header;
+    p.connection.authHeader = u"api-key"_s;
     p.connection.defaultModel = u"gpt-5"_s;
     p.connection.options.insert(u"api_version"_s, u"2024-10-21"_s);
     return p;
@@ -158,7 +159,8 @@ private Q_SLOTS:
         const auto profile = cli->savedProfile(u"azure"_s);
         QVERIFY(profile);
         QCOMPARE(profile->keyStorage, KeyStorage::Keychain);
-        QCOMPARE(profile->connection.auth, AuthStyle::ApiKeyHeader);
+        QCOMPARE(profile->connection.auth, AuthStyle::Header);
+        QCOMPARE(profile->connection.authHeader, u"api-key"_s);
         QCOMPARE(profile->connection.defaultModel, u"gpt-5"_s);
         const auto key = awaitWithin(cli->readKey(*profile));
         QVERIFY(key && key->ok());

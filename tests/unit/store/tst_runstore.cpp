@@ -477,14 +477,16 @@ private Q_SLOTS:
         c.name = u"azure"_s;
         c.backend = u"openai"_s;
         c.baseUrl = QUrl(u"https://example.openai.azure.com/openai"_s);
-        c.auth = AuthStyle::ApiKeyHeader;
+        c.auth = AuthStyle::Header;
+        c.authHeader = u"api-key"_s;
         c.options.insert(u"api_version"_s, u"2024-10-21"_s);
         QJsonObject config = c.toJson();
         config.insert(u"key_storage"_s, u"keychain"_s);
         QVERIFY(store.saveConnectionConfig(c.name, config));
         QCOMPARE(store.loadConnectionConfigs(), QList<QJsonObject>{config});
         const Connection loaded = Connection::fromJson(store.loadConnectionConfigs().first());
-        QCOMPARE(loaded.auth, AuthStyle::ApiKeyHeader);
+        QCOMPARE(loaded.auth, AuthStyle::Header);
+        QCOMPARE(loaded.authHeader, u"api-key"_s);
         QCOMPARE(loaded.options.value(u"api_version"_s).toString(), u"2024-10-21"_s);
         config.insert(u"key_storage"_s, u"plaintext"_s);
         QVERIFY(store.saveConnectionConfig(c.name, config));
