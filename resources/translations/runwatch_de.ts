@@ -2204,7 +2204,20 @@ Globale Optionen (vor dem Befehl):
   --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
 Connection options (give them on every command; [names]: only those connectors&apos;):
 </source>
-        <translation type="unfinished"></translation>
+        <translation>  --url URL           Basis-URL des Dienstes (z. B. https://api.openai.com/v1)
+  --connection NAME   eine im Verbindungsdialog der App gespeicherte Verbindung statt
+                      --backend/--url/--auth und der Verbindungsoptionen: ihr Backend, ihre URL,
+                      Authentifizierung, Optionen und ihr API-Schlüssel (aus dem Schlüsselbund des
+                      Systems oder aus der unverschlüsselten Datei, wenn Sie das gewählt haben)
+  --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
+                      Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann die
+                      eigene Variable des Konnektors, z. B. OPENAI_API_KEY)
+  --auth STIL         wie der Schlüssel gesendet wird: bearer (Standard; Authorization: Bearer KEY),
+                      header:NAME (NAME: KEY, z. B. header:api-key für Azure OpenAI,
+                      header:x-api-key, header:x-goog-api-key) oder none
+  --store PFAD        Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
+Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektoren):
+</translation>
     </message>
     <message>
         <source>  --json              JSON Lines output
@@ -2798,7 +2811,7 @@ Dort speichern?</translation>
     </message>
     <message>
         <source>Prints an access token (Microsoft Entra ID, OAuth, …), sent instead of a key in the connection&apos;s auth style. Run when there is no token, near its expiry and after a 401, without Runwatch&apos;s and other services&apos; API keys in its environment; its output is never shown, logged or stored.</source>
-        <translation type="unfinished"></translation>
+        <translation>Gibt ein Zugriffstoken aus (Microsoft Entra ID, OAuth, …), das statt eines Schlüssels im Authentifizierungsstil der Verbindung gesendet wird. Läuft, wenn es keines gibt, kurz vor dessen Ablauf und nach einem 401, ohne die API-Schlüssel von Runwatch und anderer Dienste in seiner Umgebung; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert.</translation>
     </message>
 </context>
 <context>
