@@ -246,7 +246,12 @@ void ConnectionsDialog::reloadList()
 void ConnectionsDialog::selectConnection(const QString &name)
 {
     const auto items = m_list->findItems(name, Qt::MatchExactly);
-    if (!items.isEmpty())
+    if (items.isEmpty())
+        return;
+    // After startNew() the list keeps its current item: choosing it again must show it again.
+    if (m_list->currentItem() == items.first())
+        showProfile(name);
+    else
         m_list->setCurrentItem(items.first());
 }
 

@@ -213,7 +213,7 @@ void NewRunDialog::validate()
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(ok);
     // Foundry's agent hints never meet this: its connector takes no structured input.
     if (m_input->isVisibleTo(this))
-        m_hint->setText(inputOk ? connectionHint() : tr("Input: %1").arg(inputError));
+        m_hint->setText(inputOk ? connectionHint() : tr("Input (JSON): %1").arg(inputError));
 }
 
 } // namespace Runwatch

@@ -511,11 +511,6 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     else if (c.apiKey.isEmpty())
         c.auth = AuthStyle::None;
     c.allowInsecureHttp = o.allowInsecure;
-    // A connector that takes its key one way only (Entra tokens are Bearer tokens) takes it so,
-    // whatever --auth says.
-    if (const ConnectorDescriptor *row = connector(c.backend);
-        row && !row->authStyles.isEmpty() && !c.apiKey.isEmpty() && !row->authStyles.contains(c.auth))
-        c.auth = row->authStyles.constFirst();
     for (auto it = o.connectionOptions.cbegin(); it != o.connectionOptions.cend(); ++it) {
         const auto &[flag, value] = it.value();
         if (!connectionOptionsFor(c.backend).contains(it.key())) {

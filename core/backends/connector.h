@@ -68,8 +68,6 @@ public:
     };
     const char *connectionName = nullptr; // translated in the "Runwatch::DemoMode" context
     QString defaultModel;
-    // How the key may travel (the first is the one used when another is asked for); empty: any.
-    QList<AuthStyle> authStyles;
     QJsonObject (*options)() = nullptr; // the demo connection's options
     QList<DemoRun> runs;
 };
@@ -84,10 +82,8 @@ struct ConnectorDescriptor
     const char *urlPlaceholder = nullptr; // an example of it (not translated)
     QLatin1StringView defaultUrl;         // a new connection's URL, where the service has one
     QLatin1StringView apiKeyEnv;          // read for its key after RUNWATCH_API_KEY (CLI), if any
-    QString defaultModel;
-    // How the key may travel (the first is the one used when another is asked for); empty: any.
-    QList<AuthStyle> authStyles;    // a new run's model when neither it nor its connection names one
-    QList<ConnectorOption> options; // its own options; the common ones are the registry's
+    QString defaultModel;                 // a new run's model when neither it nor its connection names one
+    QList<ConnectorOption> options;       // its own options; the common ones are the registry's
     // A run is started on one of the service's agents (RunBackend::catalog() lists them): the CLI
     // and the New Run dialog ask for one, the connection's "agent" option being the default.
     bool needsAgent = false;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "requestauth.h"
 
-#include "connections/connectionoptions.h"
 #include "net/httpclient.h"
 #include "tokensource.h"
 

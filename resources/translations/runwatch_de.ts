@@ -3609,8 +3609,8 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
         <translation>&amp;Eingabe (JSON):</translation>
     </message>
     <message>
-        <source>Input: %1</source>
-        <translation>Eingabe: %1</translation>
+        <source>Input (JSON): %1</source>
+        <translation>Eingabe (JSON): %1</translation>
     </message>
 </context>
 <context>

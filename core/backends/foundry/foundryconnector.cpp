@@ -35,7 +35,6 @@ ConnectorDescriptor foundryConnector()
                            "Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry)."),
          &checkApiVersion},
     };
-    row.authStyles = {AuthStyle::Bearer}; // Microsoft Entra tokens
     row.needsAgent = true;
     row.create = &makeBackend<FoundryBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo Foundry");
