@@ -8,8 +8,8 @@
 #include "engine/retention.h"
 #include "engine/rundeadlines.h"
 #include "engine/runexport.h"
-#include "json/jsonschema.h"
 #include "store/pricebook.h"
+#include "json/jsonschema.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -19,10 +19,9 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QSpinBox>
-#include <QClipboard>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -34,6 +33,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSpinBox>
 #include <QStackedWidget>
 #include <QToolBar>
 #include <QToolButton>

@@ -445,15 +445,17 @@ private Q_SLOTS:
     // takes an answer; a timer's or webhook's schema means nothing.
     void formRequestCarriesSchema()
     {
-        const auto form = mapInputRequest(
-            objectFrom(R"({"type":"form","question":"Details?","schema":{"type":"object","properties":{}}})"));
+        const auto form = mapInputRequest(objectFrom(
+            R"({"type":"form","question":"Details?","schema":{"type":"object","properties":{}}})"));
         QVERIFY(form);
         QCOMPARE(form->reason, InputReason::Question);
         QCOMPARE(form->prompt, u"Details?"_s);
         QCOMPARE(form->schema, objectFrom(R"({"type":"object","properties":{}})"));
-        const auto approval = mapInputRequest(objectFrom(R"({"type":"get_approval","prompt":"Ok?","schema":{"x":1}})"));
+        const auto approval
+            = mapInputRequest(objectFrom(R"({"type":"get_approval","prompt":"Ok?","schema":{"x":1}})"));
         QCOMPARE(approval->schema, objectFrom(R"({"x":1})"));
-        const auto timer = mapInputRequest(objectFrom(R"({"type":"timer","delay_seconds":1,"schema":{"x":1}})"));
+        const auto timer
+            = mapInputRequest(objectFrom(R"({"type":"timer","delay_seconds":1,"schema":{"x":1}})"));
         QVERIFY(timer->schema.isEmpty());
     }
 
