@@ -24,6 +24,10 @@ struct EnumName
     Enum value;
     QLatin1StringView name;
 };
+// Spelled out for compilers without C++20's deduction for aggregates (clang before 17, which the
+// tidy gate runs): EnumName{Status::Done, "done"_L1} deduces the enum.
+template<typename Enum>
+EnumName(Enum, QLatin1StringView) -> EnumName<Enum>;
 
 // The name of `value` in `table`; `fallback` when no entry has it.
 template<typename Table, typename Enum>

@@ -159,28 +159,28 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
     co_return d;
 }
 
-bool A2aBackend::applyAgentAuth(HttpRequest &request, const QByteArray &k) const
+bool A2aBackend::applyAgentAuth(HttpRequest &request, const QByteArray &credential) const
 {
     const AuthScheme::Kind kind = m_card ? m_card->auth.kind : AuthScheme::Kind::None;
     const QByteArray name = m_card ? m_card->auth.name.toUtf8() : QByteArray();
     switch (kind) {
     case AuthScheme::Kind::Bearer:
-        request.headers.emplaceBack("Authorization", "Bearer " + k);
+        request.headers.emplaceBack("Authorization", "Bearer " + credential);
         return true;
     case AuthScheme::Kind::Basic:
-        request.headers.emplaceBack("Authorization", "Basic " + k.toBase64());
+        request.headers.emplaceBack("Authorization", "Basic " + credential.toBase64());
         return true;
     case AuthScheme::Kind::ApiKeyHeader:
-        request.headers.emplaceBack(name, k);
+        request.headers.emplaceBack(name, credential);
         return true;
     case AuthScheme::Kind::ApiKeyQuery: {
         QUrlQuery q(request.url);
-        q.addQueryItem(QString::fromUtf8(name), QString::fromUtf8(k));
+        q.addQueryItem(QString::fromUtf8(name), QString::fromUtf8(credential));
         request.url.setQuery(q);
         return true;
     }
     case AuthScheme::Kind::ApiKeyCookie:
-        request.headers.emplaceBack("Cookie", name + '=' + k);
+        request.headers.emplaceBack("Cookie", name + '=' + credential);
         return true;
     case AuthScheme::Kind::None:
         break;
