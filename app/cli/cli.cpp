@@ -301,9 +301,10 @@ int CliApp::run(const QStringList &args)
     if (!o.backend.isEmpty() && !connector(o.backend))
         return usage(
             CliApp::tr("unknown backend \"%1\" (known: %2)").arg(o.backend, knownBackends().join(u", "_s)));
+    const QStringList backendOptions = connectionOptionsFor(o.backend);
     for (auto it = o.connectionOptions.cbegin(); it != o.connectionOptions.cend(); ++it) {
         const auto &[flag, value] = it.value();
-        if (!o.backend.isEmpty() && !connectionOptionsFor(o.backend).contains(it.key()))
+        if (!o.backend.isEmpty() && !backendOptions.contains(it.key()))
             return usage(CliApp::tr("%1 is not an option of the %2 backend").arg(flag, o.backend));
         // A file is read once up front so that a broken one stops the command before anything is
         // sent, naming the file and the bad key.
@@ -511,9 +512,10 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     else if (c.apiKey.isEmpty())
         c.auth = AuthStyle::None;
     c.allowInsecureHttp = o.allowInsecure;
+    const QStringList applicable = connectionOptionsFor(c.backend);
     for (auto it = o.connectionOptions.cbegin(); it != o.connectionOptions.cend(); ++it) {
         const auto &[flag, value] = it.value();
-        if (!connectionOptionsFor(c.backend).contains(it.key())) {
+        if (!applicable.contains(it.key())) {
             *error = CliApp::tr("%1 is not an option of the %2 backend").arg(flag, c.backend);
             return std::nullopt;
         }
