@@ -105,9 +105,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         result.message = message;
         return result;
     };
-    if (!parser.parse(arguments)) {
+    if (!parser.parse(arguments))
         return fail(parser.errorText());
-    }
     if (parser.isSet(helpOption)) {
         result.action = CommandLineResult::Action::Help;
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
@@ -118,18 +117,16 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         result.action = CommandLineResult::Action::Version;
         return result;
     }
-    if (!parser.positionalArguments().isEmpty()) {
+    if (!parser.positionalArguments().isEmpty())
         return fail(u"Unexpected argument: "_s + parser.positionalArguments().first());
-    }
 
     // Standalone and demo use are watched by people: a slower default pace than the library's.
     config.intervalMs = 50;
 
     QString error;
     const auto integer = [&](QLatin1StringView name, qint64 min, qint64 max, auto *target) {
-        if (!error.isEmpty() || !parser.isSet(QString(name))) {
+        if (!error.isEmpty() || !parser.isSet(QString(name)))
             return;
-        }
         bool ok = false;
         const qint64 number = parser.value(QString(name)).toLongLong(&ok);
         if (!ok || number < min || number > max) {
@@ -161,9 +158,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     int unavailable = 0;
     integer("rate-limit"_L1, 0, 1000000, &rateLimited);
     integer("unavailable"_L1, 0, 1000000, &unavailable);
-    if (!error.isEmpty()) {
+    if (!error.isEmpty())
         return fail(error);
-    }
     options.port = quint16(port);
 
     const QString host = parser.isSet(u"host"_s) ? parser.value(u"host"_s) : u"127.0.0.1"_s;
@@ -179,9 +175,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
 
     config.apiKey = parser.value(u"key"_s);
     config.replyText = parser.value(u"reply"_s);
-    if (parser.isSet(u"model"_s)) {
+    if (parser.isSet(u"model"_s))
         config.modelIds = parser.values(u"model"_s);
-    }
     config.sendDoneSentinel = parser.isSet(u"send-done"_s);
     config.obfuscation = parser.isSet(u"obfuscation"_s);
     config.fractionalTimestamps = parser.isSet(u"fractional-timestamps"_s);
@@ -193,23 +188,20 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     options.a2aStreaming = !parser.isSet(u"a2a-no-streaming"_s);
     if (parser.isSet(u"a2a-version"_s)) {
         const QString version = parser.value(u"a2a-version"_s);
-        if (version != "1.0"_L1 && version != "0.3"_L1) {
+        if (version != "1.0"_L1 && version != "0.3"_L1)
             return fail(u"--a2a-version expects 1.0 or 0.3"_s);
-        }
         options.a2aLegacy = version == "0.3"_L1;
     }
     if (parser.isSet(u"cancel-mode"_s)) {
         const auto mode = openAiCancelModeFromName(parser.value(u"cancel-mode"_s));
-        if (!mode) {
+        if (!mode)
             return fail(u"--cancel-mode expects failed_event, close or flip"_s);
-        }
         config.cancelMode = *mode;
     }
     if (parser.isSet(u"drop-mode"_s)) {
         const auto mode = dropModeFromName(parser.value(u"drop-mode"_s));
-        if (!mode) {
+        if (!mode)
             return fail(u"--drop-mode expects close, reset or mid"_s);
-        }
         config.streamFaults.dropMode = *mode;
     }
     if (parser.isSet(u"line-ending"_s)) {
@@ -227,17 +219,14 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     for (const QString &spec : parser.values(u"http-fault"_s)) {
         QString specError;
         const auto fault = openAiHttpFaultFromSpec(spec, &specError);
-        if (!fault) {
+        if (!fault)
             return fail(u"--http-fault: "_s + specError);
-        }
         config.httpFaults.append(*fault);
     }
-    if (rateLimited > 0) {
+    if (rateLimited > 0)
         config.httpFaults.append(OpenAiHttpFault{{}, rateLimited, 429, 1, -1, OpenAiFaultBody::Error});
-    }
-    if (unavailable > 0) {
+    if (unavailable > 0)
         config.httpFaults.append(OpenAiHttpFault{{}, unavailable, 503, 1, -1, OpenAiFaultBody::Error});
-    }
     options.jobs = parser.isSet(u"jobs"_s);
     JobsSimConfig &jobs = options.jobsConfig;
     jobs.apiKey = config.apiKey;
@@ -251,9 +240,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     jobs.offerEvents = !parser.isSet(u"jobs-no-events"_s);
     if (parser.isSet(u"jobs-shape"_s)) {
         const QString shape = parser.value(u"jobs-shape"_s);
-        if (shape != "standard"_L1 && shape != "alternate"_L1) {
+        if (shape != "standard"_L1 && shape != "alternate"_L1)
             return fail(u"--jobs-shape expects standard or alternate"_s);
-        }
         jobs.shape = shape == "alternate"_L1 ? JobsShape::Alternate : JobsShape::Standard;
     }
     if (parser.isSet(u"jobs-retry-after"_s)) {
@@ -261,17 +249,15 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         bool ok = false;
         const double seconds = value.toDouble(&ok);
         ok = ok && seconds >= 0;
-        if (!ok && value != "none"_L1 && !value.startsWith("date:"_L1)) {
+        if (!ok && value != "none"_L1 && !value.startsWith("date:"_L1))
             return fail(u"--jobs-retry-after expects seconds, date:N or none"_s);
-        }
         jobs.pollRetryAfter = value == "none"_L1 ? QByteArray() : value.toLatin1();
     }
     for (const QString &spec : parser.values(u"jobs-fault"_s)) {
         QString specError;
         const auto fault = jobsHttpFaultFromSpec(spec, &specError);
-        if (!fault) {
+        if (!fault)
             return fail(u"--jobs-fault: "_s + specError);
-        }
         jobs.httpFaults.append(*fault);
     }
 
@@ -291,29 +277,24 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     foundry.streamFaults = config.streamFaults; // the Foundry simulator applies what it knows of them
     if (parser.isSet(u"foundry-project"_s)) {
         foundry.project = parser.value(u"foundry-project"_s);
-        if (foundry.project.isEmpty() || foundry.project.contains(u'/')) {
+        if (foundry.project.isEmpty() || foundry.project.contains(u'/'))
             return fail(u"--foundry-project expects a name without '/'"_s);
-        }
     }
     integer("foundry-expires-s"_L1, 1, 86400, &foundry.expiresSeconds);
     integer("foundry-split"_L1, 0, 1 << 20, &foundry.splitWrites);
-    if (!error.isEmpty()) {
+    if (!error.isEmpty())
         return fail(error);
-    }
     for (const QString &spec : parser.values(u"foundry-fault"_s)) {
         QString specError;
         const auto fault = foundryHttpFaultFromSpec(spec, &specError);
-        if (!fault) {
+        if (!fault)
             return fail(u"--foundry-fault: "_s + specError);
-        }
         foundry.httpFaults.append(*fault);
     }
-    if (rateLimited > 0) {
+    if (rateLimited > 0)
         foundry.httpFaults.append(FoundryHttpFault{{}, rateLimited, 429, 1, false});
-    }
-    if (unavailable > 0) {
+    if (unavailable > 0)
         foundry.httpFaults.append(FoundryHttpFault{{}, unavailable, 503, 1, false});
-    }
     return result;
 }
 

@@ -95,10 +95,12 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
         connect(manager, &RunManager::runChanged, this, [this](const QString &id, RunChanges changes) {
             // Runs change thousands of times a second: test against the cached selection.
             if ((changes & ~RunChanges(RunChange::Cursor | RunChange::Secondary | RunChange::Primary))
-                && m_selected.contains(id))
+                && m_selected.contains(id)) {
                 scheduleUpdate();
-            else if (changes.testFlag(RunChange::Primary) && m_selected.contains(id) && !m_copy->isEnabled())
+            } else if (changes.testFlag(RunChange::Primary) && m_selected.contains(id)
+                       && !m_copy->isEnabled()) {
                 scheduleUpdate(); // the first output enables "Copy output"
+            }
         });
         connect(manager, &RunManager::runRemoved, this, &ActionController::scheduleUpdate);
         connect(manager, &RunManager::actionFinished, this, &ActionController::onActionFinished);
@@ -195,10 +197,11 @@ void ActionController::cancelSelected()
         // Runs may have finished or gone while the dialog was open: check each one again.
         int skipped = 0;
         for (const QString &id : ids) {
-            if (stateOf(id).cancel)
+            if (stateOf(id).cancel) {
                 m_manager->cancelRun(id);
-            else
+            } else {
                 ++skipped;
+            }
         }
         if (skipped > 0)
             Q_EMIT message(tr("%n run(s) finished before the cancel was sent.", nullptr, skipped), 6000);
@@ -234,9 +237,10 @@ void ActionController::deleteSelected()
         QString text;
         if (!server) {
             text = tr("It is removed from this computer only; the server keeps it.");
-            if (onServer == 0)
+            if (onServer == 0) {
                 text = tr("This connection cannot delete runs on the server: the run is removed from "
                           "this computer only, and the server keeps it.");
+            }
         } else if (onServer == total) {
             text = tr("It is deleted on the server and removed from this computer. "
                       "This cannot be undone.");

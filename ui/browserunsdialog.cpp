@@ -172,14 +172,16 @@ void BrowseRunsDialog::showList(const ListResult &listed)
             item->setFlags(item->flags() & ~(Qt::ItemIsSelectable | Qt::ItemIsEnabled));
         }
     }
-    for (int c = 0; c < ColumnCount; ++c)
+    for (int c = 0; c < ColumnCount; ++c) {
         if (c != TitleColumn)
             m_list->resizeColumnToContents(c);
-    if (listed.runs.isEmpty())
+    }
+    if (listed.runs.isEmpty()) {
         m_message->setText(tr("The service lists no runs."));
-    else
+    } else {
         m_message->setText(tr("%n run(s) on the service", nullptr, int(listed.runs.size()))
                            + (attached ? tr(", %n already attached", nullptr, attached) : QString()));
+    }
 }
 
 QString BrowseRunsDialog::localRunFor(const QString &remoteId) const
@@ -195,9 +197,10 @@ QStringList BrowseRunsDialog::attachSelected()
     if (!m_manager || !m_manager->backend(connection()))
         return {};
     QList<std::pair<QString, QString>> wanted; // remote id, title
-    for (QTreeWidgetItem *item : m_list->selectedItems())
+    for (QTreeWidgetItem *item : m_list->selectedItems()) {
         wanted.append(
             {item->data(IdColumn, kRemoteIdRole).toString(), item->data(IdColumn, kTitleRole).toString()});
+    }
     static const QRegularExpression separators(u"[\\s,]+"_s);
     for (const QString &id : m_idEdit->text().split(separators, Qt::SkipEmptyParts))
         wanted.append({id, QString()});

@@ -116,10 +116,11 @@ QJsonObject ConnectionOptionsForm::options(QJsonObject base) const
     const QStringList shown = connectionOptionsFor(m_backend);
     for (auto it = m_edits.constBegin(); it != m_edits.constEnd(); ++it) {
         const QString value = it.value()->text().trimmed();
-        if (shown.contains(it.key()) && !value.isEmpty())
+        if (shown.contains(it.key()) && !value.isEmpty()) {
             base.insert(it.key(), value);
-        else
+        } else {
             base.remove(it.key()); // another backend's option, or cleared
+        }
     }
     return base;
 }

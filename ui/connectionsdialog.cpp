@@ -187,10 +187,11 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     connect(m_save, &QPushButton::clicked, this, &ConnectionsDialog::onSave);
     connect(m_test, &QPushButton::clicked, this, [this] {
         Connection c = formProfile().connection;
-        if (const auto key = formKey())
+        if (const auto key = formKey()) {
             c.apiKey = *key;
-        else if (!m_editing.isEmpty())
+        } else if (!m_editing.isEmpty()) {
             c.apiKey = m_registry->apiKey(m_editing); // used for the request, never shown
+        }
         // The proxy is shown without its password (it is in the keychain): test with it.
         if (!m_editing.isEmpty() && proxyPassword(c).isEmpty() && proxyHasUser(c))
             setProxyPassword(&c, m_registry->proxyPassword(m_editing));
@@ -224,10 +225,11 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     connect(m_insecure, &QCheckBox::toggled, this, &ConnectionsDialog::validateForm);
     connect(m_registry, &ConnectionRegistry::changed, this, &ConnectionsDialog::reloadList);
     reloadList();
-    if (m_list->count() > 0)
+    if (m_list->count() > 0) {
         m_list->setCurrentRow(0);
-    else
+    } else {
         startNew();
+    }
 }
 
 void ConnectionsDialog::reloadList()
@@ -249,10 +251,11 @@ void ConnectionsDialog::selectConnection(const QString &name)
     if (items.isEmpty())
         return;
     // After startNew() the list keeps its current item: choosing it again must show it again.
-    if (m_list->currentItem() == items.first())
+    if (m_list->currentItem() == items.first()) {
         showProfile(name);
-    else
+    } else {
         m_list->setCurrentItem(items.first());
+    }
 }
 
 void ConnectionsDialog::startNew()

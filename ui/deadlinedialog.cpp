@@ -92,10 +92,11 @@ void DeadlineDialog::validate()
     if (m_inButton->isChecked()) {
         const auto ms = parseTimeBudgetMs(m_budget->text());
         m_result = ms ? now.addMSecs(*ms) : QDateTime();
-        if (!ms)
+        if (!ms) {
             problem = m_budget->text().trimmed().isEmpty()
                           ? QString()
                           : tr("A time budget looks like 90s, 45m, 2h or 1h30m.");
+        }
     } else {
         m_result = m_at->dateTime().toUTC();
         if (m_result <= now)

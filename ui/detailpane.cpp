@@ -378,12 +378,13 @@ void DetailPane::refreshSummary()
         const Run *run = m_manager ? m_manager->run(id) : nullptr;
         if (!run)
             continue;
-        if (run->status == RunStatus::InputRequired)
+        if (run->status == RunStatus::InputRequired) {
             ++waiting;
-        else if (run->isTerminal())
+        } else if (run->isTerminal()) {
             ++done;
-        else
+        } else {
             ++active;
+        }
     }
     m_summary->setText(tr("<h3>%1 runs selected</h3><p>%2 active · %3 need input · %4 finished</p>"
                           "<p>Cancel and Delete apply to all of them.</p>")
@@ -407,12 +408,13 @@ void DetailPane::refreshUsage(const Run &run)
     if (u.reasoningTokens >= 0)
         line += u" "_s + tr("(%1 reasoning)").arg(locale.toString(u.reasoningTokens));
     const PriceTable &prices = m_manager->prices()->table();
-    if (const auto cost = costOf(run, prices))
+    if (const auto cost = costOf(run, prices)) {
         line += u"  ·  "_s + tr("cost %1").arg(formatCost(*cost, prices.currency));
-    else if (u.inputTokens >= 0 || u.outputTokens >= 0)
+    } else if (u.inputTokens >= 0 || u.outputTokens >= 0) {
         line += u"  ·  "_s
                 + (run.model.isEmpty() ? tr("no cost: the run names no model")
                                        : tr("no price set for %1 (Settings › Prices…)").arg(run.model));
+    }
     m_usage->setText(line);
     m_usage->show();
 }
@@ -495,9 +497,10 @@ void DetailPane::refresh()
         m_input->hide();
     }
 
-    if (run->primaryText.isEmpty())
+    if (run->primaryText.isEmpty()) {
         m_output->setPlaceholderText(run->isTerminal() ? tr("This run produced no output.")
                                                        : tr("Waiting for output…"));
+    }
     m_timeline->showRun(run);
     const int timelineTab = m_tabs->indexOf(m_timeline);
     m_tabs->setTabText(timelineTab, tr("&Timeline (%1)").arg(run->secondary.size()));

@@ -373,10 +373,11 @@ void InputPanel::updateCountdown()
     }
     const qint64 ms = QDateTime::currentDateTimeUtc().msecsTo(m_request.deadline);
     m_countdown->setText(countdownText(ms));
-    if (ms > 0 && isVisible())
+    if (ms > 0 && isVisible()) {
         m_tick.start();
-    else
+    } else {
         m_tick.stop();
+    }
 }
 
 void InputPanel::showEvent(QShowEvent *event)

@@ -315,12 +315,13 @@ void MainWindow::refreshConnections()
 void MainWindow::updateEmptyState()
 {
     if (m_model->rowCount() == 0) {
-        if (m_manager && m_manager->connectionNames().isEmpty())
+        if (m_manager && m_manager->connectionNames().isEmpty()) {
             m_table->setEmptyText(tr("No connections yet"),
                                   tr("Add one with File ▸ Connections… (Ctrl+Shift+O),\n"
                                      "or start Runwatch with --demo to try it out."));
-        else
+        } else {
             m_table->setEmptyText(tr("No runs yet"), tr("Start one with New Run (Ctrl+N)."));
+        }
     } else if (m_proxy->filter().category() == StatusCategory::Stuck && m_proxy->filter().text().isEmpty()) {
         m_table->setEmptyText(
             tr("No stuck runs"),

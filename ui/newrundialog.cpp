@@ -193,10 +193,11 @@ void NewRunDialog::loadAgents()
         if (const int at = m_agent->findData(preferred); at >= 0)
             m_agent->setCurrentIndex(at);
         m_agent->setEnabled(m_agent->count() > 0);
-        if (list.error.isError())
+        if (list.error.isError()) {
             m_hint->setText(tr("The service's agents could not be read: %1").arg(list.error.toString()));
-        else if (list.entries.isEmpty())
+        } else if (list.entries.isEmpty()) {
             m_hint->setText(tr("The service has no agents: create one there first."));
+        }
         validate();
     });
 }

@@ -192,10 +192,11 @@ void Notifier::notify(const QString &runId, const QString &summary, const QStrin
                 const QDBusPendingReply<uint> reply = *w;
                 if (reply.isError()) {
                     // No notification service on this bus: use the tray from now on.
-                    if (m_channel == Channel::DBus)
+                    if (m_channel == Channel::DBus) {
                         qCInfo(lcUi, "desktop notifications over D-Bus failed (%s); %s",
                                qPrintable(reply.error().message()),
                                m_tray ? "using the tray icon" : "no tray icon either");
+                    }
                     m_channel = m_tray ? Channel::Tray : Channel::None;
                     showInTray(runId, summary, body, urgent);
                     return;

@@ -60,10 +60,11 @@ protected:
             Q_EMIT documentSizeChanged(documentSize());
         // A paragraph that lost height (never seen for an append, but shaping is not ours to
         // promise) would leave its old bottom lines on screen: repaint everything then.
-        if (blockBoundingRect(last).height() < heightBefore)
+        if (blockBoundingRect(last).height() < heightBefore) {
             requestUpdate();
-        else
+        } else {
             Q_EMIT updateBlock(last);
+        }
     }
 };
 } // namespace

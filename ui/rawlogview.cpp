@@ -54,10 +54,11 @@ void RawEventRecorder::setEnabled(bool enabled)
     if (enabled == m_enabled || !m_manager)
         return;
     m_enabled = enabled;
-    if (enabled)
+    if (enabled) {
         connect(m_manager, &RunManager::runEventsApplied, this, &RawEventRecorder::record);
-    else
+    } else {
         disconnect(m_manager, &RunManager::runEventsApplied, this, &RawEventRecorder::record);
+    }
 }
 
 QString RawEventRecorder::format(const RunEvent &e)

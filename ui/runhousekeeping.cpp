@@ -156,12 +156,13 @@ void RunHousekeeping::exportSelected()
     if (!self || path.isEmpty() || !m_manager || !m_manager->run(id))
         return; // backed out, or the window or the run went while the dialog was open
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == u"json")
+    if (suffix == u"json") {
         format = ExportFormat::Json;
-    else if (suffix == u"md" || suffix == u"markdown")
+    } else if (suffix == u"md" || suffix == u"markdown") {
         format = ExportFormat::Markdown;
-    else if (suffix.isEmpty())
+    } else if (suffix.isEmpty()) {
         path += format == ExportFormat::Json ? u".json"_s : u".md"_s;
+    }
     QString why;
     if (!exportTo(id, path, format, &why)) {
         m_prompts.error(

@@ -24,10 +24,11 @@ BadgeStyle styleFor(const QModelIndex &index, const QPalette &palette)
     const bool dark = isDarkPalette(palette);
     BadgeStyle style = badgeStyle(status, lost, needsPerson, dark);
     if (!lost && !needsPerson && !isTerminal(status)) {
-        if (index.data(RunListModel::StuckRole).toBool())
+        if (index.data(RunListModel::StuckRole).toBool()) {
             markStuck(style, dark);
-        else if (index.data(RunListModel::OverDeadlineRole).toBool())
+        } else if (index.data(RunListModel::OverDeadlineRole).toBool()) {
             markOverDeadline(style, dark);
+        }
     }
     // The model's text (badgeText) says more than the status: "Reconnecting", "Waiting" for a
     // run suspended on a timer or a callback; its tooltip has the rest.

@@ -176,10 +176,11 @@ QList<ToolCallAnswer> ToolCallsForm::answers() const
     for (const Row &r : m_rows) {
         ToolCallAnswer a;
         a.callId = r.call.id;
-        if (r.output)
+        if (r.output) {
             a.output = r.output->toPlainText();
-        else
+        } else {
             a.approved = r.approve->isChecked();
+        }
         list.append(a);
     }
     return list;
@@ -190,10 +191,11 @@ void ToolCallsForm::focusFirst()
     if (m_rows.isEmpty())
         return;
     const Row &r = m_rows.constFirst();
-    if (r.output)
+    if (r.output) {
         r.output->setFocus(Qt::ShortcutFocusReason);
-    else
+    } else {
         r.approve->setFocus(Qt::ShortcutFocusReason);
+    }
 }
 
 } // namespace Runwatch

@@ -159,10 +159,11 @@ QWidget *TypedAnswerForm::editorFor(const SchemaField &field)
         const qint64 hi
             = field.maximum ? qint64(std::floor(std::min(*field.maximum, double(INT_MAX)))) : INT_MAX;
         spin->setRange(int(lo), int(std::max(lo, hi)));
-        if (def.isDouble())
+        if (def.isDouble()) {
             spin->setValue(def.toInt());
-        else
+        } else {
             allowNone(spin, int(lo));
+        }
         connect(spin, &QSpinBox::valueChanged, this, &TypedAnswerForm::revalidate);
         editor = spin;
         break;
@@ -173,10 +174,11 @@ QWidget *TypedAnswerForm::editorFor(const SchemaField &field)
         spin->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
         const double lo = field.minimum.value_or(-kNumberRange);
         spin->setRange(lo, std::max(lo, field.maximum.value_or(kNumberRange)));
-        if (def.isDouble())
+        if (def.isDouble()) {
             spin->setValue(def.toDouble());
-        else
+        } else {
             allowNone(spin, lo);
+        }
         connect(spin, &QDoubleSpinBox::valueChanged, this, &TypedAnswerForm::revalidate);
         editor = spin;
         break;
@@ -282,10 +284,11 @@ void TypedAnswerForm::revalidate()
 {
     m_problems.clear();
     QString parseError;
-    if (m_jsonEditor && !parseJsonValue(m_jsonEditor->toPlainText(), &parseError))
+    if (m_jsonEditor && !parseJsonValue(m_jsonEditor->toPlainText(), &parseError)) {
         m_problems << parseError;
-    else
+    } else {
         m_problems = validateJson(m_schema, value());
+    }
     Q_EMIT changed();
 }
 
@@ -299,10 +302,11 @@ void TypedAnswerForm::setEditable(bool editable)
 
 void TypedAnswerForm::focusFirst()
 {
-    if (m_jsonEditor)
+    if (m_jsonEditor) {
         m_jsonEditor->setFocus(Qt::ShortcutFocusReason);
-    else if (!m_fields.isEmpty())
+    } else if (!m_fields.isEmpty()) {
         m_fields.first().editor->setFocus(Qt::ShortcutFocusReason);
+    }
 }
 
 } // namespace Runwatch

@@ -67,31 +67,33 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     QJsonValue input(QJsonValue::Undefined); // none unless --input gives one
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
-        if (a == u"--prompt" && i + 1 < args.size())
+        if (a == u"--prompt" && i + 1 < args.size()) {
             prompt = args.at(++i);
-        else if (a == u"--input" && i + 1 < args.size()) {
+        } else if (a == u"--input" && i + 1 < args.size()) {
             QString why;
             const std::optional<QJsonValue> parsed = parseJsonValue(args.at(++i), &why);
             if (!parsed)
                 return usage(CliApp::tr("start: --input: %1").arg(why));
             input = *parsed;
-        } else if (a == u"--model" && i + 1 < args.size())
+        } else if (a == u"--model" && i + 1 < args.size()) {
             model = args.at(++i);
-        else if (a == u"--agent" && i + 1 < args.size())
+        } else if (a == u"--agent" && i + 1 < args.size()) {
             agent = args.at(++i);
-        else if (a == u"--no-stream")
+        } else if (a == u"--no-stream") {
             stream = false;
-        else if (a == u"--follow")
+        } else if (a == u"--follow") {
             follow = true;
-        else if (a == u"--deadline" && i + 1 < args.size()) {
+        } else if (a == u"--deadline" && i + 1 < args.size()) {
             budget = parseTimeBudgetMs(args.at(++i));
-            if (!budget)
+            if (!budget) {
                 return usage(
                     CliApp::tr("start: --deadline needs a time budget such as 90s, 45m, 2h or 1h30m"));
-        } else if (a == u"--cancel-at-deadline")
+            }
+        } else if (a == u"--cancel-at-deadline") {
             cancelAtDeadline = true;
-        else
+        } else {
             return usage(CliApp::tr("start: unexpected argument %1").arg(a));
+        }
     }
     if (prompt.isEmpty())
         return usage(CliApp::tr("start needs --prompt TEXT"));
@@ -99,15 +101,17 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)
         return exitCode;
-    if (!input.isUndefined() && !takesStructuredInput(m_manager.backend(conn->name)))
+    if (!input.isUndefined() && !takesStructuredInput(m_manager.backend(conn->name))) {
         return usage(CliApp::tr("start: --input: the %1 backend cannot start a run from structured input")
                          .arg(conn->backend));
+    }
     // Agent runs use the agent's own model unless one is asked for.
     const ConnectorDescriptor *row = connector(conn->backend);
     if (row && row->needsAgent && agent.isEmpty()
-        && conn->options.value(ConnectionOption::Agent).toString().isEmpty())
+        && conn->options.value(ConnectionOption::Agent).toString().isEmpty()) {
         return usage(
             CliApp::tr("start on %1 needs --agent ID (runwatch-cli agents lists them)").arg(conn->backend));
+    }
     StartRequest request;
     request.prompt = prompt;
     request.input = input;
@@ -287,12 +291,13 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
     QString target;
     bool localOnly = false;
     for (const QString &a : args) {
-        if (a == u"--local")
+        if (a == u"--local") {
             localOnly = true;
-        else if (target.isEmpty())
+        } else if (target.isEmpty()) {
             target = a;
-        else
+        } else {
             return usage(CliApp::tr("delete: unexpected argument %1").arg(a));
+        }
     }
     if (target.isEmpty())
         return usage(CliApp::tr("delete needs a RUN"));
@@ -481,14 +486,15 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
     QString target, format = u"md"_s, output;
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
-        if (a == u"--format" && i + 1 < args.size())
+        if (a == u"--format" && i + 1 < args.size()) {
             format = args.at(++i);
-        else if (a == u"--output" && i + 1 < args.size())
+        } else if (a == u"--output" && i + 1 < args.size()) {
             output = args.at(++i);
-        else if (target.isEmpty() && !a.startsWith(u"--"_s))
+        } else if (target.isEmpty() && !a.startsWith(u"--"_s)) {
             target = a;
-        else
+        } else {
             return usage(CliApp::tr("export: unexpected argument %1").arg(a));
+        }
     }
     if (target.isEmpty())
         return usage(CliApp::tr("export needs a RUN"));
@@ -540,11 +546,12 @@ int CliApp::cmdPrune(const Options &o, const QStringList &args)
         return usage(CliApp::tr("prune: DAYS must be a number ≥ 0"));
     // The rule the app applies too; this process follows no runs, so the store's go.
     const int removed = Retention::removeFinishedBefore(&m_manager, &m_store, Retention::cutoffFor(days));
-    if (m_json)
+    if (m_json) {
         writeJson({{u"type"_s, u"pruned"_s}, {u"removed"_s, removed}});
-    else
+    } else {
         writeOut(CliApp::tr("Removed %n finished run(s) older than %1 day(s).\n", nullptr, removed)
                      .arg(args.at(1)));
+    }
     return ExitCompleted;
 }
 

@@ -88,10 +88,11 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
 {
     Q_UNUSED(o)
     for (const QString &a : args) {
-        if (a == u"--json")
+        if (a == u"--json") {
             m_json = true;
-        else
+        } else {
             return usage(CliApp::tr("connections: unexpected argument %1").arg(a));
+        }
     }
     const QList<ConnectionProfile> saved = registry().savedProfiles();
     qsizetype nameWidth = 0, backendWidth = 0, authWidth = 0;
@@ -120,9 +121,10 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
                 keyStorageLabel(p.keyStorage)));
         }
     }
-    if (saved.isEmpty())
+    if (saved.isEmpty()) {
         printNote(CliApp::tr("no saved connections in %1 (add them in the app's Connections dialog)")
                       .arg(m_store.path()));
+    }
     return ExitCompleted;
 }
 

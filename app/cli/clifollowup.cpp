@@ -17,12 +17,13 @@ int CliApp::cmdFollowUp(const Options &o, const QStringList &args)
     bool follow = false;
     for (int i = 1; i < args.size(); ++i) {
         const QString &a = args.at(i);
-        if (a == u"--prompt" && i + 1 < args.size())
+        if (a == u"--prompt" && i + 1 < args.size()) {
             prompt = args.at(++i);
-        else if (a == u"--follow")
+        } else if (a == u"--follow") {
             follow = true;
-        else
+        } else {
             return usage(u"followup: unexpected argument %1"_s.arg(a));
+        }
     }
     if (prompt.trimmed().isEmpty())
         return usage(u"followup needs --prompt TEXT"_s);

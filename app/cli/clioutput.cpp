@@ -58,10 +58,11 @@ PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event)
 
 void CliApp::printRunLine(const Run &run)
 {
-    if (m_json)
+    if (m_json) {
         writeJson(runObject(run));
-    else
+    } else {
         writeErr(u"run %1 (%2) %3\n"_s.arg(run.localId, run.remoteId, statusName(run.status)));
+    }
 }
 
 void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
@@ -157,12 +158,13 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
             break;
         case RunEvent::Type::InputRequired:
             flushJsonDelta();
-            if (m_json && e.input)
+            if (m_json && e.input) {
                 writeJson({{u"type"_s, u"input_required"_s},
                            {u"run"_s, run.localId},
                            {u"request"_s, e.input->toJson()}});
-            else if (e.input)
+            } else if (e.input) {
                 writeErr(CliApp::tr("[input required] %1\n").arg(e.input->prompt));
+            }
             break;
         case RunEvent::Type::Error:
             flushJsonDelta();
@@ -188,10 +190,11 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
         printed = run.primaryText;
         emitPrimary(update, atLineStart);
     }
-    if (m_json)
+    if (m_json) {
         flushJsonDelta();
-    else if (!primary.isEmpty())
+    } else if (!primary.isEmpty()) {
         writeOut(primary);
+    }
 }
 
 void CliApp::printEnd(const Run &run)
@@ -247,10 +250,11 @@ void CliApp::printError(const QString &runId, const RunError &error)
 
 void CliApp::printNote(const QString &text)
 {
-    if (m_json)
+    if (m_json) {
         writeJson({{u"type"_s, u"note"_s}, {u"text"_s, text}});
-    else
+    } else {
         writeErr(text + u'\n');
+    }
 }
 
 void CliApp::writeJson(const QJsonObject &object)
@@ -275,10 +279,11 @@ void CliApp::scheduleFlush()
 {
     // Once per frame is prompt for a person or a pipe; per line, the write(2) calls dominated a
     // fast stream's output. A large backlog goes out at once to bound memory.
-    if (m_outBuffer.size() >= kOutBufferMax)
+    if (m_outBuffer.size() >= kOutBufferMax) {
         flushOut();
-    else if (!m_flushTimer.isActive())
+    } else if (!m_flushTimer.isActive()) {
         m_flushTimer.start();
+    }
 }
 
 CliApp::~CliApp()

@@ -177,13 +177,14 @@ int CliApp::cmdAgents(const Options &o, const QStringList &args)
         return ExitOtherError;
     }
     for (const CatalogEntry &agent : list.entries) {
-        if (m_json)
+        if (m_json) {
             writeJson({{u"type"_s, u"agent"_s},
                        {u"id"_s, agent.id},
                        {u"name"_s, agent.name},
                        {u"model"_s, agent.detail}});
-        else
+        } else {
             writeOut(agent.id + u'\t' + agent.name + u'\t' + agent.detail + u'\n');
+        }
     }
     return ExitCompleted;
 }

@@ -30,9 +30,10 @@ QString stuckLine(const StuckState &state)
 {
     QString line = QCoreApplication::translate("Runwatch::Cli", "stuck: no progress since %1")
                        .arg(state.silentSince.toLocalTime().toString(Qt::ISODate));
-    if (state.expectedMs)
+    if (state.expectedMs) {
         line += QCoreApplication::translate("Runwatch::Cli", " (expected about %1)")
                     .arg(formatDuration(*state.expectedMs));
+    }
     return line;
 }
 
@@ -61,9 +62,10 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
     // The output is the run line; text the refresh brings belongs to `watch`.
     m_printPrimary = false;
     // A refresh that fails (network down) still prints what the store knows.
-    if (!run->remoteId.isEmpty())
+    if (!run->remoteId.isEmpty()) {
         awaitAction(
             id, RunManager::Action::Refresh, [&] { m_manager.refreshRun(id); }, 15000);
+    }
     m_store.flush();
     run = m_manager.run(id);
     const PriceTable prices = PriceBook::load(m_store);
@@ -118,18 +120,18 @@ int CliApp::cmdList(const Options &o, const QStringList &args)
     Q_UNUSED(o)
     bool all = false, remote = false, stuckOnly = false;
     for (const QString &a : args) {
-        if (a == u"--all")
+        if (a == u"--all") {
             all = true;
-        else if (a == u"--remote")
+        } else if (a == u"--remote") {
             remote = true;
-        else if (a == u"--stuck")
+        } else if (a == u"--stuck") {
             stuckOnly = true;
-        else
+        } else {
             return usage(CliApp::tr("list: unexpected argument %1").arg(a));
+        }
     }
-    if (remote) {
+    if (remote)
         return all || stuckOnly ? usage(CliApp::tr("list: --remote goes alone")) : cmdListRemote(o);
-    }
     const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
     // The stuck rule needs the medians of the finished runs: they are all loaded here anyway.
     DurationStats durations;

@@ -156,12 +156,13 @@ bool AppController::start(QString *error)
     m_window->runModel()->setWatchers(m_stuck, m_deadlines);
     m_window->setConnectionRegistry(m_registry);
     m_window->setNotifier(m_notifier);
-    if (m_tray)
+    if (m_tray) {
         connect(m_tray, &QSystemTrayIcon::activated, m_window.data(), [this] {
             m_window->showNormal();
             m_window->raise();
             m_window->activateWindow();
         });
+    }
     m_startupTrace = StartupTrace::installIfRequested(m_window, &m_manager, this);
     m_window->show();
     if (!storeProblem.isEmpty())

@@ -112,14 +112,15 @@ bool DemoSimulators::start(QString *error)
             m_a2a = new RunwatchSim::A2aSimulator(a2aConfig(), m_host);
             m_jobs = new RunwatchSim::JobsSimulator(jobsConfig(), m_host);
             m_foundry = new RunwatchSim::FoundrySimulator(foundryConfig(), m_host);
-            if (!m_openAi->listen(QHostAddress::LocalHost, 0))
+            if (!m_openAi->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
-            else if (!m_a2a->listen(QHostAddress::LocalHost, 0))
+            } else if (!m_a2a->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("A2A simulator: %1").arg(m_a2a->errorString());
-            else if (!m_jobs->listen(QHostAddress::LocalHost, 0))
+            } else if (!m_jobs->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("jobs simulator: %1").arg(m_jobs->errorString());
-            else if (!m_foundry->listen(QHostAddress::LocalHost, 0))
+            } else if (!m_foundry->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("Foundry simulator: %1").arg(m_foundry->errorString());
+            }
             m_openAiUrl = m_openAi->baseUrl();
             m_a2aUrl = m_a2a->baseUrl();
             m_jobsUrl = m_jobs->baseUrl();

@@ -33,9 +33,8 @@ void onSignal(int)
 
 void installSignalHandlers(QCoreApplication *app)
 {
-    if (::pipe(g_signalPipe) != 0) {
+    if (::pipe(g_signalPipe) != 0)
         return;
-    }
     auto *notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, app);
     QObject::connect(notifier, &QSocketNotifier::activated, app, [] {
         char byte = 0;
@@ -173,14 +172,11 @@ int main(int argc, char **argv)
     }
 
     const RunwatchSim::ServerOptions &options = parsed.options;
-    if (options.a2a) {
+    if (options.a2a)
         return runA2a(app, options);
-    }
-    if (options.jobs) {
+    if (options.jobs)
         return runJobs(app, options);
-    }
-    if (options.foundry) {
+    if (options.foundry)
         return runFoundry(app, options);
-    }
     return runOpenAi(app, options);
 }

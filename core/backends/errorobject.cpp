@@ -18,9 +18,10 @@ RunError mapErrorObject(const QJsonObject &object, ErrorKind kind)
     if (error.code.isEmpty())
         error.code = e.value(u"type"_s).toString();
     error.message = e.value(u"message"_s).toString();
-    if (error.message.isEmpty())
+    if (error.message.isEmpty()) {
         error.message = QCoreApplication::translate("Runwatch::ErrorObject",
                                                     "The server reported an error without a message.");
+    }
     error.retryable = error.code == u"server_error" || error.code == u"rate_limit_exceeded";
     return error;
 }

@@ -20,9 +20,10 @@ QString checkHeaderValue(const QString &value)
 QString checkApiVersion(const QString &value)
 {
     static const QRegularExpression versionSyntax(u"^[A-Za-z0-9._-]+$"_s);
-    if (!versionSyntax.match(value).hasMatch())
+    if (!versionSyntax.match(value).hasMatch()) {
         return QCoreApplication::translate(
             "ConnectionOptions", "An API version looks like 2025-04-01-preview (letters, digits, '.', '-').");
+    }
     return {};
 }
 

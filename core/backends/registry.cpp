@@ -47,17 +47,19 @@ QString validateCaBundle(const QString &bundle)
 
 QString validateProxy(const QString &proxy)
 {
-    if (!proxyFromUrl(QUrl(proxy)))
+    if (!proxyFromUrl(QUrl(proxy))) {
         return problem(QT_TRANSLATE_NOOP("ConnectionOptions",
                                          "A proxy is given as http://host:port or socks5://host:port."));
+    }
     return {};
 }
 
 QString validateTimeBudget(const QString &budget)
 {
-    if (!parseTimeBudgetMs(budget))
+    if (!parseTimeBudgetMs(budget)) {
         return problem(QT_TRANSLATE_NOOP(
             "ConnectionOptions", "A time budget is given as 90s, 45m, 2h, 1h30m or 1d (a year at most)."));
+    }
     return {};
 }
 

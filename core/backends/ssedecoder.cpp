@@ -63,10 +63,11 @@ void SseDecoder::handOver(std::unique_ptr<StreamDecoded> &out)
         return;
     m_fresh = false;
     SseBatch batch = std::exchange(m_pending, {});
-    if (out)
+    if (out) {
         out->append(std::move(batch));
-    else
+    } else {
         out = std::make_unique<SseBatch>(std::move(batch));
+    }
 }
 
 } // namespace Runwatch

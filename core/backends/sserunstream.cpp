@@ -132,19 +132,21 @@ bool SseRunStream::drainDecoded(bool &gotBytes)
     // This stream made the decoder, so it knows what it hands over.
     auto &batch = static_cast<SseBatch &>(*decoded);
     // Usually the frame's only batch: take its list whole instead of moving event by event.
-    if (m_batch.isEmpty())
+    if (m_batch.isEmpty()) {
         m_batch = std::move(batch.events);
-    else
+    } else {
         m_batch.append(std::move(batch.events));
+    }
     gotBytes = batch.gotBytes;
     if (batch.retryMs)
         m_retryMs = batch.retryMs;
     if (batch.readerState.has_value())
         decoderState(batch.readerState);
-    if (batch.settle)
+    if (batch.settle) {
         settleAfterBatch();
-    else if (batch.end)
+    } else if (batch.end) {
         endAfterBatch(std::move(*batch.end));
+    }
     return !batch.settle && !batch.end;
 }
 

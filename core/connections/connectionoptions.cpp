@@ -40,11 +40,12 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
     QList<ConnectionOptionProblem> problems;
     const QUrl &url = connection.baseUrl;
     if (url.isValid() && !url.host().isEmpty()) {
-        if (checkTransportSecurity(url, connection.allowInsecureHttp).isError())
+        if (checkTransportSecurity(url, connection.allowInsecureHttp).isError()) {
             problems.append(
                 {u"base_url"_s, Text::tr("Plain http:// to %1 sends the key and the runs unencrypted: use "
                                          "https://, or allow plain http for this connection.")
                                     .arg(url.host())});
+        }
     }
     const QList<ConnectorOption> applicable = connectionOptions(connection.backend);
     auto applies = [&applicable](QStringView key) {
@@ -56,10 +57,11 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
         if (anyConnectionOption(it.key()) && !applies(it.key()) && !it.value().toString().isEmpty())
             problems.append({it.key(), Text::tr("Not used by the %1 backend.").arg(connection.backend)});
     }
-    if (connection.auth == AuthStyle::Header && !isHeaderName(connection.authHeader))
+    if (connection.auth == AuthStyle::Header && !isHeaderName(connection.authHeader)) {
         problems.append({u"auth_header"_s, Text::tr("\"%1\" is not a header name: letters, digits and "
                                                     "!#$%&'*+-.^_`|~ only, e.g. x-api-key.")
                                                .arg(connection.authHeader)});
+    }
     for (const ConnectorOption &option : applicable) {
         const QString value = optionText(connection, option.key);
         if (value.isEmpty() || !option.validate)

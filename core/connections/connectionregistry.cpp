@@ -159,12 +159,13 @@ QCoro::Task<KeyStore::Result> ConnectionRegistry::readKey(ConnectionProfile prof
         co_return out;
     qCDebug(lcConnections) << "key of" << name << "not read from the" << store->displayName() << "-"
                            << r.error;
-    if (profile.keyStorage == KeyStorage::Session)
+    if (profile.keyStorage == KeyStorage::Session) {
         out.error = tr("The API key of \"%1\" was kept for one session only; enter it again.").arg(name);
-    else if (r.status == KeyStore::Status::NotFound)
+    } else if (r.status == KeyStore::Status::NotFound) {
         out.error = tr("No API key of \"%1\" is stored in the %2.").arg(name, store->displayName());
-    else
+    } else {
         out.error = tr("The API key of \"%1\" could not be read: %2").arg(name, r.error);
+    }
     co_return out;
 }
 

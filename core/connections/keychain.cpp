@@ -171,10 +171,11 @@ Keychain::Result Keychain::runInsecure(Op op, const QString &account, const QStr
         result.secret = all.value(key).toString();
         return result;
     }
-    if (op == Op::Write)
+    if (op == Op::Write) {
         all.insert(key, secret);
-    else
+    } else {
         all.remove(key);
+    }
     QDir().mkpath(QFileInfo(m_insecurePath).absolutePath());
     QSaveFile file(m_insecurePath);
     if (!file.open(QIODevice::WriteOnly)) {

@@ -263,9 +263,10 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
             *error = why;
         return std::optional<QList<ToolCallAnswer>>();
     };
-    if (request.toolCalls.isEmpty())
+    if (request.toolCalls.isEmpty()) {
         return fail(
             QCoreApplication::translate("ToolCalls", "The run's request names no tool calls to answer."));
+    }
     qsizetype outputs = 0;
     for (const ToolCallRequest &call : request.toolCalls)
         outputs += call.approval ? 0 : 1;
@@ -278,10 +279,11 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
             for (const ToolCallRequest &call : request.toolCalls)
                 answers << ToolCallAnswer{call.id, QString(), answer.kind == InputAnswer::Kind::Approve};
         } else if (answer.kind == InputAnswer::Kind::Text && outputs > 0 && approvals == 0) {
-            if (outputs != 1)
+            if (outputs != 1) {
                 return fail(QCoreApplication::translate(
                     "ToolCalls", "%n tool calls are pending: give one output per call id.", nullptr,
                     int(outputs)));
+            }
             answers << ToolCallAnswer{request.toolCalls.first().id, answer.text, false};
         } else if (outputs > 0 && approvals > 0) {
             return fail(QCoreApplication::translate(
@@ -298,12 +300,14 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
         pending.insert(call.id);
     QSet<QString> answered;
     for (const ToolCallAnswer &a : std::as_const(answers)) {
-        if (!pending.contains(a.callId))
+        if (!pending.contains(a.callId)) {
             return fail(QCoreApplication::translate("ToolCalls", "No pending tool call has the id \"%1\".")
                             .arg(a.callId));
-        if (answered.contains(a.callId))
+        }
+        if (answered.contains(a.callId)) {
             return fail(QCoreApplication::translate("ToolCalls", "The tool call \"%1\" is answered twice.")
                             .arg(a.callId));
+        }
         answered.insert(a.callId);
     }
     if (answered != pending) {

@@ -58,22 +58,24 @@ std::optional<RunProgress> runProgress(const Run &run, const QDateTime &now)
         return p;
     const qint64 elapsed = std::max<qint64>(0, run.createdAt.msecsTo(now));
     std::optional<double> byRate;
-    if (p.fraction >= 1.0)
+    if (p.fraction >= 1.0) {
         byRate = 0.0;
-    else if (p.fraction > 0.0 && elapsed > 0)
+    } else if (p.fraction > 0.0 && elapsed > 0) {
         byRate = double(elapsed) * (1.0 - p.fraction) / p.fraction;
+    }
     std::optional<double> byEstimate;
     if (const auto estimate = estimatedDurationMs(run))
         byEstimate = double(std::max<qint64>(0, *estimate - elapsed));
     double remaining = 0.0;
-    if (byRate && byEstimate)
+    if (byRate && byEstimate) {
         remaining = p.fraction * *byRate + (1.0 - p.fraction) * *byEstimate;
-    else if (byRate)
+    } else if (byRate) {
         remaining = *byRate;
-    else if (byEstimate)
+    } else if (byEstimate) {
         remaining = *byEstimate;
-    else
+    } else {
         return p;
+    }
     p.eta = now.addMSecs(qint64(std::llround(remaining)));
     return p;
 }

@@ -137,9 +137,8 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         const QString text = base > 0 ? run.primaryText.left(base) + event.text : event.text;
         // An empty or shorter-prefix snapshot (a cancel that cleared output, a stale poll) never
         // throws away text we already have.
-        if (event.text.isEmpty() || text == run.primaryText || run.primaryText.startsWith(text)) {
+        if (event.text.isEmpty() || text == run.primaryText || run.primaryText.startsWith(text))
             break;
-        }
         if (event.verify || !text.startsWith(run.primaryText))
             ++run.reconciliations;
         run.primaryText = text;

@@ -38,11 +38,12 @@ QString deadlineText(const Run &run, const QDateTime &now)
     // The date only when it is not today: "Deadline 14:30" reads at a glance.
     const QString when = local.date() == now.toLocalTime().date() ? local.toString(u"HH:mm"_s)
                                                                   : local.toString(u"yyyy-MM-dd HH:mm"_s);
-    if (now >= run.deadlineAt)
+    if (now >= run.deadlineAt) {
         return run.cancelAtDeadline
                    ? QCoreApplication::translate("RunDeadlines", "Over deadline since %1 — cancel requested")
                          .arg(when)
                    : QCoreApplication::translate("RunDeadlines", "Over deadline since %1").arg(when);
+    }
     return run.cancelAtDeadline
                ? QCoreApplication::translate("RunDeadlines", "Deadline %1 — cancels then").arg(when)
                : QCoreApplication::translate("RunDeadlines", "Deadline %1").arg(when);

@@ -178,10 +178,11 @@ QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &ea
         o.insert(u"cost"_s, QJsonObject{{u"amount"_s, *cost}, {u"currency"_s, prices.currency}});
     QJsonArray history, secondary;
     for (const SecondaryItem &item : run.secondary) {
-        if (item.kind == SecondaryKind::StatusChange)
+        if (item.kind == SecondaryKind::StatusChange) {
             history.append(QJsonObject{{u"at"_s, iso(item.at)}, {u"change"_s, item.text}});
-        else
+        } else {
             secondary.append(item.toJson());
+        }
     }
     o.insert(u"status_history"_s, history);
     o.insert(u"output"_s, run.primaryText);

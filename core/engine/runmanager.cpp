@@ -89,9 +89,10 @@ void RunManager::shutdown(std::chrono::milliseconds timeout)
     // Every coroutine suspended on a request now resumes from the event loop with Cancelled and
     // unwinds through its QPointer guards (ours co_return at once: m_shutDown). A process that
     // exited before would leave their frames behind.
-    if (const qsizetype left = waitUntilDone(m_backendShutdowns, timeout))
+    if (const qsizetype left = waitUntilDone(m_backendShutdowns, timeout)) {
         qCWarning(lcEngine) << "shutdown:" << left << "backends still have requests in flight after"
                             << timeout.count() << "ms";
+    }
 }
 
 void RunManager::setStore(RunStore *store)
@@ -115,9 +116,10 @@ bool RunManager::addConnection(const Connection &connection, QString *error)
 {
     RunBackend *backend = m_factory ? m_factory(connection, this) : nullptr;
     if (!backend) {
-        if (error)
+        if (error) {
             *error = Text::tr("Unknown backend \"%1\" (known: %2).")
                          .arg(connection.backend, knownBackends().join(u", "_s));
+        }
         return false;
     }
     if (auto old = m_backends.take(connection.name)) {
@@ -274,12 +276,13 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
     probe.capabilities = b->capabilities();
     if (!probe.capabilities.testFlag(Capability::FollowUp))
         return refused(Text::tr("This connection cannot follow runs up."));
-    if (!followUpAllowed(probe))
+    if (!followUpAllowed(probe)) {
         return refused(probe.capabilities.testFlag(Capability::FollowUpWorking)
                            ? Text::tr("Only a completed or working run can be followed up (this one is %1).")
                                  .arg(statusName(probe.status))
                            : Text::tr("Only a completed run can be followed up (this one is %1).")
                                  .arg(statusName(probe.status)));
+    }
     if (prompt.trimmed().isEmpty())
         return refused(Text::tr("A follow-up needs a prompt."));
     if (followUpContinuesRun(probe)) {

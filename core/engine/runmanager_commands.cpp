@@ -37,9 +37,10 @@ bool RunManager::setDeadline(const QString &id, const QDateTime &deadlineAt, boo
 {
     Entry *e = entry(id);
     if (!e || e->run.isTerminal()) {
-        if (error)
+        if (error) {
             *error = e ? QCoreApplication::translate("RunManager", "The run has already finished.")
                        : QCoreApplication::translate("RunManager", "No such run.");
+        }
         return false;
     }
     e->run.deadlineAt = deadlineAt.isValid() ? deadlineAt.toUTC() : QDateTime();
@@ -97,10 +98,11 @@ QCoro::Task<> RunManager::doCancel(QString id)
         if (e && !needsFollowing(e->run))
             stopFollowing(id);
         // Cancellation is best effort: keep following until the server says it is terminal.
-        if (e && needsFollowing(e->run) && !e->follower.active)
+        if (e && needsFollowing(e->run) && !e->follower.active) {
             follow(id);
-        else if (e && needsFollowing(e->run) && !e->follower.stream && !e->follower.pollInFlight)
+        } else if (e && needsFollowing(e->run) && !e->follower.stream && !e->follower.pollInFlight) {
             pollOnce(id);
+        }
     }
     Q_EMIT actionFinished(id, Action::Cancel, result);
 }

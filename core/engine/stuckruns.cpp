@@ -243,10 +243,11 @@ void StuckRunWatcher::evaluate(const QString &id)
         m_stuck.erase(it);
         Q_EMIT stuckChanged(id, false);
     }
-    if (due)
+    if (due) {
         m_due.insert(id, *due);
-    else
+    } else {
         m_due.remove(id);
+    }
 }
 
 void StuckRunWatcher::reevaluateAll()
@@ -255,10 +256,11 @@ void StuckRunWatcher::reevaluateAll()
         evaluate(id);
     // Runs that left the live set were evaluated when they did; drop what is left of them.
     for (auto it = m_due.begin(); it != m_due.end();) {
-        if (!m_live.contains(it.key()))
+        if (!m_live.contains(it.key())) {
             it = m_due.erase(it);
-        else
+        } else {
             ++it;
+        }
     }
 }
 

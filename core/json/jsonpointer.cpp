@@ -72,12 +72,13 @@ std::optional<JsonPointer> JsonPointer::parse(QStringView text, QString *error)
                 continue;
             }
             const QChar next = i + 1 < part.size() ? part.at(i + 1) : QChar();
-            if (next == u'0')
+            if (next == u'0') {
                 token += u'~';
-            else if (next == u'1')
+            } else if (next == u'1') {
                 token += u'/';
-            else
+            } else {
                 return fail(u"JSON pointer \"%1\": '~' must be followed by 0 or 1"_s.arg(text));
+            }
             ++i;
         }
         pointer.m_tokens << token;

@@ -94,12 +94,13 @@ bool skipNumber(Cursor &c)
         ++p;
     if (p >= c.end)
         return false;
-    if (*p == '0')
+    if (*p == '0') {
         ++p;
-    else if (*p >= '1' && *p <= '9')
+    } else if (*p >= '1' && *p <= '9') {
         p = skipDigits(p, c.end);
-    else
+    } else {
         return false;
+    }
     if (p < c.end && *p == '.') {
         const char *digits = p + 1;
         p = skipDigits(digits, c.end);
@@ -206,12 +207,13 @@ unsigned hexValue(const char *p)
     for (int i = 0; i < 4; ++i) {
         const char ch = p[i];
         v <<= 4;
-        if (ch >= '0' && ch <= '9')
+        if (ch >= '0' && ch <= '9') {
             v |= unsigned(ch - '0');
-        else if (ch >= 'a' && ch <= 'f')
+        } else if (ch >= 'a' && ch <= 'f') {
             v |= unsigned(ch - 'a' + 10);
-        else
+        } else {
             v |= unsigned(ch - 'A' + 10);
+        }
     }
     return v;
 }

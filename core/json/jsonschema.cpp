@@ -220,10 +220,11 @@ void checkString(const QJsonObject &schema, const QString &text, const QString &
                  min == 1 && text.isEmpty() ? Text::tr("must not be empty")
                                             : Text::tr("must be at least %1 characters long").arg(min));
     }
-    if (schema.value(u"maxLength"_s).isDouble() && length > schema.value(u"maxLength"_s).toInteger())
+    if (schema.value(u"maxLength"_s).isDouble() && length > schema.value(u"maxLength"_s).toInteger()) {
         addError(
             errors, path,
             Text::tr("must be at most %1 characters long").arg(schema.value(u"maxLength"_s).toInteger()));
+    }
     const QString pattern = schema.value(u"pattern"_s).toString();
     if (!pattern.isEmpty()) {
         // ECMA 262 patterns are unanchored, like QRegularExpression's match(); a pattern Qt
@@ -258,21 +259,24 @@ void checkObject(const QJsonObject &schema, const QJsonObject &o, const QString 
             errors->append(Text::tr("%1: is required").arg(childPath(path, name.toString())));
     }
     for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
-        if (properties.contains(it.key()))
+        if (properties.contains(it.key())) {
             check(properties.value(it.key()).toObject(), it.value(), childPath(path, it.key()), errors);
-        else if (schema.value(u"additionalProperties"_s) == QJsonValue(false))
+        } else if (schema.value(u"additionalProperties"_s) == QJsonValue(false)) {
             addError(errors, childPath(path, it.key()), Text::tr("is not a field of this form"));
+        }
     }
 }
 
 void checkArray(const QJsonObject &schema, const QJsonArray &a, const QString &path, QStringList *errors)
 {
-    if (schema.value(u"minItems"_s).isDouble() && a.size() < schema.value(u"minItems"_s).toInteger())
+    if (schema.value(u"minItems"_s).isDouble() && a.size() < schema.value(u"minItems"_s).toInteger()) {
         addError(errors, path,
                  Text::tr("needs at least %1 entries").arg(schema.value(u"minItems"_s).toInteger()));
-    if (schema.value(u"maxItems"_s).isDouble() && a.size() > schema.value(u"maxItems"_s).toInteger())
+    }
+    if (schema.value(u"maxItems"_s).isDouble() && a.size() > schema.value(u"maxItems"_s).toInteger()) {
         addError(errors, path,
                  Text::tr("takes at most %1 entries").arg(schema.value(u"maxItems"_s).toInteger()));
+    }
     if (schema.value(u"uniqueItems"_s).toBool()) {
         bool repeated = false;
         for (qsizetype i = 1; i < a.size() && !repeated; ++i) {
@@ -325,14 +329,15 @@ void check(const QJsonObject &schema, const QJsonValue &v, const QString &path, 
         if (matches == 0 || (key == u"oneOf" && matches > 1))
             addError(errors, path, Text::tr("is none of the allowed choices"));
     }
-    if (v.isString())
+    if (v.isString()) {
         checkString(schema, v.toString(), path, errors);
-    else if (v.isDouble())
+    } else if (v.isDouble()) {
         checkNumber(schema, v.toDouble(), path, errors);
-    else if (v.isObject())
+    } else if (v.isObject()) {
         checkObject(schema, v.toObject(), path, errors);
-    else if (v.isArray())
+    } else if (v.isArray()) {
         checkArray(schema, v.toArray(), path, errors);
+    }
 }
 
 } // namespace
@@ -402,14 +407,15 @@ std::optional<QJsonValue> parseJsonValue(const QString &text, QString *error)
     QJsonParseError parseError{};
     const QJsonDocument doc = QJsonDocument::fromJson(u"[%1\n]"_s.arg(text).toUtf8(), &parseError);
     if (parseError.error != QJsonParseError::NoError || doc.array().size() != 1) {
-        if (error && text.trimmed().isEmpty())
+        if (error && text.trimmed().isEmpty()) {
             *error = Text::tr("No JSON value given.");
-        else if (error && parseError.error == QJsonParseError::NoError)
+        } else if (error && parseError.error == QJsonParseError::NoError) {
             *error = Text::tr("Not valid JSON: more than one value.");
-        else if (error)
+        } else if (error) {
             *error = Text::tr("Not valid JSON: %1 (at character %2).")
                          .arg(parseError.errorString())
                          .arg(std::max(0, parseError.offset - 1));
+        }
         return std::nullopt;
     }
     return doc.array().first();

@@ -97,12 +97,14 @@ QString formatTokensShort(qint64 tokens)
     const QLocale locale;
     if (tokens < 10000)
         return locale.toString(tokens);
-    if (tokens < 1000000)
+    if (tokens < 1000000) {
         return QCoreApplication::translate("RunFormat", "%1k", "thousands of tokens")
             .arg(locale.toString(double(tokens) / 1e3, 'f', tokens < 100000 ? 1 : 0));
-    if (tokens < 1000000000)
+    }
+    if (tokens < 1000000000) {
         return QCoreApplication::translate("RunFormat", "%1M", "millions of tokens")
             .arg(locale.toString(double(tokens) / 1e6, 'f', tokens < 100000000 ? 1 : 0));
+    }
     return QCoreApplication::translate("RunFormat", "%1G", "billions of tokens")
         .arg(locale.toString(double(tokens) / 1e9, 'f', 1));
 }
@@ -123,15 +125,17 @@ QString formatDuration(qint64 ms)
     if (s < 60)
         return QCoreApplication::translate("RunFormat", "%1 s").arg(s);
     const qint64 m = s / 60;
-    if (m < 60)
+    if (m < 60) {
         return QCoreApplication::translate("RunFormat", "%1 m %2 s", "minutes and seconds")
             .arg(m)
             .arg(s % 60, 2, 10, QChar(u'0'));
+    }
     const qint64 h = m / 60;
-    if (h < 24)
+    if (h < 24) {
         return QCoreApplication::translate("RunFormat", "%1 h %2 m", "hours and minutes")
             .arg(h)
             .arg(m % 60, 2, 10, QChar(u'0'));
+    }
     return QCoreApplication::translate("RunFormat", "%1 d %2 h", "days and hours").arg(h / 24).arg(h % 24);
 }
 
@@ -170,9 +174,10 @@ QString badgeText(const Run &run, BadgeSpace space, const QDateTime &now)
     if (const auto left = answerTimeLeftMs(run, now); left && !run.connectionLost) {
         // Narrow: the amber badge and its icon already say "needs input", and a list cell has
         // room for about ten characters: the time left is what must not be cut off.
-        if (*left <= 0)
+        if (*left <= 0) {
             return wide ? QCoreApplication::translate("RunList", "Needs input, time is up")
                         : QCoreApplication::translate("RunList", "Time is up");
+        }
         return (wide ? QCoreApplication::translate("RunList", "Needs input, %1 left")
                      : QCoreApplication::translate("RunList", "%1 left"))
             .arg(formatCountdown(*left));
@@ -207,14 +212,16 @@ QString statusToolTip(const Run &run)
         lines << QCoreApplication::translate("RunList", "Backend status: %1").arg(run.rawStatus);
     if (run.connectionLost && !run.isTerminal()) {
         lines << QCoreApplication::translate("RunList", "Connection lost — reconnecting…");
-        if (run.failedTries > 0)
+        if (run.failedTries > 0) {
             lines << QCoreApplication::translate("RunList", "%n tries failed in a row: %1", nullptr,
                                                  run.failedTries)
                          .arg(run.lostReason);
+        }
     }
-    if (run.status == RunStatus::InputRequired && run.input)
+    if (run.status == RunStatus::InputRequired && run.input) {
         lines << QCoreApplication::translate("RunList", "Waiting for: %1")
                      .arg(inputReasonLabel(run.input->reason));
+    }
     if (run.error.isError())
         lines << run.error.toString();
     return lines.join(u'\n');

@@ -203,14 +203,14 @@ void RunListModel::onRunChanged(const QString &id, RunChanges changes)
     const auto found = m_rows.constFind(id);
     if (found == m_rows.cend())
         return; // still pending: it is inserted with its latest state
-    if ((changes & RunChange::Usage) && !(changes & ~RunChanges(RunChange::Usage | RunChange::Cursor)))
+    if ((changes & RunChange::Usage) && !(changes & ~RunChanges(RunChange::Usage | RunChange::Cursor))) {
         m_dirtyUsage.insert(id); // only the token and cost cells
-    else if (changes & ~RunChanges(RunChange::Primary | RunChange::Secondary | RunChange::Cursor))
+    } else if (changes & ~RunChanges(RunChange::Primary | RunChange::Secondary | RunChange::Cursor)) {
         m_dirtyRows.insert(id);
-    else if (const Run *run = (changes & RunChange::Secondary) && m_manager ? m_manager->run(id) : nullptr;
-             run && reportedProgress(*run))
+    } else if (const Run *run = (changes & RunChange::Secondary) && m_manager ? m_manager->run(id) : nullptr;
+               run && reportedProgress(*run)) {
         m_dirtyRows.insert(id); // the status cell paints the progress bar
-    else if (changes & (RunChange::Primary | RunChange::Secondary)) {
+    } else if (changes & (RunChange::Primary | RunChange::Secondary)) {
         const int row = *found;
         const qint64 second = activitySecond(*m_runs.at(row));
         if (m_activityShown.at(row) == second)
@@ -285,10 +285,11 @@ void RunListModel::insertPending()
             appendRow(id, run);
         endInsertRows();
     }
-    if (more)
+    if (more) {
         insertSoon(); // the rest of a capped insert, once the event loop has painted and taken input
-    else
+    } else {
         m_insertTimer.setInterval(take >= kBulkInsertRows ? kBulkInsertIntervalMs : 0);
+    }
     if (rows.isEmpty())
         return;
     updateTicker();
@@ -406,10 +407,11 @@ void RunListModel::updateTicker()
 {
     const bool anyUnfinished
         = m_counts.value(StatusCategory::Active) > 0 || m_counts.value(StatusCategory::NeedsInput) > 0;
-    if (anyUnfinished && !m_ticker.isActive())
+    if (anyUnfinished && !m_ticker.isActive()) {
         m_ticker.start();
-    else if (!anyUnfinished && m_ticker.isActive())
+    } else if (!anyUnfinished && m_ticker.isActive()) {
         m_ticker.stop();
+    }
 }
 
 void RunListModel::flush()

@@ -117,9 +117,10 @@ QString RunListModel::usageToolTip(const Run &run, int column) const
         const PriceTable &prices = m_manager->prices()->table();
         if (u.inputTokens < 0 && u.outputTokens < 0)
             return tr("No cost: the service reported no token usage for this run");
-        if (!prices.priceFor(run.model))
+        if (!prices.priceFor(run.model)) {
             return run.model.isEmpty() ? tr("No cost: the run names no model")
                                        : tr("No price set for model %1 — Settings › Prices…").arg(run.model);
+        }
         const auto cost = costOf(run, prices);
         return cost ? tr("%1 at the price set for %2 (input and output tokens)")
                           .arg(formatCost(*cost, prices.currency), prices.priceFor(run.model)->model)

@@ -65,9 +65,10 @@ QString formatUsageTotals(const UsageTotals &totals, const QString &currency)
     if (totals.priced == 0)
         return text + u" · "_s + QCoreApplication::translate("UsageTotals", "no prices set");
     text += u" · "_s + formatCost(totals.cost, currency);
-    if (totals.unpriced > 0)
+    if (totals.unpriced > 0) {
         text += u" · "_s
                 + QCoreApplication::translate("UsageTotals", "%n without a price", nullptr, totals.unpriced);
+    }
     return text;
 }
 
@@ -81,14 +82,16 @@ QString usageTotalsDetails(const UsageTotals &totals, const QString &currency)
                  .arg(formatTokens(totals.inputTokens));
     lines << QCoreApplication::translate("UsageTotals", "Output tokens: %1 (%2 reasoning)")
                  .arg(formatTokens(totals.outputTokens), formatTokens(totals.reasoningTokens));
-    if (totals.priced > 0)
+    if (totals.priced > 0) {
         lines << QCoreApplication::translate("UsageTotals", "Cost of %n priced run(s): %1", nullptr,
                                              totals.priced)
                      .arg(formatCost(totals.cost, currency));
-    if (totals.unpriced > 0)
+    }
+    if (totals.unpriced > 0) {
         lines << QCoreApplication::translate("UsageTotals",
                                              "%n run(s) without a price for their model (Settings › Prices…)",
                                              nullptr, totals.unpriced);
+    }
     return lines.join(u'\n');
 }
 

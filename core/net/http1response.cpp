@@ -74,12 +74,13 @@ bool parseHex(QByteArrayView v, qint64 &out)
     qint64 n = 0;
     for (char c : v) {
         int d = -1;
-        if (c >= '0' && c <= '9')
+        if (c >= '0' && c <= '9') {
             d = c - '0';
-        else if (c >= 'a' && c <= 'f')
+        } else if (c >= 'a' && c <= 'f') {
             d = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
+        } else if (c >= 'A' && c <= 'F') {
             d = c - 'A' + 10;
+        }
         if (d < 0)
             return false;
         if (n > (std::numeric_limits<qint64>::max() - d) / 16)
@@ -129,9 +130,10 @@ bool Http1ResponseParser::takeLine(QByteArrayView &bytes, qsizetype limit, QByte
 bool Http1ResponseParser::parseStatusLine(const QByteArray &line)
 {
     // HTTP-version SP 3DIGIT SP [reason-phrase]; some servers omit the space after the code.
-    if (!line.startsWith("HTTP/1.") || line.size() < 12 || line[8] != ' ')
+    if (!line.startsWith("HTTP/1.") || line.size() < 12 || line[8] != ' ') {
         return fail(u"not an HTTP/1.x response (status line \"%1\")"_s.arg(
             QString::fromLatin1(line.left(40)).toHtmlEscaped()));
+    }
     int status = 0;
     for (int i = 9; i < 12; ++i) {
         const char c = line[i];

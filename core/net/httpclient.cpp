@@ -428,10 +428,11 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream,
         RunError &error = r.response.error;
         std::optional<bool> serverSays;
         const QByteArray shouldRetry = r.response.header("x-should-retry").trimmed().toLower();
-        if (shouldRetry == "true")
+        if (shouldRetry == "true") {
             serverSays = true;
-        else if (shouldRetry == "false")
+        } else if (shouldRetry == "false") {
             serverSays = false;
+        }
         if (error.kind != ErrorKind::Cancelled)
             error.retryable = serverSays.value_or(isRetryable(error));
         const bool safeToRepeat

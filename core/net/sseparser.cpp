@@ -60,10 +60,11 @@ QString formatSize(qsizetype bytes)
 
 void reuse(QByteArray &buffer)
 {
-    if (buffer.capacity() > KeepCapacity)
+    if (buffer.capacity() > KeepCapacity) {
         buffer = QByteArray();
-    else
+    } else {
         buffer.resize(0); // keeps the capacity, unlike clear()
+    }
 }
 
 } // namespace

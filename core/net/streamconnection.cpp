@@ -98,10 +98,11 @@ void StreamConnection::start()
     connect(m_socket, &QAbstractSocket::disconnected, this, &StreamConnection::onClosed);
     if (m_target.inactivityMs > 0)
         m_inactivity.start(static_cast<int>(std::min<qint64>(m_target.inactivityMs, INT_MAX)));
-    if (tls)
+    if (tls) {
         tls->connectToHostEncrypted(m_target.host, m_target.port);
-    else
+    } else {
         m_socket->connectToHost(m_target.host, m_target.port);
+    }
 }
 
 void StreamConnection::onConnected()
@@ -197,10 +198,11 @@ void StreamConnection::onClosed()
 
 void StreamConnection::finishClosed()
 {
-    if (m_parser.closed())
+    if (m_parser.closed()) {
         end(QNetworkReply::NoError, {});
-    else
+    } else {
         end(QNetworkReply::RemoteHostClosedError, m_parser.errorString());
+    }
 }
 
 void StreamConnection::end(QNetworkReply::NetworkError error, const QString &message)

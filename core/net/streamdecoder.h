@@ -57,10 +57,11 @@ inline void appendDecoded(std::unique_ptr<StreamDecoded> &pending, std::unique_p
 {
     if (!later)
         return;
-    if (pending)
+    if (pending) {
         pending->append(std::move(*later));
-    else
+    } else {
         pending = std::move(later);
+    }
 }
 
 // Told on the reader's thread that a stream's decoder made something (DecodedStream::setReader):

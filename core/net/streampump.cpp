@@ -62,10 +62,11 @@ public:
     // Owner thread, after it was unregistered: now, or once deliver() has returned.
     void dispose()
     {
-        if (m_delivering)
+        if (m_delivering) {
             m_orphaned = true;
-        else
+        } else {
             delete this;
+        }
     }
 
 private:

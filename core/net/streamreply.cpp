@@ -83,12 +83,13 @@ bool StreamReply::usable(const QUrl &url, const QNetworkAccessManager *manager)
         return false; // credentials in the URL: QNAM's authentication handles them
     // The proxy QNAM would use: the manager's own, its factory's, then the application's.
     QList<QNetworkProxy> proxies;
-    if (manager && manager->proxy().type() != QNetworkProxy::DefaultProxy)
+    if (manager && manager->proxy().type() != QNetworkProxy::DefaultProxy) {
         proxies = {manager->proxy()};
-    else if (manager && manager->proxyFactory())
+    } else if (manager && manager->proxyFactory()) {
         proxies = manager->proxyFactory()->queryProxy(QNetworkProxyQuery(url));
-    else
+    } else {
         proxies = QNetworkProxyFactory::proxyForQuery(QNetworkProxyQuery(url));
+    }
     if (proxies.isEmpty())
         return true;
     const QNetworkProxy &first = proxies.first();
@@ -269,10 +270,11 @@ void StreamReply::absorb()
     // readyRead, as from any QNetworkReply.
     const bool decodedOnly = in.data.isEmpty();
     const auto announce = [this, decodedOnly] {
-        if (m_reader && decodedOnly)
+        if (m_reader && decodedOnly) {
             m_reader->decodedReady();
-        else
+        } else {
             Q_EMIT readyRead();
+        }
     };
     if ((!decodedOnly || m_decoded) && !survives(announce))
         return;

@@ -13,10 +13,11 @@ std::optional<QNetworkProxy> proxyFromUrl(const QUrl &url)
 {
     const QString scheme = url.scheme().toLower();
     QNetworkProxy::ProxyType type = QNetworkProxy::NoProxy;
-    if (scheme == u"http")
+    if (scheme == u"http") {
         type = QNetworkProxy::HttpProxy;
-    else if (scheme == u"socks5")
+    } else if (scheme == u"socks5") {
         type = QNetworkProxy::Socks5Proxy;
+    }
     if (type == QNetworkProxy::NoProxy || url.host().isEmpty() || url.port() <= 0)
         return std::nullopt;
     return QNetworkProxy(type, url.host(), quint16(url.port()), url.userName(), url.password());

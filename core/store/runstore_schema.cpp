@@ -100,9 +100,10 @@ bool RunStore::migrate()
             return false;
         }
     }
-    if (!fresh && version < SchemaVersion)
+    if (!fresh && version < SchemaVersion) {
         qCInfo(lcStore) << "run store" << m_path << "upgraded from schema" << version << "to"
                         << SchemaVersion;
+    }
     return true;
 }
 

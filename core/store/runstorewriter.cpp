@@ -62,9 +62,10 @@ bool RunWriteStatements::prepare(const QSqlDatabase &db, QString *error)
               u"UPDATE runs SET status = ?, raw_status = ?, title = ?, updated_at = ?, "
               "finished_at = ?, error = ? WHERE local_id = ?"_s);
     if (!ok) {
-        if (error)
+        if (error) {
             *error = Text::tr("Cannot prepare the run store's statements: %1")
                          .arg(m_upsertRun->lastError().text());
+        }
         m_upsertRun.reset();
         return false;
     }
@@ -130,9 +131,10 @@ bool RunWriteStatements::write(QSqlDatabase &db, const Run &run, QString *error)
     q.finish();
     o.finish();
     if (!ok) {
-        if (error)
+        if (error) {
             *error = Text::tr("Cannot save run %1: %2 %3")
                          .arg(run.localId, q.lastError().text(), o.lastError().text());
+        }
         if (ownTransaction)
             db.rollback();
         return false;

@@ -303,20 +303,21 @@ void A2aSimulator::handleRpc(Exchange exchange, const HttpRequest &request)
     }
     const QJsonObject params = paramsValue.toObject();
     const bool v1 = !v03();
-    if (method == (v1 ? u"SendMessage"_s : u"message/send"_s))
+    if (method == (v1 ? u"SendMessage"_s : u"message/send"_s)) {
         handleSend(exchange, params, false);
-    else if (method == (v1 ? u"SendStreamingMessage"_s : u"message/stream"_s))
+    } else if (method == (v1 ? u"SendStreamingMessage"_s : u"message/stream"_s)) {
         handleSend(exchange, params, true);
-    else if (method == (v1 ? u"GetTask"_s : u"tasks/get"_s))
+    } else if (method == (v1 ? u"GetTask"_s : u"tasks/get"_s)) {
         handleGet(exchange, params);
-    else if (v1 && method == u"ListTasks"_s)
+    } else if (v1 && method == u"ListTasks"_s) {
         handleList(exchange, params);
-    else if (method == (v1 ? u"CancelTask"_s : u"tasks/cancel"_s))
+    } else if (method == (v1 ? u"CancelTask"_s : u"tasks/cancel"_s)) {
         handleCancel(exchange, params);
-    else if (method == (v1 ? u"SubscribeToTask"_s : u"tasks/resubscribe"_s))
+    } else if (method == (v1 ? u"SubscribeToTask"_s : u"tasks/resubscribe"_s)) {
         handleSubscribe(exchange, params);
-    else
+    } else {
         sendRpcError(exchange, -32601, u"Method not found: %1"_s.arg(method));
+    }
 }
 
 } // namespace RunwatchSim

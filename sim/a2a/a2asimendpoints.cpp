@@ -124,10 +124,11 @@ void A2aSimulator::handleSend(const Exchange &exchange, const QJsonObject &param
             {u"contextId"_s, contextId},
             {u"role"_s, u"ROLE_AGENT"_s},
             {u"parts"_s, QJsonArray{QJsonObject{{u"text"_s, u"Hello from the simulated agent."_s}}}}};
-        if (streaming)
+        if (streaming) {
             sendOnceStream(exchange, {{u"message"_s, answer}});
-        else
+        } else {
             sendResult(exchange, shaped({{u"message"_s, answer}}));
+        }
         return;
     }
     // Multi-turn memory: the tasks started earlier in this context are the conversation so far.
@@ -233,11 +234,12 @@ void A2aSimulator::handleSubscribe(const Exchange &exchange, const QJsonObject &
     }
     if (task->isTerminal()) {
         const QString message = u"Task %1 is in a terminal state and cannot be subscribed to."_s.arg(id);
-        if (v03())
+        if (v03()) {
             sendErrorStream(exchange, -32004,
                             message); // 0.3: an SSE stream that carries only the error (§6, JS SDK compat)
-        else
+        } else {
             sendRpcError(exchange, -32004, message); // 1.0: plain JSON
+        }
         return;
     }
     // The first event is the task as it is now; then everything that follows (§6).

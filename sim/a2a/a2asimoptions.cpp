@@ -44,25 +44,26 @@ A2aRunOptions resolveRunOptions(const A2aSimConfig &config, const QString &text)
         const QString value = w.mid(eq + 1);
         bool ok = false;
         const int n = value.toInt(&ok);
-        if (key == u"chunks" && ok && n >= 0)
+        if (key == u"chunks" && ok && n >= 0) {
             o.chunks = n;
-        else if (key == u"interval_ms" && ok && n >= 0)
+        } else if (key == u"interval_ms" && ok && n >= 0) {
             o.intervalMs = n;
-        else if (key == u"fail_after" && ok && n >= 0)
+        } else if (key == u"fail_after" && ok && n >= 0) {
             o.failAfter = n;
-        else if (key == u"status_every" && ok && n >= 0)
+        } else if (key == u"status_every" && ok && n >= 0) {
             o.statusEvery = n;
-        else if (key == u"drop_after" && ok)
+        } else if (key == u"drop_after" && ok) {
             o.faults.dropAfterEvents = n;
-        else if (key == u"fault_connections" && ok)
+        } else if (key == u"fault_connections" && ok) {
             o.faults.connections = n;
-        else if (key == u"drop_mode") {
+        } else if (key == u"drop_mode") {
             if (const auto m = dropModeFromName(value))
                 o.faults.dropMode = *m;
-        } else if (key == u"cancel")
+        } else if (key == u"cancel") {
             o.cancel = value.toLower();
-        else if (key == u"cancel_delay_ms" && ok && n >= 0)
+        } else if (key == u"cancel_delay_ms" && ok && n >= 0) {
             o.cancelDelayMs = n;
+        }
     }
     if (o.failAfter < 0)
         o.failAfter = o.chunks / 2;

@@ -320,12 +320,13 @@ void A2aSimRun::step()
         auto it = std::find_if(m_artifacts.begin(), m_artifacts.end(),
                                [&](const Artifact &a) { return a.id == s.artifactId; });
         const QJsonObject part{{u"text"_s, s.text}, {u"mediaType"_s, u"text/plain"_s}};
-        if (it == m_artifacts.end())
+        if (it == m_artifacts.end()) {
             m_artifacts.append(Artifact{s.artifactId, s.artifactName, QJsonArray{part}});
-        else if (s.append)
+        } else if (s.append) {
             it->parts.append(part);
-        else
+        } else {
             it->parts = QJsonArray{part};
+        }
         QJsonObject update{{u"taskId"_s, m_id},
                            {u"contextId"_s, m_contextId},
                            {u"artifact"_s, QJsonObject{{u"artifactId"_s, s.artifactId},

@@ -21,9 +21,8 @@ A2aSimStream::A2aSimStream(HttpConnection *connection, QJsonValue rpcId, bool v0
 
 void A2aSimStream::send(const QJsonObject &response)
 {
-    if (!isOpen()) {
+    if (!isOpen())
         return;
-    }
     const QJsonObject result = m_v03 ? responseV03(response) : response;
     const QByteArray frame = sseFrame({}, compactJson(rpcResultEnvelope(m_rpcId, result)));
     if (dropDue()) {
@@ -31,16 +30,14 @@ void A2aSimStream::send(const QJsonObject &response)
         return;
     }
     writeEvent(frame);
-    if (dropDue() && faults().dropMode != DropMode::MidEvent) {
+    if (dropDue() && faults().dropMode != DropMode::MidEvent)
         drop();
-    }
 }
 
 void A2aSimStream::sendError(int code, const QString &message)
 {
-    if (!isOpen()) {
+    if (!isOpen())
         return;
-    }
     const QString reason = m_v03 ? QString() : u"INTERNAL"_s;
     writeRaw(sseFrame("error", compactJson(rpcErrorEnvelope(m_rpcId, code, message, reason))));
 }

@@ -62,10 +62,11 @@ QJsonArray partsV03(const QJsonArray &parts)
     QJsonArray out;
     for (const QJsonValue &v : parts) {
         const QJsonObject p = v.toObject();
-        if (p.contains(u"text"_s))
+        if (p.contains(u"text"_s)) {
             out.append(QJsonObject{{u"kind"_s, u"text"_s}, {u"text"_s, p.value(u"text"_s)}});
-        else if (p.contains(u"data"_s))
+        } else if (p.contains(u"data"_s)) {
             out.append(QJsonObject{{u"kind"_s, u"data"_s}, {u"data"_s, p.value(u"data"_s)}});
+        }
     }
     return out;
 }

@@ -68,9 +68,8 @@ int FoundrySimulator::activeStreamCount() const
 {
     int count = 0;
     for (const auto &stream : m_streams) {
-        if (stream) {
+        if (stream)
             ++count;
-        }
     }
     return count;
 }
@@ -87,9 +86,8 @@ void FoundrySimulator::resetCounters()
 std::optional<FoundryRunInfo> FoundrySimulator::run(const QString &id) const
 {
     const FoundrySimRun *run = m_runs.value(id);
-    if (!run) {
+    if (!run)
         return std::nullopt;
-    }
     FoundryRunInfo info;
     info.id = id;
     info.threadId = run->threadId();
@@ -101,9 +99,8 @@ std::optional<FoundryRunInfo> FoundrySimulator::run(const QString &id) const
     info.ended = run->hasEnded();
     info.expiresAt = run->expiresAt();
     info.pendingCalls = run->pendingCalls();
-    for (const FoundrySimEvent &event : run->events()) {
+    for (const FoundrySimEvent &event : run->events())
         info.eventNames.append(event.name);
-    }
     info.streamConnections = run->streamConnections();
     info.messageCount = int(run->messages().size());
     return info;
@@ -119,9 +116,8 @@ QList<QByteArray> FoundrySimulator::eventPayloads(const QString &id) const
 {
     QList<QByteArray> payloads;
     if (const FoundrySimRun *run = m_runs.value(id)) {
-        for (const FoundrySimEvent &event : run->events()) {
+        for (const FoundrySimEvent &event : run->events())
             payloads.append(event.data);
-        }
     }
     return payloads;
 }
@@ -129,9 +125,8 @@ QList<QByteArray> FoundrySimulator::eventPayloads(const QString &id) const
 QString FoundrySimulator::tokenText(int from, int to)
 {
     QString text;
-    for (int i = from; i < to; ++i) {
+    for (int i = from; i < to; ++i)
         text += u"tok%1 "_s.arg(i);
-    }
     return text;
 }
 
@@ -153,9 +148,8 @@ void FoundrySimulator::route(HttpConnection *connection, const HttpRequest &requ
 {
     // Any project name is served: the endpoint's last segment is the user's choice.
     QString path = request.path;
-    while (path.size() > 1 && path.endsWith(u'/')) {
+    while (path.size() > 1 && path.endsWith(u'/'))
         path.chop(1);
-    }
     QStringList segments = path.split(u'/', Qt::SkipEmptyParts);
     const bool inProject
         = segments.size() >= 3 && segments.at(0) == "api"_L1 && segments.at(1) == "projects"_L1;
@@ -332,9 +326,8 @@ bool FoundrySimulator::authorised(const HttpRequest &request) const
 
 void FoundrySimulator::sendJson(const Exchange &exchange, int status, const QJsonObject &body)
 {
-    if (!exchange.connection) {
+    if (!exchange.connection)
         return;
-    }
     RunwatchSim::sendJson(exchange.connection, status, body,
                           {{QByteArrayLiteral("x-ms-request-id"), newRequestId()}});
     recordStatus(exchange, status);
@@ -348,13 +341,11 @@ void FoundrySimulator::sendError(const Exchange &exchange, int status, const QSt
 
 void FoundrySimulator::sendFault(const Exchange &exchange, const FoundryHttpFault &fault)
 {
-    if (!exchange.connection) {
+    if (!exchange.connection)
         return;
-    }
     HeaderList headers{{QByteArrayLiteral("x-ms-request-id"), newRequestId()}};
-    if (fault.retryAfterSeconds >= 0) {
+    if (fault.retryAfterSeconds >= 0)
         headers.append({QByteArrayLiteral("Retry-After"), QByteArray::number(fault.retryAfterSeconds)});
-    }
     if (fault.htmlBody) {
         const QByteArray title = QByteArray::number(fault.status) + ' ' + reasonPhrase(fault.status);
         sendBody(exchange.connection, fault.status, QByteArrayLiteral("text/html; charset=utf-8"),
@@ -399,9 +390,8 @@ void FoundrySimulator::forgetOldRuns()
             auto thread = m_threads.find(old->threadId());
             if (thread != m_threads.end()) {
                 thread->runIds.removeOne(old->id());
-                if (thread->runIds.isEmpty()) {
+                if (thread->runIds.isEmpty())
                     m_threads.erase(thread);
-                }
             }
             m_runOrder.removeAt(i);
             old->deleteLater();

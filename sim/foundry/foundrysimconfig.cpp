@@ -43,16 +43,14 @@ std::optional<FoundryHttpFault> foundryHttpFaultFromSpec(QStringView spec, QStri
 {
     FoundryHttpFault fault;
     const auto fail = [&](const QString &why) -> std::optional<FoundryHttpFault> {
-        if (error) {
+        if (error)
             *error = why;
-        }
         return std::nullopt;
     };
     for (const QStringView part : spec.split(u',', Qt::SkipEmptyParts)) {
         const qsizetype eq = part.indexOf(u'=');
-        if (eq <= 0) {
+        if (eq <= 0)
             return fail(u"fault \"%1\": expected key=value"_s.arg(part));
-        }
         const QStringView key = part.left(eq).trimmed();
         const QStringView value = part.mid(eq + 1).trimmed();
         bool ok = true;
@@ -67,9 +65,8 @@ std::optional<FoundryHttpFault> foundryHttpFaultFromSpec(QStringView spec, QStri
             if (value != u"any") {
                 for (const QStringView name : value.split(u'+', Qt::SkipEmptyParts)) {
                     const auto endpoint = foundryEndpointFromName(name);
-                    if (!endpoint) {
+                    if (!endpoint)
                         return fail(u"fault: unknown endpoint \"%1\""_s.arg(name));
-                    }
                     fault.endpoints.insert(*endpoint);
                 }
             }
@@ -82,9 +79,8 @@ std::optional<FoundryHttpFault> foundryHttpFaultFromSpec(QStringView spec, QStri
         } else {
             return fail(u"fault: unknown key \"%1\""_s.arg(key));
         }
-        if (!ok) {
+        if (!ok)
             return fail(u"fault: bad value for %1: \"%2\""_s.arg(key, value));
-        }
     }
     return fault;
 }

@@ -21,12 +21,10 @@ namespace {
 // The text of a message's `content`: a string, or an array of {type:"text", text:"…"} parts.
 std::optional<QString> contentText(const QJsonValue &content)
 {
-    if (content.isString()) {
+    if (content.isString())
         return content.toString();
-    }
-    if (!content.isArray()) {
+    if (!content.isArray())
         return std::nullopt;
-    }
     QString text;
     for (const QJsonValue &part : content.toArray()) {
         const QJsonValue value = part.toObject().value("text"_L1);
@@ -45,9 +43,8 @@ std::optional<QJsonObject> bodyObject(const HttpRequest &request)
 {
     QJsonParseError error{};
     const QJsonDocument document = QJsonDocument::fromJson(request.body, &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject()) {
+    if (error.error != QJsonParseError::NoError || !document.isObject())
         return std::nullopt;
-    }
     return document.object();
 }
 
@@ -61,9 +58,8 @@ bool isActive(const FoundrySimRun *run)
 const FoundrySimAgent *FoundrySimulator::findAgent(const QString &id) const
 {
     for (const FoundrySimAgent &agent : m_agents) {
-        if (agent.id == id) {
+        if (agent.id == id)
             return &agent;
-        }
     }
     return nullptr;
 }
@@ -217,9 +213,8 @@ void FoundrySimulator::startRun(const Exchange &exchange, const QJsonObject &bod
     params.metadata = metadata.toObject();
     QStringList prompt;
     for (const FoundrySimMessage &message : thread->messages) {
-        if (message.role == "user"_L1) {
+        if (message.role == "user"_L1)
             prompt.append(message.parts.join(QString()));
-        }
     }
     params.prompt = prompt.join(u'\n');
     params.threadCreated = threadCreated;
@@ -272,9 +267,8 @@ void FoundrySimulator::handleCancel(const Exchange &exchange, FoundrySimRun *run
 
 void FoundrySimulator::openStream(const Exchange &exchange, FoundrySimRun *run, int firstEvent)
 {
-    if (!exchange.connection) {
+    if (!exchange.connection)
         return;
-    }
     beginEventStream(exchange.connection, {{QByteArrayLiteral("x-ms-request-id"), newRequestId()}});
     recordStatus(exchange, 200);
     const int index = run->openStreamConnection();
@@ -310,14 +304,12 @@ void FoundrySimulator::sendList(const Exchange &exchange, const QUrlQuery &query
         }
     }
     QList<QJsonObject> items = ascending;
-    if (order == "desc"_L1) {
+    if (order == "desc"_L1)
         std::reverse(items.begin(), items.end());
-    }
     const auto indexOf = [&items](const QString &id) -> qsizetype {
         for (qsizetype i = 0; i < items.size(); ++i) {
-            if (items.at(i).value("id"_L1).toString() == id) {
+            if (items.at(i).value("id"_L1).toString() == id)
                 return i;
-            }
         }
         return -1;
     };
@@ -334,9 +326,8 @@ void FoundrySimulator::sendList(const Exchange &exchange, const QUrlQuery &query
         begin = qMax(begin, end - limit);
     }
     QJsonArray data;
-    for (qsizetype i = begin; i < end && data.size() < limit; ++i) {
+    for (qsizetype i = begin; i < end && data.size() < limit; ++i)
         data.append(items.at(i));
-    }
     sendJson(exchange, 200, foundryListJson(data, begin + data.size() < end));
 }
 
@@ -345,21 +336,18 @@ void FoundrySimulator::handleListMessages(const Exchange &exchange, const HttpRe
 {
     const QString runFilter = request.query.queryItemValue(u"run_id"_s);
     QList<FoundrySimMessage> messages;
-    if (runFilter.isEmpty()) {
+    if (runFilter.isEmpty())
         messages = thread.messages;
-    }
     for (const QString &runId : thread.runIds) {
         if (const FoundrySimRun *run = m_runs.value(runId);
-            run && (runFilter.isEmpty() || runFilter == runId)) {
+            run && (runFilter.isEmpty() || runFilter == runId))
             messages.append(run->messages());
-        }
     }
     std::sort(messages.begin(), messages.end(),
               [](const FoundrySimMessage &a, const FoundrySimMessage &b) { return a.serial < b.serial; });
     QList<QJsonObject> json;
-    for (const FoundrySimMessage &message : messages) {
+    for (const FoundrySimMessage &message : messages)
         json.append(FoundrySimRun::messageJson(message));
-    }
     sendList(exchange, request.query, json);
 }
 
@@ -368,9 +356,8 @@ void FoundrySimulator::handleListRuns(const Exchange &exchange, const HttpReques
 {
     QList<QJsonObject> json;
     for (const QString &runId : thread.runIds) {
-        if (const FoundrySimRun *run = m_runs.value(runId)) {
+        if (const FoundrySimRun *run = m_runs.value(runId))
             json.append(run->json());
-        }
     }
     sendList(exchange, request.query, json);
 }
@@ -379,18 +366,16 @@ void FoundrySimulator::handleListSteps(const Exchange &exchange, const HttpReque
                                        const FoundrySimRun &run)
 {
     QList<QJsonObject> json;
-    for (const FoundrySimStep &step : run.steps()) {
+    for (const FoundrySimStep &step : run.steps())
         json.append(run.stepJson(step));
-    }
     sendList(exchange, request.query, json);
 }
 
 void FoundrySimulator::handleAgents(const Exchange &exchange, const HttpRequest &request)
 {
     QList<QJsonObject> json;
-    for (const FoundrySimAgent &agent : m_agents) {
+    for (const FoundrySimAgent &agent : m_agents)
         json.append(foundryAgentJson(agent, m_agentsCreatedAt));
-    }
     sendList(exchange, request.query, json);
 }
 

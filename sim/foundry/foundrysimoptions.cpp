@@ -123,19 +123,15 @@ std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &conf
         || (error = raw.integer(u"messages"_s, 1, 1000, &o.messages))
         || (error = raw.integer(u"parts"_s, 1, 100, &o.parts))
         || (error = raw.integer(u"expires_ms"_s, 1, qint64(86400) * 1000, &o.expiresMs))
-        || (error = raw.integer(u"split"_s, 0, 1 << 20, &o.splitWrites))) {
+        || (error = raw.integer(u"split"_s, 0, 1 << 20, &o.splitWrites)))
         return error;
-    }
-    if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s)) {
+    if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s))
         o.queuedMs = o.intervalMs;
-    }
-    if (raw.contains(u"reply"_s)) {
+    if (raw.contains(u"reply"_s))
         o.reply = raw.value(u"reply"_s);
-    }
     o.failAfter = o.deltas / 2;
-    if ((error = raw.integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter))) {
+    if ((error = raw.integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter)))
         return error;
-    }
     o.failAfter = qMin(o.failAfter, o.deltas);
 
     StreamFaults &f = o.streamFaults;
@@ -143,14 +139,12 @@ std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &conf
     if ((error = raw.integer(u"fault_connections"_s, -1, 1000000, &f.connections))
         || (error = raw.integer(u"drop_after"_s, -1, kMaxIndex, &f.dropAfterEvents))
         || (error = raw.integer(u"malformed_at"_s, -1, kMaxIndex, &f.malformedAt))
-        || (error = raw.integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs))) {
+        || (error = raw.integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs)))
         return error;
-    }
     if (raw.contains(u"drop_mode"_s)) {
         const auto mode = dropModeFromName(raw.value(u"drop_mode"_s));
-        if (!mode) {
+        if (!mode)
             return SimOptionValues::bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
-        }
         f.dropMode = *mode;
     }
 
@@ -159,9 +153,8 @@ std::optional<FoundryOptionError> resolveRunOptions(const FoundrySimConfig &conf
         FoundryHttpFault fault;
         if ((error = raw.integer(u"http_error_status"_s, 100, 599, &fault.status))
             || (error = raw.integer(u"http_error_count"_s, -1, 1000000, &fault.count))
-            || (error = raw.integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds))) {
+            || (error = raw.integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds)))
             return error;
-        }
         if (raw.contains(u"http_error_on"_s)) {
             const auto parsed = foundryHttpFaultFromSpec(
                 QString(u"on="_s + raw.value(u"http_error_on"_s).replace(u',', u'+')));

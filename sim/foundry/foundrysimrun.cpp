@@ -31,9 +31,8 @@ QStringList chunkWords(const QString &text)
         }
         current.append(c);
     }
-    if (!current.isEmpty()) {
+    if (!current.isEmpty())
         chunks.append(current);
-    }
     return chunks;
 }
 
@@ -126,9 +125,8 @@ void FoundrySimRun::buildPlan()
 {
     const FoundryScenario scenario = m_options.scenario;
     m_plan.append({Op::InProgress, 0, 0});
-    if (scenario == FoundryScenario::Long) {
+    if (scenario == FoundryScenario::Long)
         m_plan.append({Op::CodeStep, 0, 0});
-    }
     const bool action = scenario == FoundryScenario::Tool || scenario == FoundryScenario::Tools
                         || scenario == FoundryScenario::Approval || scenario == FoundryScenario::Expire;
     if (action) {
@@ -160,13 +158,11 @@ void FoundrySimRun::buildPlan()
 
 void FoundrySimRun::start()
 {
-    if (m_started) {
+    if (m_started)
         return;
-    }
     m_started = true;
-    if (m_params.threadCreated) {
+    if (m_params.threadCreated)
         appendEvent("thread.created", m_params.threadJson);
-    }
     runEvent("thread.run.created");
     runEvent("thread.run.queued");
     m_expiry->start(int(qMin<qint64>(m_options.expiresMs, std::numeric_limits<int>::max())));
@@ -175,18 +171,16 @@ void FoundrySimRun::start()
 
 void FoundrySimRun::scheduleNext()
 {
-    if (m_waiting || m_ended || m_status == Status::Cancelling || m_next >= m_plan.size()) {
+    if (m_waiting || m_ended || m_status == Status::Cancelling || m_next >= m_plan.size())
         return;
-    }
     const Step &step = m_plan.at(m_next);
     m_timer->start(step.op == Op::InProgress ? m_options.queuedMs : m_options.intervalMs);
 }
 
 void FoundrySimRun::onTimer()
 {
-    if (m_waiting || m_ended || m_status == Status::Cancelling || m_next >= m_plan.size()) {
+    if (m_waiting || m_ended || m_status == Status::Cancelling || m_next >= m_plan.size())
         return;
-    }
     const Step step = m_plan.at(m_next++);
     runStep(step);
     scheduleNext();
@@ -195,9 +189,8 @@ void FoundrySimRun::onTimer()
 QString FoundrySimRun::deltaText(int index) const
 {
     QString text = index == 0 ? m_prefix : QString();
-    if (!m_replyChunks.isEmpty()) {
+    if (!m_replyChunks.isEmpty())
         return text + m_replyChunks.value(index);
-    }
     return text + u"tok%1 "_s.arg(index);
 }
 
@@ -205,9 +198,8 @@ void FoundrySimRun::runStep(const Step &step)
 {
     switch (step.op) {
     case Op::InProgress:
-        if (m_startedAt == 0) {
+        if (m_startedAt == 0)
             m_startedAt = now();
-        }
         setStatus(Status::InProgress);
         runEvent("thread.run.in_progress");
         break;
@@ -285,9 +277,8 @@ void FoundrySimRun::runStep(const Step &step)
     }
     case Op::Delta: {
         FoundrySimMessage &message = m_messages.last();
-        while (message.parts.size() <= step.part) {
+        while (message.parts.size() <= step.part)
             message.parts.append(QString());
-        }
         const QString text = deltaText(m_deltasDone++);
         message.parts[step.part] += text;
         const QJsonObject part{
@@ -317,9 +308,8 @@ void FoundrySimRun::runStep(const Step &step)
         finish(Status::Completed, "thread.run.completed");
         break;
     case Op::Failed:
-        if (!m_messages.isEmpty()) {
+        if (!m_messages.isEmpty())
             m_messages.last().status = u"incomplete"_s;
-        }
         finish(Status::Failed, "thread.run.failed");
         break;
     case Op::Incomplete:
@@ -334,19 +324,16 @@ void FoundrySimRun::runStep(const Step &step)
 
 QString FoundrySimRun::submit(const QJsonObject &body)
 {
-    if (m_status != Status::RequiresAction || !m_waiting || m_actionStep < 0) {
+    if (m_status != Status::RequiresAction || !m_waiting || m_actionStep < 0)
         return u"Runs in status \"%1\" do not accept tool outputs."_s.arg(statusName());
-    }
     const bool approvals = m_actionType == "submit_tool_approval"_L1;
     const QString key = approvals ? u"tool_approvals"_s : u"tool_outputs"_s;
-    if (!body.value(key).isArray()) {
+    if (!body.value(key).isArray())
         return u"'%1' is required: the run requires action of type '%2'."_s.arg(key, m_actionType);
-    }
     QList<FoundrySimToolCall> &calls = m_steps[m_actionStep].calls;
     QStringList expected;
-    for (const FoundrySimToolCall &call : calls) {
+    for (const FoundrySimToolCall &call : calls)
         expected.append(u"'%1'"_s.arg(call.id));
-    }
     QStringList got;
     QHash<QString, QJsonObject> answers;
     for (const QJsonValue &value : body.value(key).toArray()) {
@@ -388,30 +375,26 @@ QString FoundrySimRun::submit(const QJsonObject &body)
 
 QString FoundrySimRun::cancel()
 {
-    if (m_status == Status::Cancelling) {
+    if (m_status == Status::Cancelling)
         return QString();
-    }
-    if (isTerminal()) {
+    if (isTerminal())
         return u"Cannot cancel run with status '%1'."_s.arg(statusName());
-    }
     m_timer->stop();
     m_waiting = false;
     setStatus(Status::Cancelling);
     runEvent("thread.run.cancelling");
     // The service confirms a little later: clients must show "cancelling" until it does.
     QTimer::singleShot(qMax(m_options.intervalMs, 1), this, [this] {
-        if (m_status == Status::Cancelling) {
+        if (m_status == Status::Cancelling)
             finish(Status::Cancelled, "thread.run.cancelled");
-        }
     });
     return QString();
 }
 
 void FoundrySimRun::expire()
 {
-    if (isTerminal() || m_status == Status::Cancelling) {
+    if (isTerminal() || m_status == Status::Cancelling)
         return;
-    }
     m_timer->stop();
     m_waiting = false;
     if (m_actionStep >= 0 && m_steps.at(m_actionStep).status == "in_progress"_L1) {
@@ -435,9 +418,8 @@ void FoundrySimRun::finish(Status status, const QByteArray &eventName)
 
 QList<FoundrySimToolCall> FoundrySimRun::pendingCalls() const
 {
-    if (m_status != Status::RequiresAction || m_actionStep < 0) {
+    if (m_status != Status::RequiresAction || m_actionStep < 0)
         return {};
-    }
     return m_steps.at(m_actionStep).calls;
 }
 
@@ -445,18 +427,16 @@ QString FoundrySimRun::text() const
 {
     QString text;
     for (const FoundrySimMessage &message : m_messages) {
-        for (const QString &part : message.parts) {
+        for (const QString &part : message.parts)
             text += part;
-        }
     }
     return text;
 }
 
 void FoundrySimRun::setStatus(Status status)
 {
-    if (m_status == status) {
+    if (m_status == status)
         return;
-    }
     m_status = status;
     Q_EMIT statusChanged(statusName());
 }

@@ -27,17 +27,15 @@ void FoundrySimStream::start()
 
 QByteArray FoundrySimStream::frame(const QByteArray &name, QByteArray data) const
 {
-    if (faulted() && faults().malformedAt == eventsWritten()) {
+    if (faulted() && faults().malformedAt == eventsWritten())
         data.truncate(data.size() / 2); // unbalanced braces: never valid JSON
-    }
     return sseFrame(name, data, -1, m_settings.lineEnding);
 }
 
 void FoundrySimStream::pump()
 {
-    if (isDone()) {
+    if (isDone())
         return;
-    }
     if (!connection() || !m_run) {
         end();
         return;
@@ -53,9 +51,8 @@ void FoundrySimStream::pump()
         if (m_settings.splitWrites > 0) {
             // Every piece its own write (its own chunk): the client must join frames itself.
             qsizetype at = 0;
-            for (; at + m_settings.splitWrites < bytes.size(); at += m_settings.splitWrites) {
+            for (; at + m_settings.splitWrites < bytes.size(); at += m_settings.splitWrites)
                 writeRaw(bytes.mid(at, m_settings.splitWrites));
-            }
             writeEvent(bytes.mid(at));
         } else {
             writeEvent(bytes);
@@ -66,16 +63,14 @@ void FoundrySimStream::pump()
             return;
         }
     }
-    if (dropDue() && faults().dropMode != DropMode::MidEvent) {
+    if (dropDue() && faults().dropMode != DropMode::MidEvent)
         drop();
-    }
 }
 
 void FoundrySimStream::connectionFinished(bool wasDone)
 {
-    if (!wasDone) {
+    if (!wasDone)
         Q_EMIT clientGone();
-    }
 }
 
 } // namespace RunwatchSim

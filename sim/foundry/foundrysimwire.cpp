@@ -21,9 +21,8 @@ QJsonObject toolCallJson(const FoundrySimToolCall &call, bool inStep)
     QJsonObject json{{u"id"_s, call.id}, {u"type"_s, call.type}};
     if (call.type == "function"_L1) {
         QJsonObject function{{u"name"_s, call.name}, {u"arguments"_s, call.arguments}};
-        if (inStep) {
+        if (inStep)
             function.insert(u"output"_s, call.answered ? QJsonValue(call.output) : QJsonValue());
-        }
         json.insert(u"function"_s, function);
     } else if (call.type == "mcp"_L1) {
         json.insert(u"name"_s, call.name);
@@ -70,9 +69,8 @@ QJsonObject FoundrySimRun::json() const
     QJsonValue requiredAction;
     if (m_status == Status::RequiresAction && m_actionStep >= 0) {
         QJsonArray calls;
-        for (const FoundrySimToolCall &call : m_steps.at(m_actionStep).calls) {
+        for (const FoundrySimToolCall &call : m_steps.at(m_actionStep).calls)
             calls.append(toolCallJson(call, false));
-        }
         requiredAction
             = QJsonObject{{u"type"_s, m_actionType}, {m_actionType, QJsonObject{{u"tool_calls"_s, calls}}}};
     }
@@ -82,9 +80,8 @@ QJsonObject FoundrySimRun::json() const
                                 {u"message"_s, u"The agent's tool backend is unavailable (simulated)."_s}};
     }
     QJsonValue incomplete;
-    if (m_status == Status::Incomplete) {
+    if (m_status == Status::Incomplete)
         incomplete = QJsonObject{{u"reason"_s, u"max_completion_tokens"_s}};
-    }
     const bool terminal = isTerminal();
     return QJsonObject{
         {u"id"_s, m_id},
@@ -133,9 +130,8 @@ QJsonObject FoundrySimRun::stepJson(const FoundrySimStep &step) const
         details.insert(u"message_creation"_s, QJsonObject{{u"message_id"_s, step.messageId}});
     } else {
         QJsonArray calls;
-        for (const FoundrySimToolCall &call : step.calls) {
+        for (const FoundrySimToolCall &call : step.calls)
             calls.append(toolCallJson(call, true));
-        }
         details.insert(u"tool_calls"_s, calls);
     }
     return QJsonObject{

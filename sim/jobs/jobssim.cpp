@@ -232,10 +232,11 @@ void JobsSimulator::route(HttpConnection *connection, const HttpRequest &request
                 route(JobsEndpoint::Cancel, "POST");
             } else if (s.size() == 2 && s[0] == u"jobs") {
                 id = s[1];
-                if (method == "DELETE")
+                if (method == "DELETE") {
                     route(JobsEndpoint::Cancel, "DELETE");
-                else if (!m_config.opaqueUrls)
+                } else if (!m_config.opaqueUrls) {
                     route(JobsEndpoint::Status, "GET");
+                }
             } else if (s.size() == 3 && s[0] == u"jobs" && s[2] == u"events" && !m_config.opaqueUrls) {
                 id = s[1];
                 route(JobsEndpoint::Events, "GET");
@@ -261,16 +262,17 @@ void JobsSimulator::route(HttpConnection *connection, const HttpRequest &request
                 route(JobsEndpoint::Status, "GET");
             } else if (s.size() == 4) {
                 id = s[2];
-                if (s[3] == u"stream")
+                if (s[3] == u"stream") {
                     route(JobsEndpoint::Events, "GET");
-                else if (s[3] == u"abort")
+                } else if (s[3] == u"abort") {
                     route(JobsEndpoint::Cancel, "POST");
-                else if (s[3] == u"reply")
+                } else if (s[3] == u"reply") {
                     route(JobsEndpoint::Input, "POST");
-                else if (s[3] == u"output")
+                } else if (s[3] == u"output") {
                     route(JobsEndpoint::Result, "GET");
-                else
+                } else {
                     id.clear();
+                }
             }
         }
     }

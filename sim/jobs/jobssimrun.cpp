@@ -344,10 +344,11 @@ JobsSimRun::AnswerResult JobsSimRun::answer(const QJsonObject &body, QString *wh
         m_answers << body;
         const QString note = comment.toString().isEmpty() ? QString() : u": "_s + comment.toString();
         const QString step = segment.step.isEmpty() ? u"approver"_s : segment.step;
-        if (approved.toBool())
+        if (approved.toBool()) {
             resume(u"[%1 approved%2] "_s.arg(step, note));
-        else
+        } else {
             resume(u"[%1 rejected%2] "_s.arg(step, note), true);
+        }
         return AnswerResult::Accepted;
     }
     if (type == u"select_options") {
@@ -536,10 +537,11 @@ QJsonObject JobsSimRun::object() const
     o.insert(u"timeout_seconds"_s, m_options.timeoutSeconds);
     QJsonValue result = QJsonValue::Null;
     if (m_status == u"succeeded") {
-        if (m_finalResult.size() <= m_setup.inlineResultLimit)
+        if (m_finalResult.size() <= m_setup.inlineResultLimit) {
             result = m_finalResult;
-        else
+        } else {
             o.insert(u"result_url"_s, resultPath());
+        }
     } else if (m_status == u"canceled" && !m_text.isEmpty()) {
         result = m_text; // the partial result
     }

@@ -13,13 +13,11 @@ JobsSimStream::JobsSimStream(HttpConnection *connection, const QString &jobId, c
 
 void JobsSimStream::send(const JobsSimEvent &event)
 {
-    if (!isOpen()) {
+    if (!isOpen())
         return;
-    }
     QByteArray data = event.data;
-    if (faulted() && faults().malformedAt == event.id) {
+    if (faulted() && faults().malformedAt == event.id)
         data.truncate(data.size() / 2);
-    }
     const QByteArray frame = sseFrame(event.type, data, event.id);
     if (dropDue()) {
         drop(frame);
@@ -27,9 +25,8 @@ void JobsSimStream::send(const JobsSimEvent &event)
         return;
     }
     writeEvent(frame);
-    if (event.type == "done") {
+    if (event.type == "done")
         end();
-    }
 }
 
 } // namespace RunwatchSim

@@ -109,9 +109,8 @@ int OpenAiSimulator::activeStreamCount() const
 {
     int count = 0;
     for (const auto &stream : m_streams) {
-        if (stream) {
+        if (stream)
             ++count;
-        }
     }
     return count;
 }
@@ -136,9 +135,8 @@ QStringList OpenAiSimulator::responseIds() const
 std::optional<OpenAiResponseInfo> OpenAiSimulator::response(const QString &id) const
 {
     const OpenAiSimRun *run = m_runs.value(id);
-    if (!run) {
+    if (!run)
         return std::nullopt;
-    }
     OpenAiResponseInfo info;
     info.id = id;
     info.status = run->statusName();
@@ -154,9 +152,8 @@ std::optional<OpenAiResponseInfo> OpenAiSimulator::response(const QString &id) c
     info.functionArguments = run->functionArguments();
     info.eventCount = run->events().size();
     info.lastSequenceNumber = info.eventCount - 1;
-    for (const OpenAiSimEvent &event : run->events()) {
+    for (const OpenAiSimEvent &event : run->events())
         info.eventTypes.append(event.type);
-    }
     info.streamConnections = run->streamConnections();
     info.remainingSteps = run->remainingSteps();
     return info;
@@ -172,9 +169,8 @@ QList<QByteArray> OpenAiSimulator::eventPayloads(const QString &id) const
 {
     QList<QByteArray> payloads;
     if (const OpenAiSimRun *run = m_runs.value(id)) {
-        for (const OpenAiSimEvent &event : run->events()) {
+        for (const OpenAiSimEvent &event : run->events())
             payloads.append(event.data);
-        }
     }
     return payloads;
 }
@@ -193,17 +189,15 @@ int OpenAiSimulator::advanceToEnd(const QString &id)
 
 void OpenAiSimulator::setPaused(const QString &id, bool paused)
 {
-    if (OpenAiSimRun *run = m_runs.value(id)) {
+    if (OpenAiSimRun *run = m_runs.value(id))
         run->setPaused(paused);
-    }
 }
 
 QString OpenAiSimulator::tokenText(int deltas)
 {
     QString text;
-    for (int i = 0; i < deltas; ++i) {
+    for (int i = 0; i < deltas; ++i)
         text += tokenDelta(i);
-    }
     return text;
 }
 
@@ -229,12 +223,10 @@ void OpenAiSimulator::recordStatus(const Exchange &exchange, int status, bool fa
 void OpenAiSimulator::route(HttpConnection *connection, const HttpRequest &request)
 {
     QString path = request.path;
-    if (path == "/openai/v1"_L1 || path.startsWith("/openai/v1/"_L1)) {
+    if (path == "/openai/v1"_L1 || path.startsWith("/openai/v1/"_L1))
         path = path.mid(7); // Azure OpenAI v1 layout
-    }
-    while (path.size() > 1 && path.endsWith(u'/')) {
+    while (path.size() > 1 && path.endsWith(u'/'))
         path.chop(1);
-    }
     const QStringList segments = path.split(u'/', Qt::SkipEmptyParts);
     const QByteArray &method = request.method;
     OpenAiEndpoint endpoint = OpenAiEndpoint::Unknown;
@@ -262,9 +254,8 @@ void OpenAiSimulator::route(HttpConnection *connection, const HttpRequest &reque
             }
         }
     }
-    if (endpoint == OpenAiEndpoint::Unknown) {
+    if (endpoint == OpenAiEndpoint::Unknown)
         id.clear();
-    }
 
     OpenAiRequestRecord record;
     record.setRequest(request);
@@ -278,9 +269,8 @@ void OpenAiSimulator::route(HttpConnection *connection, const HttpRequest &reque
     if (endpoint == OpenAiEndpoint::Stream && request.query.hasQueryItem(u"starting_after"_s)) {
         bool ok = false;
         const qint64 after = request.query.queryItemValue(u"starting_after"_s).toLongLong(&ok);
-        if (ok) {
+        if (ok)
             m_startingAfterValues.append(after);
-        }
     }
     const OpenAiRequestRecord received = *m_log.find(exchange.serial); // a slot may log more
     Q_EMIT requestReceived(received);
@@ -350,15 +340,13 @@ void OpenAiSimulator::route(HttpConnection *connection, const HttpRequest &reque
 
 bool OpenAiSimulator::authorised(const HttpRequest &request) const
 {
-    if (m_config.apiKey.isEmpty()) {
+    if (m_config.apiKey.isEmpty())
         return true;
-    }
     const QByteArray key = m_config.apiKey.toUtf8();
     const QByteArray authorization = request.header("authorization");
     if (authorization.size() > 7 && authorization.left(7).compare("bearer ", Qt::CaseInsensitive) == 0
-        && authorization.mid(7).trimmed() == key) {
+        && authorization.mid(7).trimmed() == key)
         return true;
-    }
     return request.header("api-key") == key;
 }
 
@@ -366,17 +354,15 @@ OpenAiSimRun *OpenAiSimulator::findVisible(const QString &id) const
 {
     OpenAiSimRun *run = m_runs.value(id);
     // A foreground response cannot be retrieved while it is in flight (protocol §1.4).
-    if (run && !run->params().background && !run->hasEnded()) {
+    if (run && !run->params().background && !run->hasEnded())
         return nullptr;
-    }
     return run;
 }
 
 void OpenAiSimulator::sendJson(const Exchange &exchange, int status, const QJsonObject &body)
 {
-    if (!exchange.connection) {
+    if (!exchange.connection)
         return;
-    }
     RunwatchSim::sendJson(exchange.connection, status, body,
                           {{QByteArrayLiteral("x-request-id"), exchange.requestId},
                            {QByteArrayLiteral("openai-processing-ms"), QByteArrayLiteral("1")}});
@@ -386,9 +372,8 @@ void OpenAiSimulator::sendJson(const Exchange &exchange, int status, const QJson
 void OpenAiSimulator::sendError(const Exchange &exchange, int status, const QString &message,
                                 const QString &type, const QJsonValue &param, const QJsonValue &code)
 {
-    if (!exchange.connection) {
+    if (!exchange.connection)
         return;
-    }
     const QJsonObject error{
         {u"message"_s, message},
         {u"type"_s, type},
@@ -402,16 +387,13 @@ void OpenAiSimulator::sendError(const Exchange &exchange, int status, const QStr
 
 void OpenAiSimulator::sendFault(const Exchange &exchange, const OpenAiHttpFault &fault)
 {
-    if (!exchange.connection) {
+    if (!exchange.connection)
         return;
-    }
     HeaderList headers{{QByteArrayLiteral("x-request-id"), exchange.requestId}};
-    if (fault.retryAfterSeconds >= 0) {
+    if (fault.retryAfterSeconds >= 0)
         headers.append({QByteArrayLiteral("Retry-After"), QByteArray::number(fault.retryAfterSeconds)});
-    }
-    if (fault.retryAfterMs >= 0) {
+    if (fault.retryAfterMs >= 0)
         headers.append({QByteArrayLiteral("retry-after-ms"), QByteArray::number(fault.retryAfterMs)});
-    }
     QByteArray body;
     switch (fault.body) {
     case OpenAiFaultBody::Error: {

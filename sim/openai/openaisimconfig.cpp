@@ -47,13 +47,11 @@ std::optional<QSet<OpenAiEndpoint>> openAiEndpointsFromList(QStringView list)
     for (const QString &part : normalised.split(u',', Qt::SkipEmptyParts)) {
         const QString name = part.trimmed();
         if (name.compare("any"_L1, Qt::CaseInsensitive) == 0
-            || name.compare("all"_L1, Qt::CaseInsensitive) == 0) {
+            || name.compare("all"_L1, Qt::CaseInsensitive) == 0)
             return QSet<OpenAiEndpoint>();
-        }
         const auto endpoint = openAiEndpointFromName(name);
-        if (!endpoint) {
+        if (!endpoint)
             return std::nullopt;
-        }
         result.insert(*endpoint);
     }
     return result;
@@ -69,17 +67,15 @@ std::optional<OpenAiHttpFault> openAiHttpFaultFromSpec(QStringView spec, QString
 {
     OpenAiHttpFault fault;
     const auto fail = [error](const QString &message) -> std::optional<OpenAiHttpFault> {
-        if (error) {
+        if (error)
             *error = message;
-        }
         return std::nullopt;
     };
     for (const QStringView item : spec.split(u',', Qt::SkipEmptyParts)) {
         // "on=create,get" would be split here, so lists inside a spec use '+'.
         const qsizetype eq = item.indexOf(u'=');
-        if (eq <= 0) {
+        if (eq <= 0)
             return fail(u"expected key=value, got \"%1\""_s.arg(item));
-        }
         const QString key = item.left(eq).trimmed().toString().toLower();
         const QStringView value = item.mid(eq + 1).trimmed();
         bool ok = true;
@@ -92,9 +88,8 @@ std::optional<OpenAiHttpFault> openAiHttpFaultFromSpec(QStringView spec, QString
         } else if (key == "on"_L1) {
             const auto endpoints = openAiEndpointsFromList(value);
             ok = endpoints.has_value();
-            if (ok) {
+            if (ok)
                 fault.endpoints = *endpoints;
-            }
         } else if (key == "retry-after"_L1 || key == "retry_after"_L1) {
             fault.retryAfterSeconds = value.toInt(&ok);
             ok = ok && fault.retryAfterSeconds >= -1;
@@ -104,15 +99,13 @@ std::optional<OpenAiHttpFault> openAiHttpFaultFromSpec(QStringView spec, QString
         } else if (key == "body"_L1) {
             const auto body = openAiFaultBodyFromName(value);
             ok = body.has_value();
-            if (ok) {
+            if (ok)
                 fault.body = *body;
-            }
         } else {
             return fail(u"unknown key \"%1\""_s.arg(key));
         }
-        if (!ok) {
+        if (!ok)
             return fail(u"bad value for \"%1\": \"%2\""_s.arg(key, value));
-        }
     }
     return fault;
 }

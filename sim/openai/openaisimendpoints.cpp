@@ -59,9 +59,8 @@ ChainAnswers answerChain(const OpenAiSimRun &previous, const QJsonValue &input)
     const QList<OpenAiSimRun::PendingCall> pending = previous.pendingCalls();
     const auto find = [&pending](const QString &id, bool approval) -> const OpenAiSimRun::PendingCall * {
         for (const OpenAiSimRun::PendingCall &call : pending) {
-            if (call.id == id && call.approval == approval) {
+            if (call.id == id && call.approval == approval)
                 return &call;
-            }
         }
         return nullptr;
     };
@@ -158,13 +157,11 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
     }
     params.model = model.toString();
     if (!boolField(u"background"_s, false, &params.background) || !boolField(u"store"_s, true, &params.store)
-        || !boolField(u"stream"_s, false, &params.stream)) {
+        || !boolField(u"stream"_s, false, &params.stream))
         return;
-    }
     params.input = body.value("input"_L1);
-    if (params.input.isUndefined()) {
+    if (params.input.isUndefined())
         params.input = QJsonValue();
-    }
     if (!params.input.isNull() && !params.input.isString() && !params.input.isArray()) {
         invalidType(u"input"_s, u"a string or an array"_s, params.input);
         return;
@@ -274,18 +271,16 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
     // cancels it, as for the real API.
     if (run->hasEnded()) {
         sendJson(exchange, 200, run->snapshot());
-        if (!params.store) {
+        if (!params.store)
             forgetRun(run);
-        }
         return;
     }
     connect(
         run, &OpenAiSimRun::ended, this,
         [this, exchange, run] {
             sendJson(exchange, 200, run->snapshot());
-            if (!run->params().store) {
+            if (!run->params().store)
                 forgetRun(run);
-            }
         },
         Qt::SingleShotConnection);
     connect(exchange.connection, &HttpConnection::closed, run, [run] {
@@ -333,9 +328,8 @@ void OpenAiSimulator::handleStream(const Exchange &exchange, const HttpRequest &
 
 void OpenAiSimulator::openStream(const Exchange &exchange, OpenAiSimRun *run, qint64 startingAfter)
 {
-    if (!exchange.connection) {
+    if (!exchange.connection)
         return;
-    }
     const int index = run->openStreamConnection();
     ++m_streamConnections;
     beginEventStream(exchange.connection, {{QByteArrayLiteral("x-request-id"), exchange.requestId}},

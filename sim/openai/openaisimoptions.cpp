@@ -90,9 +90,8 @@ QStringList openAiScenarioNames()
 
 QString inputTextOf(const QJsonValue &input)
 {
-    if (input.isString()) {
+    if (input.isString())
         return input.toString();
-    }
     QStringList parts;
     const QJsonArray items = input.toArray();
     for (const QJsonValue &itemValue : items) {
@@ -104,14 +103,12 @@ QString inputTextOf(const QJsonValue &input)
             const QJsonArray contentParts = content.toArray();
             for (const QJsonValue &part : contentParts) {
                 const QJsonValue text = part.toObject().value("text"_L1);
-                if (text.isString()) {
+                if (text.isString())
                     parts.append(text.toString());
-                }
             }
         }
-        if (item.value("output"_L1).isString()) {
+        if (item.value("output"_L1).isString())
             parts.append(item.value("output"_L1).toString());
-        }
     }
     return parts.join(u'\n');
 }
@@ -142,12 +139,10 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
         }
         o.scenario = *scenario;
     }
-    if (o.scenario == OpenAiScenario::Long) {
+    if (o.scenario == OpenAiScenario::Long)
         o.deltas = config.longDeltas;
-    }
-    if (o.scenario == OpenAiScenario::Huge && !raw.contains(u"deltas"_s)) {
+    if (o.scenario == OpenAiScenario::Huge && !raw.contains(u"deltas"_s))
         o.deltas = qMax(o.deltas, 1);
-    }
     std::optional<SimOptionError> error;
     if ((error = raw.integer(u"deltas"_s, 0, kMaxDeltas, &o.deltas))
         || (error = raw.integer(u"calls"_s, 1, 16, &o.calls))
@@ -158,25 +153,20 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
         || (error
             = raw.integer(u"resume_max_age_ms"_s, -1, std::numeric_limits<qint64>::max(), &o.resumeMaxAgeMs))
         || (error = raw.boolean(u"manual"_s, &o.manual))
-        || (error = raw.boolean(u"send_done"_s, &o.sendDone))) {
+        || (error = raw.boolean(u"send_done"_s, &o.sendDone)))
         return error;
-    }
-    if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s)) {
+    if (raw.contains(u"interval_ms"_s) && !raw.contains(u"queued_ms"_s))
         o.queuedMs = o.intervalMs;
-    }
-    if (raw.contains(u"reply"_s)) {
+    if (raw.contains(u"reply"_s))
         o.reply = raw.value(u"reply"_s);
-    }
     o.failAfter = o.deltas / 2;
-    if ((error = raw.integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter))) {
+    if ((error = raw.integer(u"fail_after"_s, 0, kMaxDeltas, &o.failAfter)))
         return error;
-    }
     o.failAfter = qMin(o.failAfter, o.deltas);
     if (raw.contains(u"cancel_mode"_s)) {
         const auto mode = openAiCancelModeFromName(raw.value(u"cancel_mode"_s));
-        if (!mode) {
+        if (!mode)
             return SimOptionValues::bad(u"cancel_mode"_s, u"expected failed_event, close or flip"_s);
-        }
         o.cancelMode = *mode;
     }
 
@@ -187,14 +177,12 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
         || (error = raw.integer(u"malformed_at"_s, -1, kMaxSeq, &f.malformedAt))
         || (error = raw.integer(u"invalid_utf8_at"_s, -1, kMaxSeq, &f.invalidUtf8At))
         || (error = raw.integer(u"endless_line_at"_s, -1, kMaxSeq, &f.endlessLineAt))
-        || (error = raw.integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs))) {
+        || (error = raw.integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs)))
         return error;
-    }
     if (raw.contains(u"drop_mode"_s)) {
         const auto mode = dropModeFromName(raw.value(u"drop_mode"_s));
-        if (!mode) {
+        if (!mode)
             return SimOptionValues::bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
-        }
         f.dropMode = *mode;
     }
 
@@ -205,9 +193,8 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
         if ((error = raw.integer(u"http_error_status"_s, 100, 599, &fault.status))
             || (error = raw.integer(u"http_error_count"_s, -1, 1000000, &fault.count))
             || (error = raw.integer(u"retry_after"_s, -1, 86400, &fault.retryAfterSeconds))
-            || (error = raw.integer(u"retry_after_ms"_s, -1, 86400000, &fault.retryAfterMs))) {
+            || (error = raw.integer(u"retry_after_ms"_s, -1, 86400000, &fault.retryAfterMs)))
             return error;
-        }
         if (raw.contains(u"http_error_on"_s)) {
             const auto endpoints = openAiEndpointsFromList(raw.value(u"http_error_on"_s));
             if (!endpoints) {
@@ -219,9 +206,8 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
         }
         if (raw.contains(u"http_error_body"_s)) {
             const auto body = openAiFaultBodyFromName(raw.value(u"http_error_body"_s));
-            if (!body) {
+            if (!body)
                 return SimOptionValues::bad(u"http_error_body"_s, u"expected error, html or empty"_s);
-            }
             fault.body = *body;
         }
         o.httpFault = fault;

@@ -32,9 +32,8 @@ QStringList chunkWords(const QString &text)
         }
         current.append(c);
     }
-    if (!current.isEmpty()) {
+    if (!current.isEmpty())
         chunks.append(current);
-    }
     return chunks;
 }
 
@@ -57,9 +56,8 @@ OpenAiSimRun::OpenAiSimRun(const QString &id, const OpenAiCreateParams &params,
     const qint64 now = QDateTime::currentSecsSinceEpoch();
     m_createdAt = params.fractionalTimestamps ? double(now) + 0.25 : double(now);
     m_status = params.background ? Status::Queued : Status::InProgress;
-    if (!m_options.reply.isEmpty()) {
+    if (!m_options.reply.isEmpty())
         m_replyChunks = chunkWords(m_options.reply);
-    }
     m_timer->setSingleShot(true);
     connect(m_timer, &QTimer::timeout, this, &OpenAiSimRun::onTimer);
     buildPlan();
@@ -95,9 +93,8 @@ void OpenAiSimRun::addMessageSteps(int item, int deltas, Op finalItemOp)
 {
     m_plan.append({Op::ItemAdded, item, 0});
     m_plan.append({Op::PartAdded, item, 0});
-    for (int i = 0; i < deltas; ++i) {
+    for (int i = 0; i < deltas; ++i)
         m_plan.append({Op::Delta, item, i});
-    }
     m_plan.append({Op::TextDone, item, 0});
     m_plan.append({Op::PartDone, item, 0});
     m_plan.append({finalItemOp, item, 0});
@@ -151,9 +148,8 @@ void OpenAiSimRun::buildPlan()
     m_plan.append({Op::Created, 0, 0});
     if (m_params.background) {
         m_plan.append({Op::Queued, 0, 0});
-        for (int i = 0; i < m_options.keepalives; ++i) {
+        for (int i = 0; i < m_options.keepalives; ++i)
             m_plan.append({Op::Keepalive, 0, i});
-        }
     }
     m_plan.append({Op::InProgress, 0, 0});
     switch (m_options.scenario) {
@@ -172,9 +168,8 @@ void OpenAiSimRun::buildPlan()
         const int item = newItem(Item::Kind::Message);
         m_plan.append({Op::ItemAdded, item, 0});
         m_plan.append({Op::PartAdded, item, 0});
-        for (int i = 0; i < qMin(m_options.failAfter, messageDeltas); ++i) {
+        for (int i = 0; i < qMin(m_options.failAfter, messageDeltas); ++i)
             m_plan.append({Op::Delta, item, i});
-        }
         m_plan.append({m_options.scenario == OpenAiScenario::Fail ? Op::Failed : Op::ErrorEvent, 0, 0});
         break;
     }
@@ -182,9 +177,8 @@ void OpenAiSimRun::buildPlan()
         const int reasoning = newItem(Item::Kind::Reasoning);
         m_plan.append({Op::ItemAdded, reasoning, 0});
         m_plan.append({Op::PartAdded, reasoning, 0});
-        for (int i = 0; i < kReasoningDeltas; ++i) {
+        for (int i = 0; i < kReasoningDeltas; ++i)
             m_plan.append({Op::Delta, reasoning, i});
-        }
         m_plan.append({Op::TextDone, reasoning, 0});
         m_plan.append({Op::PartDone, reasoning, 0});
         m_plan.append({Op::ItemDone, reasoning, 0});
@@ -194,9 +188,8 @@ void OpenAiSimRun::buildPlan()
         break;
     }
     case OpenAiScenario::ToolCall:
-        for (int i = 0; i < m_options.calls; ++i) {
+        for (int i = 0; i < m_options.calls; ++i)
             addFunctionCall();
-        }
         m_plan.append({Op::Completed, 0, 0});
         break;
     case OpenAiScenario::McpApproval: {
@@ -229,14 +222,12 @@ int OpenAiSimRun::delayBefore(const Step &step) const
 
 void OpenAiSimRun::start()
 {
-    if (m_started) {
+    if (m_started)
         return;
-    }
     m_started = true;
     while (m_next < m_plan.size()
-           && (m_plan.at(m_next).op == Op::Created || m_plan.at(m_next).op == Op::Queued)) {
+           && (m_plan.at(m_next).op == Op::Created || m_plan.at(m_next).op == Op::Queued))
         runStep(m_plan.at(m_next++));
-    }
     scheduleNext();
 }
 
@@ -254,20 +245,17 @@ void OpenAiSimRun::onTimer()
     // With a zero interval whole batches run per tick, so a 100k-event run takes milliseconds
     // without starving the event loop.
     int budget = 512;
-    if (!m_ended && m_next < m_plan.size()) {
+    if (!m_ended && m_next < m_plan.size())
         runStep(m_plan.at(m_next++));
-    }
-    while (!m_ended && m_next < m_plan.size() && delayBefore(m_plan.at(m_next)) == 0 && --budget > 0) {
+    while (!m_ended && m_next < m_plan.size() && delayBefore(m_plan.at(m_next)) == 0 && --budget > 0)
         runStep(m_plan.at(m_next++));
-    }
     scheduleNext();
 }
 
 int OpenAiSimRun::advance(int steps)
 {
-    if (!m_started) {
+    if (!m_started)
         start();
-    }
     int done = 0;
     while (done < steps && !m_ended && m_next < m_plan.size()) {
         runStep(m_plan.at(m_next++));
@@ -327,9 +315,8 @@ bool OpenAiSimRun::takeHttpFault(OpenAiEndpoint endpoint)
 
 void OpenAiSimRun::setStatus(Status status)
 {
-    if (m_status == status) {
+    if (m_status == status)
         return;
-    }
     m_status = status;
     Q_EMIT statusChanged(statusName(status));
 }

@@ -25,9 +25,8 @@ void OpenAiSimStream::start()
 {
     if (connection()) {
         connect(connection(), &HttpConnection::drained, this, [this] {
-            if (m_endless) {
+            if (m_endless)
                 feedEndlessLine();
-            }
         });
     }
     connect(m_run, &OpenAiSimRun::eventAdded, this, &OpenAiSimStream::pump);
@@ -43,9 +42,8 @@ QByteArray OpenAiSimStream::frame(const OpenAiSimEvent &event) const
 {
     QByteArray data = event.data;
     if (faulted()) {
-        if (faults().malformedAt == event.sequenceNumber) {
+        if (faults().malformedAt == event.sequenceNumber)
             data.truncate(data.size() / 2); // unbalanced braces: never valid JSON
-        }
         if (faults().invalidUtf8At == event.sequenceNumber) {
             // C3 28: a lead byte followed by a non-continuation byte.
             const QByteArray bad("\xC3\x28", 2);
@@ -63,9 +61,8 @@ QByteArray OpenAiSimStream::frame(const OpenAiSimEvent &event) const
 
 void OpenAiSimStream::pump()
 {
-    if (isDone() || m_endless) {
+    if (isDone() || m_endless)
         return;
-    }
     if (!connection() || !m_run) {
         end();
         return;
@@ -90,9 +87,8 @@ void OpenAiSimStream::pump()
         return;
     }
     if (m_run->hasEnded()) {
-        if (m_settings.sendDone) {
+        if (m_settings.sendDone)
             writeRaw("data: [DONE]" + m_settings.lineEnding + m_settings.lineEnding);
-        }
         end();
     }
 }
@@ -107,9 +103,8 @@ void OpenAiSimStream::startEndlessLine(const OpenAiSimEvent &event)
 
 void OpenAiSimStream::feedEndlessLine()
 {
-    if (!connection() || isDone()) {
+    if (!connection() || isDone())
         return;
-    }
     if (m_endlessWritten >= m_settings.endlessLineMaxBytes) {
         // Nobody gave up on the line: stop before this turns into a memory test of our own.
         closeConnection();
@@ -125,9 +120,8 @@ void OpenAiSimStream::feedEndlessLine()
 
 void OpenAiSimStream::connectionFinished(bool wasDone)
 {
-    if (!wasDone && m_run && !m_run->hasEnded()) {
+    if (!wasDone && m_run && !m_run->hasEnded())
         Q_EMIT clientGone();
-    }
 }
 
 } // namespace RunwatchSim

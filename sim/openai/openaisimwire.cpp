@@ -30,15 +30,13 @@ QString hugeText(qint64 bytes)
 {
     static const QString alphabet = u"abcdefghijklmnopqrstuvwxyz0123456789"_s;
     QString line;
-    for (int i = 0; i < 79; ++i) {
+    for (int i = 0; i < 79; ++i)
         line.append(alphabet.at(i % alphabet.size()));
-    }
     line.append(u'\n');
     QString text;
     text.reserve(bytes);
-    while (text.size() + line.size() <= bytes) {
+    while (text.size() + line.size() <= bytes)
         text.append(line);
-    }
     text.append(line.left(bytes - text.size()));
     return text;
 }
@@ -48,12 +46,10 @@ QString OpenAiSimRun::deltaText(int item, int index) const
     const Item &it = m_items.at(item);
     switch (it.kind) {
     case Item::Kind::Message:
-        if (!m_replyChunks.isEmpty()) {
+        if (!m_replyChunks.isEmpty())
             return m_replyChunks.value(index);
-        }
-        if (m_options.scenario == OpenAiScenario::Huge && index == qMin(1, m_options.deltas - 1)) {
+        if (m_options.scenario == OpenAiScenario::Huge && index == qMin(1, m_options.deltas - 1))
             return hugeText(m_options.hugeBytes);
-        }
         return tokenDelta(index);
     case Item::Kind::Reasoning:
         return u"step"_s + QString::number(index) + u' ';
@@ -101,9 +97,8 @@ void OpenAiSimRun::runStep(const Step &step)
     const auto indexFields = [&](QJsonObject object, bool withContentIndex) {
         object.insert("item_id"_L1, item->id);
         object.insert("output_index"_L1, step.item);
-        if (withContentIndex) {
+        if (withContentIndex)
             object.insert(item->kind == Item::Kind::Reasoning ? "summary_index"_L1 : "content_index"_L1, 0);
-        }
         return object;
     };
     switch (step.op) {
@@ -117,9 +112,8 @@ void OpenAiSimRun::runStep(const Step &step)
         appendEvent(QByteArrayLiteral("keepalive"), QJsonObject{{u"model"_s, m_params.model}});
         break;
     case Op::InProgress:
-        if (m_status != Status::Cancelled) {
+        if (m_status != Status::Cancelled)
             setStatus(Status::InProgress);
-        }
         lifecycleEvent(QByteArrayLiteral("response.in_progress"));
         break;
     case Op::ItemAdded:
@@ -260,9 +254,8 @@ QJsonObject OpenAiSimRun::itemJson(const Item &item) const
     }
     case Item::Kind::Reasoning: {
         QJsonArray summary;
-        if (item.partAdded) {
+        if (item.partAdded)
             summary.append(QJsonObject{{u"type"_s, u"summary_text"_s}, {u"text"_s, item.text}});
-        }
         return QJsonObject{{u"id"_s, item.id}, {u"type"_s, u"reasoning"_s}, {u"summary"_s, summary}};
     }
     case Item::Kind::FunctionCall:
@@ -298,9 +291,8 @@ QJsonObject OpenAiSimRun::snapshot() const
 {
     QJsonArray output;
     for (const Item &item : m_items) {
-        if (item.added) {
+        if (item.added)
             output.append(itemJson(item));
-        }
     }
     return QJsonObject{
         {u"id"_s, m_id},
@@ -347,9 +339,8 @@ QJsonArray OpenAiSimRun::inputItems() const
     const QJsonArray input = m_params.input.toArray();
     for (const QJsonValue &value : input) {
         QJsonObject item = value.toObject();
-        if (!item.contains("id"_L1)) {
+        if (!item.contains("id"_L1))
             item.insert("id"_L1, u"item_in_%1_%2"_s.arg(m_id.mid(5)).arg(index));
-        }
         items.append(item);
         ++index;
     }
@@ -361,9 +352,8 @@ QString OpenAiSimRun::textOf(Item::Kind kind) const
     // A message has text only once its content part was added, so no check of partAdded is needed.
     QString text;
     for (const Item &item : m_items) {
-        if (item.kind == kind) {
+        if (item.kind == kind)
             text += item.text;
-        }
     }
     return text;
 }
@@ -386,13 +376,11 @@ QString OpenAiSimRun::functionArguments() const
 QList<OpenAiSimRun::PendingCall> OpenAiSimRun::pendingCalls() const
 {
     QList<PendingCall> calls;
-    if (m_status != Status::Completed) {
+    if (m_status != Status::Completed)
         return calls;
-    }
     for (const Item &item : m_items) {
-        if (!item.added) {
+        if (!item.added)
             continue;
-        }
         switch (item.kind) {
         case Item::Kind::Message:
             calls.clear(); // the model answered after these calls: they need nothing

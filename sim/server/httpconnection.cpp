@@ -20,21 +20,18 @@ namespace {
 bool isTokenChar(char c)
 {
     // RFC 9110 tchar.
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
         return true;
-    }
     return QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
 }
 
 bool isToken(QByteArrayView text)
 {
-    if (text.isEmpty()) {
+    if (text.isEmpty())
         return false;
-    }
     for (const char c : text) {
-        if (!isTokenChar(c)) {
+        if (!isTokenChar(c))
             return false;
-        }
     }
     return true;
 }
@@ -71,13 +68,11 @@ HttpConnection::HttpConnection(QTcpSocket *socket, const HttpLimits &limits, QOb
     connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::onBytesWritten);
     connect(m_socket, &QTcpSocket::disconnected, this, &HttpConnection::markClosed);
     connect(m_socket, &QTcpSocket::errorOccurred, this, [this] {
-        if (m_socket->state() == QAbstractSocket::UnconnectedState) {
+        if (m_socket->state() == QAbstractSocket::UnconnectedState)
             markClosed();
-        }
     });
-    if (m_socket->bytesAvailable() > 0) {
+    if (m_socket->bytesAvailable() > 0)
         QTimer::singleShot(0, this, &HttpConnection::onReadyRead);
-    }
 }
 
 HttpConnection::~HttpConnection()
@@ -103,14 +98,12 @@ void HttpConnection::onReadyRead()
     }
     const bool wasIdle = m_state == State::ReadingHead && m_buffer.isEmpty();
     m_buffer += m_socket->readAll();
-    if (wasIdle && !m_buffer.isEmpty()) {
+    if (wasIdle && !m_buffer.isEmpty())
         m_requestTimer->start(m_limits.requestTimeoutMs);
-    }
     if (m_state == State::Dispatched) {
         // A pipelined next request waits for the current response, within the usual bounds.
-        if (m_buffer.size() > m_limits.maxHeaderBytes + m_limits.maxBodyBytes) {
+        if (m_buffer.size() > m_limits.maxHeaderBytes + m_limits.maxBodyBytes)
             requestClose(false);
-        }
         return;
     }
     processBuffer();
@@ -127,9 +120,8 @@ void HttpConnection::processBuffer()
             separator = 2;
         }
         if (end < 0) {
-            if (m_buffer.size() > m_limits.maxHeaderBytes) {
+            if (m_buffer.size() > m_limits.maxHeaderBytes)
                 reject(431, QByteArrayLiteral("Request header too large."));
-            }
             return;
         }
         if (end > m_limits.maxHeaderBytes) {
@@ -138,20 +130,17 @@ void HttpConnection::processBuffer()
         }
         const QByteArray head = m_buffer.left(end);
         m_buffer.remove(0, end + separator);
-        if (!parseHead(head)) {
+        if (!parseHead(head))
             return;
-        }
         m_state = State::ReadingBody;
         if (m_contentLength > 0 && m_buffer.size() < m_contentLength
-            && m_request.header("expect").compare("100-continue", Qt::CaseInsensitive) == 0) {
+            && m_request.header("expect").compare("100-continue", Qt::CaseInsensitive) == 0)
             m_socket->write(QByteArrayLiteral("HTTP/1.1 100 Continue\r\n\r\n"));
-        }
     }
 
     if (m_state == State::ReadingBody) {
-        if (m_buffer.size() < m_contentLength) {
+        if (m_buffer.size() < m_contentLength)
             return;
-        }
         m_request.body = m_buffer.left(m_contentLength);
         m_buffer.remove(0, m_contentLength);
         m_state = State::Dispatched;
@@ -164,9 +153,8 @@ bool HttpConnection::parseHead(const QByteArray &head)
 {
     QList<QByteArray> lines = head.split('\n');
     for (QByteArray &line : lines) {
-        if (line.endsWith('\r')) {
+        if (line.endsWith('\r'))
             line.chop(1);
-        }
     }
     const QList<QByteArray> requestLine = lines.value(0).split(' ');
     if (requestLine.size() != 3 || !isToken(requestLine.at(0)) || !requestLine.at(2).startsWith("HTTP/1.")
@@ -180,9 +168,8 @@ bool HttpConnection::parseHead(const QByteArray &head)
     const qsizetype question = m_request.target.indexOf('?');
     const QByteArray rawPath = question < 0 ? m_request.target : m_request.target.left(question);
     m_request.path = QUrl::fromPercentEncoding(rawPath);
-    if (question >= 0) {
+    if (question >= 0)
         m_request.query = QUrlQuery(QString::fromUtf8(m_request.target.mid(question + 1)));
-    }
 
     bool haveLength = false;
     for (qsizetype i = 1; i < lines.size(); ++i) {
@@ -222,9 +209,8 @@ bool HttpConnection::parseHead(const QByteArray &head)
 
 void HttpConnection::reject(int status, const QByteArray &reason)
 {
-    if (m_state != State::ReadingHead && m_state != State::ReadingBody) {
+    if (m_state != State::ReadingHead && m_state != State::ReadingBody)
         return;
-    }
     // After a framing error the rest of the input cannot be trusted: answer, then close.
     m_state = State::Dispatched;
     m_keepAlive = false;
@@ -239,9 +225,8 @@ void HttpConnection::reject(int status, const QByteArray &reason)
 QByteArray HttpConnection::head(int status, const HeaderList &headers, const QByteArray &framing) const
 {
     QByteArray out = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
-    for (const auto &[name, value] : headers) {
+    for (const auto &[name, value] : headers)
         out += name + ": " + value + "\r\n";
-    }
     out += framing;
     out += m_keepAlive ? QByteArrayLiteral("Connection: keep-alive\r\n\r\n")
                        : QByteArrayLiteral("Connection: close\r\n\r\n");
@@ -250,9 +235,8 @@ QByteArray HttpConnection::head(int status, const HeaderList &headers, const QBy
 
 void HttpConnection::sendResponse(int status, const HeaderList &headers, const QByteArray &body)
 {
-    if (m_state != State::Dispatched || m_body != Body::None) {
+    if (m_state != State::Dispatched || m_body != Body::None)
         return;
-    }
     m_body = Body::Fixed;
     // Heads are never dripped: slow-drip faults are about the body.
     m_socket->write(head(status, headers, "Content-Length: " + QByteArray::number(body.size()) + "\r\n"));
@@ -262,9 +246,8 @@ void HttpConnection::sendResponse(int status, const HeaderList &headers, const Q
 
 void HttpConnection::beginStream(int status, const HeaderList &headers)
 {
-    if (m_state != State::Dispatched || m_body != Body::None) {
+    if (m_state != State::Dispatched || m_body != Body::None)
         return;
-    }
     QByteArray framing;
     if (m_limits.closeDelimitedStreams) {
         m_body = Body::CloseDelimited;
@@ -279,9 +262,8 @@ void HttpConnection::beginStream(int status, const HeaderList &headers)
 void HttpConnection::write(const QByteArray &bytes)
 {
     if (m_state != State::Dispatched || bytes.isEmpty() || m_completePending
-        || (m_body != Body::Chunked && m_body != Body::CloseDelimited)) {
+        || (m_body != Body::Chunked && m_body != Body::CloseDelimited))
         return;
-    }
     if (m_body == Body::Chunked) {
         enqueue(QByteArray::number(bytes.size(), 16) + "\r\n" + bytes + "\r\n");
     } else {
@@ -291,9 +273,8 @@ void HttpConnection::write(const QByteArray &bytes)
 
 void HttpConnection::endStream()
 {
-    if (m_state != State::Dispatched || m_completePending) {
+    if (m_state != State::Dispatched || m_completePending)
         return;
-    }
     if (m_body == Body::Chunked) {
         enqueue(QByteArrayLiteral("0\r\n\r\n"));
         completeResponse();
@@ -304,14 +285,12 @@ void HttpConnection::endStream()
 
 void HttpConnection::enqueue(const QByteArray &bytes)
 {
-    if (bytes.isEmpty()) {
+    if (bytes.isEmpty())
         return;
-    }
     if (m_dripIntervalMs > 0) {
         m_dripQueue += bytes;
-        if (!m_dripTimer->isActive()) {
+        if (!m_dripTimer->isActive())
             m_dripTimer->start();
-        }
         return;
     }
     m_socket->write(bytes);
@@ -374,9 +353,8 @@ void HttpConnection::completeResponse()
 
 void HttpConnection::tryComplete()
 {
-    if (!m_completePending || m_dripPos < m_dripQueue.size()) {
+    if (!m_completePending || m_dripPos < m_dripQueue.size())
         return; // the drip timer calls again when its queue is empty
-    }
     m_completePending = false;
     m_state = State::ReadingHead;
     m_body = Body::None;
@@ -387,9 +365,8 @@ void HttpConnection::tryComplete()
     Q_EMIT responseCompleted();
     if (!m_buffer.isEmpty()) {
         QTimer::singleShot(0, this, [this] {
-            if (m_state == State::ReadingHead) {
+            if (m_state == State::ReadingHead)
                 processBuffer();
-            }
         });
     }
 }
@@ -401,9 +378,8 @@ void HttpConnection::drop(bool reset)
 
 void HttpConnection::requestClose(bool reset)
 {
-    if (m_state == State::Closed || m_closeRequested) {
+    if (m_state == State::Closed || m_closeRequested)
         return;
-    }
     m_closeRequested = true;
     m_reset = reset;
     m_completePending = false;
@@ -414,12 +390,10 @@ void HttpConnection::requestClose(bool reset)
 
 void HttpConnection::closeIfFlushed()
 {
-    if (!m_closeRequested || m_closeScheduled || m_state == State::Closed) {
+    if (!m_closeRequested || m_closeScheduled || m_state == State::Closed)
         return;
-    }
-    if (m_dripPos < m_dripQueue.size() || m_socket->bytesToWrite() > 0) {
+    if (m_dripPos < m_dripQueue.size() || m_socket->bytesToWrite() > 0)
         return; // the drip timer or bytesWritten calls again
-    }
     m_closeScheduled = true;
     // See the header: a FIN right behind an instant answer trips QNetworkAccessManager.
     constexpr int kCloseGraceMs = 5;
@@ -428,9 +402,8 @@ void HttpConnection::closeIfFlushed()
 
 void HttpConnection::closeNow()
 {
-    if (m_state == State::Closed) {
+    if (m_state == State::Closed)
         return;
-    }
     if (m_reset) {
 #ifdef Q_OS_UNIX
         const qintptr fd = m_socket->socketDescriptor();
@@ -448,16 +421,14 @@ void HttpConnection::closeNow()
         return;
     }
     m_socket->disconnectFromHost();
-    if (m_socket->state() == QAbstractSocket::UnconnectedState) {
+    if (m_socket->state() == QAbstractSocket::UnconnectedState)
         markClosed();
-    }
 }
 
 void HttpConnection::markClosed()
 {
-    if (m_state == State::Closed) {
+    if (m_state == State::Closed)
         return;
-    }
     m_state = State::Closed;
     m_requestTimer->stop();
     m_dripTimer->stop();

@@ -8,9 +8,8 @@ namespace RunwatchSim {
 QByteArray headerValue(const HeaderList &headers, QByteArrayView name)
 {
     for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
             return value;
-        }
     }
     return QByteArray();
 }
@@ -18,9 +17,8 @@ QByteArray headerValue(const HeaderList &headers, QByteArrayView name)
 bool HttpRequest::hasHeader(QByteArrayView name) const
 {
     for (const auto &entry : headers) {
-        if (entry.first.compare(name, Qt::CaseInsensitive) == 0) {
+        if (entry.first.compare(name, Qt::CaseInsensitive) == 0)
             return true;
-        }
     }
     return false;
 }
@@ -35,9 +33,8 @@ bool HttpRequest::hasBearerToken(const QByteArray &key) const
 QByteArray randomHex(int bytes)
 {
     QByteArray raw(bytes, Qt::Uninitialized);
-    for (char &c : raw) {
+    for (char &c : raw)
         c = char(QRandomGenerator::global()->bounded(256));
-    }
     return raw.toHex();
 }
 

@@ -44,9 +44,8 @@ struct StreamFaults
 // counted, once `served` has reached it.
 inline bool takeFault(int count, int *served)
 {
-    if (count >= 0 && *served >= count) {
+    if (count >= 0 && *served >= count)
         return false;
-    }
     ++*served;
     return true;
 }
@@ -60,9 +59,8 @@ public:
     void reset(const QList<Fault> &faults)
     {
         m_entries.clear();
-        for (const Fault &fault : faults) {
+        for (const Fault &fault : faults)
             append(fault);
-        }
     }
     void append(const Fault &fault) { m_entries.append(Entry{fault, 0}); }
     void clear() { m_entries.clear(); }
@@ -72,9 +70,8 @@ public:
     const Fault *take(Match matches)
     {
         for (Entry &entry : m_entries) {
-            if (matches(entry.fault) && takeFault(entry.fault.count, &entry.served)) {
+            if (matches(entry.fault) && takeFault(entry.fault.count, &entry.served))
                 return &entry.fault;
-            }
         }
         return nullptr;
     }

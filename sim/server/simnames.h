@@ -24,9 +24,8 @@ std::optional<Enum> valueOfName(const NameTable<Enum, N> &table, QStringView nam
                                 Qt::CaseSensitivity sensitivity = Qt::CaseInsensitive)
 {
     for (const auto &[value, text] : table) {
-        if (name.compare(text, sensitivity) == 0) {
+        if (name.compare(text, sensitivity) == 0)
             return value;
-        }
     }
     return std::nullopt;
 }
@@ -35,9 +34,8 @@ template<typename Enum, std::size_t N>
 QString nameOfValue(const NameTable<Enum, N> &table, Enum value, const QString &fallback = QString())
 {
     for (const auto &[v, text] : table) {
-        if (v == value) {
+        if (v == value)
             return QString(text);
-        }
     }
     return fallback;
 }
@@ -46,9 +44,8 @@ template<typename Enum, std::size_t N>
 QStringList namesOf(const NameTable<Enum, N> &table)
 {
     QStringList names;
-    for (const auto &entry : table) {
+    for (const auto &entry : table)
         names.append(QString(entry.second));
-    }
     return names;
 }
 

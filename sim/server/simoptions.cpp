@@ -54,12 +54,13 @@ std::optional<SimOptionError> SimOptionValues::boolean(const QString &key, bool 
     if (!contains(key))
         return std::nullopt;
     const QString v = value(key).trimmed().toLower();
-    if (v == "1"_L1 || v == "true"_L1 || v == "yes"_L1 || v == "on"_L1)
+    if (v == "1"_L1 || v == "true"_L1 || v == "yes"_L1 || v == "on"_L1) {
         *target = true;
-    else if (v == "0"_L1 || v == "false"_L1 || v == "no"_L1 || v == "off"_L1)
+    } else if (v == "0"_L1 || v == "false"_L1 || v == "no"_L1 || v == "off"_L1) {
         *target = false;
-    else
+    } else {
         return bad(key, u"expected 1/0/true/false"_s);
+    }
     return std::nullopt;
 }
 

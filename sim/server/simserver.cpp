@@ -101,9 +101,8 @@ QByteArray compactJson(const QJsonObject &object)
 void sendBody(HttpConnection *connection, int status, const QByteArray &contentType, const QByteArray &body,
               const HeaderList &headers)
 {
-    if (!connection) {
+    if (!connection)
         return;
-    }
     HeaderList all{{QByteArrayLiteral("Content-Type"), contentType}};
     all.append(headers);
     connection->sendResponse(status, all, body);
@@ -116,9 +115,8 @@ void sendJson(HttpConnection *connection, int status, const QJsonObject &body, c
 
 void beginEventStream(HttpConnection *connection, const HeaderList &headers, const QByteArray &contentType)
 {
-    if (!connection) {
+    if (!connection)
         return;
-    }
     HeaderList all{{QByteArrayLiteral("Content-Type"), contentType},
                    {QByteArrayLiteral("Cache-Control"), QByteArrayLiteral("no-cache")}};
     all.append(headers);

@@ -10,12 +10,10 @@ namespace RunwatchSim {
 QByteArray sseFrame(QByteArrayView event, QByteArrayView data, qint64 id, QByteArrayView lineEnding)
 {
     QByteArray frame;
-    if (id >= 0) {
+    if (id >= 0)
         frame.append("id: ").append(QByteArray::number(id)).append(lineEnding);
-    }
-    if (!event.isEmpty()) {
+    if (!event.isEmpty())
         frame.append("event: ").append(event).append(lineEnding);
-    }
     frame.append("data: ").append(data).append(lineEnding).append(lineEnding);
     return frame;
 }
@@ -28,9 +26,8 @@ SimStream::SimStream(HttpConnection *connection, const StreamFaults &faults, boo
     , m_commentTimer(new QTimer(this))
 {
     connect(m_commentTimer, &QTimer::timeout, this, [this] {
-        if (isOpen()) {
+        if (isOpen())
             m_connection->write(m_comment);
-        }
     });
     if (m_connection) {
         connect(m_connection, &HttpConnection::closed, this, &SimStream::onConnectionFinished);
@@ -57,17 +54,15 @@ bool SimStream::dropDue() const
 
 void SimStream::writeEvent(const QByteArray &frame)
 {
-    if (m_connection) {
+    if (m_connection)
         m_connection->write(frame);
-    }
     ++m_written;
 }
 
 void SimStream::writeRaw(const QByteArray &bytes)
 {
-    if (m_connection) {
+    if (m_connection)
         m_connection->write(bytes);
-    }
 }
 
 void SimStream::drop(const QByteArray &nextFrame)
@@ -84,9 +79,8 @@ void SimStream::cut(DropMode mode, const QByteArray &nextFrame)
 {
     m_done = true;
     m_commentTimer->stop();
-    if (!m_connection) {
+    if (!m_connection)
         return;
-    }
     switch (mode) {
     case DropMode::Close:
         m_connection->drop(false);
@@ -103,28 +97,24 @@ void SimStream::cut(DropMode mode, const QByteArray &nextFrame)
 
 void SimStream::end()
 {
-    if (m_done) {
+    if (m_done)
         return;
-    }
     m_done = true;
     m_commentTimer->stop();
-    if (m_connection) {
+    if (m_connection)
         m_connection->endStream();
-    }
 }
 
 void SimStream::applyDrip()
 {
-    if (m_faulted && m_faults.dripIntervalMs > 0 && m_connection) {
+    if (m_faulted && m_faults.dripIntervalMs > 0 && m_connection)
         m_connection->setDripInterval(m_faults.dripIntervalMs);
-    }
 }
 
 void SimStream::startComments(int intervalMs, const QByteArray &comment)
 {
-    if (intervalMs <= 0) {
+    if (intervalMs <= 0)
         return;
-    }
     m_comment = comment;
     m_commentTimer->start(intervalMs);
 }
@@ -138,14 +128,12 @@ void SimStream::onConnectionFinished()
 {
     // Closed, or (persistent connection) this response is complete: either way the stream is over,
     // and the connection may carry other exchanges that are none of its business.
-    if (m_finished) {
+    if (m_finished)
         return;
-    }
     m_finished = true;
     m_commentTimer->stop();
-    if (m_connection) {
+    if (m_connection)
         m_connection->disconnect(this);
-    }
     const bool wasDone = m_done;
     m_done = true;
     connectionFinished(wasDone);

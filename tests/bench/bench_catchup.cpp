@@ -96,10 +96,11 @@ Sample replayThroughConnector(OpenAiBackend &backend, const QString &remoteId, c
     delete stream;
     s.ok = finished && end.reason == StreamEnd::Reason::Terminal && run.primaryText == expected
            && run.status == RunStatus::Completed;
-    if (!s.ok)
+    if (!s.ok) {
         std::fprintf(stderr, "replay failed: reason %d, text %lld/%lld chars, %s\n", int(end.reason),
                      qlonglong(run.primaryText.size()), qlonglong(expected.size()),
                      qPrintable(end.error.toString()));
+    }
     return s;
 }
 

@@ -137,10 +137,11 @@ void row(const char *what, const Result &r, bool hasEvents, double floorMBps)
     } else {
         std::printf(" %11s | %8s |", "", "");
     }
-    if (floorMBps > 0)
+    if (floorMBps > 0) {
         std::printf(" %10.2f |\n", mbps / floorMBps);
-    else
+    } else {
         std::printf(" %10s |\n", "1.00");
+    }
 }
 
 } // namespace

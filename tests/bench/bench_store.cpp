@@ -137,12 +137,13 @@ int main(int argc, char **argv)
     int rounds = 3;
     const QStringList args = QCoreApplication::arguments().mid(1);
     for (qsizetype i = 0; i < args.size(); ++i) {
-        if (args.at(i) == u"--app"_s && i + 1 < args.size())
+        if (args.at(i) == u"--app"_s && i + 1 < args.size()) {
             appPath = args.at(++i);
-        else if (args.at(i) == u"--rounds"_s && i + 1 < args.size())
+        } else if (args.at(i) == u"--rounds"_s && i + 1 < args.size()) {
             rounds = args.at(++i).toInt();
-        else
+        } else {
             positional << args.at(i);
+        }
     }
     const int count = !positional.isEmpty() ? positional.at(0).toInt() : 100000;
     const QString path = positional.size() > 1 ? positional.at(1) : u"/tmp/runwatch-bench-store.sqlite"_s;

@@ -313,10 +313,11 @@ void ScriptedServer::processBuffer(const std::shared_ptr<Connection> &connection
         const QByteArray name = line.left(colon).trimmed().toLower();
         const QByteArray value = line.mid(colon + 1).trimmed();
         request.headers.append({name, value});
-        if (name == "content-length")
+        if (name == "content-length") {
             contentLength = value.toLongLong();
-        else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
+        } else if (name == "transfer-encoding" && value.toLower().contains("chunked")) {
             chunkedBody = true;
+        }
     }
     const bool malformed = requestLine.size() != 3 || !requestLine.at(2).startsWith("HTTP/1.")
                            || contentLength < 0 || contentLength > kMaxRequestBytes || chunkedBody;

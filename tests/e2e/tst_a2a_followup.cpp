@@ -40,13 +40,14 @@ struct Rig : RunwatchTest::ServerRig<A2aSimulator>
     {
         QList<QJsonObject> out;
         for (const auto &r : sim.requests()) {
-            if (r.rpcMethod == method)
+            if (r.rpcMethod == method) {
                 out << QJsonDocument::fromJson(r.body)
                            .object()
                            .value(u"params"_s)
                            .toObject()
                            .value(u"message"_s)
                            .toObject();
+            }
         }
         return out;
     }

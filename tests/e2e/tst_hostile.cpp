@@ -175,10 +175,11 @@ private Q_SLOTS:
             QCOMPARE(run.error.code, code);
         QVERIFY2(!run.error.message.isEmpty(), qPrintable(run.error.toString()));
         QCOMPARE(run.error.httpStatus, 200);
-        if (endpoint == u"create"_s)
+        if (endpoint == u"create"_s) {
             QCOMPARE(run.status, RunStatus::Failed);
-        else
+        } else {
             QVERIFY(!run.remoteId.isEmpty());
+        }
         if (keptDeltas > 0)
             QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(keptDeltas));
         QVERIFY(!rig.manager.isFollowing(id));

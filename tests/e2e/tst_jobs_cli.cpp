@@ -305,9 +305,10 @@ private Q_SLOTS:
             QCOMPARE(k.header("prefer"), QByteArray("respond-async"));
             QCOMPARE(k.body, kickoffs[0].body);
         }
-        for (int i = 1; i < 3; ++i)
+        for (int i = 1; i < 3; ++i) {
             QVERIFY2(kickoffs[i].receivedMs - kickoffs[i - 1].answeredMs >= 300,
                      qPrintable(u"gap %1 ms"_s.arg(kickoffs[i].receivedMs - kickoffs[i - 1].answeredMs)));
+        }
         QCOMPARE(m_sim->jobsCreated(), 1);
     }
 

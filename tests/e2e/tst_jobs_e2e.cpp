@@ -204,9 +204,10 @@ private Q_SLOTS:
             QCOMPARE(k.header("idempotency-key"), key);
             QCOMPARE(k.body, kickoffs[0].body);
         }
-        for (int i = 1; i < 3; ++i)
+        for (int i = 1; i < 3; ++i) {
             QVERIFY2(kickoffs[i].receivedMs - kickoffs[i - 1].answeredMs >= 200,
                      qPrintable(u"gap %1 ms"_s.arg(kickoffs[i].receivedMs - kickoffs[i - 1].answeredMs)));
+        }
         QCOMPARE(rig.sim.jobsCreated(), 1);
     }
 

@@ -225,10 +225,11 @@ private Q_SLOTS:
         QVERIFY(!cli.timedOut);
         const QByteArray out = cli.out;
         const QByteArray err = cli.err;
-        if (exitCode >= 0)
+        if (exitCode >= 0) {
             QCOMPARE(cli.exitCode, exitCode);
-        else
+        } else {
             QVERIFY2(cli.exitCode != 0, err.constData());
+        }
         QVERIFY(!out.isEmpty() || !err.isEmpty());
         QVERIFY2(!containsSecret(out), out.constData());
         QVERIFY2(!containsSecret(err), err.constData());

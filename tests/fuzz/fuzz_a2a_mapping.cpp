@@ -37,10 +37,11 @@ void checkEvent(const RunEvent &e)
     switch (e.type) {
     case RunEvent::Type::Status:
         check(!e.rawStatus.isEmpty(), "status event without the raw label");
-        if (e.rawStatus.endsWith(u" (answered)"_s))
+        if (e.rawStatus.endsWith(u" (answered)"_s)) {
             check(e.status == RunStatus::InProgress, "an answered question is not in progress");
-        else if (e.rawStatus != u"message"_s)
+        } else if (e.rawStatus != u"message"_s) {
             check(e.status == mapState(e.rawStatus), "status does not match its raw label");
+        }
         break;
     case RunEvent::Type::PrimaryDelta:
         check(!e.text.isEmpty(), "empty primary delta");

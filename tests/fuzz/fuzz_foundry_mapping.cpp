@@ -79,10 +79,11 @@ void checkObject(const QJsonObject &object, Run &run)
         QSet<QString> ids;
         for (const ToolCallRequest &call : request->toolCalls)
             ids.insert(call.id);
-        if (ids.size() == request->toolCalls.size() && !ids.isEmpty())
+        if (ids.size() == request->toolCalls.size() && !ids.isEmpty()) {
             check(!body.isEmpty(), "a complete answer was refused");
-        else
+        } else {
             check(body.isEmpty() && !why.isEmpty(), "a bad answer was accepted or refused silently");
+        }
     }
     Foundry::assistantText(object.value(u"data"_s).toArray());
     const RunError error = Foundry::mapErrorObject(object, ErrorKind::Run);

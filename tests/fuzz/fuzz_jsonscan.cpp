@@ -100,10 +100,11 @@ QString withReplacedLoneSurrogates(QString text)
 {
     for (qsizetype i = 0; i < text.size(); ++i) {
         const QChar c = text.at(i);
-        if (c.isHighSurrogate() && i + 1 < text.size() && text.at(i + 1).isLowSurrogate())
+        if (c.isHighSurrogate() && i + 1 < text.size() && text.at(i + 1).isLowSurrogate()) {
             ++i;
-        else if (c.isSurrogate())
+        } else if (c.isSurrogate()) {
             text[i] = QChar::ReplacementCharacter;
+        }
     }
     return text;
 }
@@ -118,10 +119,11 @@ bool hasHugeNumber(QByteArrayView json)
     for (qsizetype i = 0; i < json.size(); ++i) {
         const char c = json[i];
         if (inString) {
-            if (c == '\\')
+            if (c == '\\') {
                 ++i;
-            else if (c == '"')
+            } else if (c == '"') {
                 inString = false;
+            }
             continue;
         }
         if (c == '"') {
@@ -214,12 +216,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
 
     const bool lenient = qtMayBeLenient(json);
     const bool stricter = !isValidUtf8(json) || hasHugeNumber(json);
-    if (!lenient && !stricter)
+    if (!lenient && !stricter) {
         check(ok == qtOk, "validity differs from QJsonDocument on strict input");
-    else if (!stricter)
+    } else if (!stricter) {
         check(!ok || qtOk, "the scanner accepted what even lenient Qt rejects");
-    else if (!lenient)
+    } else if (!lenient) {
         check(ok || !qtOk, "the scanner rejected what even strict Qt accepts");
+    }
 
     if (ok && qtOk) {
         // Keys compared with lone surrogates replaced as decodeString does; skipped in the rare

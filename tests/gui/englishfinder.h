@@ -123,9 +123,10 @@ public:
     static QString describe(const QList<EnglishString> &found)
     {
         QStringList lines;
-        for (const EnglishString &e : found)
+        for (const EnglishString &e : found) {
             lines << e.where + QStringLiteral(": \"") + e.text + QStringLiteral("\" (source \"") + e.source
                          + QStringLiteral("\")");
+        }
         return lines.join(u'\n');
     }
 

@@ -29,10 +29,11 @@ void collect(const QMenu *menu, QList<QAction *> *out)
     for (QAction *a : menu->actions()) {
         if (a->isSeparator())
             continue;
-        if (a->menu())
+        if (a->menu()) {
             collect(a->menu(), out);
-        else
+        } else {
             out->append(a);
+        }
     }
 }
 } // namespace

@@ -109,9 +109,10 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        if (qgetenv("RUNWATCH_NOTIFY_MOCK") == "missing")
+        if (qgetenv("RUNWATCH_NOTIFY_MOCK") == "missing") {
             QFAIL("dbus-run-session is not installed: cannot start a private bus with a notification mock "
                   "(install the dbus package).");
+        }
         if (qgetenv("RUNWATCH_NOTIFY_MOCK") != "1")
             QFAIL("Run through tests/gui/run-with-notification-mock.sh (ctest does) to get the D-Bus mock.");
         QStandardPaths::setTestModeEnabled(true);

@@ -46,9 +46,10 @@ class TestProgressBar final : public QObject
         // The bar lies along the bottom edge of the badge area (2 px inside the cell).
         const int y = option.rect.bottom() - 3;
         int count = 0;
-        for (int x = 0; x < image.width(); ++x)
+        for (int x = 0; x < image.width(); ++x) {
             if (image.pixelColor(x, y).rgb() == accent.rgb())
                 ++count;
+        }
         return count;
     }
 

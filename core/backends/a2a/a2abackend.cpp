@@ -486,18 +486,18 @@ QCoro::Task<ConnectionInfo> A2aBackend::describe()
         info.capabilities << Text::tr("ListTasks (attach to tasks started elsewhere)");
     for (const QString &uri : card.extensions)
         info.capabilities << u"extension "_s + uri;
-    if (!card.streaming) {
+    if (!card.streaming)
         info.warnings << Text::tr("The agent does not stream: progress arrives by GetTask polls, not live.");
-    }
     if (iface.version == Version::V03) {
         info.warnings << Text::tr("The agent speaks A2A 0.3: it has no ListTasks, so tasks started elsewhere "
                                   "cannot be listed or attached by id discovery.");
     }
     if (card.auth.kind == AuthScheme::Kind::None && !card.auth.note.isEmpty())
         info.warnings << u"Auth: "_s + card.auth.note;
-    if (card.auth.kind != AuthScheme::Kind::None && !m_auth->hasCredential())
+    if (card.auth.kind != AuthScheme::Kind::None && !m_auth->hasCredential()) {
         info.warnings << Text::tr("The card asks for credentials (%1) but the connection has no key.")
                              .arg(card.auth.schemeName.isEmpty() ? card.auth.name : card.auth.schemeName);
+    }
     for (const QString &other : card.otherInterfaces)
         info.warnings << Text::tr("Interface not usable by Runwatch: ") + other;
     co_return info;

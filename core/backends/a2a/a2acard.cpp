@@ -95,22 +95,24 @@ AuthScheme schemeFrom(const QString &schemeName, const QJsonObject &s)
             a.note = Text::tr("API key scheme \"%1\" names no header").arg(schemeName);
             return a;
         }
-        if (where == u"query")
+        if (where == u"query") {
             a.kind = AuthScheme::Kind::ApiKeyQuery;
-        else if (where == u"cookie")
+        } else if (where == u"cookie") {
             a.kind = AuthScheme::Kind::ApiKeyCookie;
-        else
+        } else {
             a.kind = AuthScheme::Kind::ApiKeyHeader;
+        }
         return a;
     }
     if (t == u"http" || t == u"httpauthsecurityscheme") {
         const QString scheme = body.value(u"scheme"_s).toString().toLower();
-        if (scheme == u"basic")
+        if (scheme == u"basic") {
             a.kind = AuthScheme::Kind::Basic;
-        else if (scheme == u"bearer" || scheme.isEmpty())
+        } else if (scheme == u"bearer" || scheme.isEmpty()) {
             a.kind = AuthScheme::Kind::Bearer;
-        else
+        } else {
             a.note = Text::tr("HTTP auth scheme \"%1\" is not supported").arg(scheme);
+        }
         return a;
     }
     if (t == u"oauth2" || t == u"oauth2securityscheme" || t == u"openidconnect"

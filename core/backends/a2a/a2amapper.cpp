@@ -165,26 +165,27 @@ StreamItem classify(const QJsonValue &result)
     // 0.x: `kind` discriminates a bare object.
     const QString kind = o.value(u"kind"_s).toString();
     item.object = o;
-    if (kind == u"task")
+    if (kind == u"task") {
         item.kind = StreamItem::Kind::Task;
-    else if (kind == u"message")
+    } else if (kind == u"message") {
         item.kind = StreamItem::Kind::Message;
-    else if (kind == u"status-update")
+    } else if (kind == u"status-update") {
         item.kind = StreamItem::Kind::StatusUpdate;
-    else if (kind == u"artifact-update")
+    } else if (kind == u"artifact-update") {
         item.kind = StreamItem::Kind::ArtifactUpdate;
-    else if (!kind.isEmpty())
+    } else if (!kind.isEmpty()) {
         item.kind = StreamItem::Kind::Unknown;
-    // No discriminator at all: the bare Task of GetTask/CancelTask, or an event by its shape.
-    else if (o.value(u"artifact"_s).isObject())
+        // No discriminator at all: the bare Task of GetTask/CancelTask, or an event by its shape.
+    } else if (o.value(u"artifact"_s).isObject()) {
         item.kind = StreamItem::Kind::ArtifactUpdate;
-    else if (o.value(u"taskId"_s).isString() && o.value(u"status"_s).isObject())
+    } else if (o.value(u"taskId"_s).isString() && o.value(u"status"_s).isObject()) {
         item.kind = StreamItem::Kind::StatusUpdate;
-    else if (o.value(u"id"_s).isString() && o.value(u"status"_s).isObject())
+    } else if (o.value(u"id"_s).isString() && o.value(u"status"_s).isObject()) {
         item.kind = StreamItem::Kind::Task;
-    else if (o.value(u"messageId"_s).isString()
-             && (o.value(u"parts"_s).isArray() || o.value(u"content"_s).isArray()))
+    } else if (o.value(u"messageId"_s).isString()
+               && (o.value(u"parts"_s).isArray() || o.value(u"content"_s).isArray())) {
         item.kind = StreamItem::Kind::Message;
+    }
     if (item.kind == StreamItem::Kind::Unknown)
         item.object = {};
     return item;
@@ -325,12 +326,13 @@ void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
     const QJsonArray history = task.value(u"history"_s).toArray();
     for (const QJsonValue &v : history) {
         const MessageInfo m = parseMessage(v.toObject());
-        if (!m.fromUser)
+        if (!m.fromUser) {
             secondaryFor(m, u"agent"_s, out);
-        else if (m.messageId.startsWith(kAnswerIdPrefix))
+        } else if (m.messageId.startsWith(kAnswerIdPrefix)) {
             secondaryFor(m, u"answer"_s, out);
-        else if (m.messageId.startsWith(kFollowUpIdPrefix))
+        } else if (m.messageId.startsWith(kFollowUpIdPrefix)) {
             secondaryFor(m, QString(kFollowUpItemTitle), out);
+        }
     }
     const bool answered = lastHistoryMessageId(task).startsWith(kAnswerIdPrefix);
     if (task.value(u"status"_s).isObject())
@@ -427,10 +429,11 @@ void A2aMapper::emitPrimary(bool snapshot, QList<RunEvent> &out)
         return;
     if (m_emitted.startsWith(text))
         m_shrank = true;
-    if (text.startsWith(m_emitted) && !m_shrank)
+    if (text.startsWith(m_emitted) && !m_shrank) {
         out << RunEvent::primaryDelta(text.mid(m_emitted.size()));
-    else
+    } else {
         out << RunEvent::primarySnapshot(text);
+    }
     m_emitted = text;
 }
 

@@ -246,10 +246,11 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
     if (item.kind == StreamItem::Kind::Unknown)
         return {}; // a newer event kind: skip it
     tracker.apply(item, out);
-    if (tracker.isEndState())
+    if (tracker.isEndState()) {
         return {.keepGoing = false,
                 .settle = false,
                 .end = StreamEnd{StreamEnd::Reason::Terminal, {}, std::nullopt}};
+    }
     return {};
 }
 
@@ -260,10 +261,11 @@ A2aRunStream::TrackerState A2aRunStream::stateOf(const A2aMapper &tracker)
 
 void A2aRunStream::follow(const Verdict &verdict)
 {
-    if (verdict.settle)
+    if (verdict.settle) {
         settleAfterBatch();
-    else if (verdict.end)
+    } else if (verdict.end) {
         endAfterBatch(*verdict.end);
+    }
 }
 
 void A2aRunStream::handleError(const ProtocolError &error)
@@ -293,10 +295,11 @@ std::unique_ptr<SseDecoder> A2aRunStream::decoderFor(A2aMapper tracker, Binding 
         bool handleEvent(const SseEvent &event, QList<RunEvent> &out) override
         {
             const Verdict verdict = mapPayload(m_tracker, m_binding, m_mode, event.type, event.data, out);
-            if (verdict.settle)
+            if (verdict.settle) {
                 settleAfterBatch();
-            else if (verdict.end)
+            } else if (verdict.end) {
                 endAfterBatch(*verdict.end);
+            }
             return verdict.keepGoing;
         }
         std::any readerState() const override { return stateOf(m_tracker); }

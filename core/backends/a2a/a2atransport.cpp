@@ -237,9 +237,10 @@ HttpRequest A2aBackend::buildRequest(const AgentInterface &iface, Operation oper
             path = u"/tasks/"_s + id;
             r.method = "GET";
             hasBody = false;
-            if (params.contains(u"historyLength"_s))
+            if (params.contains(u"historyLength"_s)) {
                 query.addQueryItem(u"historyLength"_s,
                                    QString::number(params.value(u"historyLength"_s).toInt()));
+            }
             break;
         case Operation::CancelTask:
             path = u"/tasks/"_s + id + u":cancel"_s;
@@ -296,9 +297,10 @@ QJsonObject A2aBackend::messageParams(Version version, const QString &text, cons
         message.insert(u"role"_s, u"ROLE_USER"_s);
         QJsonArray parts{QJsonObject{{u"text"_s, text}}};
         // 1.0: Part.data is a Value; 0.3 proto JSON: a DataPart message around a Struct.
-        if (!data.isUndefined())
+        if (!data.isUndefined()) {
             parts.append(
                 QJsonObject{{u"data"_s, rest03 ? QJsonValue(QJsonObject{{u"data"_s, dataObject}}) : data}});
+        }
         // 0.3 REST used proto JSON: Message.content instead of parts (§12.6).
         message.insert(rest03 ? u"content"_s : u"parts"_s, parts);
     } else {

@@ -188,12 +188,13 @@ RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest 
     const auto mode
         = request.stream ? FoundryRunStream::Mode::CreateStreaming : FoundryRunStream::Mode::CreateJson;
     RunError refused;
-    if (thread.isEmpty())
+    if (thread.isEmpty()) {
         refused = RunError::client(u"no_thread"_s,
                                    Text::tr("The run's thread is not known: there is nothing to follow up."));
-    else if (agent.isEmpty())
+    } else if (agent.isEmpty()) {
         refused = RunError::client(u"no_agent"_s,
                                    Text::tr("Choose the agent to run (its assistant id, e.g. asst_…)."));
+    }
     auto *stream
         = new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent, refused);
     stream->sendFirst(std::move(message));

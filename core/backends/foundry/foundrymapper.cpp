@@ -262,9 +262,10 @@ FoundryMapper::Outcome FoundryMapper::map(QByteArrayView eventName, QByteArrayVi
         return Outcome::Continue; // unknown events are skipped (the service adds new ones)
     QJsonParseError parseError{};
     const QJsonDocument doc = QJsonDocument::fromJson(data.toByteArray(), &parseError);
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject())
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
         return malformed(Text::tr("The service sent a \"%1\" event whose data is not a JSON object.")
                              .arg(QString::fromUtf8(eventName.toByteArray())));
+    }
     const QJsonObject object = doc.object();
     if (eventName == "error") {
         m_error = Foundry::mapErrorObject(object, ErrorKind::Run);
@@ -291,9 +292,10 @@ FoundryMapper::Outcome FoundryMapper::map(QByteArrayView eventName, QByteArrayVi
     }
     if (eventName.startsWith("thread.run.")) {
         const QString status = object.value(u"status"_s).toString();
-        if (object.value(u"id"_s).toString().isEmpty() || status.isEmpty())
+        if (object.value(u"id"_s).toString().isEmpty() || status.isEmpty()) {
             return malformed(Text::tr("A \"%1\" event carries no run id or status.")
                                  .arg(QString::fromUtf8(eventName.toByteArray())));
+        }
         m_runId = object.value(u"id"_s).toString();
         m_threadId = object.value(u"thread_id"_s).toString();
         out << Foundry::mapRunObject(object);

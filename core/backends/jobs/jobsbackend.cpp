@@ -70,10 +70,11 @@ JobsBackend::JobsBackend(Connection connection, QObject *parent)
 {
     applyTransportOptions(m_http, m_connection);
     (new RequestAuth(m_connection, this))->attach(m_http);
-    if (auto profile = profileFor(m_connection, &m_profileError))
+    if (auto profile = profileFor(m_connection, &m_profileError)) {
         m_profile = std::move(*profile);
-    else
+    } else {
         m_profile = Jobs::JobsProfile::defaults();
+    }
 }
 
 std::optional<Jobs::JobsProfile> JobsBackend::profileFor(const Connection &connection, QString *error)
@@ -96,9 +97,10 @@ std::optional<Jobs::JobsProfile> JobsBackend::profileFor(const Connection &conne
     if (!file.isUndefined()) {
         QFile f(file.toString());
         if (!file.isString() || !f.open(QIODevice::ReadOnly)) {
-            if (error)
+            if (error) {
                 *error = u"profile: cannot read the profile file \"%1\"%2"_s.arg(
                     file.toString(), f.errorString().isEmpty() ? QString() : u": "_s + f.errorString());
+            }
             return std::nullopt;
         }
         if (f.size() > kMaxProfileFileBytes) {
@@ -373,11 +375,12 @@ QCoro::Task<ActionResult> JobsBackend::respond(ContinuationToken token, InputAns
     }
     const auto object = jsonObject(response.body);
     const Jobs::JobView job = object ? Jobs::readJob(*object, m_profile) : Jobs::JobView{};
-    if (job.hasStatus)
+    if (job.hasStatus) {
         result.events = Jobs::eventsForJob(job);
-    else
+    } else {
         result.events << RunEvent::statusChange(RunStatus::InProgress,
                                                 Text::tr("running")); // 202: it resumes
+    }
     co_return result;
 }
 

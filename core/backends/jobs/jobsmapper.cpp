@@ -154,10 +154,11 @@ JobView readJob(const QJsonObject &object, const JobsProfile &p, const QDateTime
     }
     if (const auto progress = numberAt(object, p.progress))
         job.progress = std::clamp(*progress / p.progressScale, 0.0, 1.0);
-    if (!p.result.isRoot())
+    if (!p.result.isRoot()) {
         job.result = p.result.evaluate(object);
-    else
+    } else {
         job.result = QJsonValue(QJsonValue::Undefined);
+    }
     job.error = p.error.isRoot() ? QJsonValue(QJsonValue::Undefined) : p.error.evaluate(object);
     if (!p.inputRequest.isRoot()) {
         const QJsonValue request = p.inputRequest.evaluate(object);
@@ -190,10 +191,11 @@ QList<RunEvent> eventsForJob(const JobView &job, bool verifyResult)
         events << snapshot;
     }
     const bool errorObject = !job.error.isUndefined() && !job.error.isNull();
-    if (job.state == JobState::Failed || job.state == JobState::TimedOut)
+    if (job.state == JobState::Failed || job.state == JobState::TimedOut) {
         events << RunEvent::failure(mapJobError(job.error, job.state, job.timeoutSeconds));
-    else if (errorObject && isTerminalState(job.state))
+    } else if (errorObject && isTerminalState(job.state)) {
         events << RunEvent::failure(mapJobError(job.error, job.state, job.timeoutSeconds));
+    }
     if (job.hasStatus)
         events << RunEvent::statusChange(toRunStatus(job.state), job.rawStatus);
     if (job.state == JobState::InputRequired) {
@@ -439,9 +441,10 @@ JobsMapper::Outcome JobsMapper::map(QByteArrayView type, QByteArrayView data, QB
         if (progress.isDouble() && std::isfinite(progress.toDouble()))
             fraction = std::clamp(progress.toDouble() / m_profile.progressScale, 0.0, 1.0);
         const QString text = progressText(fraction, object->value(u"message"_s).toString());
-        if (!text.isEmpty())
+        if (!text.isEmpty()) {
             mapped << RunEvent::secondarySnapshot(SecondaryKind::Progress, u"progress"_s, u"progress"_s,
                                                   text);
+        }
     } else if (type == "log") {
         const auto object = parseObject(data, &why);
         if (!object)
@@ -472,10 +475,11 @@ JobsMapper::Outcome JobsMapper::map(QByteArrayView type, QByteArrayView data, QB
     }
     mapped.first().sequence = sequence;
     mapped.first().eventId = eventId;
-    if (outcome == Outcome::Done && m_resultFetchNeeded)
+    if (outcome == Outcome::Done && m_resultFetchNeeded) {
         m_heldBack = mapped;
-    else
+    } else {
         out << mapped;
+    }
     return outcome;
 }
 

@@ -311,21 +311,23 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
 
     if (const auto method = top.string("cancel_method"_L1)) {
         const QString upper = method->toUpper();
-        if (upper != u"DELETE" && upper != u"POST" && upper != u"PUT" && upper != u"PATCH")
+        if (upper != u"DELETE" && upper != u"POST" && upper != u"PUT" && upper != u"PATCH") {
             top.fail(u"cancel_method"_s, Text::tr("must be DELETE, POST, PUT or PATCH"));
-        else
+        } else {
             p.cancelMethod = upper.toLatin1();
+        }
     }
 
     if (const auto events = top.string("events"_L1)) {
-        if (*events == u"auto")
+        if (*events == u"auto") {
             p.events = EventsMode::Auto;
-        else if (*events == u"always")
+        } else if (*events == u"always") {
             p.events = EventsMode::Always;
-        else if (*events == u"never")
+        } else if (*events == u"never") {
             p.events = EventsMode::Never;
-        else
+        } else {
             top.fail(u"events"_s, u"must be \"auto\", \"always\" or \"never\""_s);
+        }
     }
 
     if (const auto request = top.object("request"_L1)) {
@@ -369,9 +371,10 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
         r.readPointer("title"_L1, p.title);
         r.readPointer("list_items"_L1, p.listItems);
         r.readPointer("next_cursor"_L1, p.nextCursor);
-        if (r.ok() && (p.id.isRoot() || p.status.isRoot()))
+        if (r.ok() && (p.id.isRoot() || p.status.isRoot())) {
             r.fail(p.id.isRoot() ? u"id"_s : u"status"_s,
                    Text::tr("must name a member, not the whole object"));
+        }
         if (!r.ok())
             return std::nullopt;
     }
@@ -379,10 +382,11 @@ std::optional<JobsProfile> JobsProfile::fromJson(const QJsonObject &object, QStr
     const QJsonValue scale = object.value(u"progress_scale"_s);
     if (!scale.isUndefined()) {
         const double value = scale.toDouble(-1);
-        if (!scale.isDouble() || !std::isfinite(value) || value <= 0 || value > 1e9)
+        if (!scale.isDouble() || !std::isfinite(value) || value <= 0 || value > 1e9) {
             top.fail(u"progress_scale"_s, Text::tr("must be a positive number (1 or 100)"));
-        else
+        } else {
             p.progressScale = value;
+        }
     }
 
     if (const auto map = top.object("status_map"_L1)) {

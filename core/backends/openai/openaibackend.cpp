@@ -153,12 +153,13 @@ RunStream *OpenAiBackend::create(StartRequest request, const QString &previousRe
     QJsonObject body;
     body.insert(u"model"_s, request.model.isEmpty() ? m_connection.defaultModel : request.model);
     // Structured input is Responses input items: an array as given, one item as a one-item list.
-    if (request.input.isArray())
+    if (request.input.isArray()) {
         body.insert(u"input"_s, request.input);
-    else if (request.input.isObject())
+    } else if (request.input.isObject()) {
         body.insert(u"input"_s, QJsonArray{request.input});
-    else
+    } else {
         body.insert(u"input"_s, request.prompt);
+    }
     if (!previousResponseId.isEmpty())
         body.insert(u"previous_response_id"_s, previousResponseId);
     body.insert(u"background"_s, true);

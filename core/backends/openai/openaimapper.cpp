@@ -297,14 +297,15 @@ bool OpenAiMapper::mapDeltaFast(QByteArrayView data, QList<RunEvent> &out, bool 
     QByteArrayView type, delta, seq;
     bool escapedKey = false;
     const bool ok = JsonScan::forEachMember(data, [&](const JsonScan::Member &m) {
-        if (m.keyHasEscapes)
+        if (m.keyHasEscapes) {
             escapedKey = true;
-        else if (m.key == "type")
+        } else if (m.key == "type") {
             type = m.value;
-        else if (m.key == "delta")
+        } else if (m.key == "delta") {
             delta = m.value;
-        else if (m.key == "sequence_number")
+        } else if (m.key == "sequence_number") {
             seq = m.value;
+        }
     });
     if (!ok)
         return false;
@@ -368,9 +369,10 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
 {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(data.toByteArray(), &parseError);
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject())
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
         return malformed(parseError.error != QJsonParseError::NoError ? parseError.errorString()
                                                                       : Text::tr("not a JSON object"));
+    }
     const QJsonObject o = doc.object();
     QString type = o.value(u"type"_s).toString();
     if (type.isEmpty())

@@ -347,10 +347,11 @@ private Q_SLOTS:
         QPointer<QTcpSocket> peer;
         SseServer server([&](QTcpSocket *socket) {
             peer = socket;
-            if (attachLate)
+            if (attachLate) {
                 dribble(socket, sse.left(half), piece, false); // the rest once the decoder is attached
-            else
+            } else {
                 dribble(socket, sse, piece);
+            }
         });
         HttpClient http;
         http.setAllowInsecureHttp(true);

@@ -249,9 +249,10 @@ private Q_SLOTS:
         Connection keyed = profileNamed(u"old-keyed"_s).connection;
         Connection open = profileNamed(u"old-open"_s).connection;
         open.auth = AuthStyle::None;
-        for (const Connection &c : {plain, keyed, open})
+        for (const Connection &c : {plain, keyed, open}) {
             QVERIFY(m_store->saveConnectionConfig(
                 c.name, c.toJson())); // as older versions saved them: no key_storage
+        }
         QVERIFY(!storedConfig(*m_store, u"old/plain"_s).contains(u"key_storage"_s));
         QSettings().setValue(legacyKey(u"old/plain"_s), u"plaintext"_s);
 

@@ -33,9 +33,10 @@ class TestKeychain final : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        if (mode().isEmpty())
+        if (mode().isEmpty()) {
             QFAIL("run through tests/unit/connections/run-keyring.sh (ctest does): it provides the keyring "
                   "environment");
+        }
     }
 
     // With a real Secret Service the key round-trips and lands nowhere else.

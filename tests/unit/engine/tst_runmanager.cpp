@@ -125,12 +125,13 @@ void TestRunManager::commandsGatedByCapabilityAndStatus()
     InputAnswer answer;
     answer.text = u"Paris"_s;
     ActionResult result;
-    if (op == Op::Cancel)
+    if (op == Op::Cancel) {
         result = RunwatchTest::cancelAndWait(rig.manager, u"run1"_s, 5000);
-    else if (op == Op::Respond)
+    } else if (op == Op::Respond) {
         result = RunwatchTest::respondAndWait(rig.manager, u"run1"_s, answer, 5000);
-    else
+    } else {
         result = RunwatchTest::deleteAndWait(rig.manager, u"run1"_s, command == u"delete-server"_s, 5000);
+    }
 
     QVERIFY2(result.error.kind != ErrorKind::Timeout, "the engine did not report the command");
     QCOMPARE(rig.backend->count(op), sent ? 1 : 0);
@@ -141,10 +142,11 @@ void TestRunManager::commandsGatedByCapabilityAndStatus()
     }
     const bool refused = sent ? serverRefuses : !message.isEmpty() && !message.startsWith(u"already"_s);
     QCOMPARE(result.ok(), !refused);
-    if (refused)
+    if (refused) {
         QVERIFY2(result.error.message.contains(message), qPrintable(result.error.message));
-    else if (!message.isEmpty())
+    } else if (!message.isEmpty()) {
         QVERIFY2(result.note.contains(message), qPrintable(result.note));
+    }
     if (refused && !sent)
         QCOMPARE(result.error.kind, ErrorKind::Client);
     if (after < 0) {

@@ -166,9 +166,10 @@ void TestRunManagerFollow::droppedStreamReconnectsWithBackoff()
     // 40 ms doubling per failure, each up to 25 % less; the server's 500 ms wins over 320; the
     // progress before the fifth drop starts again at 40 (a backoff would wait at least 480).
     const QList<qint64> atLeast{30, 60, 120, 500, 30};
-    for (qsizetype i = 0; i < waited.size(); ++i)
+    for (qsizetype i = 0; i < waited.size(); ++i) {
         QVERIFY2(waited[i] >= atLeast[i] - 1,
                  qPrintable(u"reconnect %1 too early: "_s.arg(i + 1) + gaps(waited)));
+    }
     QVERIFY2(waited[4] < 400, qPrintable(u"backoff not reset by progress: "_s + gaps(waited)));
 }
 

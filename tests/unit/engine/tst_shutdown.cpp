@@ -248,17 +248,19 @@ void TestShutdown::backendShutdownTaskCompletesOnceItsCoroutinesUnwound()
     c.baseUrl = server.url(backend == u"openai"_s ? u"/v1"_s : u"/agent"_s);
     c.auth = AuthStyle::None;
     std::unique_ptr<RunBackend> b;
-    if (backend == u"openai"_s)
+    if (backend == u"openai"_s) {
         b = std::make_unique<OpenAiBackend>(c);
-    else
+    } else {
         b = std::make_unique<A2aBackend>(c);
+    }
     const int before = HttpClient::liveRequests();
 
     auto outcome = std::make_shared<Outcome>();
-    if (backend == u"openai"_s)
+    if (backend == u"openai"_s) {
         probeGet(b.get(), u"resp_1"_s, outcome);
-    else
+    } else {
         probeDescribe(b.get(), outcome);
+    }
     QTRY_COMPARE_WITH_TIMEOUT(server.requestCount(), 1, 5000);
     QCOMPARE(HttpClient::liveRequests(), before + 1);
 

@@ -77,10 +77,11 @@ QStringList catalogProblems(const QString &tsPath)
             if (forms.isEmpty() || (numerus && forms.size() < 2))
                 problems << u"missing plural forms: "_s + where;
             for (const QString &form : std::as_const(forms)) {
-                if (form.isEmpty())
+                if (form.isEmpty()) {
                     problems << u"empty: "_s + where;
-                else if (placeholders(form) != placeholders(source))
+                } else if (placeholders(form) != placeholders(source)) {
                     problems << u"placeholders differ: "_s + where + u" → "_s + form;
+                }
             }
         }
     }

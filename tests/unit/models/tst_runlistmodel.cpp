@@ -420,9 +420,9 @@ private Q_SLOTS:
         QCOMPARE(categoryOf(r), person ? StatusCategory::NeedsInput : StatusCategory::Active);
         QCOMPARE(actionStateFor(r, true).respond, person);
         // The badge agrees with the category: only a person's turn reads "Needs input".
-        if (person)
+        if (person) {
             QCOMPARE(badgeText(r), statusLabel(RunStatus::InputRequired));
-        else {
+        } else {
             QCOMPARE(badgeText(r), u"Waiting"_s); // a list cell
             QCOMPARE(badgeText(r, BadgeSpace::Wide), InputReason(reason) == InputReason::Timer
                                                          ? u"Waiting for timer"_s

@@ -368,10 +368,11 @@ void TestHttpClient::classifyHttpError()
     QCOMPARE(e.kind, kind);
     QCOMPARE(e.httpStatus, status);
     QCOMPARE(e.code, code);
-    if (message.startsWith(u'~'))
+    if (message.startsWith(u'~')) {
         QVERIFY2(e.message.contains(message.mid(1)), qPrintable(e.message));
-    else
+    } else {
         QCOMPARE(e.message, message);
+    }
     QVERIFY2(!e.message.contains(u'<'), qPrintable(e.message));
     QCOMPARE(e.retryable, retryable);
     QCOMPARE(e.retryable, isRetryable(e));

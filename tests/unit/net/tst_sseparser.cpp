@@ -85,9 +85,10 @@ QString difference(const Vector &want, const Outcome &got)
     }
     if (got.lastEventId != want.lastEventId)
         return u"last event ID '%1', want '%2'"_s.arg(got.lastEventId, want.lastEventId);
-    if (got.retryMs != want.retryMs)
+    if (got.retryMs != want.retryMs) {
         return u"retry %1, want %2"_s.arg(got.retryMs ? QString::number(*got.retryMs) : u"none"_s,
                                           want.retryMs ? QString::number(*want.retryMs) : u"none"_s);
+    }
     return {};
 }
 
@@ -310,9 +311,8 @@ void TestSseParser::openAiStream_data()
     QTest::addColumn<bool>("crlf");
     QTest::addColumn<int>("chunk");
     for (const bool crlf : {false, true}) {
-        for (const int chunk : {0, 1, 2, 3, 7, 64, 171, 4096}) {
+        for (const int chunk : {0, 1, 2, 3, 7, 64, 171, 4096})
             QTest::addRow("%s chunk %d", crlf ? "CRLF" : "LF", chunk) << crlf << chunk;
-        }
     }
 }
 
@@ -329,9 +329,10 @@ void TestSseParser::openAiStream()
     if (chunk == 0) {
         QVERIFY(parser.feed(stream, got));
     } else {
-        for (qsizetype i = 0; i < stream.size(); i += chunk)
+        for (qsizetype i = 0; i < stream.size(); i += chunk) {
             QVERIFY(parser.feed(QByteArrayView(stream).sliced(i, qMin<qsizetype>(chunk, stream.size() - i)),
                                 got));
+        }
     }
     QCOMPARE(parser.bufferedBytes(), qsizetype(0));
 

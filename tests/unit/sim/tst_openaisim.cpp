@@ -45,23 +45,20 @@ QList<SseEvent> parseSse(const QByteArray &raw)
     qsizetype start = 0;
     while (true) {
         const qsizetype end = text.indexOf("\n\n", start);
-        if (end < 0) {
+        if (end < 0)
             break;
-        }
         const QList<QByteArray> lines = text.mid(start, end - start).split('\n');
         start = end + 2;
         SseEvent event;
         bool any = false;
         for (const QByteArray &line : lines) {
-            if (line.startsWith(':') || line.isEmpty()) {
+            if (line.startsWith(':') || line.isEmpty())
                 continue;
-            }
             const qsizetype colon = line.indexOf(':');
             const QByteArray field = colon < 0 ? line : line.left(colon);
             QByteArray value = colon < 0 ? QByteArray() : line.mid(colon + 1);
-            if (value.startsWith(' ')) {
+            if (value.startsWith(' '))
                 value.remove(0, 1);
-            }
             if (field == "event") {
                 event.event = value;
                 any = true;
@@ -70,9 +67,8 @@ QList<SseEvent> parseSse(const QByteArray &raw)
                 any = true;
             }
         }
-        if (!any) {
+        if (!any)
             continue;
-        }
         QJsonParseError error;
         const QJsonDocument document = QJsonDocument::fromJson(event.data, &error);
         event.validJson = error.error == QJsonParseError::NoError && document.isObject();
@@ -85,9 +81,8 @@ QList<SseEvent> parseSse(const QByteArray &raw)
 QStringList typesOf(const QList<SseEvent> &events)
 {
     QStringList types;
-    for (const SseEvent &event : events) {
+    for (const SseEvent &event : events)
         types.append(event.json.value("type"_L1).toString());
-    }
     return types;
 }
 
@@ -95,9 +90,8 @@ QString deltasOf(const QList<SseEvent> &events)
 {
     QString text;
     for (const SseEvent &event : events) {
-        if (event.json.value("type"_L1).toString() == "response.output_text.delta"_L1) {
+        if (event.json.value("type"_L1).toString() == "response.output_text.delta"_L1)
             text += event.json.value("delta"_L1).toString();
-        }
     }
     return text;
 }
@@ -126,9 +120,8 @@ Reply collect(QNetworkReply *reply, int timeoutMs = 10000)
     result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     result.body = reply->readAll();
     result.error = reply->error();
-    for (const auto &pair : reply->rawHeaderPairs()) {
+    for (const auto &pair : reply->rawHeaderPairs())
         result.headers.insert(pair.first.toLower(), pair.second);
-    }
     reply->deleteLater();
     return result;
 }
@@ -149,12 +142,10 @@ public:
                          const QList<QPair<QByteArray, QByteArray>> &headers = {})
     {
         QNetworkRequest request{QUrl(m_base + path)};
-        if (!body.isEmpty()) {
+        if (!body.isEmpty())
             request.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
-        }
-        for (const auto &[name, value] : headers) {
+        for (const auto &[name, value] : headers)
             request.setRawHeader(name, value);
-        }
         return m_nam.sendCustomRequest(request, verb, body);
     }
 
@@ -183,9 +174,8 @@ QJsonObject backgroundBody(const QString &input, bool stream, const QJsonObject 
                      {u"background"_s, true},
                      {u"store"_s, true},
                      {u"stream"_s, stream}};
-    if (!metadata.isEmpty()) {
+    if (!metadata.isEmpty())
         body.insert("metadata"_L1, metadata);
-    }
     return body;
 }
 
@@ -200,9 +190,8 @@ QByteArray rawExchange(quint16 port, const QByteArray &request, int timeoutMs = 
     QObject::connect(&socket, &QTcpSocket::connected, &loop, [&] { socket.write(request); });
     QObject::connect(&socket, &QTcpSocket::readyRead, &loop, [&] {
         received += socket.readAll();
-        if (stopAfter >= 0 && received.size() >= stopAfter) {
+        if (stopAfter >= 0 && received.size() >= stopAfter)
             loop.quit();
-        }
     });
     QObject::connect(&socket, &QTcpSocket::disconnected, &loop, &QEventLoop::quit);
     QObject::connect(&socket, &QTcpSocket::errorOccurred, &loop, &QEventLoop::quit);
@@ -233,29 +222,24 @@ QByteArray dechunk(const QByteArray &raw, bool *complete = nullptr)
 {
     QByteArray out;
     qsizetype pos = 0;
-    if (complete) {
+    if (complete)
         *complete = false;
-    }
     while (true) {
         const qsizetype lineEnd = raw.indexOf("\r\n", pos);
-        if (lineEnd < 0) {
+        if (lineEnd < 0)
             break;
-        }
         bool ok = false;
         const qsizetype size = raw.mid(pos, lineEnd - pos).toLongLong(&ok, 16);
-        if (!ok) {
+        if (!ok)
             break;
-        }
         if (size == 0) {
-            if (complete) {
+            if (complete)
                 *complete = raw.mid(lineEnd + 2, 2) == "\r\n";
-            }
             break;
         }
         out += raw.mid(lineEnd + 2, size); // may be cut short by a drop
-        if (raw.size() < lineEnd + 2 + size + 2) {
+        if (raw.size() < lineEnd + 2 + size + 2)
             break;
-        }
         pos = lineEnd + 2 + size + 2;
     }
     return out;
@@ -265,16 +249,13 @@ QByteArray dechunk(const QByteArray &raw, bool *complete = nullptr)
 QByteArray rawBody(const QByteArray &answer, bool *complete = nullptr)
 {
     const qsizetype end = answer.indexOf("\r\n\r\n");
-    if (end < 0) {
+    if (end < 0)
         return QByteArray();
-    }
     const QByteArray body = answer.mid(end + 4);
-    if (answer.left(end).toLower().contains("\r\ntransfer-encoding: chunked")) {
+    if (answer.left(end).toLower().contains("\r\ntransfer-encoding: chunked"))
         return dechunk(body, complete);
-    }
-    if (complete) {
+    if (complete)
         *complete = true;
-    }
     return body;
 }
 
@@ -457,9 +438,8 @@ private Q_SLOTS:
         secondBytes += second->readAll();
         const QList<SseEvent> events = parseSse(secondBytes);
         QCOMPARE(typesOf(events), kNormalTypes.mid(2));
-        for (qsizetype i = 0; i < events.size(); ++i) {
+        for (qsizetype i = 0; i < events.size(); ++i)
             QCOMPARE(events.at(i).json.value("sequence_number"_L1).toInteger(), i + 2);
-        }
         QCOMPARE(second->error(), QNetworkReply::NoError);
         second->deleteLater();
         QTRY_COMPARE(sim->activeStreamCount(), 0);
@@ -981,9 +961,8 @@ private Q_SLOTS:
         } else if (tag == "huge") {
             qsizetype largest = 0;
             for (const SseEvent &event : events) {
-                if (event.json.value("type"_L1).toString() == "response.output_text.delta"_L1) {
+                if (event.json.value("type"_L1).toString() == "response.output_text.delta"_L1)
                     largest = qMax(largest, event.json.value("delta"_L1).toString().size());
-                }
             }
             QCOMPARE(largest, qsizetype(1100000));
             QCOMPARE(sim->response(id)->text.size(), 1100000 + 3 * 5);

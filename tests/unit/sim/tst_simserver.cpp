@@ -66,9 +66,8 @@ private:
         } else if (request.path == "/sse"_L1) {
             beginEventStream(connection, {{"x-test", "2"}});
             auto *stream = new TestStream(connection, faults, this);
-            for (int i = 1; i <= 3; ++i) {
+            for (int i = 1; i <= 3; ++i)
                 stream->send(sseFrame("tick", QByteArray::number(i), i));
-            }
             stream->end();
         } else {
             sendBody(connection, 404, "text/plain", "no\n");
@@ -140,9 +139,8 @@ private Q_SLOTS:
         QCOMPARE(log.find(3)->serial, 3);
 
         // A long-running server keeps the newest records only.
-        for (int i = 0; i < 20000; ++i) {
+        for (int i = 0; i < 20000; ++i)
             log.append(RequestRecord());
-        }
         QVERIFY(log.records().size() <= 20000);
         QVERIFY(!log.find(3));
         QCOMPARE(log.find(20003)->serial, 20003);
@@ -215,9 +213,8 @@ private Q_SLOTS:
         QVERIFY2(reply.startsWith("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: "
                                   "no-cache\r\nx-test: 2\r\nTransfer-Encoding: chunked\r\n"),
                  reply.constData());
-        for (int i = 1; i <= 3; ++i) {
+        for (int i = 1; i <= 3; ++i)
             QVERIFY(reply.contains(sseFrame("tick", QByteArray::number(i), i)));
-        }
         QVERIFY(reply.endsWith("0\r\n\r\n"));
     }
 
@@ -244,9 +241,8 @@ private Q_SLOTS:
         const QByteArray third = sseFrame("tick", "3", 3);
         QVERIFY(!reply.contains(third));
         QVERIFY(!reply.endsWith("0\r\n\r\n")); // cut, not ended
-        if (DropMode(mode) == DropMode::MidEvent) {
+        if (DropMode(mode) == DropMode::MidEvent)
             QVERIFY2(reply.endsWith(QByteArray(third.left(third.size() / 2) + "\r\n")), reply.constData());
-        }
     }
 };
 

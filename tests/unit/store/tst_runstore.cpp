@@ -171,10 +171,11 @@ private Q_SLOTS:
             QVERIFY(page.size() <= 7);
             for (const Run &run : page) {
                 seen << run.localId;
-                if (run.localId == renamed.localId)
+                if (run.localId == renamed.localId) {
                     QCOMPARE(run.title, renamed.title); // the pending save, whole
-                else
+                } else {
                     QVERIFY(!run.outputLoaded);
+                }
             }
             QVERIFY(++pages <= 4);
         }
