@@ -30,6 +30,14 @@ QProcessEnvironment environmentInLanguage(const QString &lang);
 // Waits for the process (turning the event loop) for at most `ms`, then kills it; collects its
 // exit code and output and deletes it later.
 CliResult finishCli(QProcess *process, int ms = 60000);
+#ifdef RUNWATCH_CLI_PATH
+// runwatch-cli (the build's, RUNWATCH_CLI_PATH) with `args`, to its end or `ms`: launchCli + finishCli.
+inline CliResult runCli(const QStringList &args, QObject *parent, const QStringList &extraEnv = {},
+                        int ms = 60000)
+{
+    return finishCli(launchCli(QStringLiteral(RUNWATCH_CLI_PATH), args, parent, extraEnv), ms);
+}
+#endif
 // The JSON objects of --json output, one per line (lines that are no object left out).
 QList<QJsonObject> jsonLines(const QByteArray &out);
 // The first of them whose "type" is `type`; empty when there is none.

@@ -102,7 +102,8 @@ public:
     void enqueue(const QByteArray &path, const ScriptedReply &reply, int times = 1);
     int pendingReplies(const QByteArray &path) const;
 
-    QList<RecordedRequest> requests() const { return m_requests; }
+    // By reference: valid until the next request arrives; copy an entry to keep it longer.
+    const QList<RecordedRequest> &requests() const { return m_requests; }
     QList<RecordedRequest> requests(const QByteArray &path) const;
     int requestCount() const { return static_cast<int>(m_requests.size()); }
     int requestCount(const QByteArray &path) const;

@@ -33,8 +33,7 @@ class TestA2aCli final : public QObject
     // `store`: a second store stands for a second client that knows nothing of the first.
     Result cli(const QStringList &args, int ms = 60000, const QString &store = u"runs.sqlite"_s)
     {
-        return RunwatchTest::finishCli(
-            RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals(store) + args, this), ms);
+        return RunwatchTest::runCli(globals(store) + args, this, {}, ms);
     }
 
     // The run's exported JSON (what the store holds).
@@ -48,13 +47,14 @@ class TestA2aCli final : public QObject
     {
         QList<QJsonObject> out;
         for (const auto &r : m_sim->requests()) {
-            if (r.rpcMethod == u"SendMessage")
+            if (r.rpcMethod == u"SendMessage") {
                 out << QJsonDocument::fromJson(r.body)
                            .object()
                            .value(u"params"_s)
                            .toObject()
                            .value(u"message"_s)
                            .toObject();
+            }
         }
         return out;
     }

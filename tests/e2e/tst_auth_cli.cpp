@@ -133,8 +133,7 @@ class TestAuthCli final : public QObject
     {
         const QStringList globals{u"--backend"_s,           backend,      u"--url"_s,
                                   service.url().toString(), u"--store"_s, m_dir->filePath(u"runs.sqlite"_s)};
-        return RunwatchTest::finishCli(
-            RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals + args, this, env));
+        return RunwatchTest::runCli(globals + args, this, env);
     }
 
 private Q_SLOTS:

@@ -51,9 +51,7 @@ class TestCliConnections final : public QObject
     // loop (the simulator lives in it).
     Result cli(const QStringList &args, const QStringList &extraEnv = {})
     {
-        const Result r = RunwatchTest::finishCli(
-            RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH),
-                                    QStringList{u"--store"_s, storePath()} + args, this, extraEnv));
+        const Result r = RunwatchTest::runCli(QStringList{u"--store"_s, storePath()} + args, this, extraEnv);
         if (r.out.contains(kKey.toUtf8()) || r.err.contains(kKey.toUtf8()))
             m_keyPrinted = true; // cleanup() fails the test
         return r;
@@ -92,9 +90,10 @@ class TestCliConnections final : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        if (qEnvironmentVariable("RUNWATCH_KEYRING") != u"real")
+        if (qEnvironmentVariable("RUNWATCH_KEYRING") != u"real") {
             QFAIL("run through tests/unit/connections/run-keyring.sh real (ctest does): it provides the "
                   "keyring");
+        }
     }
 
     void init()

@@ -230,8 +230,7 @@ private Q_SLOTS:
             // queued_ms: in_progress comes a second after created/queued, so that the run line
             // shows "queued" however late a loaded machine reads the first events.
             args << u"start"_s << u"--prompt"_s << u"reasoning deltas=3 queued_ms=1000"_s << u"--follow"_s;
-            return RunwatchTest::finishCli(
-                RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), args, this));
+            return RunwatchTest::runCli(args, this);
         };
 
         const RunwatchTest::CliResult text = start(u"text.sqlite"_s, false);
@@ -271,10 +270,11 @@ private Q_SLOTS:
                 lines << u"status "_s + o.value(u"status"_s).toString();
             } else if (type == u"delta") {
                 // Deltas may be merged (one line per network read): compare the text they add up to.
-                if (lines.last().startsWith(u"delta "_s))
+                if (lines.last().startsWith(u"delta "_s)) {
                     lines.last() += o.value(u"text"_s).toString();
-                else
+                } else {
                     lines << u"delta "_s + o.value(u"text"_s).toString();
+                }
             } else if (type == u"secondary") {
                 const QString item = o.value(u"item"_s).toString();
                 QString &id = o.value(u"kind"_s).toString() == u"reasoning" ? reasoningId : toolId;

@@ -37,8 +37,7 @@ class TestFollowUpCli final : public QObject
 
     Result cli(const QStringList &args, int ms = 60000)
     {
-        return RunwatchTest::finishCli(
-            RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals() + args, this), ms);
+        return RunwatchTest::runCli(globals() + args, this, {}, ms);
     }
 
     QList<QJsonObject> creates() const

@@ -46,10 +46,8 @@ class TestFoundryCli final : public QObject
 
     Result cli(const QStringList &args, const QStringList &extraGlobals = {}, int ms = 60000)
     {
-        return RunwatchTest::finishCli(
-            RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals(extraGlobals) + args, this,
-                                    {u"RUNWATCH_API_KEY="_s + QString::fromLatin1(kToken)}),
-            ms);
+        return RunwatchTest::runCli(globals(extraGlobals) + args, this,
+                                    {u"RUNWATCH_API_KEY="_s + QString::fromLatin1(kToken)}, ms);
     }
 
     QStringList start(const QString &prompt, const QStringList &more = {}) const
@@ -260,11 +258,9 @@ private Q_SLOTS:
             f.write(secret + '\n');
         }
         m_sim->setToken(QString::fromLatin1(secret));
-        const Result r = RunwatchTest::finishCli(
-            RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH),
-                                    globals({u"--token-command"_s, u"cat '%1'"_s.arg(tokenFile)})
-                                        + start(u"normal deltas=4"_s, {u"--follow"_s}),
-                                    this));
+        const Result r = RunwatchTest::runCli(globals({u"--token-command"_s, u"cat '%1'"_s.arg(tokenFile)})
+                                                  + start(u"normal deltas=4"_s, {u"--follow"_s}),
+                                              this);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(QString::fromUtf8(r.out), FoundrySimulator::tokenText(0, 4) + u'\n');
         QVERIFY(!r.out.contains(secret) && !r.err.contains(secret));

@@ -37,7 +37,7 @@ class TestTypedInputCli final : public QObject
         const QStringList globals{u"--backend"_s, backend,
                                   u"--url"_s,     m_sim->baseUrl().toString(),
                                   u"--store"_s,   m_dir->filePath(u"runs.sqlite"_s)};
-        return finishCli(RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals + args, this));
+        return RunwatchTest::runCli(globals + args, this);
     }
 
     // A "form" job followed up to its suspension: the run id.

@@ -48,8 +48,7 @@ class TestBrowseRuns final : public QObject
             u"--store"_s,   m_dir->filePath(u"other.sqlite"_s),
             u"--json"_s,    u"start"_s,
             u"--prompt"_s,  prompt};
-        const RunwatchTest::CliResult r
-            = RunwatchTest::finishCli(RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), args, this));
+        const RunwatchTest::CliResult r = RunwatchTest::runCli(args, this);
         if (r.exitCode != 0) {
             qWarning("runwatch-cli: %s", r.err.constData());
             return {};

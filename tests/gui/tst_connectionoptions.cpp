@@ -12,6 +12,7 @@
 #include "connections/connectionregistry.h"
 #include "connections/keystore.h"
 #include "connectionsdialog.h"
+#include "connectionsdialogrig.h"
 #include "loopbackrelays.h"
 #include "store/runstore.h"
 #include "testdata.h"
@@ -24,7 +25,6 @@
 #include <QPushButton>
 #include <QSslKey>
 #include <QSslSocket>
-#include <QTemporaryDir>
 #include <QUrlQuery>
 
 using namespace Runwatch;
@@ -36,47 +36,44 @@ class TestConnectionOptions final : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<Engine> m_engine;
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<RunStore> m_store;
-    std::unique_ptr<ConnectionRegistry> m_registry;
-    std::unique_ptr<ConnectionsDialog> m_dialog;
+    std::unique_ptr<ConnectionsDialogRig> m_rig;
 
-    QLineEdit *option(QLatin1StringView key) const { return m_dialog->optionsForm()->edit(key); }
+    QLineEdit *option(QLatin1StringView key) const { return m_rig->dialog->optionsForm()->edit(key); }
 
     void fill(const QString &name, const QString &backend, const QUrl &url)
     {
-        m_dialog->startNew();
-        m_dialog->nameEdit()->setText(name);
-        m_dialog->backendBox()->setCurrentText(backend);
-        m_dialog->urlEdit()->setText(url.toString());
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::None)));
-        if (auto *model = m_dialog->findChild<QLineEdit *>(u"connectionModel"_s))
+        m_rig->dialog->startNew();
+        m_rig->dialog->nameEdit()->setText(name);
+        m_rig->dialog->backendBox()->setCurrentText(backend);
+        m_rig->dialog->urlEdit()->setText(url.toString());
+        m_rig->dialog->authBox()->setCurrentIndex(m_rig->dialog->authBox()->findData(int(AuthStyle::None)));
+        if (auto *model = m_rig->dialog->findChild<QLineEdit *>(u"connectionModel"_s))
             model->setText(backend == u"openai" ? u"runwatch-sim-1"_s : QString());
     }
 
     // Saves the form and returns the connection as the store holds it now.
     std::optional<Connection> save(const QString &name)
     {
-        QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
-        if (!m_dialog->saveButton()->isEnabled())
+        QSignalSpy saved(m_rig->dialog.get(), &ConnectionsDialog::saved);
+        if (!m_rig->dialog->saveButton()->isEnabled())
             return std::nullopt;
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
         if (!QTest::qWaitFor([&] { return saved.count() == 1; }, 10000))
             return std::nullopt;
         // What another process (the CLI) or the next launch reads.
-        ConnectionRegistry reader(nullptr, nullptr, m_store.get());
+        ConnectionRegistry reader(nullptr, nullptr, &m_rig->store);
         const auto p = reader.savedProfile(name);
         return p ? std::optional<Connection>(p->connection) : std::nullopt;
     }
 
     bool runCompletes(const QString &connection, const QString &prompt)
     {
-        const QString id = m_engine->start(connection, prompt);
-        const bool done = QTest::qWaitFor([&] { return isTerminal(m_engine->status(id)); }, 20000);
-        if (!done || m_engine->status(id) != RunStatus::Completed) {
-            const Run *run = m_engine->manager.run(id);
-            qWarning("run on %s: %s %s", qPrintable(connection), qPrintable(statusName(m_engine->status(id))),
+        const QString id = m_rig->engine.start(connection, prompt);
+        const bool done = QTest::qWaitFor([&] { return isTerminal(m_rig->engine.status(id)); }, 20000);
+        if (!done || m_rig->engine.status(id) != RunStatus::Completed) {
+            const Run *run = m_rig->engine.manager.run(id);
+            qWarning("run on %s: %s %s", qPrintable(connection),
+                     qPrintable(statusName(m_rig->engine.status(id))),
                      run ? qPrintable(run->error.toString()) : "");
             return false;
         }
@@ -89,25 +86,11 @@ private Q_SLOTS:
     void init()
     {
         QSettings().clear();
-        m_engine = std::make_unique<Engine>();
-        m_dir = std::make_unique<QTemporaryDir>();
-        m_store = std::make_unique<RunStore>();
-        QVERIFY(m_store->open(m_dir->filePath(u"runs.sqlite"_s)));
-        auto *keychain = new KeychainKeyStore(false);
-        m_registry = std::make_unique<ConnectionRegistry>(&m_engine->manager, keychain, m_store.get());
-        keychain->setParent(m_registry.get());
-        m_dialog = std::make_unique<ConnectionsDialog>(m_registry.get());
-        m_dialog->show();
+        m_rig = std::make_unique<ConnectionsDialogRig>();
+        QVERIFY(m_rig->open());
     }
 
-    void cleanup()
-    {
-        m_dialog.reset();
-        m_registry.reset();
-        m_store.reset();
-        m_dir.reset();
-        m_engine.reset();
-    }
+    void cleanup() { m_rig.reset(); }
 
     // Only the chosen backend's options are offered; the common ones (the token command and the
     // transport's) are offered for every one.
@@ -123,13 +106,13 @@ private Q_SLOTS:
         // RUNWATCH_SCREENSHOT_DIR=DIR keeps the dialog of each backend for a look by eye.
         const QString shots = qEnvironmentVariable("RUNWATCH_SCREENSHOT_DIR");
         for (const auto &[backend, own] : expected) {
-            m_dialog->backendBox()->setCurrentText(backend);
+            m_rig->dialog->backendBox()->setCurrentText(backend);
             if (!shots.isEmpty())
-                QVERIFY(m_dialog->grab().save(shots + u"/connections-"_s + backend + u".png"_s));
+                QVERIFY(m_rig->dialog->grab().save(shots + u"/connections-"_s + backend + u".png"_s));
             for (const QString &key : all) {
                 const bool shown
                     = own.contains(key) || key == u"token_command" || key == u"ca_bundle" || key == u"proxy";
-                QVERIFY2(m_dialog->optionsForm()->edit(key)->isVisible() == shown,
+                QVERIFY2(m_rig->dialog->optionsForm()->edit(key)->isVisible() == shown,
                          qPrintable(backend + u' ' + key));
             }
         }
@@ -140,31 +123,31 @@ private Q_SLOTS:
     // token command's token, so that no keychain is needed). Dialog → store → engine → wire.
     void headerNameReachesTheWire()
     {
-        fill(u"gemini-like"_s, u"openai"_s, m_engine->sim.baseUrl());
-        QLineEdit *header = m_dialog->authHeaderEdit();
+        fill(u"gemini-like"_s, u"openai"_s, m_rig->engine.sim.baseUrl());
+        QLineEdit *header = m_rig->dialog->authHeaderEdit();
         QVERIFY(!header->isVisible());
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
+        m_rig->dialog->authBox()->setCurrentIndex(m_rig->dialog->authBox()->findData(int(AuthStyle::Header)));
         QVERIFY(header->isVisible());
         QCOMPARE(header->text(), u"api-key"_s); // what the style starts with
         header->setText(u"x goog api key"_s);
-        QVERIFY(!m_dialog->saveButton()->isEnabled());
-        auto *problems = m_dialog->findChild<QLabel *>(u"connectionOptionProblems"_s);
+        QVERIFY(!m_rig->dialog->saveButton()->isEnabled());
+        auto *problems = m_rig->dialog->findChild<QLabel *>(u"connectionOptionProblems"_s);
         QVERIFY(problems && problems->text().contains(u"x goog api key"_s));
         header->setText(u"x-goog-api-key"_s);
-        QVERIFY(m_dialog->saveButton()->isEnabled());
+        QVERIFY(m_rig->dialog->saveButton()->isEnabled());
         option(ConnectionOption::TokenCommand)->setText(u"printf %s tok-in-a-header"_s);
         const auto stored = save(u"gemini-like"_s);
         QVERIFY(stored);
         QCOMPARE(stored->auth, AuthStyle::Header);
         QCOMPARE(stored->authHeader, u"x-goog-api-key"_s);
-        m_dialog->startNew();
+        m_rig->dialog->startNew();
         QCOMPARE(header->text(), u"api-key"_s);
-        m_dialog->selectConnection(u"gemini-like"_s);
+        m_rig->dialog->selectConnection(u"gemini-like"_s);
         QCOMPARE(header->text(), u"x-goog-api-key"_s);
         QVERIFY(header->isVisible());
 
         QVERIFY(runCompletes(u"gemini-like"_s, u"normal deltas=3"_s));
-        const auto requests = m_engine->sim.requests();
+        const auto requests = m_rig->engine.sim.requests();
         QVERIFY(!requests.isEmpty());
         for (const auto &r : requests) {
             QCOMPARE(r.header("x-goog-api-key"), QByteArray("tok-in-a-header"));
@@ -176,20 +159,20 @@ private Q_SLOTS:
     // OpenAI's organization and project headers. Dialog → store → engine → wire.
     void openAiOptionsReachTheWire()
     {
-        m_engine->sim.setApiKey(u"azure-key-7"_s);
-        fill(u"azure"_s, u"openai"_s, m_engine->sim.baseUrl());
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::Header)));
+        m_rig->engine.sim.setApiKey(u"azure-key-7"_s);
+        fill(u"azure"_s, u"openai"_s, m_rig->engine.sim.baseUrl());
+        m_rig->dialog->authBox()->setCurrentIndex(m_rig->dialog->authBox()->findData(int(AuthStyle::Header)));
         option(OpenAiOption::ApiVersion)->setText(u"2025-04-01-preview"_s);
         option(OpenAiOption::Organization)->setText(u"org-cockpit"_s);
         option(OpenAiOption::Project)->setText(u"proj_42"_s);
         // A key without a keychain: the explicit session-only opt-in.
-        m_dialog->keyEdit()->setText(u"azure-key-7"_s);
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(m_dialog->keychainWarning()->isVisible(), 20000);
-        QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
-        QTest::mouseClick(m_dialog->sessionButton(), Qt::LeftButton);
+        m_rig->dialog->keyEdit()->setText(u"azure-key-7"_s);
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(m_rig->dialog->keychainWarning()->isVisible(), 20000);
+        QSignalSpy saved(m_rig->dialog.get(), &ConnectionsDialog::saved);
+        QTest::mouseClick(m_rig->dialog->sessionButton(), Qt::LeftButton);
         QTRY_COMPARE(saved.count(), 1);
-        ConnectionRegistry reader(nullptr, nullptr, m_store.get());
+        ConnectionRegistry reader(nullptr, nullptr, &m_rig->store);
         const auto stored = reader.savedProfile(u"azure"_s);
         QVERIFY(stored);
         QCOMPARE(stored->connection.auth, AuthStyle::Header);
@@ -199,7 +182,7 @@ private Q_SLOTS:
         QCOMPARE(stored->connection.options.value(u"project"_s).toString(), u"proj_42"_s);
 
         QVERIFY(runCompletes(u"azure"_s, u"normal deltas=3"_s));
-        const auto requests = m_engine->sim.requests();
+        const auto requests = m_rig->engine.sim.requests();
         QVERIFY(!requests.isEmpty());
         for (const auto &r : requests) {
             QCOMPARE(QUrlQuery(r.query).queryItemValue(u"api-version"_s), u"2025-04-01-preview"_s);
@@ -210,15 +193,15 @@ private Q_SLOTS:
         }
 
         // Edited again: a cleared option is gone from the store and from the wire.
-        m_dialog->selectConnection(u"azure"_s);
+        m_rig->dialog->selectConnection(u"azure"_s);
         QCOMPARE(option(OpenAiOption::Project)->text(), u"proj_42"_s);
         option(OpenAiOption::Project)->clear();
         const auto edited = save(u"azure"_s);
         QVERIFY(edited);
         QVERIFY(!edited->options.contains(u"project"_s));
-        m_engine->sim.resetCounters();
+        m_rig->engine.sim.resetCounters();
         QVERIFY(runCompletes(u"azure"_s, u"normal deltas=2"_s));
-        for (const auto &r : m_engine->sim.requests())
+        for (const auto &r : m_rig->engine.sim.requests())
             QVERIFY(r.header("openai-project").isEmpty());
     }
 
@@ -230,7 +213,7 @@ private Q_SLOTS:
         config.shape = RunwatchSim::JobsShape::Alternate;
         RunwatchSim::JobsSimulator alternate(config);
         QVERIFY(alternate.listen());
-        const QString path = m_dir->filePath(u"profile.json"_s);
+        const QString path = m_rig->dir.filePath(u"profile.json"_s);
         QFile bad(path);
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write(R"({"pointers": {"status": "state"}})");
@@ -238,10 +221,10 @@ private Q_SLOTS:
 
         fill(u"acme"_s, u"jobs"_s, alternate.baseUrl());
         option(JobsOption::ProfileFile)->setText(path);
-        QLabel *problems = m_dialog->optionsForm()->problemsLabel();
+        QLabel *problems = m_rig->dialog->optionsForm()->problemsLabel();
         QVERIFY(problems->isVisible());
         QVERIFY2(problems->text().contains(u"/pointers/status"_s), qPrintable(problems->text()));
-        QVERIFY(!m_dialog->saveButton()->isEnabled());
+        QVERIFY(!m_rig->dialog->saveButton()->isEnabled());
         option(JobsOption::ProfileFile)->setText(u"relative/profile.json"_s);
         QVERIFY(problems->text().contains(u"full path"_s));
 
@@ -259,7 +242,7 @@ private Q_SLOTS:
         QCOMPARE(alternate.requests().first().method, QByteArray("POST"));
         QVERIFY2(alternate.requests().first().path.endsWith(u"/v2/tasks"_s),
                  qPrintable(alternate.requests().first().path));
-        Engine::stopAll(&m_engine->manager);
+        Engine::stopAll(&m_rig->engine.manager);
     }
 
     // Foundry: api-version and the token command are saved (the token command's run is
@@ -268,7 +251,7 @@ private Q_SLOTS:
     {
         fill(u"foundry"_s, u"foundry"_s, QUrl(u"https://res.services.ai.azure.com/api/projects/p1"_s));
         option(ConnectionOption::TokenCommand)->setText(u"az account get-access-token \"--query"_s);
-        QVERIFY(!m_dialog->saveButton()->isEnabled());
+        QVERIFY(!m_rig->dialog->saveButton()->isEnabled());
         option(ConnectionOption::TokenCommand)->setText(u"printf %s tok"_s);
         option(OpenAiOption::ApiVersion)->setText(u"2025-05-15-preview"_s);
         const auto stored = save(u"foundry"_s);
@@ -277,8 +260,8 @@ private Q_SLOTS:
         QCOMPARE(stored->options.value(u"api_version"_s).toString(), u"2025-05-15-preview"_s);
         // Switching the backend drops options that no longer apply; the token command applies to
         // every backend and stays.
-        m_dialog->selectConnection(u"foundry"_s);
-        m_dialog->backendBox()->setCurrentText(u"a2a"_s);
+        m_rig->dialog->selectConnection(u"foundry"_s);
+        m_rig->dialog->backendBox()->setCurrentText(u"a2a"_s);
         const auto switched = save(u"foundry"_s);
         QVERIFY(switched);
         QVERIFY(!switched->options.contains(u"api_version"_s));
@@ -290,19 +273,28 @@ private Q_SLOTS:
     // api-version is on every request's query. Dialog → store → engine → wire.
     void foundryOptionsReachTheWire()
     {
-        m_engine->foundry.setToken(u"tok-from-dialog"_s);
-        fill(u"project"_s, u"foundry"_s, m_engine->foundry.baseUrl());
+        m_rig->engine.foundry.setToken(u"tok-from-dialog"_s);
+        fill(u"project"_s, u"foundry"_s, m_rig->engine.foundry.baseUrl());
         option(ConnectionOption::TokenCommand)->setText(u"printf %s tok-from-dialog"_s);
         option(OpenAiOption::ApiVersion)->setText(u"2025-05-15-preview"_s);
         QVERIFY(save(u"project"_s));
         StartRequest request;
         request.prompt = u"normal deltas=3"_s;
         request.agent = u"asst_sim_weather"_s;
-        const QString id = m_engine->manager.startRun(u"project"_s, request);
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(m_engine->status(id)), 20000);
-        QCOMPARE(m_engine->status(id), RunStatus::Completed);
-        const auto requests = m_engine->foundry.requests();
-        QVERIFY(requests.size() >= 2);
+        const QString id = m_rig->engine.manager.startRun(u"project"_s, request);
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(m_rig->engine.status(id)), 20000);
+        QCOMPARE(m_rig->engine.status(id), RunStatus::Completed);
+        // The run completes on the stream's terminal event; the stream then reads the messages
+        // once more (the service's own text), a request that may still be on its way: wait for
+        // it to be answered before reading the log.
+        const auto answered = [this] {
+            const auto requests = m_rig->engine.foundry.requests();
+            return requests.size() >= 2 && std::all_of(requests.cbegin(), requests.cend(), [](const auto &r) {
+                       return r.status != 0;
+                   });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(answered(), 20000);
+        const auto requests = m_rig->engine.foundry.requests();
         for (const auto &r : requests) {
             QCOMPARE(r.header("authorization"), QByteArray("Bearer tok-from-dialog"));
             QCOMPARE(r.apiVersion, u"2025-05-15-preview"_s);
@@ -314,32 +306,32 @@ private Q_SLOTS:
     // the deadline of each new run on it.
     void defaultTimeBudgetGivesNewRunsADeadline()
     {
-        fill(u"budgeted"_s, u"openai"_s, m_engine->sim.baseUrl());
+        fill(u"budgeted"_s, u"openai"_s, m_rig->engine.sim.baseUrl());
         option(ConnectionOption::DefaultTimeBudget)->setText(u"two hours"_s);
-        QVERIFY(!m_dialog->saveButton()->isEnabled());
-        QVERIFY(!m_dialog->optionsForm()->problemsLabel()->text().isEmpty());
+        QVERIFY(!m_rig->dialog->saveButton()->isEnabled());
+        QVERIFY(!m_rig->dialog->optionsForm()->problemsLabel()->text().isEmpty());
         option(ConnectionOption::DefaultTimeBudget)->setText(u"2h"_s);
-        QVERIFY2(m_dialog->saveButton()->isEnabled(),
-                 qPrintable(m_dialog->optionsForm()->problemsLabel()->text()));
+        QVERIFY2(m_rig->dialog->saveButton()->isEnabled(),
+                 qPrintable(m_rig->dialog->optionsForm()->problemsLabel()->text()));
         const auto stored = save(u"budgeted"_s);
         QVERIFY(stored);
         QCOMPARE(stored->options.value(u"default_time_budget"_s).toString(), u"2h"_s);
-        const QString id = m_engine->start(u"budgeted"_s, u"normal deltas=2"_s);
-        const Run *run = m_engine->manager.run(id);
+        const QString id = m_rig->engine.start(u"budgeted"_s, u"normal deltas=2"_s);
+        const Run *run = m_rig->engine.manager.run(id);
         QVERIFY(run && run->deadlineAt.isValid());
         QCOMPARE(run->createdAt.msecsTo(run->deadlineAt), qint64(2) * 3600 * 1000);
         QVERIFY(!run->cancelAtDeadline);
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(m_engine->status(id)), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(m_rig->engine.status(id)), 20000);
     }
 
     // Plain http to a host that is not loopback needs the explicit opt-in before Save.
     void plainHttpNeedsTheOptIn()
     {
         fill(u"lan"_s, u"openai"_s, QUrl(u"http://192.0.2.10:8080/v1"_s));
-        QVERIFY(!m_dialog->saveButton()->isEnabled());
-        QVERIFY(m_dialog->optionsForm()->problemsLabel()->text().contains(u"http"_s));
-        m_dialog->insecureBox()->setChecked(true);
-        QVERIFY(m_dialog->saveButton()->isEnabled());
+        QVERIFY(!m_rig->dialog->saveButton()->isEnabled());
+        QVERIFY(m_rig->dialog->optionsForm()->problemsLabel()->text().contains(u"http"_s));
+        m_rig->dialog->insecureBox()->setChecked(true);
+        QVERIFY(m_rig->dialog->saveButton()->isEnabled());
         const auto stored = save(u"lan"_s);
         QVERIFY(stored);
         QVERIFY(stored->allowInsecureHttp);
@@ -350,27 +342,27 @@ private Q_SLOTS:
     {
         RunwatchTest::Socks5Proxy proxy;
         QVERIFY(proxy.listen());
-        fill(u"proxied"_s, u"openai"_s, m_engine->sim.baseUrl());
+        fill(u"proxied"_s, u"openai"_s, m_rig->engine.sim.baseUrl());
         option(ConnectionOption::Proxy)->setText(u"socks5://127.0.0.1"_s);
-        QVERIFY(!m_dialog->saveButton()->isEnabled()); // no port
+        QVERIFY(!m_rig->dialog->saveButton()->isEnabled()); // no port
         option(ConnectionOption::Proxy)->setText(u"socks5://127.0.0.1:%1"_s.arg(proxy.port()));
         const auto stored = save(u"proxied"_s);
         QVERIFY(stored);
         QCOMPARE(stored->options.value(u"proxy"_s).toString(), u"socks5://127.0.0.1:%1"_s.arg(proxy.port()));
         QVERIFY(runCompletes(u"proxied"_s, u"normal deltas=3"_s));
-        const QString target = u"127.0.0.1:%1"_s.arg(m_engine->sim.baseUrl().port());
+        const QString target = u"127.0.0.1:%1"_s.arg(m_rig->engine.sim.baseUrl().port());
         QVERIFY2(proxy.targets().contains(target), qPrintable(proxy.targets().join(u", "_s)));
 
         // "Test connection" checks what is entered: through the proxy, too.
         const qsizetype tunnels = proxy.targets().size();
-        QSignalSpy tested(m_dialog.get(), &ConnectionsDialog::tested);
-        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QSignalSpy tested(m_rig->dialog.get(), &ConnectionsDialog::tested);
+        QTest::mouseClick(m_rig->dialog->testButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 1, 20000);
         QVERIFY2(tested.first().at(0).toBool(), qPrintable(tested.first().at(1).toString()));
         QVERIFY(proxy.targets().size() > tunnels);
         // …and a proxy that is not there fails the test.
         option(ConnectionOption::Proxy)->setText(u"socks5://127.0.0.1:1"_s);
-        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QTest::mouseClick(m_rig->dialog->testButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 20000);
         QVERIFY(!tested.at(1).at(0).toBool());
     }
@@ -383,20 +375,20 @@ private Q_SLOTS:
         tls.setLocalCertificate(QSslCertificate(RunwatchTest::readData(u"tls/cert.pem"_s)));
         tls.setPrivateKey(QSslKey(RunwatchTest::readData(u"tls/key.pem"_s), QSsl::Rsa));
         tls.setPeerVerifyMode(QSslSocket::VerifyNone);
-        RunwatchTest::TlsRelay relay(quint16(m_engine->sim.baseUrl().port()), tls);
+        RunwatchTest::TlsRelay relay(quint16(m_rig->engine.sim.baseUrl().port()), tls);
         QVERIFY(relay.listen());
-        QUrl url = m_engine->sim.baseUrl();
+        QUrl url = m_rig->engine.sim.baseUrl();
         url.setScheme(u"https"_s);
         url.setPort(relay.port());
 
         fill(u"untrusted"_s, u"openai"_s, url);
         QVERIFY(save(u"untrusted"_s));
-        const QString refused = m_engine->start(u"untrusted"_s, u"normal deltas=2"_s);
-        QTRY_VERIFY_WITH_TIMEOUT(m_engine->manager.run(refused)->error.code == u"tls_error"_s, 20000);
+        const QString refused = m_rig->engine.start(u"untrusted"_s, u"normal deltas=2"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(m_rig->engine.manager.run(refused)->error.code == u"tls_error"_s, 20000);
 
         fill(u"private-ca"_s, u"openai"_s, url);
-        option(ConnectionOption::CaBundle)->setText(m_dir->filePath(u"missing.pem"_s));
-        QVERIFY(!m_dialog->saveButton()->isEnabled());
+        option(ConnectionOption::CaBundle)->setText(m_rig->dir.filePath(u"missing.pem"_s));
+        QVERIFY(!m_rig->dialog->saveButton()->isEnabled());
         option(ConnectionOption::CaBundle)->setText(RunwatchTest::dataPath(u"tls/cert.pem"_s));
         const auto stored = save(u"private-ca"_s);
         QVERIFY(stored);

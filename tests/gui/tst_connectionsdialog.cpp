@@ -8,6 +8,7 @@
 #include "connections/keychain.h"
 #include "connections/keystore.h"
 #include "connectionsdialog.h"
+#include "connectionsdialogrig.h"
 #include "store/runstore.h"
 #include "uitesthelpers.h"
 
@@ -20,7 +21,6 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QTemporaryDir>
 
 using namespace Runwatch;
 using namespace RunwatchUiTest;
@@ -48,19 +48,15 @@ class TestConnectionsDialog final : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<Engine> m_engine;
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<RunStore> m_store;
-    std::unique_ptr<ConnectionRegistry> m_registry;
-    std::unique_ptr<ConnectionsDialog> m_dialog;
+    std::unique_ptr<ConnectionsDialogRig> m_rig;
 
     void fill(const QString &name, const QString &url, const QString &key)
     {
-        m_dialog->startNew();
-        m_dialog->nameEdit()->setText(name);
-        m_dialog->backendBox()->setCurrentText(u"openai"_s);
-        m_dialog->urlEdit()->setText(url);
-        m_dialog->keyEdit()->setText(key);
+        m_rig->dialog->startNew();
+        m_rig->dialog->nameEdit()->setText(name);
+        m_rig->dialog->backendBox()->setCurrentText(u"openai"_s);
+        m_rig->dialog->urlEdit()->setText(url);
+        m_rig->dialog->keyEdit()->setText(key);
     }
 
 private Q_SLOTS:
@@ -73,24 +69,13 @@ private Q_SLOTS:
     void init()
     {
         QSettings().clear();
-        m_engine = std::make_unique<Engine>();
-        m_dir = std::make_unique<QTemporaryDir>();
-        m_store = std::make_unique<RunStore>();
-        QVERIFY(m_store->open(m_dir->filePath(u"runs.sqlite"_s)));
-        auto *keychain = new KeychainKeyStore(false);
-        m_registry = std::make_unique<ConnectionRegistry>(&m_engine->manager, keychain, m_store.get());
-        keychain->setParent(m_registry.get());
-        m_dialog = std::make_unique<ConnectionsDialog>(m_registry.get());
-        m_dialog->show();
+        m_rig = std::make_unique<ConnectionsDialogRig>();
+        QVERIFY(m_rig->open());
     }
 
     void cleanup()
     {
-        m_dialog.reset();
-        m_registry.reset();
-        m_store.reset();
-        m_dir.reset();
-        m_engine.reset();
+        m_rig.reset();
         QFile::remove(Keychain::defaultInsecurePath());
     }
 
@@ -98,51 +83,51 @@ private Q_SLOTS:
     void noKeychainGivesClearMessage()
     {
         fill(u"prod"_s, u"https://api.example.com/v1"_s, kKey);
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(m_dialog->keychainWarning()->isVisible(), 20000);
-        const QString text = m_dialog->keychainWarningText()->text();
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(m_rig->dialog->keychainWarning()->isVisible(), 20000);
+        const QString text = m_rig->dialog->keychainWarningText()->text();
         QVERIFY2(text.contains(u"No system keychain is available"_s), qPrintable(text));
         QVERIFY(text.contains(u"never writes API keys to a file on its own"_s));
-        QVERIFY(m_dialog->sessionButton()->isVisible());
-        QVERIFY(m_dialog->plaintextButton()->isVisible());
-        QVERIFY(!m_registry->profile(u"prod"_s));
-        QVERIFY(!m_engine->manager.connection(u"prod"_s));
+        QVERIFY(m_rig->dialog->sessionButton()->isVisible());
+        QVERIFY(m_rig->dialog->plaintextButton()->isVisible());
+        QVERIFY(!m_rig->registry->profile(u"prod"_s));
+        QVERIFY(!m_rig->engine.manager.connection(u"prod"_s));
         QVERIFY(!QFile::exists(Keychain::defaultInsecurePath()));
         QVERIFY(!settingsBytes().contains(kKey.toUtf8()));
-        QVERIFY(m_store->loadConnectionConfigs().isEmpty());
+        QVERIFY(m_rig->store.loadConnectionConfigs().isEmpty());
     }
 
     // Opting in to "this session only" keeps the key in memory; settings never see it.
     void optInSessionOnly()
     {
         fill(u"prod"_s, u"https://api.example.com/v1"_s, kKey);
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(m_dialog->keychainWarning()->isVisible(), 20000);
-        QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
-        QTest::mouseClick(m_dialog->sessionButton(), Qt::LeftButton);
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(m_rig->dialog->keychainWarning()->isVisible(), 20000);
+        QSignalSpy saved(m_rig->dialog.get(), &ConnectionsDialog::saved);
+        QTest::mouseClick(m_rig->dialog->sessionButton(), Qt::LeftButton);
         QTRY_COMPARE(saved.count(), 1);
-        QVERIFY(!m_dialog->keychainWarning()->isVisible());
-        const auto profile = m_registry->profile(u"prod"_s);
+        QVERIFY(!m_rig->dialog->keychainWarning()->isVisible());
+        const auto profile = m_rig->registry->profile(u"prod"_s);
         QVERIFY(profile);
         QCOMPARE(profile->keyStorage, KeyStorage::Session);
-        QCOMPARE(m_engine->manager.connection(u"prod"_s)->apiKey, kKey);
+        QCOMPARE(m_rig->engine.manager.connection(u"prod"_s)->apiKey, kKey);
         // The profile is in the store (shared with the CLI), the key neither there nor in settings.
-        QCOMPARE(m_store->loadConnectionConfigs().size(), 1);
-        QCOMPARE(m_store->loadConnectionConfigs().first().value(u"name"_s).toString(), u"prod"_s);
-        m_store->close();
-        QVERIFY(!fileBytes(m_dir->filePath(u"runs.sqlite"_s)).contains(kKey.toUtf8()));
+        QCOMPARE(m_rig->store.loadConnectionConfigs().size(), 1);
+        QCOMPARE(m_rig->store.loadConnectionConfigs().first().value(u"name"_s).toString(), u"prod"_s);
+        m_rig->store.close();
+        QVERIFY(!fileBytes(m_rig->dir.filePath(u"runs.sqlite"_s)).contains(kKey.toUtf8()));
         QVERIFY(!settingsBytes().contains(kKey.toUtf8()));
         QVERIFY(!QFile::exists(Keychain::defaultInsecurePath()));
-        QVERIFY(m_dialog->list()->findItems(u"prod"_s, Qt::MatchExactly).size() == 1);
+        QVERIFY(m_rig->dialog->list()->findItems(u"prod"_s, Qt::MatchExactly).size() == 1);
     }
 
     // The plain-file opt-in asks once more, then writes an owner-only file.
     void optInPlaintextAfterConfirmation()
     {
         fill(u"lab"_s, u"https://lab.example.com/v1"_s, kKey);
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(m_dialog->keychainWarning()->isVisible(), 20000);
-        QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(m_rig->dialog->keychainWarning()->isVisible(), 20000);
+        QSignalSpy saved(m_rig->dialog.get(), &ConnectionsDialog::saved);
         // The confirmation is modal: answer it from the event loop.
         bool asked = false;
         QTimer answer;
@@ -153,12 +138,12 @@ private Q_SLOTS:
             }
         });
         answer.start(20);
-        QTest::mouseClick(m_dialog->plaintextButton(), Qt::LeftButton);
+        QTest::mouseClick(m_rig->dialog->plaintextButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 20000);
         answer.stop();
         QVERIFY(asked);
-        QCOMPARE(m_registry->profile(u"lab"_s)->keyStorage, KeyStorage::Plaintext);
-        QCOMPARE(m_engine->manager.connection(u"lab"_s)->apiKey, kKey);
+        QCOMPARE(m_rig->registry->profile(u"lab"_s)->keyStorage, KeyStorage::Plaintext);
+        QCOMPARE(m_rig->engine.manager.connection(u"lab"_s)->apiKey, kKey);
         QFile file(Keychain::defaultInsecurePath());
         QVERIFY(file.exists());
         QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
@@ -171,46 +156,46 @@ private Q_SLOTS:
     // A connection without a key needs no keychain at all.
     void savingWithoutKeyWorks()
     {
-        fill(u"local"_s, m_engine->sim.baseUrl().toString(), {});
-        m_dialog->authBox()->setCurrentIndex(m_dialog->authBox()->findData(int(AuthStyle::None)));
-        QSignalSpy saved(m_dialog.get(), &ConnectionsDialog::saved);
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
+        fill(u"local"_s, m_rig->engine.sim.baseUrl().toString(), {});
+        m_rig->dialog->authBox()->setCurrentIndex(m_rig->dialog->authBox()->findData(int(AuthStyle::None)));
+        QSignalSpy saved(m_rig->dialog.get(), &ConnectionsDialog::saved);
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
         QTRY_COMPARE(saved.count(), 1);
-        QVERIFY(!m_dialog->keychainWarning()->isVisible());
-        QCOMPARE(m_registry->profile(u"local"_s)->keyStorage, KeyStorage::None);
-        QVERIFY(m_engine->manager.backend(u"local"_s));
-        QVERIFY(ConnectionRegistry::hasSavedProfiles(m_store.get()));
+        QVERIFY(!m_rig->dialog->keychainWarning()->isVisible());
+        QCOMPARE(m_rig->registry->profile(u"local"_s)->keyStorage, KeyStorage::None);
+        QVERIFY(m_rig->engine.manager.backend(u"local"_s));
+        QVERIFY(ConnectionRegistry::hasSavedProfiles(&m_rig->store));
     }
 
     // Bad input is refused with a message, nothing is saved.
     void validation()
     {
         fill({}, u"https://api.example.com/v1"_s, {});
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
-        QTRY_VERIFY(!m_dialog->statusLabel()->text().isEmpty());
-        QVERIFY(m_dialog->statusLabel()->text().contains(u"name"_s));
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
+        QTRY_VERIFY(!m_rig->dialog->statusLabel()->text().isEmpty());
+        QVERIFY(m_rig->dialog->statusLabel()->text().contains(u"name"_s));
         fill(u"x"_s, u"not a url"_s, {});
-        QTest::mouseClick(m_dialog->saveButton(), Qt::LeftButton);
-        QTRY_VERIFY(m_dialog->statusLabel()->text().contains(u"base URL"_s));
-        QVERIFY(m_registry->profiles().isEmpty());
+        QTest::mouseClick(m_rig->dialog->saveButton(), Qt::LeftButton);
+        QTRY_VERIFY(m_rig->dialog->statusLabel()->text().contains(u"base URL"_s));
+        QVERIFY(m_rig->registry->profiles().isEmpty());
     }
 
     // "Test connection" asks the service for its models, with the typed key.
     void testConnection()
     {
-        m_engine->sim.setApiKey(u"right-key"_s);
-        fill(u"sim2"_s, m_engine->sim.baseUrl().toString(), u"right-key"_s);
-        QSignalSpy tested(m_dialog.get(), &ConnectionsDialog::tested);
-        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        m_rig->engine.sim.setApiKey(u"right-key"_s);
+        fill(u"sim2"_s, m_rig->engine.sim.baseUrl().toString(), u"right-key"_s);
+        QSignalSpy tested(m_rig->dialog.get(), &ConnectionsDialog::tested);
+        QTest::mouseClick(m_rig->dialog->testButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 1, 15000);
         QVERIFY2(tested.first().at(0).toBool(), qPrintable(tested.first().at(1).toString()));
-        QVERIFY(m_dialog->statusLabel()->text().startsWith(u"Connected"_s));
-        m_dialog->keyEdit()->setText(u"wrong-key"_s);
-        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QVERIFY(m_rig->dialog->statusLabel()->text().startsWith(u"Connected"_s));
+        m_rig->dialog->keyEdit()->setText(u"wrong-key"_s);
+        QTest::mouseClick(m_rig->dialog->testButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 15000);
         QVERIFY(!tested.at(1).at(0).toBool());
-        QVERIFY2(m_dialog->statusLabel()->text().contains(u"401"_s),
-                 qPrintable(m_dialog->statusLabel()->text()));
+        QVERIFY2(m_rig->dialog->statusLabel()->text().contains(u"401"_s),
+                 qPrintable(m_rig->dialog->statusLabel()->text()));
     }
 
     // "Test connection" for an A2A agent shows who answered: the card's name and skills.
@@ -218,15 +203,15 @@ private Q_SLOTS:
     {
         RunwatchSim::A2aSimulator agent;
         QVERIFY(agent.listen());
-        m_dialog->startNew();
-        m_dialog->nameEdit()->setText(u"agent2"_s);
-        m_dialog->backendBox()->setCurrentText(u"a2a"_s);
-        QCOMPARE(m_dialog->backendBox()->currentText(), u"a2a"_s);
-        m_dialog->urlEdit()->setText(agent.baseUrl().toString());
-        QSignalSpy tested(m_dialog.get(), &ConnectionsDialog::tested);
-        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        m_rig->dialog->startNew();
+        m_rig->dialog->nameEdit()->setText(u"agent2"_s);
+        m_rig->dialog->backendBox()->setCurrentText(u"a2a"_s);
+        QCOMPARE(m_rig->dialog->backendBox()->currentText(), u"a2a"_s);
+        m_rig->dialog->urlEdit()->setText(agent.baseUrl().toString());
+        QSignalSpy tested(m_rig->dialog.get(), &ConnectionsDialog::tested);
+        QTest::mouseClick(m_rig->dialog->testButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 1, 15000);
-        const QString text = m_dialog->statusLabel()->text();
+        const QString text = m_rig->dialog->statusLabel()->text();
         QVERIFY2(tested.first().at(0).toBool(), qPrintable(text));
         QVERIFY2(text.startsWith(u"Connected to “Runwatch A2A Simulator”"_s), qPrintable(text));
         QVERIFY2(text.contains(u"A2A 1.0"_s), qPrintable(text));
@@ -235,11 +220,11 @@ private Q_SLOTS:
 
         // No agent behind the URL: a failure that says so, not "connected".
         agent.close();
-        QTest::mouseClick(m_dialog->testButton(), Qt::LeftButton);
+        QTest::mouseClick(m_rig->dialog->testButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 15000);
         QVERIFY(!tested.at(1).at(0).toBool());
-        QVERIFY2(m_dialog->statusLabel()->text().startsWith(u"Failed"_s),
-                 qPrintable(m_dialog->statusLabel()->text()));
+        QVERIFY2(m_rig->dialog->statusLabel()->text().startsWith(u"Failed"_s),
+                 qPrintable(m_rig->dialog->statusLabel()->text()));
     }
 
     // The demo's connections are shown but cannot be edited or removed.
@@ -248,11 +233,11 @@ private Q_SLOTS:
         Connection demo;
         demo.name = u"Local demo"_s;
         demo.backend = u"openai"_s;
-        demo.baseUrl = m_engine->sim.baseUrl();
-        m_registry->addTransient(demo);
-        m_dialog->selectConnection(u"Local demo"_s);
-        QTRY_VERIFY(!m_dialog->nameEdit()->isEnabled());
-        QVERIFY(!ConnectionRegistry::hasSavedProfiles(m_store.get()));
+        demo.baseUrl = m_rig->engine.sim.baseUrl();
+        m_rig->registry->addTransient(demo);
+        m_rig->dialog->selectConnection(u"Local demo"_s);
+        QTRY_VERIFY(!m_rig->dialog->nameEdit()->isEnabled());
+        QVERIFY(!ConnectionRegistry::hasSavedProfiles(&m_rig->store));
     }
 };
 

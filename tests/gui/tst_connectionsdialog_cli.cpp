@@ -48,8 +48,8 @@ class TestConnectionsDialogCli final : public QObject
 
     RunwatchTest::CliResult cli(const QStringList &args)
     {
-        const RunwatchTest::CliResult r = RunwatchTest::finishCli(RunwatchTest::launchCli(
-            QStringLiteral(RUNWATCH_CLI_PATH), QStringList{u"--store"_s, storePath()} + args, this));
+        const RunwatchTest::CliResult r
+            = RunwatchTest::runCli(QStringList{u"--store"_s, storePath()} + args, this);
         if (r.out.contains(kKey.toUtf8()) || r.err.contains(kKey.toUtf8()))
             m_keyPrinted = true;
         return r;
@@ -59,9 +59,10 @@ private Q_SLOTS:
     void initTestCase()
     {
         // Never a silent pass without the keyring: ctest runs this binary through the wrapper.
-        if (qEnvironmentVariable("RUNWATCH_KEYRING") != u"real")
+        if (qEnvironmentVariable("RUNWATCH_KEYRING") != u"real") {
             QFAIL("run through tests/unit/connections/run-keyring.sh real (ctest does): it provides the "
                   "keyring");
+        }
         isolateSettings();
     }
 

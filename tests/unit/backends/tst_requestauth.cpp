@@ -16,6 +16,7 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchTest::awaitWithin;
+using RunwatchTest::RecordedRequest;
 using RunwatchTest::ScriptedReply;
 using RunwatchTest::ScriptedServer;
 
@@ -88,7 +89,7 @@ private Q_SLOTS:
         auth.attach(&http);
         const auto response = awaitWithin(http.send(get(server)));
         QVERIFY(response && response->ok());
-        const auto &sent = server.requests().first();
+        const RecordedRequest sent = server.requests().first();
         if (!carrier.isEmpty())
             QCOMPARE(sent.header(carrier), value);
         // The key is in its one header and nowhere else.
