@@ -10,7 +10,9 @@
 # main-window-dark.png (the same moment with the dark palette) and tool-outputs.png (a Foundry run
 # waiting for two tool outputs, on a 1366x768 screen) and main-window-de.png (the app in German,
 # LANG=de_DE.UTF-8, on a 1366x768 screen) and usage-cost.png (the token and cost columns shown, a price
-# set, on a 1366x768 screen). The demo behind them runs the
+# set, on a 1366x768 screen), typed-form.png (the Respond panel's form from a job's JSON Schema) and
+# new-run-input.png (the New Run dialog with structured JSON input), both on a 1366x768 screen. The
+# demo behind them runs the
 # real OpenAI, A2A and jobs connectors against the built-in simulators (app/gui/demomode.h).
 # SCREEN=WxHxDEPTH sets the virtual screen (default 1600x1000x24), e.g. SCREEN=1366x768x24 to
 # check a small laptop screen.
@@ -53,6 +55,7 @@ PLAN=main-window shoot "-dark" --palette dark
 PLAN=tooloutput SCREEN=1366x768x24 shoot "-small" --palette light
 SHOT_LANG=de_DE.UTF-8 PLAN=main-window SCREEN=1366x768x24 shoot "-de" --palette light
 PLAN=usage SCREEN=1366x768x24 shoot "-usage" --palette light
+PLAN=form,new-run SCREEN=1366x768x24 shoot "-form" --palette light
 
 mkdir -p "$out"
 cp "$tmp/shots/main-window.png" "$out/main-window.png"
@@ -61,5 +64,7 @@ cp "$tmp/shots-dark/main-window.png" "$out/main-window-dark.png"
 cp "$tmp/shots-small/tooloutput.png" "$out/tool-outputs.png"
 cp "$tmp/shots-de/main-window.png" "$out/main-window-de.png"
 cp "$tmp/shots-usage/usage.png" "$out/usage-cost.png"
+cp "$tmp/shots-form/form.png" "$out/typed-form.png"
+cp "$tmp/shots-form/new-run.png" "$out/new-run-input.png"
 echo "screenshots in $out:"
 ls -l "$out"

@@ -60,14 +60,12 @@ Commands:
         [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
                       (--agent: the agent to run, for services that run agents; --deadline: a time
                       budget such as 45m or 2h, warned before, cancelled at the end when asked;
-                      --input: structured input where the backend takes it: jobs, the job's
-                      input; openai, input items; a2a, a data part. The prompt titles the run)
+                      --input: structured input, where the backend takes it (see "Backends"
+                      below). The prompt titles the run)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
-                      the next turn after a completed run (openai: previous_response_id;
-                      a2a: a new task in its contextId; foundry: a message and a new run on
-                      its thread): a run of its own, printed like start's; status shows
-                      its parent. A working a2a run takes it as a message to its task: the
-                      same run is printed and goes on (a refusal: its error, exit 1)
+                      the next turn after a completed run, as the backend continues a
+                      conversation (see "Backends"): a run of its own, printed like start's;
+                      status shows its parent
   watch RUN [--give-up-after DURATION]
                       primary text to stdout as it arrives, secondary output to stderr;
                       resumes after drops; exits at a terminal state or when input is required.
@@ -81,19 +79,16 @@ Commands:
                       active runs (--all: every stored run; --stuck: only the live runs
                       without progress for several times their expected duration, shown
                       as "stuck" where the status would be)
-  list --remote       the service's own list of runs (A2A 1.0: ListTasks), incl. ones
-                      started elsewhere: remote id, status, title
+  list --remote       the service's own list of runs, incl. ones started elsewhere: remote
+                      id, status, title
   attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
-  agent               what the service says about itself (A2A: the agent card)
+  agent               what the service says about itself (e.g. an agent card)
   agents              the service's agents (id, name, model), where it runs agents
   respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
                --value JSON | --output CALL_ID=TEXT ...)
                       --value: a typed answer to a form (the run's JSON Schema), checked
-                      before it is sent; a mistake names the field, exit 2.
-                      tool calls (openai, foundry): --output once per pending call, all sent
-                      in one request; --text when exactly one is pending; --approve/--reject
-                      answer every pending MCP approval. OpenAI goes on in the next response
-                      (previous_response_id): `watch RUN` follows it
+                      before it is sent; a mistake names the field, exit 2. --output: a tool
+                      call's output (see "Backends")
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
@@ -106,7 +101,10 @@ Commands:
                       when a live run counts as stuck (app, list, status): no progress for
                       N × its expected duration (default 3), never under the floor (2m);
                       without options prints the rule
+)");
 
+// After the connectors' notes on the commands (each connector's row, see helpText()).
+constexpr auto kUsageTail = QT_TRANSLATE_NOOP("Runwatch::Cli::CliApp", R"(
 RUN is the local or the remote id. A stored run started on a saved connection goes through it
 again (its options and key) unless --url/--backend are given. API keys never come from the
 command line: from the environment, or from a saved connection's keychain entry. A key the app
@@ -191,10 +189,11 @@ QString CliApp::helpText()
     QString text = CliApp::tr(kUsageHead);
     text += entry(u"--backend NAME"_s,
                   CliApp::tr("connector for --url (default: %1):").arg(defaultConnector().name));
-    for (const ConnectorDescriptor &row : connectors())
+    for (const ConnectorDescriptor &row : connectors()) {
         text += entry(QString(),
                       CliApp::tr("%1: %2; --url is %3")
                           .arg(row.name, connectorText(row.displayName), connectorText(row.urlHelp)));
+    }
     text += CliApp::tr(kUsageConnection);
     // Each flag once: the common options, then each connector's (a flag two connectors share, such
     // as --api-version, names both).
@@ -221,7 +220,13 @@ QString CliApp::helpText()
         text += entry(flag + u' ' + option->cliValue,
                       names.isEmpty() ? help : u"[%1] %2"_s.arg(names.join(u", "_s), help));
     }
-    return text + CliApp::tr(kUsage);
+    text += CliApp::tr(kUsage);
+    text += CliApp::tr("Backends (how each takes the commands):\n");
+    for (const ConnectorDescriptor &row : connectors()) {
+        if (row.cliNotes)
+            text += entry(row.name, connectorText(row.cliNotes));
+    }
+    return text + CliApp::tr(kUsageTail);
 }
 
 int CliApp::run(const QStringList &args)
@@ -240,38 +245,39 @@ int CliApp::run(const QStringList &args)
         if (!a.startsWith(u"--"_s))
             break;
         bool ok = true;
-        if (a == u"--backend")
+        if (a == u"--backend") {
             ok = takeValue(a, &o.backend);
-        else if (a == u"--url")
+        } else if (a == u"--url") {
             ok = takeValue(a, &o.url);
-        else if (a == u"--connection")
+        } else if (a == u"--connection") {
             ok = takeValue(a, &o.connection);
-        else if (a == u"--api-key-env")
+        } else if (a == u"--api-key-env") {
             ok = takeValue(a, &o.apiKeyEnv);
-        else if (a == u"--auth")
+        } else if (a == u"--auth") {
             ok = takeValue(a, &o.auth);
-        else if (a == u"--store")
+        } else if (a == u"--store") {
             ok = takeValue(a, &o.store);
-        else if (a == u"--json")
+        } else if (a == u"--json") {
             m_json = true;
-        else if (const ConnectorOption *option = anyConnectionOption(a)) {
+        } else if (const ConnectorOption *option = anyConnectionOption(a)) {
             QString value;
             ok = takeValue(a, &value);
             // Absolute: the connection may outlive the working directory it was given in.
             if (ok && option->kind == ConnectorOption::Kind::File)
                 value = QFileInfo(value).absoluteFilePath();
             o.connectionOptions.insert(QString(option->key), {a, value});
-        } else if (a == u"--allow-insecure-http")
+        } else if (a == u"--allow-insecure-http") {
             o.allowInsecure = true;
-        else if (a == u"--help" || a == u"-h")
+        } else if (a == u"--help" || a == u"-h") {
             return usage({}), ExitCompleted;
-        else if (a == u"--version")
+        } else if (a == u"--version") {
             return writeOut(u"runwatch-cli "_s + QStringLiteral(RUNWATCH_VERSION_STRING) + u'\n'),
                    ExitCompleted;
-        else if (a == u"--api-key")
+        } else if (a == u"--api-key") {
             return usage(CliApp::tr("API keys are read from the environment only (use --api-key-env VAR)."));
-        else
+        } else {
             return usage(CliApp::tr("unknown option %1").arg(a));
+        }
         if (!ok)
             return usage(u"%1 needs a value"_s.arg(a));
     }
@@ -284,23 +290,26 @@ int CliApp::run(const QStringList &args)
         = std::any_of(o.connectionOptions.keyBegin(), o.connectionOptions.keyEnd(),
                       [](const QString &key) { return key != ConnectionOption::TokenCommand; });
     if (!o.connection.isEmpty()
-        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || savedOptionsGiven))
+        && (!o.backend.isEmpty() || !o.url.isEmpty() || !o.auth.isEmpty() || savedOptionsGiven)) {
         return usage(
             u"--connection %1 brings its own backend, URL, auth style and options: leave out "
             "--backend, --url, --auth and the connection options (but --token-command)"_s.arg(o.connection));
+    }
     if (!o.auth.isEmpty()) {
         AuthStyle style = AuthStyle::Bearer;
         QString header;
         if (!authStyleFromName(o.auth, &style, &header)
-            || (style == AuthStyle::Header && !isHeaderName(header)))
+            || (style == AuthStyle::Header && !isHeaderName(header))) {
             return usage(
                 CliApp::tr("--auth takes bearer, header:NAME (a header name such as x-api-key) or none, "
                            "not \"%1\"")
                     .arg(o.auth));
+        }
     }
-    if (!o.backend.isEmpty() && !connector(o.backend))
+    if (!o.backend.isEmpty() && !connector(o.backend)) {
         return usage(
             CliApp::tr("unknown backend \"%1\" (known: %2)").arg(o.backend, knownBackends().join(u", "_s)));
+    }
     const QStringList backendOptions = connectionOptionsFor(o.backend);
     for (auto it = o.connectionOptions.cbegin(); it != o.connectionOptions.cend(); ++it) {
         const auto &[flag, value] = it.value();
@@ -357,9 +366,10 @@ int CliApp::runCommand(const QString &command, const Options &o, const QStringLi
         const bool follows
             = command == u"watch" || command == u"resume" || command == u"attach"
               || ((command == u"start" || command == u"followup") && rest.contains(u"--follow"_s));
-        if (!follows)
+        if (!follows) {
             return usage(CliApp::tr(
                 "--give-up-after is for watch, resume, attach, start --follow and followup --follow"));
+        }
         const auto bound = at + 1 < rest.size() ? parseDuration(rest.at(at + 1)) : std::nullopt;
         if (!bound)
             return usage(CliApp::tr("--give-up-after needs a duration such as 90s, 5m or 1h"));
@@ -507,10 +517,11 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     authStyleFromName(o.auth.isEmpty() ? u"bearer"_s : o.auth, &c.auth, &c.authHeader);
     c.apiKey = apiKeyFor(o, c.backend);
     // A token command's token goes out in the --auth style like a key.
-    if (const QString command = o.option(ConnectionOption::TokenCommand); !command.isEmpty())
+    if (const QString command = o.option(ConnectionOption::TokenCommand); !command.isEmpty()) {
         c.options.insert(ConnectionOption::TokenCommand, command);
-    else if (c.apiKey.isEmpty())
+    } else if (c.apiKey.isEmpty()) {
         c.auth = AuthStyle::None;
+    }
     c.allowInsecureHttp = o.allowInsecure;
     const QStringList applicable = connectionOptionsFor(c.backend);
     for (auto it = o.connectionOptions.cbegin(); it != o.connectionOptions.cend(); ++it) {

@@ -125,6 +125,7 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     case Seed::Question:
     case Seed::Approval:
     case Seed::ToolOutput:
+    case Seed::Form:
         return RunStatus::InputRequired;
     }
     return RunStatus::Unknown;
@@ -140,6 +141,7 @@ std::optional<InputReason> DemoMode::intendedReason(Seed seed)
     case Seed::Options:
         return InputReason::Options;
     case Seed::Question:
+    case Seed::Form: // a question with a JSON Schema: the Respond panel's typed form
         return InputReason::Question;
     case Seed::Approval:
         return InputReason::Approval;

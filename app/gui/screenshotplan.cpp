@@ -10,6 +10,7 @@
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "models/runformat.h"
+#include "newrundialog.h"
 #include "runtableview.h"
 
 #include <QAction>
@@ -17,6 +18,8 @@
 #include <QDir>
 #include <QHeaderView>
 #include <QPixmap>
+#include <QPlainTextEdit>
+#include <QScreen>
 
 #include <array>
 
@@ -45,7 +48,8 @@ DemoMode::Seed seedFor(const QString &shot)
         EnumName{Seed::Cancelled, "cancelled"_L1},   EnumName{Seed::Timer, "timer"_L1},
         EnumName{Seed::Webhook, "webhook"_L1},       EnumName{Seed::Options, "options"_L1},
         EnumName{Seed::Question, "question"_L1},     EnumName{Seed::Approval, "approval"_L1},
-        EnumName{Seed::ToolOutput, "tooloutput"_L1}, EnumName{Seed::Streaming, "streaming"_L1},
+        EnumName{Seed::ToolOutput, "tooloutput"_L1}, EnumName{Seed::Form, "form"_L1},
+        EnumName{Seed::Streaming, "streaming"_L1},
     };
     return fromName(kSeedNames, shot, Qt::CaseInsensitive).value_or(Seed::Streaming);
 }
@@ -136,7 +140,27 @@ bool ScreenshotPlan::prepare(const QString &shot)
         for (int c : {BackendColumn, StartedColumn, LastActivityColumn})
             toggles.at(c)->setChecked(false);
     }
+    if (shot == u"new-run")
+        return prepareNewRun();
     return m_window->activateRun(m_demo->runId(seedFor(shot)));
+}
+
+bool ScreenshotPlan::prepareNewRun()
+{
+    // The New Run dialog over the list, on the connection of the demo's typed-form run (a
+    // connector that takes structured input), its JSON field filled in as an operator would.
+    const Run *form = m_manager->run(m_demo->runId(DemoMode::Seed::Form));
+    if (!form)
+        return false;
+    m_window->openNewRunDialog();
+    auto *dialog = m_window->findChild<NewRunDialog *>();
+    if (!dialog)
+        return false;
+    dialog->setConnection(form->connection);
+    dialog->promptEdit()->setPlainText(u"Form: release the Q3 cost report"_s);
+    dialog->inputEdit()->setPlainText(
+        u"{\n  \"title\": \"Q3 costs\",\n  \"replicas\": 2,\n  \"dry_run\": false\n}"_s);
+    return true;
 }
 
 void ScreenshotPlan::poll()
@@ -164,11 +188,16 @@ void ScreenshotPlan::poll()
 void ScreenshotPlan::take(const QString &shot)
 {
     const QString path = QDir(m_dir).filePath(shot + u".png"_s);
-    const QPixmap pixmap = m_window->grab();
-    if (!pixmap.save(path))
+    auto *dialog = m_window->findChild<NewRunDialog *>();
+    // A dialog is its own window: the screen shows it over the main window as the operator sees it.
+    const QPixmap pixmap = dialog ? m_window->screen()->grabWindow(0) : m_window->grab();
+    if (dialog)
+        dialog->reject();
+    if (!pixmap.save(path)) {
         qCWarning(lcUi, "could not save %s", qPrintable(path));
-    else
+    } else {
         qCInfo(lcUi, "saved %s (%dx%d)", qPrintable(path), pixmap.width(), pixmap.height());
+    }
 }
 
 } // namespace Runwatch

@@ -19,7 +19,10 @@ class RunManager;
 //                   other demo run listed in the state it settles in (finished or waiting)
 //   input-required  the run waiting for approval (a two-step approval's first step) selected, its
 //                   Respond panel showing
-//   completed, failed, cancelled, timer, webhook, options, question, approval, streaming
+//   new-run         the New Run dialog over the list, on the typed-form run's connection with its JSON
+//                   input filled in (the screen is grabbed, so the dialog shows over the window)
+//   completed, failed, cancelled, timer, webhook, options, question, approval, tooloutput, form,
+//   streaming
 //                   that demo run selected (for reviewing every panel; not used by the README)
 class ScreenshotPlan final : public QObject
 {
@@ -37,6 +40,7 @@ private:
     void poll();
     bool ready(const QString &shot);
     bool prepare(const QString &shot);
+    bool prepareNewRun();
     void take(const QString &shot);
 
     MainWindow *m_window;

@@ -55,6 +55,7 @@ public:
         Question,
         Approval,
         ToolOutput,
+        Form,
         Streaming
     };
     Q_ENUM(Seed)
@@ -87,6 +88,9 @@ struct ConnectorDescriptor
     // A run is started on one of the service's agents (RunBackend::catalog() lists them): the CLI
     // and the New Run dialog ask for one, the connection's "agent" option being the default.
     bool needsAgent = false;
+    // How it takes runwatch-cli's commands where they differ by service (--input, followup,
+    // respond, list --remote, agent), for the CLI's help; nullptr: nothing of note.
+    const char *cliNotes = nullptr;
     RunBackend *(*create)(const Connection &connection, QObject *parent) = nullptr;
     ConnectorDemo demo; // demo.connectionName == nullptr: no demo connection
 };

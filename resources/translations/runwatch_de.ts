@@ -2220,6 +2220,10 @@ Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektor
 </translation>
     </message>
     <message>
+        <source>--auth takes bearer, header:NAME (a header name such as x-api-key) or none, not &quot;%1&quot;</source>
+        <translation>--auth nimmt bearer, header:NAME (ein Header-Name wie x-api-key) oder none, nicht „%1“</translation>
+    </message>
+    <message>
         <source>  --json              JSON Lines output
   --allow-insecure-http  permit plain http:// to a non-loopback host
   --version           print the version
@@ -2229,14 +2233,12 @@ Commands:
         [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
                       (--agent: the agent to run, for services that run agents; --deadline: a time
                       budget such as 45m or 2h, warned before, cancelled at the end when asked;
-                      --input: structured input where the backend takes it: jobs, the job&apos;s
-                      input; openai, input items; a2a, a data part. The prompt titles the run)
+                      --input: structured input, where the backend takes it (see &quot;Backends&quot;
+                      below). The prompt titles the run)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
-                      the next turn after a completed run (openai: previous_response_id;
-                      a2a: a new task in its contextId; foundry: a message and a new run on
-                      its thread): a run of its own, printed like start&apos;s; status shows
-                      its parent. A working a2a run takes it as a message to its task: the
-                      same run is printed and goes on (a refusal: its error, exit 1)
+                      the next turn after a completed run, as the backend continues a
+                      conversation (see &quot;Backends&quot;): a run of its own, printed like start&apos;s;
+                      status shows its parent
   watch RUN [--give-up-after DURATION]
                       primary text to stdout as it arrives, secondary output to stderr;
                       resumes after drops; exits at a terminal state or when input is required.
@@ -2250,19 +2252,16 @@ Commands:
                       active runs (--all: every stored run; --stuck: only the live runs
                       without progress for several times their expected duration, shown
                       as &quot;stuck&quot; where the status would be)
-  list --remote       the service&apos;s own list of runs (A2A 1.0: ListTasks), incl. ones
-                      started elsewhere: remote id, status, title
+  list --remote       the service&apos;s own list of runs, incl. ones started elsewhere: remote
+                      id, status, title
   attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
-  agent               what the service says about itself (A2A: the agent card)
+  agent               what the service says about itself (e.g. an agent card)
   agents              the service&apos;s agents (id, name, model), where it runs agents
   respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
                --value JSON | --output CALL_ID=TEXT ...)
                       --value: a typed answer to a form (the run&apos;s JSON Schema), checked
-                      before it is sent; a mistake names the field, exit 2.
-                      tool calls (openai, foundry): --output once per pending call, all sent
-                      in one request; --text when exactly one is pending; --approve/--reject
-                      answer every pending MCP approval. OpenAI goes on in the next response
-                      (previous_response_id): `watch RUN` follows it
+                      before it is sent; a mistake names the field, exit 2. --output: a tool
+                      call&apos;s output (see &quot;Backends&quot;)
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
@@ -2275,13 +2274,6 @@ Commands:
                       when a live run counts as stuck (app, list, status): no progress for
                       N × its expected duration (default 3), never under the floor (2m);
                       without options prints the rule
-
-RUN is the local or the remote id. A stored run started on a saved connection goes through it
-again (its options and key) unless --url/--backend are given. API keys never come from the
-command line: from the environment, or from a saved connection&apos;s keychain entry. A key the app
-kept &quot;for this session only&quot; lives in the app&apos;s memory and cannot reach this process.
-Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed out/incomplete,
-4 cancelled, 5 waiting for input, 6 still running (status only).
 </source>
         <translation>  --json              Ausgabe als JSON Lines
   --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
@@ -2292,15 +2284,12 @@ Befehle:
         [--follow [--give-up-after DAUER]] [--deadline DAUER [--cancel-at-deadline]]
                       (--agent: der Agent, der laufen soll, bei Diensten mit Agenten; --deadline:
                       ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen;
-                      --input: strukturierte Eingabe, wo das Backend sie annimmt: jobs, die Eingabe
-                      des Jobs; openai, Eingabeelemente; a2a, ein Datenteil. Der Prompt betitelt den Lauf)
+                      --input: strukturierte Eingabe, wo das Backend sie annimmt (siehe „Backends“
+                      unten). Der Prompt betitelt den Lauf)
   followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
-                      die nächste Runde nach einem abgeschlossenen Lauf (openai:
-                      previous_response_id; a2a: eine neue Aufgabe in ihrer contextId; foundry:
-                      eine Nachricht und ein neuer Lauf in ihrem Thread): ein eigener Lauf,
-                      ausgegeben wie bei start; status zeigt seinen Vorgänger. Ein laufender
-                      a2a-Lauf nimmt sie als Nachricht an seine Aufgabe: derselbe Lauf wird
-                      ausgegeben und geht weiter (eine Ablehnung: sein Fehler, Exit-Code 1)
+                      die nächste Runde nach einem abgeschlossenen Lauf, so wie das Backend ein
+                      Gespräch fortsetzt (siehe „Backends“): ein eigener Lauf, ausgegeben wie bei
+                      start; status zeigt seinen Vorgänger
   watch LAUF [--give-up-after DAUER]
                       Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
                       setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
@@ -2315,23 +2304,21 @@ Befehle:
                       aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
                       ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
                       „stuck“ an der Stelle des Status)
-  list --remote       die eigene Laufliste des Dienstes (A2A 1.0: ListTasks), auch anderswo
-                      gestartete Läufe: Remote-ID, Status, Titel
+  list --remote       die eigene Laufliste des Dienstes, auch anderswo gestartete Läufe:
+                      Remote-ID, Status, Titel
   attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
-  agent               was der Dienst über sich selbst sagt (A2A: die Agent Card)
+  agent               was der Dienst über sich selbst sagt (z. B. eine Agent Card)
   agents              die Agenten des Dienstes (ID, Name, Modell), wo er Agenten ausführt
   respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
                --value JSON | --output CALL_ID=TEXT ...)
                       --value: eine typisierte Antwort auf ein Formular (das JSON-Schema des Laufs),
-                      vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2.
-                      Tool-Aufrufe (openai, foundry): --output einmal je offenem Aufruf, alle
-                      in einer Anfrage gesendet; --text, wenn genau einer offen ist;
-                      --approve/--reject beantworten jede offene MCP-Freigabe. OpenAI geht in
-                      der nächsten Antwort weiter (previous_response_id): `watch LAUF` folgt ihr
+                      vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2. --output:
+                      die Ausgabe eines Tool-Aufrufs (siehe „Backends“)
   resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
   export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
   prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
-  connections         die gespeicherten Verbindungen: Name, Backend, URL, wo der Schlüssel liegt
+  connections         die gespeicherten Verbindungen: Name, Backend, Authentifizierungsart, URL,
+                      wo der Schlüssel liegt
   deadline LAUF (--in DAUER [--cancel] | --clear)
                       das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
                       zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
@@ -2339,7 +2326,18 @@ Befehle:
                       wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
                       Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
                       Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
-
+</translation>
+    </message>
+    <message>
+        <source>
+RUN is the local or the remote id. A stored run started on a saved connection goes through it
+again (its options and key) unless --url/--backend are given. API keys never come from the
+command line: from the environment, or from a saved connection&apos;s keychain entry. A key the app
+kept &quot;for this session only&quot; lives in the app&apos;s memory and cannot reach this process.
+Exit codes: 0 completed, 1 other error, 2 usage, 3 failed/expired/rejected/timed out/incomplete,
+4 cancelled, 5 waiting for input, 6 still running (status only).
+</source>
+        <translation>
 LAUF ist die lokale oder die Remote-ID. Ein gespeicherter Lauf, der auf einer gespeicherten
 Verbindung gestartet wurde, läuft wieder über sie (ihre Optionen und ihren Schlüssel), außer
 --url/--backend sind angegeben. API-Schlüssel kommen nie von der Befehlszeile: aus der Umgebung
@@ -2350,8 +2348,10 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 </translation>
     </message>
     <message>
-        <source>--auth takes bearer, header:NAME (a header name such as x-api-key) or none, not &quot;%1&quot;</source>
-        <translation>--auth nimmt bearer, header:NAME (ein Header-Name wie x-api-key) oder none, nicht „%1“</translation>
+        <source>Backends (how each takes the commands):
+</source>
+        <translation>Backends (wie jedes die Befehle annimmt):
+</translation>
     </message>
 </context>
 <context>
@@ -2813,6 +2813,22 @@ Dort speichern?</translation>
         <source>Prints an access token (Microsoft Entra ID, OAuth, …), sent instead of a key in the connection&apos;s auth style. Run when there is no token, near its expiry and after a 401, without Runwatch&apos;s and other services&apos; API keys in its environment; its output is never shown, logged or stored.</source>
         <translation>Gibt ein Zugriffstoken aus (Microsoft Entra ID, OAuth, …), das statt eines Schlüssels im Authentifizierungsstil der Verbindung gesendet wird. Läuft, wenn es keines gibt, kurz vor dessen Ablauf und nach einem 401, ohne die API-Schlüssel von Runwatch und anderer Dienste in seiner Umgebung; seine Ausgabe wird nie angezeigt, protokolliert oder gespeichert.</translation>
     </message>
+    <message>
+        <source>start --input: a data part. followup: a new task in the same contextId; a working run takes it as a message to its task, and the same run goes on (a refusal: its error, exit 1). list --remote: ListTasks (A2A 1.0). agent: the agent card.</source>
+        <translation>start --input: ein Datenteil. followup: eine neue Aufgabe in derselben contextId; ein laufender Lauf nimmt sie als Nachricht an seine Aufgabe, und derselbe Lauf geht weiter (eine Ablehnung: sein Fehler, Exit-Code 1). list --remote: ListTasks (A2A 1.0). agent: die Agent Card.</translation>
+    </message>
+    <message>
+        <source>start needs --agent (agents lists them). followup: a message and a new run on the same thread. respond: --output once per pending tool call, all sent in one submit (--text when exactly one is pending); --approve/--reject answer every pending MCP approval.</source>
+        <translation>start braucht --agent (agents listet sie auf). followup: eine Nachricht und ein neuer Lauf im selben Thread. respond: --output einmal je offenem Tool-Aufruf, alle in einer Übermittlung gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe.</translation>
+    </message>
+    <message>
+        <source>start --input: the job&apos;s input. respond: --text to a question, --approve/--reject to an approval, --choice to options, --value to a form.</source>
+        <translation>start --input: die Eingabe des Jobs. respond: --text auf eine Frage, --approve/--reject auf eine Freigabe, --choice auf Optionen, --value auf ein Formular.</translation>
+    </message>
+    <message>
+        <source>start --input: input items. followup: the next response (previous_response_id). respond: --output once per pending tool call, all sent in one request (--text when exactly one is pending); --approve/--reject answer every pending MCP approval; the run goes on in the next response, which watch RUN follows.</source>
+        <translation>start --input: Eingabeelemente. followup: die nächste Antwort (previous_response_id). respond: --output einmal je offenem Tool-Aufruf, alle in einer Anfrage gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe; der Lauf geht in der nächsten Antwort weiter, der watch LAUF folgt.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConversationView</name>
@@ -2957,6 +2973,10 @@ Dort speichern?</translation>
     <message>
         <source>Demo mode · built-in OpenAI, A2A, jobs and Foundry simulators on 127.0.0.1 · runs are not saved</source>
         <translation>Demo-Modus · eingebaute Simulatoren für OpenAI, A2A, Jobs und Foundry auf 127.0.0.1 · Läufe werden nicht gespeichert</translation>
+    </message>
+    <message>
+        <source>release the Q3 cost report</source>
+        <translation>den Kostenbericht für Q3 veröffentlichen</translation>
     </message>
 </context>
 <context>

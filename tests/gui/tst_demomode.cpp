@@ -12,6 +12,7 @@
 #include "net/httpclient.h"
 #include "store/runstore.h"
 
+#include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSignalSpy>
@@ -62,6 +63,8 @@ Expected expected(Seed seed)
         return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Approval};
     case Seed::ToolOutput:
         return {foundry, u"foundry"_s, RunStatus::InputRequired, InputReason::ToolOutput};
+    case Seed::Form:
+        return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Question};
     case Seed::Streaming:
         return {openAi, u"openai"_s, RunStatus::InProgress, std::nullopt};
     }
@@ -255,8 +258,13 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(has(SecondaryKind::Reasoning) && has(SecondaryKind::ToolCall), kWait);
 
         // The people's waits can be answered from the Respond panel; the machines' cannot.
-        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::ToolOutput})
+        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::ToolOutput, Seed::Form})
             QVERIFY(rig.run(seed)->capabilities.testFlag(Capability::Respond));
+        // The form asks for typed fields: the Respond panel renders its JSON Schema.
+        const QJsonObject form = rig.run(Seed::Form)->input->schema;
+        QCOMPARE(
+            form.value(u"properties"_s).toObject().keys(),
+            (QStringList{u"budget"_s, u"dry_run"_s, u"notes"_s, u"region"_s, u"replicas"_s, u"title"_s}));
         // Two tool calls, due before the run expires (ten minutes: the countdown is seen).
         const InputRequest &tools = *rig.run(Seed::ToolOutput)->input;
         QCOMPARE(tools.toolCalls.size(), 2);
@@ -295,6 +303,15 @@ private Q_SLOTS:
         outputs.toolAnswers = {{calls.at(0).id, u"21C, dry"_s, false}, {calls.at(1).id, u"12:30"_s, false}};
         rig.respond(Seed::ToolOutput, outputs);
 
+        InputAnswer release;
+        release.kind = InputAnswer::Kind::Value;
+        release.value = QJsonObject{{u"title"_s, u"Q3 costs"_s},
+                                    {u"replicas"_s, 3},
+                                    {u"budget"_s, 1200},
+                                    {u"dry_run"_s, false},
+                                    {u"region"_s, u"eu-west"_s}};
+        rig.respond(Seed::Form, release);
+
         InputAnswer choice;
         choice.kind = InputAnswer::Kind::Choice;
         choice.choice = u"deep"_s;
@@ -317,12 +334,16 @@ private Q_SLOTS:
         rig.respond(Seed::Approval, director);
 
         for (const Seed seed :
-             {Seed::Question, Seed::Approval, Seed::Options, Seed::Webhook, Seed::ToolOutput})
+             {Seed::Question, Seed::Approval, Seed::Options, Seed::Webhook, Seed::ToolOutput, Seed::Form})
             QTRY_COMPARE_WITH_TIMEOUT(rig.run(seed)->status, RunStatus::Completed, kWait);
         QVERIFY(rig.run(Seed::Question)->primaryText.contains(u"Weather in Lisbon"_s));
         QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[manager approved: within budget]"_s));
         QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[director approved]"_s));
         QVERIFY(rig.run(Seed::Options)->primaryText.contains(u"[choice: deep]"_s));
+        QVERIFY(
+            rig.run(Seed::Form)
+                ->primaryText.contains(
+                    u"[form: {\"budget\":1200,\"dry_run\":false,\"region\":\"eu-west\",\"replicas\":3,\"title\":\"Q3 costs\"}]"_s));
         QVERIFY(rig.run(Seed::Webhook)->primaryText.contains(u"[callback: {\"build\":\"green\"}]"_s));
         QVERIFY(rig.run(Seed::Options)->primaryText.startsWith(u"Read the usage and cost figures"_s));
         QCOMPARE(

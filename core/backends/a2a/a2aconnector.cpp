@@ -15,6 +15,11 @@ ConnectorDescriptor a2aConnector()
     row.urlHelp = QT_TRANSLATE_NOOP(
         "Runwatch::Connector", "the agent's base URL (its card is read from /.well-known/agent-card.json)");
     row.urlPlaceholder = "https://agent.example.com";
+    row.cliNotes = QT_TRANSLATE_NOOP(
+        "Runwatch::Connector",
+        "start --input: a data part. followup: a new task in the same contextId; a working run takes "
+        "it as a message to its task, and the same run goes on (a refusal: its error, exit 1). list "
+        "--remote: ListTasks (A2A 1.0). agent: the agent card.");
     row.create = &makeBackend<A2aBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo agent");
     row.demo.runs = {

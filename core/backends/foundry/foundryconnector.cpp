@@ -36,6 +36,11 @@ ConnectorDescriptor foundryConnector()
          &checkApiVersion},
     };
     row.needsAgent = true;
+    row.cliNotes = QT_TRANSLATE_NOOP(
+        "Runwatch::Connector",
+        "start needs --agent (agents lists them). followup: a message and a new run on the same thread. "
+        "respond: --output once per pending tool call, all sent in one submit (--text when exactly one "
+        "is pending); --approve/--reject answer every pending MCP approval.");
     row.create = &makeBackend<FoundryBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo Foundry");
     row.demo.options = &demoOptions;

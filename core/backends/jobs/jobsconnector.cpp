@@ -65,6 +65,10 @@ ConnectorDescriptor jobsConnector()
                            "of the bad value."),
          &checkProfileFile, true},
     };
+    row.cliNotes = QT_TRANSLATE_NOOP(
+        "Runwatch::Connector",
+        "start --input: the job's input. respond: --text to a question, --approve/--reject to an "
+        "approval, --choice to options, --value to a form.");
     row.create = &makeBackend<JobsBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo jobs");
     row.demo.options = &demoOptions;
@@ -76,6 +80,7 @@ ConnectorDescriptor jobsConnector()
         {Seed::Options, "Options"_L1, QT_TRANSLATE_NOOP("Runwatch::DemoMode", "analyse the Q3 cost drivers")},
         {Seed::Approval, "Two-step"_L1,
          QT_TRANSLATE_NOOP("Runwatch::DemoMode", "approve the Q3 compute budget")},
+        {Seed::Form, "Form"_L1, QT_TRANSLATE_NOOP("Runwatch::DemoMode", "release the Q3 cost report")},
     };
     return row;
 }

@@ -40,6 +40,12 @@ ConnectorDescriptor openAiConnector()
                            "Sent as ?api-version= on every request (Azure OpenAI and Azure AI Foundry)."),
          &checkApiVersion},
     };
+    row.cliNotes = QT_TRANSLATE_NOOP(
+        "Runwatch::Connector",
+        "start --input: input items. followup: the next response (previous_response_id). respond: "
+        "--output once per pending tool call, all sent in one request (--text when exactly one is "
+        "pending); --approve/--reject answer every pending MCP approval; the run goes on in the next "
+        "response, which watch RUN follows.");
     row.create = &makeBackend<OpenAiBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo OpenAI");
     row.demo.defaultModel = u"runwatch-sim-1"_s;
