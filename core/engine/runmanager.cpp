@@ -400,6 +400,7 @@ void RunManager::applyEvents(Entry &e, const QString &id, const QList<RunEvent> 
     if (!filtered)
         applied = events;
     if (progressed) {
+        ++e.updates;
         // Progress resets the reconnect backoff (and the give-up bound's clock).
         e.follower.failures = 0;
         e.follower.troubleSince.invalidate();

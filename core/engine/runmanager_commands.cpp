@@ -162,12 +162,18 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
             co_return;
         }
     }
+    const quint64 updatesBefore = e->updates;
     const ActionResult result = co_await b->respond(e->run.token, std::move(answer));
     if (!self || m_shutDown)
         co_return;
-    if (result.ok()) {
-        applyEvents(id, result.events);
-        if (Entry *again = entry(id); again && needsFollowing(again->run))
+    Entry *again = entry(id);
+    if (result.ok() && again) {
+        // The reply says how the run was when the service took the answer. Whatever the run's
+        // event stream reported while the reply was on its way came after that (the job went on,
+        // asked its next question): then the reply is older than the run and is not applied.
+        if (again->updates == updatesBefore)
+            applyEvents(*again, id, result.events);
+        if (needsFollowing(again->run))
             follow(id);
     }
     Q_EMIT actionFinished(id, Action::Respond, result);

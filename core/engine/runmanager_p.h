@@ -31,6 +31,9 @@ struct RunManager::Entry
     Run run;
     Follower follower;
     bool actionInFlight = false;
+    // Batches of events that changed the run, counted: an action's reply that set out before the
+    // newest of them (see doRespond) is older than the run and must not undo it.
+    quint64 updates = 0;
     // What persist() last scheduled: the store's queue generation and the status then. Unchanged,
     // the run still waits in the store's queue and need not be scheduled again.
     quint64 queuedIn = 0;

@@ -15,6 +15,7 @@
 #include <QJsonParseError>
 #include <QLocale>
 #include <QTimeZone>
+#include <QTimer>
 
 #include <cmath>
 #include <utility>
@@ -284,6 +285,14 @@ void JobsSimulator::handleInput(const Exchange &exchange, const HttpRequest &req
     QString why;
     switch (job->answer(doc.object(), &why)) {
     case JobsSimRun::AnswerResult::Accepted:
+        if (const int delay = job->options().inputReplyDelayMs; delay > 0) {
+            // The reply a slow network delivers late: the job as it was when the answer was
+            // taken, while the job has gone on meanwhile.
+            QTimer::singleShot(delay, this, [this, exchange, reply = job->shapedObject()] {
+                sendJson(exchange, 202, reply);
+            });
+            return;
+        }
         sendJson(exchange, 202, job->shapedObject());
         return;
     case JobsSimRun::AnswerResult::NotSuspended:

@@ -127,6 +127,7 @@ std::optional<JobsRunOptions> resolveRunOptions(const JobsSimConfig &config, con
     integer("timer_ms", 0, 86400000, &o.timerMs);
     integer("webhook_ms", 0, 86400000, &o.webhookMs);
     integer("cancel_delay_ms", 0, 3600000, &o.cancelDelayMs);
+    integer("input_reply_delay_ms", 0, 60000, &o.inputReplyDelayMs);
     integer("events", 0, 1, &events);
     integer("large_bytes", 0, qint64(256) << 20, &o.largeBytes);
     integer("unknown_ms", 0, 3600000, &o.unknownMs);
@@ -172,7 +173,8 @@ QString jobsOptionsHelpText()
            + jobsScenarioNames().join(u", "_s)
            + u".\nPer-job options (metadata strings or key=value words in the input): deltas, interval_ms,\n"
              u"  queued_ms, fail_after, retryable, timeout_ms, timeout_seconds, timer_ms, webhook_ms,\n"
-             u"  cancel_delay_ms, events, retry_after (N | date:N | none), large_bytes, unknown_ms,\n"
+             u"  cancel_delay_ms, input_reply_delay_ms, events, retry_after (N | date:N | none), "
+             u"large_bytes, unknown_ms,\n"
              u"  sync_status, reply, drop_after, drop_mode, fault_connections, malformed_at, drip_ms.\n"_s;
 }
 

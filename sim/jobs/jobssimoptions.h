@@ -61,6 +61,9 @@ struct JobsRunOptions
     int timerMs = 1000;
     int webhookMs = -1;    // > 0: the external system calls back by itself after this long
     int cancelDelayMs = 0; // > 0: cancel answers 202 and the job stops after this long
+    // > 0: an accepted answer is replied to this late, with the job as it was when the answer
+    // was taken: by then the job has gone on (and said so on its event stream).
+    int inputReplyDelayMs = 0;
     bool events = true;    // the job offers an event stream
     QByteArray retryAfter; // Retry-After of status replies: seconds, "date:N", "" = none
     qint64 largeBytes = (1 << 20) + 4096;

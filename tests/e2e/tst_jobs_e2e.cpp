@@ -577,18 +577,27 @@ private Q_SLOTS:
         QCOMPARE(inputs.first().status, 202);
     }
 
-    // Acceptance: multi-step approval (manager, then director) as repeated suspensions.
+    // Acceptance: multi-step approval (manager, then director) as repeated suspensions. "late
+    // reply": the reply to the manager's answer (the job as it was then: running) arrives after
+    // the event stream has already said the job asks the director; it must not undo that (seen
+    // as a flaky tst_respondpanels under ASan: the run stayed "in progress" for good).
     void twoStepApproval_data()
     {
         QTest::addColumn<bool>("events");
-        QTest::addRow("streamed") << true;
-        QTest::addRow("polled") << false;
+        QTest::addColumn<int>("replyDelayMs");
+        QTest::addRow("streamed") << true << 0;
+        QTest::addRow("polled") << false << 0;
+        QTest::addRow("streamed, late reply") << true << 500;
+        QTest::addRow("polled, late reply") << false << 500;
     }
     void twoStepApproval()
     {
         QFETCH(bool, events);
+        QFETCH(int, replyDelayMs);
         Rig rig;
-        const QString id = rig.start(u"two_step deltas=4 interval_ms=2 events=%1"_s.arg(events ? 1 : 0));
+        const QString id = rig.start(
+            u"two_step deltas=4 interval_ms=2 events=%1 input_reply_delay_ms=%2"_s.arg(events ? 1 : 0)
+                .arg(replyDelayMs));
         QVERIFY(waitInput(rig.manager, id));
         QVERIFY(rig.run(id).input->prompt.startsWith(u"Manager"_s));
         QVERIFY(respondAndWait(rig.manager, id, approval(true, u"fine"_s)).ok());
