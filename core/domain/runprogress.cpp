@@ -54,7 +54,9 @@ std::optional<RunProgress> runProgress(const Run &run, const QDateTime &now)
         return std::nullopt;
     RunProgress p;
     p.fraction = *fraction;
-    if (!run.createdAt.isValid() || !now.isValid())
+    // A run that waits (for a person, a callback or a timer) makes no progress meanwhile: the time
+    // it waits says nothing of what is left, so there is no ETA until it works again.
+    if (!run.createdAt.isValid() || !now.isValid() || run.status == RunStatus::InputRequired)
         return p;
     const qint64 elapsed = std::max<qint64>(0, run.createdAt.msecsTo(now));
     std::optional<double> byRate;

@@ -34,7 +34,7 @@ std::optional<qint64> estimatedDurationMs(const Run &run);
 // The progress of a live run that reports one, nullopt for a terminal run or one without
 // progress. The ETA blends two guesses by the fraction done: early on the service's estimate
 // (elapsed vs estimated duration) counts most, later the observed rate (the time so far scaled by
-// what is left); either alone when only one is known.
+// what is left); either alone when only one is known. A run waiting for input has none.
 std::optional<RunProgress> runProgress(const Run &run, const QDateTime &now);
 
 } // namespace Runwatch

@@ -84,6 +84,24 @@ private Q_SLOTS:
         QVERIFY(formatEta(q->eta, now).isEmpty());
     }
 
+    // A run waiting for input keeps its bar but gives no ETA: waiting is not progress (the demo's
+    // jobs at 50 % said "about 7 s left" for as long as they waited for an answer).
+    void noEtaWhileWaiting()
+    {
+        Run run = liveRun();
+        addProgress(run, u"50%"_s);
+        run.status = RunStatus::InputRequired;
+        const QDateTime now = kStart.addSecs(60);
+        const auto p = runProgress(run, now);
+        QVERIFY(p);
+        QCOMPARE(p->fraction, 0.5);
+        QVERIFY(!p->eta.isValid());
+        QVERIFY(formatEta(p->eta, now).isEmpty());
+        // Working again: the rate gives one.
+        run.status = RunStatus::InProgress;
+        QVERIFY(runProgress(run, now)->eta.isValid());
+    }
+
     void etaFromTheEstimateAndBlended()
     {
         Run run = liveRun();
