@@ -70,7 +70,9 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     m_input->setTabChangesFocus(true);
     m_input->setPlaceholderText(tr("Optional: JSON sent as the run's input, e.g. {\"ticket\": 4711}"));
     m_input->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_input->setFixedHeight(m_input->fontMetrics().lineSpacing() * 4 + 14);
+    // Room for a small object as typed (seven lines); beyond that it shares the dialog's height
+    // with the prompt, so a larger window shows more of both.
+    m_input->setMinimumHeight(m_input->fontMetrics().lineSpacing() * 7 + 14);
     m_inputLabel = new QLabel(tr("&Input (JSON):"));
     m_inputLabel->setBuddy(m_input);
     form->addRow(m_inputLabel, m_input);
