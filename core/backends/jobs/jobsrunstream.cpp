@@ -93,8 +93,9 @@ QCoro::Task<> JobsRunStream::runKickoff(Kickoff kickoff)
         const bool mayExist = error.kind == ErrorKind::Network || error.kind == ErrorKind::Timeout
                               || error.kind == ErrorKind::Server;
         std::optional<QJsonObject> found;
-        if (mayExist)
+        if (mayExist) {
             found = co_await m_backend->rediscover(kickoff.idempotencyKey, kickoff.clientRunId);
+        }
         if (!self || isAborted() || !m_backend)
             co_return;
         if (!found) {
