@@ -2,6 +2,7 @@
 #include "notifier.h"
 #include "uilog.h"
 
+#include "domain/boundedwait.h"
 #include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
 #include "engine/stuckruns.h"
@@ -123,8 +124,7 @@ void Notifier::scheduleExpiryWarning(const QString &runId)
     const qint64 until = *left - qint64(m_expiryLead.count());
     if (until <= 0)
         return;
-    QTimer::singleShot(std::chrono::milliseconds(until), this,
-                       [this, runId, deadline] { warnExpiry(runId, deadline); });
+    QTimer::singleShot(boundedWait(until), this, [this, runId, deadline] { warnExpiry(runId, deadline); });
 }
 
 void Notifier::warnExpiry(const QString &runId, const QDateTime &deadline)
@@ -135,6 +135,13 @@ void Notifier::warnExpiry(const QString &runId, const QDateTime &deadline)
     // Answered, ended or asking something else by now: nothing to remind of.
     if (!left || run->input->deadline != deadline || *left <= 0 || !m_enabled)
         return;
+    // Further away than one timer waits (or a coarse timer came early): wait the rest first.
+    const qint64 until = *left - qint64(m_expiryLead.count());
+    if (until > 1000) {
+        QTimer::singleShot(boundedWait(until), this,
+                           [this, runId, deadline] { warnExpiry(runId, deadline); });
+        return;
+    }
     const QString body = bodyFor(*run);
     notify(runId, tr("Run expires in %1 unless answered").arg(formatCountdown(*left)), body, true);
 }

@@ -5,6 +5,7 @@
 
 #include "runmanager_p.h"
 
+#include "domain/boundedwait.h"
 #include "net/httperrors.h"
 
 #include <QCoreApplication>
@@ -147,14 +148,21 @@ void RunManager::clearConnectionLost(const QString &id)
 }
 
 namespace {
-std::chrono::milliseconds backoff(std::chrono::milliseconds initial, std::chrono::milliseconds max,
-                                  int failures)
+std::chrono::milliseconds exponential(std::chrono::milliseconds initial, std::chrono::milliseconds max,
+                                      int failures)
 {
     const int shift = std::clamp(failures, 0, 16);
-    const auto base = std::min<qint64>(max.count(), initial.count() << shift);
-    // Full-jitter on the upper quarter keeps many clients from reconnecting in lockstep.
+    return boundedWait(std::min<qint64>(max.count(), initial.count() << shift));
+}
+
+// Polls keep most of their interval (an idle poll's doubling is the point): jitter on the upper
+// quarter is enough to keep one client's runs apart.
+std::chrono::milliseconds pollBackoff(std::chrono::milliseconds initial, std::chrono::milliseconds max,
+                                      int failures)
+{
+    const auto base = exponential(initial, max, failures);
     const double jitter = 1.0 - 0.25 * QRandomGenerator::global()->generateDouble();
-    return std::chrono::milliseconds(qint64(double(base) * jitter));
+    return std::chrono::milliseconds(qint64(double(base.count()) * jitter));
 }
 } // namespace
 
@@ -167,7 +175,7 @@ void RunManager::startFollowTimer(const QString &id, Follower &f, std::chrono::m
         f.timer->setTimerType(Qt::PreciseTimer);
         connect(f.timer, &QTimer::timeout, this, [this, id] { resumeNow(id); });
     }
-    f.timer->start(delay);
+    f.timer->start(boundedWait(delay));
 }
 
 void RunManager::retryAfterFailure(const QString &id, const QString &reason,
@@ -182,9 +190,13 @@ void RunManager::retryAfterFailure(const QString &id, const QString &reason,
         f.troubleSince.start();
     // A poll that fails backs off on the polling scale (which also counts polls that found nothing
     // new); a stream on the reconnect scale, starting almost at once after a first clean drop.
-    auto delay = f.polling ? backoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls)
-                           : backoff(m_policy.reconnectInitial, m_policy.reconnectMax, f.failures - 1);
-    const auto serverDelay = std::chrono::milliseconds(std::max<qint64>(serverDelayMs.value_or(0), 0));
+    // Streams reconnect with full jitter: runs dropped together by one network blip spread over
+    // the whole window rather than returning in a burst.
+    auto delay
+        = f.polling
+              ? pollBackoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls)
+              : fullJitter(exponential(m_policy.reconnectInitial, m_policy.reconnectMax, f.failures - 1));
+    const auto serverDelay = boundedWait(serverDelayMs.value_or(0));
     if (m_policy.giveUpAfter.count() > 0) {
         const auto spent = std::chrono::milliseconds(f.troubleSince.elapsed());
         const auto left = m_policy.giveUpAfter - spent;
@@ -225,9 +237,9 @@ void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDel
     f.polling = true;
     // Without a server hint the interval doubles (with jitter) for every poll in a row that
     // changed nothing, up to pollMax; any progress resets it.
-    auto delay = backoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls);
+    auto delay = pollBackoff(m_policy.pollInitial, m_policy.pollMax, f.failures + f.idlePolls);
     if (serverDelayMs)
-        delay = std::max(delay, std::chrono::milliseconds(*serverDelayMs));
+        delay = std::max(delay, boundedWait(*serverDelayMs));
     startFollowTimer(id, f, delay);
 }
 
@@ -341,6 +353,18 @@ void RunManager::watchDeadline(const QString &id)
     const qint64 untilDeadline = QDateTime::currentDateTimeUtc().msecsTo(deadline);
     const qint64 delay
         = e->deadlineChecks == 0 ? qMax<qint64>(untilDeadline, 0) + 1000 : qint64(1000) << e->deadlineChecks;
+    if (delay > kMaxTimerWait.count()) {
+        // Further away than a timer waits: look again then, without spending one of the reads.
+        if (std::exchange(e->farDeadlineArmed, true))
+            return;
+        QTimer::singleShot(kMaxTimerWait, this, [this, id] {
+            if (Entry *e = entry(id)) {
+                e->farDeadlineArmed = false;
+                watchDeadline(id);
+            }
+        });
+        return;
+    }
     ++e->deadlineChecks;
     QTimer::singleShot(std::chrono::milliseconds(delay), this, [this, id, deadline] {
         const Entry *e = entry(id);

@@ -41,6 +41,7 @@ struct RunManager::Entry
     // watchDeadline(): the deadline being watched and the reads since it passed.
     QDateTime watchedDeadline;
     int deadlineChecks = 0;
+    bool farDeadlineArmed = false; // a day's wait towards a deadline further away than that
 };
 
 } // namespace Runwatch

@@ -4,6 +4,8 @@
 #include "httpclient.h"
 #include "httperrors.h"
 
+#include "domain/boundedwait.h"
+
 #include <QNetworkReply>
 
 #include <algorithm>
@@ -239,7 +241,7 @@ RetrySleep::RetrySleep(HttpClient *client, std::chrono::milliseconds delay)
     // A coarse timer may fire up to 5 % early; the server asked for "not sooner".
     m_timer.setTimerType(Qt::PreciseTimer);
     connect(&m_timer, &QTimer::timeout, this, &RetrySleep::wake);
-    m_timer.start(delay);
+    m_timer.start(boundedWait(delay));
 }
 
 RetrySleep::~RetrySleep()
