@@ -348,6 +348,14 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream,
     if (request.method.isEmpty())
         request.method = QByteArrayLiteral("GET");
 
+    if (const QString unsafe = request.unsafeField(); !unsafe.isEmpty()) {
+        // Before anything is sent, on both transports: QNAM would put it on the wire as given.
+        out.response.error = RunError::client(
+            u"invalid_request"_s,
+            u"request not sent: a line break (CR, LF or NUL) in %1; check the connection's key, token command and headers"_s
+                .arg(unsafe));
+        co_return out;
+    }
     if (RunError insecure = checkTransportSecurity(request.url, m_allowInsecureHttp); insecure.isError()) {
         out.response.error = std::move(insecure);
         co_return out;

@@ -24,6 +24,28 @@ QByteArray HttpResponse::header(QByteArrayView lowerName) const
     return findHeader(headers, lowerName).value_or(QByteArray());
 }
 
+namespace {
+bool breaksLine(QByteArrayView v)
+{
+    return v.contains('\r') || v.contains('\n') || v.contains('\0');
+}
+} // namespace
+
+QString HttpRequest::unsafeField() const
+{
+    if (breaksLine(method) || method.contains(' '))
+        return QStringLiteral("the method");
+    if (breaksLine(url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority | QUrl::RemoveFragment)))
+        return QStringLiteral("the URL");
+    for (const auto &h : headers) {
+        if (h.first.isEmpty() || h.first.contains(':') || breaksLine(h.first))
+            return QStringLiteral("a header name");
+        if (breaksLine(h.second))
+            return QStringLiteral("the value of header \"%1\"").arg(QString::fromLatin1(h.first));
+    }
+    return {};
+}
+
 RunError HttpResponse::protocolError(QString code, QString message) const
 {
     RunError e = RunError::protocol(std::move(code), std::move(message));

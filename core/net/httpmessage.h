@@ -41,6 +41,12 @@ struct HttpRequest
     // The Content-Type sent on top of `headers`: application/json for a body whose headers name
     // none, else empty. Both transports (QNAM and the stream pump) apply it.
     QByteArray impliedContentType() const;
+    // What would break the request's framing on the wire, or empty: a CR, LF or NUL in the
+    // method, the URL's target or a header (name or value), an empty header name or one with a
+    // colon. A key, a token command's output or a server-chosen header name may carry one, and
+    // "\r\nX-Injected: 1" would become a header of its own. Names the field, never its value
+    // (the value may be a secret). Both transports refuse such a request before it is sent.
+    QString unsafeField() const;
 };
 
 struct HttpResponse
