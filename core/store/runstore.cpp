@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/runstore.h"
 
+#include "store/privatefiles.h"
 #include "store/runstorerows.h"
 #include "store/runstorewriter.h"
 
@@ -63,6 +64,11 @@ QString RunStore::defaultPath()
     QString env = qEnvironmentVariable("RUNWATCH_STORE");
     if (!env.isEmpty())
         return env;
+    return defaultDataPath();
+}
+
+QString RunStore::defaultDataPath()
+{
     QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     if (dir.isEmpty())
         dir = QDir::homePath() + u"/.local/share/runwatch"_s;
@@ -73,7 +79,14 @@ bool RunStore::open(const QString &path)
 {
     close();
     m_path = path;
-    QDir().mkpath(QFileInfo(path).absolutePath());
+    // ":memory:" and the like have no files to protect.
+    if (!path.startsWith(u':')) {
+        const bool ownFolder = QFileInfo(path).absolutePath() == QFileInfo(defaultDataPath()).absolutePath();
+        if (const QString why = makeStoreFilesPrivate(path, ownFolder); !why.isEmpty()) {
+            m_error = Text::tr("Cannot open the run store %1: %2").arg(path, why);
+            return false;
+        }
+    }
     QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, m_connectionName);
     db.setDatabaseName(path);
     // Several processes (GUI, CLI watchers) share the file: wait for locks instead of failing.

@@ -51,6 +51,8 @@ public:
 
     // Default location: <platform data dir>/runs.sqlite, overridable with RUNWATCH_STORE.
     static QString defaultPath();
+    // Where the store lives without RUNWATCH_STORE: the per-user data folder.
+    static QString defaultDataPath();
 
     enum class Load { Full, Summary };
     // Summary skips primary output, secondary items, prompt, token and input request
