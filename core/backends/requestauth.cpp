@@ -2,6 +2,7 @@
 #include "requestauth.h"
 
 #include "net/httpclient.h"
+#include "net/httppolicy.h"
 #include "tokensource.h"
 
 using namespace Qt::StringLiterals;
@@ -10,6 +11,8 @@ namespace Runwatch {
 
 RequestAuth::RequestAuth(const Connection &connection, QObject *parent)
     : HttpAuthorizer(parent)
+    , m_connection(connection.name)
+    , m_origin(connection.baseUrl)
     , m_style(connection.auth)
     , m_header(connection.authHeader)
     , m_tokens(new TokenSource(connection.apiKey,
@@ -58,10 +61,27 @@ void RequestAuth::place(HttpRequest &request, AuthStyle style, const QString &he
     }
 }
 
+QString RequestAuth::originOf(const QUrl &url)
+{
+    return url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemoveUserInfo)
+        .toString();
+}
+
 QCoro::Task<HttpAuthorizer::Authorized> RequestAuth::authorize(HttpRequest request, bool renew)
 {
     QPointer<RequestAuth> self = this;
     Authorized out;
+    // The one origin rule of every connector: a key or a token goes to the origin (scheme, host,
+    // port) of the connection it was given for, whoever named the URL — an agent card, a
+    // server's status URL, a stored run. Checked before a token command runs.
+    if (hasCredential() && !sameOrigin(request.url, m_origin)) {
+        out.error = RunError::client(
+            u"credential_origin"_s,
+            tr("Not sending the key of connection \"%1\" to %2: it was given for %3. Point a connection "
+               "at %2 to use a key there.")
+                .arg(m_connection, originOf(request.url), originOf(m_origin)));
+        co_return out;
+    }
     const TokenSource::Result token = co_await m_tokens->token(renew);
     if (!self) {
         out.error = RunError::cancelled();

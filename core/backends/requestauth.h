@@ -39,11 +39,16 @@ public:
     bool canRenew() const override;
     void stop() override;
 
+    // "scheme://host:port" of `url`, as credential errors name it.
+    static QString originOf(const QUrl &url);
+
     // Puts `credential` on `request` in `style` (Header: named `header`); nothing without one.
     static void place(HttpRequest &request, AuthStyle style, const QString &header,
                       const QByteArray &credential);
 
 private:
+    QString m_connection; // its name, for the messages
+    QUrl m_origin;        // the connection's URL: its key goes to this origin and no other
     AuthStyle m_style;
     QString m_header;
     TokenSource *m_tokens;

@@ -31,6 +31,18 @@ bool breaksLine(QByteArrayView v)
 }
 } // namespace
 
+bool isReservedHeader(QByteArrayView name)
+{
+    static const QByteArrayView reserved[]
+        = {"host",       "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer",
+           "keep-alive", "cookie",         "content-type",      "expect"};
+    for (const QByteArrayView r : reserved) {
+        if (name.compare(r, Qt::CaseInsensitive) == 0)
+            return true;
+    }
+    return name.size() >= 6 && name.first(6).compare("proxy-", Qt::CaseInsensitive) == 0;
+}
+
 QString HttpRequest::unsafeField() const
 {
     if (breaksLine(method) || method.contains(' '))

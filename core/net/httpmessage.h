@@ -18,6 +18,10 @@ using HttpHeaders = QList<QPair<QByteArray, QByteArray>>;
 // Value of the first header with that name (compared case-insensitively); nullopt when absent.
 std::optional<QByteArray> findHeader(const HttpHeaders &headers, QByteArrayView name);
 
+// A header a server-chosen name must not take: those that frame the request or the connection
+// (the transport sets them), and those that carry other state (cookies, proxy credentials).
+bool isReservedHeader(QByteArrayView name);
+
 struct HttpRequest
 {
     QByteArray method = "GET"; // upper-cased by the client

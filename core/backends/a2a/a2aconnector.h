@@ -11,6 +11,9 @@ inline constexpr QLatin1StringView Binding{"binding"};                  // "JSON
 inline constexpr QLatin1StringView ProtocolVersion{"protocol_version"}; // "1.0" / "0.3"
 inline constexpr QLatin1StringView CancelTimeoutMs{"cancel_timeout_ms"};
 inline constexpr QLatin1StringView HistoryLength{"history_length"};
+// true: an agent card asking for the key in the URL query or a cookie gets it there (default: the
+// key stays in a header: the connection's style).
+inline constexpr QLatin1StringView CardKeyInQueryOrCookie{"card_key_in_query_or_cookie"};
 } // namespace A2aOption
 
 // The registry's row of the A2A connector (registry.cpp).

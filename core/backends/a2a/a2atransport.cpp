@@ -3,8 +3,10 @@
 // HTTP+JSON bindings, and one-shot calls. The run operations are in a2abackend.cpp.
 #include "a2abackend.h"
 
+#include "a2alog.h"
 #include "backends/a2a/a2aconnector.h"
 #include "backends/requestauth.h"
+#include "net/httppolicy.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -56,6 +58,20 @@ namespace {
 QString encodedId(const QString &id)
 {
     return QString::fromLatin1(QUrl::toPercentEncoding(id));
+}
+
+// `url` lies at or under `base`: the same origin and `base`'s path as a whole-segment prefix.
+bool isUnder(const QUrl &url, const QUrl &base)
+{
+    if (!sameOrigin(url, base))
+        return false;
+    QString prefix = base.path();
+    if (prefix.endsWith(u".json"_s)) // the card's own URL was given: its folder
+        prefix.truncate(prefix.lastIndexOf(u'/'));
+    while (prefix.endsWith(u'/'))
+        prefix.chop(1);
+    const QString path = url.path();
+    return prefix.isEmpty() || path == prefix || path.startsWith(prefix + u'/');
 }
 
 } // namespace
@@ -144,6 +160,26 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
                     .arg(url.toDisplayString(), QStringList{binding, version}.join(u' ').trimmed()));
             co_return d;
         }
+        // A card read at the origin's root for an agent mounted under a path may be another
+        // agent's: take it only when its interface is the agent the connection names.
+        if (!isUnder(url, base) && !isUnder(iface->url, base)) {
+            d.error = RunError::protocol(
+                u"agent_card_mismatch"_s,
+                Text::tr("No agent card under %1; the card at %2 describes the agent at %3, not this one.")
+                    .arg(base.toDisplayString(), url.toDisplayString(), iface->url.toDisplayString()));
+            co_return d;
+        }
+        // The card names where requests go; the key goes only to the connection's own origin.
+        if (!sameOrigin(iface->url, base) && m_auth->hasCredential()) {
+            d.error = RunError::client(
+                u"credential_origin"_s,
+                Text::tr("The agent card at %1 sends requests to %2, another origin than the connection's "
+                         "%3: Runwatch does not send the connection's key there. If you trust %2, point a "
+                         "connection at it.")
+                    .arg(url.toDisplayString(), RequestAuth::originOf(iface->url),
+                         RequestAuth::originOf(base)));
+            co_return d;
+        }
         m_card = parsed.card;
         m_interface = iface;
         d.card = m_card;
@@ -171,16 +207,31 @@ bool A2aBackend::applyAgentAuth(HttpRequest &request, const QByteArray &credenti
         request.headers.emplaceBack("Authorization", "Basic " + credential.toBase64());
         return true;
     case AuthScheme::Kind::ApiKeyHeader:
+        // A header the card names, but not one that frames the request or carries other state.
+        if (!isHeaderName(QString::fromUtf8(name)) || isReservedHeader(name)) {
+            qCWarning(lcA2a) << "agent card asks for the key in header" << name
+                             << "- refused; the connection's own style is used";
+            return false;
+        }
         request.headers.emplaceBack(name, credential);
         return true;
-    case AuthScheme::Kind::ApiKeyQuery: {
-        QUrlQuery q(request.url);
-        q.addQueryItem(QString::fromUtf8(name), QString::fromUtf8(credential));
-        request.url.setQuery(q);
-        return true;
-    }
+    case AuthScheme::Kind::ApiKeyQuery:
     case AuthScheme::Kind::ApiKeyCookie:
-        request.headers.emplaceBack("Cookie", name + '=' + credential);
+        // A key in the URL ends up in server and proxy logs, one in a cookie in cookie jars: only
+        // where the connection allows it, not because a card says so.
+        if (!m_connection.options.value(A2aOption::CardKeyInQueryOrCookie).toBool()) {
+            qCWarning(lcA2a) << "agent card asks for the key in the"
+                             << (kind == AuthScheme::Kind::ApiKeyQuery ? "URL query" : "cookie") << name
+                             << "- not allowed by the connection; its own style is used";
+            return false;
+        }
+        if (kind == AuthScheme::Kind::ApiKeyCookie) {
+            request.headers.emplaceBack("Cookie", name + '=' + credential);
+        } else {
+            QUrlQuery q(request.url);
+            q.addQueryItem(QString::fromUtf8(name), QString::fromUtf8(credential));
+            request.url.setQuery(q);
+        }
         return true;
     case AuthScheme::Kind::None:
         break;

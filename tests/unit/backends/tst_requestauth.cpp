@@ -224,6 +224,63 @@ private Q_SLOTS:
         QCOMPARE(server.requestCount(), 7);
     }
 
+    // The origin rule: a key or a token goes only to the origin (scheme, host, port) of the
+    // connection it belongs to, whoever named the URL. Another origin gets nothing: not the
+    // request, not a run of the token command.
+    void credentialsStayWithTheirOrigin_data()
+    {
+        QTest::addColumn<bool>("command");
+        QTest::newRow("key") << false;
+        QTest::newRow("token command") << true;
+    }
+    void credentialsStayWithTheirOrigin()
+    {
+        QFETCH(bool, command);
+        QTemporaryDir dir;
+        ScriptedServer home;
+        ScriptedServer elsewhere;
+        home.enqueue("/x", ScriptedReply::json(200, "{}"));
+        elsewhere.enqueue("/x", ScriptedReply::json(200, "{}"), 3);
+        Connection c = connectionTo(home, AuthStyle::Bearer);
+        if (command) {
+            c.options.insert(u"token_command"_s, rotatingCommand(dir, {u"tok-origin-1"_s}));
+        } else {
+            c.apiKey = u"sk-origin-bound-key"_s;
+        }
+        HttpClient http;
+        RequestAuth auth(c);
+        auth.attach(&http);
+
+        // Another port on the same host is another origin; so is another scheme.
+        const auto refused = awaitWithin(http.send(get(elsewhere)));
+        QVERIFY(refused);
+        QCOMPARE(refused->error.code, u"credential_origin"_s);
+        const QString homeOrigin = u"http://127.0.0.1:%1"_s.arg(home.port());
+        const QString otherOrigin = u"http://127.0.0.1:%1"_s.arg(elsewhere.port());
+        QVERIFY2(refused->error.message.contains(homeOrigin) && refused->error.message.contains(otherOrigin),
+                 qPrintable(refused->error.message));
+        QCOMPARE(elsewhere.requestCount(), 0);
+        QCOMPARE(auth.tokenSource()->commandRuns(), 0);
+
+        // A request that carries no credentials may go there (a public agent card).
+        HttpRequest publicCard = get(elsewhere);
+        publicCard.withCredentials = false;
+        QVERIFY(awaitWithin(http.send(publicCard))->ok());
+        QCOMPARE(elsewhere.requestCount(), 1);
+        QVERIFY(elsewhere.requests().at(0).header("authorization").isEmpty());
+
+        // Its own origin, with any path, gets it.
+        const auto ok = awaitWithin(http.send(get(home)));
+        QVERIFY(ok && ok->ok());
+        QVERIFY(home.requests().at(0).header("authorization").startsWith("Bearer "));
+
+        // A connection without any credential has nothing to keep: it may go anywhere.
+        HttpClient open;
+        RequestAuth none(connectionTo(home, AuthStyle::None));
+        none.attach(&open);
+        QVERIFY(awaitWithin(open.send(get(elsewhere)))->ok());
+    }
+
     // A token command and "no authentication": the token is meant to be sent, as Bearer.
     void tokenCommandWithoutStyleIsBearer()
     {
