@@ -5,6 +5,7 @@
 
 #include "backends/registry.h"
 #include "connections/connectionoptions.h"
+#include "net/httppolicy.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -425,6 +426,14 @@ bool CliApp::setUpStore(const Options &o)
     return true;
 }
 
+bool CliApp::keyGivenFor(const QString &backend, const QUrl &url) const
+{
+    // The connector's own variable (OPENAI_API_KEY) is its service's key: a run on that service
+    // may have it without --url.
+    const ConnectorDescriptor *row = connector(backend);
+    return row && !row->defaultUrl.isEmpty() && sameOrigin(QUrl(QString(row->defaultUrl)), url);
+}
+
 QString CliApp::apiKeyFor(const Options &o, const QString &backend) const
 {
     if (!o.apiKeyEnv.isEmpty())
@@ -516,6 +525,23 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     // Checked in run(): a bad style never gets here.
     authStyleFromName(o.auth.isEmpty() ? u"bearer"_s : o.auth, &c.auth, &c.authHeader);
     c.apiKey = apiKeyFor(o, c.backend);
+    if (run && o.url.isEmpty() && !c.apiKey.isEmpty() && !keyGivenFor(c.backend, c.baseUrl)) {
+        // A stored run reattached at the URL it was started on: the environment's key was given
+        // for whatever this command names, and this command names no service. Keys follow
+        // origins (RequestAuth's rule); --url ORIGIN, or a saved connection, says where it goes.
+        c.apiKey.clear();
+        const QString origin = c.baseUrl
+                                   .adjusted(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment
+                                             | QUrl::RemoveUserInfo)
+                                   .toString();
+        if (!std::exchange(m_keyWithheld[origin], true)) {
+            writeErr(
+                CliApp::tr("runwatch-cli: not sending the API key from the environment to %1, where a stored "
+                           "run was started: it was not given for that service (pass --url %1 to send it "
+                           "there, or use a saved connection)\n")
+                    .arg(origin));
+        }
+    }
     // A token command's token goes out in the --auth style like a key.
     if (const QString command = o.option(ConnectionOption::TokenCommand); !command.isEmpty()) {
         c.options.insert(ConnectionOption::TokenCommand, command);

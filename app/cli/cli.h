@@ -59,6 +59,8 @@ private:
     std::optional<Connection> connectionFor(const Options &o, const Run *run, QString *error,
                                             bool *usageError = nullptr);
     QString apiKeyFor(const Options &o, const QString &backend) const;
+    // Whether the environment's key may go to `url` without --url: the connector's own service.
+    bool keyGivenFor(const QString &backend, const QUrl &url) const;
     int connectionError(const QString &error, bool usageError);
     // For commands that name no stored run (start, agent, list --remote, attach): the connection
     // from the command line, added to the engine. nullopt after reporting why, with *exitCode set.
@@ -142,6 +144,7 @@ private:
     RunManager m_manager;
     std::unique_ptr<ConnectionRegistry> m_registry; // made on first use, once the store is open
     QHash<QString, Connection> m_savedConnections;  // resolved with their keys, by name
+    QHash<QString, bool> m_keyWithheld;             // origins told once: no environment key for them
 };
 
 } // namespace Runwatch::Cli

@@ -27,4 +27,20 @@ QString checkApiVersion(const QString &value)
     return {};
 }
 
+QString checkYesNo(const QString &value)
+{
+    static const QStringList words{u"yes"_s, u"no"_s, u"true"_s, u"false"_s};
+    if (!words.contains(value.trimmed().toLower()))
+        return QCoreApplication::translate("ConnectionOptions", "Either yes or no.");
+    return {};
+}
+
+bool optionIsYes(const QJsonValue &value)
+{
+    if (value.isBool())
+        return value.toBool();
+    const QString word = value.toString().trimmed().toLower();
+    return word == u"yes" || word == u"true";
+}
+
 } // namespace Runwatch

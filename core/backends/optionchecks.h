@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QJsonValue>
 #include <QString>
 
 namespace Runwatch {
@@ -12,5 +13,8 @@ namespace Runwatch {
 QString checkHeaderValue(const QString &value);
 // An API version sent as ?api-version=: letters, digits, '.', '-', '_'.
 QString checkApiVersion(const QString &value);
+// A yes/no option: yes, no, true, false (any case); optionIsYes() reads it.
+QString checkYesNo(const QString &value);
+bool optionIsYes(const QJsonValue &value);
 
 } // namespace Runwatch

@@ -239,6 +239,14 @@
         <source>A2A %1 has no such method.</source>
         <translation>A2A %1 hat keine solche Methode.</translation>
     </message>
+    <message>
+        <source>No agent card under %1; the card at %2 describes the agent at %3, not this one.</source>
+        <translation>Keine Agentenkarte unter %1; die Karte unter %2 beschreibt den Agenten unter %3, nicht diesen.</translation>
+    </message>
+    <message>
+        <source>The agent card at %1 sends requests to %2, another origin than the connection&apos;s %3: Runwatch does not send the connection&apos;s key there. If you trust %2, point a connection at it.</source>
+        <translation>Die Agentenkarte unter %1 schickt Anfragen an %2, einen anderen Ursprung als %3 der Verbindung: Runwatch sendet den Schlüssel der Verbindung nicht dorthin. Wenn Sie %2 vertrauen, richten Sie eine Verbindung darauf.</translation>
+    </message>
 </context>
 <context>
     <name>ConnectionOptions</name>
@@ -285,6 +293,10 @@
     <message>
         <source>&quot;%1&quot; is not a header name: letters, digits and !#$%&amp;&apos;*+-.^_`|~ only, e.g. x-api-key.</source>
         <translation>„%1“ ist kein Header-Name: nur Buchstaben, Ziffern und !#$%&amp;&apos;*+-.^_`|~, z. B. x-api-key.</translation>
+    </message>
+    <message>
+        <source>Either yes or no.</source>
+        <translation>Entweder yes oder no.</translation>
     </message>
 </context>
 <context>
@@ -2353,6 +2365,12 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <translation>Backends (wie jedes die Befehle annimmt):
 </translation>
     </message>
+    <message>
+        <source>runwatch-cli: not sending the API key from the environment to %1, where a stored run was started: it was not given for that service (pass --url %1 to send it there, or use a saved connection)
+</source>
+        <translation>runwatch-cli: der API-Schlüssel aus der Umgebung wird nicht an %1 gesendet, wo ein gespeicherter Lauf gestartet wurde: Er wurde nicht für diesen Dienst angegeben (mit --url %1 wird er dorthin gesendet, oder verwenden Sie eine gespeicherte Verbindung)
+</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConnectionOptionsForm</name>
@@ -2828,6 +2846,18 @@ Dort speichern?</translation>
     <message>
         <source>start --input: input items. followup: the next response (previous_response_id). respond: --output once per pending tool call, all sent in one request (--text when exactly one is pending); --approve/--reject answer every pending MCP approval; the run goes on in the next response, which watch RUN follows.</source>
         <translation>start --input: Eingabeelemente. followup: die nächste Antwort (previous_response_id). respond: --output einmal je offenem Tool-Aufruf, alle in einer Anfrage gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe; der Lauf geht in der nächsten Antwort weiter, der watch LAUF folgt.</translation>
+    </message>
+    <message>
+        <source>Key in &amp;query or cookie:</source>
+        <translation>Schlüssel in &amp;Query oder Cookie:</translation>
+    </message>
+    <message>
+        <source>yes: when the agent card asks for the key in the URL query or a cookie, send it there. A key in a URL ends up in server and proxy logs. no (the default): the key stays in a header, in the connection&apos;s auth style.</source>
+        <translation>yes: Verlangt die Agentenkarte den Schlüssel in der URL-Query oder einem Cookie, wird er dort gesendet. Ein Schlüssel in einer URL landet in Server- und Proxy-Logs. no (Standard): Der Schlüssel bleibt in einem Header, im Authentifizierungsstil der Verbindung.</translation>
+    </message>
+    <message>
+        <source>no (the default) or yes</source>
+        <translation>no (Standard) oder yes</translation>
     </message>
 </context>
 <context>
@@ -3783,6 +3813,10 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
     <message>
         <source>The key contains a line break or another control character.</source>
         <translation>Der Schlüssel enthält einen Zeilenumbruch oder ein anderes Steuerzeichen.</translation>
+    </message>
+    <message>
+        <source>Not sending the key of connection &quot;%1&quot; to %2: it was given for %3. Point a connection at %2 to use a key there.</source>
+        <translation>Der Schlüssel der Verbindung „%1“ wird nicht an %2 gesendet: Er wurde für %3 angegeben. Richten Sie eine Verbindung auf %2, um dort einen Schlüssel zu verwenden.</translation>
     </message>
 </context>
 <context>

@@ -163,6 +163,50 @@ private Q_SLOTS:
         QVERIFY(!r.out.contains("sk-custom-header-0001") && !r.err.contains("sk-custom-header-0001"));
     }
 
+    // A stored run reattached with no --url: the environment's key now is not this service's (a
+    // key for another one, exported for another command): status, watch and resume send none of
+    // it to the URL stored with the run, and say so. With --url naming that origin, it goes.
+    void reattachSendsNoForeignKey_data() { backends(); }
+    void reattachSendsNoForeignKey()
+    {
+        QFETCH(QString, backend);
+        const QString ownKey = u"sk-own-service-0001"_s;
+        const QString foreignKey = u"sk-foreign-service-0002"_s;
+        Service service(backend, ownKey);
+        QVERIFY(service.listening());
+        QStringList start = service.start();
+        start.removeAll(u"--follow"_s);
+        start[2] = backend == u"a2a" ? u"normal chunks=400"_s : u"normal deltas=400"_s; // still going
+        const Result started
+            = cli(service, backend, QStringList{u"--json"_s} + start, {u"RUNWATCH_API_KEY="_s + ownKey});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        const QString id = RunwatchTest::runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
+        const qsizetype before = service.requests().size();
+
+        const QString store = m_dir->filePath(u"runs.sqlite"_s);
+        const QStringList env{u"RUNWATCH_API_KEY="_s + foreignKey, u"OPENAI_API_KEY="_s + foreignKey};
+        for (const QStringList &command :
+             {QStringList{u"status"_s, id}, QStringList{u"watch"_s, id}, QStringList{u"resume"_s}}) {
+            const Result r = RunwatchTest::runCli(QStringList{u"--store"_s, store} + command, this, env);
+            // status always asks the service; watch and resume only while the run is unfinished.
+            if (command.first() == u"status")
+                QVERIFY2(r.err.contains("not sending the API key from the environment"), r.err.constData());
+            QVERIFY(!r.out.contains(foreignKey.toUtf8()) && !r.err.contains(foreignKey.toUtf8()));
+        }
+        const QList<Seen> seen = service.requests();
+        QVERIFY2(seen.size() > before, "the commands did reach the service");
+        for (const Seen &request : seen)
+            QVERIFY2(!request.header("authorization").contains(foreignKey.toUtf8()),
+                     qPrintable(request.path));
+
+        // Named by the operator for this command: that origin gets the key.
+        const Result named = RunwatchTest::runCli(
+            {u"--store"_s, store, u"--url"_s, service.url().toString(), u"status"_s, id}, this, env);
+        QVERIFY(!named.err.contains("not sending the API key"));
+        QVERIFY(service.requests().last().header("authorization").contains(foreignKey.toUtf8()));
+    }
+
     // The service takes only the second token: the first is refused (401), the command runs
     // once more, and the request goes again with the new one. Meanwhile the command writes its
     // environment to a file: no API key of ours is in it.

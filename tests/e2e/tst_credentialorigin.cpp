@@ -197,7 +197,7 @@ private Q_SLOTS:
         home.enqueue("/rpc", rpcError(), 5);
         QJsonObject options;
         if (allowed)
-            options.insert(A2aOption::CardKeyInQueryOrCookie, true);
+            options.insert(A2aOption::CardKeyInQueryOrCookie, u"yes"_s);
         runOnce(a2a(home.url(), kKey, options));
         const QList<RecordedRequest> calls = home.requests("/rpc");
         QVERIFY(!calls.isEmpty());

@@ -2,6 +2,7 @@
 #include "backends/a2a/a2aconnector.h"
 
 #include "backends/a2a/a2abackend.h"
+#include "backends/optionchecks.h"
 
 using namespace Qt::StringLiterals;
 
@@ -20,6 +21,17 @@ ConnectorDescriptor a2aConnector()
         "start --input: a data part. followup: a new task in the same contextId; a working run takes "
         "it as a message to its task, and the same run goes on (a refusal: its error, exit 1). list "
         "--remote: ListTasks (A2A 1.0). agent: the agent card.");
+    row.options = {
+        {A2aOption::CardKeyInQueryOrCookie, "--card-key-in-query-or-cookie"_L1, "yes|no"_L1,
+         ConnectorOption::Kind::Text, QT_TRANSLATE_NOOP("Runwatch::Connector", "Key in &query or cookie:"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "no (the default) or yes"),
+         QT_TRANSLATE_NOOP(
+             "Runwatch::Connector",
+             "yes: when the agent card asks for the key in the URL query or a cookie, send it "
+             "there. A key in a URL ends up in server and proxy logs. no (the default): the key "
+             "stays in a header, in the connection's auth style."),
+         &checkYesNo},
+    };
     row.create = &makeBackend<A2aBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo agent");
     row.demo.runs = {

@@ -5,6 +5,7 @@
 
 #include "a2alog.h"
 #include "backends/a2a/a2aconnector.h"
+#include "backends/optionchecks.h"
 #include "backends/requestauth.h"
 #include "net/httppolicy.h"
 
@@ -219,7 +220,7 @@ bool A2aBackend::applyAgentAuth(HttpRequest &request, const QByteArray &credenti
     case AuthScheme::Kind::ApiKeyCookie:
         // A key in the URL ends up in server and proxy logs, one in a cookie in cookie jars: only
         // where the connection allows it, not because a card says so.
-        if (!m_connection.options.value(A2aOption::CardKeyInQueryOrCookie).toBool()) {
+        if (!optionIsYes(m_connection.options.value(A2aOption::CardKeyInQueryOrCookie))) {
             qCWarning(lcA2a) << "agent card asks for the key in the"
                              << (kind == AuthScheme::Kind::ApiKeyQuery ? "URL query" : "cookie") << name
                              << "- not allowed by the connection; its own style is used";
