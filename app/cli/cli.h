@@ -103,6 +103,8 @@ private:
     std::optional<ActionResult> awaitAction(const QString &id, RunManager::Action action,
                                             const std::function<void()> &trigger, int timeoutMs = 60000);
     // Follows `id` until terminal / input required / gave up, printing as it goes.
+    // A stored run that waits for input, read again from the service (bounded): what it is now.
+    const Run *rereadWaitingRun(const QString &id);
     int followToEnd(const QString &id);
 
     void printRunLine(const Run &run);

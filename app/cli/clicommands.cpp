@@ -226,6 +226,17 @@ int CliApp::cmdWatch(const Options &o, const QStringList &args)
             writeOut(run->primaryText);
         }
     }
+    if (!RunManager::needsFollowing(*run) && !run->isTerminal()) {
+        // A waiting run as stored may be old news: answered from another client, expired, or
+        // cancelled since. The service says what it is now (as `status` does).
+        run = rereadWaitingRun(id);
+        if (!run)
+            return ExitOtherError;
+        if (RunManager::needsFollowing(*run)) {
+            m_manager.follow(id);
+            return followToEnd(id);
+        }
+    }
     if (!RunManager::needsFollowing(*run)) {
         // Another process may have seen the suspension arrive (a respond that stayed to follow
         // the resumed run): say what the run waits for, as if it had arrived now.
@@ -236,6 +247,19 @@ int CliApp::cmdWatch(const Options &o, const QStringList &args)
     }
     m_manager.follow(id);
     return followToEnd(id);
+}
+
+const Run *CliApp::rereadWaitingRun(const QString &id)
+{
+    const Run *run = m_manager.run(id);
+    if (run && !run->remoteId.isEmpty()) {
+        // A refresh that fails (network down) leaves what the store knows, said as such below.
+        awaitAction(
+            id, RunManager::Action::Refresh, [&] { m_manager.refreshRun(id); }, 15000);
+        m_store.flush();
+        run = m_manager.run(id);
+    }
+    return run;
 }
 
 int CliApp::cmdCancel(const Options &o, const QStringList &args)
@@ -437,9 +461,16 @@ int CliApp::cmdResume(const Options &o, const QStringList &args)
             continue;
         }
         // Decided on the full run: a summary lacks the input request that says whether a
-        // suspension (timer, webhook) resumes by itself.
-        if (!RunManager::needsFollowing(*run))
-            continue;
+        // suspension (timer, webhook) resumes by itself. A waiting run is read again first: it
+        // may have been answered elsewhere (then it is followed) or have expired meanwhile.
+        if (!RunManager::needsFollowing(*run)) {
+            const QString localId = run->localId;
+            run = rereadWaitingRun(localId);
+            if (run && run->isTerminal())
+                printEnd(*run);
+            if (!run || !RunManager::needsFollowing(*run))
+                continue;
+        }
         ids << run->localId;
     }
     if (ids.isEmpty()) {

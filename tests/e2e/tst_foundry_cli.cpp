@@ -179,6 +179,32 @@ private Q_SLOTS:
         QVERIFY(watched.out.contains(u"[%1: search_docs] tok0 "_s.arg(word).toUtf8()));
     }
 
+    // The store says the run waits for tool outputs; the service says its expires_at passed.
+    // watch, resume and attach read a waiting run again before reporting it: expired (3), not
+    // input_required (5) from the stored state.
+    void waitingRunReadAgain()
+    {
+        const Result asked
+            = cli(QStringList{u"--json"_s} + start(u"expire expires_ms=400"_s, {u"--follow"_s}));
+        QCOMPARE(asked.exitCode, 5);
+        const QString id = runIdFrom(asked.out);
+        QTRY_COMPARE_WITH_TIMEOUT(m_sim->run(m_sim->lastRunId())->status, u"expired"_s, 10000);
+        const Result watched = cli({u"watch"_s, id});
+        QVERIFY2(watched.exitCode == 3, watched.err.constData());
+        QVERIFY2(watched.err.contains("expired"), watched.err.constData());
+        QVERIFY(!watched.err.contains("input_required") && !watched.out.contains("input_required"));
+
+        // resume reads the next such run again too, and reports it.
+        const Result asked2
+            = cli(QStringList{u"--json"_s} + start(u"expire expires_ms=400"_s, {u"--follow"_s}));
+        QCOMPARE(asked2.exitCode, 5);
+        QTRY_COMPARE_WITH_TIMEOUT(m_sim->run(m_sim->lastRunId())->status, u"expired"_s, 10000);
+        const Result resumed = cli({u"resume"_s});
+        QVERIFY2(resumed.err.contains("expired"), resumed.err.constData());
+        const Result status = cli({u"status"_s, runIdFrom(asked2.out)});
+        QCOMPARE(status.exitCode, 3);
+    }
+
     void exitCodes()
     {
         QCOMPARE(cli(start(u"fail deltas=4"_s, {u"--follow"_s})).exitCode, 3);
