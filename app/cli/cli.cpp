@@ -517,7 +517,9 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     if (c.backend.isEmpty() && !c.baseUrl.isEmpty())
         c.backend = defaultConnector().name;
     if (c.name.isEmpty())
-        c.name = c.baseUrl.isEmpty() ? c.backend : c.backend + u'@' + c.baseUrl.authority();
+        c.name = c.baseUrl.isEmpty()
+                     ? c.backend
+                     : c.backend + u'@' + c.baseUrl.adjusted(QUrl::RemoveUserInfo).authority();
     if (c.baseUrl.isEmpty() || !c.baseUrl.isValid()) {
         *error = CliApp::tr("no service URL: give --url URL (and --backend) or --connection NAME");
         return std::nullopt;
@@ -556,9 +558,18 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
             *error = CliApp::tr("%1 is not an option of the %2 backend").arg(flag, c.backend);
             return std::nullopt;
         }
+        if (it.key() == ConnectionOption::Proxy && !QUrl(value).password().isEmpty()) {
+            // argv is visible to every user of the machine and kept in shell history.
+            *error = CliApp::tr("%1: no password on the command line; give it in RUNWATCH_PROXY_PASSWORD "
+                                "(or save the connection in the app, which keeps it in the keychain)")
+                         .arg(flag);
+            return std::nullopt;
+        }
         if (!value.isEmpty())
             c.options.insert(it.key(), value);
     }
+    if (proxyHasUser(c))
+        setProxyPassword(&c, qEnvironmentVariable("RUNWATCH_PROXY_PASSWORD"));
     // The rules the Connections dialog applies as the operator types (not the plain-http one:
     // HttpClient refuses such a request with its own message).
     const QList<ConnectionOptionProblem> problems = validateConnectionOptions(c);

@@ -107,7 +107,7 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
             QJsonObject line{{u"type"_s, u"connection"_s},
                              {u"name"_s, c.name},
                              {u"backend"_s, c.backend},
-                             {u"url"_s, c.baseUrl.toString()},
+                             {u"url"_s, c.baseUrl.toString(QUrl::RemovePassword)},
                              {u"auth"_s, authStyleName(c.auth, c.authHeader)},
                              {u"key_storage"_s, keyStorageName(p.keyStorage)},
                              {u"allow_insecure_http"_s, c.allowInsecureHttp}};
@@ -117,8 +117,8 @@ int CliApp::cmdConnections(const Options &o, const QStringList &args)
         } else {
             writeOut(u"%1  %2  %3  %4  %5\n"_s.arg(
                 c.name.leftJustified(nameWidth), c.backend.leftJustified(backendWidth),
-                authStyleName(c.auth, c.authHeader).leftJustified(authWidth), c.baseUrl.toDisplayString(),
-                keyStorageLabel(p.keyStorage)));
+                authStyleName(c.auth, c.authHeader).leftJustified(authWidth),
+                c.baseUrl.toDisplayString(QUrl::RemovePassword), keyStorageLabel(p.keyStorage)));
         }
     }
     if (saved.isEmpty()) {

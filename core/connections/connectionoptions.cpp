@@ -47,6 +47,14 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
                                     .arg(url.host())});
         }
     }
+    if (!url.password().isEmpty()) {
+        // Stored with the connection and every run, printed by `connections`, exported: a
+        // password has no place there (the proxy's is moved to the keychain; this one is not).
+        problems.append({u"base_url_password"_s,
+                         Text::tr("The URL holds a password (user:password@host): it would be stored "
+                                  "and shown with every run. Remove it from the URL and give the "
+                                  "secret as the connection's key.")});
+    }
     const QList<ConnectorOption> applicable = connectionOptions(connection.backend);
     auto applies = [&applicable](QStringView key) {
         return std::any_of(applicable.cbegin(), applicable.cend(),

@@ -192,7 +192,8 @@ Run RunManager::newRun(const QString &connectionName) const
     run.localId = QUuid::createUuid().toString(QUuid::WithoutBraces).left(8);
     run.connection = connectionName;
     run.backend = conn.backend;
-    run.baseUrl = conn.baseUrl.toString();
+    // Never a password (user:password@): the run's URL is stored, exported and shown.
+    run.baseUrl = conn.baseUrl.toString(QUrl::RemovePassword);
     run.createdAt = QDateTime::currentDateTimeUtc();
     run.updatedAt = run.createdAt;
     run.model = conn.defaultModel;

@@ -298,6 +298,10 @@
         <source>Either yes or no.</source>
         <translation>Entweder yes oder no.</translation>
     </message>
+    <message>
+        <source>The URL holds a password (user:password@host): it would be stored and shown with every run. Remove it from the URL and give the secret as the connection&apos;s key.</source>
+        <translation>Die URL enthält ein Passwort (user:password@host): Es würde mit jedem Lauf gespeichert und angezeigt. Entfernen Sie es aus der URL und geben Sie das Geheimnis als Schlüssel der Verbindung an.</translation>
+    </message>
 </context>
 <context>
     <name>FoundryConnector</name>
@@ -2370,6 +2374,10 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 </source>
         <translation>runwatch-cli: der API-Schlüssel aus der Umgebung wird nicht an %1 gesendet, wo ein gespeicherter Lauf gestartet wurde: Er wurde nicht für diesen Dienst angegeben (mit --url %1 wird er dorthin gesendet, oder verwenden Sie eine gespeicherte Verbindung)
 </translation>
+    </message>
+    <message>
+        <source>%1: no password on the command line; give it in RUNWATCH_PROXY_PASSWORD (or save the connection in the app, which keeps it in the keychain)</source>
+        <translation>%1: kein Passwort auf der Kommandozeile; geben Sie es in RUNWATCH_PROXY_PASSWORD an (oder speichern Sie die Verbindung in der App, die es im Schlüsselbund ablegt)</translation>
     </message>
 </context>
 <context>

@@ -95,6 +95,55 @@ private Q_SLOTS:
         QCOMPARE(m_sim->requestCount(), before);
     }
 
+    // Secrets never on the command line or in a stored URL: a proxy's password comes from
+    // RUNWATCH_PROXY_PASSWORD (argv is visible to every user and kept in shell history), and a
+    // service URL with a password (user:password@host) is refused before anything is sent or
+    // stored.
+    void noPasswordsOnTheCommandLine()
+    {
+        RunwatchTest::Socks5Proxy proxy;
+        QVERIFY(proxy.listen());
+        proxy.requireCredentials("ops", "proxy-Secret-91");
+        const QString withUser = u"socks5://ops@127.0.0.1:%1"_s.arg(proxy.port());
+        const Result viaEnv
+            = cli({u"--proxy"_s, withUser, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s, u"--follow"_s},
+                  {u"RUNWATCH_PROXY_PASSWORD=proxy-Secret-91"_s});
+        QVERIFY2(viaEnv.exitCode == 0, viaEnv.err.constData());
+        QCOMPARE(proxy.refusedLogins(), 0);
+        QVERIFY(!proxy.targets().isEmpty());
+
+        const int before = m_sim->requestCount();
+        const Result onArgv
+            = cli({u"--proxy"_s, u"socks5://ops:proxy-Secret-91@127.0.0.1:%1"_s.arg(proxy.port()), u"start"_s,
+                   u"--prompt"_s, u"x"_s});
+        QCOMPARE(onArgv.exitCode, 2);
+        QVERIFY2(onArgv.err.contains("RUNWATCH_PROXY_PASSWORD"), onArgv.err.constData());
+        QVERIFY(!onArgv.err.contains("proxy-Secret-91"));
+
+        QUrl secretUrl = m_sim->baseUrl();
+        secretUrl.setUserName(u"svc"_s);
+        secretUrl.setPassword(u"url-Secret-42"_s);
+        const Result inUrl = RunwatchTest::runCli(
+            {u"--backend"_s, u"openai"_s, u"--url"_s, secretUrl.toString(), u"--store"_s,
+             m_dir->filePath(u"runs.sqlite"_s), u"start"_s, u"--prompt"_s, u"x"_s},
+            this);
+        QCOMPARE(inUrl.exitCode, 2);
+        QVERIFY2(inUrl.err.contains("password"), inUrl.err.constData());
+        QVERIFY(!inUrl.err.contains("url-Secret-42"));
+        QCOMPARE(m_sim->requestCount(), before);
+        // Nothing stored anywhere holds either password.
+        QByteArray bytes;
+        for (const QString &suffix : {QString(), u"-wal"_s}) {
+            QFile file(m_dir->filePath(u"runs.sqlite"_s + suffix));
+            if (file.open(QIODevice::ReadOnly))
+                bytes += file.readAll();
+        }
+        QVERIFY(!bytes.isEmpty());
+        QVERIFY(!bytes.contains("url-Secret-42") && !bytes.contains("proxy-Secret-91"));
+        const Result listed = cli({u"--json"_s, u"list"_s});
+        QVERIFY(!listed.out.contains("Secret"));
+    }
+
     // --json prints JSON Lines: run, deltas whose texts add up to the answer, status, end.
     void startFollowJson()
     {

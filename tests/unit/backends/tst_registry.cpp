@@ -131,6 +131,21 @@ private Q_SLOTS:
         QCOMPARE(problems.first().option, u"echo_depth"_s);
     }
 
+    // A password in the service URL would be stored with the connection and every run: refused
+    // (the dialog cannot save it, the CLI exits 2). A user name alone is fine.
+    void passwordInTheUrlIsRefused()
+    {
+        Connection c;
+        c.backend = u"echo"_s;
+        c.baseUrl = QUrl(u"https://svc:hunter2@echo.example/v1"_s);
+        const QList<ConnectionOptionProblem> problems = validateConnectionOptions(c);
+        QCOMPARE(problems.size(), 1);
+        QCOMPARE(problems.first().option, u"base_url_password"_s);
+        QVERIFY(!problems.first().message.contains(u"hunter2"_s));
+        c.baseUrl = QUrl(u"https://svc@echo.example/v1"_s);
+        QVERIFY(validateConnectionOptions(c).isEmpty());
+    }
+
     // runwatch-cli --help lists the connector and its flags.
     void helpListsTheRow()
     {
