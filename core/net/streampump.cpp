@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streampump.h"
+#include "threadhandoff.h"
 
 #include "streamconnection.h"
 #include "streamreply.h"
@@ -144,7 +145,7 @@ StreamPump::StreamPump()
 StreamPump::~StreamPump()
 {
     // The sockets belong to the pump thread: delete them there, then stop it.
-    QMetaObject::invokeMethod(
+    invokeAcross(
         m_worker, [worker = m_worker] { delete worker; }, Qt::BlockingQueuedConnection);
     m_thread.quit();
     m_thread.wait();
@@ -186,7 +187,7 @@ std::shared_ptr<StreamChannel> StreamPump::open(StreamReply *reply, StreamTarget
         ++inbox->streams;
         channel->inbox = inbox;
     }
-    QMetaObject::invokeMethod(
+    invokeAcross(
         m_worker, [worker = m_worker, channel, target = std::move(target)] { worker->open(channel, target); },
         Qt::QueuedConnection);
     return channel;
@@ -214,7 +215,7 @@ void StreamPump::close(const std::shared_ptr<StreamChannel> &channel)
     }
     if (disposed)
         disposed->dispose();
-    QMetaObject::invokeMethod(
+    invokeAcross(
         m_worker, [worker = m_worker, id = channel->id] { worker->close(id); }, Qt::QueuedConnection);
 }
 
@@ -241,7 +242,7 @@ StreamIncoming StreamPump::take(const std::shared_ptr<StreamChannel> &channel, q
             wasPaused = std::exchange(channel->paused, false);
     }
     if (wasPaused) {
-        QMetaObject::invokeMethod(
+        invokeAcross(
             m_worker, [worker = m_worker, id = channel->id] { worker->resume(id); }, Qt::QueuedConnection);
     }
     return taken;
@@ -268,7 +269,7 @@ void StreamPump::attachDecoder(const std::shared_ptr<StreamChannel> &channel,
             wasPaused = std::exchange(channel->paused, false);
     }
     // The flush timer lives on the pump thread: schedule from there.
-    QMetaObject::invokeMethod(
+    invokeAcross(
         m_worker,
         [worker = m_worker, id = channel->id, wasPaused] {
             if (wasPaused)
@@ -298,7 +299,7 @@ void StreamPump::flush()
         if (inbox->pending.isEmpty() || inbox->posted)
             continue;
         inbox->posted = true;
-        QMetaObject::invokeMethod(
+        invokeAcross(
             inbox, [inbox] { inbox->deliver(); }, Qt::QueuedConnection);
     }
 }

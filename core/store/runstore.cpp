@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/runstore.h"
 
+#include "net/threadhandoff.h"
 #include "store/privatefiles.h"
 #include "store/runstorerows.h"
 #include "store/runstorewriter.h"
@@ -116,7 +117,7 @@ void RunStore::close()
     if (m_writer) {
         flush();
         // The writer's connection belongs to its thread: close it there, then stop the thread.
-        QMetaObject::invokeMethod(
+        detail::invokeAcross(
             m_writer, [writer = m_writer] { delete writer; }, Qt::BlockingQueuedConnection);
         m_writer = nullptr;
         m_writerThread.quit();
@@ -250,7 +251,7 @@ void RunStore::submitPending()
         m_flushTimer.start(kNextBatchMs);
     if (batch.isEmpty())
         return;
-    QMetaObject::invokeMethod(
+    detail::invokeAcross(
         m_writer,
         [writer = m_writer, batch = std::move(batch), generation] { writer->write(batch, generation); },
         Qt::QueuedConnection);
@@ -261,7 +262,7 @@ void RunStore::waitForWriter()
     if (!m_writer || m_inFlight.isEmpty())
         return;
     // Batches are written in order: once this no-op ran on the writer thread, all are on disk.
-    QMetaObject::invokeMethod(
+    detail::invokeAcross(
         m_writer, [] {}, Qt::BlockingQueuedConnection);
     m_inFlight.clear();
 }
