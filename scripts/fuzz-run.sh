@@ -9,6 +9,8 @@
 #   FUZZ_PARALLEL            targets run at the same time (default 1; one core each)
 #   FUZZ_LOG_DIR             logs and crash artifacts (default: <build dir>/fuzz-logs)
 #   FUZZ_SKIP_BUILD=1        run the binaries already in the build directory
+#   FUZZ_MAX_LEN             largest input in bytes (default 262144: 256 KiB)
+#   FUZZ_TIMEOUT             seconds one input may take (default 5)
 #
 # Seeds are read from tests/fuzz/corpus/<name>/ and never modified; new inputs go to the
 # git-ignored tests/fuzz/corpus-work/<name>/, so later runs start where earlier ones stopped.
@@ -43,7 +45,10 @@ mkdir -p "$logs"
 run_one() {
     local name="$1" short="${1#fuzz_}"
     local work="$root/tests/fuzz/corpus-work/$short"
-    local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+    # Inputs of realistic size (a long answer's stream is hundreds of KiB), and a time limit per
+    # input that a linear parser meets with room to spare: quadratic work on such an input fails.
+    local args=(-max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-262144}" -timeout="${FUZZ_TIMEOUT:-5}"
+                -rss_limit_mb=2048 -print_final_stats=1
                 -artifact_prefix="$logs/$name-")
     [ -f "$root/tests/fuzz/$short.dict" ] && args+=(-dict="$root/tests/fuzz/$short.dict")
     mkdir -p "$work"

@@ -43,7 +43,7 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
     , m_detail(detail)
     , m_window(window)
 {
-    const QPalette pal = window->palette();
+    const QPalette &pal = window->palette();
     m_newRun = makeAction(this, u"new-run"_s, tr("&New Run…"), u"actionNewRun"_s, QKeySequence::New,
                           tr("Start a new run"), pal);
     m_cancel = makeAction(this, u"cancel"_s, tr("&Cancel Run"), u"actionCancel"_s, QKeySequence(u"Ctrl+."_s),
@@ -304,7 +304,7 @@ void ActionController::followUpSelected()
     const QStringList ids = selectedRunIds();
     if (ids.size() != 1 || !stateOf(ids.first()).followUp || m_followUpDialog)
         return;
-    const QString parentId = ids.first();
+    const QString &parentId = ids.first();
     auto *dialog = new QInputDialog(m_window);
     dialog->setObjectName(u"followUpDialog"_s);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

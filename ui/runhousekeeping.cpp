@@ -65,8 +65,8 @@ RunHousekeeping::RunHousekeeping(RunManager *manager, RunTableView *table, QWidg
         const QString md = tr("Markdown (*.md)");
         const QString json = tr("JSON (*.json)");
         QString filter = *format == ExportFormat::Json ? json : md;
-        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Run"), suggested,
-                                                          md + u";;"_s + json, &filter);
+        QString path = QFileDialog::getSaveFileName(m_window, tr("Export Run"), suggested,
+                                                    md + u";;"_s + json, &filter);
         *format = filter == json ? ExportFormat::Json : ExportFormat::Markdown;
         return path;
     };

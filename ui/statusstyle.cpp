@@ -160,7 +160,9 @@ void paintBadge(QPainter *painter, const QRect &rect, const BadgeStyle &style, c
     const QSize want = badgeSize(style, font);
     const int h = qMin(want.height(), rect.height());
     const int w = qMin(want.width(), rect.width());
-    const QRectF pill(rect.left() + 0.5, rect.top() + (rect.height() - h) / 2 + 0.5, w - 1, h - 1);
+    // Centred on a whole pixel (the integer halving is meant), then on the pixel grid.
+    const int top = rect.top() + (rect.height() - h) / 2;
+    const QRectF pill(rect.left() + 0.5, top + 0.5, w - 1, h - 1);
 
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);

@@ -388,7 +388,7 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
             answer.value = *parsed;
             haveAnswer = true;
         } else if (a == u"--output" && i + 1 < args.size()) {
-            const QString value = args.at(++i);
+            const QString &value = args.at(++i);
             const qsizetype eq = value.indexOf(u'=');
             if (eq <= 0)
                 return usage(CliApp::tr("respond: --output expects CALL_ID=TEXT"));

@@ -82,7 +82,7 @@ int CliApp::cmdStuckRule(const QStringList &args)
             policy.factor = factor;
             change = true;
         } else if (a == u"--floor" && i + 1 < args.size()) {
-            const QString value = args.at(++i);
+            const QString &value = args.at(++i);
             const std::optional<qint64> floorMs
                 = value == u"0" ? std::optional<qint64>(0) : parseTimeBudgetMs(value);
             if (!floorMs || *floorMs > qint64(7) * 24 * 3600 * 1000)

@@ -13,5 +13,5 @@ int main(int argc, char *argv[])
     // Human-readable messages follow the locale; --json, status names and exit codes do not.
     Runwatch::installTranslations();
     Runwatch::Cli::CliApp cli(stdout, stderr);
-    return cli.run(app.arguments().mid(1));
+    return cli.run(QCoreApplication::arguments().mid(1));
 }
