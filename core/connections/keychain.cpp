@@ -26,11 +26,14 @@ namespace {
 
 using Status = KeyStore::Status;
 
+// No keychain at all: the only case where the opted-in plain file may stand in for it. A keychain
+// that is there but denied access (a locked or refused prompt) or did not answer in time is not
+// absent: a key must not quietly go to the plain file because the operator said no.
 bool isUnavailable(QKeychain::Error error)
 {
     // On Linux QtKeychain reports a missing bus or Secret Service as OtherError.
     return error == QKeychain::NoBackendAvailable || error == QKeychain::NotImplemented
-           || error == QKeychain::OtherError || error == QKeychain::AccessDenied;
+           || error == QKeychain::OtherError;
 }
 
 QString unavailableMessage(const QString &detail)
@@ -109,9 +112,11 @@ QCoro::Task<Keychain::Result> Keychain::runKeychain(Op op, QString account, QStr
         co_return result;
     }
     if (!done) {
+        // Perhaps waiting for the operator to unlock it: not a reason to use the plain file.
         result.status = Status::Unavailable;
-        result.error
-            = unavailableMessage(QCoreApplication::translate("Keychain", "it did not answer within 15 s"));
+        result.error = QCoreApplication::translate(
+            "Keychain", "The system keychain did not answer within 15 s (is it waiting to be unlocked?).");
+        co_return result;
     } else if (job->error() == QKeychain::NoError) {
         result.status = Status::Ok;
         if (op == Op::Read)
@@ -156,8 +161,26 @@ Keychain::Result Keychain::runInsecure(Op op, const QString &account, const QStr
     QJsonObject all;
     {
         QFile file(m_insecurePath);
-        if (file.open(QIODevice::ReadOnly))
-            all = QJsonDocument::fromJson(file.readAll()).object();
+        if (file.exists()) {
+            if (!file.open(QIODevice::ReadOnly)) {
+                result.error = QCoreApplication::translate("Keychain", "Cannot read %1: %2")
+                                   .arg(m_insecurePath, file.errorString());
+                return result;
+            }
+            // Damaged (a partial copy, an edit gone wrong): read as empty and written back, it
+            // would lose every other key in it. Left as it is, and said so.
+            QJsonParseError parseError;
+            const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+            if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+                result.error
+                    = QCoreApplication::translate(
+                          "Keychain", "The plain key file %1 is damaged; it was left untouched. Repair "
+                                      "or remove it, then save the key again.")
+                          .arg(m_insecurePath);
+                return result;
+            }
+            all = document.object();
+        }
     }
     const QString key = m_service + u'/' + account;
     if (op == Op::Read) {

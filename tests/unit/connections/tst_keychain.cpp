@@ -87,6 +87,36 @@ private Q_SLOTS:
         QCOMPARE(read->secret, kKey);
     }
 
+    // A damaged plain file (a partial copy, a bad edit) is never read as empty and written back,
+    // which would lose every other key in it: reads and writes fail, naming it, and it stays as
+    // it is.
+    void damagedPlainFileIsNotRewritten()
+    {
+        if (mode() != u"none")
+            QSKIP("needs RUNWATCH_KEYRING=none");
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"insecure.json"_s);
+        Keychain secrets;
+        secrets.setInsecureFallback(true, path);
+        QVERIFY(awaitWithin(secrets.write(u"connection/a"_s, kKey))->ok());
+        QVERIFY(awaitWithin(secrets.write(u"connection/b"_s, kKey + u"b"_s))->ok());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QByteArray bytes = file.readAll();
+        bytes.chop(3); // truncated: the other keys are still in there
+        QVERIFY(file.resize(0) && file.write(bytes) == bytes.size());
+        file.close();
+
+        const auto written = awaitWithin(secrets.write(u"connection/c"_s, kKey));
+        QVERIFY(written && !written->ok());
+        QVERIFY2(written->error.contains(u"damaged"_s) && written->error.contains(path),
+                 qPrintable(written->error));
+        const auto read = awaitWithin(secrets.read(u"connection/a"_s));
+        QVERIFY(read && !read->ok());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), bytes);
+    }
+
     // The database and the settings file never contain the key.
     void keyNeverInStoreOrSettings()
     {
