@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "browserunsdialog.h"
+#include "plaintext.h"
 
 #include "engine/runmanager.h"
 #include "statusstyle.h"
@@ -51,6 +52,7 @@ BrowseRunsDialog::BrowseRunsDialog(RunManager *manager, QWidget *parent)
     m_list->header()->setStretchLastSection(false);
 
     m_message = new QLabel(this);
+    m_message->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_message->setObjectName(u"browseMessage"_s);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -158,9 +160,9 @@ void BrowseRunsDialog::showList(const ListResult &listed)
         auto *item = new QTreeWidgetItem(m_list);
         item->setText(IdColumn, info.remoteId);
         item->setText(StatusColumn, badgeStyle(info.status, false, false, dark).text);
-        item->setToolTip(StatusColumn, info.rawStatus);
+        item->setToolTip(StatusColumn, plainToolTip(info.rawStatus));
         item->setText(TitleColumn, info.title);
-        item->setToolTip(TitleColumn, info.title);
+        item->setToolTip(TitleColumn, plainToolTip(info.title));
         item->setText(CreatedColumn, QLocale().toString(info.createdAt.toLocalTime(), QLocale::ShortFormat));
         item->setData(IdColumn, kRemoteIdRole, info.remoteId);
         item->setData(IdColumn, kTitleRole, info.title);

@@ -101,6 +101,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     m_key->setEchoMode(QLineEdit::Password);
     form->addRow(tr("API &key:"), m_key);
     m_keyInfo = new QLabel;
+    m_keyInfo->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_keyInfo->setWordWrap(true);
     QPalette kp = m_keyInfo->palette();
     kp.setColor(QPalette::WindowText, kp.color(QPalette::PlaceholderText));
@@ -141,6 +142,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     formLayout->addWidget(m_warning);
 
     m_status = new QLabel;
+    m_status->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_status->setObjectName(u"connectionStatus"_s);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailpane.h"
+#include "plaintext.h"
 
 #include "conversationview.h"
 #include "engine/rundeadlines.h"
@@ -120,6 +121,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     auto *titles = new QVBoxLayout;
     titles->setSpacing(2);
     m_title = new QLabel;
+    m_title->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_title->setObjectName(u"runTitle"_s);
     m_title->setWordWrap(true);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -129,6 +131,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     m_title->setFont(tf);
     titles->addWidget(m_title);
     m_meta = new QLabel;
+    m_meta->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_meta->setObjectName(u"runMeta"_s);
     m_meta->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_meta->setWordWrap(true); // long server ids must not widen the window
@@ -137,6 +140,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     m_meta->setPalette(mp);
     titles->addWidget(m_meta);
     m_usage = new QLabel;
+    m_usage->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_usage->setObjectName(u"runUsage"_s);
     m_usage->setAccessibleName(tr("Token usage and cost"));
     m_usage->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -157,6 +161,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     m_progress->setFormat(u"%p%"_s);
     pl->addWidget(m_progress, 1);
     m_eta = new QLabel;
+    m_eta->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_eta->setObjectName(u"runEta"_s);
     m_eta->setAccessibleName(tr("Estimated time left"));
     pl->addWidget(m_eta);
@@ -174,6 +179,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
         Icons::pixmap(u"status-failed"_s, 18, QColor::fromString("#d03030"_L1), devicePixelRatioF()));
     el->addWidget(errorIcon, 0, Qt::AlignTop);
     m_errorText = new QLabel;
+    m_errorText->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_errorText->setObjectName(u"errorText"_s);
     m_errorText->setWordWrap(true);
     m_errorText->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -439,7 +445,7 @@ void DetailPane::refresh()
     }
     m_badge->setToolTip(statusToolTip(*run));
     m_title->setText(run->title.isEmpty() ? tr("(untitled run)") : run->title);
-    m_title->setToolTip(run->prompt.left(2000));
+    m_title->setToolTip(plainToolTip(run->prompt.left(2000)));
     QStringList meta;
     meta << tr("Run %1").arg(run->localId);
     if (!run->remoteId.isEmpty()) {
@@ -470,7 +476,8 @@ void DetailPane::refresh()
     } else {
         m_progressRow->hide();
     }
-    m_meta->setToolTip(run->remoteId.isEmpty() ? QString() : tr("Server id: %1").arg(run->remoteId));
+    m_meta->setToolTip(run->remoteId.isEmpty() ? QString()
+                                               : plainToolTip(tr("Server id: %1").arg(run->remoteId)));
 
     if (run->error.isError()) {
         const RunError &e = run->error;

@@ -99,6 +99,7 @@ InputPanel::InputPanel(QWidget *parent)
         Icons::pixmap(u"status-input"_s, 20, QColor::fromString("#c07a00"_L1), devicePixelRatioF()));
     top->addWidget(icon);
     m_heading = new QLabel;
+    m_heading->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     QFont hf = m_heading->font();
     hf.setBold(true);
     hf.setPointSizeF(hf.pointSizeF() * 1.08);
@@ -106,12 +107,14 @@ InputPanel::InputPanel(QWidget *parent)
     m_heading->setWordWrap(true); // a narrow pane must not push the countdown out of sight
     top->addWidget(m_heading, 1);
     m_countdown = new QLabel;
+    m_countdown->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_countdown->setObjectName(u"inputCountdown"_s);
     m_countdown->setAccessibleName(tr("Time left"));
     top->addWidget(m_countdown);
     layout->addLayout(top);
 
     m_prompt = new QLabel;
+    m_prompt->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_prompt->setObjectName(u"inputPrompt"_s);
     m_prompt->setWordWrap(true);
     m_prompt->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
@@ -212,12 +215,14 @@ InputPanel::InputPanel(QWidget *parent)
     // Outside the stack: a stacked widget does not do height-for-width, so wrapped text in a
     // page would leave the panel too tall or cut it off.
     m_info = new QLabel;
+    m_info->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_info->setObjectName(u"inputInfo"_s);
     m_info->setWordWrap(true);
     m_info->hide();
     layout->addWidget(m_info);
 
     m_note = new QLabel;
+    m_note->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_note->setWordWrap(true);
     m_note->setObjectName(u"inputNote"_s);
     m_note->hide();

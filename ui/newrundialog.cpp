@@ -86,6 +86,7 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     layout->addLayout(form);
 
     m_hint = new QLabel;
+    m_hint->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
     m_hint->setWordWrap(true);
     QPalette hp = m_hint->palette();
     hp.setColor(QPalette::WindowText, hp.color(QPalette::PlaceholderText));

@@ -190,7 +190,9 @@ void Notifier::notify(const QString &runId, const QString &summary, const QStrin
     hints.insert(u"desktop-entry"_s, kAppId);
     hints.insert(u"urgency"_s, QVariant::fromValue(uchar(urgent ? 2 : 1)));
     hints.insert(u"category"_s, urgent ? u"transfer.error"_s : u"transfer.complete"_s);
-    call << QGuiApplication::applicationDisplayName() << uint(0) << kAppId << summary << body
+    // The desktop's notification servers (GNOME, Plasma, xfce, dunst) take the body as markup
+    // (body-markup: <b>, <a href>, <img>): a run's title is a server's text, shown as such.
+    call << QGuiApplication::applicationDisplayName() << uint(0) << kAppId << summary << body.toHtmlEscaped()
          << QStringList{u"default"_s, tr("Show run")} << hints << int(-1);
     auto *watcher = new QDBusPendingCallWatcher(QDBusConnection::sessionBus().asyncCall(call), this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this,

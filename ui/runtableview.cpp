@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtableview.h"
+#include "plaintext.h"
 
 #include "icons.h"
 #include "models/runfilterproxy.h"
@@ -7,8 +8,10 @@
 #include "statusbadgedelegate.h"
 
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QPainter>
+#include <QToolTip>
 
 using namespace Qt::StringLiterals;
 
@@ -122,6 +125,23 @@ void RunTableView::paintEvent(QPaintEvent *event)
     p.setPen(muted);
     p.drawText(QRect(area.left(), titleRect.bottom() + 6, area.width(), area.height()),
                Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, m_emptyHint);
+}
+
+bool RunTableView::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        const QModelIndex index = indexAt(help->pos());
+        const QString tip = index.isValid() ? index.data(Qt::ToolTipRole).toString() : QString();
+        if (tip.isEmpty()) {
+            QToolTip::hideText();
+            event->ignore();
+        } else {
+            QToolTip::showText(help->globalPos(), plainToolTip(tip), viewport(), visualRect(index));
+        }
+        return true;
+    }
+    return QTableView::viewportEvent(event);
 }
 
 } // namespace Runwatch

@@ -33,6 +33,8 @@ Q_SIGNALS:
 protected:
     void paintEvent(QPaintEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    // The model's tooltips are plain text (titles and statuses a server may have chosen).
+    bool viewportEvent(QEvent *event) override;
 
 private:
     QString m_emptyTitle;

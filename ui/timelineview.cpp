@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelineview.h"
+#include "plaintext.h"
 
 #include <QHeaderView>
 
@@ -59,7 +60,7 @@ void TimelineView::fill(QTreeWidgetItem *item, const SecondaryItem &source)
     QString tip = source.text.left(kToolTipChars);
     if (source.text.size() > kToolTipChars)
         tip += u"\n[…]"_s;
-    item->setToolTip(2, source.title.isEmpty() ? tip : source.title + u"\n\n"_s + tip);
+    item->setToolTip(2, plainToolTip(source.title.isEmpty() ? tip : source.title + u"\n\n"_s + tip));
     QFont f = font();
     f.setBold(source.kind == SecondaryKind::StatusChange);
     item->setFont(2, f);

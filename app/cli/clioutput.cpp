@@ -8,6 +8,7 @@
 
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <utility>
 
 using namespace Qt::StringLiterals;
@@ -269,9 +270,37 @@ void CliApp::endJsonLine()
     scheduleFlush();
 }
 
+namespace {
+
+// A character a terminal acts on rather than shows: C0 controls but tab and newline (ESC starts
+// every escape sequence: OSC 52 writes the clipboard, CSI erases lines; CR and BS overwrite what
+// was shown), DEL, and C1 controls (U+0080–U+009F; U+009B is a CSI of its own).
+bool drivesTerminal(char16_t c)
+{
+    return (c < 0x20 && c != u'\n' && c != u'\t') || (c >= 0x7f && c <= 0x9f);
+}
+
+QString terminalText(const QString &text)
+{
+    const auto first
+        = std::find_if(text.cbegin(), text.cend(), [](QChar c) { return drivesTerminal(c.unicode()); });
+    if (first == text.cend())
+        return text; // the usual case: one scan, no copy
+    QString out;
+    out.reserve(text.size());
+    for (const QChar c : text) {
+        if (!drivesTerminal(c.unicode()))
+            out.append(c);
+    }
+    return out;
+}
+
+} // namespace
+
 void CliApp::writeOut(const QString &text)
 {
-    m_outBuffer += text.toUtf8();
+    // Text mode only (--json escapes control characters itself): what a server sent, shown.
+    m_outBuffer += terminalText(text).toUtf8();
     scheduleFlush();
 }
 
@@ -305,7 +334,7 @@ void CliApp::writeErr(const QString &text)
 {
     // What went to stdout before this line reaches a shared terminal before it.
     flushOut();
-    const QByteArray bytes = text.toUtf8();
+    const QByteArray bytes = terminalText(text).toUtf8();
     std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), m_err);
     std::fflush(m_err);
 }

@@ -747,12 +747,20 @@
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <source>it did not answer within 15 s</source>
-        <translation>er hat nicht innerhalb von 15 s geantwortet</translation>
-    </message>
-    <message>
         <source>No API key is stored for %1.</source>
         <translation>Für %1 ist kein API-Schlüssel gespeichert.</translation>
+    </message>
+    <message>
+        <source>The system keychain did not answer within 15 s (is it waiting to be unlocked?).</source>
+        <translation>Der Schlüsselbund des Systems hat nicht innerhalb von 15 s geantwortet (wartet er auf das Entsperren?).</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>The plain key file %1 is damaged; it was left untouched. Repair or remove it, then save the key again.</source>
+        <translation>Die Klartext-Schlüsseldatei %1 ist beschädigt; sie wurde nicht verändert. Reparieren oder entfernen Sie sie und speichern Sie den Schlüssel dann erneut.</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 #include "cliprocess.h"
 #include "loopbackrelays.h"
 #include "openai/openaisim.h"
+#include "scriptedserver.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -15,6 +16,8 @@ using namespace Qt::StringLiterals;
 using Result = RunwatchTest::CliResult;
 using RunwatchTest::finishCli;
 using RunwatchTest::runIdFrom;
+using RunwatchTest::ScriptedReply;
+using RunwatchTest::ScriptedServer;
 
 class TestCli final : public QObject
 {
@@ -142,6 +145,53 @@ private Q_SLOTS:
         QVERIFY(!bytes.contains("url-Secret-42") && !bytes.contains("proxy-Secret-91"));
         const Result listed = cli({u"--json"_s, u"list"_s});
         QVERIFY(!listed.out.contains("Secret"));
+    }
+
+    // What a server sends is text, not commands to the terminal: escape sequences (an OSC 52
+    // clipboard write, a line erase), bell, backspace and carriage return never reach stdout or
+    // stderr as such; the visible text does. --json keeps them, escaped by JSON.
+    void serverTextCannotDriveTheTerminal()
+    {
+        // JSON escapes: OSC 52 (clipboard write) ended by BEL, CSI 2K (erase line), CR, BS, C1 CSI.
+        const QByteArray hostile
+            = "\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b[2K\\rvisible\\u0008\\u009b31m text";
+        const auto event = [](const QByteArray &type, int n, const QByteArray &members) -> QByteArray {
+            return "event: " + type + "\ndata: {\"type\":\"" + type
+                   + "\",\"sequence_number\":" + QByteArray::number(n) + ',' + members + "}\n\n";
+        };
+        const QByteArray created
+            = "\"response\":{\"id\":\"resp_t1\",\"model\":\"m\",\"status\":\"queued\",\"output\":[]}";
+        const QByteArray failed
+            = "\"response\":{\"id\":\"resp_t1\",\"model\":\"m\",\"status\":\"failed\",\"output\":[],"
+              "\"error\":{\"code\":\"server_error\",\"message\":\"bad "
+              + hostile + "\"}}";
+        const QByteArray body
+            = event("response.created", 0, created)
+              + event("response.output_text.delta", 1, "\"item_id\":\"msg_1\",\"delta\":\"" + hostile + '"')
+              + event("response.failed", 2, failed);
+        ScriptedServer server;
+        server.enqueue("/v1/responses", ScriptedReply::text(200, "text/event-stream", body));
+        server.enqueue("/v1/responses", ScriptedReply::text(200, "text/event-stream", body));
+        const QStringList common{u"--backend"_s, u"openai"_s,
+                                 u"--url"_s,     server.url(u"/v1"_s).toString(),
+                                 u"--store"_s,   m_dir->filePath(u"hostile.sqlite"_s)};
+        const Result r = RunwatchTest::runCli(
+            common + QStringList{u"start"_s, u"--prompt"_s, u"x"_s, u"--follow"_s}, this);
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.out.contains("visible") && r.out.contains("text"), r.out.constData());
+        QVERIFY2(r.err.contains("bad"), r.err.constData());
+        for (const QByteArray &stream : {r.out, r.err}) {
+            for (const char c : stream) {
+                const auto u = static_cast<unsigned char>(c);
+                QVERIFY2(u >= 0x20 || c == '\n' || c == '\t',
+                         qPrintable(u"control byte 0x%1 reached the terminal"_s.arg(int(u), 2, 16,
+                                                                                    QLatin1Char('0'))));
+            }
+            QVERIFY(!stream.contains("\xc2\x9b")); // the C1 CSI (U+009B) neither
+        }
+        const Result json = RunwatchTest::runCli(
+            common + QStringList{u"--json"_s, u"start"_s, u"--prompt"_s, u"x"_s, u"--follow"_s}, this);
+        QVERIFY2(json.out.contains("\\u001b]52;c;"), json.out.constData());
     }
 
     // --json prints JSON Lines: run, deltas whose texts add up to the answer, status, end.

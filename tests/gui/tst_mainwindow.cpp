@@ -11,6 +11,7 @@
 #include "models/runfilterproxy.h"
 #include "newrundialog.h"
 #include "outputview.h"
+#include "plaintext.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
@@ -99,6 +100,27 @@ private Q_SLOTS:
             box->reject();
         m_window.reset();
         m_engine.reset();
+    }
+
+    // A title, a question or an error a server sent can look like markup: every label that may
+    // show one takes it as plain text, and tooltips show it escaped.
+    void serverTextIsNeverMarkup()
+    {
+        const QString markup = u"<b>bold</b> <img src=\"x\"> <a href=\"https://evil.example\">link</a>"_s;
+        const QString id = m_engine->start(kSim, markup + u" normal deltas=3"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(run(id) && run(id)->isTerminal(), kWait);
+        select(id);
+        auto *title = m_window->findChild<QLabel *>(u"runTitle"_s);
+        QVERIFY(title);
+        QTRY_VERIFY(title->text().contains(u"<b>bold</b>"_s));
+        QCOMPARE(title->textFormat(), Qt::PlainText);
+        QVERIFY(title->toolTip().contains(u"&lt;img src=&quot;x&quot;&gt;"_s));
+        for (const QString &name : {u"inputPrompt"_s, u"runTitle"_s}) {
+            const auto *label = m_window->findChild<QLabel *>(name);
+            QVERIFY2(label && label->textFormat() == Qt::PlainText, qPrintable(name));
+        }
+        QCOMPARE(plainToolTip(u"a <b>b</b>\nc & d"_s),
+                 u"<p style='white-space:pre-wrap'>a &lt;b&gt;b&lt;/b&gt;\nc &amp; d</p>"_s);
     }
 
     // The model and the proxy stay consistent through inserts, streaming changes, status
