@@ -335,6 +335,12 @@ int CliApp::run(const QStringList &args)
     // every coroutine unwound, none suspended (LeakSanitizer gates this in CI).
     m_manager.shutdown();
     flushOut();
+    if (!m_outError.isEmpty()) {
+        // Output that did not arrive (a full disk, a closed pipe) is a failed command, whatever
+        // the run did: a script must not take a truncated answer for the whole one.
+        writeErr(CliApp::tr("runwatch-cli: cannot write the output: %1\n").arg(m_outError));
+        return code == ExitCompleted ? int(ExitOtherError) : code;
+    }
     return code;
 }
 

@@ -146,7 +146,8 @@ private:
     RunManager m_manager;
     std::unique_ptr<ConnectionRegistry> m_registry; // made on first use, once the store is open
     QHash<QString, Connection> m_savedConnections;  // resolved with their keys, by name
-    QHash<QString, bool> m_keyWithheld;             // origins told once: no environment key for them
+    QString m_outError; // why stdout could not be written (the first failure), empty while fine
+    QHash<QString, bool> m_keyWithheld; // origins told once: no environment key for them
 };
 
 } // namespace Runwatch::Cli

@@ -13,8 +13,10 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
+#include <QSaveFile>
 
 #include <algorithm>
 
@@ -554,12 +556,26 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
     const QByteArray doc = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json,
                                      PriceBook::load(m_store), earlier, later);
     if (output.isEmpty()) {
-        std::fwrite(doc.constData(), 1, std::size_t(doc.size()), m_out);
-        std::fflush(m_out);
+        // Checked at exit: a full disk or a closed pipe on stdout fails the command (run()).
+        m_outBuffer += doc;
+        flushOut();
         return ExitCompleted;
     }
-    QFile file(output);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(doc) != doc.size()) {
+    if (const QFileInfo where(output); where.exists() && !where.isFile()) {
+        // A device or a pipe (/dev/stdout, a FIFO): written in place, every step checked.
+        QFile device(output);
+        const bool written
+            = device.open(QIODevice::WriteOnly) && device.write(doc) == doc.size() && device.flush();
+        device.close();
+        if (!written || device.error() != QFileDevice::NoError) {
+            writeErr(CliApp::tr("runwatch-cli: cannot write %1: %2\n").arg(output, device.errorString()));
+            return ExitOtherError;
+        }
+        return ExitCompleted;
+    }
+    // All or nothing: a full disk leaves the previous file (or none), never half a document.
+    QSaveFile file(output);
+    if (!file.open(QIODevice::WriteOnly) || file.write(doc) != doc.size() || !file.commit()) {
         writeErr(CliApp::tr("runwatch-cli: cannot write %1: %2\n").arg(output, file.errorString()));
         return ExitOtherError;
     }

@@ -9,6 +9,8 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 using namespace Qt::StringLiterals;
@@ -325,8 +327,11 @@ void CliApp::flushOut()
     m_flushTimer.stop();
     if (m_outBuffer.isEmpty())
         return;
-    std::fwrite(m_outBuffer.constData(), 1, std::size_t(m_outBuffer.size()), m_out);
-    std::fflush(m_out);
+    const std::size_t size = std::size_t(m_outBuffer.size());
+    if ((std::fwrite(m_outBuffer.constData(), 1, size, m_out) != size || std::fflush(m_out) != 0)
+        && m_outError.isEmpty()) {
+        m_outError = QString::fromLocal8Bit(std::strerror(errno));
+    }
     m_outBuffer.clear();
 }
 

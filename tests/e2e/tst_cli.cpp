@@ -5,6 +5,7 @@
 #include "openai/openaisim.h"
 #include "scriptedserver.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -325,6 +326,37 @@ private Q_SLOTS:
         QVERIFY(f.value(u"input_tokens"_s).isNull());
         QVERIFY(f.value(u"output_tokens"_s).isNull());
         QVERIFY(!f.contains(u"cost"_s));
+    }
+
+    // Output that cannot be written fails the command: export to a full device (/dev/full), in
+    // place or through stdout, and any command whose stdout is full. A file is written whole or
+    // not at all.
+    void outputThatCannotBeWrittenFails()
+    {
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=20"_s, u"--follow"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        const Result toDevice = cli({u"export"_s, id, u"--output"_s, u"/dev/full"_s});
+        QVERIFY2(toDevice.exitCode == 1, toDevice.err.constData());
+        QVERIFY2(toDevice.err.contains("/dev/full"), toDevice.err.constData());
+        QVERIFY(QFileInfo(u"/dev/full"_s).exists()
+                && !QFileInfo(u"/dev/full"_s).isFile()); // still the device
+
+        for (const QStringList &command : {QStringList{u"export"_s, id}, QStringList{u"list"_s, u"--all"_s},
+                                           QStringList{u"watch"_s, id}}) {
+            const QStringList viaShell{u"-c"_s, u"exec \"$0\" \"$@\" >/dev/full"_s,
+                                       QStringLiteral(RUNWATCH_CLI_PATH)};
+            const Result r
+                = finishCli(RunwatchTest::launchCli(u"/bin/sh"_s, viaShell + globals() + command, this));
+            QVERIFY2(r.exitCode == 1, qPrintable(command.join(u' ') + u": "_s + QString::fromUtf8(r.err)));
+            QVERIFY2(r.err.contains("cannot write the output"), r.err.constData());
+        }
+
+        const QString file = m_dir->filePath(u"run.md"_s);
+        const Result ok = cli({u"export"_s, id, u"--output"_s, file});
+        QCOMPARE(ok.exitCode, 0);
+        QVERIFY(QFileInfo(file).size() > 100);
     }
 
     void exitCodes()
