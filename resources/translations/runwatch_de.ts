@@ -2387,6 +2387,12 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <source>%1: no password on the command line; give it in RUNWATCH_PROXY_PASSWORD (or save the connection in the app, which keeps it in the keychain)</source>
         <translation>%1: kein Passwort auf der Kommandozeile; geben Sie es in RUNWATCH_PROXY_PASSWORD an (oder speichern Sie die Verbindung in der App, die es im Schlüsselbund ablegt)</translation>
     </message>
+    <message>
+        <source>runwatch-cli: cannot write the output: %1
+</source>
+        <translation>runwatch-cli: die Ausgabe kann nicht geschrieben werden: %1
+</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConnectionOptionsForm</name>
