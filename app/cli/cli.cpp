@@ -335,13 +335,25 @@ int CliApp::run(const QStringList &args)
     // every coroutine unwound, none suspended (LeakSanitizer gates this in CI).
     m_manager.shutdown();
     flushOut();
+    int result = code;
+    if (m_store.isOpen()) {
+        m_store.flush();
+        if (const QString error = m_store.writeError(); !error.isEmpty()) {
+            // The store is where the next command and the app find the run: a state that did
+            // not reach it is a failed command (what was printed above was received).
+            writeErr(CliApp::tr("runwatch-cli: the run store %1 could not be written: %2; the run's latest "
+                                "state is not saved\n")
+                         .arg(m_store.path(), error));
+            result = result == ExitCompleted ? int(ExitOtherError) : result;
+        }
+    }
     if (!m_outError.isEmpty()) {
         // Output that did not arrive (a full disk, a closed pipe) is a failed command, whatever
         // the run did: a script must not take a truncated answer for the whole one.
         writeErr(CliApp::tr("runwatch-cli: cannot write the output: %1\n").arg(m_outError));
-        return code == ExitCompleted ? int(ExitOtherError) : code;
+        return result == ExitCompleted ? int(ExitOtherError) : result;
     }
-    return code;
+    return result;
 }
 
 std::optional<std::chrono::milliseconds> parseDuration(const QString &text)

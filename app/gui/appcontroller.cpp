@@ -167,6 +167,18 @@ bool AppController::start(QString *error)
     m_window->show();
     if (!storeProblem.isEmpty())
         m_window->statusBar()->showMessage(storeProblem, 15000);
+    // Until the store takes writes again the message stays: what arrives meanwhile lives only in
+    // this process.
+    connect(&m_store, &RunStore::writeErrorChanged, this, [this](const QString &error) {
+        if (error.isEmpty()) {
+            m_window->statusBar()->showMessage(tr("The run store can be written again: every run is saved."),
+                                               10000);
+            return;
+        }
+        m_window->statusBar()->showMessage(
+            tr("Cannot save runs to %1: %2. Runs are kept in memory and saved when the store can be written.")
+                .arg(m_store.path(), error));
+    });
 
     if (demo) {
         startDemo();

@@ -52,6 +52,10 @@ RunStore::RunStore(QObject *parent)
 {
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, &RunStore::submitPending);
+    // A full disk may get room again (a file deleted, a volume grown): try every few seconds.
+    m_retryTimer.setSingleShot(true);
+    m_retryTimer.setInterval(5000);
+    connect(&m_retryTimer, &QTimer::timeout, this, &RunStore::submitPending);
 }
 
 RunStore::~RunStore()
@@ -218,7 +222,10 @@ const Run *RunStore::pendingRun(const QString &localId) const
 void RunStore::submitPending()
 {
     m_flushTimer.stop();
-    if (!m_writer || (m_pending.isEmpty() && m_pendingIds.isEmpty()))
+    if (m_writer)
+        checkWriteError();
+    // While writes fail an empty batch is still sent: it carries the unwritten state again.
+    if (!m_writer || (m_pending.isEmpty() && m_pendingIds.isEmpty() && m_writeError.isEmpty()))
         return;
     // Copies of implicitly shared runs, and the writer thread owns them from now on. Cheap per
     // run, but not for a thousand live runs at once: one batch of all of them took the GUI
@@ -259,7 +266,8 @@ void RunStore::submitPending()
 
 void RunStore::waitForWriter()
 {
-    if (!m_writer || m_inFlight.isEmpty())
+    // A retry of unwritten state carries no new runs: wait for it too.
+    if (!m_writer || (m_inFlight.isEmpty() && m_writeError.isEmpty()))
         return;
     // Batches are written in order: once this no-op ran on the writer thread, all are on disk.
     detail::invokeAcross(
@@ -269,10 +277,30 @@ void RunStore::waitForWriter()
 
 void RunStore::flush()
 {
-    while (m_writer && (!m_pending.isEmpty() || !m_pendingIds.isEmpty()))
+    bool retried = false;
+    while (m_writer
+           && (!m_pending.isEmpty() || !m_pendingIds.isEmpty() || (!m_writeError.isEmpty() && !retried))) {
+        retried = true;
         submitPending();
+    }
     m_flushTimer.stop();
     waitForWriter();
+    if (m_writer)
+        checkWriteError();
+}
+
+void RunStore::checkWriteError()
+{
+    const QString error = m_writer->error();
+    if (error.isEmpty()) {
+        m_retryTimer.stop();
+    } else if (!m_retryTimer.isActive()) {
+        m_retryTimer.start();
+    }
+    if (error == m_writeError)
+        return;
+    m_writeError = error;
+    Q_EMIT writeErrorChanged(error);
 }
 
 bool RunStore::removeRun(const QString &localId)

@@ -117,6 +117,15 @@ public:
     // For a status change; output growth waits five times as long.
     void setFlushInterval(int ms) { m_flushMs = std::max(0, ms); }
 
+    // Why the runs' latest state could not be written (a full disk, a read-only or locked file),
+    // or empty. The unwritten state is kept and written again with the next batch and every few
+    // seconds until it goes through; flush() waits for the try, so after it this is current.
+    QString writeError() const { return m_writeError; }
+
+Q_SIGNALS:
+    // The write error appeared, changed or cleared (empty): the GUI says so in its status bar.
+    void writeErrorChanged(const QString &error);
+
 private:
     bool migrate();
     bool migrateTo1();
@@ -129,6 +138,8 @@ private:
     void submitPending();
     // Returns once every batch handed over is on disk.
     void waitForWriter();
+    // Takes the writer's error state (main thread): signal on change, retry while failing.
+    void checkWriteError();
     // The run as handed to the writer when that batch is not written yet.
     const Run *inFlight(const QString &localId) const;
     // The run scheduled and not yet handed over: a copy, or the source's run.
@@ -155,6 +166,8 @@ private:
     quint64 m_queueGeneration = 1;
     int m_flushMs = 200;
     QTimer m_flushTimer;
+    QTimer m_retryTimer; // while writes fail: try the unwritten state again
+    QString m_writeError;
 };
 
 } // namespace Runwatch

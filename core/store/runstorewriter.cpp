@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QMutexLocker>
 #include <QSqlError>
 #include <QUuid>
 
@@ -183,18 +184,52 @@ bool RunStoreWriter::ensureOpen()
 
 void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
 {
-    if (ensureOpen()) {
+    // What failed last time goes again, each run replaced by its newer copy in this batch.
+    QList<Run> batch = std::exchange(m_unwritten, {});
+    for (const Run &run : runs) {
+        const auto same = std::find_if(batch.begin(), batch.end(),
+                                       [&run](const Run &r) { return r.localId == run.localId; });
+        if (same != batch.end()) {
+            *same = run;
+        } else {
+            batch.append(run);
+        }
+    }
+    QString error;
+    if (!ensureOpen()) {
+        error = u"cannot open the run store for writing"_s;
+    } else {
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         db.transaction();
-        QString error;
-        for (const Run &run : runs) {
+        for (const Run &run : std::as_const(batch)) {
             if (!m_statements.write(db, run, &error))
-                qCWarning(lcStore) << error;
+                break;
         }
-        if (!db.commit())
-            qCWarning(lcStore) << "commit failed:" << db.lastError().text();
+        if (error.isEmpty() && !db.commit())
+            error = db.lastError().text();
+        if (!error.isEmpty())
+            db.rollback();
+    }
+    if (error.isEmpty()) {
+        setError({});
+    } else {
+        qCWarning(lcStore) << "run store write failed, kept for the next try:" << error;
+        m_unwritten = std::move(batch);
+        setError(error);
     }
     m_completed.store(generation, std::memory_order_release);
+}
+
+QString RunStoreWriter::error() const
+{
+    const QMutexLocker lock(&m_errorMutex);
+    return m_error;
+}
+
+void RunStoreWriter::setError(const QString &error)
+{
+    const QMutexLocker lock(&m_errorMutex);
+    m_error = error;
 }
 
 } // namespace Runwatch::detail

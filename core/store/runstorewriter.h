@@ -4,6 +4,7 @@
 #include "domain/run.h"
 
 #include <QList>
+#include <QMutex>
 #include <QObject>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -51,16 +52,24 @@ public:
     void write(const QList<Run> &runs, quint64 generation);
     // Any thread: the last generation written (or given up on).
     quint64 completed() const { return m_completed.load(std::memory_order_acquire); }
+    // Any thread: why the last batch could not be written (a full disk, a read-only file, a lock
+    // held too long), or empty when it was. A failed batch is kept and written again, before and
+    // merged with the next one: the newest state of each run wins, nothing is dropped.
+    QString error() const;
 
 private:
     bool ensureOpen();
+    void setError(const QString &error);
 
     QString m_path;
     QString m_connectionName;
     RunWriteStatements m_statements;
     bool m_open = false;
     bool m_failed = false;
+    QList<Run> m_unwritten; // the batch that failed, written again with the next one
     std::atomic<quint64> m_completed{0};
+    mutable QMutex m_errorMutex;
+    QString m_error;
 };
 
 } // namespace Runwatch::detail

@@ -1693,6 +1693,14 @@
             <numerusform>%n beendete Läufe entfernt, die älter als %1 Tag(e) waren.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The run store can be written again: every run is saved.</source>
+        <translation>Der Laufspeicher ist wieder beschreibbar: Jeder Lauf ist gespeichert.</translation>
+    </message>
+    <message>
+        <source>Cannot save runs to %1: %2. Runs are kept in memory and saved when the store can be written.</source>
+        <translation>Läufe können nicht in %1 gespeichert werden: %2. Die Läufe bleiben im Speicher und werden gespeichert, sobald der Laufspeicher beschreibbar ist.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::BadgeWidget</name>
@@ -2391,6 +2399,12 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <source>runwatch-cli: cannot write the output: %1
 </source>
         <translation>runwatch-cli: die Ausgabe kann nicht geschrieben werden: %1
+</translation>
+    </message>
+    <message>
+        <source>runwatch-cli: the run store %1 could not be written: %2; the run&apos;s latest state is not saved
+</source>
+        <translation>runwatch-cli: der Laufspeicher %1 konnte nicht geschrieben werden: %2; der letzte Stand des Laufs ist nicht gespeichert
 </translation>
     </message>
 </context>

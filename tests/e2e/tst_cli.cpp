@@ -359,6 +359,29 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(file).size() > 100);
     }
 
+    // A full disk (here the process's file-size limit, RLIMIT_FSIZE, with SIGXFSZ ignored so
+    // writes fail with EFBIG as on a full volume): the store cannot take the run's state. The
+    // command prints everything it received, says the store could not be written and exits
+    // non-zero; the store keeps what was written before and opens fine afterwards.
+    void fullDiskFailsTheCommand()
+    {
+        const QString store = m_dir->filePath(u"small.sqlite"_s);
+        QStringList args{u"-c"_s, u"ulimit -f 160 && trap '' XFSZ && exec \"$0\" \"$@\""_s,
+                         QStringLiteral(RUNWATCH_CLI_PATH)};
+        args << u"--backend"_s << u"openai"_s << u"--url"_s << m_sim->baseUrl().toString() << u"--store"_s
+             << store << u"start"_s << u"--prompt"_s << u"normal deltas=30000 interval_ms=0"_s
+             << u"--follow"_s;
+        const Result r = finishCli(RunwatchTest::launchCli(u"/bin/bash"_s, args, this), 120000);
+        QVERIFY2(r.exitCode == 1, r.err.constData());
+        QVERIFY2(r.err.contains("could not be written"), r.err.constData());
+        QCOMPARE(QString::fromUtf8(r.out), RunwatchSim::OpenAiSimulator::tokenText(30000) + u'\n');
+
+        // Without the limit: the store opens, and the run is there.
+        const Result listed = RunwatchTest::runCli({u"--store"_s, store, u"list"_s, u"--all"_s}, this);
+        QCOMPARE(listed.exitCode, 0);
+        QVERIFY2(listed.out.contains("normal deltas=30000"), listed.out.constData());
+    }
+
     void exitCodes()
     {
         QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"fail deltas=4"_s, u"--follow"_s}).exitCode, 3);
