@@ -15,9 +15,15 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSocketNotifier>
 #include <QTimer>
 
 #include <algorithm>
+#include <csignal>
+
+#ifdef Q_OS_UNIX
+#include <unistd.h>
+#endif
 
 using namespace Qt::StringLiterals;
 
@@ -230,8 +236,52 @@ QString CliApp::helpText()
     return text + CliApp::tr(kUsageTail);
 }
 
+namespace {
+volatile std::sig_atomic_t g_interruptedBy = 0;
+#ifdef Q_OS_UNIX
+int g_interruptPipe[2] = {-1, -1};
+
+void onInterrupt(int signal)
+{
+    // Async-signal-safe only: note it and wake the event loop through the pipe.
+    g_interruptedBy = signal;
+    const char byte = 1;
+    [[maybe_unused]] const auto written = ::write(g_interruptPipe[1], &byte, 1);
+}
+#endif
+} // namespace
+
+int interruptedBy()
+{
+    return g_interruptedBy;
+}
+
+void installInterruptHandler(QObject *owner)
+{
+#ifdef Q_OS_UNIX
+    if (g_interruptPipe[0] >= 0 || ::pipe(g_interruptPipe) != 0)
+        return;
+    auto *notifier = new QSocketNotifier(g_interruptPipe[0], QSocketNotifier::Read, owner);
+    QObject::connect(notifier, &QSocketNotifier::activated, owner, [] {
+        char byte = 0;
+        [[maybe_unused]] const auto got = ::read(g_interruptPipe[0], &byte, 1);
+    });
+    struct sigaction action = {};
+    action.sa_handler = onInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr);
+#else
+    Q_UNUSED(owner)
+#endif
+}
+
 int CliApp::run(const QStringList &args)
 {
+    // Ctrl-C and a TERM end the command's waits; run() then saves what was received (the store
+    // flushed, the run's remote id included) and exits 128 + the signal, as a shell expects.
+    installInterruptHandler(this);
     Options o;
     int i = 0;
     auto takeValue = [&](const QString &name, QString *target) {
@@ -335,7 +385,7 @@ int CliApp::run(const QStringList &args)
     // every coroutine unwound, none suspended (LeakSanitizer gates this in CI).
     m_manager.shutdown();
     flushOut();
-    int result = code;
+    int result = interruptedBy() != 0 ? 128 + interruptedBy() : code;
     if (m_store.isOpen()) {
         m_store.flush();
         if (const QString error = m_store.writeError(); !error.isEmpty()) {

@@ -55,11 +55,20 @@ struct PrimaryUpdate
 };
 PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event);
 
-// Runs the event loop until `done()` holds or `timeoutMs` passes (-1: no limit). Returns done().
+// The signal (SIGINT, SIGTERM) that asked this process to stop, or 0. Set by the handler that
+// installInterruptHandler() puts in place; every wait of a command ends on it, so the command
+// returns through run(), which saves what was received before the process exits.
+int interruptedBy();
+void installInterruptHandler(QObject *owner);
+
+// Runs the event loop until `done()` holds, `timeoutMs` passes (-1: no limit) or the process is
+// interrupted. Returns done().
 template<typename Pred>
 bool spinUntil(Pred done, int timeoutMs)
 {
-    return runEventLoopUntil(std::move(done), std::chrono::milliseconds(timeoutMs));
+    return runEventLoopUntil([&done] { return interruptedBy() != 0 || done(); },
+                             std::chrono::milliseconds(timeoutMs))
+           && done();
 }
 
 } // namespace Runwatch::Cli

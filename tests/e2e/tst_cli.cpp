@@ -13,6 +13,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
+#include <sys/types.h>
+
 using namespace Qt::StringLiterals;
 using Result = RunwatchTest::CliResult;
 using RunwatchTest::finishCli;
@@ -380,6 +383,35 @@ private Q_SLOTS:
         const Result listed = RunwatchTest::runCli({u"--store"_s, store, u"list"_s, u"--all"_s}, this);
         QCOMPARE(listed.exitCode, 0);
         QVERIFY2(listed.out.contains("normal deltas=30000"), listed.out.constData());
+    }
+
+    // Ctrl-C (SIGINT) while following: the CLI exits 130 after saving what it received — the
+    // run, its remote id and the text so far are in the store, and `watch` goes on from there to
+    // the whole answer, every token once.
+    void interruptKeepsWhatWasReceived()
+    {
+        QProcess *p = launch(globals()
+                             + QStringList{u"--json"_s, u"start"_s, u"--prompt"_s,
+                                           u"normal deltas=400 interval_ms=10"_s, u"--follow"_s});
+        QByteArray out;
+        connect(p, &QProcess::readyReadStandardOutput, this, [&] { out += p->readAllStandardOutput(); });
+        QTRY_VERIFY_WITH_TIMEOUT(out.contains("tok20 "), 20000);
+        ::kill(pid_t(p->processId()), SIGINT);
+        QTRY_VERIFY_WITH_TIMEOUT(p->state() == QProcess::NotRunning, 20000);
+        out += p->readAllStandardOutput();
+        QCOMPARE(p->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p->exitCode(), 130);
+        const QString id = runIdFrom(out);
+        QVERIFY(!id.isEmpty());
+        QVERIFY(!out.contains("tok399 ")); // it was interrupted, not finished
+
+        // What the store holds, without asking the service (list reads the store only).
+        const Result listed = cli({u"--json"_s, u"list"_s, u"--all"_s});
+        QVERIFY2(listed.out.contains(id.toUtf8()) && listed.out.contains("\"remote_id\":\"resp_"),
+                 listed.out.constData());
+        const Result watched = cli({u"watch"_s, id});
+        QCOMPARE(watched.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(watched.out), RunwatchSim::OpenAiSimulator::tokenText(400) + u'\n');
     }
 
     void exitCodes()
