@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "browserunsdialog.h"
-#include "plaintext.h"
+#include "models/runformat.h"
 
 #include "engine/runmanager.h"
 #include "statusstyle.h"

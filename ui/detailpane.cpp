@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailpane.h"
-#include "plaintext.h"
 
 #include "conversationview.h"
 #include "engine/rundeadlines.h"

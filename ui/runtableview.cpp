@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtableview.h"
-#include "plaintext.h"
+#include "models/runformat.h"
 
 #include "icons.h"
 #include "models/runfilterproxy.h"

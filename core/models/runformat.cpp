@@ -237,4 +237,11 @@ QString formatEta(const QDateTime &eta, const QDateTime &now)
     return QCoreApplication::translate("RunList", "about %1 left").arg(formatDuration(left));
 }
 
+QString plainToolTip(const QString &text)
+{
+    if (text.isEmpty())
+        return {};
+    return u"<p style='white-space:pre-wrap'>"_s + text.toHtmlEscaped() + u"</p>"_s;
+}
+
 } // namespace Runwatch

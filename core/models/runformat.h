@@ -53,6 +53,11 @@ QString formatTimestamp(const QDateTime &when, const QDateTime &now);
 std::optional<qint64> answerTimeLeftMs(const Run &run, const QDateTime &now);
 // A countdown: "09:58", "1:02:03"; rounded up, so "00:00" only once the time is up.
 QString formatCountdown(qint64 ms);
+// A tooltip is shown as rich text whenever Qt::mightBeRichText() guesses so, and a run's title,
+// a server's status or message can look like markup ("<b>", "<img src=…>"). Text that may come
+// from a server goes into a tooltip through this: escaped, in a paragraph that keeps its line
+// breaks, so it always shows as the characters it is. (Labels get Qt::PlainText instead.)
+QString plainToolTip(const QString &text);
 // How much room a badge has: a list cell (Narrow) or the detail pane's header (Wide).
 enum class BadgeSpace { Narrow, Wide };
 // The badge text: the status label; "Waiting" for a run suspended on a timer or a callback

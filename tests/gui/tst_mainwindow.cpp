@@ -9,9 +9,9 @@
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "models/runfilterproxy.h"
+#include "models/runformat.h"
 #include "newrundialog.h"
 #include "outputview.h"
-#include "plaintext.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
