@@ -584,10 +584,11 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
         c.baseUrl = QUrl(o.url);
     if (c.backend.isEmpty() && !c.baseUrl.isEmpty())
         c.backend = defaultConnector().name;
-    if (c.name.isEmpty())
+    if (c.name.isEmpty()) {
         c.name = c.baseUrl.isEmpty()
                      ? c.backend
                      : c.backend + u'@' + c.baseUrl.adjusted(QUrl::RemoveUserInfo).authority();
+    }
     if (c.baseUrl.isEmpty() || !c.baseUrl.isValid()) {
         *error = CliApp::tr("no service URL: give --url URL (and --backend) or --connection NAME");
         return std::nullopt;

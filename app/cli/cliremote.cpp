@@ -63,7 +63,7 @@ int CliApp::cmdAttach(const Options &o, const QStringList &args)
 {
     if (args.size() != 1 || args.first().startsWith(u"--"_s))
         return usage(CliApp::tr("attach needs exactly one REMOTE-ID"));
-    const QString remoteId = args.first();
+    const QString &remoteId = args.first();
     if (const std::optional<Run> stored = m_store.findRun(remoteId); stored && stored->remoteId == remoteId) {
         printNote(CliApp::tr("run %1 already follows %2; watching it").arg(stored->localId, remoteId));
         return cmdWatch(o, {stored->localId});
