@@ -72,10 +72,12 @@ int serve(QCoreApplication &app, Sim &simulator, const RunwatchSim::ServerOption
         logRequests(simulator);
 #ifdef Q_OS_UNIX
     installSignalHandlers(&app);
+#else
+    Q_UNUSED(app)
 #endif
     // Scripts read this line to learn the URL, so it goes out (and is flushed) only when ready.
     print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
-    return app.exec();
+    return QCoreApplication::exec();
 }
 
 int runA2a(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
