@@ -232,7 +232,7 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
     params.fractionalTimestamps = m_config.fractionalTimestamps;
 
     OpenAiRunOptions options;
-    if (chain.answered) {
+    if (chain.answered && previousRun) { // answered implies a previous run; said for the analyser
         // The conversation goes on as the previous response was asked for, now with the answers
         // (a tool output's words are no options).
         options = previousRun->options();

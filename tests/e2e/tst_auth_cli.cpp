@@ -196,9 +196,10 @@ private Q_SLOTS:
         }
         const QList<Seen> seen = service.requests();
         QVERIFY2(seen.size() > before, "the commands did reach the service");
-        for (const Seen &request : seen)
+        for (const Seen &request : seen) {
             QVERIFY2(!request.header("authorization").contains(foreignKey.toUtf8()),
                      qPrintable(request.path));
+        }
 
         // Named by the operator for this command: that origin gets the key.
         const Result named = RunwatchTest::runCli(

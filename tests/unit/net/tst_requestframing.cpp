@@ -28,7 +28,10 @@ private Q_SLOTS:
         QTest::addColumn<bool>("stream");
         QTest::addColumn<QString>("field");
         const QList<std::pair<const char *, bool>> transports{{"QNAM", false}, {"stream pump", true}};
-        for (const auto &[transport, stream] : transports) {
+        for (const auto &entry : transports) {
+            // Named copies: clang 14 (clang-tidy's) cannot capture a structured binding in a lambda.
+            const char *transport = entry.first;
+            const bool stream = entry.second;
             const auto row
                 = [&](const char *what) -> QTestData & { return QTest::addRow("%s, %s", transport, what); };
             row("CRLF in a key") << QByteArray("Authorization") << QByteArray("Bearer sk-1\r\nX-Injected: 1")
