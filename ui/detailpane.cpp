@@ -178,7 +178,8 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
         Icons::pixmap(u"status-failed"_s, 18, QColor::fromString("#d03030"_L1), devicePixelRatioF()));
     el->addWidget(errorIcon, 0, Qt::AlignTop);
     m_errorText = new QLabel;
-    m_errorText->setTextFormat(Qt::PlainText); // may show what a server sent: never markup
+    // Rich text of ours around the server's words, which are escaped (refresh()).
+    m_errorText->setTextFormat(Qt::RichText);
     m_errorText->setObjectName(u"errorText"_s);
     m_errorText->setWordWrap(true);
     m_errorText->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -119,6 +119,16 @@ private Q_SLOTS:
             const auto *label = m_window->findChild<QLabel *>(name);
             QVERIFY2(label && label->textFormat() == Qt::PlainText, qPrintable(name));
         }
+        // The error line is our markup around the server's escaped words: shown formatted, the
+        // server's part as text.
+        const QString failed = m_engine->start(kSim, u"fail deltas=2"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(run(failed) && run(failed)->isTerminal(), kWait);
+        select(failed);
+        auto *error = m_window->findChild<QLabel *>(u"errorText"_s);
+        QVERIFY(error);
+        QTRY_VERIFY(error->isVisible());
+        QCOMPARE(error->textFormat(), Qt::RichText);
+        QVERIFY2(error->text().startsWith(u"<b>"_s), qPrintable(error->text()));
         QCOMPARE(plainToolTip(u"a <b>b</b>\nc & d"_s),
                  u"<p style='white-space:pre-wrap'>a &lt;b&gt;b&lt;/b&gt;\nc &amp; d</p>"_s);
     }
