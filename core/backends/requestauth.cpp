@@ -61,12 +61,6 @@ void RequestAuth::place(HttpRequest &request, AuthStyle style, const QString &he
     }
 }
 
-QString RequestAuth::originOf(const QUrl &url)
-{
-    return url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemoveUserInfo)
-        .toString();
-}
-
 QCoro::Task<HttpAuthorizer::Authorized> RequestAuth::authorize(HttpRequest request, bool renew)
 {
     QPointer<RequestAuth> self = this;

@@ -39,9 +39,6 @@ public:
     bool canRenew() const override;
     void stop() override;
 
-    // "scheme://host:port" of `url`, as credential errors name it.
-    static QString originOf(const QUrl &url);
-
     // Puts `credential` on `request` in `style` (Header: named `header`); nothing without one.
     static void place(HttpRequest &request, AuthStyle style, const QString &header,
                       const QByteArray &credential);

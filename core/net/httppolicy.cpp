@@ -175,6 +175,12 @@ RunError checkTransportSecurity(const QUrl &url, bool allowInsecureHttp)
                             u"unsupported URL scheme \"%1\" (only https:// and http://)"_s.arg(url.scheme()));
 }
 
+QString originOf(const QUrl &url)
+{
+    return url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemoveUserInfo)
+        .toString();
+}
+
 bool sameOrigin(const QUrl &a, const QUrl &b)
 {
     const auto port = [](const QUrl &u) {

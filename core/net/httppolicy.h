@@ -58,5 +58,8 @@ RunError checkTransportSecurity(const QUrl &url, bool allowInsecureHttp);
 // Same scheme, host and port (the scheme's default port when none is given): where a request's
 // credentials may follow a redirect or a URL the server named.
 bool sameOrigin(const QUrl &a, const QUrl &b);
+// "scheme://host:port" of `url` (no user info, path, query or fragment), as messages name an
+// origin.
+QString originOf(const QUrl &url);
 
 } // namespace Runwatch

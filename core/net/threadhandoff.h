@@ -22,14 +22,6 @@
 
 namespace Runwatch::detail {
 
-// Runs `f` in `target`'s thread (QMetaObject::invokeMethod) — the one way work and data cross
-// between Runwatch's threads (stream pump, store writer). Debian's Qt is not built with
-// ThreadSanitizer, so TSan cannot see the ordering Qt's event queue gives a queued call (its
-// mutex is a futex inside libQt6Core). Under TSan the hand-off also goes through a std::mutex,
-// whose pthread calls TSan does see: the caller holds it while the call is posted, `f` takes it
-// before it runs, and a blocking call waits on a condition variable for `f` to end. The
-// threaded tests' TSan stage then reports real races, not the event queue. Plain
-// invokeMethod otherwise.
 #ifdef RUNWATCH_TSAN
 // One for every hand-off: the receiving side must find it without reading anything the caller
 // wrote for the call (that is what TSan is to see ordered).
@@ -40,6 +32,14 @@ inline std::mutex &handOffMutex()
 }
 #endif
 
+// Runs `f` in `target`'s thread (QMetaObject::invokeMethod) — the one way work and data cross
+// between Runwatch's threads (stream pump, store writer). Debian's Qt is not built with
+// ThreadSanitizer, so TSan cannot see the ordering Qt's event queue gives a queued call (its
+// mutex is a futex inside libQt6Core). Under TSan the hand-off also goes through a std::mutex,
+// whose pthread calls TSan does see: the caller holds it while the call is posted, `f` takes it
+// before it runs, and a blocking call waits on a condition variable for `f` to end. The
+// threaded tests' TSan stage then reports real races, not the event queue. Plain
+// invokeMethod otherwise.
 template<typename F>
 void invokeAcross(QObject *target, F f, Qt::ConnectionType type = Qt::QueuedConnection)
 {

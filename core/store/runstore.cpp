@@ -277,12 +277,10 @@ void RunStore::waitForWriter()
 
 void RunStore::flush()
 {
-    bool retried = false;
-    while (m_writer
-           && (!m_pending.isEmpty() || !m_pendingIds.isEmpty() || (!m_writeError.isEmpty() && !retried))) {
-        retried = true;
+    // At least once: with nothing pending, a failed batch still goes again (submitPending).
+    do {
         submitPending();
-    }
+    } while (m_writer && (!m_pending.isEmpty() || !m_pendingIds.isEmpty()));
     m_flushTimer.stop();
     waitForWriter();
     if (m_writer)

@@ -4,6 +4,7 @@
 #include "json/jsonschema.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -184,15 +185,21 @@ bool RunStoreWriter::ensureOpen()
 
 void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
 {
-    // What failed last time goes again, each run replaced by its newer copy in this batch.
-    QList<Run> batch = std::exchange(m_unwritten, {});
-    for (const Run &run : runs) {
-        const auto same = std::find_if(batch.begin(), batch.end(),
-                                       [&run](const Run &r) { return r.localId == run.localId; });
-        if (same != batch.end()) {
-            *same = run;
-        } else {
-            batch.append(run);
+    // What failed last time goes again, each run replaced by its newer copy in this batch. The
+    // usual case (nothing failed) takes the batch as it is.
+    QList<Run> batch = runs;
+    if (!m_unwritten.isEmpty()) {
+        batch = std::exchange(m_unwritten, {});
+        QHash<QString, qsizetype> at;
+        for (qsizetype i = 0; i < batch.size(); ++i)
+            at.insert(batch.at(i).localId, i);
+        for (const Run &run : runs) {
+            if (const auto it = at.constFind(run.localId); it != at.cend()) {
+                batch[*it] = run;
+            } else {
+                at.insert(run.localId, batch.size());
+                batch.append(run);
+            }
         }
     }
     QString error;

@@ -177,8 +177,7 @@ QCoro::Task<Discovery> A2aBackend::discover(bool refresh)
                 Text::tr("The agent card at %1 sends requests to %2, another origin than the connection's "
                          "%3: Runwatch does not send the connection's key there. If you trust %2, point a "
                          "connection at it.")
-                    .arg(url.toDisplayString(), RequestAuth::originOf(iface->url),
-                         RequestAuth::originOf(base)));
+                    .arg(url.toDisplayString(), originOf(iface->url), originOf(base)));
             co_return d;
         }
         m_card = parsed.card;
