@@ -197,8 +197,17 @@ int CliApp::followToEnd(const QString &id)
     disconnect(c);
     m_store.flush();
     const Run *run = m_manager.run(id);
-    if (!run)
+    if (!run) {
+        // Let go (RunManager::letGoDeletedRuns): `delete --local` or `prune` in another process.
+        printError(id, RunError{ErrorKind::NotFound,
+                                {},
+                                CliApp::tr("The run was deleted from the store by another process; "
+                                           "stopped following it."),
+                                false,
+                                0,
+                                {}});
         return ExitOtherError;
+    }
     if (stopped && !run->isTerminal()) {
         // The engine applied the reason to the run as an error event: printed already.
         return ExitOtherError;

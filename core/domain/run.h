@@ -12,6 +12,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 namespace Runwatch {
@@ -237,6 +238,14 @@ struct Run
     // False for a summary loaded without its output (big histories load fast that way); such a
     // run must be reloaded in full before its output is shown, followed or saved.
     bool outputLoaded = true;
+    // The store's bookkeeping, so that a write sends only what this process changed and never
+    // undoes what another process wrote in between (RunStore). `inStore`: the run was read from
+    // or written to the store, so a write updates its row and never brings back a row another
+    // process deleted. `stored`: the run as this process last read or wrote it, the baseline a
+    // write is compared with; null for a new run, and for a finished run listed as a summary
+    // (100,000 baselines would double a big history's memory), whose few writes go whole.
+    bool inStore = false;
+    std::shared_ptr<const Run> stored;
 
     bool isTerminal() const { return Runwatch::isTerminal(status); }
     static QString summarize(const QString &prompt, int maxChars = 80);

@@ -95,23 +95,6 @@ void RunManager::shutdown(std::chrono::milliseconds timeout)
     }
 }
 
-void RunManager::setStore(RunStore *store)
-{
-    if (m_store)
-        m_store->setRunSource({});
-    m_store = store;
-    for (const std::shared_ptr<Entry> &e : std::as_const(m_runs))
-        e->queuedIn = 0; // another store's generation
-    // The store reads a run when it writes it, not on every batch of events (persist()).
-    if (m_store) {
-        m_store->setRunSource([this](const QString &id) -> const Run * {
-            const Entry *e = entry(id);
-            return e ? &e->run : nullptr;
-        });
-    }
-    m_prices.setStore(store);
-}
-
 bool RunManager::addConnection(const Connection &connection, QString *error)
 {
     RunBackend *backend = m_factory ? m_factory(connection, this) : nullptr;
@@ -252,6 +235,7 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
         return id;
     }
     e->follower.active = true;
+    wakeStoreSync();
     persist(id);
     attachStream(id, backend->start(std::move(request), this));
     return id;
@@ -308,6 +292,7 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
     request.clientRunId = id;
     addEntry(e);
     e->follower.active = true;
+    wakeStoreSync();
     persist(id);
     attachStream(id, b->followUp(parentToken, std::move(request), this));
     return id;
@@ -438,6 +423,23 @@ bool RunManager::ensureOutputLoaded(const QString &id)
     e->run.primaryText = full->primaryText;
     e->run.secondary = full->secondary;
     e->run.outputLoaded = true;
+    // The baseline of the run's next write now has the output as read. Its other fields are what
+    // this process last wrote, or, never written, what it listed, unless a change of them is still
+    // waiting for the store: then the next write goes whole (RunWriteStatements).
+    if (e->run.stored) {
+        auto baseline = std::make_shared<Run>(*e->run.stored);
+        baseline->prompt = full->prompt;
+        baseline->token = full->token;
+        baseline->input = full->input;
+        baseline->primaryText = full->primaryText;
+        baseline->secondary = full->secondary;
+        baseline->outputLoaded = true;
+        e->run.stored = std::move(baseline);
+    } else if (e->queuedIn != m_store->queueGeneration()) {
+        auto baseline = std::make_shared<Run>(e->run);
+        baseline->stored.reset();
+        e->run.stored = std::move(baseline);
+    }
     Q_EMIT runChanged(id, RunChange::Primary | RunChange::Secondary);
     return true;
 }

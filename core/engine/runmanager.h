@@ -194,12 +194,18 @@ private:
     QCoro::Task<> doFollowUpWorking(QString id, QString prompt);
     QCoro::Task<> doAttach(QString id, bool created);
     void removeLocal(const QString &id);
+    // runmanager_store.cpp: runs another process deleted from the store leave this one too (no
+    // write, the file has them gone already), and a followed run's deadline set elsewhere is read.
+    void letGoDeletedRuns(const QStringList &ids);
+    void syncFromStore();
+    void wakeStoreSync(); // a run is followed: sync while any is
 
     QHash<QString, Connection> m_connections;
     QHash<QString, QPointer<RunBackend>> m_backends;
     QHash<QString, std::shared_ptr<Entry>> m_runs;
     QStringList m_order; // insertion order, for stable listings
     RunStore *m_store = nullptr;
+    QTimer *m_storeSync = nullptr; // while runs are followed: syncFromStore()
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

@@ -383,6 +383,7 @@ void RunManager::follow(const QString &id)
     ensureOutputLoaded(id);
     Follower &f = e->follower;
     f.active = true;
+    wakeStoreSync();
     f.failures = 0;
     f.idlePolls = 0;
     f.troubleSince.invalidate();

@@ -115,11 +115,11 @@ void RunHistoryReader::read(QString path, QString afterCreatedAt, QString afterL
                 error = tr("Cannot read the run history: %1").arg(q.lastError().text());
             } else {
                 batch.reserve(kBatchSize);
+                // Finished runs without their output (RunManager::ensureOutputLoaded() reads it on
+                // demand); the few that are still going with it, as they will be followed.
+                detail::RunRowReader reader(db);
                 while (!m_stop.load(std::memory_order_relaxed) && q.next()) {
-                    Run run = detail::runFromRow(q);
-                    if (run.isTerminal())
-                        run.outputLoaded = false; // RunManager::ensureOutputLoaded() reads it on demand
-                    batch.append(std::move(run));
+                    batch.append(reader.read(q, true));
                     if (batch.size() == kBatchSize) {
                         hand(std::exchange(batch, {}), false, {});
                         batch.reserve(kBatchSize);

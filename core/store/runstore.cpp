@@ -154,13 +154,13 @@ bool RunStore::saveRun(const Run &run)
     ++m_queueGeneration;
     // An older version of this run may be on its way to disk: it must not land after this one.
     waitForWriter();
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    if (!m_statements.write(db, run, &m_error)) {
+    const auto outcome = m_statements.write(run, &m_error);
+    if (outcome == detail::RunWriteStatements::Outcome::Failed) {
         qCWarning(lcStore) << m_error;
         return false;
     }
     m_writtenStatus.insert(run.localId, run.status);
-    return true;
+    return outcome == detail::RunWriteStatements::Outcome::Written;
 }
 
 void RunStore::scheduleSave(const Run &run)
@@ -244,10 +244,14 @@ void RunStore::submitPending()
         m_inFlight.insert(run.localId, {generation, run});
         m_writtenStatus.insert(run.localId, run.status);
     };
-    // The source's runs straight into the batch: no copy in m_pending on the way.
+    // The source's runs straight into the batch: no copy in m_pending on the way. What goes to
+    // disk now is the baseline of the run's next write, which then sends only what changes after.
     for (auto it = m_pendingIds.begin(); it != m_pendingIds.end() && batch.size() < kRunsPerBatch;) {
-        if (const Run *run = m_source ? m_source(*it) : nullptr)
+        if (Run *run = m_source ? m_source(*it) : nullptr) {
             take(*run);
+            run->stored = detail::baselineOf(*run);
+            run->inStore = true;
+        }
         it = m_pendingIds.erase(it);
     }
     for (auto it = m_pending.begin(); it != m_pending.end() && batch.size() < kRunsPerBatch;) {
@@ -295,6 +299,8 @@ void RunStore::checkWriteError()
     } else if (!m_retryTimer.isActive()) {
         m_retryTimer.start();
     }
+    if (const QStringList gone = m_writer->takeGone(); !gone.isEmpty())
+        Q_EMIT runsDeletedElsewhere(gone);
     if (error == m_writeError)
         return;
     m_writeError = error;
@@ -309,14 +315,22 @@ bool RunStore::removeRun(const QString &localId)
     m_writtenStatus.remove(localId);
     if (!isOpen())
         return false;
-    waitForWriter(); // a write still on its way would bring the run back
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"DELETE FROM runs WHERE local_id = ?"_s);
-    q.addBindValue(localId);
-    QSqlQuery o(QSqlDatabase::database(m_connectionName, false));
-    o.prepare(u"DELETE FROM run_output WHERE local_id = ?"_s);
-    o.addBindValue(localId);
-    return q.exec() && o.exec();
+    waitForWriter(); // a new run's first write still on its way would bring it back
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlQuery q(db);
+    db.transaction();
+    bool ok = true;
+    for (const QString &table : {u"runs"_s, u"run_text"_s, u"run_items"_s}) {
+        q.prepare(u"DELETE FROM %1 WHERE local_id = ?"_s.arg(table));
+        q.addBindValue(localId);
+        ok = ok && q.exec();
+    }
+    if (!ok) {
+        m_error = q.lastError().text();
+        db.rollback();
+        return false;
+    }
+    return db.commit();
 }
 
 const Run *RunStore::inFlight(const QString &localId) const
@@ -338,7 +352,8 @@ std::optional<Run> RunStore::queryOne(const QString &condition, const QString &v
         q.addBindValue(value);
     if (!q.exec() || !q.next())
         return std::nullopt;
-    return detail::runFromRow(q);
+    detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
+    return reader.read(q, false);
 }
 
 std::optional<Run> RunStore::loadRun(const QString &localId) const
@@ -368,16 +383,14 @@ std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
 
 // One row of a listing, as this process sees it: a save that is scheduled or being written wins
 // over what the file holds.
-Run RunStore::listedRun(const QSqlQuery &q, Load load) const
+Run RunStore::listedRun(const QSqlQuery &q, Load load, detail::RunRowReader *reader) const
 {
-    Run run = detail::runFromRow(q);
-    if (load == Load::Summary && run.isTerminal())
-        run.outputLoaded = false;
-    if (const Run *pending = pendingRun(run.localId))
+    const QString localId = q.value(detail::kLocalIdColumn).toString();
+    if (const Run *pending = pendingRun(localId))
         return *pending;
-    if (const Run *written = inFlight(run.localId))
+    if (const Run *written = inFlight(localId))
         return *written;
-    return run;
+    return reader->read(q, load == Load::Summary);
 }
 
 QList<Run> RunStore::loadRuns(Load load) const
@@ -391,8 +404,9 @@ QList<Run> RunStore::loadRuns(Load load) const
     if (!q.exec(u"SELECT %1"_s.arg(detail::selectRuns(load == Load::Summary))))
         return runs;
     runs.reserve(runCount());
+    detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
     while (q.next())
-        runs.append(listedRun(q, load));
+        runs.append(listedRun(q, load, &reader));
     // Sort a permutation, not the runs: a Run is large, and moving each one once beats the
     // n log n moves of sorting them in place (100k runs: ~40 ms less).
     QList<std::pair<qint64, qsizetype>> order;
@@ -433,14 +447,36 @@ QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position) 
         return runs;
     }
     runs.reserve(limit);
+    detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
     while (q.next()) {
-        position->createdAt = q.value(10).toString();
-        position->localId = q.value(0).toString();
-        runs.append(listedRun(q, load));
+        position->createdAt = q.value(detail::kCreatedAtColumn).toString();
+        position->localId = q.value(detail::kLocalIdColumn).toString();
+        runs.append(listedRun(q, load, &reader));
     }
     position->started = true;
     position->atEnd = runs.size() < limit;
     return runs;
+}
+
+QHash<QString, RunStore::DeadlineFields> RunStore::readDeadlines(const QStringList &localIds) const
+{
+    QHash<QString, DeadlineFields> fields;
+    if (!isOpen())
+        return fields;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    q.prepare(u"SELECT deadline_at, cancel_at_deadline FROM runs WHERE local_id = ?"_s);
+    for (const QString &id : localIds) {
+        // Handed to the writer and not on disk yet: the file is older than the run's baseline.
+        // (A run merely scheduled is fine: its baseline is what was last written.)
+        if (inFlight(id))
+            continue;
+        q.addBindValue(id);
+        if (q.exec() && q.next())
+            fields.insert(id, {detail::fromIso(q.value(0)), q.value(1).toInt() != 0});
+        q.finish();
+    }
+    return fields;
 }
 
 QList<Run> RunStore::loadCompletedTimings(const QString &connection, const QString &model) const
@@ -501,8 +537,10 @@ int RunStore::removeFinishedBefore(const QDateTime &cutoff)
         return 0;
     }
     const int removed = q.numRowsAffected();
+    // Output whose run is gone, by whichever process removed it.
     QSqlQuery o(QSqlDatabase::database(m_connectionName, false));
-    o.exec(u"DELETE FROM run_output WHERE local_id NOT IN (SELECT local_id FROM runs)"_s);
+    for (const QString &table : {u"run_text"_s, u"run_items"_s})
+        o.exec(u"DELETE FROM %1 WHERE local_id NOT IN (SELECT local_id FROM runs)"_s.arg(table));
     return removed;
 }
 

@@ -19,6 +19,9 @@
 class QSqlQuery;
 
 namespace Runwatch {
+namespace detail {
+class RunRowReader;
+}
 
 // SQLite persistence of runs, their continuation tokens and output, so that a run started by
 // one process can be watched, cancelled or deleted from another, and survives restarts.
@@ -37,7 +40,8 @@ public:
     // 1: runs. 2: connections (no secrets) + indexes for listing and retention.
     // 3: output (primary text, secondary items) in its own table, so listings never read it.
     // 4: token usage, follow-up parent, operator deadline; shared settings.
-    static constexpr int SchemaVersion = 5;
+    // 5: the structured start input. 6: output appended in pieces (run_text, run_items).
+    static constexpr int SchemaVersion = 6;
 
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
@@ -95,13 +99,24 @@ public:
     // load the whole history (the CLI's status) reads the medians from these.
     QList<Run> loadCompletedTimings(const QString &connection, const QString &model) const;
 
-    bool saveRun(const Run &run); // immediate
+    // Immediate. False when it failed, or found the run deleted by another process (not restored).
+    bool saveRun(const Run &run);
+    // What other processes may change on a run this one follows: the operator's deadline. For the
+    // ids whose row is on disk and not being written from here just now; a run that is missing
+    // was deleted by another process (or not yet written), which the writer finds for itself.
+    struct DeadlineFields
+    {
+        QDateTime deadlineAt;
+        bool cancelAtDeadline = false;
+    };
+    QHash<QString, DeadlineFields> readDeadlines(const QStringList &localIds) const;
     void scheduleSave(const Run &run);
     // Where scheduleSave(localId, status) finds the run when the batch is handed over (and when a
     // read wants the newest version): the engine's own copy. A run that streams a batch every
     // frame is then copied once per flush, not once per batch. A source that goes away is taken
     // off with setRunSource({}) after flush(); replacing it copies what is still pending first.
-    using RunSource = std::function<const Run *(const QString &localId)>;
+    // The store sets the run's baseline (Run::stored, Run::inStore) when it hands it to the writer.
+    using RunSource = std::function<Run *(const QString &localId)>;
     void setRunSource(RunSource source);
     // Like scheduleSave(run) for the run the source holds under `localId` (`status` is its status
     // now, which decides how soon it is written). Without a source nothing is scheduled.
@@ -125,6 +140,9 @@ public:
 Q_SIGNALS:
     // The write error appeared, changed or cleared (empty): the GUI says so in its status bar.
     void writeErrorChanged(const QString &error);
+    // A write found these runs deleted from the file by another process (`delete --local`,
+    // `prune`) and did not bring them back: the front end lets them go too.
+    void runsDeletedElsewhere(const QStringList &localIds);
 
 private:
     bool migrate();
@@ -133,6 +151,7 @@ private:
     bool migrateTo3();
     bool migrateTo4();
     bool migrateTo5();
+    bool migrateTo6();
     bool exec(const QString &sql);
     // Hands pending runs to the writer thread, at most kRunsPerBatch per frame (runstore.cpp).
     void submitPending();
@@ -147,7 +166,7 @@ private:
     // Copies the source's runs of m_pendingIds into m_pending.
     void takePendingFromSource();
     void armFlush(const QString &localId, RunStatus status);
-    Run listedRun(const QSqlQuery &q, Load load) const;
+    Run listedRun(const QSqlQuery &q, Load load, detail::RunRowReader *reader) const;
     // The first run matching an SQL condition on `r` whose every `?` is `value`.
     std::optional<Run> queryOne(const QString &condition, const QString &value) const;
 

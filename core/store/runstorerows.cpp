@@ -3,8 +3,9 @@
 
 #include "json/jsonschema.h"
 
-#include <QJsonArray>
 #include <QJsonDocument>
+#include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
 
@@ -46,15 +47,15 @@ QJsonObject parseObjectText(const QVariant &v)
     return QJsonDocument::fromJson(v.toString().toUtf8()).object();
 }
 
-// Output lives in its own table (schema 3) so listing a big history never reads it.
+// Output lives in tables of its own (run_text, run_items; schema 6), read by RunRowReader, so
+// listing a big history never reads it.
 constexpr auto kSelectFull
     = "r.local_id, r.connection, r.backend, r.base_url, r.remote_id, r.status, r.raw_status, "
       "r.title, r.prompt, r.model, r.created_at, r.updated_at, r.finished_at, r.token, "
-      "o.primary_text, o.secondary, r.error, r.input, r.capabilities, r.reconciliations, "
+      "r.error, r.input, r.capabilities, r.reconciliations, "
       "r.input_tokens, r.output_tokens, r.reasoning_tokens, r.parent_id, r.deadline_at, "
-      "r.cancel_at_deadline, "
-      "r.start_input "
-      "FROM runs r LEFT JOIN run_output o ON o.local_id = r.local_id";
+      "r.cancel_at_deadline, r.start_input "
+      "FROM runs r";
 constexpr auto kTerminalSql
     = "r.status IN ('completed','failed','cancelled','incomplete','expired','rejected',"
       "'timed_out','deleted')";
@@ -83,26 +84,23 @@ Run runFromRow(const QSqlQuery &q)
     run.updatedAt = fromIso(q.value(11));
     run.finishedAt = fromIso(q.value(12));
     run.token = ContinuationToken::fromJson(parseObjectText(q.value(13)));
-    run.primaryText = q.value(14).toString();
-    const QJsonArray secondary = QJsonDocument::fromJson(q.value(15).toString().toUtf8()).array();
-    for (const QJsonValue &v : secondary)
-        run.secondary.append(SecondaryItem::fromJson(v.toObject()));
-    run.error = RunError::fromJson(parseObjectText(q.value(16)));
-    const QJsonObject input = parseObjectText(q.value(17));
+    run.error = RunError::fromJson(parseObjectText(q.value(14)));
+    const QJsonObject input = parseObjectText(q.value(15));
     if (!input.isEmpty())
         run.input = InputRequest::fromJson(input);
-    run.capabilities = Capabilities::fromInt(q.value(18).toInt());
-    run.reconciliations = q.value(19).toInt();
-    run.usage.inputTokens = tokenCount(q.value(20));
-    run.usage.outputTokens = tokenCount(q.value(21));
-    run.usage.reasoningTokens = tokenCount(q.value(22));
-    run.parentId = q.value(23).toString();
-    run.deadlineAt = fromIso(q.value(24));
-    run.cancelAtDeadline = q.value(25).toInt() != 0;
-    if (!q.value(26).isNull()) {
+    run.capabilities = Capabilities::fromInt(q.value(16).toInt());
+    run.reconciliations = q.value(17).toInt();
+    run.usage.inputTokens = tokenCount(q.value(18));
+    run.usage.outputTokens = tokenCount(q.value(19));
+    run.usage.reasoningTokens = tokenCount(q.value(20));
+    run.parentId = q.value(21).toString();
+    run.deadlineAt = fromIso(q.value(22));
+    run.cancelAtDeadline = q.value(23).toInt() != 0;
+    if (!q.value(24).isNull()) {
         // A damaged value reads as no input rather than failing the row.
-        run.startInput = parseJsonValue(q.value(26).toString()).value_or(QJsonValue(QJsonValue::Undefined));
+        run.startInput = parseJsonValue(q.value(24).toString()).value_or(QJsonValue(QJsonValue::Undefined));
     }
+    run.inStore = true;
     return run;
 }
 
@@ -115,25 +113,88 @@ QString selectRuns(bool summary)
 {
     QString select = QLatin1StringView(kSelectFull);
     if (summary) {
-        // Output of finished runs stays on disk until someone looks at it: no join, and the
-        // output table is only consulted for the few runs that are still going.
-        const QString terminal = QLatin1StringView(kTerminalSql);
-        select.replace(
-            u"o.primary_text"_s,
-            u"CASE WHEN %1 THEN NULL ELSE (SELECT primary_text FROM run_output WHERE local_id = r.local_id) END"_s
-                .arg(terminal));
-        select.replace(
-            u"o.secondary"_s,
-            u"CASE WHEN %1 THEN NULL ELSE (SELECT secondary FROM run_output WHERE local_id = r.local_id) END"_s
-                .arg(terminal));
-        select.replace(u" LEFT JOIN run_output o ON o.local_id = r.local_id"_s, QString());
         // Nor does the list need a finished run's prompt, continuation token or input request:
         // skipping them saves a JSON parse and two allocations per row.
+        const QString terminal = QLatin1StringView(kTerminalSql);
         // Matched with their comma: "r.input" alone would also hit "r.input_tokens".
         for (const QString &column : {u"r.prompt"_s, u"r.token"_s, u"r.input"_s})
             select.replace(column + u',', u"CASE WHEN %1 THEN NULL ELSE %2 END,"_s.arg(terminal, column));
     }
     return select;
+}
+
+RunRowReader::RunRowReader(const QSqlDatabase &db)
+    : m_text(db)
+    , m_items(db)
+{
+    m_text.setForwardOnly(true);
+    m_items.setForwardOnly(true);
+    m_prepared = m_text.prepare(u"SELECT pos, text FROM run_text WHERE local_id = ? ORDER BY pos"_s)
+                 && m_items.prepare(u"SELECT item FROM run_items WHERE local_id = ? ORDER BY idx"_s);
+    if (!m_prepared)
+        m_error = m_text.lastError().text() + m_items.lastError().text();
+}
+
+Run RunRowReader::read(const QSqlQuery &row, bool summary)
+{
+    Run run = runFromRow(row);
+    if (summary && run.isTerminal()) {
+        run.outputLoaded = false; // RunManager::ensureOutputLoaded() reads it on demand
+        return run;
+    }
+    readOutput(run);
+    run.stored = baselineOf(run);
+    return run;
+}
+
+bool RunRowReader::readOutput(Run &run)
+{
+    run.primaryText.clear();
+    run.secondary.clear();
+    if (!m_prepared)
+        return false;
+    m_text.addBindValue(run.localId);
+    if (!m_text.exec()) {
+        m_error = m_text.lastError().text();
+        return false;
+    }
+    while (m_text.next()) {
+        const qint64 pos = m_text.value(0).toLongLong();
+        QString piece = m_text.value(1).toString();
+        // Pieces follow each other (RunWriteStatements appends at the stored end). Should two
+        // overlap after all, what is there first stays and only the part past it is added.
+        if (pos < run.primaryText.size()) {
+            const qint64 overlap = run.primaryText.size() - pos;
+            if (overlap >= piece.size())
+                continue;
+            piece.remove(0, overlap);
+        }
+        if (run.primaryText.isEmpty())
+            run.primaryText = std::move(piece);
+        else
+            run.primaryText += piece;
+    }
+    m_text.finish();
+    m_items.addBindValue(run.localId);
+    if (!m_items.exec()) {
+        m_error = m_items.lastError().text();
+        return false;
+    }
+    while (m_items.next()) {
+        // A damaged item is left out rather than failing the run.
+        const QJsonObject item = QJsonDocument::fromJson(m_items.value(0).toString().toUtf8()).object();
+        if (!item.isEmpty())
+            run.secondary.append(SecondaryItem::fromJson(item));
+    }
+    m_items.finish();
+    return true;
+}
+
+std::shared_ptr<const Run> baselineOf(const Run &run)
+{
+    auto baseline = std::make_shared<Run>(run);
+    baseline->stored.reset();
+    return baseline;
 }
 
 } // namespace Runwatch::detail

@@ -5,9 +5,12 @@
 
 #include <QDateTime>
 #include <QJsonObject>
+#include <QSqlQuery>
 #include <QString>
 
-class QSqlQuery;
+#include <memory>
+
+class QSqlDatabase;
 class QVariant;
 
 namespace Runwatch::detail {
@@ -18,7 +21,7 @@ namespace Runwatch::detail {
 // The column list and FROM clause of a run query (no WHERE). A summary leaves a finished run's
 // output, prompt, continuation token and input request on disk.
 QString selectRuns(bool summary);
-// One row of selectRuns(). Never fails: a value that does not parse (a damaged JSON column, an
+// One row of selectRuns(), without output (RunRowReader adds it). Never fails: a value that does not parse (a damaged JSON column, an
 // unknown status, a malformed time) reads as empty/unknown, so one bad row cannot stop a listing.
 Run runFromRow(const QSqlQuery &q);
 // Column positions in selectRuns() a reader needs without decoding the whole row.
@@ -27,5 +30,30 @@ constexpr int kCreatedAtColumn = 10;
 QJsonObject jsonObjectFromText(const QVariant &v);
 // A time column as the store writes it (ISO 8601, UTC, milliseconds); invalid when empty.
 QDateTime fromIso(const QVariant &v);
+
+// Reads whole runs through one database connection: a row of selectRuns(), then, for a run
+// loaded in full, its output from run_text (the primary text in appended pieces) and run_items
+// (one row per secondary item). Used on the thread that owns the connection.
+class RunRowReader
+{
+public:
+    explicit RunRowReader(const QSqlDatabase &db);
+    // `summary`: a finished run is listed without its output (Run::outputLoaded = false) and
+    // without a baseline; every other run is read in full with Run::stored set to what was read.
+    Run read(const QSqlQuery &row, bool summary);
+    // The stored output of `run` (by local id) into it; false, leaving it empty, on an SQL error.
+    bool readOutput(Run &run);
+    QString errorString() const { return m_error; }
+
+private:
+    QSqlQuery m_text;
+    QSqlQuery m_items;
+    bool m_prepared = false;
+    QString m_error;
+};
+
+// The run as it is now, as the baseline of its next write (Run::stored): without a baseline of its
+// own, so baselines never chain.
+std::shared_ptr<const Run> baselineOf(const Run &run);
 
 } // namespace Runwatch::detail

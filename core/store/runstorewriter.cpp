@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/runstorewriter.h"
 
-#include "json/jsonschema.h"
-
-#include <QCoreApplication>
 #include <QHash>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QMutexLocker>
 #include <QSqlError>
@@ -17,134 +12,6 @@ using namespace Qt::StringLiterals;
 Q_DECLARE_LOGGING_CATEGORY(lcStore)
 
 namespace Runwatch::detail {
-
-namespace {
-// Operator-facing messages; lupdate reads Text::tr() under "RunStore".
-struct Text
-{
-    Q_DECLARE_TR_FUNCTIONS(RunStore)
-};
-} // namespace
-
-namespace {
-constexpr auto kRunColumns
-    = "local_id, connection, backend, base_url, remote_id, status, raw_status, title, prompt, "
-      "model, created_at, updated_at, finished_at, token, error, input, capabilities, "
-      "reconciliations, input_tokens, output_tokens, reasoning_tokens, parent_id, deadline_at, "
-      "cancel_at_deadline, start_input";
-
-QVariant tokenValue(qint64 count)
-{
-    return count >= 0 ? QVariant(count) : QVariant(QMetaType::fromType<qint64>());
-}
-} // namespace
-
-QString isoText(const QDateTime &dt)
-{
-    return dt.isValid() ? dt.toUTC().toString(Qt::ISODateWithMs) : QString();
-}
-
-QString compactJsonText(const QJsonObject &o)
-{
-    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
-}
-
-bool RunWriteStatements::prepare(const QSqlDatabase &db, QString *error)
-{
-    m_upsertRun = std::make_unique<QSqlQuery>(db);
-    m_upsertOutput = std::make_unique<QSqlQuery>(db);
-    m_updateSummary = std::make_unique<QSqlQuery>(db);
-    const bool ok
-        = m_upsertRun->prepare(
-              u"INSERT OR REPLACE INTO runs (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"_s
-                  .arg(QLatin1StringView(kRunColumns)))
-          && m_upsertOutput->prepare(
-              u"INSERT OR REPLACE INTO run_output (local_id, primary_text, secondary) VALUES (?,?,?)"_s)
-          && m_updateSummary->prepare(
-              u"UPDATE runs SET status = ?, raw_status = ?, title = ?, updated_at = ?, "
-              "finished_at = ?, error = ? WHERE local_id = ?"_s);
-    if (!ok) {
-        if (error) {
-            *error = Text::tr("Cannot prepare the run store's statements: %1")
-                         .arg(m_upsertRun->lastError().text());
-        }
-        m_upsertRun.reset();
-        return false;
-    }
-    return true;
-}
-
-bool RunWriteStatements::write(QSqlDatabase &db, const Run &run, QString *error)
-{
-    if (!m_upsertRun)
-        return false;
-    if (!run.outputLoaded) {
-        QSqlQuery &q = *m_updateSummary;
-        q.addBindValue(statusName(run.status));
-        q.addBindValue(run.rawStatus);
-        q.addBindValue(run.title);
-        q.addBindValue(isoText(run.updatedAt));
-        q.addBindValue(isoText(run.finishedAt));
-        q.addBindValue(run.error.isError() ? compactJsonText(run.error.toJson()) : QString());
-        q.addBindValue(run.localId);
-        const bool ok = q.exec();
-        q.finish();
-        if (!ok && error)
-            *error = Text::tr("Cannot save run %1: %2").arg(run.localId, q.lastError().text());
-        return ok;
-    }
-    QSqlQuery &q = *m_upsertRun;
-    q.addBindValue(run.localId);
-    q.addBindValue(run.connection);
-    q.addBindValue(run.backend);
-    q.addBindValue(run.baseUrl);
-    q.addBindValue(run.remoteId);
-    q.addBindValue(statusName(run.status));
-    q.addBindValue(run.rawStatus);
-    q.addBindValue(run.title);
-    q.addBindValue(run.prompt);
-    q.addBindValue(run.model);
-    q.addBindValue(isoText(run.createdAt));
-    q.addBindValue(isoText(run.updatedAt));
-    q.addBindValue(isoText(run.finishedAt));
-    q.addBindValue(compactJsonText(run.token.toJson()));
-    q.addBindValue(run.error.isError() ? compactJsonText(run.error.toJson()) : QString());
-    q.addBindValue(run.input ? compactJsonText(run.input->toJson()) : QString());
-    q.addBindValue(run.capabilities.toInt());
-    q.addBindValue(run.reconciliations);
-    q.addBindValue(tokenValue(run.usage.inputTokens));
-    q.addBindValue(tokenValue(run.usage.outputTokens));
-    q.addBindValue(tokenValue(run.usage.reasoningTokens));
-    q.addBindValue(run.parentId.isEmpty() ? QVariant(QMetaType::fromType<QString>())
-                                          : QVariant(run.parentId));
-    q.addBindValue(isoText(run.deadlineAt));
-    q.addBindValue(run.cancelAtDeadline ? 1 : 0);
-    q.addBindValue(run.startInput.isUndefined() ? QVariant(QMetaType::fromType<QString>())
-                                                : QVariant(jsonValueText(run.startInput)));
-    QJsonArray secondary;
-    for (const SecondaryItem &item : run.secondary)
-        secondary.append(item.toJson());
-    QSqlQuery &o = *m_upsertOutput;
-    o.addBindValue(run.localId);
-    o.addBindValue(run.primaryText);
-    o.addBindValue(QString::fromUtf8(QJsonDocument(secondary).toJson(QJsonDocument::Compact)));
-    const bool ownTransaction = db.transaction();
-    const bool ok = q.exec() && o.exec();
-    q.finish();
-    o.finish();
-    if (!ok) {
-        if (error) {
-            *error = Text::tr("Cannot save run %1: %2 %3")
-                         .arg(run.localId, q.lastError().text(), o.lastError().text());
-        }
-        if (ownTransaction)
-            db.rollback();
-        return false;
-    }
-    if (ownTransaction)
-        db.commit();
-    return true;
-}
 
 RunStoreWriter::RunStoreWriter(QString path)
     : m_path(std::move(path))
@@ -195,7 +62,14 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
             at.insert(batch.at(i).localId, i);
         for (const Run &run : runs) {
             if (const auto it = at.constFind(run.localId); it != at.cend()) {
-                batch[*it] = run;
+                // The newer state, compared with what is on disk: the failed copy's baseline
+                // (the newer copy's is the failed copy, which never got there).
+                Run &merged = batch[*it];
+                std::shared_ptr<const Run> baseline = std::move(merged.stored);
+                const bool inStore = merged.inStore;
+                merged = run;
+                merged.stored = std::move(baseline);
+                merged.inStore = inStore;
             } else {
                 at.insert(run.localId, batch.size());
                 batch.append(run);
@@ -208,9 +82,18 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
     } else {
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         db.transaction();
+        QStringList gone;
         for (const Run &run : std::as_const(batch)) {
-            if (!m_statements.write(db, run, &error))
+            const auto outcome = m_statements.write(run, &error);
+            if (outcome == RunWriteStatements::Outcome::Failed)
                 break;
+            if (outcome == RunWriteStatements::Outcome::Gone)
+                gone << run.localId;
+        }
+        if (error.isEmpty() && !gone.isEmpty()) {
+            qCInfo(lcStore) << "runs deleted by another process, not written back:" << gone;
+            const QMutexLocker lock(&m_errorMutex);
+            m_gone << gone;
         }
         if (error.isEmpty() && !db.commit())
             error = db.lastError().text();
@@ -231,6 +114,12 @@ QString RunStoreWriter::error() const
 {
     const QMutexLocker lock(&m_errorMutex);
     return m_error;
+}
+
+QStringList RunStoreWriter::takeGone()
+{
+    const QMutexLocker lock(&m_errorMutex);
+    return std::exchange(m_gone, {});
 }
 
 void RunStoreWriter::setError(const QString &error)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "domain/run.h"
+#include "store/runwrites.h"
 
 #include <QList>
 #include <QMutex>
@@ -9,34 +10,12 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <memory>
 
 namespace Runwatch::detail {
-
-// Text forms shared by the store's reader and writer.
-QString isoText(const QDateTime &dt);
-QString compactJsonText(const QJsonObject &o);
-
-// The statements that save one run, prepared once per database connection: re-preparing them
-// per run was a tenth of the store's time with 200 streaming runs (bench_gui_live).
-class RunWriteStatements
-{
-public:
-    // False with `error` set when the schema does not fit.
-    bool prepare(const QSqlDatabase &db, QString *error);
-    // A run and its output in one transaction (nested in the caller's when there is one):
-    // the output and the token (its position) go to disk together, or neither does. A run
-    // loaded as a summary updates only what a summary has, never its stored output, prompt,
-    // token or input request.
-    bool write(QSqlDatabase &db, const Run &run, QString *error);
-
-private:
-    std::unique_ptr<QSqlQuery> m_upsertRun;
-    std::unique_ptr<QSqlQuery> m_upsertOutput;
-    std::unique_ptr<QSqlQuery> m_updateSummary;
-};
 
 // Writes batches of runs on the store's writer thread, through a connection of its own, so that
 // SQLite's page writes, WAL growth and checkpoint syncs never run on the GUI thread. Batches are
@@ -56,6 +35,9 @@ public:
     // held too long), or empty when it was. A failed batch is kept and written again, before and
     // merged with the next one: the newest state of each run wins, nothing is dropped.
     QString error() const;
+    // Any thread: the runs a write found deleted by another process since the last call. Not
+    // written back: the process that deleted a run had the last word on it.
+    QStringList takeGone();
 
 private:
     bool ensureOpen();
@@ -70,6 +52,7 @@ private:
     std::atomic<quint64> m_completed{0};
     mutable QMutex m_errorMutex;
     QString m_error;
+    QStringList m_gone; // under m_errorMutex
 };
 
 } // namespace Runwatch::detail

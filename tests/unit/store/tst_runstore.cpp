@@ -268,9 +268,9 @@ private Q_SLOTS:
         store.setFlushInterval(10);
         QVERIFY(store.open(path));
         QHash<QString, Run> source;
-        store.setRunSource([&source](const QString &id) -> const Run * {
-            const auto it = source.constFind(id);
-            return it == source.cend() ? nullptr : &*it;
+        store.setRunSource([&source](const QString &id) -> Run * {
+            const auto it = source.find(id);
+            return it == source.end() ? nullptr : &*it;
         });
         constexpr int kRuns = 700; // several batches, half copies, half from the source
         QStringList ids;

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RunManager's side of sharing one store with other processes (the app, `watch`, `deadline`,
+// `delete --local`, `prune` in other terminals): a write never undoes theirs (RunStore), a run
+// they deleted is let go here too, and a deadline one of them set on a run this process follows
+// is acted on here, as the README promises ("whichever process follows it acts on it").
+#include "runmanager.h"
+
+#include "runmanager_p.h"
+
+#include "store/runstore.h"
+
+#include <QLoggingCategory>
+#include <QTimer>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+// How often a followed run's deadline is read back: well inside the deadline watcher's warning.
+constexpr int kStoreSyncMs = 2000;
+} // namespace
+
+void RunManager::setStore(RunStore *store)
+{
+    if (m_store) {
+        m_store->setRunSource({});
+        disconnect(m_store, nullptr, this, nullptr);
+    }
+    m_store = store;
+    for (const std::shared_ptr<Entry> &e : std::as_const(m_runs))
+        e->queuedIn = 0; // another store's generation
+    // The store reads a run when it writes it, not on every batch of events (persist()).
+    if (m_store) {
+        m_store->setRunSource([this](const QString &id) -> Run * {
+            Entry *e = entry(id);
+            return e ? &e->run : nullptr;
+        });
+        connect(m_store, &RunStore::runsDeletedElsewhere, this, &RunManager::letGoDeletedRuns);
+        if (!m_storeSync) {
+            m_storeSync = new QTimer(this);
+            m_storeSync->setInterval(kStoreSyncMs);
+            connect(m_storeSync, &QTimer::timeout, this, &RunManager::syncFromStore);
+        }
+    }
+    m_prices.setStore(store);
+}
+
+void RunManager::letGoDeletedRuns(const QStringList &ids)
+{
+    for (const QString &id : ids) {
+        if (!entry(id))
+            continue;
+        stopFollowing(id);
+        const std::shared_ptr<Entry> keepAlive = m_runs.take(id);
+        m_order.removeAll(id);
+        Q_EMIT runRemoved(id);
+    }
+}
+
+void RunManager::wakeStoreSync()
+{
+    if (m_storeSync && !m_storeSync->isActive())
+        m_storeSync->start();
+}
+
+void RunManager::syncFromStore()
+{
+    QStringList ids;
+    for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
+        const Entry &e = **it;
+        if (e.follower.active && !e.run.isTerminal() && e.run.inStore && e.run.stored)
+            ids << it.key();
+    }
+    if (ids.isEmpty() || !m_store) {
+        m_storeSync->stop(); // follow() starts it again
+        return;
+    }
+    const QHash<QString, RunStore::DeadlineFields> stored = m_store->readDeadlines(ids);
+    for (auto it = stored.cbegin(); it != stored.cend(); ++it) {
+        Entry *e = entry(it.key());
+        if (!e || !e->run.stored)
+            continue;
+        const Run &baseline = *e->run.stored;
+        const bool changedThere
+            = it->deadlineAt != baseline.deadlineAt || it->cancelAtDeadline != baseline.cancelAtDeadline;
+        const bool changedHere = e->run.deadlineAt != baseline.deadlineAt
+                                 || e->run.cancelAtDeadline != baseline.cancelAtDeadline;
+        // A change of our own not written yet is newer than what we read: it goes to disk next.
+        if (!changedThere || changedHere)
+            continue;
+        e->run.deadlineAt = it->deadlineAt;
+        e->run.cancelAtDeadline = it->cancelAtDeadline;
+        // What the file holds now: the run's next write leaves it be.
+        auto updated = std::make_shared<Run>(baseline);
+        updated->deadlineAt = it->deadlineAt;
+        updated->cancelAtDeadline = it->cancelAtDeadline;
+        e->run.stored = std::move(updated);
+        Q_EMIT runChanged(it.key(), RunChange::Deadline);
+    }
+}
+
+} // namespace Runwatch
