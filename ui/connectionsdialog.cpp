@@ -4,7 +4,6 @@
 #include "backends/registry.h"
 #include "connectionoptionsform.h"
 #include "connections/connectionoptions.h"
-#include "connections/connectionprobe.h"
 #include "connections/keychain.h"
 #include "icons.h"
 
@@ -17,7 +16,6 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
-#include <QPointer>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -187,18 +185,7 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     });
     connect(m_list, &QListWidget::currentTextChanged, this, &ConnectionsDialog::showProfile);
     connect(m_save, &QPushButton::clicked, this, &ConnectionsDialog::onSave);
-    connect(m_test, &QPushButton::clicked, this, [this] {
-        Connection c = formProfile().connection;
-        if (const auto key = formKey()) {
-            c.apiKey = *key;
-        } else if (!m_editing.isEmpty()) {
-            c.apiKey = m_registry->apiKey(m_editing); // used for the request, never shown
-        }
-        // The proxy is shown without its password (it is in the keychain): test with it.
-        if (!m_editing.isEmpty() && proxyPassword(c).isEmpty() && proxyHasUser(c))
-            setProxyPassword(&c, m_registry->proxyPassword(m_editing));
-        runTest(c);
-    });
+    connect(m_test, &QPushButton::clicked, this, &ConnectionsDialog::onTest);
     connect(m_browse, &QPushButton::clicked, this, [this] {
         if (!m_editing.isEmpty())
             Q_EMIT browseRequested(m_editing);
@@ -378,13 +365,33 @@ void ConnectionsDialog::setStatus(const QString &text, bool error)
 
 void ConnectionsDialog::onSave()
 {
+    std::optional<QString> key = formKey();
+    // A stored key or token command goes to another origin only when the operator says so.
+    if (const CredentialMove move = formCredentialMove(); move.any()) {
+        switch (askAboutMovedCredential(move)) {
+        case MovedCredentialAnswer::Cancel:
+            return;
+        case MovedCredentialAnswer::Remove: {
+            if (move.key)
+                key = QString(); // empty: the stored key is removed
+            // Cleared in the form too, so that the form shows what is saved (and a save after
+            // the keychain opt-in, which reads the form again, saves the same).
+            QLineEdit *command = m_options->edit(ConnectionOption::TokenCommand);
+            if (move.tokenCommand && command)
+                command->clear();
+            break;
+        }
+        case MovedCredentialAnswer::Use:
+            break; // given for the new origin now: saved as it is
+        }
+    }
     const ConnectionProfile p = formProfile();
     const QString name = p.connection.name;
     m_warning->hide();
     m_saving = true;
     m_save->setEnabled(false);
     setStatus(tr("Saving…"), false);
-    QCoro::connect(m_registry->save(p, m_editing, formKey()), this,
+    QCoro::connect(m_registry->save(p, m_editing, key), this,
                    [this, name](const ConnectionRegistry::SaveResult &r) { onSaved(r, name); });
 }
 
@@ -431,59 +438,6 @@ void ConnectionsDialog::optIn(KeyStorage storage)
                            m_warning->hide();
                        onSaved(r, name);
                    });
-}
-
-QString ConnectionsDialog::describeService(const ConnectionInfo &info)
-{
-    QString text = info.protocol.isEmpty() ? tr("Connected to “%1”.").arg(info.name)
-                                           : tr("Connected to “%1” (%2).").arg(info.name, info.protocol);
-    if (!info.description.isEmpty())
-        text += u'\n' + info.description;
-    if (!info.skills.isEmpty()) {
-        // A long card would push the form off screen: name the first few skills and count the rest.
-        constexpr int kShown = 5;
-        text += u'\n' + tr("Skills:");
-        for (qsizetype i = 0; i < std::min<qsizetype>(kShown, info.skills.size()); ++i)
-            text += u"\n • "_s + info.skills.at(i);
-        if (info.skills.size() > kShown)
-            text += u'\n' + tr("…and %n more", nullptr, int(info.skills.size() - kShown));
-    }
-    for (const QString &warning : info.warnings)
-        text += u'\n' + tr("Note: %1").arg(warning);
-    return text;
-}
-
-QCoro::Task<> ConnectionsDialog::runTest(Connection connection)
-{
-    QPointer<ConnectionsDialog> self = this;
-    m_test->setEnabled(false);
-    setStatus(tr("Testing…"), false);
-    const QString backend = connection.backend;
-    // Which question the service is asked is core's rule (probeConnection); this only words it.
-    const ConnectionProbe probe = co_await probeConnection(std::move(connection));
-    if (!self)
-        co_return;
-    QString message;
-    switch (probe.kind) {
-    case ConnectionProbe::Kind::UnknownBackend:
-        message = tr("Unknown backend type \"%1\".").arg(backend);
-        break;
-    case ConnectionProbe::Kind::Models:
-        message = tr("Connected: HTTP %1, the service answered the model list.").arg(probe.httpStatus);
-        break;
-    case ConnectionProbe::Kind::Described:
-        message = describeService(probe.info);
-        break;
-    case ConnectionProbe::Kind::Listed:
-        message = tr("Connected: %n run(s) listed.", nullptr, probe.runsListed);
-        break;
-    case ConnectionProbe::Kind::Failed:
-        message = tr("Failed: %1").arg(probe.error.toString());
-        break;
-    }
-    m_test->setEnabled(true);
-    setStatus(message, !probe.ok);
-    Q_EMIT tested(probe.ok, message);
 }
 
 } // namespace Runwatch

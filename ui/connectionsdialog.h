@@ -2,6 +2,7 @@
 #pragma once
 
 #include "connections/connectionregistry.h"
+#include "connections/credentialorigin.h"
 
 #include <QCoroTask>
 #include <QDialog>
@@ -21,7 +22,9 @@ struct ConnectionInfo;
 
 // Add, edit, remove and test connections. The API key goes to the OS keychain through the
 // registry; when no keychain is available the dialog says so plainly and offers two explicit
-// opt-ins (this session only, or an owner-only plain-text file) — never a silent fallback.
+// opt-ins (this session only, or an owner-only plain-text file) — never a silent fallback. A stored
+// key or token command stays with the origin it was saved for: Test leaves it out when the URL in
+// the form points elsewhere, and Save asks whether it goes along (connectionsdialog_probe.cpp).
 class ConnectionsDialog final : public QDialog
 {
     Q_OBJECT
@@ -57,6 +60,8 @@ Q_SIGNALS:
     void browseRequested(const QString &name);
 
 private:
+    enum class MovedCredentialAnswer { Use, Remove, Cancel };
+
     void reloadList();
     void showProfile(const QString &name);
     ConnectionProfile formProfile() const;
@@ -67,7 +72,16 @@ private:
     void setStatus(const QString &text, bool error);
     // Checks the form as typed (core's validateConnectionOptions); Save waits for a clean form.
     void validateForm();
-    QCoro::Task<> runTest(Connection connection);
+    // What of the edited connection's stored key and token command would go to another origin
+    // than the one they were saved for (core's credentialMove()).
+    CredentialMove formCredentialMove() const;
+    // Asks whether the stored credential goes along to the new origin (Save).
+    MovedCredentialAnswer askAboutMovedCredential(const CredentialMove &move);
+    // What the Test result adds when the stored credential was left out.
+    static QString movedCredentialNote(const CredentialMove &move);
+    void onTest();
+    // Tests `connection` and shows the outcome, followed by `note` when there is one.
+    QCoro::Task<> runTest(Connection connection, QString note);
     // "Connected to “Agent” (A2A 1.0 (JSONRPC))." plus description, skills and warnings.
     static QString describeService(const ConnectionInfo &info);
 

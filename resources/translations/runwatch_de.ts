@@ -2732,6 +2732,78 @@ Dort speichern?</translation>
         <source>Hea&amp;der name:</source>
         <translation>Hea&amp;der-Name:</translation>
     </message>
+    <message>
+        <source>Use the Credentials for the New Server?</source>
+        <translation>Anmeldedaten für den neuen Server verwenden?</translation>
+    </message>
+    <message>
+        <source>The API key and the token command of “%1” were set up for %2, but the connection now points to %3.</source>
+        <translation>Der API-Schlüssel und der Token-Befehl von „%1“ wurden für %2 eingerichtet, die Verbindung zeigt jetzt aber auf %3.</translation>
+    </message>
+    <message>
+        <source>Credentials are only sent to the server they were given for. Use them for %1 only if that server should have them. To use others, cancel and enter them in the form.</source>
+        <translation>Anmeldedaten werden nur an den Server gesendet, für den sie angegeben wurden. Verwenden Sie sie für %1 nur, wenn dieser Server sie erhalten soll. Um andere zu verwenden, brechen Sie ab und geben Sie sie im Formular ein.</translation>
+    </message>
+    <message>
+        <source>Use them for %1</source>
+        <translation>Für %1 verwenden</translation>
+    </message>
+    <message>
+        <source>Remove both</source>
+        <translation>Beide entfernen</translation>
+    </message>
+    <message>
+        <source>Use the API Key for the New Server?</source>
+        <translation>API-Schlüssel für den neuen Server verwenden?</translation>
+    </message>
+    <message>
+        <source>The API key of “%1” was saved for %2, but the connection now points to %3.</source>
+        <translation>Der API-Schlüssel von „%1“ wurde für %2 gespeichert, die Verbindung zeigt jetzt aber auf %3.</translation>
+    </message>
+    <message>
+        <source>A key is only sent to the server it was given for. Use the same key for %1 only if that server should have it. To use another key, cancel and enter it in the API key field.</source>
+        <translation>Ein Schlüssel wird nur an den Server gesendet, für den er angegeben wurde. Verwenden Sie denselben Schlüssel für %1 nur, wenn dieser Server ihn erhalten soll. Um einen anderen Schlüssel zu verwenden, brechen Sie ab und geben Sie ihn im Feld API-Schlüssel ein.</translation>
+    </message>
+    <message>
+        <source>Use the key for %1</source>
+        <translation>Schlüssel für %1 verwenden</translation>
+    </message>
+    <message>
+        <source>Remove the key</source>
+        <translation>Schlüssel entfernen</translation>
+    </message>
+    <message>
+        <source>Use the Token Command for the New Server?</source>
+        <translation>Token-Befehl für den neuen Server verwenden?</translation>
+    </message>
+    <message>
+        <source>The token command of “%1” was set up for %2, but the connection now points to %3.</source>
+        <translation>Der Token-Befehl von „%1“ wurde für %2 eingerichtet, die Verbindung zeigt jetzt aber auf %3.</translation>
+    </message>
+    <message>
+        <source>Its tokens are only sent to the server it was set up for. Keep the command for %1 only if that server should have its tokens. To use another command, cancel and change it.</source>
+        <translation>Seine Tokens werden nur an den Server gesendet, für den er eingerichtet wurde. Behalten Sie den Befehl für %1 nur, wenn dieser Server seine Tokens erhalten soll. Um einen anderen Befehl zu verwenden, brechen Sie ab und ändern Sie ihn.</translation>
+    </message>
+    <message>
+        <source>Use the command for %1</source>
+        <translation>Befehl für %1 verwenden</translation>
+    </message>
+    <message>
+        <source>Remove the command</source>
+        <translation>Befehl entfernen</translation>
+    </message>
+    <message>
+        <source>The stored API key and the token command were not used: they were set up for %1. Enter the key for %2 above to test with it, or save the connection to choose what happens to them.</source>
+        <translation>Der gespeicherte API-Schlüssel und der Token-Befehl wurden nicht verwendet: Sie wurden für %1 eingerichtet. Geben Sie oben den Schlüssel für %2 ein, um damit zu testen, oder speichern Sie die Verbindung, um zu entscheiden, was mit ihnen geschieht.</translation>
+    </message>
+    <message>
+        <source>The stored API key was not sent: it was saved for %1. Enter the key for %2 above to test with it.</source>
+        <translation>Der gespeicherte API-Schlüssel wurde nicht gesendet: Er wurde für %1 gespeichert. Geben Sie oben den Schlüssel für %2 ein, um damit zu testen.</translation>
+    </message>
+    <message>
+        <source>The token command was not run: it was set up for %1. Save the connection to use it for %2, or change it.</source>
+        <translation>Der Token-Befehl wurde nicht ausgeführt: Er wurde für %1 eingerichtet. Speichern Sie die Verbindung, um ihn für %2 zu verwenden, oder ändern Sie ihn.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::Connector</name>
