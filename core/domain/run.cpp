@@ -245,6 +245,46 @@ bool followUpContinuesRun(const Run &run)
     return !run.isTerminal();
 }
 
+qsizetype SecondaryIndex::find(QList<SecondaryItem> &items, const QString &id)
+{
+    if (id.isEmpty())
+        return -1;
+    items.detach(); // a write through the answer must not move the items afterwards
+    if (items.constData() != m_buffer || m_covered > items.size()
+        || (m_covered > 0 && items.at(m_covered - 1).id != m_tailId)) {
+        rebuild(items);
+    } else {
+        extend(items);
+    }
+    qsizetype at = m_positions.value(id, -1);
+    if (at >= 0 && items.at(at).id != id) {
+        rebuild(items);
+        at = m_positions.value(id, -1);
+    }
+    return at;
+}
+
+void SecondaryIndex::rebuild(const QList<SecondaryItem> &items)
+{
+    m_positions.clear();
+    m_covered = 0;
+    extend(items);
+}
+
+void SecondaryIndex::extend(const QList<SecondaryItem> &items)
+{
+    m_buffer = items.constData();
+    if (m_covered == items.size())
+        return;
+    // Later items with the same id win, as the scan from the end did.
+    for (qsizetype i = m_covered; i < items.size(); ++i) {
+        if (!items.at(i).id.isEmpty())
+            m_positions.insert(items.at(i).id, i);
+    }
+    m_covered = items.size();
+    m_tailId = items.last().id;
+}
+
 QString Run::summarize(const QString &prompt, int maxChars)
 {
     QString s = prompt.simplified();

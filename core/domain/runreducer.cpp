@@ -23,14 +23,8 @@ SecondaryItem newItem(const RunEvent &event, const QDateTime &now)
 
 SecondaryItem *findItem(Run &run, const QString &id)
 {
-    if (id.isEmpty())
-        return nullptr;
-    // Items being streamed are almost always the most recent ones.
-    for (auto it = run.secondary.rbegin(); it != run.secondary.rend(); ++it) {
-        if (it->id == id)
-            return &*it;
-    }
-    return nullptr;
+    const qsizetype at = run.secondaryIndex.find(run.secondary, id);
+    return at >= 0 ? &run.secondary[at] : nullptr;
 }
 
 RunChanges applyStatus(Run &run, RunStatus status, const QString &raw, const QDateTime &now)

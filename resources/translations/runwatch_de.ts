@@ -401,6 +401,10 @@
         <source>A &quot;%1&quot; event carries no run id or status.</source>
         <translation>Ein „%1“-Ereignis enthält keine Lauf-ID und keinen Status.</translation>
     </message>
+    <message>
+        <source>The service&apos;s list is longer than Runwatch reads (at most %1 items, %2 MiB, %3 pages): only its first %4 items were read.</source>
+        <translation>Die Liste des Dienstes ist länger, als Runwatch liest (höchstens %1 Einträge, %2 MiB, %3 Seiten): nur ihre ersten %4 Einträge wurden gelesen.</translation>
+    </message>
 </context>
 <context>
     <name>JobsConnector</name>

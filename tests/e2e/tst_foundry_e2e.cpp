@@ -345,6 +345,27 @@ private Q_SLOTS:
         }));
     }
 
+    // A list longer than the connector reads: the answer's beginning is kept and the run says
+    // the rest is missing (issue 25: page accumulation is bounded).
+    void longAnswerCutByListLimits()
+    {
+        Rig rig;
+        FoundryBackend *backend = rig.backend();
+        QVERIFY(backend);
+        Foundry::ListPages::Limits limits;
+        limits.maxItems = 10;
+        backend->setListLimits(limits);
+        const QString id = rig.start(u"long interval_ms=1"_s, false);
+        QVERIFY(waitTerminal(rig.manager, id, 60000));
+        const Run run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        const QString whole = FoundrySimulator::tokenText(0, 25 * 3 * 4);
+        QVERIFY(!run.primaryText.isEmpty());
+        QVERIFY(run.primaryText.size() < whole.size());
+        QVERIFY(whole.startsWith(run.primaryText));
+        QCOMPARE(run.error.code, u"list_too_long"_s);
+    }
+
     // The token command: once at start, again after a 401, not per request; its output is used
     // as the Bearer token and stays out of the run.
     void tokenCommand()

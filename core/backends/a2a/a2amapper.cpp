@@ -191,6 +191,20 @@ StreamItem classify(const QJsonValue &result)
     return item;
 }
 
+ArtifactChunk artifactChunkOf(const QJsonObject &event)
+{
+    const QJsonObject a = event.value(u"artifact"_s).toObject();
+    ArtifactChunk chunk;
+    chunk.taskId = event.value(u"taskId"_s).toString();
+    chunk.contextId = event.value(u"contextId"_s).toString();
+    chunk.artifactId = a.value(u"artifactId"_s).toString();
+    chunk.name = a.value(u"name"_s).toString();
+    chunk.text = partsText(a.value(u"parts"_s).toArray());
+    chunk.append = event.value(u"append"_s).toBool(false);
+    chunk.lastChunk = event.value(u"lastChunk"_s).toBool(false);
+    return chunk;
+}
+
 } // namespace Runwatch::A2a
 
 namespace Runwatch {
@@ -221,7 +235,7 @@ void A2aMapper::apply(const StreamItem &item, QList<RunEvent> &out)
         applyStatusUpdate(item.object, out);
         break;
     case StreamItem::Kind::ArtifactUpdate:
-        applyArtifactUpdate(item.object, out);
+        applyArtifactChunk(artifactChunkOf(item.object), out);
         break;
     case StreamItem::Kind::Unknown:
         break;
@@ -308,20 +322,16 @@ void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
 {
     noteIds(task.value(u"id"_s).toString(), task.value(u"contextId"_s).toString(), out);
     // A snapshot: the artifacts as the agent has them now replace what we assembled.
-    m_artifacts.clear();
+    resetArtifacts();
     const QJsonArray artifacts = task.value(u"artifacts"_s).toArray();
     for (const QJsonValue &v : artifacts) {
         const QJsonObject a = v.toObject();
-        const QString id = a.value(u"artifactId"_s).toString();
-        const QString text = partsText(a.value(u"parts"_s).toArray());
-        auto it = std::find_if(m_artifacts.begin(), m_artifacts.end(),
-                               [&](const Artifact &x) { return x.id == id; });
-        if (it != m_artifacts.end()) {
-            it->text += text; // a server that lists chunks as separate entries
-            continue;
-        }
-        m_artifacts.append(Artifact{id, a.value(u"name"_s).toString(), text, false});
+        bool created = false;
+        // A server that lists chunks as separate entries: they add up.
+        artifactFor(a.value(u"artifactId"_s).toString(), a.value(u"name"_s).toString(), &created).text
+            += partsText(a.value(u"parts"_s).toArray());
     }
+    findLastWithText();
     // Status messages the stream may have missed (they move into history as the task advances).
     const QJsonArray history = task.value(u"history"_s).toArray();
     for (const QJsonValue &v : history) {
@@ -352,7 +362,12 @@ void A2aMapper::applyMessage(const QJsonObject &message, QList<RunEvent> &out)
             out << identity;
         }
         m_contextId = m.contextId;
-        m_artifacts = {Artifact{u"message"_s, {}, m.text, true}};
+        resetArtifacts();
+        bool created = false;
+        Artifact &answer = artifactFor(u"message"_s, {}, &created);
+        answer.text = m.text;
+        answer.complete = true;
+        findLastWithText();
         emitPrimary(false, out);
         m_status = RunStatus::Completed;
         m_rawState = u"message"_s;
@@ -369,32 +384,71 @@ void A2aMapper::applyStatusUpdate(const QJsonObject &event, QList<RunEvent> &out
         applyStatus(event.value(u"status"_s).toObject(), false, out);
 }
 
-void A2aMapper::applyArtifactUpdate(const QJsonObject &event, QList<RunEvent> &out)
+void A2aMapper::applyArtifactChunk(const ArtifactChunk &chunk, QList<RunEvent> &out)
 {
-    noteIds(event.value(u"taskId"_s).toString(), event.value(u"contextId"_s).toString(), out);
-    const QJsonObject a = event.value(u"artifact"_s).toObject();
-    const QString id = a.value(u"artifactId"_s).toString();
-    const QString text = partsText(a.value(u"parts"_s).toArray());
-    // Missing booleans are false (ProtoJSON omits defaults, §0.6).
-    const bool append = event.value(u"append"_s).toBool(false);
-    const bool last = event.value(u"lastChunk"_s).toBool(false);
-    auto it
-        = std::find_if(m_artifacts.begin(), m_artifacts.end(), [&](const Artifact &x) { return x.id == id; });
-    bool extendsOnly = true;
-    if (it == m_artifacts.end()) {
-        m_artifacts.append(Artifact{id, a.value(u"name"_s).toString(), text, last});
-    } else if (append) {
-        it->text += text;
-        it->complete = last;
-        if (!a.value(u"name"_s).toString().isEmpty())
-            it->name = a.value(u"name"_s).toString();
-    } else {
-        // A chunk without append replaces the artifact (§6).
-        extendsOnly = it->text.isEmpty();
-        it->text = text;
-        it->complete = last;
+    noteIds(chunk.taskId, chunk.contextId, out);
+    const QString &name = chunk.name;
+    const QString &text = chunk.text;
+    const bool append = chunk.append;
+    const bool last = chunk.lastChunk;
+    bool created = false;
+    Artifact &artifact = artifactFor(chunk.artifactId, name, &created);
+    const qsizetype at = m_artifactIndex.value(artifact.id);
+    const bool hadText = !artifact.text.isEmpty();
+    if (created || append) {
+        if (!created && !name.isEmpty())
+            artifact.name = name;
+    } else if (hadText) {
+        // A chunk without append replaces the artifact (§6): the text changes in place.
+        artifact.text = text;
+        artifact.complete = last;
+        findLastWithText();
+        emitPrimary(true, out);
+        return;
     }
-    emitPrimary(!extendsOnly, out);
+    // The artifact grows by `text` (a chunk without append on an empty artifact too).
+    artifact.text += text;
+    artifact.complete = last;
+    if (text.isEmpty())
+        return; // nothing changed: no event, as before
+    if (at < m_lastWithText) {
+        // An earlier artifact grows: the middle of the text changes, a snapshot.
+        emitPrimary(false, out);
+        return;
+    }
+    // The text grows at its end. A new artifact after others with text starts after a separator.
+    const bool separated = !hadText && m_lastWithText >= 0;
+    m_lastWithText = at;
+    emitAppended(separated ? kArtifactSeparator.toString() + text : text, out);
+}
+
+A2aMapper::Artifact &A2aMapper::artifactFor(const QString &id, const QString &name, bool *created)
+{
+    const auto it = m_artifactIndex.constFind(id);
+    *created = it == m_artifactIndex.cend();
+    if (!*created)
+        return m_artifacts[*it];
+    m_artifactIndex.insert(id, m_artifacts.size());
+    m_artifacts.append(Artifact{id, name, {}, false});
+    return m_artifacts.last();
+}
+
+void A2aMapper::resetArtifacts()
+{
+    m_artifacts.clear();
+    m_artifactIndex.clear();
+    m_lastWithText = -1;
+}
+
+void A2aMapper::findLastWithText()
+{
+    m_lastWithText = -1;
+    for (qsizetype i = m_artifacts.size() - 1; i >= 0; --i) {
+        if (!m_artifacts.at(i).text.isEmpty()) {
+            m_lastWithText = i;
+            return;
+        }
+    }
 }
 
 QString A2aMapper::composedText() const
@@ -435,6 +489,13 @@ void A2aMapper::emitPrimary(bool snapshot, QList<RunEvent> &out)
         out << RunEvent::primarySnapshot(text);
     }
     m_emitted = text;
+}
+
+void A2aMapper::emitAppended(const QString &added, QList<RunEvent> &out)
+{
+    m_emitted += added;
+    // After a shrink the run holds text we no longer have: only snapshots reach it.
+    out << (m_shrank ? RunEvent::primarySnapshot(m_emitted) : RunEvent::primaryDelta(added));
 }
 
 } // namespace Runwatch

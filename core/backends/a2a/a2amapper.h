@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "a2areply.h"
 #include "domain/runevent.h"
 
 #include <QByteArrayView>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -78,6 +80,10 @@ struct StreamItem
 };
 StreamItem classify(const QJsonValue &result);
 
+// An artifact-update event object (StreamItem::Kind::ArtifactUpdate) as a chunk: missing
+// booleans are false (ProtoJSON omits defaults, §0.6), other types read as empty or false.
+ArtifactChunk artifactChunkOf(const QJsonObject &event);
+
 } // namespace Runwatch::A2a
 
 namespace Runwatch {
@@ -87,6 +93,8 @@ namespace Runwatch {
 // text of the whole task: a change that extends what was emitted goes out as a PrimaryDelta, any
 // other change (a replaced artifact, a Task snapshot) as a PrimarySnapshot. This is how a stream
 // that resumes with SubscribeToTask's snapshot ends with the same text as one that never broke.
+// A chunk that extends the last artifact with text (the usual stream) costs what it carries,
+// never the whole text so far: the stream thread maps every stream's chunks (issue 25).
 class A2aMapper
 {
 public:
@@ -97,6 +105,8 @@ public:
 
     // Maps one item; appends to `out`.
     void apply(const A2a::StreamItem &item, QList<RunEvent> &out);
+    // Maps one artifact-update event (what apply() does with one, from scanArtifactChunk()).
+    void applyArtifactChunk(const A2a::ArtifactChunk &chunk, QList<RunEvent> &out);
 
     const QString &taskId() const { return m_taskId; }
     const QString &contextId() const { return m_contextId; }
@@ -128,12 +138,18 @@ private:
     void applyTask(const QJsonObject &task, QList<RunEvent> &out);
     void applyMessage(const QJsonObject &message, QList<RunEvent> &out);
     void applyStatusUpdate(const QJsonObject &event, QList<RunEvent> &out);
-    void applyArtifactUpdate(const QJsonObject &event, QList<RunEvent> &out);
     void noteIds(const QString &taskId, const QString &contextId, QList<RunEvent> &out);
     void applyStatus(const QJsonObject &status, bool answered, QList<RunEvent> &out);
     void secondaryFor(const A2a::MessageInfo &message, const QString &title, QList<RunEvent> &out);
+    // The artifact `id` is, or a new one at the end (`created`).
+    Artifact &artifactFor(const QString &id, const QString &name, bool *created);
+    void resetArtifacts();
+    void findLastWithText();
     QString composedText() const;
     void emitPrimary(bool snapshot, QList<RunEvent> &out);
+    // The text grew at its end by `added` (already in the artifacts): a delta, costing what was
+    // added and not the whole text.
+    void emitAppended(const QString &added, QList<RunEvent> &out);
 
     QString m_agentName;
     bool m_streamable;
@@ -144,6 +160,13 @@ private:
     RunStatus m_status = RunStatus::Unknown;
     QString m_rawState;
     QList<Artifact> m_artifacts;
+    // artifactId → position in m_artifacts: a chunk finds its artifact without a scan, so that a
+    // task with many artifacts does not make every chunk cost their number.
+    QHash<QString, qsizetype> m_artifactIndex;
+    // The last artifact with text (-1: none). A chunk for it or for one after it extends the
+    // primary text at its end, which m_emitted takes without being composed again.
+    qsizetype m_lastWithText = -1;
+    // Always the composition of m_artifacts after an apply().
     QString m_emitted;
     bool m_shrank = false;
 };

@@ -227,6 +227,12 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
 {
     if (data.trimmed().isEmpty())
         return {};
+    // The usual chunk of a streamed answer is read without building a QJsonDocument.
+    if (const std::optional<ArtifactChunk> chunk
+        = type == "error" ? std::nullopt : scanArtifactChunk(binding, data)) {
+        tracker.applyArtifactChunk(*chunk, out);
+        return endStateVerdict(tracker);
+    }
     const Reply reply = decodeReply(binding, data);
     if (reply.error)
         return mapError(tracker, mode, *reply.error, out);
@@ -246,6 +252,11 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
     if (item.kind == StreamItem::Kind::Unknown)
         return {}; // a newer event kind: skip it
     tracker.apply(item, out);
+    return endStateVerdict(tracker);
+}
+
+A2aRunStream::Verdict A2aRunStream::endStateVerdict(const A2aMapper &tracker)
+{
     if (tracker.isEndState()) {
         return {.keepGoing = false,
                 .settle = false,

@@ -79,6 +79,8 @@ private:
     static Verdict mapError(const A2aMapper &tracker, Mode mode, const A2a::ProtocolError &error,
                             QList<RunEvent> &out);
     static TrackerState stateOf(const A2aMapper &tracker);
+    // Reading on, or the end after an end state (terminal, or waiting for a person).
+    static Verdict endStateVerdict(const A2aMapper &tracker);
 
     std::unique_ptr<SseDecoder> makeDecoder() override;
     void decoderState(const std::any &state) override;

@@ -13,6 +13,8 @@
 #include <QJsonDocument>
 #include <QUrlQuery>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -215,8 +217,16 @@ QCoro::Task<FoundryListResult> FoundryBackend::listAll(QString path)
     FoundryListResult result;
     const QString separator = path.contains(u'?') ? u"&"_s : u"?"_s;
     QString after;
-    // Bounded: a service that always says has_more must not keep us here for ever.
-    for (int page = 0; page < 10000; ++page) {
+    // Bounded in pages, items and bytes: a service that always says has_more must not keep us
+    // here for ever, nor fill the memory.
+    Foundry::ListPages pages(m_listLimits);
+    const auto cut = [&] {
+        result.items = pages.items();
+        result.truncation = pages.error();
+        if (result.truncation.isError())
+            qCWarning(lcFoundry) << "list" << path << "cut after" << result.items.size() << "items";
+    };
+    for (;;) {
         QString pagePath = path + separator + u"order=asc&limit=%1"_s.arg(kPageLimit);
         if (!after.isEmpty())
             pagePath += u"&after="_s + segment(after);
@@ -228,28 +238,31 @@ QCoro::Task<FoundryListResult> FoundryBackend::listAll(QString path)
         if (!response.ok()) {
             result.error = response.error;
             result.retryAfterMs = response.retryAfterMs;
+            cut();
             co_return result;
         }
         const auto list = objectOf(response);
         if (!list || !list->value(u"data"_s).isArray()) {
             result.error = response.protocolError(u"unexpected_body"_s,
                                                   Text::tr("The service's answer is not a list."));
+            cut();
             co_return result;
         }
         const QJsonArray data = list->value(u"data"_s).toArray();
-        for (const QJsonValue &item : data)
-            result.items.append(item);
+        const bool hasMore = list->value(u"has_more"_s).toBool() && !data.isEmpty();
         const QString last = list->value(u"last_id"_s).toString();
-        if (!list->value(u"has_more"_s).toBool() || data.isEmpty())
+        if (!pages.add(data, response.body.size(), hasMore) || !hasMore) {
+            cut();
             co_return result;
+        }
         if (last.isEmpty() || last == after) {
             result.error = response.protocolError(
                 u"bad_paging"_s, Text::tr("The list says has_more but gives no next cursor."));
+            cut();
             co_return result;
         }
         after = last;
     }
-    co_return result;
 }
 
 QCoro::Task<FoundryTextResult> FoundryBackend::runText(QString threadId, QString runId)
@@ -264,6 +277,7 @@ QCoro::Task<FoundryTextResult> FoundryBackend::runText(QString threadId, QString
     }
     result.error = messages.error;
     result.retryAfterMs = messages.retryAfterMs;
+    result.truncation = messages.truncation;
     if (!result.error.isError())
         result.text = Foundry::assistantText(messages.items);
     co_return result;
@@ -324,7 +338,15 @@ QCoro::Task<ActionResult> FoundryBackend::get(ContinuationToken token)
             result.events << runEvents.first();
         for (const QJsonValue &step : steps.items)
             result.events << Foundry::mapRunStep(step.toObject());
+        // A cut list still gives the beginning of the answer (ascending order), so it is applied
+        // (the reducer keeps longer text it has) and the run says what is missing, unless the
+        // run object carries an error of its own: that one is the run's.
         result.events << RunEvent::primarySnapshot(text.text);
+        const RunError cut = text.truncation.isError() ? text.truncation : steps.truncation;
+        const bool runError = std::any_of(runEvents.cbegin(), runEvents.cend(),
+                                          [](const RunEvent &e) { return e.type == RunEvent::Type::Error; });
+        if (cut.isError() && !runError)
+            result.events << RunEvent::failure(cut);
         result.events << runEvents.mid(
             runEvents.isEmpty() || runEvents.first().type != RunEvent::Type::Identity ? 0 : 1);
         co_return result;

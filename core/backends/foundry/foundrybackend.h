@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/foundry/foundrymapper.h"
 #include "backends/runbackend.h"
 #include "domain/connection.h"
 #include "net/httpclient.h"
@@ -16,6 +17,9 @@ struct FoundryListResult
     RunError error;
     QJsonArray items;
     std::optional<qint64> retryAfterMs;
+    // Not an error: the list is longer than Foundry::ListPages reads, `items` holds its beginning
+    // and this says so (code "list_too_long"); none for a whole list.
+    RunError truncation;
 };
 
 // The text of a run's assistant messages, or why it could not be read.
@@ -24,6 +28,7 @@ struct FoundryTextResult
     RunError error;
     QString text;
     std::optional<qint64> retryAfterMs;
+    RunError truncation; // the text is the beginning of the answer (FoundryListResult::truncation)
 };
 
 // Azure AI Foundry Agent Service ("persistent agents": threads and runs). Starts a thread + run
@@ -65,8 +70,11 @@ public:
     QCoro::Task<> shutdown() override;
 
     // Every item of the list at `path` (a query of its own allowed), ascending, following
-    // has_more / last_id.
+    // has_more / last_id, up to the list limits: a longer list gives its beginning and says so
+    // (FoundryListResult::truncation, and a warning in the log).
     QCoro::Task<FoundryListResult> listAll(QString path);
+    // How much of one list listAll() reads (Foundry::ListPages::Limits); tests make it small.
+    void setListLimits(Foundry::ListPages::Limits limits) { m_listLimits = limits; }
     // Every assistant message of the run (all pages, ascending), as one text.
     QCoro::Task<FoundryTextResult> runText(QString threadId, QString runId);
 
@@ -87,6 +95,7 @@ public:
 private:
     Connection m_connection;
     HttpClient *m_http;
+    Foundry::ListPages::Limits m_listLimits;
 };
 
 } // namespace Runwatch

@@ -5,6 +5,8 @@
 #include <QDateTime>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -224,6 +226,35 @@ QString assistantText(const QJsonArray &messages)
         }
     }
     return text;
+}
+
+bool ListPages::add(const QJsonArray &page, qint64 bodyBytes, bool hasMore)
+{
+    ++m_pages;
+    m_bytes += std::max<qint64>(bodyBytes, 0);
+    const qsizetype room = std::max<qsizetype>(m_limits.maxItems - m_items.size(), 0);
+    const qsizetype keep = std::min(page.size(), room);
+    for (qsizetype i = 0; i < keep; ++i)
+        m_items.append(page.at(i));
+    const bool full
+        = m_items.size() >= m_limits.maxItems || m_bytes >= m_limits.maxBytes || m_pages >= m_limits.maxPages;
+    if (keep < page.size() || (full && hasMore))
+        m_truncated = true;
+    return !full;
+}
+
+RunError ListPages::error() const
+{
+    if (!m_truncated)
+        return {};
+    return RunError::protocol(
+        u"list_too_long"_s,
+        Text::tr("The service's list is longer than Runwatch reads (at most %1 items, %2 MiB, %3 pages): "
+                 "only its first %4 items were read.")
+            .arg(m_limits.maxItems)
+            .arg(m_limits.maxBytes / (1024 * 1024))
+            .arg(m_limits.maxPages)
+            .arg(m_items.size()));
 }
 
 QJsonObject submitBody(const InputRequest &request, const InputAnswer &answer, QString *error)

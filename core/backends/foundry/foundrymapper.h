@@ -42,6 +42,45 @@ QList<RunEvent> mapRunStep(const QJsonObject &step);
 // separator. `messages` must be in ascending order.
 QString assistantText(const QJsonArray &messages);
 
+// A paged list (messages, run steps, assistants) read page by page, bounded in total: a service
+// that pages on and on, or a thread too big to hold, must not grow the client without end
+// (issue 25). What fits is kept, in order (an answer's first messages are still its beginning),
+// and a list that was cut says so: truncated(), error().
+class ListPages
+{
+public:
+    struct Limits
+    {
+        qsizetype maxItems = 50000;
+        // The pages' bodies together; the page that crosses it is still kept (it is already
+        // here), so the total stays below this plus one body (HttpPolicy::maxBodyBytes).
+        qint64 maxBytes = 64 * 1024 * 1024;
+        int maxPages = 10000; // a cursor that moves on for ever, one item at a time
+    };
+
+    ListPages() = default;
+    explicit ListPages(Limits limits)
+        : m_limits(limits)
+    {}
+
+    // Takes one page: its items, its body's size and whether the service says more follow.
+    // False when no further page may be read because a limit is reached; if anything was left
+    // out (items of this page past the limit, or further pages) the list is truncated.
+    bool add(const QJsonArray &page, qint64 bodyBytes, bool hasMore);
+
+    const QJsonArray &items() const { return m_items; }
+    bool truncated() const { return m_truncated; }
+    // Why the list is incomplete (a protocol error, code "list_too_long"); none when it is not.
+    RunError error() const;
+
+private:
+    Limits m_limits;
+    QJsonArray m_items;
+    qint64 m_bytes = 0;
+    int m_pages = 0;
+    bool m_truncated = false;
+};
+
 // The Agent Service's error objects are OpenAI's (backends/errorobject.h).
 using Runwatch::mapErrorObject;
 

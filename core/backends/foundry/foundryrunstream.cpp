@@ -202,8 +202,9 @@ QCoro::Task<> FoundryRunStream::reconcile(QString threadId, QString runId)
     const FoundryTextResult text = co_await m_backend->runText(threadId, runId);
     if (!self || isAborted())
         co_return;
-    if (text.error.isError()) {
-        // The streamed text stands; the run is over either way.
+    if (text.error.isError() || text.truncation.isError()) {
+        // The streamed text stands (a cut list's text could only be shorter, and listAll has
+        // logged the cut); the run is over either way.
         endWith({StreamEnd::Reason::Terminal, {}, std::nullopt});
         co_return;
     }

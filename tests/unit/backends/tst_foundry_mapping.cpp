@@ -310,6 +310,68 @@ private Q_SLOTS:
         QCOMPARE(status->usage->outputTokens, 3);
     }
 
+    // A paged list is read up to its limits: what fits is kept in order, and a list that goes on
+    // past them says so (a limit reached exactly on the last page cuts nothing).
+    void listPagesBounded()
+    {
+        const auto page = [](int from, int count) {
+            QJsonArray items;
+            for (int i = from; i < from + count; ++i)
+                items << QJsonObject{{u"id"_s, u"msg_%1"_s.arg(i)}};
+            return items;
+        };
+        Foundry::ListPages::Limits limits;
+        limits.maxItems = 250;
+        limits.maxBytes = 1000;
+        limits.maxPages = 5;
+
+        Foundry::ListPages whole(limits);
+        QVERIFY(whole.add(page(0, 100), 100, true));
+        QVERIFY(whole.add(page(100, 100), 100, true));
+        QVERIFY(whole.add(page(200, 40), 100, false));
+        QCOMPARE(whole.items().size(), 240);
+        QVERIFY(!whole.truncated());
+        QVERIFY(!whole.error().isError());
+
+        // Items: the page that crosses the limit gives what fits.
+        Foundry::ListPages items(limits);
+        QVERIFY(items.add(page(0, 100), 100, true));
+        QVERIFY(items.add(page(100, 100), 100, true));
+        QVERIFY(!items.add(page(200, 100), 100, true));
+        QCOMPARE(items.items().size(), 250);
+        for (int i = 0; i < 250; ++i)
+            QCOMPARE(items.items().at(i).toObject().value(u"id"_s).toString(), u"msg_%1"_s.arg(i));
+        QVERIFY(items.truncated());
+        const RunError error = items.error();
+        QCOMPARE(error.kind, ErrorKind::Protocol);
+        QCOMPARE(error.code, u"list_too_long"_s);
+        QVERIFY(!error.retryable);
+        QVERIFY2(error.message.contains(u"250"_s), qPrintable(error.message));
+
+        // Exactly at the limit with nothing after it: whole.
+        Foundry::ListPages exact(limits);
+        QVERIFY(exact.add(page(0, 150), 100, true));
+        QVERIFY(!exact.add(page(150, 100), 100, false));
+        QCOMPARE(exact.items().size(), 250);
+        QVERIFY(!exact.truncated());
+
+        // Bytes: the page that crosses the limit is kept, no further one is read.
+        Foundry::ListPages bytes(limits);
+        QVERIFY(bytes.add(page(0, 10), 600, true));
+        QVERIFY(!bytes.add(page(10, 10), 600, true));
+        QCOMPARE(bytes.items().size(), 20);
+        QVERIFY(bytes.truncated());
+
+        // Pages: a cursor that moves on one item at a time.
+        Foundry::ListPages pages(limits);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(pages.add(page(i, 1), 10, true));
+        QVERIFY(!pages.add(page(4, 1), 10, true));
+        QCOMPARE(pages.items().size(), 5);
+        QVERIFY(pages.truncated());
+        QCOMPARE(pages.error().code, u"list_too_long"_s);
+    }
+
     void streamErrors()
     {
         FoundryMapper mapper;

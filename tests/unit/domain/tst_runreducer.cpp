@@ -129,6 +129,129 @@ private Q_SLOTS:
         QVERIFY(run.primaryText.isEmpty());
     }
 
+    // Among many items a delta or snapshot reaches the item of its id wherever it sits (status
+    // lines without an id in between), and nothing else.
+    void secondaryItemsAmongMany()
+    {
+        Run run;
+        constexpr int kItems = 5000;
+        for (int i = 0; i < kItems; ++i) {
+            applyEvent(
+                run, RunEvent::secondaryDelta(SecondaryKind::ToolCall, u"item-%1"_s.arg(i), u"%1:"_s.arg(i)));
+            if (i % 1000 == 999) {
+                applyEvent(run, RunEvent::statusChange(
+                                    i % 2000 == 999 ? RunStatus::InProgress : RunStatus::Queued, {}));
+            }
+        }
+        const qsizetype size = run.secondary.size();
+        QCOMPARE(size, kItems + 5);
+        const QList<int> touched{kItems - 1, 0, 2500, 4321, 999};
+        for (const int i : touched) {
+            applyEvent(run,
+                       RunEvent::secondaryDelta(SecondaryKind::ToolCall, u"item-%1"_s.arg(i), u"more"_s));
+        }
+        applyEvent(run,
+                   RunEvent::secondarySnapshot(SecondaryKind::ToolCall, u"item-77"_s, u"tool"_s, u"done"_s));
+        QCOMPARE(run.secondary.size(), size);
+        int seen = 0;
+        for (const SecondaryItem &item : std::as_const(run.secondary)) {
+            if (item.id.isEmpty())
+                continue;
+            const int i = item.id.mid(5).toInt();
+            QCOMPARE(item.id, u"item-%1"_s.arg(i));
+            const QString text
+                = i == 77 ? u"done"_s : u"%1:"_s.arg(i) + (touched.contains(i) ? u"more"_s : QString());
+            QCOMPARE(item.text, text);
+            QCOMPARE(item.done, i == 77);
+            ++seen;
+        }
+        QCOMPARE(seen, kItems);
+    }
+
+    // Two items with one id (a list edited by hand, an old store): the last one is meant, as a
+    // scan from the end found it.
+    void repeatedIdMeansTheLastItem()
+    {
+        Run run;
+        SecondaryItem item;
+        item.id = u"x"_s;
+        item.text = u"first"_s;
+        run.secondary << item;
+        item.id = u"y"_s;
+        run.secondary << item;
+        item.id = u"x"_s;
+        item.text = u"second"_s;
+        run.secondary << item;
+        applyEvent(run, RunEvent::secondaryDelta(SecondaryKind::Log, u"x"_s, u"+"_s));
+        QCOMPARE(run.secondary.at(0).text, u"first"_s);
+        QCOMPARE(run.secondary.at(2).text, u"second+"_s);
+    }
+
+    // The index lives in the Run: copies (the store's) go their own way, and a list replaced
+    // (RunManager::ensureOutputLoaded, a load), shortened or emptied and refilled is found anew.
+    void secondaryIndexAfterCopiesAndReloads()
+    {
+        const auto item = [](const QString &id, const QString &text) {
+            SecondaryItem i;
+            i.id = id;
+            i.text = text;
+            return i;
+        };
+        const auto textOf = [](const Run &run, const QString &id) {
+            for (const SecondaryItem &i : run.secondary) {
+                if (i.id == id)
+                    return i.text;
+            }
+            return u"(none)"_s;
+        };
+        const auto delta = [](const QString &id, const QString &text) {
+            return RunEvent::secondaryDelta(SecondaryKind::Log, id, text);
+        };
+        Run run;
+        for (const QString &id : {u"a"_s, u"b"_s, u"c"_s})
+            applyEvent(run, delta(id, id.toUpper()));
+        Run copy = run;
+        applyEvent(copy, delta(u"b"_s, u"+copy"_s));
+        applyEvent(run, delta(u"c"_s, u"+run"_s));
+        applyEvent(copy, delta(u"d"_s, u"D"_s));
+        QCOMPARE(textOf(run, u"b"_s), u"B"_s);
+        QCOMPARE(textOf(run, u"c"_s), u"C+run"_s);
+        QCOMPARE(textOf(copy, u"b"_s), u"B+copy"_s);
+        QCOMPARE(textOf(copy, u"c"_s), u"C"_s);
+        QCOMPARE(run.secondary.size(), 3);
+        QCOMPARE(copy.secondary.size(), 4);
+
+        // Reloaded: as long as before, in another order.
+        run.secondary = {item(u"c"_s, u"C"_s), item(u"b"_s, u"B"_s), item(u"a"_s, u"A"_s)};
+        applyEvent(run, delta(u"a"_s, u"!"_s));
+        QCOMPARE(run.secondary.at(2).text, u"A!"_s);
+        QCOMPARE(run.secondary.size(), 3);
+        // Shortened.
+        run.secondary = {item(u"b"_s, u"B"_s)};
+        applyEvent(run, delta(u"b"_s, u"?"_s));
+        applyEvent(run, delta(u"a"_s, u"new"_s));
+        QCOMPARE(run.secondary.size(), 2);
+        QCOMPARE(run.secondary.at(0).text, u"B?"_s);
+        QCOMPARE(run.secondary.at(1).text, u"new"_s);
+        // Emptied and refilled in the same buffer.
+        run.secondary.clear();
+        run.secondary << item(u"x"_s, u"X"_s) << item(u"y"_s, u"Y"_s);
+        applyEvent(run, delta(u"x"_s, u"1"_s));
+        applyEvent(run, delta(u"b"_s, u"2"_s));
+        QCOMPARE(run.secondary.size(), 3);
+        QCOMPARE(run.secondary.at(0).text, u"X1"_s);
+        QCOMPARE(run.secondary.at(2).text, u"2"_s);
+        // A Run put together from a loaded list (a fresh index).
+        Run loaded;
+        loaded.secondary = copy.secondary;
+        applyEvent(loaded, delta(u"d"_s, u"+"_s));
+        applyEvent(loaded, delta(u"a"_s, u"+"_s));
+        QCOMPARE(textOf(loaded, u"d"_s), u"D+"_s);
+        QCOMPARE(textOf(loaded, u"a"_s), u"A+"_s);
+        QCOMPARE(textOf(copy, u"d"_s), u"D"_s);
+        QCOMPARE(loaded.secondary.size(), 4);
+    }
+
     void inputRequiredAndCleared()
     {
         Run run;
