@@ -1389,10 +1389,6 @@
         <source>Cannot save run %1: %2</source>
         <translation>Lauf %1 kann nicht gespeichert werden: %2</translation>
     </message>
-    <message>
-        <source>Cannot save run %1: %2 %3</source>
-        <translation>Lauf %1 kann nicht gespeichert werden: %2 %3</translation>
-    </message>
 </context>
 <context>
     <name>Runwatch::ActionController</name>
@@ -2410,6 +2406,10 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
 </source>
         <translation>runwatch-cli: der Laufspeicher %1 konnte nicht geschrieben werden: %2; der letzte Stand des Laufs ist nicht gespeichert
 </translation>
+    </message>
+    <message>
+        <source>The run was deleted from the store by another process; stopped following it.</source>
+        <translation>Der Lauf wurde von einem anderen Prozess aus dem Laufspeicher gelöscht; er wird nicht mehr verfolgt.</translation>
     </message>
 </context>
 <context>
