@@ -91,6 +91,8 @@ QJsonObject ContinuationToken::toJson() const
         o.insert(u"previous_remote_ids"_s, QJsonArray::fromStringList(previousRemoteIds));
     if (textBase > 0)
         o.insert(u"text_base"_s, textBase);
+    if (textAtCursor >= 0)
+        o.insert(u"text_at_cursor"_s, textAtCursor);
     if (usageBase.isKnown())
         o.insert(u"usage_base"_s, usageBase.toJson());
     if (!extra.isEmpty())
@@ -113,6 +115,7 @@ ContinuationToken ContinuationToken::fromJson(const QJsonObject &object)
             t.previousRemoteIds << id.toString();
     }
     t.textBase = std::max<qint64>(0, object.value(u"text_base"_s).toInteger(0));
+    t.textAtCursor = std::max<qint64>(-1, object.value(u"text_at_cursor"_s).toInteger(-1));
     t.usageBase = TokenUsage::fromJson(object.value(u"usage_base"_s).toObject());
     t.extra = object.value(u"extra"_s).toObject();
     return t;

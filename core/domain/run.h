@@ -78,6 +78,11 @@ struct ContinuationToken
     // run's text they produced. The current object's snapshots cover the text after that.
     QStringList previousRemoteIds;
     qint64 textBase = 0;
+    // How much of Run::primaryText the stream had delivered at `sequence`/`eventId`; -1 for the
+    // end of the text (a token stored before this was kept). A snapshot read meanwhile (`status`
+    // polls the run) can be ahead of it: the deltas a resumed stream replays from the cursor are
+    // then matched against that text instead of being appended to it a second time.
+    qint64 textAtCursor = -1;
     // What the earlier remote objects of such a chain used: Run::usage is this plus the current
     // object's usage, so a restart mid-chain keeps the sum.
     TokenUsage usageBase;

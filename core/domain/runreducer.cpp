@@ -68,6 +68,38 @@ RunChanges applyStatus(Run &run, RunStatus status, const QString &raw, const QDa
     return changes;
 }
 
+// A delta the stream delivered at its cursor. Usually the cursor is at the end of the text and the
+// delta is appended. After a snapshot read without a cursor (a poll, `status`) the text may run
+// ahead of it: a resumed stream then replays deltas the snapshot already has. Those are matched,
+// not appended again; where the stream and the snapshot part ways, the stream's text wins.
+RunChanges applyDeltaAtCursor(Run &run, const QString &delta)
+{
+    const qint64 size = run.primaryText.size();
+    const qint64 at = run.token.textAtCursor < 0 ? size : std::min(run.token.textAtCursor, size);
+    if (at == size) {
+        run.token.textAtCursor = -1; // at the end again: the common case, nothing to remember
+        if (delta.isEmpty())
+            return {};
+        run.primaryText += delta;
+        return RunChange::Primary;
+    }
+    const QStringView ahead = QStringView(run.primaryText).mid(at);
+    RunChanges changes;
+    if (ahead.startsWith(delta)) {
+        // Already there.
+    } else if (QStringView(delta).startsWith(ahead)) {
+        run.primaryText += QStringView(delta).mid(ahead.size());
+        changes |= RunChange::Primary;
+    } else {
+        run.primaryText = run.primaryText.left(at) + delta;
+        ++run.reconciliations;
+        changes |= RunChange::Primary;
+    }
+    const qint64 next = at + delta.size();
+    run.token.textAtCursor = next >= run.primaryText.size() ? -1 : next;
+    return changes;
+}
+
 } // namespace
 
 RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
@@ -83,6 +115,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         run.token.eventId = event.eventId;
         changes |= RunChange::Cursor;
     }
+    const bool atCursor = changes.testFlag(RunChange::Cursor);
 
     switch (event.type) {
     case RunEvent::Type::Identity:
@@ -95,6 +128,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
                 run.token.eventId.clear();
                 run.token.streamable = false;
                 run.token.textBase = run.primaryText.size();
+                run.token.textAtCursor = -1;
                 run.token.usageBase = run.usage;
             }
             run.remoteId = event.remoteId;
@@ -120,7 +154,9 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         changes |= applyStatus(run, event.status, event.rawStatus, now);
         break;
     case RunEvent::Type::PrimaryDelta:
-        if (!event.text.isEmpty()) {
+        if (atCursor)
+            changes |= applyDeltaAtCursor(run, event.text);
+        else if (!event.text.isEmpty()) {
             run.primaryText += event.text;
             changes |= RunChange::Primary;
         }
@@ -135,6 +171,13 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
             break;
         if (event.verify || !text.startsWith(run.primaryText))
             ++run.reconciliations;
+        // A stream's snapshot is where its cursor is. A poll's (no cursor) may be ahead of a
+        // stream's cursor: remember where the stream had got to, for when it is resumed.
+        const bool hasCursor = run.token.sequence >= 0 || !run.token.eventId.isEmpty();
+        if (atCursor)
+            run.token.textAtCursor = -1;
+        else if (hasCursor && run.token.textAtCursor < 0)
+            run.token.textAtCursor = run.primaryText.size();
         run.primaryText = text;
         changes |= RunChange::Primary;
         break;

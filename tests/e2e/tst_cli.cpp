@@ -246,6 +246,22 @@ private Q_SLOTS:
         QCOMPARE(QString::fromUtf8(again.out), RunwatchSim::OpenAiSimulator::tokenText(40) + u'\n');
     }
 
+    // `status` mid-stream stores the service's text so far (a snapshot, ahead of the stream's
+    // cursor); a `watch` after it resumes from the cursor and must not repeat that text.
+    void statusThenWatchRepeatsNothing()
+    {
+        const Result started
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=40 interval_ms=40"_s});
+        QCOMPARE(started.exitCode, 0);
+        const QString id = runIdFrom(started.out);
+        const QString remote = m_sim->lastResponseId();
+        QTRY_VERIFY_WITH_TIMEOUT(QJsonDocument(m_sim->snapshot(remote)).toJson().contains("tok3 "), 10000);
+        QCOMPARE(cli({u"status"_s, id}).exitCode, 6); // still running
+        const Result watched = cli({u"watch"_s, id});
+        QCOMPARE(watched.exitCode, 0);
+        QCOMPARE(QString::fromUtf8(watched.out), RunwatchSim::OpenAiSimulator::tokenText(40) + u'\n');
+    }
+
     // cancel from another process waits until the run is cancelled: exit 4; status agrees.
     void cancelFromAnotherProcess()
     {

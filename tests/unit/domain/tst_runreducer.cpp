@@ -323,6 +323,41 @@ private Q_SLOTS:
         QVERIFY(other.token.previousRemoteIds.isEmpty());
     }
 
+    // `status` reads a snapshot (no cursor) while the stream's cursor stays behind it; `watch`
+    // then resumes from the cursor and the service replays deltas the snapshot already has: they
+    // are matched, not appended again. Where the stream parts ways with the snapshot, it wins.
+    void snapshotAheadOfTheCursor()
+    {
+        Run run;
+        applyEvent(run, RunEvent::primaryDelta(u"Once "_s, 1));
+        applyEvent(run, RunEvent::primaryDelta(u"upon "_s, 2));
+        applyEvent(run, RunEvent::primarySnapshot(u"Once upon a time"_s));
+        QCOMPARE(run.token.textAtCursor, 10);
+        QCOMPARE(ContinuationToken::fromJson(run.token.toJson()), run.token); // survives a restart
+        QCOMPARE(applyEvent(run, RunEvent::primaryDelta(u"a "_s, 3)), RunChanges(RunChange::Cursor));
+        applyEvent(run, RunEvent::primaryDelta(u"ti"_s, 4));
+        QCOMPARE(run.primaryText, u"Once upon a time"_s);
+        applyEvent(run, RunEvent::primaryDelta(u"me, there"_s, 5)); // past the snapshot's end
+        QCOMPARE(run.primaryText, u"Once upon a time, there"_s);
+        QCOMPARE(run.token.textAtCursor, -1); // at the end again
+        applyEvent(run, RunEvent::primaryDelta(u" was"_s, 6));
+        QCOMPARE(run.primaryText, u"Once upon a time, there was"_s);
+        QCOMPARE(run.reconciliations, 0);
+
+        Run parted;
+        applyEvent(parted, RunEvent::primaryDelta(u"Yes"_s, 1));
+        applyEvent(parted, RunEvent::primarySnapshot(u"Yes, and more"_s));
+        applyEvent(parted, RunEvent::primaryDelta(u", but"_s, 2));
+        QCOMPARE(parted.primaryText, u"Yes, but"_s);
+        QCOMPARE(parted.reconciliations, 1);
+        // Deltas without a cursor (a poll's) are appended as they come.
+        Run polled;
+        applyEvent(polled, RunEvent::primarySnapshot(u"ab"_s));
+        applyEvent(polled, RunEvent::primaryDelta(u"ab"_s));
+        QCOMPARE(polled.primaryText, u"abab"_s);
+        QCOMPARE(polled.token.textAtCursor, -1);
+    }
+
     void errorText()
     {
         RunError e{ErrorKind::RateLimited, u"rate_limit_exceeded"_s, u"Slow down"_s, true, 429, u"req_1"_s};
