@@ -154,9 +154,9 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         changes |= applyStatus(run, event.status, event.rawStatus, now);
         break;
     case RunEvent::Type::PrimaryDelta:
-        if (atCursor)
+        if (atCursor) {
             changes |= applyDeltaAtCursor(run, event.text);
-        else if (!event.text.isEmpty()) {
+        } else if (!event.text.isEmpty()) {
             run.primaryText += event.text;
             changes |= RunChange::Primary;
         }
@@ -174,10 +174,11 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         // A stream's snapshot is where its cursor is. A poll's (no cursor) may be ahead of a
         // stream's cursor: remember where the stream had got to, for when it is resumed.
         const bool hasCursor = run.token.sequence >= 0 || !run.token.eventId.isEmpty();
-        if (atCursor)
+        if (atCursor) {
             run.token.textAtCursor = -1;
-        else if (hasCursor && run.token.textAtCursor < 0)
+        } else if (hasCursor && run.token.textAtCursor < 0) {
             run.token.textAtCursor = run.primaryText.size();
+        }
         run.primaryText = text;
         changes |= RunChange::Primary;
         break;

@@ -169,10 +169,11 @@ bool RunRowReader::readOutput(Run &run)
                 continue;
             piece.remove(0, overlap);
         }
-        if (run.primaryText.isEmpty())
+        if (run.primaryText.isEmpty()) {
             run.primaryText = std::move(piece);
-        else
+        } else {
             run.primaryText += piece;
+        }
     }
     m_text.finish();
     m_items.addBindValue(run.localId);

@@ -194,10 +194,11 @@ private Q_SLOTS:
 
         Process other;
         QVERIFY(other.open(m_path));
-        if (prune)
+        if (prune) {
             QCOMPARE(other.store.removeFinishedBefore(QDateTime::currentDateTimeUtc()), 1);
-        else
+        } else {
             QVERIFY(other.store.removeRun(u"live0001"_s));
+        }
 
         held.primaryText += u" more"_s;
         held.title = u"renamed"_s;
