@@ -248,28 +248,70 @@ bool followUpContinuesRun(const Run &run)
     return !run.isTerminal();
 }
 
+namespace {
+
+quint64 idHash(const QString &id)
+{
+    return qHash(id, QHashSeed::globalSeed());
+}
+
+quint32 tagOf(quint64 hash)
+{
+    return quint32(hash >> 32);
+}
+
+} // namespace
+
 qsizetype SecondaryIndex::find(QList<SecondaryItem> &items, const QString &id)
 {
     if (id.isEmpty())
         return -1;
     items.detach(); // a write through the answer must not move the items afterwards
-    if (items.constData() != m_buffer || m_covered > items.size()
-        || (m_covered > 0 && items.at(m_covered - 1).id != m_tailId)) {
+    // The tail's id is usually the very string indexed: no comparison of the text needed.
+    const auto tailMoved = [&] {
+        const QString &tail = items.at(m_covered - 1).id;
+        const bool same = tail.constData() == m_tailId.constData() && tail.size() == m_tailId.size();
+        return !same && tail != m_tailId;
+    };
+    if (items.constData() != m_buffer || m_covered > items.size() || (m_covered > 0 && tailMoved())) {
         rebuild(items);
     } else {
         extend(items);
     }
-    qsizetype at = m_positions.value(id, -1);
-    if (at >= 0 && items.at(at).id != id) {
+    const quint64 hash = idHash(id);
+    bool stale = false;
+    qsizetype at = lookup(items, id, hash, stale);
+    if (at < 0 && stale) {
         rebuild(items);
-        at = m_positions.value(id, -1);
+        at = lookup(items, id, hash, stale);
     }
     return at;
 }
 
+qsizetype SecondaryIndex::lookup(const QList<SecondaryItem> &items, const QString &id, quint64 hash,
+                                 bool &stale) const
+{
+    if (m_slots.isEmpty())
+        return -1;
+    const quint64 mask = quint64(m_slots.size()) - 1;
+    const quint32 tag = tagOf(hash);
+    for (quint64 i = hash & mask;; i = (i + 1) & mask) {
+        const Slot &slot = m_slots.at(qsizetype(i));
+        if (slot.next == 0)
+            return -1;
+        if (slot.tag != tag)
+            continue;
+        const qsizetype position = qsizetype(slot.next) - 1;
+        if (position < items.size() && items.at(position).id == id)
+            return position;
+        stale = true; // moved, renamed, or the rare id of the same tag
+    }
+}
+
 void SecondaryIndex::rebuild(const QList<SecondaryItem> &items)
 {
-    m_positions.clear();
+    m_slots.clear();
+    m_used = 0;
     m_covered = 0;
     extend(items);
 }
@@ -282,10 +324,50 @@ void SecondaryIndex::extend(const QList<SecondaryItem> &items)
     // Later items with the same id win, as the scan from the end did.
     for (qsizetype i = m_covered; i < items.size(); ++i) {
         if (!items.at(i).id.isEmpty())
-            m_positions.insert(items.at(i).id, i);
+            insert(items, i);
     }
     m_covered = items.size();
     m_tailId = items.last().id;
+}
+
+void SecondaryIndex::insert(const QList<SecondaryItem> &items, qsizetype position)
+{
+    if ((m_used + 1) * 2 > m_slots.size())
+        grow(items);
+    const QString &id = items.at(position).id;
+    const quint64 hash = idHash(id);
+    const quint32 tag = tagOf(hash);
+    const quint64 mask = quint64(m_slots.size()) - 1;
+    Slot *slots = m_slots.data();
+    for (quint64 i = hash & mask;; i = (i + 1) & mask) {
+        Slot &slot = slots[i];
+        if (slot.next == 0) {
+            slot = {tag, quint32(position + 1)};
+            ++m_used;
+            return;
+        }
+        if (slot.tag == tag && items.at(slot.next - 1).id == id) {
+            slot.next = quint32(position + 1);
+            return;
+        }
+    }
+}
+
+void SecondaryIndex::grow(const QList<SecondaryItem> &items)
+{
+    // The slot of an entry comes from its id's hash, which the slot does not keep: growing
+    // hashes the ids again. The entries are distinct ids: each goes to the first free slot.
+    const QList<Slot> old = std::exchange(m_slots, QList<Slot>(std::max<qsizetype>(16, m_slots.size() * 2)));
+    const quint64 mask = quint64(m_slots.size()) - 1;
+    Slot *slots = m_slots.data();
+    for (const Slot &entry : old) {
+        if (entry.next == 0)
+            continue;
+        quint64 i = idHash(items.at(entry.next - 1).id) & mask;
+        while (slots[i].next != 0)
+            i = (i + 1) & mask;
+        slots[i] = entry;
+    }
 }
 
 QString Run::summarize(const QString &prompt, int maxChars)

@@ -120,6 +120,11 @@ struct SecondaryItem
     static SecondaryItem fromJson(const QJsonObject &object);
     friend bool operator==(const SecondaryItem &, const SecondaryItem &) = default;
 };
+} // namespace Runwatch
+// Its members are all relocatable: a growing list of 80,000 items moves its buffer instead of
+// copying every item (issue 25).
+Q_DECLARE_TYPEINFO(Runwatch::SecondaryItem, Q_RELOCATABLE_TYPE);
+namespace Runwatch {
 
 // Where the secondary items sit by id, for the reducer: the item a delta or snapshot belongs to is
 // one hash lookup away instead of a scan of every item (80,000 items took 15 s of CPU that way,
@@ -137,12 +142,28 @@ public:
     qsizetype find(QList<SecondaryItem> &items, const QString &id);
 
 private:
+    // An open-addressing table (linear probing) of positions, 8 bytes a slot: an item costs no
+    // node and no key of its own (QHash<QString, qsizetype> was most of the reducer's time per
+    // new item, issue 25). The hash is seeded per process: ids come from the server, which must
+    // not be able to make them collide.
+    struct Slot
+    {
+        quint32 tag = 0;  // the upper half of the id's hash (the lower picks the slot)
+        quint32 next = 0; // the position + 1 (no list of 2^32 items fits in memory); 0: empty
+    };
+
     void rebuild(const QList<SecondaryItem> &items);
     void extend(const QList<SecondaryItem> &items);
+    void insert(const QList<SecondaryItem> &items, qsizetype position);
+    void grow(const QList<SecondaryItem> &items);
+    // The position of `id`, -1 when not there; `stale` when a slot of the same hash held an item
+    // of another id (moved or renamed since, or a rare collision).
+    qsizetype lookup(const QList<SecondaryItem> &items, const QString &id, quint64 hash, bool &stale) const;
 
-    QHash<QString, qsizetype> m_positions;
+    QList<Slot> m_slots; // a power of two long, at most half full
+    qsizetype m_used = 0;
     const SecondaryItem *m_buffer = nullptr; // the list's buffer when indexed
-    qsizetype m_covered = 0;                 // items[0, m_covered) are in m_positions
+    qsizetype m_covered = 0;                 // items[0, m_covered) are in m_slots
     QString m_tailId;                        // the id of items[m_covered - 1]
 };
 

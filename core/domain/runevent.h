@@ -66,3 +66,8 @@ struct RunEvent
 };
 
 } // namespace Runwatch
+
+// Every member is relocatable (Qt's implicitly shared types, enums, and std::optional of those,
+// which holds no pointer into itself): a decoder's batch of events grows by moving its buffer,
+// not by moving each event (issue 25: a stream of small events makes a hundred per read).
+Q_DECLARE_TYPEINFO(Runwatch::RunEvent, Q_RELOCATABLE_TYPE);

@@ -50,7 +50,7 @@ RunChanges applyStatus(Run &run, RunStatus status, const QString &raw, const QDa
     item.text = statusLabel(run.status) + u" → "_s + statusLabel(status);
     item.at = now;
     item.done = true;
-    run.secondary.append(item);
+    run.secondary.append(std::move(item));
 
     if (run.status == RunStatus::InputRequired && status != RunStatus::InputRequired) {
         run.input.reset();
@@ -205,7 +205,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         } else {
             SecondaryItem fresh = newItem(event, now);
             fresh.done = true;
-            run.secondary.append(fresh);
+            run.secondary.append(std::move(fresh));
         }
         changes |= RunChange::Secondary;
         break;

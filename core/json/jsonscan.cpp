@@ -17,6 +17,7 @@ struct Cursor
     const char *p;
     const char *end;
     bool hasEscapes = false;
+    bool nonAscii = false;
 
     bool atEnd() const { return p >= end; }
     void skipWs()
@@ -41,8 +42,13 @@ bool skipString(Cursor &c)
         // memchr-style scan for the next quote or backslash.
         const char *q = c.p;
         while (q < c.end && *q != '"' && *q != '\\') {
-            if (static_cast<unsigned char>(*q) < 0x20)
-                return false; // raw control characters are not allowed in JSON strings
+            // One comparison for both: a control character or a byte >= 0x80.
+            const unsigned char byte = static_cast<unsigned char>(*q);
+            if (unsigned(byte - 0x20) >= 0x60u) {
+                if (byte < 0x20)
+                    return false; // raw control characters are not allowed in JSON strings
+                c.nonAscii = true;
+            }
             ++q;
         }
         if (q >= c.end)
@@ -291,6 +297,119 @@ bool scanObject(QByteArrayView json, MemberSink sink)
         }
         return false;
     }
+}
+
+Reader::Reader(QByteArrayView json)
+    : m_p(json.data())
+    , m_end(json.data() + json.size())
+{
+    Cursor c{m_p, m_end};
+    c.skipWs();
+    m_p = c.p;
+}
+
+bool Reader::fail()
+{
+    m_failed = true;
+    m_p = m_end;
+    return false;
+}
+
+bool Reader::enterObject()
+{
+    if (m_failed || peek() != '{' || m_depth > kMaxDepth)
+        return fail();
+    ++m_p;
+    ++m_depth;
+    m_first = true;
+    return true;
+}
+
+bool Reader::enterArray()
+{
+    if (m_failed || peek() != '[' || m_depth > kMaxDepth)
+        return fail();
+    ++m_p;
+    ++m_depth;
+    m_first = true;
+    return true;
+}
+
+// At the end of the container entered last (consumed, true), or past the comma before its next
+// value (false).
+bool Reader::closes(char close)
+{
+    Cursor c{m_p, m_end};
+    c.skipWs();
+    m_p = c.p;
+    if (m_p < m_end && *m_p == close) {
+        ++m_p;
+        --m_depth;
+        m_first = false; // the parent has read this value
+        return true;
+    }
+    if (m_first) {
+        m_first = false;
+        return false;
+    }
+    if (m_p >= m_end || *m_p != ',')
+        return !fail();
+    ++m_p;
+    return false;
+}
+
+bool Reader::nextMember(QByteArrayView &key, bool &keyHasEscapes)
+{
+    if (m_failed || closes('}') || m_failed)
+        return false;
+    Cursor c{m_p, m_end};
+    c.skipWs();
+    if (c.atEnd() || *c.p != '"')
+        return fail();
+    const char *keyStart = c.p + 1;
+    if (!skipString(c))
+        return fail();
+    key = QByteArrayView(keyStart, c.p - 1 - keyStart);
+    keyHasEscapes = c.hasEscapes;
+    m_nonAscii = m_nonAscii || c.nonAscii;
+    c.skipWs();
+    if (c.atEnd() || *c.p != ':')
+        return fail();
+    ++c.p;
+    c.skipWs();
+    m_p = c.p;
+    return true;
+}
+
+bool Reader::nextElement()
+{
+    if (m_failed || closes(']') || m_failed)
+        return false;
+    Cursor c{m_p, m_end};
+    c.skipWs();
+    m_p = c.p;
+    return true;
+}
+
+QByteArrayView Reader::skip()
+{
+    Cursor c{m_p, m_end};
+    if (m_failed || !skipValue(c, m_depth)) {
+        fail();
+        return {};
+    }
+    m_nonAscii = m_nonAscii || c.nonAscii;
+    const QByteArrayView value(m_p, c.p - m_p);
+    m_p = c.p;
+    m_first = false;
+    return value;
+}
+
+bool Reader::finish()
+{
+    Cursor c{m_p, m_end};
+    c.skipWs();
+    return !m_failed && m_depth == 0 && c.atEnd();
 }
 
 std::optional<QString> decodeString(QByteArrayView raw)

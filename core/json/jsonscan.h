@@ -33,6 +33,45 @@ std::optional<QString> decodeString(QByteArrayView raw);
 // Parses a raw JSON number that is an integer within qint64. nullopt otherwise.
 std::optional<qint64> decodeInteger(QByteArrayView raw);
 
+// A single pass over nested JSON for a caller that reads a few members at known places and
+// skips the rest (an A2A event nests its text five levels deep: forEachMember on each level
+// would scan the bytes once per level). Validates what it passes exactly as forEachMember does.
+// After nextMember() or nextElement() answers true the caller consumes that one value: skip(),
+// or enterObject()/enterArray() and its members or elements to the end.
+class Reader
+{
+public:
+    explicit Reader(QByteArrayView json);
+
+    // The first byte of the value at the cursor (0 at the end).
+    char peek() const { return m_p < m_end ? *m_p : '\0'; }
+    bool enterObject();
+    bool enterArray();
+    // The next member of the object entered last, with the cursor at its value; false at the
+    // object's end (consumed) or on an error.
+    bool nextMember(QByteArrayView &key, bool &keyHasEscapes);
+    // The next element of the array entered last; false at its end (consumed) or on an error.
+    bool nextElement();
+    // Past the value at the cursor; its raw span (empty on an error).
+    QByteArrayView skip();
+    // Nothing but whitespace after the top-level value, and no error on the way.
+    bool finish();
+    bool failed() const { return m_failed; }
+    // A byte >= 0x80 was in a string it passed: UTF-8 is checked only on what gets decoded.
+    bool sawNonAscii() const { return m_nonAscii; }
+
+private:
+    bool fail();
+    bool closes(char close);
+
+    const char *m_p;
+    const char *m_end;
+    int m_depth = 0;
+    bool m_first = false; // no member or element of the container entered last read yet
+    bool m_failed = false;
+    bool m_nonAscii = false;
+};
+
 // Implementation detail of forEachMember: a type-erased callback.
 struct MemberSink
 {

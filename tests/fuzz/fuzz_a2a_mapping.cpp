@@ -11,6 +11,7 @@
 #include "backends/a2a/a2acard.h"
 #include "backends/a2a/a2amapper.h"
 #include "backends/a2a/a2areply.h"
+#include "backends/a2a/a2ascan.h"
 #include "domain/runevent.h"
 #include "domain/runreducer.h"
 #include "fuzzsupport.h"
@@ -106,6 +107,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     SseParser parser(1 << 20);
     parser.feed(rest, [&](const SseEvent &event) {
         const Reply reply = binding == Binding::JsonRpc ? decodeJsonRpc(event.data) : decodeRest(event.data);
+        // What the scanner reads, the general path reads the same (a2ascan.h).
+        if (const std::optional<ScannedEvent> scanned = scanStreamEvent(binding, event.data)) {
+            check(reply.ok(), "scanned an event the general path refuses");
+            const StreamItem item = classify(reply.result);
+            if (scanned->kind == ScannedEvent::Kind::ArtifactUpdate) {
+                const ArtifactChunk &a = scanned->chunk;
+                const ArtifactChunk b = artifactChunkOf(item.object);
+                check(item.kind == StreamItem::Kind::ArtifactUpdate && a.taskId == b.taskId
+                          && a.contextId == b.contextId && a.artifactId == b.artifactId && a.name == b.name
+                          && a.text == b.text && a.append == b.append && a.lastChunk == b.lastChunk,
+                      "scanned chunk differs from the general path's");
+            } else {
+                const StatusUpdate &a = scanned->status;
+                const StatusUpdate b = statusUpdateOf(item.object);
+                const auto sameMessage
+                    = [](const std::optional<MessageInfo> &x, const std::optional<MessageInfo> &y) {
+                          return x.has_value() == y.has_value()
+                                 && (!x
+                                     || (x->messageId == y->messageId && x->taskId == y->taskId
+                                         && x->contextId == y->contextId && x->fromUser == y->fromUser
+                                         && x->text == y->text));
+                      };
+                check(item.kind == StreamItem::Kind::StatusUpdate && a.taskId == b.taskId
+                          && a.contextId == b.contextId && a.status.has_value() == b.status.has_value()
+                          && (!a.status
+                              || (a.status->state == b.status->state
+                                  && sameMessage(a.status->message, b.status->message))),
+                      "scanned status update differs from the general path's");
+            }
+        }
         if (!reply.ok())
             return;
         QList<RunEvent> events;

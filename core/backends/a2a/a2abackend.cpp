@@ -137,11 +137,13 @@ void A2aBackend::dropRepeatedItems(QList<RunEvent> &events)
     events.removeIf([this](const RunEvent &e) {
         if (e.type != RunEvent::Type::SecondarySnapshot || e.itemId.isEmpty())
             return false;
-        const size_t h = qHash(e.text);
-        const auto it = m_deliveredItems.constFind(e.itemId);
-        if (it != m_deliveredItems.cend() && *it == h)
+        const size_t seed = QHashSeed::globalSeed();
+        // Odd: the 0 that operator[] puts in for an id not seen yet matches no text.
+        const size_t text = qHash(e.text, seed) | 1;
+        size_t &delivered = m_deliveredItems[qHash(e.itemId, seed)];
+        if (delivered == text)
             return true;
-        m_deliveredItems.insert(e.itemId, h);
+        delivered = text;
         return false;
     });
 }

@@ -180,9 +180,12 @@ private:
     RequestAuth *m_auth;      // the credential on both clients' requests, in the card's scheme
     std::optional<A2a::AgentCard> m_card;
     std::optional<A2a::AgentInterface> m_interface;
-    QHash<QString, QString> m_contexts;      // taskId → contextId, learnt from what the agent sent
-    QSet<QString> m_messageReplies;          // runs that were a direct Message answer (no task)
-    QHash<QString, size_t> m_deliveredItems; // secondary item id → qHash of its text
+    QHash<QString, QString> m_contexts; // taskId → contextId, learnt from what the agent sent
+    QSet<QString> m_messageReplies;     // runs that were a direct Message answer (no task)
+    // qHash of a delivered secondary item's id → qHash of its text (made odd), seeded: a genuine
+    // item taken for a repeat needs both to collide. Hashes for keys: no string copied or
+    // compared per item.
+    QHash<size_t, size_t> m_deliveredItems;
     qint64 m_nextRpcId = 1;
 };
 

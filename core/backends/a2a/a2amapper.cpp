@@ -191,20 +191,6 @@ StreamItem classify(const QJsonValue &result)
     return item;
 }
 
-ArtifactChunk artifactChunkOf(const QJsonObject &event)
-{
-    const QJsonObject a = event.value(u"artifact"_s).toObject();
-    ArtifactChunk chunk;
-    chunk.taskId = event.value(u"taskId"_s).toString();
-    chunk.contextId = event.value(u"contextId"_s).toString();
-    chunk.artifactId = a.value(u"artifactId"_s).toString();
-    chunk.name = a.value(u"name"_s).toString();
-    chunk.text = partsText(a.value(u"parts"_s).toArray());
-    chunk.append = event.value(u"append"_s).toBool(false);
-    chunk.lastChunk = event.value(u"lastChunk"_s).toBool(false);
-    return chunk;
-}
-
 } // namespace Runwatch::A2a
 
 namespace Runwatch {
@@ -232,7 +218,7 @@ void A2aMapper::apply(const StreamItem &item, QList<RunEvent> &out)
         applyMessage(item.object, out);
         break;
     case StreamItem::Kind::StatusUpdate:
-        applyStatusUpdate(item.object, out);
+        applyStatusUpdate(statusUpdateOf(item.object), out);
         break;
     case StreamItem::Kind::ArtifactUpdate:
         applyArtifactChunk(artifactChunkOf(item.object), out);
@@ -265,20 +251,28 @@ void A2aMapper::secondaryFor(const MessageInfo &message, const QString &title, Q
         return;
     // The messageId keys the item: the same status message seen again in a later snapshot
     // (history) replaces itself instead of appearing twice.
-    const QString id = message.messageId.isEmpty() ? QString() : u"a2a-msg:"_s + message.messageId;
-    const SecondaryKind kind = message.fromUser ? SecondaryKind::Log : SecondaryKind::Progress;
-    out << RunEvent::secondarySnapshot(kind, id, title, message.text);
+    // Built in place: with a status update per item these are most of a batch, and a RunEvent is
+    // large to move.
+    RunEvent &e = out.emplaceBack();
+    e.type = RunEvent::Type::SecondarySnapshot;
+    e.kind = message.fromUser ? SecondaryKind::Log : SecondaryKind::Progress;
+    if (!message.messageId.isEmpty())
+        e.itemId = u"a2a-msg:"_s + message.messageId;
+    e.title = title;
+    e.text = message.text;
 }
 
-void A2aMapper::applyStatus(const QJsonObject &status, bool answered, QList<RunEvent> &out)
+void A2aMapper::applyStatus(const TaskStatus &status, bool answered, QList<RunEvent> &out)
 {
-    QString raw = status.value(u"state"_s).toString();
-    if (raw.isEmpty())
-        raw = u"TASK_STATE_UNSPECIFIED"_s; // ProtoJSON drops the default enum value
-    RunStatus unified = mapState(raw);
-    std::optional<MessageInfo> message;
-    if (status.value(u"message"_s).isObject())
-        message = parseMessage(status.value(u"message"_s).toObject());
+    // ProtoJSON drops the default enum value.
+    QString raw = status.state.isEmpty() ? u"TASK_STATE_UNSPECIFIED"_s : status.state;
+    if (raw != m_lastWireState) {
+        m_lastWireState = raw;
+        m_lastStateLabel = stripped(raw);
+        m_lastUnified = mapState(raw);
+    }
+    RunStatus unified = m_lastUnified;
+    const std::optional<MessageInfo> &message = status.message;
     if (answered && unified == RunStatus::InputRequired) {
         // Our answer is in the history but the agent has not moved on yet (§7, the JS SDK
         // republishes the stored task first): it is working on it, not asking again.
@@ -287,9 +281,13 @@ void A2aMapper::applyStatus(const QJsonObject &status, bool answered, QList<RunE
     }
     m_status = unified;
     m_rawState = raw;
+    // Unless answered, raw is the wire state, whose label is cached.
     if (message && !(answered && unified == RunStatus::InProgress))
-        secondaryFor(*message, stripped(raw), out);
-    out << RunEvent::statusChange(unified, raw);
+        secondaryFor(*message, m_lastStateLabel, out);
+    RunEvent &change = out.emplaceBack(); // in place, as in secondaryFor()
+    change.type = RunEvent::Type::Status;
+    change.status = unified;
+    change.rawStatus = raw;
     if (unified == RunStatus::InputRequired) {
         InputRequest request;
         request.reason = isAuthState(raw) ? InputReason::Auth : InputReason::Question;
@@ -320,6 +318,7 @@ void A2aMapper::applyStatus(const QJsonObject &status, bool answered, QList<RunE
 
 void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
 {
+    syncEmitted(); // emitPrimary() below compares with what went out
     noteIds(task.value(u"id"_s).toString(), task.value(u"contextId"_s).toString(), out);
     // A snapshot: the artifacts as the agent has them now replace what we assembled.
     resetArtifacts();
@@ -328,8 +327,9 @@ void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
         const QJsonObject a = v.toObject();
         bool created = false;
         // A server that lists chunks as separate entries: they add up.
-        artifactFor(a.value(u"artifactId"_s).toString(), a.value(u"name"_s).toString(), &created).text
-            += partsText(a.value(u"parts"_s).toArray());
+        const qsizetype at
+            = artifactFor(a.value(u"artifactId"_s).toString(), a.value(u"name"_s).toString(), &created);
+        m_artifacts[at].text += partsText(a.value(u"parts"_s).toArray());
     }
     findLastWithText();
     // Status messages the stream may have missed (they move into history as the task advances).
@@ -346,7 +346,7 @@ void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
     }
     const bool answered = lastHistoryMessageId(task).startsWith(kAnswerIdPrefix);
     if (task.value(u"status"_s).isObject())
-        applyStatus(task.value(u"status"_s).toObject(), answered, out);
+        applyStatus(taskStatusOf(task.value(u"status"_s).toObject()), answered, out);
     emitPrimary(true, out);
 }
 
@@ -362,9 +362,10 @@ void A2aMapper::applyMessage(const QJsonObject &message, QList<RunEvent> &out)
             out << identity;
         }
         m_contextId = m.contextId;
+        syncEmitted(); // emitPrimary() below compares with what went out
         resetArtifacts();
         bool created = false;
-        Artifact &answer = artifactFor(u"message"_s, {}, &created);
+        Artifact &answer = m_artifacts[artifactFor(u"message"_s, {}, &created)];
         answer.text = m.text;
         answer.complete = true;
         findLastWithText();
@@ -377,11 +378,11 @@ void A2aMapper::applyMessage(const QJsonObject &message, QList<RunEvent> &out)
     secondaryFor(m, m.fromUser ? u"user"_s : u"agent"_s, out);
 }
 
-void A2aMapper::applyStatusUpdate(const QJsonObject &event, QList<RunEvent> &out)
+void A2aMapper::applyStatusUpdate(const StatusUpdate &update, QList<RunEvent> &out)
 {
-    noteIds(event.value(u"taskId"_s).toString(), event.value(u"contextId"_s).toString(), out);
-    if (event.value(u"status"_s).isObject())
-        applyStatus(event.value(u"status"_s).toObject(), false, out);
+    noteIds(update.taskId, update.contextId, out);
+    if (update.status)
+        applyStatus(*update.status, false, out);
 }
 
 void A2aMapper::applyArtifactChunk(const ArtifactChunk &chunk, QList<RunEvent> &out)
@@ -392,20 +393,24 @@ void A2aMapper::applyArtifactChunk(const ArtifactChunk &chunk, QList<RunEvent> &
     const bool append = chunk.append;
     const bool last = chunk.lastChunk;
     bool created = false;
-    Artifact &artifact = artifactFor(chunk.artifactId, name, &created);
-    const qsizetype at = m_artifactIndex.value(artifact.id);
+    const qsizetype at = artifactFor(chunk.artifactId, name, &created);
+    Artifact &artifact = m_artifacts[at];
+    m_lastArtifactId = artifact.id;
     const bool hadText = !artifact.text.isEmpty();
     if (created || append) {
         if (!created && !name.isEmpty())
             artifact.name = name;
     } else if (hadText) {
         // A chunk without append replaces the artifact (§6): the text changes in place.
+        syncEmitted(); // what went out, for emitPrimary()
         artifact.text = text;
         artifact.complete = last;
         findLastWithText();
         emitPrimary(true, out);
         return;
     }
+    if (!text.isEmpty() && at < m_lastWithText)
+        syncEmitted(); // the middle changes: emitPrimary() below compares with what went out
     // The artifact grows by `text` (a chunk without append on an empty artifact too).
     artifact.text += text;
     artifact.complete = last;
@@ -422,15 +427,15 @@ void A2aMapper::applyArtifactChunk(const ArtifactChunk &chunk, QList<RunEvent> &
     emitAppended(separated ? kArtifactSeparator.toString() + text : text, out);
 }
 
-A2aMapper::Artifact &A2aMapper::artifactFor(const QString &id, const QString &name, bool *created)
+qsizetype A2aMapper::artifactFor(const QString &id, const QString &name, bool *created)
 {
     const auto it = m_artifactIndex.constFind(id);
     *created = it == m_artifactIndex.cend();
     if (!*created)
-        return m_artifacts[*it];
+        return *it;
     m_artifactIndex.insert(id, m_artifacts.size());
     m_artifacts.append(Artifact{id, name, {}, false});
-    return m_artifacts.last();
+    return m_artifacts.size() - 1;
 }
 
 void A2aMapper::resetArtifacts()
@@ -468,6 +473,7 @@ QString A2aMapper::composedText() const
 
 void A2aMapper::emitPrimary(bool snapshot, QList<RunEvent> &out)
 {
+    Q_ASSERT(!m_emittedBehind); // the caller composed what went out before changing artifacts
     const QString text = composedText();
     if (snapshot) {
         // Snapshots go out even when unchanged: after a reconnect the run may hold less than we
@@ -493,9 +499,29 @@ void A2aMapper::emitPrimary(bool snapshot, QList<RunEvent> &out)
 
 void A2aMapper::emitAppended(const QString &added, QList<RunEvent> &out)
 {
+    if (!m_shrank) {
+        m_emittedBehind = true;
+        out << RunEvent::primaryDelta(added);
+        return;
+    }
+    // After a shrink the run holds text we no longer have: only snapshots reach it. m_emitted
+    // is never behind then (emitPrimary() set it, and only this appends to it).
     m_emitted += added;
-    // After a shrink the run holds text we no longer have: only snapshots reach it.
-    out << (m_shrank ? RunEvent::primarySnapshot(m_emitted) : RunEvent::primaryDelta(added));
+    out << RunEvent::primarySnapshot(m_emitted);
+}
+
+void A2aMapper::syncEmitted() const
+{
+    if (!m_emittedBehind)
+        return;
+    m_emitted = composedText();
+    m_emittedBehind = false;
+}
+
+const QString &A2aMapper::primaryText() const
+{
+    syncEmitted();
+    return m_emitted;
 }
 
 } // namespace Runwatch

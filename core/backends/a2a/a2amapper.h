@@ -84,6 +84,25 @@ StreamItem classify(const QJsonValue &result);
 // booleans are false (ProtoJSON omits defaults, §0.6), other types read as empty or false.
 ArtifactChunk artifactChunkOf(const QJsonObject &event);
 
+// What a TaskStatus object says: its state (empty when missing or not a string) and its message
+// when that is an object.
+struct TaskStatus
+{
+    QString state;
+    std::optional<MessageInfo> message;
+};
+TaskStatus taskStatusOf(const QJsonObject &status);
+
+// What a status-update event (StreamItem::Kind::StatusUpdate) says, whichever way it was read
+// (a2ascan.h): its status when that is an object.
+struct StatusUpdate
+{
+    QString taskId;
+    QString contextId;
+    std::optional<TaskStatus> status;
+};
+StatusUpdate statusUpdateOf(const QJsonObject &event);
+
 } // namespace Runwatch::A2a
 
 namespace Runwatch {
@@ -105,8 +124,13 @@ public:
 
     // Maps one item; appends to `out`.
     void apply(const A2a::StreamItem &item, QList<RunEvent> &out);
-    // Maps one artifact-update event (what apply() does with one, from scanArtifactChunk()).
+    // Maps one artifact-update event (what apply() does with one, from scanStreamEvent()).
     void applyArtifactChunk(const A2a::ArtifactChunk &chunk, QList<RunEvent> &out);
+    // Maps one status-update event (what apply() does with one, from scanStreamEvent()).
+    void applyStatusUpdate(const A2a::StatusUpdate &update, QList<RunEvent> &out);
+    // Whether the next event's task and context ids can change anything: once both are known
+    // they never do, and the scanner need not decode them (scanStreamEvent's `withIds`).
+    bool needsIds() const { return !m_identified || m_contextId.isEmpty(); }
 
     const QString &taskId() const { return m_taskId; }
     const QString &contextId() const { return m_contextId; }
@@ -119,7 +143,11 @@ public:
     // AUTH_REQUIRED may continue on the same stream, so it does not count either).
     bool isEndState() const;
     // Primary text as the events emitted so far built it.
-    const QString &primaryText() const { return m_emitted; }
+    const QString &primaryText() const;
+    // What the scanner may reuse instead of decoding (a2ascan.h, ScanHints): the last wire
+    // state and the id of the artifact the last chunk went to.
+    const QString &lastWireState() const { return m_lastWireState; }
+    const QString &lastArtifactId() const { return m_lastArtifactId; }
     int artifactCount() const { return int(m_artifacts.size()); }
     // The text got shorter while still a prefix of what was emitted (an artifact replaced by
     // less). The reducer keeps the longer text it has, so from here on only snapshots go out:
@@ -137,13 +165,14 @@ private:
 
     void applyTask(const QJsonObject &task, QList<RunEvent> &out);
     void applyMessage(const QJsonObject &message, QList<RunEvent> &out);
-    void applyStatusUpdate(const QJsonObject &event, QList<RunEvent> &out);
     void noteIds(const QString &taskId, const QString &contextId, QList<RunEvent> &out);
-    void applyStatus(const QJsonObject &status, bool answered, QList<RunEvent> &out);
+    void applyStatus(const A2a::TaskStatus &status, bool answered, QList<RunEvent> &out);
     void secondaryFor(const A2a::MessageInfo &message, const QString &title, QList<RunEvent> &out);
-    // The artifact `id` is, or a new one at the end (`created`).
-    Artifact &artifactFor(const QString &id, const QString &name, bool *created);
+    // The position of the artifact `id` is, or of a new one at the end (`created`).
+    qsizetype artifactFor(const QString &id, const QString &name, bool *created);
     void resetArtifacts();
+    // m_emitted as the composition again, when appends left it behind.
+    void syncEmitted() const;
     void findLastWithText();
     QString composedText() const;
     void emitPrimary(bool snapshot, QList<RunEvent> &out);
@@ -159,6 +188,11 @@ private:
     bool m_messageReply = false;
     RunStatus m_status = RunStatus::Unknown;
     QString m_rawState;
+    // The last wire state and what it maps to: a task reports the same state over and over
+    // (one status update per progress message), and normalising it costs several strings.
+    QString m_lastWireState;
+    QString m_lastStateLabel; // stripped(): the title of a status message's item
+    RunStatus m_lastUnified = RunStatus::Unknown;
     QList<Artifact> m_artifacts;
     // artifactId → position in m_artifacts: a chunk finds its artifact without a scan, so that a
     // task with many artifacts does not make every chunk cost their number.
@@ -166,8 +200,12 @@ private:
     // The last artifact with text (-1: none). A chunk for it or for one after it extends the
     // primary text at its end, which m_emitted takes without being composed again.
     qsizetype m_lastWithText = -1;
-    // Always the composition of m_artifacts after an apply().
-    QString m_emitted;
+    // The composition of m_artifacts after an apply(), unless m_emittedBehind: a chunk appended
+    // at the end leaves it behind instead of copying its text a second time (the artifact has
+    // it); whatever compares with it or hands it out composes it again first (syncEmitted()).
+    mutable QString m_emitted;
+    mutable bool m_emittedBehind = false;
+    QString m_lastArtifactId;
     bool m_shrank = false;
 };
 

@@ -2,14 +2,12 @@
 #include "a2areply.h"
 
 #include "a2amapper.h"
-#include "json/jsonscan.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
-#include <QUtf8StringView>
 
 #include <array>
 
@@ -252,114 +250,39 @@ Reply decodeRest(QByteArrayView json, int httpStatus)
     return r;
 }
 
-namespace {
+// The readers of event objects that the scanner (a2ascan.cpp) stands in for.
 
-// The members of `json` (one object) named in `names`, as raw spans (empty when absent). False
-// when it is not a well-formed object, or when a name has escapes or comes twice: which of two
-// QJsonDocument keeps is the general path's business.
-template<std::size_t N>
-bool membersOf(QByteArrayView json, const std::array<QByteArrayView, N> &names,
-               std::array<QByteArrayView, N> &values)
+ArtifactChunk artifactChunkOf(const QJsonObject &event)
 {
-    bool unusual = false;
-    const bool ok = JsonScan::forEachMember(json, [&](const JsonScan::Member &m) {
-        if (m.keyHasEscapes) {
-            unusual = true;
-            return;
-        }
-        for (std::size_t i = 0; i < N; ++i) {
-            if (m.key == names.at(i)) {
-                unusual = unusual || !values.at(i).isEmpty();
-                values.at(i) = m.value;
-            }
-        }
-    });
-    return ok && !unusual;
-}
-
-bool isObject(QByteArrayView value)
-{
-    return value.startsWith('{');
-}
-
-// QJsonValue::toString(): a string's text, anything else (or nothing) empty. False for a
-// string that does not decode.
-bool readString(QByteArrayView value, QString &out)
-{
-    if (!value.startsWith('"'))
-        return true;
-    std::optional<QString> text = JsonScan::decodeString(value);
-    if (!text)
-        return false;
-    out = std::move(*text);
-    return true;
-}
-
-// QJsonValue::toBool(false).
-bool isTrue(QByteArrayView value)
-{
-    return value == "true";
-}
-
-} // namespace
-
-std::optional<ArtifactChunk> scanArtifactChunk(Binding binding, QByteArrayView data)
-{
-    // QJsonDocument refuses text that is not UTF-8 anywhere; the scanner looks only at what it
-    // decodes.
-    if (!QUtf8StringView(data.data(), data.size()).isValidUtf8())
-        return std::nullopt;
-    // The envelope (decodeJsonRpc / decodeRest): no error, a result object.
-    QByteArrayView result = data;
-    if (binding == Binding::JsonRpc) {
-        std::array<QByteArrayView, 2> envelope;
-        if (!membersOf(data, std::array<QByteArrayView, 2>{"result", "error"}, envelope)
-            || !envelope[1].isEmpty() || !isObject(envelope[0]))
-            return std::nullopt;
-        result = envelope[0];
-    }
-    // classify(): the 1.0 members first, then the 0.x kind.
-    std::array<QByteArrayView, 6> kinds;
-    if (!membersOf(result,
-                   std::array<QByteArrayView, 6>{"task", "message", "statusUpdate", "artifactUpdate", "kind",
-                                                 "error"},
-                   kinds)
-        || !kinds[0].isEmpty() || !kinds[1].isEmpty() || !kinds[2].isEmpty()
-        || (binding == Binding::HttpJson && !kinds[5].isEmpty()))
-        return std::nullopt;
-    QByteArrayView event;
-    if (!kinds[3].isEmpty()) {
-        if (!isObject(kinds[3]))
-            return std::nullopt;
-        event = kinds[3];
-    } else if (kinds[4] == "\"artifact-update\"") {
-        event = result;
-    } else {
-        return std::nullopt;
-    }
-    // artifactChunkOf()'s members, and an artifact of exactly one part with text.
-    std::array<QByteArrayView, 5> e;
-    std::array<QByteArrayView, 3> a;
-    std::array<QByteArrayView, 1> part;
-    if (!membersOf(event,
-                   std::array<QByteArrayView, 5>{"taskId", "contextId", "artifact", "append", "lastChunk"}, e)
-        || !isObject(e[2])
-        || !membersOf(e[2], std::array<QByteArrayView, 3>{"artifactId", "name", "parts"}, a))
-        return std::nullopt;
-    const QByteArrayView parts = a[2];
-    if (!parts.startsWith('[') || !parts.endsWith(']')
-        || !membersOf(parts.sliced(1, parts.size() - 2).trimmed(), std::array<QByteArrayView, 1>{"text"},
-                      part)
-        || !part[0].startsWith('"'))
-        return std::nullopt;
+    const QJsonObject a = event.value(u"artifact"_s).toObject();
     ArtifactChunk chunk;
-    if (!readString(e[0], chunk.taskId) || !readString(e[1], chunk.contextId)
-        || !readString(a[0], chunk.artifactId) || !readString(a[1], chunk.name)
-        || !readString(part[0], chunk.text))
-        return std::nullopt;
-    chunk.append = isTrue(e[3]);
-    chunk.lastChunk = isTrue(e[4]);
+    chunk.taskId = event.value(u"taskId"_s).toString();
+    chunk.contextId = event.value(u"contextId"_s).toString();
+    chunk.artifactId = a.value(u"artifactId"_s).toString();
+    chunk.name = a.value(u"name"_s).toString();
+    chunk.text = partsText(a.value(u"parts"_s).toArray());
+    chunk.append = event.value(u"append"_s).toBool(false);
+    chunk.lastChunk = event.value(u"lastChunk"_s).toBool(false);
     return chunk;
+}
+
+TaskStatus taskStatusOf(const QJsonObject &status)
+{
+    TaskStatus s;
+    s.state = status.value(u"state"_s).toString();
+    if (status.value(u"message"_s).isObject())
+        s.message = parseMessage(status.value(u"message"_s).toObject());
+    return s;
+}
+
+StatusUpdate statusUpdateOf(const QJsonObject &event)
+{
+    StatusUpdate update;
+    update.taskId = event.value(u"taskId"_s).toString();
+    update.contextId = event.value(u"contextId"_s).toString();
+    if (event.value(u"status"_s).isObject())
+        update.status = taskStatusOf(event.value(u"status"_s).toObject());
+    return update;
 }
 
 } // namespace Runwatch::A2a

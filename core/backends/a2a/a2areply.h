@@ -50,7 +50,7 @@ Reply decodeReply(Binding binding, QByteArrayView json, int httpStatus = 200);
 // nullopt when there is none.
 std::optional<ProtocolError> parseErrorBody(QByteArrayView json, int httpStatus);
 
-// What one artifact-update event says (§6), whichever way it was read.
+// What one artifact-update event says (§6), whichever way it was read (a2ascan.h).
 struct ArtifactChunk
 {
     QString taskId;
@@ -61,14 +61,5 @@ struct ArtifactChunk
     bool append = false;
     bool lastChunk = false;
 };
-
-// The usual streamed chunk read without a QJsonDocument, which cost several times everything
-// else on its path (issue 25): a reply (binding's envelope) whose result is an artifactUpdate
-// (1.0) or a "kind":"artifact-update" event (0.3) with an artifact of exactly one text part.
-// nullopt for anything else, which then takes decodeReply() and classify(): an error, another
-// kind, several or other parts, a member named twice or with escapes in its name, JSON that is
-// not well-formed or not UTF-8. What it returns is what that general path reads from the same
-// bytes (artifactChunkOf()).
-std::optional<ArtifactChunk> scanArtifactChunk(Binding binding, QByteArrayView data);
 
 } // namespace Runwatch::A2a

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2arunstream.h"
 
+#include "a2ascan.h"
+
 #include <QCoreApplication>
 #include <QJsonObject>
 #include <QNetworkReply>
@@ -227,10 +229,18 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
 {
     if (data.trimmed().isEmpty())
         return {};
-    // The usual chunk of a streamed answer is read without building a QJsonDocument.
-    if (const std::optional<ArtifactChunk> chunk
-        = type == "error" ? std::nullopt : scanArtifactChunk(binding, data)) {
-        tracker.applyArtifactChunk(*chunk, out);
+    // The usual events (a chunk of the answer, a status update) are read without building a
+    // QJsonDocument.
+    const auto scan = [&] {
+        return scanStreamEvent(
+            binding, data, ScanHints{tracker.needsIds(), tracker.lastWireState(), tracker.lastArtifactId()});
+    };
+    if (const std::optional<ScannedEvent> scanned = type == "error" ? std::nullopt : scan()) {
+        if (scanned->kind == ScannedEvent::Kind::ArtifactUpdate) {
+            tracker.applyArtifactChunk(scanned->chunk, out);
+        } else {
+            tracker.applyStatusUpdate(scanned->status, out);
+        }
         return endStateVerdict(tracker);
     }
     const Reply reply = decodeReply(binding, data);

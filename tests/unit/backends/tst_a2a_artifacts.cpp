@@ -6,6 +6,7 @@
 // what the mapper did before and what `Composer` below still does.
 #include "backends/a2a/a2amapper.h"
 #include "backends/a2a/a2areply.h"
+#include "backends/a2a/a2ascan.h"
 #include "domain/runreducer.h"
 
 #include <QJsonArray>
@@ -147,6 +148,33 @@ std::optional<ArtifactChunk> generalChunk(Binding binding, const QByteArray &dat
     if (item.kind != StreamItem::Kind::ArtifactUpdate)
         return std::nullopt;
     return artifactChunkOf(item.object);
+}
+
+// What the general path reads from a status-update reply.
+std::optional<StatusUpdate> generalStatus(Binding binding, const QByteArray &data)
+{
+    const Reply reply = decodeReply(binding, data);
+    if (!reply.ok())
+        return std::nullopt;
+    const StreamItem item = classify(reply.result);
+    if (item.kind != StreamItem::Kind::StatusUpdate)
+        return std::nullopt;
+    return statusUpdateOf(item.object);
+}
+
+QString describe(const StatusUpdate &u)
+{
+    QString out = u"task=%1 context=%2"_s.arg(u.taskId, u.contextId);
+    if (u.status) {
+        out += u" state=%1"_s.arg(u.status->state);
+        if (const std::optional<MessageInfo> &m = u.status->message) {
+            out += u" message=%1 task=%2 context=%3 user=%4 text=%5"_s
+                       .arg(m->messageId, m->taskId, m->contextId)
+                       .arg(m->fromUser)
+                       .arg(m->text);
+        }
+    }
+    return out;
 }
 
 QString describe(const ArtifactChunk &c)
@@ -365,6 +393,93 @@ private Q_SLOTS:
         QFETCH(bool, rest);
         QFETCH(QByteArray, data);
         QVERIFY(!scanArtifactChunk(rest ? Binding::HttpJson : Binding::JsonRpc, data));
+    }
+
+    // Status updates of the usual shape are read as the general path reads them; hints only
+    // save decoding, and ids left out are the only difference.
+    void scannedStatusAgreesWithTheGeneralPath_data()
+    {
+        QTest::addColumn<bool>("rest");
+        QTest::addColumn<QByteArray>("data");
+        const auto row = [](const char *name, bool rest, const QByteArray &data) {
+            QTest::newRow(name) << rest << data;
+        };
+        row("1.0 with a message", false,
+            R"({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m-1","role":"ROLE_AGENT","parts":[{"text":"step 1"}]}}}}})");
+        row("0.3 kind, user role, ids in the message", false,
+            R"({"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"working","message":{"kind":"message","messageId":"m","taskId":"t","contextId":"c","role":"User","parts":[{"kind":"text","text":"hi"}]}},"final":false}})");
+        row("no message", false,
+            R"({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_COMPLETED"}}}})");
+        row("no state, message not an object", false,
+            R"({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","status":{"message":null}}}})");
+        row("status not an object", false,
+            R"({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","status":1}}})");
+        row("REST, escaped role", true,
+            R"({"statusUpdate":{"taskId":"t","status":{"state":"working","message":{"messageId":"m","role":"user","parts":[{"text":"x"}]}}}})");
+        row("odd types", false,
+            R"({"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":1,"contextId":null,"status":{"state":5,"message":{"messageId":2,"role":true,"parts":[{"text":"y"}]}}}}})");
+    }
+    void scannedStatusAgreesWithTheGeneralPath()
+    {
+        QFETCH(bool, rest);
+        QFETCH(QByteArray, data);
+        const Binding binding = rest ? Binding::HttpJson : Binding::JsonRpc;
+        const std::optional<StatusUpdate> general = generalStatus(binding, data);
+        QVERIFY(general);
+        const std::optional<ScannedEvent> scanned = scanStreamEvent(binding, data);
+        QVERIFY(scanned);
+        QCOMPARE(scanned->kind, ScannedEvent::Kind::StatusUpdate);
+        QCOMPARE(describe(scanned->status), describe(*general));
+        // Hints that match and hints that do not: the same values.
+        for (const QString &state : {u"TASK_STATE_WORKING"_s, u"working"_s, u"other"_s}) {
+            const std::optional<ScannedEvent> hinted
+                = scanStreamEvent(binding, data, ScanHints{true, state, {}});
+            QVERIFY(hinted);
+            QCOMPARE(describe(hinted->status), describe(*general));
+        }
+        // Without ids: the ids are empty, the rest is the same.
+        const std::optional<ScannedEvent> noIds = scanStreamEvent(binding, data, ScanHints{false, {}, {}});
+        QVERIFY(noIds);
+        StatusUpdate expected = *general;
+        expected.taskId.clear();
+        expected.contextId.clear();
+        if (expected.status && expected.status->message) {
+            expected.status->message->taskId.clear();
+            expected.status->message->contextId.clear();
+        }
+        QCOMPARE(describe(noIds->status), describe(expected));
+    }
+
+    void unusualStatusUpdatesTakeTheGeneralPath_data()
+    {
+        QTest::addColumn<QByteArray>("data");
+        QTest::newRow("two parts") << QByteArray(
+            R"({"jsonrpc":"2.0","result":{"statusUpdate":{"status":{"state":"working","message":{"messageId":"m","parts":[{"text":"a"},{"text":"b"}]}}}}})");
+        QTest::newRow("content") << QByteArray(
+            R"({"jsonrpc":"2.0","result":{"statusUpdate":{"status":{"state":"working","message":{"messageId":"m","content":[{"text":"a"}]}}}}})");
+        QTest::newRow("status twice") << QByteArray(
+            R"({"jsonrpc":"2.0","result":{"statusUpdate":{"status":{"state":"working"},"status":{"state":"failed"}}}})");
+        QTest::newRow("both kinds") << QByteArray(
+            R"({"jsonrpc":"2.0","result":{"statusUpdate":{"status":{}},"artifactUpdate":{"artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}})");
+        QTest::newRow("bare shape") << QByteArray(R"({"jsonrpc":"2.0","result":{"taskId":"t","status":{}}})");
+    }
+    void unusualStatusUpdatesTakeTheGeneralPath()
+    {
+        QFETCH(QByteArray, data);
+        QVERIFY(!scanStreamEvent(Binding::JsonRpc, data));
+    }
+
+    // An artifact id hint that matches, and one that only looks alike, read as without it.
+    void artifactIdHint()
+    {
+        const QByteArray data
+            = R"({"jsonrpc":"2.0","result":{"artifactUpdate":{"artifact":{"artifactId":"r1","parts":[{"text":"x"}]}}}})";
+        for (const QString &hint : {u"r1"_s, u"r\u0031"_s, u"r"_s}) {
+            const std::optional<ScannedEvent> scanned
+                = scanStreamEvent(Binding::JsonRpc, data, ScanHints{true, {}, hint});
+            QVERIFY(scanned);
+            QCOMPARE(scanned->chunk.artifactId, u"r1"_s);
+        }
     }
 
     // Random sequences of chunks and snapshots give exactly the events of composing the whole
