@@ -79,7 +79,8 @@ private Q_SLOTS:
         QProcess *watch = nullptr;
         const QString id = startWatched(reader, &watch);
         QVERIFY(!id.isEmpty());
-        QCOMPARE(cli({u"deadline"_s, id, u"--in"_s, u"4s"_s, u"--cancel"_s}).exitCode, 0);
+        // Long enough for the watch to write on meanwhile, even on a loaded machine.
+        QCOMPARE(cli({u"deadline"_s, id, u"--in"_s, u"8s"_s, u"--cancel"_s}).exitCode, 0);
         const qsizetype atDeadline = storedLength(reader, id);
         // The watch goes on writing: text well past what it had when the deadline was set.
         QTRY_VERIFY_WITH_TIMEOUT(storedLength(reader, id) > atDeadline + 20, 20000);
