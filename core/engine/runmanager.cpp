@@ -406,6 +406,27 @@ void RunManager::applyEvents(Entry &e, const QString &id, const QList<RunEvent> 
     }
 }
 
+namespace {
+// The baseline of a summary's next write once its output is read (RunManager::ensureOutputLoaded):
+// the output as read; the other fields what this process last wrote, or, never written, what it
+// listed, unless a change of them still waits for the store (`writePending`): then none, and the
+// next write goes whole (RunWriteStatements).
+std::shared_ptr<const Run> baselineWithOutput(const Run &run, const Run &full, bool writePending)
+{
+    if (!run.stored && writePending)
+        return {};
+    auto baseline = std::make_shared<Run>(run.stored ? *run.stored : run);
+    baseline->stored.reset();
+    baseline->prompt = full.prompt;
+    baseline->token = full.token;
+    baseline->input = full.input;
+    baseline->primaryText = full.primaryText;
+    baseline->secondary = full.secondary;
+    baseline->outputLoaded = true;
+    return baseline;
+}
+} // namespace
+
 bool RunManager::ensureOutputLoaded(const QString &id)
 {
     Entry *e = entry(id);
@@ -423,23 +444,7 @@ bool RunManager::ensureOutputLoaded(const QString &id)
     e->run.primaryText = full->primaryText;
     e->run.secondary = full->secondary;
     e->run.outputLoaded = true;
-    // The baseline of the run's next write now has the output as read. Its other fields are what
-    // this process last wrote, or, never written, what it listed, unless a change of them is still
-    // waiting for the store: then the next write goes whole (RunWriteStatements).
-    if (e->run.stored) {
-        auto baseline = std::make_shared<Run>(*e->run.stored);
-        baseline->prompt = full->prompt;
-        baseline->token = full->token;
-        baseline->input = full->input;
-        baseline->primaryText = full->primaryText;
-        baseline->secondary = full->secondary;
-        baseline->outputLoaded = true;
-        e->run.stored = std::move(baseline);
-    } else if (e->queuedIn != m_store->queueGeneration()) {
-        auto baseline = std::make_shared<Run>(e->run);
-        baseline->stored.reset();
-        e->run.stored = std::move(baseline);
-    }
+    e->run.stored = baselineWithOutput(e->run, *full, e->queuedIn == m_store->queueGeneration());
     Q_EMIT runChanged(id, RunChange::Primary | RunChange::Secondary);
     return true;
 }

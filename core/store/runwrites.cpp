@@ -246,9 +246,10 @@ RunWriteStatements::Outcome RunWriteStatements::write(const Run &run, QString *e
              && writeItems(run, wholeOutput ? nullptr : baseline, &why);
     }
     if (!ok) {
+        if (why.isEmpty())
+            why = m_prepareError;
         if (error)
-            *error
-                = Text::tr("Cannot save run %1: %2").arg(run.localId, why.isEmpty() ? m_prepareError : why);
+            *error = Text::tr("Cannot save run %1: %2").arg(run.localId, why);
         if (ownTransaction)
             m_db.rollback();
         return Outcome::Failed;

@@ -20,8 +20,6 @@ using RunwatchTest::waitTerminal;
 
 namespace {
 
-constexpr int kWait = RunwatchTest::kEngineWait;
-
 struct Rig : RunwatchTest::ServerRig<FoundrySimulator>
 {
     explicit Rig(const QJsonObject &options = {}, const QString &apiKey = {},
