@@ -449,7 +449,7 @@ bool RunManager::ensureOutputLoaded(const QString &id)
     return true;
 }
 
-void RunManager::removeLocal(const QString &id)
+void RunManager::removeLocal(const QString &id, StoreRow row)
 {
     stopFollowing(id);
     Entry *e = entry(id);
@@ -461,7 +461,7 @@ void RunManager::removeLocal(const QString &id)
     // handled runRemoved, so the entry must outlive the signal.
     const std::shared_ptr<Entry> keepAlive = m_runs.take(id);
     m_order.removeAll(id);
-    if (m_store)
+    if (m_store && row == StoreRow::Delete)
         m_store->removeRun(id);
     Q_EMIT runRemoved(id);
 }

@@ -193,7 +193,9 @@ private:
     QCoro::Task<> doRespond(QString id, InputAnswer answer);
     QCoro::Task<> doFollowUpWorking(QString id, QString prompt);
     QCoro::Task<> doAttach(QString id, bool created);
-    void removeLocal(const QString &id);
+    // Takes a run out of this process; its row too, unless another process deleted it already.
+    enum class StoreRow { Delete, AlreadyGone };
+    void removeLocal(const QString &id, StoreRow row = StoreRow::Delete);
     // runmanager_store.cpp: runs another process deleted from the store leave this one too (no
     // write, the file has them gone already), and a followed run's deadline set elsewhere is read.
     void letGoDeletedRuns(const QStringList &ids);

@@ -48,14 +48,8 @@ void RunManager::setStore(RunStore *store)
 
 void RunManager::letGoDeletedRuns(const QStringList &ids)
 {
-    for (const QString &id : ids) {
-        if (!entry(id))
-            continue;
-        stopFollowing(id);
-        const std::shared_ptr<Entry> keepAlive = m_runs.take(id);
-        m_order.removeAll(id);
-        Q_EMIT runRemoved(id);
-    }
+    for (const QString &id : ids)
+        removeLocal(id, StoreRow::AlreadyGone);
 }
 
 void RunManager::wakeStoreSync()

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RunStore's reads on this thread's connection: single runs, listings (whole or a page at a time),
+// the timings the stuck rule needs and what other processes may change on a followed run. A save
+// that is scheduled or being written wins over what the file holds.
+#include "store/runstore.h"
+
+#include "store/runstorerows.h"
+
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+std::optional<Run> RunStore::queryOne(const QString &condition, const QString &value) const
+{
+    if (!isOpen())
+        return std::nullopt;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"SELECT %1 WHERE %2 LIMIT 1"_s.arg(detail::selectRuns(false), condition));
+    // Every `?` of the condition stands for the same value.
+    for (qsizetype i = condition.count(u'?'); i > 0; --i)
+        q.addBindValue(value);
+    if (!q.exec() || !q.next())
+        return std::nullopt;
+    detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
+    return reader.read(q, false);
+}
+
+std::optional<Run> RunStore::loadRun(const QString &localId) const
+{
+    if (const Run *run = pendingRun(localId))
+        return *run;
+    if (const Run *run = inFlight(localId))
+        return *run;
+    return queryOne(u"r.local_id = ?"_s, localId);
+}
+
+std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
+{
+    if (auto run = loadRun(idOrRemoteId))
+        return run;
+    if (auto run = queryOne(u"r.remote_id = ?"_s, idOrRemoteId))
+        return run;
+    // A run that went on in new remote objects (an OpenAI response continued with
+    // previous_response_id) is found by every id it went through: a script may hold the first.
+    // instr() keeps the JSON out of it for almost every row; CASE keeps json_each off a token
+    // that is not JSON (it would fail the whole query).
+    return queryOne(
+        u"instr(r.token, ?) > 0 AND CASE WHEN json_valid(r.token) THEN EXISTS "
+        "(SELECT 1 FROM json_each(r.token, '$.previous_remote_ids') WHERE value = ?) ELSE 0 END"_s,
+        idOrRemoteId);
+}
+
+// One row of a listing, as this process sees it: a save that is scheduled or being written wins
+// over what the file holds.
+Run RunStore::listedRun(const QSqlQuery &q, Load load, detail::RunRowReader *reader) const
+{
+    const QString localId = q.value(detail::kLocalIdColumn).toString();
+    if (const Run *pending = pendingRun(localId))
+        return *pending;
+    if (const Run *written = inFlight(localId))
+        return *written;
+    return reader->read(q, load == Load::Summary);
+}
+
+QList<Run> RunStore::loadRuns(Load load) const
+{
+    QList<Run> runs;
+    if (!isOpen())
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    // A sequential scan sorted here beats walking the created_at index with a lookup per row.
+    if (!q.exec(u"SELECT %1"_s.arg(detail::selectRuns(load == Load::Summary))))
+        return runs;
+    runs.reserve(runCount());
+    detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
+    while (q.next())
+        runs.append(listedRun(q, load, &reader));
+    // Sort a permutation, not the runs: a Run is large, and moving each one once beats the
+    // n log n moves of sorting them in place (100k runs: ~40 ms less).
+    QList<std::pair<qint64, qsizetype>> order;
+    order.reserve(runs.size());
+    for (qsizetype i = 0; i < runs.size(); ++i)
+        order.append({runs.at(i).createdAt.toMSecsSinceEpoch(), i});
+    if (std::is_sorted(order.cbegin(), order.cend()))
+        return runs;
+    std::sort(order.begin(), order.end()); // ties keep insertion order: the index is the second key
+    QList<Run> sorted;
+    sorted.reserve(runs.size());
+    for (const auto &entry : std::as_const(order))
+        sorted.append(std::move(runs[entry.second]));
+    return sorted;
+}
+
+QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position) const
+{
+    QList<Run> runs;
+    if (!isOpen() || !position || position->atEnd || limit <= 0)
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    // Keyset paging on (created_at, local_id) walks the created_at index: each page costs its own
+    // rows, however deep into the history it starts. created_at is never NULL (the writer stores
+    // '' for an unknown time, which sorts last).
+    const QString where = position->started ? u"WHERE (r.created_at, r.local_id) < (?, ?) "_s : QString();
+    q.prepare(u"SELECT %1 %2ORDER BY r.created_at DESC, r.local_id DESC LIMIT ?"_s.arg(
+        detail::selectRuns(load == Load::Summary), where));
+    if (position->started) {
+        q.addBindValue(position->createdAt);
+        q.addBindValue(position->localId);
+    }
+    q.addBindValue(limit);
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        position->atEnd = true;
+        return runs;
+    }
+    runs.reserve(limit);
+    detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
+    while (q.next()) {
+        position->createdAt = q.value(detail::kCreatedAtColumn).toString();
+        position->localId = q.value(detail::kLocalIdColumn).toString();
+        runs.append(listedRun(q, load, &reader));
+    }
+    position->started = true;
+    position->atEnd = runs.size() < limit;
+    return runs;
+}
+
+QHash<QString, RunStore::DeadlineFields> RunStore::readDeadlines(const QStringList &localIds) const
+{
+    QHash<QString, DeadlineFields> fields;
+    if (!isOpen())
+        return fields;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    q.prepare(u"SELECT deadline_at, cancel_at_deadline FROM runs WHERE local_id = ?"_s);
+    for (const QString &id : localIds) {
+        // Handed to the writer and not on disk yet: the file is older than the run's baseline.
+        // (A run merely scheduled is fine: its baseline is what was last written.)
+        if (inFlight(id))
+            continue;
+        q.addBindValue(id);
+        if (q.exec() && q.next())
+            fields.insert(id, {detail::fromIso(q.value(0)), q.value(1).toInt() != 0});
+        q.finish();
+    }
+    return fields;
+}
+
+QList<Run> RunStore::loadCompletedTimings(const QString &connection, const QString &model) const
+{
+    QList<Run> runs;
+    if (!isOpen())
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    q.prepare(u"SELECT local_id, created_at, finished_at FROM runs WHERE status = ? AND connection = ? "
+              "AND COALESCE(model, '') = ?"_s);
+    q.addBindValue(statusName(RunStatus::Completed));
+    q.addBindValue(connection);
+    q.addBindValue(model.isNull() ? QString(u""_s) : model); // a null QString would bind NULL
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return runs;
+    }
+    while (q.next()) {
+        Run &run = runs.emplace_back();
+        run.localId = q.value(0).toString();
+        run.connection = connection;
+        run.model = model;
+        run.status = RunStatus::Completed;
+        run.createdAt = detail::fromIso(q.value(1));
+        run.finishedAt = detail::fromIso(q.value(2));
+    }
+    return runs;
+}
+
+int RunStore::runCount() const
+{
+    if (!isOpen())
+        return 0;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    if (!q.exec(u"SELECT COUNT(*) FROM runs"_s) || !q.next())
+        return 0;
+    return q.value(0).toInt();
+}
+
+} // namespace Runwatch
