@@ -181,14 +181,19 @@ void RunStore::scheduleSave(const QString &localId, RunStatus status)
         return;
     m_pending.remove(localId); // an older copy: the source's run is newer
     m_pendingIds.insert(localId);
-    armFlush(localId, status);
+    // A run the file does not have yet, or whose remote id it does not have yet (a billed run it
+    // would not know), goes at once: small, before its output grows past what a nearly full disk
+    // still takes.
+    const Run *run = m_source(localId);
+    const bool unknownToFile = run && (!run->stored || run->stored->remoteId != run->remoteId);
+    armFlush(localId, status, unknownToFile);
 }
 
-void RunStore::armFlush(const QString &localId, RunStatus status)
+void RunStore::armFlush(const QString &localId, RunStatus status, bool now)
 {
     const auto written = m_writtenStatus.constFind(localId);
     const bool statusChanged = written == m_writtenStatus.constEnd() || *written != status;
-    const int delay = statusChanged ? m_flushMs : 5 * m_flushMs;
+    const int delay = now ? 0 : statusChanged ? m_flushMs : 5 * m_flushMs;
     if (!m_flushTimer.isActive() || m_flushTimer.remainingTime() > delay)
         m_flushTimer.start(delay);
 }

@@ -30,7 +30,8 @@ class RunRowReader;
 // WAL growth and checkpoint syncs stay off the GUI thread (bench_gui_live). Reads go through
 // this thread's connection and see scheduled and in-flight writes (loadRun, loadRuns); the
 // operations that change the file from here first wait for the writer. A run whose status changed is
-// written within the flush interval (200 ms); one that only grew output within five times that:
+// written within the flush interval (200 ms), a new run and a new remote id at once; one that only
+// grew output within five times that:
 // its text and its continuation token are written together, so a crash in between loses nothing
 // that resuming from the stored cursor does not fetch again.
 class RunStore : public QObject
@@ -165,7 +166,7 @@ private:
     const Run *pendingRun(const QString &localId) const;
     // Copies the source's runs of m_pendingIds into m_pending.
     void takePendingFromSource();
-    void armFlush(const QString &localId, RunStatus status);
+    void armFlush(const QString &localId, RunStatus status, bool now = false);
     Run listedRun(const QSqlQuery &q, Load load, detail::RunRowReader *reader) const;
     // The first run matching an SQL condition on `r` whose every `?` is `value`.
     std::optional<Run> queryOne(const QString &condition, const QString &value) const;
