@@ -165,10 +165,17 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         // A continued run's snapshots cover only the current remote object's text.
         const qint64 base = std::clamp<qint64>(run.token.textBase, 0, run.primaryText.size());
         const QString text = base > 0 ? run.primaryText.left(base) + event.text : event.text;
-        // An empty or shorter-prefix snapshot (a cancel that cleared output, a stale poll) never
-        // throws away text we already have.
-        if (event.text.isEmpty() || text == run.primaryText || run.primaryText.startsWith(text))
+        if (event.text.isEmpty())
             break;
+        // An equal or shorter-prefix snapshot (a stale poll, a stream resumed behind a poll) never
+        // throws away text we already have. A stream's still says where its cursor is: its next
+        // delta goes after this text, and is matched with ours from there (a delta placed after a
+        // cursor left behind by an earlier poll replaced the whole answer).
+        if (text == run.primaryText || run.primaryText.startsWith(text)) {
+            if (atCursor)
+                run.token.textAtCursor = text.size() < run.primaryText.size() ? text.size() : -1;
+            break;
+        }
         if (event.verify || !text.startsWith(run.primaryText))
             ++run.reconciliations;
         // A stream's snapshot is where its cursor is. A poll's (no cursor) may be ahead of a

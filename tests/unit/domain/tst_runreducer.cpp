@@ -358,6 +358,38 @@ private Q_SLOTS:
         QCOMPARE(polled.token.textAtCursor, -1);
     }
 
+    // A resumed stream that starts with a snapshot (A2A's SubscribeToTask: the task as it is
+    // now) after a poll read the same text: the stream's cursor is at the end of that snapshot,
+    // so its next delta is appended. It replaced the whole answer when the cursor stayed where
+    // the poll had left it (tst_a2a_cli followUpWorkingTask: "tok0 " lost).
+    void streamSnapshotAfterAPollMovesTheCursor()
+    {
+        Run run;
+        run.token.sequence = 1; // started and streamed: the task, no text yet
+        applyEvent(run, RunEvent::primarySnapshot(u"tok0 tok1 "_s)); // `status`, `followup`: a read
+        QCOMPARE(run.token.textAtCursor, 0);
+        RunEvent resumed = RunEvent::primarySnapshot(u"tok0 tok1 "_s);
+        resumed.sequence = 2;
+        QCOMPARE(applyEvent(run, resumed), RunChanges(RunChange::Cursor));
+        QCOMPARE(run.token.textAtCursor, -1);
+        applyEvent(run, RunEvent::primaryDelta(u"[noted] "_s, 3));
+        QCOMPARE(run.primaryText, u"tok0 tok1 [noted] "_s);
+        QCOMPARE(run.reconciliations, 0);
+
+        // A stream's snapshot behind our text: its next deltas are matched from its end.
+        Run behind;
+        behind.token.sequence = 1;
+        applyEvent(behind, RunEvent::primarySnapshot(u"abc def ghi"_s));
+        RunEvent older = RunEvent::primarySnapshot(u"abc "_s);
+        older.sequence = 2;
+        applyEvent(behind, older);
+        QCOMPARE(behind.token.textAtCursor, 4);
+        applyEvent(behind, RunEvent::primaryDelta(u"def "_s, 3));
+        applyEvent(behind, RunEvent::primaryDelta(u"ghi and more"_s, 4));
+        QCOMPARE(behind.primaryText, u"abc def ghi and more"_s);
+        QCOMPARE(behind.reconciliations, 0);
+    }
+
     void errorText()
     {
         RunError e{ErrorKind::RateLimited, u"rate_limit_exceeded"_s, u"Slow down"_s, true, 429, u"req_1"_s};
