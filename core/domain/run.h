@@ -148,23 +148,25 @@ private:
     // not be able to make them collide.
     struct Slot
     {
-        quint32 tag = 0;  // the upper half of the id's hash (the lower picks the slot)
+        quint32 tag = 0;  // the upper half of the id's hash; its low bits pick the slot
         quint32 next = 0; // the position + 1 (no list of 2^32 items fits in memory); 0: empty
     };
 
     void rebuild(const QList<SecondaryItem> &items);
     void extend(const QList<SecondaryItem> &items);
     void insert(const QList<SecondaryItem> &items, qsizetype position);
-    void grow(const QList<SecondaryItem> &items);
+    void grow();
     // The position of `id`, -1 when not there; `stale` when a slot of the same hash held an item
     // of another id (moved or renamed since, or a rare collision).
     qsizetype lookup(const QList<SecondaryItem> &items, const QString &id, quint64 hash, bool &stale) const;
 
-    QList<Slot> m_slots; // a power of two long, at most half full
+    QList<Slot> m_slots; // a power of two long, at most three quarters full
     qsizetype m_used = 0;
     const SecondaryItem *m_buffer = nullptr; // the list's buffer when indexed
     qsizetype m_covered = 0;                 // items[0, m_covered) are in m_slots
     QString m_tailId;                        // the id of items[m_covered - 1]
+    QString m_missedId;                      // the id find() missed last, and its hash
+    quint64 m_missedHash = 0;
 };
 
 // What a run that waits for a person asks for.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonscan.h"
+#include "jsonscan_p.h"
 
 #include <QStringDecoder>
 
@@ -8,82 +9,12 @@
 
 namespace Runwatch::JsonScan {
 
+using detail::Cursor;
+using detail::isHex;
+using detail::kMaxDepth;
+using detail::skipString;
+
 namespace {
-
-constexpr int kMaxDepth = 256;
-
-struct Cursor
-{
-    const char *p;
-    const char *end;
-    bool hasEscapes = false;
-    bool nonAscii = false;
-
-    bool atEnd() const { return p >= end; }
-    void skipWs()
-    {
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-            ++p;
-    }
-};
-
-bool isHex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-// Skips a string starting at the opening quote. UTF-8 validity is checked only when the string
-// is decoded: skipping is on the hot path for fields nobody reads.
-bool skipString(Cursor &c)
-{
-    ++c.p; // opening quote
-    c.hasEscapes = false;
-    while (c.p < c.end) {
-        // memchr-style scan for the next quote or backslash.
-        const char *q = c.p;
-        while (q < c.end && *q != '"' && *q != '\\') {
-            // One comparison for both: a control character or a byte >= 0x80.
-            const unsigned char byte = static_cast<unsigned char>(*q);
-            if (unsigned(byte - 0x20) >= 0x60u) {
-                if (byte < 0x20)
-                    return false; // raw control characters are not allowed in JSON strings
-                c.nonAscii = true;
-            }
-            ++q;
-        }
-        if (q >= c.end)
-            return false;
-        if (*q == '"') {
-            c.p = q + 1;
-            return true;
-        }
-        // Backslash escape.
-        c.hasEscapes = true;
-        if (q + 1 >= c.end)
-            return false;
-        const char e = q[1];
-        switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-        case 'b':
-        case 'f':
-        case 'n':
-        case 'r':
-        case 't':
-            c.p = q + 2;
-            break;
-        case 'u':
-            if (c.end - q < 6 || !isHex(q[2]) || !isHex(q[3]) || !isHex(q[4]) || !isHex(q[5]))
-                return false;
-            c.p = q + 6;
-            break;
-        default:
-            return false;
-        }
-    }
-    return false;
-}
 
 // Past a run of decimal digits.
 const char *skipDigits(const char *p, const char *end)
@@ -134,8 +65,6 @@ bool skipLiteral(Cursor &c, const char *word, std::size_t len)
     return true;
 }
 
-bool skipValue(Cursor &c, int depth);
-
 bool skipContainer(Cursor &c, int depth, char close)
 {
     if (depth > kMaxDepth)
@@ -157,7 +86,7 @@ bool skipContainer(Cursor &c, int depth, char close)
             ++c.p;
             c.skipWs();
         }
-        if (!skipValue(c, depth + 1))
+        if (!detail::skipValue(c, depth + 1))
             return false;
         c.skipWs();
         if (c.atEnd())
@@ -171,28 +100,6 @@ bool skipContainer(Cursor &c, int depth, char close)
             return true;
         }
         return false;
-    }
-}
-
-bool skipValue(Cursor &c, int depth)
-{
-    if (c.atEnd())
-        return false;
-    switch (*c.p) {
-    case '"':
-        return skipString(c);
-    case '{':
-        return skipContainer(c, depth, '}');
-    case '[':
-        return skipContainer(c, depth, ']');
-    case 't':
-        return skipLiteral(c, "true", 4);
-    case 'f':
-        return skipLiteral(c, "false", 5);
-    case 'n':
-        return skipLiteral(c, "null", 4);
-    default:
-        return skipNumber(c);
     }
 }
 
@@ -250,6 +157,28 @@ std::optional<QString> decodeUtf8(QByteArrayView bytes)
 
 } // namespace
 
+bool detail::skipValue(Cursor &c, int depth)
+{
+    if (c.atEnd())
+        return false;
+    switch (*c.p) {
+    case '"':
+        return skipString(c);
+    case '{':
+        return skipContainer(c, depth, '}');
+    case '[':
+        return skipContainer(c, depth, ']');
+    case 't':
+        return skipLiteral(c, "true", 4);
+    case 'f':
+        return skipLiteral(c, "false", 5);
+    case 'n':
+        return skipLiteral(c, "null", 4);
+    default:
+        return skipNumber(c);
+    }
+}
+
 bool scanObject(QByteArrayView json, MemberSink sink)
 {
     Cursor c{json.data(), json.data() + json.size()};
@@ -279,7 +208,7 @@ bool scanObject(QByteArrayView json, MemberSink sink)
         ++c.p;
         c.skipWs();
         const char *valueStart = c.p;
-        if (!skipValue(c, 1))
+        if (!detail::skipValue(c, 1))
             return false;
         member.value = QByteArrayView(valueStart, c.p - valueStart);
         sink.call(sink.context, member);
@@ -308,103 +237,6 @@ Reader::Reader(QByteArrayView json)
     m_p = c.p;
 }
 
-bool Reader::fail()
-{
-    m_failed = true;
-    m_p = m_end;
-    return false;
-}
-
-bool Reader::enterObject()
-{
-    if (m_failed || peek() != '{' || m_depth > kMaxDepth)
-        return fail();
-    ++m_p;
-    ++m_depth;
-    m_first = true;
-    return true;
-}
-
-bool Reader::enterArray()
-{
-    if (m_failed || peek() != '[' || m_depth > kMaxDepth)
-        return fail();
-    ++m_p;
-    ++m_depth;
-    m_first = true;
-    return true;
-}
-
-// At the end of the container entered last (consumed, true), or past the comma before its next
-// value (false).
-bool Reader::closes(char close)
-{
-    Cursor c{m_p, m_end};
-    c.skipWs();
-    m_p = c.p;
-    if (m_p < m_end && *m_p == close) {
-        ++m_p;
-        --m_depth;
-        m_first = false; // the parent has read this value
-        return true;
-    }
-    if (m_first) {
-        m_first = false;
-        return false;
-    }
-    if (m_p >= m_end || *m_p != ',')
-        return !fail();
-    ++m_p;
-    return false;
-}
-
-bool Reader::nextMember(QByteArrayView &key, bool &keyHasEscapes)
-{
-    if (m_failed || closes('}') || m_failed)
-        return false;
-    Cursor c{m_p, m_end};
-    c.skipWs();
-    if (c.atEnd() || *c.p != '"')
-        return fail();
-    const char *keyStart = c.p + 1;
-    if (!skipString(c))
-        return fail();
-    key = QByteArrayView(keyStart, c.p - 1 - keyStart);
-    keyHasEscapes = c.hasEscapes;
-    m_nonAscii = m_nonAscii || c.nonAscii;
-    c.skipWs();
-    if (c.atEnd() || *c.p != ':')
-        return fail();
-    ++c.p;
-    c.skipWs();
-    m_p = c.p;
-    return true;
-}
-
-bool Reader::nextElement()
-{
-    if (m_failed || closes(']') || m_failed)
-        return false;
-    Cursor c{m_p, m_end};
-    c.skipWs();
-    m_p = c.p;
-    return true;
-}
-
-QByteArrayView Reader::skip()
-{
-    Cursor c{m_p, m_end};
-    if (m_failed || !skipValue(c, m_depth)) {
-        fail();
-        return {};
-    }
-    m_nonAscii = m_nonAscii || c.nonAscii;
-    const QByteArrayView value(m_p, c.p - m_p);
-    m_p = c.p;
-    m_first = false;
-    return value;
-}
-
 bool Reader::finish()
 {
     Cursor c{m_p, m_end};
@@ -420,8 +252,9 @@ std::optional<QString> decodeString(QByteArrayView raw)
     if (!skipString(check) || check.p != check.end)
         return std::nullopt;
     const QByteArrayView body = raw.sliced(1, raw.size() - 2);
+    // The skip has seen every byte: plain ASCII needs no second look.
     if (!check.hasEscapes)
-        return decodeUtf8(body);
+        return check.nonAscii ? decodeUtf8(body) : QString::fromLatin1(body);
 
     QString out;
     out.reserve(body.size());

@@ -4,6 +4,8 @@
 #include <QByteArrayView>
 #include <QString>
 
+#include "jsonscan_p.h"
+
 #include <optional>
 
 namespace Runwatch::JsonScan {
@@ -62,7 +64,10 @@ public:
 
 private:
     bool fail();
+    // At the end of the container entered last (consumed, true), or past the comma before its
+    // next value (false).
     bool closes(char close);
+    bool enter(char open);
 
     const char *m_p;
     const char *m_end;
@@ -71,6 +76,104 @@ private:
     bool m_failed = false;
     bool m_nonAscii = false;
 };
+
+// Inline: one call per member of every level a caller walks (see jsonscan_p.h).
+inline bool Reader::fail()
+{
+    m_failed = true;
+    m_p = m_end;
+    return false;
+}
+
+inline bool Reader::enter(char open)
+{
+    if (m_failed || peek() != open || m_depth > detail::kMaxDepth)
+        return fail();
+    ++m_p;
+    ++m_depth;
+    m_first = true;
+    return true;
+}
+
+inline bool Reader::enterObject()
+{
+    return enter('{');
+}
+
+inline bool Reader::enterArray()
+{
+    return enter('[');
+}
+
+inline bool Reader::closes(char close)
+{
+    detail::Cursor c{m_p, m_end};
+    c.skipWs();
+    m_p = c.p;
+    if (m_p < m_end && *m_p == close) {
+        ++m_p;
+        --m_depth;
+        m_first = false; // the parent has read this value
+        return true;
+    }
+    if (m_first) {
+        m_first = false;
+        return false;
+    }
+    if (m_p >= m_end || *m_p != ',')
+        return !fail();
+    ++m_p;
+    return false;
+}
+
+inline bool Reader::nextMember(QByteArrayView &key, bool &keyHasEscapes)
+{
+    if (m_failed || closes('}') || m_failed)
+        return false;
+    detail::Cursor c{m_p, m_end};
+    c.skipWs();
+    if (c.atEnd() || *c.p != '"')
+        return fail();
+    const char *keyStart = c.p + 1;
+    if (!detail::skipString(c))
+        return fail();
+    key = QByteArrayView(keyStart, c.p - 1 - keyStart);
+    keyHasEscapes = c.hasEscapes;
+    m_nonAscii = m_nonAscii || c.nonAscii;
+    c.skipWs();
+    if (c.atEnd() || *c.p != ':')
+        return fail();
+    ++c.p;
+    c.skipWs();
+    m_p = c.p;
+    return true;
+}
+
+inline bool Reader::nextElement()
+{
+    if (m_failed || closes(']') || m_failed)
+        return false;
+    detail::Cursor c{m_p, m_end};
+    c.skipWs();
+    m_p = c.p;
+    return true;
+}
+
+inline QByteArrayView Reader::skip()
+{
+    detail::Cursor c{m_p, m_end};
+    // A string, the usual value, without the general skip's call.
+    const bool skipped = !m_failed && (peek() == '"' ? detail::skipString(c) : detail::skipValue(c, m_depth));
+    if (!skipped) {
+        fail();
+        return {};
+    }
+    m_nonAscii = m_nonAscii || c.nonAscii;
+    const QByteArrayView value(m_p, c.p - m_p);
+    m_p = c.p;
+    m_first = false;
+    return value;
+}
 
 // Implementation detail of forEachMember: a type-erased callback.
 struct MemberSink

@@ -131,21 +131,7 @@ void A2aBackend::rememberMessageReply(const QString &messageId)
 
 void A2aBackend::dropRepeatedItems(QList<RunEvent> &events)
 {
-    constexpr qsizetype kMaxRemembered = 20000;
-    if (m_deliveredItems.size() > kMaxRemembered)
-        m_deliveredItems.clear(); // a long-lived GUI: forgetting only costs a repeated line
-    events.removeIf([this](const RunEvent &e) {
-        if (e.type != RunEvent::Type::SecondarySnapshot || e.itemId.isEmpty())
-            return false;
-        const size_t seed = QHashSeed::globalSeed();
-        // Odd: the 0 that operator[] puts in for an id not seen yet matches no text.
-        const size_t text = qHash(e.text, seed) | 1;
-        size_t &delivered = m_deliveredItems[qHash(e.itemId, seed)];
-        if (delivered == text)
-            return true;
-        delivered = text;
-        return false;
-    });
+    m_deliveredItems.dropRepeats(events);
 }
 
 QList<RunEvent> A2aBackend::eventsForTask(const QJsonValue &result)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "a2acard.h"
+#include "a2adelivered.h"
 #include "a2areply.h"
 #include "backends/runbackend.h"
 #include "domain/connection.h"
@@ -182,10 +183,7 @@ private:
     std::optional<A2a::AgentInterface> m_interface;
     QHash<QString, QString> m_contexts; // taskId → contextId, learnt from what the agent sent
     QSet<QString> m_messageReplies;     // runs that were a direct Message answer (no task)
-    // qHash of a delivered secondary item's id → qHash of its text (made odd), seeded: a genuine
-    // item taken for a repeat needs both to collide. Hashes for keys: no string copied or
-    // compared per item.
-    QHash<size_t, size_t> m_deliveredItems;
+    A2a::DeliveredItems m_deliveredItems;
     qint64 m_nextRpcId = 1;
 };
 
