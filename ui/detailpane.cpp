@@ -147,6 +147,19 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     m_usage->setPalette(mp);
     m_usage->hide();
     titles->addWidget(m_usage);
+    // The run's latest state could not be written to the store (RunManager::saveProblem): said on
+    // the run itself, not only in the status bar, because closing the app now would lose it.
+    m_unsaved = new QLabel;
+    m_unsaved->setTextFormat(Qt::PlainText); // the error text is SQLite's or the system's
+    m_unsaved->setObjectName(u"runUnsaved"_s);
+    m_unsaved->setAccessibleName(tr("Not saved"));
+    m_unsaved->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_unsaved->setWordWrap(true);
+    m_unsaved->setStyleSheet(
+        u"#runUnsaved { background: rgba(207, 34, 46, 0.10);"
+        " border: 1px solid rgba(207, 34, 46, 0.45); border-radius: 4px; padding: 3px 6px; }"_s);
+    m_unsaved->hide();
+    titles->addWidget(m_unsaved);
     header->addLayout(titles, 1);
     layout->addLayout(header);
 
@@ -464,6 +477,14 @@ void DetailPane::refresh()
         meta << deadline;
     m_meta->setText(meta.join(u"  ·  "_s));
     refreshUsage(*run);
+    if (const QString problem = m_manager->saveProblem(m_runId); !problem.isEmpty()) {
+        m_unsaved->setText(tr("Not saved: %1. What arrived is kept in this window and saved as soon as "
+                              "the run store can be written; closing Runwatch now would lose it.")
+                               .arg(problem));
+        m_unsaved->show();
+    } else {
+        m_unsaved->hide();
+    }
     refreshConversation(*run);
     if (const auto progress = runProgress(*run, now)) {
         m_progress->setValue(qRound(progress->fraction * 1000));

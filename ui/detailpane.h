@@ -85,6 +85,7 @@ private:
     BadgeWidget *m_badge = nullptr;
     QLabel *m_title = nullptr;
     QLabel *m_meta = nullptr;
+    QLabel *m_unsaved = nullptr; // the run's latest state is not in the store
     QLabel *m_usage = nullptr;
     QWidget *m_progressRow = nullptr;
     QProgressBar *m_progress = nullptr;

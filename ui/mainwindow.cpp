@@ -23,11 +23,13 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
@@ -537,6 +539,29 @@ bool MainWindow::fitToScreen()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    // What the store could not take yet lives only in this process: one more try, then the
+    // operator decides (a full disk can be cleared while Runwatch waits).
+    if (RunStore *store = m_manager ? m_manager->store() : nullptr; store && !store->writeError().isEmpty()) {
+        store->flush();
+        if (!store->writeError().isEmpty()) {
+            QMessageBox box(QMessageBox::Warning, tr("Runs not saved"),
+                            tr("The latest output of some runs could not be saved to %1: %2.\n\nIf you quit "
+                               "now, it is lost. Free disk space or close what holds the file, then quit "
+                               "again.")
+                                .arg(QDir::toNativeSeparators(store->path()), store->writeError()),
+                            QMessageBox::NoButton, this);
+            box.setTextFormat(Qt::PlainText);
+            QPushButton *quit = box.addButton(tr("Quit Anyway"), QMessageBox::DestructiveRole);
+            QPushButton *stay = box.addButton(tr("Keep Runwatch Open"), QMessageBox::RejectRole);
+            box.setDefaultButton(stay);
+            box.setEscapeButton(stay);
+            box.exec();
+            if (box.clickedButton() != quit) {
+                event->ignore();
+                return;
+            }
+        }
+    }
     saveState();
     QMainWindow::closeEvent(event);
 }

@@ -170,14 +170,16 @@ bool AppController::start(QString *error)
     // Until the store takes writes again the message stays: what arrives meanwhile lives only in
     // this process.
     connect(&m_store, &RunStore::writeErrorChanged, this, [this](const QString &error) {
+        if (!m_window)
+            return; // the app is closing: the store's last flush reports to no one
         if (error.isEmpty()) {
             m_window->statusBar()->showMessage(tr("The run store can be written again: every run is saved."),
                                                10000);
             return;
         }
         m_window->statusBar()->showMessage(
-            tr("Cannot save runs to %1: %2. Runs are kept in memory and saved when the store can be written.")
-                .arg(m_store.path(), error));
+            tr("Runs not saved: %1. They are kept in memory and saved when the store can be written.")
+                .arg(error));
     });
 
     if (demo) {

@@ -21,6 +21,9 @@ enum class RunChange {
     Dropped = 0x100, // duplicate / out of order: nothing applied
     // The operator set or cleared the deadline (RunManager::setDeadline).
     Deadline = 0x200,
+    // Whether the run's latest state is in the store changed: a write of it failed, or went
+    // through again (RunManager::saveProblem). Never from applyEvent.
+    Stored = 0x400,
 };
 Q_DECLARE_FLAGS(RunChanges, RunChange)
 Q_DECLARE_OPERATORS_FOR_FLAGS(RunChanges)

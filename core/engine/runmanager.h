@@ -69,6 +69,10 @@ public:
 
     void setStore(RunStore *store);
     RunStore *store() const { return m_store; }
+    // Why the run's latest state is not in the store (its write failed: a full disk, a locked
+    // or read-only file), or empty. It is kept here and written when the store takes writes
+    // again; runChanged(id, RunChange::Stored) says when this changes.
+    QString saveProblem(const QString &id) const;
     // The operator's prices, read from the store by setStore() (both front ends cost runs with it).
     PriceBook *prices() { return &m_prices; }
     const PriceBook *prices() const { return &m_prices; }

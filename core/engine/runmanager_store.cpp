@@ -37,6 +37,12 @@ void RunManager::setStore(RunStore *store)
             return e ? &e->run : nullptr;
         });
         connect(m_store, &RunStore::runsDeletedElsewhere, this, &RunManager::letGoDeletedRuns);
+        connect(m_store, &RunStore::unsavedRunsChanged, this, [this](const QStringList &ids) {
+            for (const QString &id : ids) {
+                if (entry(id))
+                    Q_EMIT runChanged(id, RunChange::Stored);
+            }
+        });
         if (!m_storeSync) {
             m_storeSync = new QTimer(this);
             m_storeSync->setInterval(kStoreSyncMs);
@@ -44,6 +50,11 @@ void RunManager::setStore(RunStore *store)
         }
     }
     m_prices.setStore(store);
+}
+
+QString RunManager::saveProblem(const QString &id) const
+{
+    return m_store && m_store->isUnsaved(id) ? m_store->writeError() : QString();
 }
 
 void RunManager::letGoDeletedRuns(const QStringList &ids)

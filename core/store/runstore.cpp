@@ -108,7 +108,17 @@ bool RunStore::open(const QString &path)
     }
     if (!m_statements.prepare(db, &m_error))
         return false;
-    m_writer = new detail::RunStoreWriter(path);
+    m_writer = new detail::RunStoreWriter(path, [this] {
+        // On the writer thread: checkWriteError() runs on this object's (a queued call is
+        // dropped if the store is gone by then; close() deletes the writer first anyway).
+        detail::invokeAcross(
+            this,
+            [this] {
+                if (m_writer) // not closed meanwhile
+                    checkWriteError();
+            },
+            Qt::QueuedConnection);
+    });
     ++m_queueGeneration;
     m_writer->moveToThread(&m_writerThread);
     m_writerThread.setObjectName(u"Runwatch store"_s);
@@ -265,7 +275,9 @@ void RunStore::submitPending()
     }
     if (!m_pending.isEmpty() || !m_pendingIds.isEmpty())
         m_flushTimer.start(kNextBatchMs);
-    if (batch.isEmpty())
+    // An empty batch still goes while writes fail: the writer merges it with what failed and
+    // tries that again (without it a failed batch waited for the next change of some run).
+    if (batch.isEmpty() && m_writeError.isEmpty())
         return;
     detail::invokeAcross(
         m_writer,
@@ -306,6 +318,20 @@ void RunStore::checkWriteError()
     }
     if (const QStringList gone = m_writer->takeGone(); !gone.isEmpty())
         Q_EMIT runsDeletedElsewhere(gone);
+    const QStringList ids = m_writer->unwrittenIds();
+    if (QSet<QString> unsaved(ids.cbegin(), ids.cend()); unsaved != m_unsaved) {
+        QStringList changed;
+        for (const QString &id : std::as_const(unsaved)) {
+            if (!m_unsaved.contains(id))
+                changed << id;
+        }
+        for (const QString &id : std::as_const(m_unsaved)) {
+            if (!unsaved.contains(id))
+                changed << id;
+        }
+        m_unsaved = std::move(unsaved);
+        Q_EMIT unsavedRunsChanged(changed);
+    }
     if (error == m_writeError)
         return;
     m_writeError = error;
@@ -318,9 +344,16 @@ bool RunStore::removeRun(const QString &localId)
     m_pendingIds.remove(localId);
     ++m_queueGeneration;
     m_writtenStatus.remove(localId);
+    m_unsaved.remove(localId);
     if (!isOpen())
         return false;
     waitForWriter(); // a new run's first write still on its way would bring it back
+    // So would a failed batch written again: the writer lets go of the run first.
+    if (m_writer && !m_writeError.isEmpty()) {
+        detail::invokeAcross(
+            m_writer, [writer = m_writer, localId] { writer->forget(localId); },
+            Qt::BlockingQueuedConnection);
+    }
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery q(db);
     db.transaction();

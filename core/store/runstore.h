@@ -137,10 +137,16 @@ public:
     // or empty. The unwritten state is kept and written again with the next batch and every few
     // seconds until it goes through; flush() waits for the try, so after it this is current.
     QString writeError() const { return m_writeError; }
+    // Whether the run's latest state is among what the last write could not put on disk (then
+    // writeError() says why). Current after flush(), like writeError().
+    bool isUnsaved(const QString &localId) const { return m_unsaved.contains(localId); }
 
 Q_SIGNALS:
     // The write error appeared, changed or cleared (empty): the GUI says so in its status bar.
     void writeErrorChanged(const QString &error);
+    // These runs became unsaved (a write of theirs failed) or saved again: the front ends say so
+    // on each run. Emitted before writeErrorChanged when both change.
+    void unsavedRunsChanged(const QStringList &localIds);
     // A write found these runs deleted from the file by another process (`delete --local`,
     // `prune`) and did not bring them back: the front end lets them go too.
     void runsDeletedElsewhere(const QStringList &localIds);
@@ -188,6 +194,7 @@ private:
     QTimer m_flushTimer;
     QTimer m_retryTimer; // while writes fail: try the unwritten state again
     QString m_writeError;
+    QSet<QString> m_unsaved; // the runs of the batch the writer could not write
 };
 
 } // namespace Runwatch

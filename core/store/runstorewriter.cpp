@@ -13,9 +13,10 @@ Q_DECLARE_LOGGING_CATEGORY(lcStore)
 
 namespace Runwatch::detail {
 
-RunStoreWriter::RunStoreWriter(QString path)
+RunStoreWriter::RunStoreWriter(QString path, std::function<void()> changed)
     : m_path(std::move(path))
     , m_connectionName(u"runwatch-store-writer-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
+    , m_changed(std::move(changed))
 {}
 
 RunStoreWriter::~RunStoreWriter()
@@ -100,14 +101,20 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
         if (!error.isEmpty())
             db.rollback();
     }
+    const bool failedBefore = !this->error().isEmpty();
+    bool foundGone = false;
     if (error.isEmpty()) {
         setError({});
+        const QMutexLocker lock(&m_errorMutex);
+        foundGone = !m_gone.isEmpty();
     } else {
         qCWarning(lcStore) << "run store write failed, kept for the next try:" << error;
         m_unwritten = std::move(batch);
-        setError(error);
+        setError(error, m_unwritten);
     }
     m_completed.store(generation, std::memory_order_release);
+    if (m_changed && (failedBefore || !error.isEmpty() || foundGone))
+        m_changed();
 }
 
 QString RunStoreWriter::error() const
@@ -122,10 +129,28 @@ QStringList RunStoreWriter::takeGone()
     return std::exchange(m_gone, {});
 }
 
-void RunStoreWriter::setError(const QString &error)
+void RunStoreWriter::forget(const QString &localId)
+{
+    m_unwritten.removeIf([&localId](const Run &run) { return run.localId == localId; });
+    const QMutexLocker lock(&m_errorMutex);
+    m_unwrittenIds.removeAll(localId);
+}
+
+QStringList RunStoreWriter::unwrittenIds() const
 {
     const QMutexLocker lock(&m_errorMutex);
+    return m_unwrittenIds;
+}
+
+void RunStoreWriter::setError(const QString &error, const QList<Run> &unwritten)
+{
+    QStringList ids;
+    ids.reserve(unwritten.size());
+    for (const Run &run : unwritten)
+        ids << run.localId;
+    const QMutexLocker lock(&m_errorMutex);
     m_error = error;
+    m_unwrittenIds = std::move(ids);
 }
 
 } // namespace Runwatch::detail

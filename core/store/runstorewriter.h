@@ -13,6 +13,7 @@
 #include <QStringList>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace Runwatch::detail {
@@ -24,7 +25,10 @@ namespace Runwatch::detail {
 class RunStoreWriter final : public QObject
 {
 public:
-    explicit RunStoreWriter(QString path);
+    // `changed` runs on the writer thread after a write whose outcome the store has to act on (it
+    // failed, went through after failing, or found runs deleted elsewhere): the store learns of
+    // it then, not only at its next batch, which may never come (the last run finished).
+    RunStoreWriter(QString path, std::function<void()> changed);
     ~RunStoreWriter() override; // on the writer thread: closes its connection there
 
     // Writer thread. One transaction for the whole batch; `generation` is done afterwards.
@@ -38,13 +42,19 @@ public:
     // Any thread: the runs a write found deleted by another process since the last call. Not
     // written back: the process that deleted a run had the last word on it.
     QStringList takeGone();
+    // Writer thread: drops `localId` from the failed batch (the run is being deleted).
+    void forget(const QString &localId);
+    // Any thread: the runs whose latest state is not on disk because the last write failed (the
+    // batch kept for the next try); empty once a write went through.
+    QStringList unwrittenIds() const;
 
 private:
     bool ensureOpen();
-    void setError(const QString &error);
+    void setError(const QString &error, const QList<Run> &unwritten = {});
 
     QString m_path;
     QString m_connectionName;
+    std::function<void()> m_changed;
     RunWriteStatements m_statements;
     bool m_open = false;
     bool m_failed = false;
@@ -52,7 +62,8 @@ private:
     std::atomic<quint64> m_completed{0};
     mutable QMutex m_errorMutex;
     QString m_error;
-    QStringList m_gone; // under m_errorMutex
+    QStringList m_gone;         // under m_errorMutex
+    QStringList m_unwrittenIds; // under m_errorMutex: m_unwritten's runs
 };
 
 } // namespace Runwatch::detail

@@ -1698,8 +1698,8 @@
         <translation>Der Laufspeicher ist wieder beschreibbar: Jeder Lauf ist gespeichert.</translation>
     </message>
     <message>
-        <source>Cannot save runs to %1: %2. Runs are kept in memory and saved when the store can be written.</source>
-        <translation>Läufe können nicht in %1 gespeichert werden: %2. Die Läufe bleiben im Speicher und werden gespeichert, sobald der Laufspeicher beschreibbar ist.</translation>
+        <source>Runs not saved: %1. They are kept in memory and saved when the store can be written.</source>
+        <translation>Läufe nicht gespeichert: %1. Sie bleiben im Speicher und werden gespeichert, sobald der Laufspeicher beschreibbar ist.</translation>
     </message>
 </context>
 <context>
@@ -3284,6 +3284,14 @@ Zeitleiste und Aktionen zu sehen.</translation>
         <source>no price set for %1 (Settings › Prices…)</source>
         <translation>kein Preis für %1 gesetzt (Einstellungen › Preise…)</translation>
     </message>
+    <message>
+        <source>Not saved</source>
+        <translation>Nicht gespeichert</translation>
+    </message>
+    <message>
+        <source>Not saved: %1. What arrived is kept in this window and saved as soon as the run store can be written; closing Runwatch now would lose it.</source>
+        <translation>Nicht gespeichert: %1. Was angekommen ist, bleibt in diesem Fenster und wird gespeichert, sobald der Laufspeicher wieder beschrieben werden kann; wird Runwatch jetzt geschlossen, geht es verloren.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ErrorObject</name>
@@ -3670,6 +3678,26 @@ keinen Fortschritt macht (die Schätzung des Dienstes oder der Median gleicharti
     <message>
         <source>The stuck rule could not be saved: %1</source>
         <translation>Die Regel für festgefahrene Läufe ließ sich nicht speichern: %1</translation>
+    </message>
+    <message>
+        <source>Runs not saved</source>
+        <translation>Läufe nicht gespeichert</translation>
+    </message>
+    <message>
+        <source>The latest output of some runs could not be saved to %1: %2.
+
+If you quit now, it is lost. Free disk space or close what holds the file, then quit again.</source>
+        <translation>Die neueste Ausgabe einiger Läufe konnte nicht in %1 gespeichert werden: %2.
+
+Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder schließen Sie, was die Datei belegt, und beenden Sie dann erneut.</translation>
+    </message>
+    <message>
+        <source>Quit Anyway</source>
+        <translation>Trotzdem beenden</translation>
+    </message>
+    <message>
+        <source>Keep Runwatch Open</source>
+        <translation>Runwatch geöffnet lassen</translation>
     </message>
 </context>
 <context>

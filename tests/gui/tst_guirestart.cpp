@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The desktop app across a restart (issue #4): a run streaming from the OpenAI simulator when
 // the app quits is listed again by the next app on the same store, resumes by itself and ends
-// with exactly the simulator's text; and the retention setting removes expired finished runs
-// at startup, before they are ever listed.
+// with exactly the simulator's text; a store that cannot be written is said on the run; and the
+// retention setting removes expired finished runs at startup, before they are ever listed.
 #include "appcontroller.h"
 #include "domain/connection.h"
 #include "engine/retention.h"
@@ -10,6 +10,13 @@
 #include "store/runstore.h"
 #include "uitesthelpers.h"
 
+#include <QAbstractButton>
+#include <QApplication>
+#include <QLabel>
+#include <QMessageBox>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QStatusBar>
 #include <QTemporaryDir>
 
 using namespace Runwatch;
@@ -114,6 +121,79 @@ private Q_SLOTS:
         QVERIFY(m_sim->streamConnectionsOpened() > streamsBefore); // it resumed by itself
         QCOMPARE(m_sim->runsCreated(), 1);                         // and was never started anew
         QCOMPARE(m->runIds(), QStringList{id});
+    }
+
+    // A store that cannot be written (another process holds its write lock past the busy
+    // timeout; a full disk takes the same path) is said on the run, in the detail pane, and in
+    // the status bar; once the store takes writes again the run is saved and the note goes.
+    // RUNWATCH_SCREENSHOT_DIR=DIR keeps the window with the note for a look.
+    void unwritableStoreIsSaidOnTheRun()
+    {
+        const QString prompt = u"normal deltas=60 interval_ms=50"_s;
+        // Read here, and kept from the app: there the variable starts scripts/screenshots.sh's plan.
+        const QString shots = qEnvironmentVariable("RUNWATCH_SCREENSHOT_DIR");
+        qunsetenv("RUNWATCH_SCREENSHOT_DIR");
+        AppController app(options());
+        QVERIFY(app.start());
+        RunManager *m = app.manager();
+        QTRY_VERIFY_WITH_TIMEOUT(m->connection(kSim), kWait);
+        QSqlDatabase lock = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"locker"_s);
+        lock.setDatabaseName(storePath());
+        QVERIFY(lock.open());
+        auto hold = std::make_unique<QSqlQuery>(lock);
+        QVERIFY(hold->exec(u"BEGIN IMMEDIATE"_s));
+        StartRequest r;
+        r.prompt = prompt;
+        r.stream = true;
+        const QString id = m->startRun(kSim, r);
+        QVERIFY(!id.isEmpty());
+        MainWindow *window = app.window();
+        QTRY_VERIFY(window->activateRun(id));
+        auto *note = window->findChild<QLabel *>(u"runUnsaved"_s);
+        QVERIFY(note);
+        QTRY_VERIFY_WITH_TIMEOUT(note->isVisible(), kWait);
+        QVERIFY2(note->text().startsWith(u"Not saved: "_s), qPrintable(note->text()));
+        QVERIFY2(note->text().contains(u"locked"_s), qPrintable(note->text()));
+        QVERIFY2(window->statusBar()->currentMessage().startsWith(u"Runs not saved: "_s),
+                 qPrintable(window->statusBar()->currentMessage()));
+        if (!shots.isEmpty())
+            QVERIFY(window->grab().save(QDir(shots).filePath(u"unsaved-run.png"_s)));
+
+        // Closing the window now asks first (after one more try); keeping it open keeps the run.
+        QString question;
+        QTimer answer;
+        answer.setInterval(50);
+        connect(&answer, &QTimer::timeout, this, [&] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            if (!box)
+                return;
+            answer.stop();
+            question = box->text();
+            if (!shots.isEmpty())
+                box->grab().save(QDir(shots).filePath(u"unsaved-quit.png"_s));
+            for (QAbstractButton *b : box->buttons()) {
+                if (b->text() == u"Keep Runwatch Open"_s)
+                    b->click();
+            }
+        });
+        answer.start();
+        QVERIFY(!window->close());
+        QVERIFY2(question.contains(u"If you quit now, it is lost."_s), qPrintable(question));
+        QVERIFY(window->isVisible());
+
+        QVERIFY(hold->exec(u"COMMIT"_s));
+        hold.reset();
+        lock.close();
+        lock = QSqlDatabase();
+        QSqlDatabase::removeDatabase(u"locker"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!note->isVisible(), kWait);
+        QTRY_COMPARE_WITH_TIMEOUT(m->run(id)->status, RunStatus::Completed, kWait);
+        m->store()->flush();
+        RunStore reader;
+        QVERIFY(reader.open(storePath()));
+        const std::optional<Run> saved = reader.loadRun(id);
+        QVERIFY(saved);
+        QCOMPARE(saved->primaryText, RunwatchSim::OpenAiSimulator::tokenText(60));
     }
 
     // Keep finished runs for 30 days: at startup older finished runs go from the store and are

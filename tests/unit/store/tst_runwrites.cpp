@@ -313,9 +313,14 @@ private Q_SLOTS:
         QVERIFY(lock.open());
         QSqlQuery hold(lock);
         QVERIFY(hold.exec(u"BEGIN IMMEDIATE"_s));
+        QSignalSpy unsaved(&p.store, &RunStore::unsavedRunsChanged);
         p.store.scheduleSave(fresh.localId, fresh.status);
         p.store.flush();
         QVERIFY(!p.store.writeError().isEmpty());
+        // Said on the run, for the front ends to show on it.
+        QVERIFY(p.store.isUnsaved(fresh.localId));
+        QCOMPARE(unsaved.size(), 1);
+        QCOMPARE(unsaved.first().first().toStringList(), QStringList{fresh.localId});
         Run &run = p.runs[fresh.localId];
         QVERIFY(run.inStore); // handed over: the source's run now says so
         run.primaryText += u" and more"_s;
@@ -327,11 +332,47 @@ private Q_SLOTS:
         p.store.scheduleSave(fresh.localId, fresh.status);
         p.store.flush();
         QVERIFY2(p.store.writeError().isEmpty(), qPrintable(p.store.writeError()));
+        QVERIFY(!p.store.isUnsaved(fresh.localId));
+        QCOMPARE(unsaved.size(), 2);
+        QCOMPARE(unsaved.last().first().toStringList(), QStringList{fresh.localId});
         RunStore reader;
         QVERIFY(reader.open(m_path));
         const auto onDisk = reader.loadRun(u"new00001"_s);
         QVERIFY(onDisk);
         QCOMPARE(onDisk->primaryText, u"Once and more"_s);
+    }
+
+    // A run deleted while its first write is still failing stays deleted: the failed batch does
+    // not bring it back when the store takes writes again.
+    void deletedWhileUnsavedStaysDeleted()
+    {
+        Process p;
+        QVERIFY(p.open(m_path));
+        Run fresh = liveRun();
+        fresh.localId = u"gone0001"_s;
+        p.runs.insert(fresh.localId, fresh);
+        QSqlDatabase lock = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"locker2"_s);
+        lock.setDatabaseName(m_path);
+        QVERIFY(lock.open());
+        {
+            QSqlQuery hold(lock);
+            QVERIFY(hold.exec(u"BEGIN IMMEDIATE"_s));
+            p.store.scheduleSave(fresh.localId, fresh.status);
+            p.store.flush();
+            QVERIFY(p.store.isUnsaved(fresh.localId));
+            QVERIFY(hold.exec(u"COMMIT"_s));
+        }
+        lock.close();
+        lock = QSqlDatabase();
+        QSqlDatabase::removeDatabase(u"locker2"_s);
+        p.runs.remove(fresh.localId);
+        QVERIFY(p.store.removeRun(fresh.localId));
+        QVERIFY(!p.store.isUnsaved(fresh.localId));
+        p.store.flush(); // the failed batch goes again, without the run
+        QVERIFY2(p.store.writeError().isEmpty(), qPrintable(p.store.writeError()));
+        RunStore reader;
+        QVERIFY(reader.open(m_path));
+        QVERIFY(!reader.loadRun(fresh.localId));
     }
 
     // A store of schema 5 (output as one row per run) moves to pieces and item rows.
