@@ -119,6 +119,37 @@ struct Process
     }
     ~Process() { store.flush(); }
 };
+
+// Another process holding the file's write lock (BEGIN IMMEDIATE) past the writer's busy timeout:
+// the store's writes fail as on a full disk, until release().
+class WriteLock
+{
+public:
+    explicit WriteLock(const QString &path)
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, kName);
+        db.setDatabaseName(path);
+        m_held = db.open() && QSqlQuery(db).exec(u"BEGIN IMMEDIATE"_s);
+    }
+    ~WriteLock() { release(); }
+    bool held() const { return m_held; }
+    void release()
+    {
+        if (!QSqlDatabase::contains(kName))
+            return;
+        {
+            QSqlDatabase db = QSqlDatabase::database(kName, false);
+            QSqlQuery(db).exec(u"COMMIT"_s);
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(kName);
+        m_held = false;
+    }
+
+private:
+    static inline const QString kName = u"locker"_s;
+    bool m_held = false;
+};
 } // namespace
 
 class TestRunWrites final : public QObject
@@ -308,11 +339,8 @@ private Q_SLOTS:
         fresh.localId = u"new00001"_s;
         p.runs.insert(fresh.localId, fresh);
         // Another connection holds the write lock: the first try fails (busy timeout 5 s).
-        QSqlDatabase lock = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"locker"_s);
-        lock.setDatabaseName(m_path);
-        QVERIFY(lock.open());
-        QSqlQuery hold(lock);
-        QVERIFY(hold.exec(u"BEGIN IMMEDIATE"_s));
+        WriteLock lock(m_path);
+        QVERIFY(lock.held());
         QSignalSpy unsaved(&p.store, &RunStore::unsavedRunsChanged);
         p.store.scheduleSave(fresh.localId, fresh.status);
         p.store.flush();
@@ -324,11 +352,7 @@ private Q_SLOTS:
         Run &run = p.runs[fresh.localId];
         QVERIFY(run.inStore); // handed over: the source's run now says so
         run.primaryText += u" and more"_s;
-        QVERIFY(hold.exec(u"COMMIT"_s));
-        hold.finish();
-        lock.close();
-        lock = QSqlDatabase();
-        QSqlDatabase::removeDatabase(u"locker"_s);
+        lock.release();
         p.store.scheduleSave(fresh.localId, fresh.status);
         p.store.flush();
         QVERIFY2(p.store.writeError().isEmpty(), qPrintable(p.store.writeError()));
@@ -351,20 +375,12 @@ private Q_SLOTS:
         Run fresh = liveRun();
         fresh.localId = u"gone0001"_s;
         p.runs.insert(fresh.localId, fresh);
-        QSqlDatabase lock = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"locker2"_s);
-        lock.setDatabaseName(m_path);
-        QVERIFY(lock.open());
-        {
-            QSqlQuery hold(lock);
-            QVERIFY(hold.exec(u"BEGIN IMMEDIATE"_s));
-            p.store.scheduleSave(fresh.localId, fresh.status);
-            p.store.flush();
-            QVERIFY(p.store.isUnsaved(fresh.localId));
-            QVERIFY(hold.exec(u"COMMIT"_s));
-        }
-        lock.close();
-        lock = QSqlDatabase();
-        QSqlDatabase::removeDatabase(u"locker2"_s);
+        WriteLock lock(m_path);
+        QVERIFY(lock.held());
+        p.store.scheduleSave(fresh.localId, fresh.status);
+        p.store.flush();
+        QVERIFY(p.store.isUnsaved(fresh.localId));
+        lock.release();
         p.runs.remove(fresh.localId);
         QVERIFY(p.store.removeRun(fresh.localId));
         QVERIFY(!p.store.isUnsaved(fresh.localId));
