@@ -25,7 +25,7 @@ struct Cursor
     void skipWs()
     {
         // Compact JSON, the usual case, has none: one comparison.
-        if (p<end &&static_cast<unsigned char>(*p)> ' ')
+        if (p == end || static_cast<unsigned char>(*p) > ' ')
             return;
         while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
             ++p;

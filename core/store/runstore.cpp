@@ -285,14 +285,19 @@ void RunStore::submitPending()
         Qt::QueuedConnection);
 }
 
-void RunStore::waitForWriter()
+void RunStore::waitForWriter(const QString &forgetRun)
 {
     // A retry of unwritten state carries no new runs: wait for it too.
     if (!m_writer || (m_inFlight.isEmpty() && m_writeError.isEmpty()))
         return;
-    // Batches are written in order: once this no-op ran on the writer thread, all are on disk.
+    // Batches are written in order: once this ran on the writer thread, all are on disk.
     detail::invokeAcross(
-        m_writer, [] {}, Qt::BlockingQueuedConnection);
+        m_writer,
+        [writer = m_writer, forgetRun] {
+            if (!forgetRun.isEmpty())
+                writer->forget(forgetRun);
+        },
+        Qt::BlockingQueuedConnection);
     m_inFlight.clear();
 }
 
@@ -318,19 +323,14 @@ void RunStore::checkWriteError()
     }
     if (const QStringList gone = m_writer->takeGone(); !gone.isEmpty())
         Q_EMIT runsDeletedElsewhere(gone);
-    const QStringList ids = m_writer->unwrittenIds();
-    if (QSet<QString> unsaved(ids.cbegin(), ids.cend()); unsaved != m_unsaved) {
-        QStringList changed;
-        for (const QString &id : std::as_const(unsaved)) {
-            if (!m_unsaved.contains(id))
-                changed << id;
+    // Runs every batch: nothing to compare while nothing is or was unsaved.
+    if (const QStringList ids = m_writer->unwrittenIds(); !ids.isEmpty() || !m_unsaved.isEmpty()) {
+        QSet<QString> unsaved(ids.cbegin(), ids.cend());
+        if (unsaved != m_unsaved) {
+            const QSet<QString> changed = (unsaved - m_unsaved) + (m_unsaved - unsaved);
+            m_unsaved = std::move(unsaved);
+            Q_EMIT unsavedRunsChanged(changed.values());
         }
-        for (const QString &id : std::as_const(m_unsaved)) {
-            if (!unsaved.contains(id))
-                changed << id;
-        }
-        m_unsaved = std::move(unsaved);
-        Q_EMIT unsavedRunsChanged(changed);
     }
     if (error == m_writeError)
         return;
@@ -347,13 +347,9 @@ bool RunStore::removeRun(const QString &localId)
     m_unsaved.remove(localId);
     if (!isOpen())
         return false;
-    waitForWriter(); // a new run's first write still on its way would bring it back
-    // So would a failed batch written again: the writer lets go of the run first.
-    if (m_writer && !m_writeError.isEmpty()) {
-        detail::invokeAcross(
-            m_writer, [writer = m_writer, localId] { writer->forget(localId); },
-            Qt::BlockingQueuedConnection);
-    }
+    // A new run's first write still on its way would bring it back, and so would a failed batch
+    // written again: both are settled on the writer thread before the row goes.
+    waitForWriter(localId);
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery q(db);
     db.transaction();

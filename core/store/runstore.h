@@ -162,8 +162,9 @@ private:
     bool exec(const QString &sql);
     // Hands pending runs to the writer thread, at most kRunsPerBatch per frame (runstore.cpp).
     void submitPending();
-    // Returns once every batch handed over is on disk.
-    void waitForWriter();
+    // Returns once every batch handed over is on disk (or failed). With `forgetRun`, the writer
+    // also drops that run from a failed batch it keeps for the next try, in the same round trip.
+    void waitForWriter(const QString &forgetRun = {});
     // Takes the writer's error state (main thread): signal on change, retry while failing.
     void checkWriteError();
     // The run as handed to the writer when that batch is not written yet.
