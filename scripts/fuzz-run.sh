@@ -9,6 +9,7 @@
 #   FUZZ_PARALLEL            targets run at the same time (default 1; one core each)
 #   FUZZ_LOG_DIR             logs and crash artifacts (default: <build dir>/fuzz-logs)
 #   FUZZ_SKIP_BUILD=1        run the binaries already in the build directory
+#   FUZZ_BUILD_ONLY=1        build the targets and stop (CI builds them ahead, beside the suite)
 #   FUZZ_MAX_LEN             largest input in bytes (default 262144: 256 KiB)
 #   FUZZ_TIMEOUT             seconds one input may take (default 5)
 #
@@ -40,6 +41,7 @@ if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
     fi
     cmake --build "$build" --target "${targets[@]}" -j"$(nproc)"
 fi
+[ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 
 mkdir -p "$logs"
 run_one() {

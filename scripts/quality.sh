@@ -10,6 +10,9 @@
 #   fuzz    every libFuzzer target for a short bounded time (scripts/fuzz-smoke.sh)
 #
 #   scripts/quality.sh [STAGE...]      default: format tidy asan tsan fuzz
+#   scripts/quality.sh --build-only tsan fuzz
+#                                      only build what those stages run (CI builds them ahead,
+#                                      beside the suite: .ci/run)
 #
 # Every requested stage runs even when an earlier one failed; the summary gives each stage's
 # result and wall time, and the exit status is 1 if any failed. Installs nothing itself beyond
@@ -22,6 +25,11 @@ set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc)"
+build_only=0
+if [ "${1:-}" = --build-only ]; then
+    build_only=1
+    shift
+fi
 stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(format tidy asan tsan fuzz)
 
@@ -93,6 +101,7 @@ stage_tsan() {
         -DRUNWATCH_WERROR=ON -DRUNWATCH_BUILD_BENCH=OFF -DRUNWATCH_BUILD_GUI=OFF \
         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" >/dev/null || return 1
     cmake --build "$build" -j"$jobs" --target "${tests[@]}" || return 1
+    [ "$build_only" = 1 ] && return 0
     local pattern
     pattern="^($(IFS='|'; echo "${tests[*]}"))\$"
     (cd "$build" && TSAN_OPTIONS="halt_on_error=1:ignore_noninstrumented_modules=1:second_deadlock_stack=1" \
@@ -100,7 +109,7 @@ stage_tsan() {
 }
 
 stage_fuzz() {
-    "$root/scripts/fuzz-smoke.sh"
+    FUZZ_BUILD_ONLY="$build_only" "$root/scripts/fuzz-smoke.sh"
 }
 
 summary=()
@@ -108,6 +117,10 @@ failed=0
 for stage in "${stages[@]}"; do
     if ! declare -F "stage_$stage" >/dev/null; then
         echo "unknown stage: $stage (format, tidy, asan, tsan, fuzz)" >&2
+        exit 2
+    fi
+    if [ "$build_only" = 1 ] && [[ ! "$stage" =~ ^(tsan|fuzz)$ ]]; then
+        echo "--build-only: $stage builds nothing of its own (tsan, fuzz)" >&2
         exit 2
     fi
     echo "=== $stage"
