@@ -102,4 +102,12 @@ bool proxyHasUser(const Connection &connection)
     return !QUrl(optionText(connection, ConnectionOption::Proxy)).userName().isEmpty();
 }
 
+bool sameProxy(const Connection &a, const Connection &b)
+{
+    const QUrl x(optionText(a, ConnectionOption::Proxy));
+    const QUrl y(optionText(b, ConnectionOption::Proxy));
+    return x.scheme() == y.scheme() && x.host() == y.host() && x.port() == y.port()
+           && x.userName() == y.userName();
+}
+
 } // namespace Runwatch

@@ -36,5 +36,9 @@ QList<ConnectionOptionProblem> validateConnectionOptions(const Connection &conne
 QString proxyPassword(const Connection &connection);
 void setProxyPassword(Connection *connection, const QString &password);
 bool proxyHasUser(const Connection &connection);
+// Whether both connections name the same proxy (scheme, host, port and user; the password aside):
+// a stored proxy password belongs to that proxy and goes to no other, as an API key goes only to
+// its connection's origin.
+bool sameProxy(const Connection &a, const Connection &b);
 
 } // namespace Runwatch

@@ -198,8 +198,11 @@ QCoro::Task<ConnectionRegistry::ProxySecret> ConnectionRegistry::storeProxyPassw
     const QString before = previousName.isEmpty() ? name : previousName;
     const QString inUse = proxyPassword(before);
     QString password = Runwatch::proxyPassword(entered);
-    // The dialog shows the proxy without its password: saved again untouched, it keeps it.
-    if (password.isEmpty() && proxyHasUser(entered))
+    // The dialog shows the proxy without its password: saved again untouched, it keeps it. A
+    // proxy edited to another host, port, scheme or user does not: the password was given for
+    // the old one.
+    const std::optional<ConnectionProfile> saved = profile(before);
+    if (password.isEmpty() && proxyHasUser(entered) && saved && sameProxy(entered, saved->connection))
         password = inUse;
     if (!password.isEmpty()) {
         const KeyStore::Result r = co_await m_keychain->write(KeyStore::proxyKey(name), password);

@@ -356,6 +356,34 @@ private Q_SLOTS:
         QTRY_VERIFY(m_keychain->secrets.isEmpty());
     }
 
+    // A stored proxy password belongs to the proxy it was given for: saved with the proxy moved
+    // to another host, port, scheme or user (the dialog shows it without the password), the
+    // connection goes to the new proxy without it, and the keychain forgets it.
+    void proxyPasswordStaysWithItsProxy_data()
+    {
+        QTest::addColumn<QString>("edited");
+        QTest::newRow("host") << u"http://ops@elsewhere.example.invalid:3128"_s;
+        QTest::newRow("port") << u"http://ops@proxy.example.invalid:8080"_s;
+        QTest::newRow("scheme") << u"socks5://ops@proxy.example.invalid:3128"_s;
+        QTest::newRow("user") << u"http://dev@proxy.example.invalid:3128"_s;
+    }
+    void proxyPasswordStaysWithItsProxy()
+    {
+        QFETCH(QString, edited);
+        ConnectionProfile p = profileNamed(u"corp"_s);
+        p.connection.options.insert(u"proxy"_s, u"http://ops:pr0xy-s3cret@proxy.example.invalid:3128"_s);
+        QVERIFY(awaitWithin(m_registry->save(p, {}, kKey))->ok);
+        QCOMPARE(m_registry->proxyPassword(u"corp"_s), u"pr0xy-s3cret"_s);
+
+        ConnectionProfile moved = *m_registry->profile(u"corp"_s);
+        moved.connection.options.insert(u"proxy"_s, edited);
+        QVERIFY(awaitWithin(m_registry->save(moved, u"corp"_s, std::nullopt))->ok);
+        QVERIFY(m_registry->proxyPassword(u"corp"_s).isEmpty());
+        QCOMPARE(m_manager->connection(u"corp"_s)->options.value(u"proxy"_s).toString(), edited);
+        QTRY_VERIFY(!m_keychain->secrets.contains(KeyStore::proxyKey(u"corp"_s)));
+        QVERIFY(!QJsonDocument(storedConfig(*m_store, u"corp"_s)).toJson().contains("pr0xy-s3cret"));
+    }
+
     // Without a keychain a proxy password has nowhere to go: nothing is saved, and the reason
     // is given (the weaker stores are an opt-in for the API key only).
     void proxyPasswordNeedsTheKeychain()
