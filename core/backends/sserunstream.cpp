@@ -15,6 +15,12 @@ constexpr qint64 kReadSlice = 256 * 1024;
 
 } // namespace
 
+std::chrono::milliseconds SseRunStream::stallTimeoutFor(const Connection &connection)
+{
+    const int ms = connection.options.value(ConnectionOption::StallTimeoutMs).toInt();
+    return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
+}
+
 SseRunStream::SseRunStream(Options options, QObject *parent)
     : RunStream(parent)
     , m_options(std::move(options))

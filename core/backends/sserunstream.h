@@ -3,6 +3,7 @@
 
 #include "backends/runbackend.h"
 #include "backends/ssedecoder.h"
+#include "domain/connection.h"
 #include "net/httpclient.h"
 
 #include <QElapsedTimer>
@@ -39,11 +40,16 @@ public:
     // stream with a Protocol error "event_too_large". Call before the stream is opened.
     void setMaxEventSize(qsizetype bytes) { m_maxEventSize = bytes; }
 
+    // How long a connection's streams may stay silent before they count as stalled: its
+    // stall_timeout_ms, or two minutes (a deep research run can think that long between events).
+    static std::chrono::milliseconds stallTimeoutFor(const Connection &connection);
+
 protected:
+    static constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
     // How the connectors differ in reading, not in protocol. The messages are operator-facing.
     struct Options
     {
-        std::chrono::milliseconds stallTimeout{120000};
+        std::chrono::milliseconds stallTimeout = kDefaultStallTimeout;
         // Read on the next event-loop turn after a QNAM reply's readyRead, so chunks already
         // queued arrive first and become one batch. Off: every readyRead is read (and emitted) at
         // once. (The stream pump hands over once per frame anyway.)

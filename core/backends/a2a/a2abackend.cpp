@@ -29,7 +29,6 @@ using namespace A2a;
 
 namespace {
 
-constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
 constexpr int kDefaultCancelTimeoutMs = 15000;
 constexpr int kDefaultHistoryLength = 10;
 constexpr int kListPageSize = 100;
@@ -113,8 +112,7 @@ Capabilities A2aBackend::capabilities() const
 
 std::chrono::milliseconds A2aBackend::stallTimeout() const
 {
-    const int ms = m_connection.options.value(ConnectionOption::StallTimeoutMs).toInt();
-    return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
+    return SseRunStream::stallTimeoutFor(m_connection);
 }
 
 void A2aBackend::rememberTask(const QString &taskId, const QString &contextId)

@@ -31,15 +31,8 @@ Q_LOGGING_CATEGORY(lcFoundry, "runwatch.backend.foundry", QtInfoMsg)
 
 namespace {
 
-constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
 // The service's largest page: fewer round trips for long answers.
 constexpr int kPageLimit = 100;
-
-std::chrono::milliseconds stallTimeout(const Connection &c)
-{
-    const int ms = c.options.value(ConnectionOption::StallTimeoutMs).toInt();
-    return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
-}
 
 QString segment(const QString &id)
 {
@@ -162,11 +155,12 @@ RunStream *FoundryBackend::start(StartRequest request, QObject *parent)
         = request.stream ? FoundryRunStream::Mode::CreateStreaming : FoundryRunStream::Mode::CreateJson;
     if (agent.isEmpty()) {
         return new FoundryRunStream(
-            this, std::move(r), mode, stallTimeout(m_connection), parent,
+            this, std::move(r), mode, SseRunStream::stallTimeoutFor(m_connection), parent,
             RunError::client(u"no_agent"_s,
                              Text::tr("Choose the agent to run (its assistant id, e.g. asst_…).")));
     }
-    return new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent);
+    return new FoundryRunStream(this, std::move(r), mode, SseRunStream::stallTimeoutFor(m_connection),
+                                parent);
 }
 
 RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
@@ -197,8 +191,8 @@ RunStream *FoundryBackend::followUp(ContinuationToken parentToken, StartRequest 
         refused = RunError::client(u"no_agent"_s,
                                    Text::tr("Choose the agent to run (its assistant id, e.g. asst_…)."));
     }
-    auto *stream
-        = new FoundryRunStream(this, std::move(r), mode, stallTimeout(m_connection), parent, refused);
+    auto *stream = new FoundryRunStream(this, std::move(r), mode, SseRunStream::stallTimeoutFor(m_connection),
+                                        parent, refused);
     stream->sendFirst(std::move(message));
     return stream;
 }
@@ -208,7 +202,7 @@ RunStream *FoundryBackend::follow(ContinuationToken token, QObject *parent)
     qCDebug(lcFoundry) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
                        << token.eventId;
     // Never used by the engine (no ResumeStream), but a caller gets a one-shot poll, not nothing.
-    return new FoundryRunStream(this, std::move(token), stallTimeout(m_connection), parent);
+    return new FoundryRunStream(this, std::move(token), SseRunStream::stallTimeoutFor(m_connection), parent);
 }
 
 QCoro::Task<FoundryListResult> FoundryBackend::listAll(QString path)

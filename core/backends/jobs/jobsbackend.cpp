@@ -32,19 +32,12 @@ Q_LOGGING_CATEGORY(lcJobs, "runwatch.backend.jobs", QtInfoMsg)
 
 namespace {
 
-constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
 // Bounds of the listing walk: rediscovery and list() must end even against a server whose
 // cursor never runs out.
 constexpr int kMaxListPages = 20;
 constexpr qsizetype kMaxRememberedJobs = 1000;
 // A profile file is a few KB; anything much bigger is the wrong file.
 constexpr qint64 kMaxProfileFileBytes = 1024 * 1024;
-
-std::chrono::milliseconds stallTimeout(const Connection &c)
-{
-    const int ms = c.options.value(ConnectionOption::StallTimeoutMs).toInt();
-    return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
-}
 
 RunError httpError(const HttpResponse &response)
 {
@@ -234,14 +227,14 @@ RunStream *JobsBackend::start(StartRequest request, QObject *parent)
     // Safe to repeat: the Idempotency-Key makes a repeated kickoff return the same job.
     r.idempotent = true;
     kickoff.request = std::move(r);
-    return new JobsRunStream(this, std::move(kickoff), stallTimeout(m_connection), parent);
+    return new JobsRunStream(this, std::move(kickoff), SseRunStream::stallTimeoutFor(m_connection), parent);
 }
 
 RunStream *JobsBackend::follow(ContinuationToken token, QObject *parent)
 {
     qCDebug(lcJobs) << "follow" << token.remoteId << "after sequence" << token.sequence << "event id"
                     << token.eventId;
-    return new JobsRunStream(this, std::move(token), stallTimeout(m_connection), parent);
+    return new JobsRunStream(this, std::move(token), SseRunStream::stallTimeoutFor(m_connection), parent);
 }
 
 QCoro::Task<ActionResult> JobsBackend::get(ContinuationToken token)

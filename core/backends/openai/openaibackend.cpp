@@ -31,14 +31,6 @@ Q_LOGGING_CATEGORY(lcOpenAi, "runwatch.backend.openai", QtInfoMsg)
 
 namespace {
 
-constexpr std::chrono::milliseconds kDefaultStallTimeout{120000};
-
-std::chrono::milliseconds stallTimeout(const Connection &c)
-{
-    const int ms = c.options.value(ConnectionOption::StallTimeoutMs).toInt();
-    return ms > 0 ? std::chrono::milliseconds(ms) : kDefaultStallTimeout;
-}
-
 // Real events can exceed 8 MiB, hence the parser's generous default; a connection may lower it.
 OpenAiRunStream *withEventLimit(OpenAiRunStream *stream, const Connection &c)
 {
@@ -181,7 +173,7 @@ RunStream *OpenAiBackend::create(StartRequest request, const QString &previousRe
     if (request.stream)
         r.headers.emplaceBack("Accept", "text/event-stream");
     return withEventLimit(new OpenAiRunStream(m_http, std::move(r), mode, OpenAiMapper(request.stream, -1),
-                                              stallTimeout(m_connection), parent),
+                                              SseRunStream::stallTimeoutFor(m_connection), parent),
                           m_connection);
 }
 
@@ -197,8 +189,8 @@ RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
     r.url.setQuery(q);
     r.headers.emplaceBack("Accept", "text/event-stream");
     return withEventLimit(new OpenAiRunStream(m_http, std::move(r), OpenAiRunStream::Mode::Resume,
-                                              OpenAiMapper(true, token.sequence), stallTimeout(m_connection),
-                                              parent),
+                                              OpenAiMapper(true, token.sequence),
+                                              SseRunStream::stallTimeoutFor(m_connection), parent),
                           m_connection);
 }
 
