@@ -16,11 +16,17 @@ if(RUNWATCH_LLD AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
     endif()
 endif()
 
+# A target that only builds `header` (in this folder) for others to reuse, with the usage
+# requirements (macros, include paths) of the libraries after it.
+function(runwatch_pch_target name header)
+    add_library(${name} OBJECT ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/pch.cpp)
+    target_link_libraries(${name} PRIVATE ${ARGN} QCoro6::Core QCoro6::Network)
+    target_precompile_headers(${name} PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${header})
+    set_target_properties(${name} PROPERTIES AUTOMOC OFF)
+endfunction()
+
 if(RUNWATCH_PCH AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    add_library(runwatch_pch OBJECT ${CMAKE_CURRENT_LIST_DIR}/pch.cpp)
-    target_link_libraries(runwatch_pch PRIVATE Qt6::Core Qt6::Network QCoro6::Core QCoro6::Network)
-    target_precompile_headers(runwatch_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pch.h)
-    set_target_properties(runwatch_pch PROPERTIES AUTOMOC OFF)
+    runwatch_pch_target(runwatch_pch pch.h Qt6::Core Qt6::Network)
 endif()
 
 # The tests' headers, precompiled like pch.h. GCC refuses a precompiled header where a macro it
@@ -32,17 +38,10 @@ function(runwatch_add_test_pch)
         return()
     endif()
     set_property(TARGET Qt6::Test PROPERTY INTERFACE_COMPILE_DEFINITIONS QT_TESTLIB_LIB)
-    add_library(runwatch_test_pch OBJECT ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/pch.cpp)
-    target_link_libraries(runwatch_test_pch PRIVATE Qt6::Core Qt6::Network Qt6::Test QCoro6::Core QCoro6::Network)
-    target_precompile_headers(runwatch_test_pch PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/pch_test.h)
-    set_target_properties(runwatch_test_pch PROPERTIES AUTOMOC OFF)
+    runwatch_pch_target(runwatch_test_pch pch_test.h Qt6::Core Qt6::Network Qt6::Test)
     if(RUNWATCH_BUILD_GUI)
         find_package(Qt6 REQUIRED COMPONENTS Widgets)
-        add_library(runwatch_test_gui_pch OBJECT ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/pch.cpp)
-        target_link_libraries(runwatch_test_gui_pch
-            PRIVATE Qt6::Core Qt6::Network Qt6::Test Qt6::Widgets QCoro6::Core QCoro6::Network)
-        target_precompile_headers(runwatch_test_gui_pch PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/pch_test_gui.h)
-        set_target_properties(runwatch_test_gui_pch PROPERTIES AUTOMOC OFF)
+        runwatch_pch_target(runwatch_test_gui_pch pch_test_gui.h Qt6::Core Qt6::Network Qt6::Test Qt6::Widgets)
     endif()
 endfunction()
 

@@ -122,12 +122,10 @@ void ConnectionsDialog::onTest()
     // the stored key go to an edited URL: what was saved for another origin stays out.
     const CredentialMove move = formCredentialMove();
     c = withoutMovedCredential(std::move(c), move);
-    // The proxy is shown without its password (it is in the keychain): test with it, if the
-    // form still names the proxy it was saved for (scheme, host, port, user).
-    const std::optional<ConnectionProfile> saved
-        = m_editing.isEmpty() ? std::nullopt : m_registry->profile(m_editing);
-    if (saved && proxyPassword(c).isEmpty() && proxyHasUser(c) && sameProxy(c, saved->connection))
-        setProxyPassword(&c, m_registry->proxyPassword(m_editing));
+    // The proxy is shown without its password (it is in the keychain): test with it while the
+    // form still names the proxy it was saved for.
+    if (!m_editing.isEmpty() && proxyPassword(c).isEmpty())
+        setProxyPassword(&c, m_registry->keptProxyPassword(m_editing, c));
     runTest(c, movedCredentialNote(move));
 }
 

@@ -88,6 +88,14 @@ QString ConnectionRegistry::proxyPassword(const QString &name) const
     return live ? Runwatch::proxyPassword(*live) : QString();
 }
 
+QString ConnectionRegistry::keptProxyPassword(const QString &name, const Connection &entered) const
+{
+    const std::optional<ConnectionProfile> saved = profile(name);
+    if (!proxyHasUser(entered) || !saved || !sameProxy(entered, saved->connection))
+        return {};
+    return proxyPassword(name);
+}
+
 bool ConnectionRegistry::hasSavedProfiles(const RunStore *profiles)
 {
     return profiles && profiles->hasConnections();
@@ -198,12 +206,10 @@ QCoro::Task<ConnectionRegistry::ProxySecret> ConnectionRegistry::storeProxyPassw
     const QString before = previousName.isEmpty() ? name : previousName;
     const QString inUse = proxyPassword(before);
     QString password = Runwatch::proxyPassword(entered);
-    // The dialog shows the proxy without its password: saved again untouched, it keeps it. A
-    // proxy edited to another host, port, scheme or user does not: the password was given for
-    // the old one.
-    const std::optional<ConnectionProfile> saved = profile(before);
-    if (password.isEmpty() && proxyHasUser(entered) && saved && sameProxy(entered, saved->connection))
-        password = inUse;
+    // The dialog shows the proxy without its password: saved again untouched, it keeps it; edited
+    // to another proxy, it does not.
+    if (password.isEmpty())
+        password = keptProxyPassword(before, entered);
     if (!password.isEmpty()) {
         const KeyStore::Result r = co_await m_keychain->write(KeyStore::proxyKey(name), password);
         if (!self) {

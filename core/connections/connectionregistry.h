@@ -51,6 +51,10 @@ public:
     QString apiKey(const QString &name) const;
     // The proxy password the engine uses for `name`, likewise.
     QString proxyPassword(const QString &name) const;
+    // What `entered`, an edit of `name` that shows its proxy without a password (as the dialog
+    // does), keeps of the stored one: all of it while it names the proxy the password was saved
+    // for (scheme, host, port, user), nothing once it names another.
+    QString keptProxyPassword(const QString &name, const Connection &entered) const;
     // Whether `profiles` holds at least one saved profile (decides the first-launch demo).
     static bool hasSavedProfiles(const RunStore *profiles);
 

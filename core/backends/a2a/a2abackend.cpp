@@ -110,11 +110,6 @@ Capabilities A2aBackend::capabilities() const
     return caps;
 }
 
-std::chrono::milliseconds A2aBackend::stallTimeout() const
-{
-    return SseRunStream::stallTimeoutFor(m_connection);
-}
-
 void A2aBackend::rememberTask(const QString &taskId, const QString &contextId)
 {
     if (!taskId.isEmpty() && !contextId.isEmpty())

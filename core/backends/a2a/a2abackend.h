@@ -158,7 +158,6 @@ public:
     // Task snapshot (subscribe, poll, answer) repeats the task's status messages, and printers
     // such as the CLI would show each of them again.
     void dropRepeatedItems(QList<RunEvent> &events);
-    std::chrono::milliseconds stallTimeout() const;
 
 Q_SIGNALS:
     void agentCardChanged();

@@ -32,7 +32,7 @@ A2aRunStream::A2aRunStream(A2aBackend *backend, Mode mode, StartRequest request,
                            QObject *parent)
     : SseRunStream(
         Options{
-            .stallTimeout = backend ? backend->stallTimeout() : kDefaultStallTimeout,
+            .stallTimeout = backend ? stallTimeoutFor(backend->connection()) : kDefaultStallTimeout,
             // Through QNetworkAccessManager (a proxy) the decoder runs on this thread: every read
             // is one batch, numbered as it goes out.
             .deferDrain = false,
