@@ -203,8 +203,13 @@ ConnectionsDialog::ConnectionsDialog(ConnectionRegistry *registry, QWidget *pare
     });
     connect(m_backend, &QComboBox::currentTextChanged, this, [this](const QString &backend) {
         m_options->setBackend(backend);
-        if (const ConnectorDescriptor *row = connector(backend))
+        if (const ConnectorDescriptor *row = connector(backend)) {
             m_url->setPlaceholderText(QString::fromLatin1(row->urlPlaceholder));
+            // A new connection's key goes where the service takes it (LangSmith: X-Api-Key); a
+            // saved one keeps the style it was saved with.
+            if (m_editing.isEmpty())
+                applyDefaultAuth(*row);
+        }
         validateForm();
     });
     connect(m_options, &ConnectionOptionsForm::edited, this, &ConnectionsDialog::validateForm);
@@ -247,6 +252,13 @@ void ConnectionsDialog::selectConnection(const QString &name)
     }
 }
 
+void ConnectionsDialog::applyDefaultAuth(const ConnectorDescriptor &row)
+{
+    const bool byHeader = !row.defaultAuthHeader.isEmpty();
+    m_auth->setCurrentIndex(m_auth->findData(int(byHeader ? AuthStyle::Header : AuthStyle::Bearer)));
+    m_authHeader->setText(byHeader ? QString(row.defaultAuthHeader) : QString(kDefaultAuthHeader));
+}
+
 void ConnectionsDialog::startNew()
 {
     m_editing.clear();
@@ -254,8 +266,7 @@ void ConnectionsDialog::startNew()
     m_name->clear();
     m_backend->setCurrentText(defaultConnector().name);
     m_url->setText(defaultConnector().defaultUrl);
-    m_auth->setCurrentIndex(0);
-    m_authHeader->setText(kDefaultAuthHeader);
+    applyDefaultAuth(defaultConnector());
     m_key->clear();
     m_key->setPlaceholderText(tr("Stored in the system keychain"));
     m_keyInfo->setText(tr("The key is kept in the system keychain, never in a settings file."));

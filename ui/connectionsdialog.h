@@ -19,6 +19,7 @@ namespace Runwatch {
 
 class ConnectionOptionsForm;
 struct ConnectionInfo;
+struct ConnectorDescriptor;
 
 // Add, edit, remove and test connections. The API key goes to the OS keychain through the
 // registry; when no keychain is available the dialog says so plainly and offers two explicit
@@ -52,6 +53,8 @@ public:
 
     void selectConnection(const QString &name);
     void startNew();
+    // The auth style a new connection of `row`'s connector starts with.
+    void applyDefaultAuth(const ConnectorDescriptor &row);
 
 Q_SIGNALS:
     void saved(const QString &name);

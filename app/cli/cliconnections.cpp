@@ -231,7 +231,11 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
         return std::nullopt;
     }
     // Checked in run(): a bad style never gets here.
-    authStyleFromName(o.auth.isEmpty() ? u"bearer"_s : o.auth, &c.auth, &c.authHeader);
+    // Without --auth, the key goes where the service takes it (LangSmith: X-Api-Key), else Bearer.
+    QString auth = o.auth;
+    if (const ConnectorDescriptor *row = connector(c.backend); auth.isEmpty() && row && !row->defaultAuthHeader.isEmpty())
+        auth = u"header:"_s + row->defaultAuthHeader;
+    authStyleFromName(auth.isEmpty() ? u"bearer"_s : auth, &c.auth, &c.authHeader);
     c.apiKey = apiKeyFor(o, c.backend);
     if (run && o.url.isEmpty() && !c.apiKey.isEmpty() && !keyGivenFor(c.backend, c.baseUrl)) {
         // A stored run reattached at the URL it was started on: the environment's key was given

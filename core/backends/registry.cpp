@@ -5,6 +5,7 @@
 #include "domain/timebudget.h"
 #include "foundry/foundryconnector.h"
 #include "jobs/jobsconnector.h"
+#include "langgraph/langgraphconnector.h"
 #include "net/transportoptions.h"
 #include "openai/openaiconnector.h"
 
@@ -27,6 +28,7 @@ QList<ConnectorDescriptor> &rows()
         jobsConnector(),
         a2aConnector(),
         foundryConnector(),
+        langGraphConnector(),
     };
     return list;
 }

@@ -100,6 +100,16 @@ RunChanges applyDeltaAtCursor(Run &run, const QString &delta)
     return changes;
 }
 
+// Whether merging `update` into `extra` changes a value.
+bool changesExtra(const QJsonObject &extra, const QJsonObject &update)
+{
+    for (auto it = update.begin(); it != update.end(); ++it) {
+        if (extra.value(it.key()) != it.value())
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
@@ -118,19 +128,24 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
     const bool atCursor = changes.testFlag(RunChange::Cursor);
 
     switch (event.type) {
-    case RunEvent::Type::Identity:
-        if (!event.remoteId.isEmpty() && event.remoteId != run.remoteId) {
-            if (event.continuation && !run.remoteId.isEmpty()) {
-                // The run goes on in a new remote object: its positions start again, the text so
-                // far stays as the base its snapshots extend.
+    case RunEvent::Type::Identity: {
+        const bool newId = !event.remoteId.isEmpty() && event.remoteId != run.remoteId;
+        // A new object under the same id is one the token's extra names anew (a LangGraph run on
+        // the same thread): applied once, like a new id, since a replay changes nothing.
+        if (event.continuation && !run.remoteId.isEmpty() && (newId || changesExtra(run.token.extra, event.tokenExtra))) {
+            // The run goes on in a new remote object: its positions start again, the text so
+            // far stays as the base its snapshots extend.
+            if (newId)
                 run.token.previousRemoteIds << run.remoteId;
-                run.token.sequence = -1;
-                run.token.eventId.clear();
-                run.token.streamable = false;
-                run.token.textBase = run.primaryText.size();
-                run.token.textAtCursor = -1;
-                run.token.usageBase = run.usage;
-            }
+            run.token.sequence = -1;
+            run.token.eventId.clear();
+            run.token.streamable = false;
+            run.token.textBase = run.primaryText.size();
+            run.token.textAtCursor = -1;
+            run.token.usageBase = run.usage;
+            changes |= RunChange::Identity;
+        }
+        if (newId) {
             run.remoteId = event.remoteId;
             run.token.remoteId = event.remoteId;
             changes |= RunChange::Identity;
@@ -150,6 +165,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
             }
         }
         break;
+    }
     case RunEvent::Type::Status:
         changes |= applyStatus(run, event.status, event.rawStatus, now);
         break;

@@ -151,10 +151,15 @@ const Run *RunManager::findRun(const QString &idOrRemoteId) const
 {
     if (const Run *r = run(idOrRemoteId))
         return r;
+    // Several local runs can share a remote id (a LangGraph thread with its follow-ups): the
+    // latest is the one meant.
+    const Run *latest = nullptr;
     for (const auto &e : m_runs) {
-        if (e->run.remoteId == idOrRemoteId)
-            return &e->run;
+        if (e->run.remoteId == idOrRemoteId && (!latest || e->run.createdAt > latest->createdAt))
+            latest = &e->run;
     }
+    if (latest)
+        return latest;
     // A run continued in new remote objects answers to the ids it went through as well.
     for (const auto &e : m_runs) {
         if (e->run.token.previousRemoteIds.contains(idOrRemoteId))
@@ -324,13 +329,18 @@ QString RunManager::attachRemoteRun(const QString &connectionName, const QString
     RunBackend *b = backend(connectionName);
     if (!b || remoteId.isEmpty())
         return {};
+    // Known already: the latest local run of that remote id (a thread's follow-ups share it).
+    QString known;
     for (const QString &existing : std::as_const(m_order)) {
         const Entry *e = entry(existing);
-        if (e && e->run.connection == connectionName && e->run.remoteId == remoteId) {
-            ensureOutputLoaded(existing);
-            doAttach(existing, false);
-            return existing;
-        }
+        if (e && e->run.connection == connectionName && e->run.remoteId == remoteId
+            && (known.isEmpty() || e->run.createdAt > entry(known)->run.createdAt))
+            known = existing;
+    }
+    if (!known.isEmpty()) {
+        ensureOutputLoaded(known);
+        doAttach(known, false);
+        return known;
     }
     auto e = std::make_shared<Entry>();
     e->run = newRun(connectionName);

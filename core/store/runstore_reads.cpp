@@ -44,7 +44,9 @@ std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
 {
     if (auto run = loadRun(idOrRemoteId))
         return run;
-    if (auto run = queryOne(u"r.remote_id = ?"_s, idOrRemoteId))
+    // Several local runs can share a remote id (a LangGraph thread with its follow-ups): the
+    // latest is the one a script means.
+    if (auto run = queryOne(u"r.remote_id = ? ORDER BY r.created_at DESC"_s, idOrRemoteId))
         return run;
     // A run that went on in new remote objects (an OpenAI response continued with
     // previous_response_id) is found by every id it went through: a script may hold the first.

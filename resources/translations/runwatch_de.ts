@@ -768,6 +768,141 @@
     </message>
 </context>
 <context>
+    <name>LangGraphConnector</name>
+    <message>
+        <source>The thread is still busy with another run: %1</source>
+        <translation>Der Thread ist noch mit einem anderen Lauf beschäftigt: %1</translation>
+    </message>
+    <message>
+        <source>The Agent Server&apos;s reply is not a JSON object.</source>
+        <translation>Die Antwort des Agent Servers ist kein JSON-Objekt.</translation>
+    </message>
+    <message>
+        <source>The thread %1 has no run to follow.</source>
+        <translation>Der Thread %1 hat keinen Lauf, dem gefolgt werden kann.</translation>
+    </message>
+    <message>
+        <source>The graph failed (run %1).</source>
+        <translation>Der Graph ist fehlgeschlagen (Lauf %1).</translation>
+    </message>
+    <message>
+        <source>No run of the thread is known yet.</source>
+        <translation>Noch ist kein Lauf des Threads bekannt.</translation>
+    </message>
+    <message>
+        <source>cancellation requested; waiting for the run to stop</source>
+        <translation>Abbruch angefordert; warte, bis der Lauf stoppt</translation>
+    </message>
+    <message>
+        <source>The graph no longer waits for an answer (thread %1).</source>
+        <translation>Der Graph wartet nicht mehr auf eine Antwort (Thread %1).</translation>
+    </message>
+    <message>
+        <source>The Agent Server&apos;s reply names no run.</source>
+        <translation>Die Antwort des Agent Servers nennt keinen Lauf.</translation>
+    </message>
+    <message>
+        <source>The thread search did not answer with a list.</source>
+        <translation>Die Thread-Suche hat nicht mit einer Liste geantwortet.</translation>
+    </message>
+    <message>
+        <source>graph %1</source>
+        <translation>Graph %1</translation>
+    </message>
+    <message>
+        <source>LangGraph Agent Server</source>
+        <translation>LangGraph Agent Server</translation>
+    </message>
+    <message>
+        <source>LangGraph Agent Server API</source>
+        <translation>LangGraph-Agent-Server-API</translation>
+    </message>
+    <message>
+        <source>LangGraph Agent Server API (%1 server)</source>
+        <translation>LangGraph-Agent-Server-API (%1-Server)</translation>
+    </message>
+    <message>
+        <source>The assistants could not be listed: %1</source>
+        <translation>Die Assistenten konnten nicht aufgelistet werden: %1</translation>
+    </message>
+    <message>
+        <source>background runs with resumable streams</source>
+        <translation>Hintergrundläufe mit fortsetzbaren Streams</translation>
+    </message>
+    <message>
+        <source>interrupts answered by resume</source>
+        <translation>Unterbrechungen, beantwortet durch Fortsetzen</translation>
+    </message>
+    <message>
+        <source>cancel (interrupt)</source>
+        <translation>Abbrechen (interrupt)</translation>
+    </message>
+    <message>
+        <source>thread search</source>
+        <translation>Thread-Suche</translation>
+    </message>
+    <message>
+        <source>The graph asks for a review.</source>
+        <translation>Der Graph bittet um eine Prüfung.</translation>
+    </message>
+    <message>
+        <source>The graph asks for approval: %1</source>
+        <translation>Der Graph bittet um Freigabe: %1</translation>
+    </message>
+    <message>
+        <source>Any JSON value</source>
+        <translation>Beliebiger JSON-Wert</translation>
+    </message>
+    <message>
+        <source>The graph waits for a value: %1</source>
+        <translation>Der Graph wartet auf einen Wert: %1</translation>
+    </message>
+    <message>
+        <source>An event that is not JSON was skipped.</source>
+        <translation>Ein Ereignis, das kein JSON ist, wurde übersprungen.</translation>
+    </message>
+    <message>
+        <source>custom</source>
+        <translation>eigenes Ereignis</translation>
+    </message>
+    <message>
+        <source>The graph failed.</source>
+        <translation>Der Graph ist fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>interrupt</source>
+        <translation>Unterbrechung</translation>
+    </message>
+    <message>
+        <source>The graph waits for a person.</source>
+        <translation>Der Graph wartet auf einen Menschen.</translation>
+    </message>
+    <message>
+        <source>Nothing arrived on the run&apos;s stream for %1 s; joining it again.</source>
+        <translation>Seit %1 s kam nichts über den Stream des Laufs; er wird erneut verbunden.</translation>
+    </message>
+    <message>
+        <source>The run&apos;s stream went silent and timed out.</source>
+        <translation>Der Stream des Laufs ist verstummt; Zeitüberschreitung.</translation>
+    </message>
+    <message>
+        <source>The run&apos;s stream was interrupted: %1</source>
+        <translation>Der Stream des Laufs wurde unterbrochen: %1</translation>
+    </message>
+    <message>
+        <source>Name the assistant or graph to run (--agent).</source>
+        <translation>Nennen Sie den Assistenten oder Graphen, der laufen soll (--agent).</translation>
+    </message>
+    <message>
+        <source>The Agent Server created no thread.</source>
+        <translation>Der Agent Server hat keinen Thread angelegt.</translation>
+    </message>
+    <message>
+        <source>The run&apos;s stream answered with %1 instead of an event stream; polling instead.</source>
+        <translation>Der Stream des Laufs antwortete mit %1 statt mit einem Ereignis-Stream; stattdessen wird abgefragt.</translation>
+    </message>
+</context>
+<context>
     <name>OpenAiConnector</name>
     <message>
         <source>The server&apos;s answer is not a Response object.</source>
@@ -2970,6 +3105,18 @@ Dort speichern?</translation>
     <message>
         <source>no (the default) or yes</source>
         <translation>no (Standard) oder yes</translation>
+    </message>
+    <message>
+        <source>LangGraph Agent Server</source>
+        <translation>LangGraph Agent Server</translation>
+    </message>
+    <message>
+        <source>the deployment URL (LangSmith Deployment, or a local langgraph dev server)</source>
+        <translation>die Deployment-URL (LangSmith Deployment oder ein lokaler langgraph-dev-Server)</translation>
+    </message>
+    <message>
+        <source>--agent: an assistant id or a graph name (agents lists them). start --input: the graph&apos;s input (default {&quot;messages&quot;:[{&quot;role&quot;:&quot;user&quot;,&quot;content&quot;:PROMPT}]}). The run&apos;s remote id is its thread. respond: --approve/--reject [--comment] to a review, --text to a question, --value JSON to resume with any value. followup: a new run on the same thread. list --remote: the deployment&apos;s threads. attach THREAD_ID.</source>
+        <translation>--agent: eine Assistenten-ID oder ein Graphname (agents listet sie). start --input: die Eingabe des Graphen (Standard {&quot;messages&quot;:[{&quot;role&quot;:&quot;user&quot;,&quot;content&quot;:PROMPT}]}). Die entfernte ID des Laufs ist sein Thread. respond: --approve/--reject [--comment] auf eine Prüfung, --text auf eine Frage, --value JSON setzt mit einem beliebigen Wert fort. followup: ein neuer Lauf im selben Thread. list --remote: die Threads des Deployments. attach THREAD_ID.</translation>
     </message>
 </context>
 <context>

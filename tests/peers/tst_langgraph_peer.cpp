@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The LangGraph connector against the official Agent Server: tests/peers/langgraph-peer/server.mjs
+// runs @langchain/langgraph-api's in-memory server (installed by scripts/setup-test-peers.sh) with
+// small deterministic graphs (graphs.mjs). Started once for the whole program, over loopback.
+#include "backends/langgraph/langgraphbackend.h"
+#include "cliprocess.h"
+#include "cuttingproxy.h"
+#include "engine/runmanager.h"
+#include "enginerig.h"
+#include "store/runstore.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr int kStartWait = 60000; // a cold node start with the server's imports takes a few seconds
+constexpr int kWait = 30000;
+
+// The peer server; stopped with the object.
+class Peer
+{
+public:
+    Peer()
+    {
+        m_process.setWorkingDirectory(QStringLiteral(RUNWATCH_LANGGRAPH_PEER_DIR));
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(QStringLiteral(RUNWATCH_NODE), QStringList{u"server.mjs"_s, u"--port"_s, u"0"_s});
+        QElapsedTimer clock;
+        clock.start();
+        static const QRegularExpression line(u"langgraph-peer listening on (\\S+)"_s);
+        QByteArray seen;
+        while (clock.elapsed() < kStartWait && m_process.state() != QProcess::NotRunning) {
+            m_process.waitForReadyRead(100);
+            seen += m_process.readAllStandardOutput();
+            const auto m = line.match(QString::fromUtf8(seen));
+            if (m.hasMatch()) {
+                m_url = QUrl(m.captured(1));
+                return;
+            }
+        }
+        m_error = QString::fromUtf8(seen + m_process.readAllStandardError());
+    }
+    ~Peer()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.terminate();
+            if (!m_process.waitForFinished(5000)) {
+                m_process.kill();
+                m_process.waitForFinished(3000);
+            }
+        }
+    }
+    QUrl url() const { return m_url; }
+    QString error() const { return m_error; }
+
+private:
+    QProcess m_process;
+    QUrl m_url;
+    QString m_error;
+};
+
+struct Rig : RunwatchTest::EngineRig
+{
+    explicit Rig(const QUrl &url)
+    {
+        FollowPolicy policy;
+        policy.reconnectInitial = std::chrono::milliseconds(5);
+        policy.reconnectMax = std::chrono::milliseconds(100);
+        policy.pollInitial = std::chrono::milliseconds(50);
+        policy.pollMax = std::chrono::milliseconds(200);
+        manager.setFollowPolicy(policy);
+        Connection c = RunwatchTest::plainConnection(u"peer"_s, u"langgraph"_s, url);
+        c.auth = AuthStyle::None;
+        QVERIFY(addConnection(c));
+    }
+    LangGraphBackend *backend() { return qobject_cast<LangGraphBackend *>(manager.backend(connectionName)); }
+    QString startOn(const QString &graph, const QString &prompt, bool stream = true)
+    {
+        model.clear();
+        StartRequest request;
+        request.prompt = prompt;
+        request.agent = graph;
+        request.stream = stream;
+        return manager.startRun(connectionName, request);
+    }
+    // The thread's state as the server has it.
+    QJsonObject state(const QString &id)
+    {
+        const auto fetched = QCoro::waitFor(
+            backend()->fetchObject(u"/threads/%1/state"_s.arg(run(id).remoteId)));
+        return fetched.object;
+    }
+    // The content of the thread's last AI message.
+    QString lastAiMessage(const QString &id)
+    {
+        const QJsonArray messages = state(id).value(u"values"_s).toObject().value(u"messages"_s).toArray();
+        for (qsizetype i = messages.size() - 1; i >= 0; --i) {
+            const QJsonObject m = messages.at(i).toObject();
+            if (m.value(u"type"_s).toString() == "ai"_L1)
+                return m.value(u"content"_s).toString();
+        }
+        return {};
+    }
+};
+
+using RunwatchTest::waitFor;
+using RunwatchTest::waitTerminal;
+
+InputAnswer decisions(const Run &run, bool approveFirst, bool approveSecond, const QString &reason)
+{
+    InputAnswer answer;
+    answer.kind = InputAnswer::Kind::Approve;
+    const QList<ToolCallRequest> calls = run.input->toolCalls;
+    answer.toolAnswers = {{calls.at(0).id, approveFirst ? QString() : reason, approveFirst},
+                          {calls.at(1).id, approveSecond ? QString() : reason, approveSecond}};
+    return answer;
+}
+
+} // namespace
+
+class TestLangGraphPeer final : public QObject
+{
+    Q_OBJECT
+
+    std::unique_ptr<Peer> m_peer;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString node = QStringLiteral(RUNWATCH_NODE);
+        if (node.isEmpty() || !QFileInfo(node).isExecutable())
+            QFAIL("node is not installed: the LangGraph Agent Server peer cannot run (install Node.js >= 20)");
+        const QDir dir(QStringLiteral(RUNWATCH_LANGGRAPH_PEER_DIR));
+        if (!dir.exists(u"node_modules/@langchain/langgraph-api/package.json"_s))
+            QFAIL("tests/peers/langgraph-peer/node_modules is missing: run scripts/setup-test-peers.sh (npm ci)");
+        m_peer = std::make_unique<Peer>();
+        QVERIFY2(m_peer->url().isValid(), qPrintable(u"the Agent Server did not start: "_s + m_peer->error()));
+    }
+    void cleanupTestCase() { m_peer.reset(); }
+
+    void describesTheServer()
+    {
+        Rig rig(m_peer->url());
+        const ConnectionInfo info = QCoro::waitFor(rig.backend()->describe());
+        QVERIFY2(info.ok(), qPrintable(info.error.message));
+        QCOMPARE(info.version, u"1.5.1"_s);
+        const CatalogResult catalog = QCoro::waitFor(rig.backend()->catalog());
+        QVERIFY2(!catalog.error.isError(), qPrintable(catalog.error.message));
+        QStringList names;
+        for (const CatalogEntry &e : catalog.entries)
+            names << e.name;
+        names.sort();
+        QCOMPARE(names, (QStringList{u"approval"_s, u"echo"_s, u"fail"_s, u"question"_s, u"slow"_s}));
+    }
+
+    // The streamed tokens, joined, are the thread's last AI message exactly (multi-byte text too).
+    void streamedRunMatchesTheThreadState()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"echo"_s, u"long 200"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QVERIFY(!run.error.isError());
+        QVERIFY(run.primaryText.contains(u"日本"_s) && run.primaryText.contains(u"🎉"_s));
+        QCOMPARE(run.primaryText, rig.lastAiMessage(id));
+        QCOMPARE(run.reconciliations, 0);
+        QVERIFY(!run.token.extra.value(u"run_id"_s).toString().isEmpty());
+        const auto custom = std::find_if(run.secondary.cbegin(), run.secondary.cend(),
+                                         [](const SecondaryItem &i) { return i.id.startsWith(u"custom:"_s); });
+        QVERIFY(custom != run.secondary.cend());
+        QCOMPARE(custom->text, u"{\"phase\":\"drafting\"}"_s);
+    }
+
+    // Through a relay that cuts the connection every few events: each rejoin sends the last
+    // complete id, and the text comes out whole, without a gap or a repeat.
+    void cutStreamGivesTheSameText()
+    {
+        RunwatchTest::CuttingProxy proxy(quint16(m_peer->url().port()), 7);
+        proxy.setCutAfter(3, 9);
+        QVERIFY(proxy.listen());
+        QUrl through = m_peer->url();
+        through.setPort(proxy.port());
+        Rig rig(through);
+        const QString id = rig.startOn(u"echo"_s, u"long 120 delay 5"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait * 2));
+        QCOMPARE(rig.run(id).status, RunStatus::Completed);
+        QCOMPARE(rig.run(id).primaryText, rig.lastAiMessage(id));
+        QCOMPARE(rig.run(id).reconciliations, 0);
+        QVERIFY2(proxy.cuts() >= 5, qPrintable(QString::number(proxy.cuts())));
+    }
+
+    // A LangChain human-in-the-loop review of two actions: one approval per action; the answer is
+    // a resume run on the same thread, followed as the same local run.
+    void approvalAnsweredApproveAndReject()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"approval"_s, u"send the report"_s);
+        QVERIFY(waitFor([&] { return rig.run(id).status == RunStatus::InputRequired; }, kWait));
+        const Run &waiting = rig.run(id);
+        QVERIFY(waiting.input);
+        QCOMPARE(waiting.input->reason, InputReason::Approval);
+        QCOMPARE(waiting.input->toolCalls.size(), 2);
+        QCOMPARE(waiting.input->toolCalls.at(0).name, u"send_email"_s);
+        QCOMPARE(waiting.input->toolCalls.at(1).name, u"delete_file"_s);
+        QCOMPARE(QJsonDocument::fromJson(waiting.input->toolCalls.at(0).arguments.toUtf8()).object(),
+                 (QJsonObject{{u"to"_s, u"ops@example.com"_s}, {u"subject"_s, u"Report"_s}}));
+        const QString plan = waiting.primaryText;
+        QVERIFY(plan.startsWith(u"Plan: "_s));
+        const QString runBefore = waiting.token.extra.value(u"run_id"_s).toString();
+
+        rig.manager.respondToRun(id, decisions(waiting, true, false, u"not now"_s));
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(rig.manager.runIds().size(), 1);
+        QVERIFY(run.token.extra.value(u"run_id"_s).toString() != runBefore);
+        QCOMPARE(rig.lastAiMessage(id), u"send_email: approved; delete_file: rejected (reason: not now)"_s);
+        QVERIFY2(run.primaryText.startsWith(plan) && run.primaryText.endsWith(rig.lastAiMessage(id)),
+                 qPrintable(run.primaryText));
+        QVERIFY(!run.input);
+    }
+
+    void stringInterruptAnsweredWithText()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"question"_s, u"weather"_s);
+        QVERIFY(waitFor([&] { return rig.run(id).status == RunStatus::InputRequired; }, kWait));
+        QCOMPARE(rig.run(id).input->reason, InputReason::Question);
+        QCOMPARE(rig.run(id).input->prompt, u"What city?"_s);
+        InputAnswer answer;
+        answer.text = u"Paris"_s;
+        rig.manager.respondToRun(id, answer);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        QCOMPARE(rig.run(id).status, RunStatus::Completed);
+        QVERIFY(rig.run(id).primaryText.endsWith(u"Weather for Paris: sunny"_s));
+    }
+
+    // --value: the graph is resumed with the raw JSON value, whatever the interrupt asked.
+    void rawValueResume()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"question"_s, u"weather"_s);
+        QVERIFY(waitFor([&] { return rig.run(id).status == RunStatus::InputRequired; }, kWait));
+        InputAnswer answer;
+        answer.kind = InputAnswer::Kind::Value;
+        answer.value = u"Oslo"_s;
+        rig.manager.respondToRun(id, answer);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        QVERIFY(rig.run(id).primaryText.endsWith(u"Weather for Oslo: sunny"_s));
+    }
+
+    void cancelInterruptsTheRun()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"slow"_s, u"go"_s);
+        QVERIFY(waitFor([&] { return rig.run(id).primaryText.size() > 10; }, kWait));
+        rig.manager.cancelRun(id);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        QCOMPARE(rig.run(id).status, RunStatus::Cancelled);
+        QCOMPARE(rig.run(id).rawStatus, u"interrupted"_s);
+    }
+
+    void graphErrorFailsTheRun()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"fail"_s, u"x"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Failed);
+        QCOMPARE(run.error.kind, ErrorKind::Run);
+        QCOMPARE(run.error.message, u"graph exploded on purpose"_s);
+        QCOMPARE(run.primaryText, u"Working on it, then failing"_s);
+    }
+
+    // A follow-up is a new run on the same thread: a new local run with its parent, whose text is
+    // only its own.
+    void followUpOnTheSameThread()
+    {
+        Rig rig(m_peer->url());
+        const QString parent = rig.startOn(u"echo"_s, u"first"_s);
+        QVERIFY(waitTerminal(rig.manager, parent, kWait));
+        QString why;
+        const QString child = rig.manager.followUp(parent, u"second"_s, &why);
+        QVERIFY2(!child.isEmpty(), qPrintable(why));
+        QVERIFY(waitTerminal(rig.manager, child, kWait));
+        const Run &run = rig.run(child);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.parentId, parent);
+        QCOMPARE(run.remoteId, rig.run(parent).remoteId);
+        QVERIFY(run.primaryText.startsWith(u"Echo: second"_s));
+        QCOMPARE(run.primaryText, rig.lastAiMessage(child));
+        const QJsonArray messages = rig.state(child).value(u"values"_s).toObject().value(u"messages"_s).toArray();
+        QCOMPARE(messages.size(), 4);
+    }
+
+    // list --remote: the deployment's threads, an interrupted one as waiting for input.
+    void listShowsAnInterruptedThread()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"question"_s, u"listed"_s);
+        QVERIFY(waitFor([&] { return rig.run(id).status == RunStatus::InputRequired; }, kWait));
+        const ListResult listed = QCoro::waitFor(rig.backend()->list());
+        QVERIFY2(!listed.error.isError(), qPrintable(listed.error.message));
+        const auto it = std::find_if(listed.runs.cbegin(), listed.runs.cend(),
+                                     [&](const RemoteRunInfo &i) { return i.remoteId == rig.run(id).remoteId; });
+        QVERIFY(it != listed.runs.cend());
+        QCOMPARE(it->status, RunStatus::InputRequired);
+        QCOMPARE(it->title, u"listed"_s);
+    }
+
+    // A thread started by the official SDK, attached by its id: the run is found and followed.
+    void attachAThreadStartedByTheSdk()
+    {
+        QProcess sdk;
+        sdk.setWorkingDirectory(QStringLiteral(RUNWATCH_LANGGRAPH_PEER_DIR));
+        sdk.start(QStringLiteral(RUNWATCH_NODE),
+                  {u"sdk-start.mjs"_s, m_peer->url().toString(), u"echo"_s, u"long 40 delay 20"_s});
+        QVERIFY(sdk.waitForFinished(kWait));
+        QCOMPARE(sdk.exitCode(), 0);
+        const QString thread = QString::fromUtf8(sdk.readAllStandardOutput()).trimmed();
+        QVERIFY(!thread.isEmpty());
+        Rig rig(m_peer->url());
+        const QString id = rig.manager.attachRemoteRun(u"peer"_s, thread, {});
+        QVERIFY(!id.isEmpty());
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        QCOMPARE(rig.run(id).status, RunStatus::Completed);
+        QCOMPARE(rig.run(id).primaryText, rig.lastAiMessage(id));
+    }
+
+    // runwatch-cli's `watch` killed with SIGKILL mid-run; a new `watch` follows the run to its end
+    // from the stored thread, run and last event id: the stored text is the thread's answer.
+    void cliWatchSurvivesSigkill()
+    {
+        QTemporaryDir dir;
+        const QStringList globals{u"--backend"_s, u"langgraph"_s, u"--url"_s, m_peer->url().toString(),
+                                  u"--store"_s, dir.filePath(u"runs.sqlite"_s)};
+        using RunwatchTest::finishCli;
+        const auto cli = [&](const QStringList &args) {
+            return RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals + args, this);
+        };
+        const RunwatchTest::CliResult started = finishCli(
+            cli({u"--json"_s, u"start"_s, u"--agent"_s, u"echo"_s, u"--prompt"_s, u"long 150 delay 15"_s}), kWait);
+        QCOMPARE(started.exitCode, 0);
+        const QString id = RunwatchTest::runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(RunwatchTest::firstOfType(started.out, u"run"_s).value(u"remote_id"_s).toString().size(), 36);
+        QProcess *first = cli({u"watch"_s, id});
+        QByteArray partial;
+        QVERIFY(waitFor([&] { return (partial += first->readAllStandardOutput()).size() > 40; }, kWait));
+        ::kill(pid_t(first->processId()), SIGKILL);
+        QVERIFY(first->waitForFinished(10000));
+        const RunwatchTest::CliResult watched = finishCli(cli({u"watch"_s, id}), kWait * 2);
+        QCOMPARE(watched.exitCode, 0);
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        const std::optional<Run> run = store.loadRun(id);
+        QVERIFY(run);
+        QCOMPARE(run->status, RunStatus::Completed);
+        Rig rig(m_peer->url());
+        const auto state = QCoro::waitFor(rig.backend()->fetchObject(u"/threads/%1/state"_s.arg(run->remoteId)));
+        const QJsonArray messages = state.object.value(u"values"_s).toObject().value(u"messages"_s).toArray();
+        QCOMPARE(run->primaryText, messages.last().toObject().value(u"content"_s).toString());
+        QVERIFY(run->primaryText.startsWith(QString::fromUtf8(partial).trimmed().left(20)));
+        QCOMPARE(run->reconciliations, 0);
+    }
+
+    // --no-stream: the run is polled and its answer read from the thread's state.
+    void notStreamedRunIsPolled()
+    {
+        Rig rig(m_peer->url());
+        const QString id = rig.startOn(u"echo"_s, u"quiet"_s, false);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        QCOMPARE(rig.run(id).status, RunStatus::Completed);
+        QCOMPARE(rig.run(id).primaryText, rig.lastAiMessage(id));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLangGraphPeer)
+#include "tst_langgraph_peer.moc"
