@@ -233,7 +233,8 @@ std::optional<Connection> CliApp::connectionFor(const Options &o, const Run *run
     // Checked in run(): a bad style never gets here.
     // Without --auth, the key goes where the service takes it (LangSmith: X-Api-Key), else Bearer.
     QString auth = o.auth;
-    if (const ConnectorDescriptor *row = connector(c.backend); auth.isEmpty() && row && !row->defaultAuthHeader.isEmpty())
+    if (const ConnectorDescriptor *row = connector(c.backend);
+        auth.isEmpty() && row && !row->defaultAuthHeader.isEmpty())
         auth = u"header:"_s + row->defaultAuthHeader;
     authStyleFromName(auth.isEmpty() ? u"bearer"_s : auth, &c.auth, &c.authHeader);
     c.apiKey = apiKeyFor(o, c.backend);

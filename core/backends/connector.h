@@ -85,8 +85,8 @@ struct ConnectorDescriptor
     QLatin1StringView apiKeyEnv;          // read for its key after RUNWATCH_API_KEY (CLI), if any
     // The header a new connection's key goes in ("X-Api-Key"); empty: Authorization: Bearer.
     QLatin1StringView defaultAuthHeader;
-    QString defaultModel;                 // a new run's model when neither it nor its connection names one
-    QList<ConnectorOption> options;       // its own options; the common ones are the registry's
+    QString defaultModel;           // a new run's model when neither it nor its connection names one
+    QList<ConnectorOption> options; // its own options; the common ones are the registry's
     // A run is started on one of the service's agents (RunBackend::catalog() lists them): the CLI
     // and the New Run dialog ask for one, the connection's "agent" option being the default.
     bool needsAgent = false;

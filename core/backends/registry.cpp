@@ -24,11 +24,7 @@ namespace {
 QList<ConnectorDescriptor> &rows()
 {
     static QList<ConnectorDescriptor> list{
-        openAiConnector(),
-        jobsConnector(),
-        a2aConnector(),
-        foundryConnector(),
-        langGraphConnector(),
+        openAiConnector(), jobsConnector(), a2aConnector(), foundryConnector(), langGraphConnector(),
     };
     return list;
 }

@@ -132,7 +132,8 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         const bool newId = !event.remoteId.isEmpty() && event.remoteId != run.remoteId;
         // A new object under the same id is one the token's extra names anew (a LangGraph run on
         // the same thread): applied once, like a new id, since a replay changes nothing.
-        if (event.continuation && !run.remoteId.isEmpty() && (newId || changesExtra(run.token.extra, event.tokenExtra))) {
+        if (event.continuation && !run.remoteId.isEmpty()
+            && (newId || changesExtra(run.token.extra, event.tokenExtra))) {
             // The run goes on in a new remote object: its positions start again, the text so
             // far stays as the base its snapshots extend.
             if (newId)

@@ -44,7 +44,8 @@ void checkInterrupts(const QByteArray &json)
     const auto value = resumeValue(request, approve, &error);
     check(value.has_value() || !error.isEmpty(), "a refused answer gave no reason");
     if (value && !request.toolCalls.isEmpty() && interrupts.size() == 1) {
-        check(value->toObject().value(QStringLiteral("decisions")).toArray().size() == request.toolCalls.size(),
+        check(value->toObject().value(QStringLiteral("decisions")).toArray().size()
+                  == request.toolCalls.size(),
               "not one decision per action request");
     }
     InputAnswer text;

@@ -99,8 +99,8 @@ struct Rig : RunwatchTest::EngineRig
     // The thread's state as the server has it.
     QJsonObject state(const QString &id)
     {
-        const auto fetched = QCoro::waitFor(
-            backend()->fetchObject(u"/threads/%1/state"_s.arg(run(id).remoteId)));
+        const auto fetched
+            = QCoro::waitFor(backend()->fetchObject(u"/threads/%1/state"_s.arg(run(id).remoteId)));
         return fetched.object;
     }
     // The content of the thread's last AI message.
@@ -142,12 +142,15 @@ private Q_SLOTS:
     {
         const QString node = QStringLiteral(RUNWATCH_NODE);
         if (node.isEmpty() || !QFileInfo(node).isExecutable())
-            QFAIL("node is not installed: the LangGraph Agent Server peer cannot run (install Node.js >= 20)");
+            QFAIL(
+                "node is not installed: the LangGraph Agent Server peer cannot run (install Node.js >= 20)");
         const QDir dir(QStringLiteral(RUNWATCH_LANGGRAPH_PEER_DIR));
         if (!dir.exists(u"node_modules/@langchain/langgraph-api/package.json"_s))
-            QFAIL("tests/peers/langgraph-peer/node_modules is missing: run scripts/setup-test-peers.sh (npm ci)");
+            QFAIL("tests/peers/langgraph-peer/node_modules is missing: run scripts/setup-test-peers.sh (npm "
+                  "ci)");
         m_peer = std::make_unique<Peer>();
-        QVERIFY2(m_peer->url().isValid(), qPrintable(u"the Agent Server did not start: "_s + m_peer->error()));
+        QVERIFY2(m_peer->url().isValid(),
+                 qPrintable(u"the Agent Server did not start: "_s + m_peer->error()));
     }
     void cleanupTestCase() { m_peer.reset(); }
 
@@ -179,8 +182,9 @@ private Q_SLOTS:
         QCOMPARE(run.primaryText, rig.lastAiMessage(id));
         QCOMPARE(run.reconciliations, 0);
         QVERIFY(!run.token.extra.value(u"run_id"_s).toString().isEmpty());
-        const auto custom = std::find_if(run.secondary.cbegin(), run.secondary.cend(),
-                                         [](const SecondaryItem &i) { return i.id.startsWith(u"custom:"_s); });
+        const auto custom
+            = std::find_if(run.secondary.cbegin(), run.secondary.cend(),
+                           [](const SecondaryItem &i) { return i.id.startsWith(u"custom:"_s); });
         QVERIFY(custom != run.secondary.cend());
         QCOMPARE(custom->text, u"{\"phase\":\"drafting\"}"_s);
     }
@@ -303,7 +307,8 @@ private Q_SLOTS:
         QCOMPARE(run.remoteId, rig.run(parent).remoteId);
         QVERIFY(run.primaryText.startsWith(u"Echo: second"_s));
         QCOMPARE(run.primaryText, rig.lastAiMessage(child));
-        const QJsonArray messages = rig.state(child).value(u"values"_s).toObject().value(u"messages"_s).toArray();
+        const QJsonArray messages
+            = rig.state(child).value(u"values"_s).toObject().value(u"messages"_s).toArray();
         QCOMPARE(messages.size(), 4);
     }
 
@@ -315,8 +320,9 @@ private Q_SLOTS:
         QVERIFY(waitFor([&] { return rig.run(id).status == RunStatus::InputRequired; }, kWait));
         const ListResult listed = QCoro::waitFor(rig.backend()->list());
         QVERIFY2(!listed.error.isError(), qPrintable(listed.error.message));
-        const auto it = std::find_if(listed.runs.cbegin(), listed.runs.cend(),
-                                     [&](const RemoteRunInfo &i) { return i.remoteId == rig.run(id).remoteId; });
+        const auto it = std::find_if(listed.runs.cbegin(), listed.runs.cend(), [&](const RemoteRunInfo &i) {
+            return i.remoteId == rig.run(id).remoteId;
+        });
         QVERIFY(it != listed.runs.cend());
         QCOMPARE(it->status, RunStatus::InputRequired);
         QCOMPARE(it->title, u"listed"_s);
@@ -346,18 +352,20 @@ private Q_SLOTS:
     void cliWatchSurvivesSigkill()
     {
         QTemporaryDir dir;
-        const QStringList globals{u"--backend"_s, u"langgraph"_s, u"--url"_s, m_peer->url().toString(),
-                                  u"--store"_s, dir.filePath(u"runs.sqlite"_s)};
+        const QStringList globals{u"--backend"_s,           u"langgraph"_s, u"--url"_s,
+                                  m_peer->url().toString(), u"--store"_s,   dir.filePath(u"runs.sqlite"_s)};
         using RunwatchTest::finishCli;
         const auto cli = [&](const QStringList &args) {
             return RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals + args, this);
         };
         const RunwatchTest::CliResult started = finishCli(
-            cli({u"--json"_s, u"start"_s, u"--agent"_s, u"echo"_s, u"--prompt"_s, u"long 150 delay 15"_s}), kWait);
+            cli({u"--json"_s, u"start"_s, u"--agent"_s, u"echo"_s, u"--prompt"_s, u"long 150 delay 15"_s}),
+            kWait);
         QCOMPARE(started.exitCode, 0);
         const QString id = RunwatchTest::runIdFrom(started.out);
         QVERIFY(!id.isEmpty());
-        QCOMPARE(RunwatchTest::firstOfType(started.out, u"run"_s).value(u"remote_id"_s).toString().size(), 36);
+        QCOMPARE(RunwatchTest::firstOfType(started.out, u"run"_s).value(u"remote_id"_s).toString().size(),
+                 36);
         QProcess *first = cli({u"watch"_s, id});
         QByteArray partial;
         QVERIFY(waitFor([&] { return (partial += first->readAllStandardOutput()).size() > 40; }, kWait));
@@ -371,7 +379,8 @@ private Q_SLOTS:
         QVERIFY(run);
         QCOMPARE(run->status, RunStatus::Completed);
         Rig rig(m_peer->url());
-        const auto state = QCoro::waitFor(rig.backend()->fetchObject(u"/threads/%1/state"_s.arg(run->remoteId)));
+        const auto state
+            = QCoro::waitFor(rig.backend()->fetchObject(u"/threads/%1/state"_s.arg(run->remoteId)));
         const QJsonArray messages = state.object.value(u"values"_s).toObject().value(u"messages"_s).toArray();
         QCOMPARE(run->primaryText, messages.last().toObject().value(u"content"_s).toString());
         QVERIFY(run->primaryText.startsWith(QString::fromUtf8(partial).trimmed().left(20)));

@@ -101,9 +101,9 @@ QString LangGraphBackend::kind() const
 
 Capabilities LangGraphBackend::capabilities() const
 {
-    return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream | Capability::Cancel
-           | Capability::Delete | Capability::Respond | Capability::List | Capability::FollowUp
-           | Capability::Catalog | Capability::StructuredInput;
+    return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
+           | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::List
+           | Capability::FollowUp | Capability::Catalog | Capability::StructuredInput;
 }
 
 QCoro::Task<> LangGraphBackend::shutdown()
@@ -179,11 +179,11 @@ RunStream *LangGraphBackend::start(StartRequest request, QObject *parent)
 {
     Kickoff kickoff;
     kickoff.assistant = assistantFor(request.agent);
-    const QJsonValue input = request.input.isUndefined()
-                                 ? QJsonValue(QJsonObject{
-                                     {u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s},
-                                                                            {u"content"_s, request.prompt}}}}})
-                                 : request.input;
+    const QJsonValue input
+        = request.input.isUndefined() ? QJsonValue(
+              QJsonObject{{u"messages"_s,
+                           QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}}}}})
+                                      : request.input;
     kickoff.input = {{u"input"_s, input}};
     kickoff.clientRunId = request.clientRunId;
     kickoff.title = request.prompt.left(200);
@@ -195,14 +195,14 @@ RunStream *LangGraphBackend::followUp(ContinuationToken parentToken, StartReques
 {
     Kickoff kickoff;
     kickoff.threadId = parentToken.remoteId;
-    kickoff.assistant = request.agent.isEmpty() ? parentToken.extra.value(kAssistantId).toString()
-                                                : request.agent;
+    kickoff.assistant
+        = request.agent.isEmpty() ? parentToken.extra.value(kAssistantId).toString() : request.agent;
     kickoff.assistant = assistantFor(kickoff.assistant);
-    const QJsonValue input = request.input.isUndefined()
-                                 ? QJsonValue(QJsonObject{
-                                     {u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s},
-                                                                            {u"content"_s, request.prompt}}}}})
-                                 : request.input;
+    const QJsonValue input
+        = request.input.isUndefined() ? QJsonValue(
+              QJsonObject{{u"messages"_s,
+                           QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, request.prompt}}}}})
+                                      : request.input;
     kickoff.input = {{u"input"_s, input}};
     kickoff.clientRunId = request.clientRunId;
     kickoff.stream = request.stream;
@@ -261,7 +261,8 @@ QCoro::Task<LangGraphBackend::Fetched> LangGraphBackend::currentRun(Continuation
     }
     const QJsonArray runs = QJsonDocument::fromJson(response.body).array();
     if (runs.isEmpty() || !runs.at(0).isObject()) {
-        fetched.error = RunError::client(u"no_run"_s, Text::tr("The thread %1 has no run to follow.").arg(token.remoteId));
+        fetched.error = RunError::client(u"no_run"_s,
+                                         Text::tr("The thread %1 has no run to follow.").arg(token.remoteId));
         fetched.error.kind = ErrorKind::NotFound;
         co_return fetched;
     }
@@ -293,8 +294,8 @@ QCoro::Task<ActionResult> LangGraphBackend::get(ContinuationToken token)
     const QString status = run.object.value(u"status"_s).toString();
     if (!isTerminalRunStatus(status)) {
         const RunStatus unified = runStatusFor(status, {});
-        result.events << RunEvent::statusChange(unified == RunStatus::Unknown ? RunStatus::InProgress : unified,
-                                                status);
+        result.events << RunEvent::statusChange(
+            unified == RunStatus::Unknown ? RunStatus::InProgress : unified, status);
         co_return result;
     }
     const ActionResult final = co_await finalEvents(token, run.object);
@@ -353,7 +354,8 @@ QCoro::Task<ActionResult> LangGraphBackend::finalEvents(ContinuationToken token,
                 }
             }
             if (e.message.isEmpty())
-                e.message = Text::tr("The graph failed (run %1).").arg(runObject.value(u"run_id"_s).toString());
+                e.message
+                    = Text::tr("The graph failed (run %1).").arg(runObject.value(u"run_id"_s).toString());
             result.events << RunEvent::failure(e);
         }
     }
@@ -432,8 +434,9 @@ QCoro::Task<ActionResult> LangGraphBackend::respond(ContinuationToken token, Inp
     }
     const QJsonArray interrupts = pendingInterrupts(thread.object);
     if (thread.object.value(u"status"_s).toString() != "interrupted"_L1 || interrupts.isEmpty()) {
-        result.error = RunError::client(u"not_waiting"_s, Text::tr("The graph no longer waits for an answer (thread %1).")
-                                                              .arg(thread.object.value(u"status"_s).toString()));
+        result.error = RunError::client(u"not_waiting"_s,
+                                        Text::tr("The graph no longer waits for an answer (thread %1).")
+                                            .arg(thread.object.value(u"status"_s).toString()));
         result.error.kind = ErrorKind::Conflict;
         co_return result;
     }
@@ -470,7 +473,8 @@ QCoro::Task<ActionResult> LangGraphBackend::respond(ContinuationToken token, Inp
     const auto created = jsonObject(response.body);
     const QString runId = created ? created->value(u"run_id"_s).toString() : QString();
     if (runId.isEmpty()) {
-        result.error = response.protocolError(u"no_run_id"_s, Text::tr("The Agent Server's reply names no run."));
+        result.error
+            = response.protocolError(u"no_run_id"_s, Text::tr("The Agent Server's reply names no run."));
         co_return result;
     }
     // The same local run goes on in the new run: its stream starts from its first event, its
@@ -482,7 +486,8 @@ QCoro::Task<ActionResult> LangGraphBackend::respond(ContinuationToken token, Inp
     identity.tokenExtra.insert(kRunId, runId);
     identity.tokenExtra.insert(kAssistantId, assistant);
     identity.tokenExtra.insert(kMessagesBefore, before);
-    result.events << identity << RunEvent::statusChange(RunStatus::InProgress, created->value(u"status"_s).toString());
+    result.events << identity
+                  << RunEvent::statusChange(RunStatus::InProgress, created->value(u"status"_s).toString());
     co_return result;
 }
 
@@ -517,7 +522,8 @@ QCoro::Task<ListResult> LangGraphBackend::list()
             info.rawStatus = thread.value(u"status"_s).toString();
             info.status = threadStatusFor(info.rawStatus);
             info.title = threadTitle(thread);
-            info.createdAt = QDateTime::fromString(thread.value(u"created_at"_s).toString(), Qt::ISODateWithMs);
+            info.createdAt
+                = QDateTime::fromString(thread.value(u"created_at"_s).toString(), Qt::ISODateWithMs);
             result.runs << info;
         }
         if (threads.size() < kPageSize)
@@ -589,8 +595,9 @@ QCoro::Task<ConnectionInfo> LangGraphBackend::describe()
     }
     for (const CatalogEntry &entry : assistants.entries)
         info.skills << u"%1: %2 (%3)"_s.arg(entry.name, entry.detail, entry.id);
-    info.capabilities << Text::tr("background runs with resumable streams") << Text::tr("interrupts answered by resume")
-                      << Text::tr("cancel (interrupt)") << Text::tr("thread search");
+    info.capabilities << Text::tr("background runs with resumable streams")
+                      << Text::tr("interrupts answered by resume") << Text::tr("cancel (interrupt)")
+                      << Text::tr("thread search");
     co_return info;
 }
 

@@ -50,7 +50,8 @@ public:
     // A JSON request with `body`.
     HttpRequest jsonRequest(const QByteArray &method, const QString &path, const QJsonObject &body) const;
     // The body of a background run on `assistant`: `input` or, for a resume, `command`.
-    static QJsonObject runBody(const QString &assistant, const QJsonObject &inputOrCommand, const QString &clientRunId);
+    static QJsonObject runBody(const QString &assistant, const QJsonObject &inputOrCommand,
+                               const QString &clientRunId);
     // The assistant runs start on: the request's, else the connection's default agent.
     QString assistantFor(const QString &requested) const;
 

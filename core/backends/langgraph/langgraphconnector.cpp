@@ -12,8 +12,8 @@ ConnectorDescriptor langGraphConnector()
     ConnectorDescriptor row;
     row.name = "langgraph"_L1;
     row.displayName = QT_TRANSLATE_NOOP("Runwatch::Connector", "LangGraph Agent Server");
-    row.urlHelp = QT_TRANSLATE_NOOP("Runwatch::Connector",
-                                    "the deployment URL (LangSmith Deployment, or a local langgraph dev server)");
+    row.urlHelp = QT_TRANSLATE_NOOP(
+        "Runwatch::Connector", "the deployment URL (LangSmith Deployment, or a local langgraph dev server)");
     row.urlPlaceholder = "https://my-deployment.us.langgraph.app";
     // LangSmith Deployment takes its key in X-Api-Key; a local dev server ignores it.
     row.defaultAuthHeader = "X-Api-Key"_L1;
@@ -22,7 +22,8 @@ ConnectorDescriptor langGraphConnector()
     row.cliNotes = QT_TRANSLATE_NOOP(
         "Runwatch::Connector",
         "--agent: an assistant id or a graph name (agents lists them). start --input: the graph's input "
-        "(default {\"messages\":[{\"role\":\"user\",\"content\":PROMPT}]}). The run's remote id is its thread. "
+        "(default {\"messages\":[{\"role\":\"user\",\"content\":PROMPT}]}). The run's remote id is its "
+        "thread. "
         "respond: --approve/--reject [--comment] to a review, --text to a question, --value JSON to resume "
         "with any value. followup: a new run on the same thread. list --remote: the deployment's threads. "
         "attach THREAD_ID.");

@@ -174,8 +174,9 @@ InputRequest inputRequestFor(const QJsonArray &interrupts)
             const QString description = action.value(u"description"_s).toString();
             lines << (description.isEmpty() ? toolCallText(call.name, call.arguments) : description);
         }
-        request.prompt = lines.isEmpty() ? Text::tr("The graph asks for a review.")
-                                         : Text::tr("The graph asks for approval: %1").arg(lines.join(u"; "_s));
+        request.prompt = lines.isEmpty()
+                             ? Text::tr("The graph asks for a review.")
+                             : Text::tr("The graph asks for approval: %1").arg(lines.join(u"; "_s));
         return request;
     }
     request.reason = InputReason::Question;
@@ -189,11 +190,11 @@ InputRequest inputRequestFor(const QJsonArray &interrupts)
     request.raw.insert(u"kind"_s, u"value"_s);
     const QJsonObject object = value.toObject();
     const QJsonValue schema = object.value(u"schema"_s);
-    request.schema = schema.isObject() ? schema.toObject()
-                                       : QJsonObject{{u"description"_s, Text::tr("Any JSON value")}};
+    request.schema
+        = schema.isObject() ? schema.toObject() : QJsonObject{{u"description"_s, Text::tr("Any JSON value")}};
     const QString question = object.value(u"question"_s).toString(object.value(u"message"_s).toString());
-    request.prompt = !question.isEmpty() ? question
-                                         : Text::tr("The graph waits for a value: %1").arg(shownJson(value));
+    request.prompt
+        = !question.isEmpty() ? question : Text::tr("The graph waits for a value: %1").arg(shownJson(value));
     return request;
 }
 
@@ -210,7 +211,8 @@ std::optional<QJsonValue> resumeValue(const InputRequest &request, const InputAn
         for (const ToolCallRequest &call : request.toolCalls) {
             const auto it = std::find_if(answers->cbegin(), answers->cend(),
                                          [&](const ToolCallAnswer &a) { return a.callId == call.id; });
-            QJsonObject decision{{u"type"_s, it != answers->cend() && it->approved ? u"approve"_s : u"reject"_s}};
+            QJsonObject decision{
+                {u"type"_s, it != answers->cend() && it->approved ? u"approve"_s : u"reject"_s}};
             if (it != answers->cend() && !it->approved) {
                 const QString message = !it->output.isEmpty() ? it->output : answer.comment;
                 if (!message.isEmpty())
@@ -290,8 +292,8 @@ LangGraphMapper::Outcome LangGraphMapper::map(QByteArrayView type, QByteArrayVie
     const QString itemKey = m_runId + u':' + cursor.eventId;
     if (!parsed && type != "end") {
         // Kept as a note, not a stop: a rejoin would bring the same event again.
-        RunEvent note = RunEvent::secondarySnapshot(SecondaryKind::Log, u"unreadable:"_s + itemKey,
-                                                    eventType, Text::tr("An event that is not JSON was skipped."));
+        RunEvent note = RunEvent::secondarySnapshot(SecondaryKind::Log, u"unreadable:"_s + itemKey, eventType,
+                                                    Text::tr("An event that is not JSON was skipped."));
         stamp(note, cursor);
         out << note;
         return Outcome::Continue;
@@ -350,7 +352,8 @@ void LangGraphMapper::mapMessage(const QJsonValue &data, RunEvent cursor, QList<
     if (type == "tool"_L1 || type == "ToolMessage"_L1 || type == "ToolMessageChunk"_L1) {
         const QString callId = chunk.value(u"tool_call_id"_s).toString();
         RunEvent result = RunEvent::secondarySnapshot(
-            SecondaryKind::ToolCall, u"tool-result:"_s + (callId.isEmpty() ? m_runId + u':' + cursor.eventId : callId),
+            SecondaryKind::ToolCall,
+            u"tool-result:"_s + (callId.isEmpty() ? m_runId + u':' + cursor.eventId : callId),
             chunk.value(u"name"_s).toString(), contentText(chunk.value(u"content"_s)));
         stamp(result, cursor);
         out << result;
@@ -381,14 +384,15 @@ void LangGraphMapper::mapToolCallChunks(const QJsonObject &chunk, RunEvent &curs
     }
 }
 
-void LangGraphMapper::mapUpdates(const QJsonValue &data, const QString &id, RunEvent cursor, QList<RunEvent> &out)
+void LangGraphMapper::mapUpdates(const QJsonValue &data, const QString &id, RunEvent cursor,
+                                 QList<RunEvent> &out)
 {
     const QJsonObject updates = data.toObject();
     for (auto it = updates.begin(); it != updates.end(); ++it) {
         RunEvent e;
         if (it.key() == "__interrupt__"_L1) {
-            e = RunEvent::secondarySnapshot(SecondaryKind::Progress, u"interrupt:"_s + id, Text::tr("interrupt"),
-                                            Text::tr("The graph waits for a person."));
+            e = RunEvent::secondarySnapshot(SecondaryKind::Progress, u"interrupt:"_s + id,
+                                            Text::tr("interrupt"), Text::tr("The graph waits for a person."));
         } else {
             e = RunEvent::secondarySnapshot(SecondaryKind::Progress, u"update:"_s + id + u':' + it.key(),
                                             it.key(), shownJson(it.value()));

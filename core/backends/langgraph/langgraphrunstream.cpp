@@ -52,7 +52,8 @@ LangGraphRunStream::LangGraphRunStream(LangGraphBackend *backend, ContinuationTo
     , m_token(std::move(token))
     , m_mapper(m_token.extra.value(kRunId).toString())
 {
-    QTimer::singleShot(0, this, [this] { m_token.extra.value(kRunId).toString().isEmpty() ? afterClose() : runJoin(); });
+    QTimer::singleShot(
+        0, this, [this] { m_token.extra.value(kRunId).toString().isEmpty() ? afterClose() : runJoin(); });
 }
 
 QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
@@ -61,9 +62,10 @@ QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
     if (!m_backend || isAborted())
         co_return;
     if (kickoff.assistant.isEmpty()) {
-        endWith({StreamEnd::Reason::Error,
-                 RunError::client(u"no_assistant"_s, Text::tr("Name the assistant or graph to run (--agent).")),
-                 std::nullopt});
+        endWith(
+            {StreamEnd::Reason::Error,
+             RunError::client(u"no_assistant"_s, Text::tr("Name the assistant or graph to run (--agent).")),
+             std::nullopt});
         co_return;
     }
     qsizetype messagesBefore = 0;
@@ -80,8 +82,8 @@ QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
         const QJsonObject thread = QJsonDocument::fromJson(created.body).object();
         kickoff.threadId = thread.value(u"thread_id"_s).toString();
         if (!created.ok() || kickoff.threadId.isEmpty()) {
-            const RunError e = created.ok() ? created.protocolError(u"no_thread_id"_s,
-                                                                    Text::tr("The Agent Server created no thread."))
+            const RunError e = created.ok() ? created.protocolError(
+                                   u"no_thread_id"_s, Text::tr("The Agent Server created no thread."))
                                             : LangGraphBackend::httpError(created);
             endWith({StreamEnd::Reason::Error, e, created.retryAfterMs});
             co_return;
@@ -103,8 +105,9 @@ QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
     if (!self || isAborted() || !m_backend)
         co_return;
 
-    HttpRequest r = m_backend->jsonRequest("POST", u"/threads/%1/runs"_s.arg(encoded(kickoff.threadId)),
-                                           LangGraphBackend::runBody(kickoff.assistant, kickoff.input, kickoff.clientRunId));
+    HttpRequest r = m_backend->jsonRequest(
+        "POST", u"/threads/%1/runs"_s.arg(encoded(kickoff.threadId)),
+        LangGraphBackend::runBody(kickoff.assistant, kickoff.input, kickoff.clientRunId));
     // Never repeated once it may have arrived: the thread would refuse a second run (422), or run
     // it twice with another multitask strategy. A lost reply is reconciled from the thread's runs.
     r.idempotent = false;
@@ -123,7 +126,8 @@ QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
             const LangGraphBackend::Fetched latest = co_await m_backend->currentRun(probe);
             if (!self || isAborted() || !m_backend)
                 co_return;
-            const QString tag = latest.object.value(u"metadata"_s).toObject().value(u"runwatch_client_run_id"_s).toString();
+            const QString tag
+                = latest.object.value(u"metadata"_s).toObject().value(u"runwatch_client_run_id"_s).toString();
             if (latest.ok() && !kickoff.clientRunId.isEmpty() && tag == kickoff.clientRunId)
                 run = latest.object;
         }
@@ -145,7 +149,8 @@ QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
     RunEvent started = RunEvent::identity(kickoff.threadId, {}, kickoff.stream);
     started.tokenExtra.insert(kRunId, runId);
     const QList<RunEvent> startedEvents{
-        started, RunEvent::statusChange(RunStatus::InProgress, run.value(u"status"_s).toString(u"pending"_s))};
+        started,
+        RunEvent::statusChange(RunStatus::InProgress, run.value(u"status"_s).toString(u"pending"_s))};
     deliver(startedEvents);
     if (!self || isAborted() || !m_backend)
         co_return;
@@ -176,17 +181,19 @@ QCoro::Task<> LangGraphRunStream::runJoin()
         co_return;
     }
     if (!opened.response.ok() || !opened.reply) {
-        endWith({StreamEnd::Reason::Error, LangGraphBackend::httpError(opened.response), opened.response.retryAfterMs});
+        endWith({StreamEnd::Reason::Error, LangGraphBackend::httpError(opened.response),
+                 opened.response.retryAfterMs});
         co_return;
     }
     if (!isEventStream(opened.response)) {
         discardReply(opened.reply);
-        endWith({StreamEnd::Reason::ResumeRefused,
-                 unexpectedContentType(opened.response,
-                                       Text::tr("The run's stream answered with %1 instead of an event stream; "
-                                                "polling instead.")
-                                           .arg(QString::fromLatin1(opened.response.header("content-type")))),
-                 std::nullopt});
+        endWith(
+            {StreamEnd::Reason::ResumeRefused,
+             unexpectedContentType(opened.response,
+                                   Text::tr("The run's stream answered with %1 instead of an event stream; "
+                                            "polling instead.")
+                                       .arg(QString::fromLatin1(opened.response.header("content-type")))),
+             std::nullopt});
         co_return;
     }
     startReading(opened);

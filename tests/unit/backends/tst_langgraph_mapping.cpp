@@ -124,7 +124,8 @@ private Q_SLOTS:
     void approvalInterrupt()
     {
         const Replay r = replay(u"approval-stream.sse"_s, 33);
-        QCOMPARE(r.run.primaryText, u"Plan: email the report to ops@example.com, then delete the draft /tmp/x."_s);
+        QCOMPARE(r.run.primaryText,
+                 u"Plan: email the report to ops@example.com, then delete the draft /tmp/x."_s);
         QVERIFY(item(r.run, u"interrupt:"_s));
 
         for (const QString &source : {u"approval-thread.json"_s, u"approval-state.json"_s}) {
@@ -141,15 +142,15 @@ private Q_SLOTS:
 
             // One decision per action request, in their order; a reason goes with a rejection.
             InputAnswer answer;
-            answer.toolAnswers = {{request.toolCalls.at(1).id, u"not now"_s, false},
-                                  {request.toolCalls.at(0).id, {}, true}};
+            answer.toolAnswers
+                = {{request.toolCalls.at(1).id, u"not now"_s, false}, {request.toolCalls.at(0).id, {}, true}};
             QString error;
             const auto value = resumeValue(request, answer, &error);
             QVERIFY2(value, qPrintable(error));
             QCOMPARE(value->toObject(),
-                     (QJsonObject{{u"decisions"_s,
-                                   QJsonArray{QJsonObject{{u"type"_s, u"approve"_s}},
-                                              QJsonObject{{u"type"_s, u"reject"_s}, {u"message"_s, u"not now"_s}}}}}));
+                     (QJsonObject{{u"decisions"_s, QJsonArray{QJsonObject{{u"type"_s, u"approve"_s}},
+                                                              QJsonObject{{u"type"_s, u"reject"_s},
+                                                                          {u"message"_s, u"not now"_s}}}}}));
             // Approve alone answers every action; an answer that leaves one out is refused.
             InputAnswer all;
             all.kind = InputAnswer::Kind::Approve;
@@ -178,9 +179,11 @@ private Q_SLOTS:
         applyEvent(run, identity, QDateTime::currentDateTimeUtc());
         QCOMPARE(run.token.sequence, 3);
         run.token.sequence = -1;
-        const Replay resumed = replay(u"approval-resume-stream.sse"_s, 64, u"01a223f7-05d2-710b-97ae-1d71dd9ddbfe"_s, run);
+        const Replay resumed
+            = replay(u"approval-resume-stream.sse"_s, 64, u"01a223f7-05d2-710b-97ae-1d71dd9ddbfe"_s, run);
         QCOMPARE(resumed.run.primaryText,
-                 first.run.primaryText + u"\n\nsend_email: approved; delete_file: rejected (reason: not now)"_s);
+                 first.run.primaryText
+                     + u"\n\nsend_email: approved; delete_file: rejected (reason: not now)"_s);
         // Its items are its own, not the first run's (whose ids restart at 0).
         QVERIFY(resumed.run.secondary.size() > first.run.secondary.size());
     }
@@ -207,7 +210,8 @@ private Q_SLOTS:
     {
         const QJsonObject schema{{u"type"_s, u"object"_s}};
         const InputRequest typed = inputRequestFor(
-            {QJsonObject{{u"id"_s, u"i1"_s}, {u"value"_s, QJsonObject{{u"question"_s, u"Limits?"_s}, {u"schema"_s, schema}}}}});
+            {QJsonObject{{u"id"_s, u"i1"_s},
+                         {u"value"_s, QJsonObject{{u"question"_s, u"Limits?"_s}, {u"schema"_s, schema}}}}});
         QCOMPARE(typed.prompt, u"Limits?"_s);
         QCOMPARE(typed.schema, schema);
         const InputRequest untyped = inputRequestFor({QJsonObject{{u"id"_s, u"i1"_s}, {u"value"_s, 42}}});
@@ -262,10 +266,15 @@ private Q_SLOTS:
         QCOMPARE(mapper.lastEventId(), u"5"_s);
         out.clear();
         // A chunk whose content is a list of blocks; a tool message; the Python server's end event.
-        mapper.map("messages", "[{\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"image_url\"},{\"type\":\"text\",\"text\":\"b\"}],\"type\":\"AIMessageChunk\"},{}]", "6", out);
+        mapper.map("messages",
+                   "[{\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"image_url\"},{\"type\":"
+                   "\"text\",\"text\":\"b\"}],\"type\":\"AIMessageChunk\"},{}]",
+                   "6", out);
         QCOMPARE(out.at(0).text, u"ab"_s);
         out.clear();
-        mapper.map("messages", "[{\"content\":\"42\",\"type\":\"tool\",\"name\":\"calc\",\"tool_call_id\":\"c1\"},{}]", "7", out);
+        mapper.map("messages",
+                   "[{\"content\":\"42\",\"type\":\"tool\",\"name\":\"calc\",\"tool_call_id\":\"c1\"},{}]",
+                   "7", out);
         QCOMPARE(out.at(0).kind, SecondaryKind::ToolCall);
         QCOMPARE(out.at(0).itemId, u"tool-result:c1"_s);
         out.clear();
@@ -275,7 +284,8 @@ private Q_SLOTS:
     void answerFromTheState()
     {
         const QJsonObject state = dataObject(u"approval-state.json"_s);
-        QCOMPARE(answerFromState(state, 1), u"Plan: email the report to ops@example.com, then delete the draft /tmp/x."_s);
+        QCOMPARE(answerFromState(state, 1),
+                 u"Plan: email the report to ops@example.com, then delete the draft /tmp/x."_s);
         QCOMPARE(answerFromState(state, 2), QString());
     }
 };
