@@ -123,6 +123,7 @@ function(runwatch_lean_moc target)
         target_sources(${target} PRIVATE ${out})
         set_source_files_properties(${out} PROPERTIES HEADER_FILE_ONLY ON)
     endforeach()
-    set_target_properties(${target} PROPERTIES AUTOMOC OFF)
+    # AUTOUIC too (no test has a .ui form): with neither, CMake adds no autogen step to the target.
+    set_target_properties(${target} PROPERTIES AUTOMOC OFF AUTOUIC OFF)
     target_include_directories(${target} PRIVATE ${out_dir})
 endfunction()

@@ -190,10 +190,18 @@ void NewRunDialog::loadAgents()
             m_agent->addItem(agent.detail.isEmpty() ? name : tr("%1 · %2").arg(name, agent.detail), agent.id);
             m_agent->setItemData(m_agent->count() - 1, agent.id, Qt::ToolTipRole);
         }
-        // The connection's default agent stays choosable when the list cannot be read.
-        if (!preferred.isEmpty() && m_agent->findData(preferred) < 0)
+        // The connection's default agent, by id or by name (a LangGraph graph name stands for its
+        // assistant); it stays choosable when the list cannot be read.
+        int at = m_agent->findData(preferred);
+        for (qsizetype i = 0; at < 0 && !preferred.isEmpty() && i < list.entries.size(); ++i) {
+            if (list.entries.at(i).name == preferred)
+                at = int(i);
+        }
+        if (at < 0 && !preferred.isEmpty()) {
             m_agent->addItem(preferred, preferred);
-        if (const int at = m_agent->findData(preferred); at >= 0)
+            at = m_agent->count() - 1;
+        }
+        if (at >= 0)
             m_agent->setCurrentIndex(at);
         m_agent->setEnabled(m_agent->count() > 0);
         if (list.error.isError()) {

@@ -7,15 +7,14 @@
 #include "cuttingproxy.h"
 #include "engine/runmanager.h"
 #include "enginerig.h"
+#include "langgraphpeer.h"
 #include "store/runstore.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -26,51 +25,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr int kStartWait = 60000; // a cold node start with the server's imports takes a few seconds
 constexpr int kWait = 30000;
 
-// The peer server; stopped with the object.
-class Peer
-{
-public:
-    Peer()
-    {
-        m_process.setWorkingDirectory(QStringLiteral(RUNWATCH_LANGGRAPH_PEER_DIR));
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        m_process.start(QStringLiteral(RUNWATCH_NODE), QStringList{u"server.mjs"_s, u"--port"_s, u"0"_s});
-        QElapsedTimer clock;
-        clock.start();
-        static const QRegularExpression line(u"langgraph-peer listening on (\\S+)"_s);
-        QByteArray seen;
-        while (clock.elapsed() < kStartWait && m_process.state() != QProcess::NotRunning) {
-            m_process.waitForReadyRead(100);
-            seen += m_process.readAllStandardOutput();
-            const auto m = line.match(QString::fromUtf8(seen));
-            if (m.hasMatch()) {
-                m_url = QUrl(m.captured(1));
-                return;
-            }
-        }
-        m_error = QString::fromUtf8(seen + m_process.readAllStandardError());
-    }
-    ~Peer()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.terminate();
-            if (!m_process.waitForFinished(5000)) {
-                m_process.kill();
-                m_process.waitForFinished(3000);
-            }
-        }
-    }
-    QUrl url() const { return m_url; }
-    QString error() const { return m_error; }
-
-private:
-    QProcess m_process;
-    QUrl m_url;
-    QString m_error;
-};
+using Peer = RunwatchTest::LangGraphPeer;
 
 struct Rig : RunwatchTest::EngineRig
 {
@@ -141,14 +98,10 @@ private Q_SLOTS:
     void initTestCase()
     {
         const QString node = QStringLiteral(RUNWATCH_NODE);
-        if (node.isEmpty() || !QFileInfo(node).isExecutable())
-            QFAIL(
-                "node is not installed: the LangGraph Agent Server peer cannot run (install Node.js >= 20)");
-        const QDir dir(QStringLiteral(RUNWATCH_LANGGRAPH_PEER_DIR));
-        if (!dir.exists(u"node_modules/@langchain/langgraph-api/package.json"_s))
-            QFAIL("tests/peers/langgraph-peer/node_modules is missing: run scripts/setup-test-peers.sh (npm "
-                  "ci)");
-        m_peer = std::make_unique<Peer>();
+        const QString dir = QStringLiteral(RUNWATCH_LANGGRAPH_PEER_DIR);
+        if (const QString why = Peer::missing(node, dir); !why.isEmpty())
+            QFAIL(qPrintable(why));
+        m_peer = std::make_unique<Peer>(node, dir);
         QVERIFY2(m_peer->url().isValid(),
                  qPrintable(u"the Agent Server did not start: "_s + m_peer->error()));
     }

@@ -557,7 +557,11 @@ QCoro::Task<CatalogResult> LangGraphBackend::catalog()
             entry.name = a.value(u"name"_s).toString(a.value(u"graph_id"_s).toString());
             const QString graph = a.value(u"graph_id"_s).toString();
             const QString description = a.value(u"description"_s).toString();
-            entry.detail = description.isEmpty() ? Text::tr("graph %1").arg(graph) : description;
+            // The graph only where it is not the name already (a deployment's system assistants
+            // are named after their graph).
+            entry.detail = !description.isEmpty() ? description
+                           : graph != entry.name  ? Text::tr("graph %1").arg(graph)
+                                                  : QString();
             result.entries << entry;
         }
         if (assistants.size() < kPageSize)
