@@ -901,6 +901,10 @@
         <source>The run&apos;s stream answered with %1 instead of an event stream; polling instead.</source>
         <translation>Der Stream des Laufs antwortete mit %1 statt mit einem Ereignis-Stream; stattdessen wird abgefragt.</translation>
     </message>
+    <message>
+        <source>The run was never created on thread %1.</source>
+        <translation>Der Lauf wurde im Thread %1 nie angelegt.</translation>
+    </message>
 </context>
 <context>
     <name>OpenAiConnector</name>

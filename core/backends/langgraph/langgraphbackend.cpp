@@ -267,6 +267,17 @@ QCoro::Task<LangGraphBackend::Fetched> LangGraphBackend::currentRun(Continuation
         co_return fetched;
     }
     fetched.object = runs.at(0).toObject();
+    // Our own run (a start or follow-up whose reply was lost): the latest one is ours only if it
+    // carries our client run id — a follow-up's thread also has its parent's runs.
+    const QString ours = token.extra.value(kClientRunId).toString();
+    const QString tag
+        = fetched.object.value(u"metadata"_s).toObject().value(u"runwatch_client_run_id"_s).toString();
+    if (!ours.isEmpty() && tag != ours) {
+        fetched.object = {};
+        fetched.error = RunError::client(
+            u"no_run"_s, Text::tr("The run was never created on thread %1.").arg(token.remoteId));
+        fetched.error.kind = ErrorKind::NotFound;
+    }
     co_return fetched;
 }
 

@@ -13,6 +13,9 @@ namespace Runwatch::LangGraph {
 // The names the connector keeps in ContinuationToken::extra.
 inline constexpr QLatin1StringView kRunId{"run_id"};             // the Agent Server run being followed
 inline constexpr QLatin1StringView kAssistantId{"assistant_id"}; // what resumes and follow-ups run on
+// The client run id our run was created with (its metadata): a thread's latest run is ours only
+// if it carries it (a follow-up's thread has its parent's runs too).
+inline constexpr QLatin1StringView kClientRunId{"client_run_id"};
 // How many messages the thread held before the current run: its own AI messages come after.
 inline constexpr QLatin1StringView kMessagesBefore{"messages_before"};
 

@@ -100,6 +100,8 @@ QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
     RunEvent thread = RunEvent::identity(kickoff.threadId, {}, kickoff.stream);
     thread.tokenExtra.insert(kAssistantId, kickoff.assistant);
     thread.tokenExtra.insert(kMessagesBefore, messagesBefore);
+    if (!kickoff.clientRunId.isEmpty())
+        thread.tokenExtra.insert(kClientRunId, kickoff.clientRunId);
     const QList<RunEvent> threadEvents{thread};
     deliver(threadEvents);
     if (!self || isAborted() || !m_backend)
@@ -120,15 +122,14 @@ QCoro::Task<> LangGraphRunStream::runKickoff(Kickoff kickoff)
         const bool mayExist = error.kind == ErrorKind::Network || error.kind == ErrorKind::Timeout
                               || error.kind == ErrorKind::Server;
         if (mayExist) {
-            // The thread's latest run is ours if it carries our client run id.
+            // The thread's latest run is ours if it carries our client run id (currentRun()).
             ContinuationToken probe;
             probe.remoteId = kickoff.threadId;
+            probe.extra.insert(kClientRunId, kickoff.clientRunId);
             const LangGraphBackend::Fetched latest = co_await m_backend->currentRun(probe);
             if (!self || isAborted() || !m_backend)
                 co_return;
-            const QString tag
-                = latest.object.value(u"metadata"_s).toObject().value(u"runwatch_client_run_id"_s).toString();
-            if (latest.ok() && !kickoff.clientRunId.isEmpty() && tag == kickoff.clientRunId)
+            if (latest.ok() && !kickoff.clientRunId.isEmpty())
                 run = latest.object;
         }
         if (run.value(u"run_id"_s).toString().isEmpty()) {
