@@ -190,7 +190,7 @@ void NewRunDialog::loadAgents()
             m_agent->addItem(agent.detail.isEmpty() ? name : tr("%1 · %2").arg(name, agent.detail), agent.id);
             m_agent->setItemData(m_agent->count() - 1, agent.id, Qt::ToolTipRole);
         }
-        // The connection's default agent, by id or by name (a LangGraph graph name stands for its
+        // The connection's default agent, by id or by name (a graph name can stand for its
         // assistant); it stays choosable when the list cannot be read.
         int at = m_agent->findData(preferred);
         for (qsizetype i = 0; at < 0 && !preferred.isEmpty() && i < list.entries.size(); ++i) {

@@ -39,7 +39,7 @@ struct RunEvent
     // Identity: the run goes on in this new remote object (RunBackend::respond continued it, e.g.
     // an OpenAI response with previous_response_id); the old id joins the token's chain and
     // the cursor starts again. Under the same remote id, a tokenExtra that names something new
-    // is the new object (a LangGraph run resumed on the same thread): the cursor starts again.
+    // is the new object (a new run on the same thread): the cursor starts again.
     bool continuation = false;
     // Identity: connector-specific continuation data (service URLs, A2A contextId) merged into
     // Run::token.extra, so another process can reattach from the stored run alone.

@@ -130,7 +130,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
     switch (event.type) {
     case RunEvent::Type::Identity: {
         const bool newId = !event.remoteId.isEmpty() && event.remoteId != run.remoteId;
-        // A new object under the same id is one the token's extra names anew (a LangGraph run on
+        // A new object under the same id is one the token's extra names anew (a new run on
         // the same thread): applied once, like a new id, since a replay changes nothing.
         if (event.continuation && !run.remoteId.isEmpty()
             && (newId || changesExtra(run.token.extra, event.tokenExtra))) {

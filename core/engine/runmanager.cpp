@@ -151,7 +151,7 @@ const Run *RunManager::findRun(const QString &idOrRemoteId) const
 {
     if (const Run *r = run(idOrRemoteId))
         return r;
-    // Several local runs can share a remote id (a LangGraph thread with its follow-ups): the
+    // Several local runs can share a remote id (a thread whose follow-ups are runs on it): the
     // latest is the one meant.
     const Run *latest = nullptr;
     for (const auto &e : m_runs) {

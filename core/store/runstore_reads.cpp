@@ -44,7 +44,7 @@ std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
 {
     if (auto run = loadRun(idOrRemoteId))
         return run;
-    // Several local runs can share a remote id (a LangGraph thread with its follow-ups): the
+    // Several local runs can share a remote id (a thread whose follow-ups are runs on it): the
     // latest is the one a script means.
     if (auto run = queryOne(u"r.remote_id = ? ORDER BY r.created_at DESC"_s, idOrRemoteId))
         return run;
