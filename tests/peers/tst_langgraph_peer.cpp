@@ -340,6 +340,74 @@ private Q_SLOTS:
         QCOMPARE(run->reconciliations, 0);
     }
 
+    // The CLI contract scripts rely on: agents, a review waiting (exit 5, list --remote shows its
+    // thread as input_required), respond --reject --comment answering every action, watch to the
+    // end, followup on the same thread.
+    void cliReviewAnsweredFromTheCommandLine()
+    {
+        QTemporaryDir dir;
+        const QStringList globals{u"--backend"_s, u"langgraph"_s,
+                                  u"--url"_s,     m_peer->url().toString(),
+                                  u"--store"_s,   dir.filePath(u"runs.sqlite"_s),
+                                  u"--json"_s};
+        using RunwatchTest::finishCli;
+        const auto cli = [&](const QStringList &args) {
+            return finishCli(RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals + args, this),
+                             kWait);
+        };
+        const RunwatchTest::CliResult agents = cli({u"agents"_s});
+        QCOMPARE(agents.exitCode, 0);
+        const QList<QJsonObject> rows = RunwatchTest::jsonLines(agents.out);
+        QCOMPARE(rows.size(), 5);
+        QVERIFY(std::all_of(rows.cbegin(), rows.cend(), [](const QJsonObject &o) {
+            return o.value(u"type"_s) == u"agent"_s && o.value(u"id"_s).toString().size() == 36
+                   && !o.value(u"name"_s).toString().isEmpty();
+        }));
+
+        const RunwatchTest::CliResult started
+            = cli({u"start"_s, u"--agent"_s, u"approval"_s, u"--prompt"_s, u"send it"_s, u"--follow"_s});
+        QCOMPARE(started.exitCode, 5);
+        const QString id = RunwatchTest::runIdFrom(started.out);
+        const QString thread
+            = RunwatchTest::firstOfType(started.out, u"run"_s).value(u"remote_id"_s).toString();
+        QVERIFY(!id.isEmpty() && !thread.isEmpty());
+
+        const RunwatchTest::CliResult remote = cli({u"list"_s, u"--remote"_s});
+        QCOMPARE(remote.exitCode, 0);
+        const QList<QJsonObject> threads = RunwatchTest::jsonLines(remote.out);
+        const auto listed = std::find_if(threads.cbegin(), threads.cend(), [&](const QJsonObject &o) {
+            return o.value(u"remote_id"_s) == thread;
+        });
+        QVERIFY(listed != threads.cend());
+        QCOMPARE(listed->value(u"status"_s).toString(), u"input_required"_s);
+
+        QCOMPARE(cli({u"status"_s, id}).exitCode, 5);
+        const RunwatchTest::CliResult answered
+            = cli({u"respond"_s, id, u"--reject"_s, u"--comment"_s, u"not today"_s});
+        QVERIFY2(answered.exitCode == 0 || answered.exitCode == 6, answered.err.constData());
+        QCOMPARE(cli({u"watch"_s, id}).exitCode, 0);
+        // A second answer finds the thread no longer waiting: refused, nothing sent.
+        QVERIFY(cli({u"respond"_s, id, u"--approve"_s}).exitCode != 0);
+
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        const std::optional<Run> run = store.loadRun(id);
+        QVERIFY(run);
+        QCOMPARE(run->status, RunStatus::Completed);
+        QVERIFY2(
+            run->primaryText.endsWith(
+                u"send_email: rejected (reason: not today); delete_file: rejected (reason: not today)"_s),
+            qPrintable(run->primaryText));
+
+        // The next turn runs the graph again: it asks for a review again (exit 5), on the same thread.
+        const RunwatchTest::CliResult next
+            = cli({u"followup"_s, id, u"--prompt"_s, u"and now?"_s, u"--follow"_s});
+        QCOMPARE(next.exitCode, 5);
+        const QJsonObject child = RunwatchTest::firstOfType(next.out, u"run"_s);
+        QCOMPARE(child.value(u"remote_id"_s).toString(), thread);
+        QVERIFY(child.value(u"run"_s).toString() != id);
+    }
+
     // --no-stream: the run is polled and its answer read from the thread's state.
     void notStreamedRunIsPolled()
     {
