@@ -4,6 +4,7 @@
 #include "a2a/a2asimoptions.h"
 #include "foundry/foundrysimoptions.h"
 #include "jobs/jobssimoptions.h"
+#include "langgraph/langgraphsimoptions.h"
 #include "openai/openaisimoptions.h"
 
 #include <QCommandLineParser>
@@ -98,6 +99,15 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
               "Inject --foundry HTTP faults (repeatable): status=429,count=1,on=create+get,"
               "retry-after=1,body=html.",
               "SPEC"),
+        flag("langgraph", "Serve a LangGraph Agent Server (graphs echo, approval, question, fail, slow) "
+                          "instead of the OpenAI API; --key is the X-Api-Key it expects."),
+        value("langgraph-close-ms",
+              "--langgraph streams close this long after their run stopped (default 500).", "N"),
+        value("langgraph-split", "--langgraph events go out in pieces of N bytes.", "N"),
+        value("langgraph-fault",
+              "Inject --langgraph HTTP faults (repeatable): status=503,count=1,on=create+join,"
+              "retry-after=1,body=html.",
+              "SPEC"),
     });
 
     const auto fail = [&result](const QString &message) {
@@ -110,7 +120,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     if (parser.isSet(helpOption)) {
         result.action = CommandLineResult::Action::Help;
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
-                         + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText();
+                         + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText() + u'\n'
+                         + langGraphOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -295,6 +306,37 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         foundry.httpFaults.append(FoundryHttpFault{{}, rateLimited, 429, 1, false});
     if (unavailable > 0)
         foundry.httpFaults.append(FoundryHttpFault{{}, unavailable, 503, 1, false});
+
+    options.langgraph = parser.isSet(u"langgraph"_s);
+    LangGraphSimConfig &langgraph = options.langgraphConfig;
+    langgraph.apiKey = config.apiKey;
+    langgraph.intervalMs = config.intervalMs;
+    langgraph.queuedMs = config.queuedMs;
+    // The graphs' own token counts (echo 6, slow 300) stay unless asked otherwise.
+    if (parser.isSet(u"deltas"_s))
+        langgraph.tokens = qMax(1, config.deltas);
+    if (parser.isSet(u"long-deltas"_s))
+        langgraph.slowTokens = qMax(1, config.longDeltas);
+    langgraph.keepAlive = config.keepAlive;
+    langgraph.closeDelimitedStreams = config.closeDelimitedStreams;
+    langgraph.maxBodyBytes = config.maxBodyBytes;
+    langgraph.maxHeaderBytes = config.maxHeaderBytes;
+    langgraph.streamFaults = config.streamFaults; // the LangGraph simulator applies what it knows of them
+    integer("langgraph-close-ms"_L1, 0, 3600000, &langgraph.closeDelayMs);
+    integer("langgraph-split"_L1, 0, 1 << 20, &langgraph.splitWrites);
+    if (!error.isEmpty())
+        return fail(error);
+    for (const QString &spec : parser.values(u"langgraph-fault"_s)) {
+        QString specError;
+        const auto fault = langGraphHttpFaultFromSpec(spec, &specError);
+        if (!fault)
+            return fail(u"--langgraph-fault: "_s + specError);
+        langgraph.httpFaults.append(*fault);
+    }
+    if (rateLimited > 0)
+        langgraph.httpFaults.append(LangGraphHttpFault{{}, rateLimited, 429, 1, false});
+    if (unavailable > 0)
+        langgraph.httpFaults.append(LangGraphHttpFault{{}, unavailable, 503, 1, false});
     return result;
 }
 

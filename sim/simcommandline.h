@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Command line of the standalone runwatch-sim: one of the three simulators and its config, kept
+// Command line of the standalone runwatch-sim: one of the simulators and its config, kept
 // in the library so that tests can check it.
 
 #include "foundry/foundrysimconfig.h"
 #include "jobs/jobssimconfig.h"
+#include "langgraph/langgraphsimconfig.h"
 #include "openai/openaisimconfig.h"
 
 #include <QHostAddress>
@@ -33,6 +34,10 @@ struct ServerOptions
     // pace, deltas, line ending, reply and stream faults are copied from `config`.
     bool foundry = false;
     FoundrySimConfig foundryConfig;
+    // --langgraph: serve a LangGraph Agent Server (LangGraphSimulator). X-Api-Key (--key), pace,
+    // queued time, token counts (only when given), limits and stream faults are copied from `config`.
+    bool langgraph = false;
+    LangGraphSimConfig langgraphConfig;
 };
 
 struct CommandLineResult

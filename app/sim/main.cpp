@@ -4,6 +4,7 @@
 #include "a2a/a2asim.h"
 #include "foundry/foundrysim.h"
 #include "jobs/jobssim.h"
+#include "langgraph/langgraphsim.h"
 #include "openai/openaisim.h"
 #include "simcommandline.h"
 
@@ -131,6 +132,16 @@ int runFoundry(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     });
 }
 
+int runLangGraph(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::LangGraphSimulator simulator(options.langgraphConfig);
+    // The announced URL is the server's root (the SDK's apiUrl).
+    return serve(app, simulator, options, [](RunwatchSim::LangGraphSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::LangGraphSimulator::requestAnswered, &sim,
+                         &printAnswered<RunwatchSim::LangGraphRequestRecord>);
+    });
+}
+
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::OpenAiSimulator simulator(options.config);
@@ -180,5 +191,7 @@ int main(int argc, char **argv)
         return runJobs(app, options);
     if (options.foundry)
         return runFoundry(app, options);
+    if (options.langgraph)
+        return runLangGraph(app, options);
     return runOpenAi(app, options);
 }
