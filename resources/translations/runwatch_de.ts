@@ -905,6 +905,10 @@
         <source>The run was never created on thread %1.</source>
         <translation>Der Lauf wurde im Thread %1 nie angelegt.</translation>
     </message>
+    <message>
+        <source>stream error</source>
+        <translation>Stream-Fehler</translation>
+    </message>
 </context>
 <context>
     <name>OpenAiConnector</name>

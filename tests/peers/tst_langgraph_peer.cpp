@@ -408,6 +408,27 @@ private Q_SLOTS:
         QVERIFY(child.value(u"run"_s).toString() != id);
     }
 
+    // Attached by thread id, a thread with two runs is followed at its latest (the server lists a
+    // thread's runs oldest first).
+    void attachFollowsTheLatestRun()
+    {
+        QString thread;
+        {
+            Rig rig(m_peer->url());
+            const QString parent = rig.startOn(u"echo"_s, u"older"_s);
+            QVERIFY(waitTerminal(rig.manager, parent, kWait));
+            QString why;
+            const QString child = rig.manager.followUp(parent, u"newer"_s, &why);
+            QVERIFY2(!child.isEmpty(), qPrintable(why));
+            QVERIFY(waitTerminal(rig.manager, child, kWait));
+            thread = rig.run(child).remoteId;
+        }
+        Rig rig(m_peer->url());
+        const QString id = rig.manager.attachRemoteRun(u"peer"_s, thread, {});
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        QVERIFY2(rig.run(id).primaryText.startsWith(u"Echo: newer"_s), qPrintable(rig.run(id).primaryText));
+    }
+
     // --no-stream: the run is polled and its answer read from the thread's state.
     void notStreamedRunIsPolled()
     {

@@ -33,6 +33,8 @@ namespace {
 // never end must not keep us paging.
 constexpr int kPageSize = 100;
 constexpr int kMaxPages = 20;
+// The runs of one thread read to find its latest (the most the servers give in one page).
+constexpr int kMaxThreadRuns = 1000;
 
 std::optional<QJsonObject> jsonObject(const QByteArray &body)
 {
@@ -246,9 +248,12 @@ QCoro::Task<LangGraphBackend::Fetched> LangGraphBackend::currentRun(Continuation
     const QString runId = token.extra.value(kRunId).toString();
     if (!runId.isEmpty())
         co_return co_await fetchObject(runPath(token, runId));
-    // Attached by thread id: the thread's latest run.
+    // Attached by thread id: the thread's latest run. The JS server lists a thread's runs oldest
+    // first (and misapplies offset), so one page as large as it gives is read and the newest
+    // taken by its creation time.
     Fetched fetched;
-    HttpRequest latest = request("GET", u"/threads/%1/runs?limit=1&offset=0"_s.arg(encoded(token.remoteId)));
+    HttpRequest latest
+        = request("GET", u"/threads/%1/runs?limit=%2"_s.arg(encoded(token.remoteId)).arg(kMaxThreadRuns));
     const HttpResponse response = co_await m_http->send(std::move(latest));
     if (!self) {
         fetched.error = RunError::cancelled();
@@ -260,13 +265,19 @@ QCoro::Task<LangGraphBackend::Fetched> LangGraphBackend::currentRun(Continuation
         co_return fetched;
     }
     const QJsonArray runs = QJsonDocument::fromJson(response.body).array();
-    if (runs.isEmpty() || !runs.at(0).isObject()) {
+    const auto newest
+        = std::max_element(runs.begin(), runs.end(), [](const QJsonValue &a, const QJsonValue &b) {
+              // ISO 8601 times in UTC compare as text.
+              return a.toObject().value(u"created_at"_s).toString()
+                     < b.toObject().value(u"created_at"_s).toString();
+          });
+    if (newest == runs.end() || !(*newest).isObject()) {
         fetched.error = RunError::client(u"no_run"_s,
                                          Text::tr("The thread %1 has no run to follow.").arg(token.remoteId));
         fetched.error.kind = ErrorKind::NotFound;
         co_return fetched;
     }
-    fetched.object = runs.at(0).toObject();
+    fetched.object = (*newest).toObject();
     // Our own run (a start or follow-up whose reply was lost): the latest one is ours only if it
     // carries our client run id — a follow-up's thread also has its parent's runs.
     const QString ours = token.extra.value(kClientRunId).toString();
@@ -344,7 +355,7 @@ QCoro::Task<ActionResult> LangGraphBackend::finalEvents(ContinuationToken token,
         }
         if (unified == RunStatus::Completed && state.ok()) {
             const QString answer
-                = answerFromState(state.object, token.extra.value(kMessagesBefore).toInteger());
+                = answerFromState(state.object, token.extra.value(kMessagesBefore).toInteger(-1));
             if (!answer.isEmpty())
                 result.events << RunEvent::primarySnapshot(answer);
         }

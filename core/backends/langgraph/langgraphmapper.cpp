@@ -256,8 +256,20 @@ QString contentText(const QJsonValue &content)
 QString answerFromState(const QJsonObject &state, qsizetype before)
 {
     const QJsonArray messages = state.value(u"values"_s).toObject().value(u"messages"_s).toArray();
+    if (before < 0) {
+        // Not known (a thread attached by id): the latest turn, after the last user message.
+        before = 0;
+        for (qsizetype i = messages.size() - 1; i >= 0; --i) {
+            const QJsonObject m = messages.at(i).toObject();
+            const QString type = m.value(u"type"_s).toString(m.value(u"role"_s).toString());
+            if (type == "human"_L1 || type == "user"_L1) {
+                before = i + 1;
+                break;
+            }
+        }
+    }
     QString text;
-    for (qsizetype i = std::max<qsizetype>(before, 0); i < messages.size(); ++i) {
+    for (qsizetype i = before; i < messages.size(); ++i) {
         const QJsonObject m = messages.at(i).toObject();
         if (isAiChunk(m.value(u"type"_s).toString()) || m.value(u"role"_s).toString() == "assistant"_L1)
             text += contentText(m.value(u"content"_s));
@@ -290,6 +302,16 @@ LangGraphMapper::Outcome LangGraphMapper::map(QByteArrayView type, QByteArrayVie
     // Item ids name the run: a resumed or followed-up thread numbers its next run's events from 0
     // again, into the same local run.
     const QString itemKey = m_runId + u':' + cursor.eventId;
+    if (!parsed && type == "error") {
+        // Not the graph's error but the server's about the stream (joining an unknown run gives
+        // `data: "Run not found"`): a note; the run's own status, read after the close, decides.
+        RunEvent note
+            = RunEvent::secondarySnapshot(SecondaryKind::Log, u"stream-error:"_s + itemKey,
+                                          Text::tr("stream error"), QString::fromUtf8(data).remove(u'"'));
+        stamp(note, cursor);
+        out << note;
+        return Outcome::Continue;
+    }
     if (!parsed && type != "end") {
         // Kept as a note, not a stop: a rejoin would bring the same event again.
         RunEvent note = RunEvent::secondarySnapshot(SecondaryKind::Log, u"unreadable:"_s + itemKey, eventType,

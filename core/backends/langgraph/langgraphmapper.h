@@ -42,7 +42,8 @@ std::optional<QJsonValue> resumeValue(const InputRequest &request, const InputAn
 // The text of a message's `content`: a string, or the texts of its list of blocks joined.
 QString contentText(const QJsonValue &content);
 // The run's answer as the thread state has it: the texts of the AI messages after the first
-// `before` messages, joined (what the run's messages-tuple tokens add up to).
+// `before` messages, joined (what the run's messages-tuple tokens add up to); before < 0: after
+// the last user message.
 QString answerFromState(const QJsonObject &state, qsizetype before);
 
 // Maps a run's SSE events (stream modes messages-tuple, updates, custom; §4–§6) to RunEvents.

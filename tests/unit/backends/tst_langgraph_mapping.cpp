@@ -279,6 +279,12 @@ private Q_SLOTS:
         QCOMPARE(out.at(0).itemId, u"tool-result:c1"_s);
         out.clear();
         QCOMPARE(mapper.map("end", "", "8", out), LangGraphMapper::Outcome::End);
+        out.clear();
+        // The server's error about the stream itself (an unknown run): a note, not the run's failure.
+        QCOMPARE(mapper.map("error", "\"Run not found\"", "", out), LangGraphMapper::Outcome::Continue);
+        QCOMPARE(out.size(), 1);
+        QCOMPARE(out.at(0).type, RunEvent::Type::SecondarySnapshot);
+        QCOMPARE(out.at(0).text, u"Run not found"_s);
     }
 
     void answerFromTheState()
@@ -287,6 +293,8 @@ private Q_SLOTS:
         QCOMPARE(answerFromState(state, 1),
                  u"Plan: email the report to ops@example.com, then delete the draft /tmp/x."_s);
         QCOMPARE(answerFromState(state, 2), QString());
+        // Not known: the latest turn, after the last user message.
+        QCOMPARE(answerFromState(state, -1), answerFromState(state, 1));
     }
 };
 
