@@ -125,6 +125,7 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     case Seed::Question:
     case Seed::Approval:
     case Seed::ToolOutput:
+    case Seed::Review:
     case Seed::Form:
         return RunStatus::InputRequired;
     }
@@ -144,6 +145,7 @@ std::optional<InputReason> DemoMode::intendedReason(Seed seed)
     case Seed::Form: // a question with a JSON Schema: the Respond panel's typed form
         return InputReason::Question;
     case Seed::Approval:
+    case Seed::Review:
         return InputReason::Approval;
     case Seed::ToolOutput:
         return InputReason::ToolOutput;

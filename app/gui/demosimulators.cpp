@@ -4,6 +4,7 @@
 #include "a2a/a2asim.h"
 #include "foundry/foundrysim.h"
 #include "jobs/jobssim.h"
+#include "langgraph/langgraphsim.h"
 #include "openai/openaisim.h"
 
 #include <QThread>
@@ -86,6 +87,7 @@ QUrl DemoSimulators::urlFor(const QString &connector) const
         {RunwatchSim::A2aSimulator::kProtocol, m_a2aUrl},
         {RunwatchSim::JobsSimulator::kProtocol, m_jobsUrl},
         {RunwatchSim::FoundrySimulator::kProtocol, m_foundryUrl},
+        {RunwatchSim::LangGraphSimulator::kProtocol, m_langGraphUrl},
     };
     for (const auto &[protocol, url] : urls) {
         if (connector == protocol)
@@ -112,6 +114,7 @@ bool DemoSimulators::start(QString *error)
             m_a2a = new RunwatchSim::A2aSimulator(a2aConfig(), m_host);
             m_jobs = new RunwatchSim::JobsSimulator(jobsConfig(), m_host);
             m_foundry = new RunwatchSim::FoundrySimulator(foundryConfig(), m_host);
+            m_langGraph = new RunwatchSim::LangGraphSimulator(m_host);
             if (!m_openAi->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
             } else if (!m_a2a->listen(QHostAddress::LocalHost, 0)) {
@@ -120,11 +123,14 @@ bool DemoSimulators::start(QString *error)
                 why = tr("jobs simulator: %1").arg(m_jobs->errorString());
             } else if (!m_foundry->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("Foundry simulator: %1").arg(m_foundry->errorString());
+            } else if (!m_langGraph->listen(QHostAddress::LocalHost, 0)) {
+                why = tr("LangGraph simulator: %1").arg(m_langGraph->errorString());
             }
             m_openAiUrl = m_openAi->baseUrl();
             m_a2aUrl = m_a2a->baseUrl();
             m_jobsUrl = m_jobs->baseUrl();
             m_foundryUrl = m_foundry->baseUrl();
+            m_langGraphUrl = m_langGraph->baseUrl();
         },
         Qt::BlockingQueuedConnection);
     if (why.isEmpty())
@@ -145,6 +151,7 @@ void DemoSimulators::stop()
     QMetaObject::invokeMethod(
         m_host,
         [this, home] {
+            delete m_langGraph;
             delete m_foundry;
             delete m_jobs;
             delete m_a2a;
@@ -152,6 +159,7 @@ void DemoSimulators::stop()
             m_host->moveToThread(home);
         },
         Qt::BlockingQueuedConnection);
+    m_langGraph = nullptr;
     m_foundry = nullptr;
     m_jobs = nullptr;
     m_a2a = nullptr;
@@ -166,6 +174,7 @@ void DemoSimulators::stop()
     m_a2aUrl.clear();
     m_jobsUrl.clear();
     m_foundryUrl.clear();
+    m_langGraphUrl.clear();
 }
 
 void DemoSimulators::finishResponse(const QString &responseId)

@@ -9,6 +9,7 @@ class QThread;
 namespace RunwatchSim {
 class A2aSimulator;
 class FoundrySimulator;
+class LangGraphSimulator;
 class JobsSimulator;
 class OpenAiSimulator;
 } // namespace RunwatchSim
@@ -31,7 +32,7 @@ public:
     explicit DemoSimulators(QObject *parent = nullptr);
     ~DemoSimulators() override;
 
-    // Starts the thread and the four servers. False (with *error) when one cannot listen; then
+    // Starts the thread and the five servers. False (with *error) when one cannot listen; then
     // nothing is left running.
     bool start(QString *error = nullptr);
     void stop();
@@ -39,10 +40,11 @@ public:
     // The thread the simulators live in (nullptr when stopped).
     QThread *workerThread() const { return m_thread; }
 
-    QUrl openAiUrl() const { return m_openAiUrl; }   // http://127.0.0.1:P/v1
-    QUrl a2aUrl() const { return m_a2aUrl; }         // http://127.0.0.1:P (agent card under /.well-known)
-    QUrl jobsUrl() const { return m_jobsUrl; }       // http://127.0.0.1:P/api
-    QUrl foundryUrl() const { return m_foundryUrl; } // http://127.0.0.1:P/api/projects/runwatch-sim
+    QUrl openAiUrl() const { return m_openAiUrl; }       // http://127.0.0.1:P/v1
+    QUrl a2aUrl() const { return m_a2aUrl; }             // http://127.0.0.1:P (agent card under /.well-known)
+    QUrl jobsUrl() const { return m_jobsUrl; }           // http://127.0.0.1:P/api
+    QUrl foundryUrl() const { return m_foundryUrl; }     // http://127.0.0.1:P/api/projects/runwatch-sim
+    QUrl langGraphUrl() const { return m_langGraphUrl; } // http://127.0.0.1:P (the deployment)
 
     // The URL of the simulator that speaks `connector`'s protocol (ConnectorDescriptor::name);
     // empty when none does.
@@ -60,10 +62,12 @@ private:
     RunwatchSim::A2aSimulator *m_a2a = nullptr;
     RunwatchSim::JobsSimulator *m_jobs = nullptr;
     RunwatchSim::FoundrySimulator *m_foundry = nullptr;
+    RunwatchSim::LangGraphSimulator *m_langGraph = nullptr;
     QUrl m_openAiUrl;
     QUrl m_a2aUrl;
     QUrl m_jobsUrl;
     QUrl m_foundryUrl;
+    QUrl m_langGraphUrl;
 };
 
 } // namespace Runwatch

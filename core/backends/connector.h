@@ -55,6 +55,7 @@ public:
         Question,
         Approval,
         ToolOutput,
+        Review, // several actions to approve or reject, one decision each
         Form,
         Streaming
     };

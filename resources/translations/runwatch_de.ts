@@ -3275,6 +3275,14 @@ Dort speichern?</translation>
         <source>release the Q3 cost report</source>
         <translation>den Kostenbericht für Q3 veröffentlichen</translation>
     </message>
+    <message>
+        <source>Demo LangGraph</source>
+        <translation>Demo LangGraph</translation>
+    </message>
+    <message>
+        <source>send the Q3 report and clean up</source>
+        <translation>den Q3-Bericht senden und aufräumen</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::DemoSimulators</name>
@@ -3297,6 +3305,10 @@ Dort speichern?</translation>
     <message>
         <source>The demo simulators could not listen on 127.0.0.1: %1</source>
         <translation>Die Demo-Simulatoren konnten nicht auf 127.0.0.1 lauschen: %1</translation>
+    </message>
+    <message>
+        <source>LangGraph simulator: %1</source>
+        <translation>LangGraph-Simulator: %1</translation>
     </message>
 </context>
 <context>

@@ -44,6 +44,7 @@ Expected expected(Seed seed)
     const QString a2a = DemoMode::connectionName(u"a2a"_s);
     const QString jobs = DemoMode::connectionName(u"jobs"_s);
     const QString foundry = DemoMode::connectionName(u"foundry"_s);
+    const QString langGraph = DemoMode::connectionName(u"langgraph"_s);
     switch (seed) {
     case Seed::Completed:
         return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
@@ -65,6 +66,8 @@ Expected expected(Seed seed)
         return {foundry, u"foundry"_s, RunStatus::InputRequired, InputReason::ToolOutput};
     case Seed::Form:
         return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Question};
+    case Seed::Review:
+        return {langGraph, u"langgraph"_s, RunStatus::InputRequired, InputReason::Approval};
     case Seed::Streaming:
         return {openAi, u"openai"_s, RunStatus::InProgress, std::nullopt};
     }
@@ -258,7 +261,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(has(SecondaryKind::Reasoning) && has(SecondaryKind::ToolCall), kWait);
 
         // The people's waits can be answered from the Respond panel; the machines' cannot.
-        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::ToolOutput, Seed::Form})
+        for (const Seed seed :
+             {Seed::Question, Seed::Approval, Seed::Options, Seed::ToolOutput, Seed::Review, Seed::Form})
             QVERIFY(rig.run(seed)->capabilities.testFlag(Capability::Respond));
         // The form asks for typed fields: the Respond panel renders its JSON Schema.
         const QJsonObject form = rig.run(Seed::Form)->input->schema;
@@ -271,6 +275,11 @@ private Q_SLOTS:
         QCOMPARE(tools.toolCalls.at(0).name, u"get_weather"_s);
         QCOMPARE(tools.toolCalls.at(1).name, u"get_time"_s);
         QVERIFY(tools.deadline > QDateTime::currentDateTimeUtc().addSecs(540));
+        // A graph's review of two actions: one decision each.
+        const InputRequest &review = *rig.run(Seed::Review)->input;
+        QCOMPARE(review.toolCalls.size(), 2);
+        QVERIFY(std::all_of(review.toolCalls.cbegin(), review.toolCalls.cend(),
+                            [](const ToolCallRequest &c) { return c.approval; }));
         QCOMPARE(rig.run(Seed::Question)->input->prompt, u"Which city?"_s);
         QVERIFY(rig.run(Seed::Approval)->input->prompt.startsWith(u"Manager approval"_s));
         QCOMPARE(rig.run(Seed::Options)->input->options, (QStringList{u"quick"_s, u"standard"_s, u"deep"_s}));

@@ -3,6 +3,8 @@
 
 #include "backends/langgraph/langgraphbackend.h"
 
+#include <QJsonObject>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -28,6 +30,14 @@ ConnectorDescriptor langGraphConnector()
         "with any value. followup: a new run on the same thread. list --remote: the deployment's threads. "
         "attach THREAD_ID.");
     row.create = &makeBackend<LangGraphBackend>;
+    // The simulator's graphs (runwatch-sim --langgraph): the demo's run is a review of two actions.
+    row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo LangGraph");
+    row.demo.options = [] { return QJsonObject{{ConnectionOption::Agent, u"approval"_s}}; };
+    row.demo.runs = {
+        {ConnectorDemo::Seed::Review,
+         {},
+         QT_TRANSLATE_NOOP("Runwatch::DemoMode", "send the Q3 report and clean up")},
+    };
     return row;
 }
 
