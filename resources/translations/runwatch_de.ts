@@ -3126,6 +3126,14 @@ Dort speichern?</translation>
         <source>--agent: an assistant id or a graph name (agents lists them). start --input: the graph&apos;s input (default {&quot;messages&quot;:[{&quot;role&quot;:&quot;user&quot;,&quot;content&quot;:PROMPT}]}). The run&apos;s remote id is its thread. respond: --approve/--reject [--comment] to a review, --text to a question, --value JSON to resume with any value. followup: a new run on the same thread. list --remote: the deployment&apos;s threads. attach THREAD_ID.</source>
         <translation>--agent: eine Assistenten-ID oder ein Graphname (agents listet sie). start --input: die Eingabe des Graphen (Standard {&quot;messages&quot;:[{&quot;role&quot;:&quot;user&quot;,&quot;content&quot;:PROMPT}]}). Die entfernte ID des Laufs ist sein Thread. respond: --approve/--reject [--comment] auf eine Prüfung, --text auf eine Frage, --value JSON setzt mit einem beliebigen Wert fort. followup: ein neuer Lauf im selben Thread. list --remote: die Threads des Deployments. attach THREAD_ID.</translation>
     </message>
+    <message>
+        <source>Delete &amp;threads:</source>
+        <translation>&amp;Threads löschen:</translation>
+    </message>
+    <message>
+        <source>yes: deleting a run on the server deletes its whole thread (the conversation and every run on it). no (the default): only the run is deleted; the thread stays for its other runs.</source>
+        <translation>yes: Das Löschen eines Laufs auf dem Server löscht seinen ganzen Thread (die Unterhaltung und jeden Lauf darin). no (Standard): Nur der Lauf wird gelöscht; der Thread bleibt für seine anderen Läufe.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConversationView</name>

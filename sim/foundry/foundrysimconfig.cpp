@@ -41,48 +41,7 @@ std::optional<FoundryEndpoint> foundryEndpointFromName(QStringView name)
 
 std::optional<FoundryHttpFault> foundryHttpFaultFromSpec(QStringView spec, QString *error)
 {
-    FoundryHttpFault fault;
-    const auto fail = [&](const QString &why) -> std::optional<FoundryHttpFault> {
-        if (error)
-            *error = why;
-        return std::nullopt;
-    };
-    for (const QStringView part : spec.split(u',', Qt::SkipEmptyParts)) {
-        const qsizetype eq = part.indexOf(u'=');
-        if (eq <= 0)
-            return fail(u"fault \"%1\": expected key=value"_s.arg(part));
-        const QStringView key = part.left(eq).trimmed();
-        const QStringView value = part.mid(eq + 1).trimmed();
-        bool ok = true;
-        if (key == u"status") {
-            fault.status = value.toInt(&ok);
-            ok = ok && fault.status >= 100 && fault.status <= 599;
-        } else if (key == u"count") {
-            fault.count = value.toInt(&ok);
-            ok = ok && fault.count >= -1;
-        } else if (key == u"on") {
-            fault.endpoints.clear();
-            if (value != u"any") {
-                for (const QStringView name : value.split(u'+', Qt::SkipEmptyParts)) {
-                    const auto endpoint = foundryEndpointFromName(name);
-                    if (!endpoint)
-                        return fail(u"fault: unknown endpoint \"%1\""_s.arg(name));
-                    fault.endpoints.insert(*endpoint);
-                }
-            }
-        } else if (key == u"retry-after") {
-            fault.retryAfterSeconds = value == u"none" ? -1 : value.toInt(&ok);
-            ok = ok && fault.retryAfterSeconds >= -1;
-        } else if (key == u"body") {
-            ok = value == u"html" || value == u"error";
-            fault.htmlBody = value == u"html";
-        } else {
-            return fail(u"fault: unknown key \"%1\""_s.arg(key));
-        }
-        if (!ok)
-            return fail(u"fault: bad value for %1: \"%2\""_s.arg(key, value));
-    }
-    return fault;
+    return httpFaultFromSpec(spec, FoundryHttpFault{}, &foundryEndpointFromName, u"error", error);
 }
 
 } // namespace RunwatchSim

@@ -50,6 +50,58 @@ inline bool takeFault(int count, int *served)
     return true;
 }
 
+// An injected HTTP answer's spec, "status=503,count=2,on=a+b,retry-after=1|none,body=html|PLAIN",
+// every key optional (the fault's defaults stay for the others): how the Foundry and LangGraph
+// simulators read theirs. `Fault` has `endpoints` (a QSet), `count`, `status`, `retryAfterSeconds`
+// and `htmlBody`; `fromName` reads an endpoint's name; `plainBody` names the protocol's own error
+// body. nullopt, and why in *error, when the spec is not one.
+template<typename Fault, typename FromName>
+std::optional<Fault> httpFaultFromSpec(QStringView spec, Fault fault, FromName fromName,
+                                       QStringView plainBody, QString *error)
+{
+    const auto fail = [&](const QString &why) -> std::optional<Fault> {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    for (const QStringView part : spec.split(u',', Qt::SkipEmptyParts)) {
+        const qsizetype eq = part.indexOf(u'=');
+        if (eq <= 0)
+            return fail(QStringLiteral("fault \"%1\": expected key=value").arg(part));
+        const QStringView key = part.left(eq).trimmed();
+        const QStringView value = part.mid(eq + 1).trimmed();
+        bool ok = true;
+        if (key == u"status") {
+            fault.status = value.toInt(&ok);
+            ok = ok && fault.status >= 100 && fault.status <= 599;
+        } else if (key == u"count") {
+            fault.count = value.toInt(&ok);
+            ok = ok && fault.count >= -1;
+        } else if (key == u"on") {
+            fault.endpoints.clear();
+            if (value != u"any") {
+                for (const QStringView name : value.split(u'+', Qt::SkipEmptyParts)) {
+                    const auto endpoint = fromName(name);
+                    if (!endpoint)
+                        return fail(QStringLiteral("fault: unknown endpoint \"%1\"").arg(name));
+                    fault.endpoints.insert(*endpoint);
+                }
+            }
+        } else if (key == u"retry-after") {
+            fault.retryAfterSeconds = value == u"none" ? -1 : value.toInt(&ok);
+            ok = ok && fault.retryAfterSeconds >= -1;
+        } else if (key == u"body") {
+            ok = value == u"html" || value == plainBody;
+            fault.htmlBody = value == u"html";
+        } else {
+            return fail(QStringLiteral("fault: unknown key \"%1\"").arg(key));
+        }
+        if (!ok)
+            return fail(QStringLiteral("fault: bad value for %1: \"%2\"").arg(key, value));
+    }
+    return fault;
+}
+
 // Injected faults, checked in order: the first that matches a request and is not used up answers
 // it. `Fault` has `int count` (-1: every matching request).
 template<typename Fault>

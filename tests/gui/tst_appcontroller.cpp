@@ -77,7 +77,7 @@ private Q_SLOTS:
         };
         QTRY_VERIFY_WITH_TIMEOUT(countOf(RunStatus::Completed) == 1 && countOf(RunStatus::Failed) == 1
                                      && countOf(RunStatus::Cancelled) == 1
-                                     && countOf(RunStatus::InputRequired) == 7,
+                                     && countOf(RunStatus::InputRequired) == 8,
                                  30000);
         const Run *streaming = m->run(app.demo()->streamingRunId());
         QTRY_VERIFY_WITH_TIMEOUT(!streaming->primaryText.isEmpty(), 30000);

@@ -204,7 +204,7 @@ private Q_SLOTS:
     {
         Rig rig;
         const QList<Connection> connections = rig.demo.connections();
-        QCOMPARE(connections.size(), 4);
+        QCOMPARE(connections.size(), 5);
         QStringList backends;
         for (const Connection &c : connections) {
             QVERIFY(knownBackends().contains(c.backend));
@@ -218,11 +218,13 @@ private Q_SLOTS:
             backends << c.backend;
         }
         backends.sort();
-        QCOMPARE(backends, (QStringList{u"a2a"_s, u"foundry"_s, u"jobs"_s, u"openai"_s}));
+        QCOMPARE(backends, (QStringList{u"a2a"_s, u"foundry"_s, u"jobs"_s, u"langgraph"_s, u"openai"_s}));
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"openai"_s))->baseUrl,
                  rig.demo.simulators()->openAiUrl());
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"a2a"_s))->baseUrl,
                  rig.demo.simulators()->a2aUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"langgraph"_s))->baseUrl,
+                 rig.demo.simulators()->langGraphUrl());
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"jobs"_s))->baseUrl,
                  rig.demo.simulators()->jobsUrl());
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"foundry"_s))->baseUrl,

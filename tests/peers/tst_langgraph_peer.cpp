@@ -31,7 +31,7 @@ using Peer = RunwatchTest::LangGraphPeer;
 
 struct Rig : RunwatchTest::EngineRig
 {
-    explicit Rig(const QUrl &url)
+    explicit Rig(const QUrl &url, const QJsonObject &options = {})
     {
         FollowPolicy policy;
         policy.reconnectInitial = std::chrono::milliseconds(5);
@@ -39,7 +39,7 @@ struct Rig : RunwatchTest::EngineRig
         policy.pollInitial = std::chrono::milliseconds(50);
         policy.pollMax = std::chrono::milliseconds(200);
         manager.setFollowPolicy(policy);
-        Connection c = RunwatchTest::plainConnection(u"peer"_s, u"langgraph"_s, url);
+        Connection c = RunwatchTest::plainConnection(u"peer"_s, u"langgraph"_s, url, options);
         c.auth = AuthStyle::None;
         QVERIFY(addConnection(c));
     }
@@ -218,6 +218,24 @@ private Q_SLOTS:
         rig.manager.respondToRun(id, answer);
         QVERIFY(waitTerminal(rig.manager, id, kWait));
         QVERIFY(rig.run(id).primaryText.endsWith(u"Weather for Oslo: sunny"_s));
+    }
+
+    // Delete removes the run on the server; with delete_thread on, its whole thread.
+    void deleteTheRunOrItsThread()
+    {
+        for (const bool wholeThread : {false, true}) {
+            Rig rig(m_peer->url(), QJsonObject{{u"delete_thread"_s, wholeThread ? u"yes"_s : u"no"_s}});
+            const QString id = rig.startOn(u"echo"_s, u"to delete"_s);
+            QVERIFY(waitTerminal(rig.manager, id, kWait));
+            const ContinuationToken token = rig.run(id).token;
+            const ActionResult removed = QCoro::waitFor(rig.backend()->remove(token));
+            QVERIFY2(removed.ok(), qPrintable(removed.error.message));
+            const QString thread = u"/threads/%1"_s.arg(token.remoteId);
+            const auto run = QCoro::waitFor(
+                rig.backend()->fetchObject(thread + u"/runs/"_s + token.extra.value(u"run_id"_s).toString()));
+            QCOMPARE(run.httpStatus, 404);
+            QCOMPARE(QCoro::waitFor(rig.backend()->fetchObject(thread)).httpStatus, wholeThread ? 404 : 200);
+        }
     }
 
     void cancelInterruptsTheRun()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "langgraphbackend.h"
 
+#include "backends/langgraph/langgraphconnector.h"
+#include "backends/optionchecks.h"
 #include "backends/requestauth.h"
 #include "langgraphlog.h"
 #include "langgraphmapper.h"
@@ -422,11 +424,15 @@ QCoro::Task<ActionResult> LangGraphBackend::remove(ContinuationToken token)
     QPointer<LangGraphBackend> self = this;
     ActionResult result;
     const QString runId = token.extra.value(kRunId).toString();
-    if (runId.isEmpty()) {
+    // On request (the connection's delete_thread), the whole thread: the conversation and its runs.
+    const bool wholeThread = optionIsYes(m_connection.options.value(LangGraphOption::DeleteThread));
+    if (runId.isEmpty() && !wholeThread) {
         result.error = RunError::client(u"no_run"_s, Text::tr("No run of the thread is known yet."));
         co_return result;
     }
-    const HttpResponse response = co_await m_http->send(request("DELETE", runPath(token, runId)));
+    HttpRequest remove = request("DELETE", wholeThread ? u"/threads/%1"_s.arg(encoded(token.remoteId))
+                                                       : runPath(token, runId));
+    const HttpResponse response = co_await m_http->send(std::move(remove));
     if (!self) {
         result.error = RunError::cancelled();
         co_return result;

@@ -2,6 +2,7 @@
 #include "backends/langgraph/langgraphconnector.h"
 
 #include "backends/langgraph/langgraphbackend.h"
+#include "backends/optionchecks.h"
 
 #include <QJsonObject>
 
@@ -21,6 +22,16 @@ ConnectorDescriptor langGraphConnector()
     row.defaultAuthHeader = "X-Api-Key"_L1;
     row.apiKeyEnv = "LANGSMITH_API_KEY"_L1;
     row.needsAgent = true;
+    row.options = {
+        {LangGraphOption::DeleteThread, "--delete-thread"_L1, "yes|no"_L1, ConnectorOption::Kind::Text,
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "Delete &threads:"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector", "no (the default) or yes"),
+         QT_TRANSLATE_NOOP("Runwatch::Connector",
+                           "yes: deleting a run on the server deletes its whole thread (the conversation "
+                           "and every run on it). no (the default): only the run is deleted; the thread "
+                           "stays for its other runs."),
+         &checkYesNo},
+    };
     row.cliNotes = QT_TRANSLATE_NOOP(
         "Runwatch::Connector",
         "--agent: an assistant id or a graph name (agents lists them). start --input: the graph's input "
