@@ -148,10 +148,11 @@ void LangGraphSimulator::route(HttpConnection *connection, const HttpRequest &re
     if (n == 1 && method == "GET" && (resource == "ok"_L1 || resource == "info"_L1)) {
         endpoint = resource == "ok"_L1 ? LangGraphEndpoint::Ok : LangGraphEndpoint::Info;
     } else if (resource == "assistants"_L1 && n == 2) {
-        if (second == "search"_L1 && method == "POST")
+        if (second == "search"_L1 && method == "POST") {
             endpoint = LangGraphEndpoint::SearchAssistants;
-        else if (method == "GET")
+        } else if (method == "GET") {
             endpoint = LangGraphEndpoint::GetAssistant;
+        }
     } else if (resource == "threads"_L1) {
         const QString sub = segments.value(2);
         if (n == 1 && method == "POST") {

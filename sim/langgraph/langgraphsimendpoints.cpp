@@ -70,7 +70,7 @@ QList<T> page(const QList<T> &items, qint64 limit, qint64 offset, HeaderList *he
 // The state's type of an input message ({role} or {type}), empty when it is none.
 QString messageType(const QJsonObject &message)
 {
-    const QString role = message.value("role"_L1).toString(message.value("type"_L1).toString());
+    QString role = message.value("role"_L1).toString(message.value("type"_L1).toString());
     if (role == "user"_L1 || role == "human"_L1)
         return u"human"_s;
     if (role == "assistant"_L1 || role == "ai"_L1)
@@ -110,10 +110,11 @@ void LangGraphSimulator::handleSearchAssistants(const Exchange &exchange, const 
 
 void LangGraphSimulator::handleGetAssistant(const Exchange &exchange, const QString &id)
 {
-    if (const auto graph = graphOf(id))
+    if (const auto graph = graphOf(id)) {
         sendJson(exchange, 200, langGraphAssistantJson(*graph, m_startedMs));
-    else
+    } else {
         sendText(exchange, 404, u"Assistant not found"_s);
+    }
 }
 
 void LangGraphSimulator::handleCreateThread(const Exchange &exchange, const HttpRequest &request)
@@ -136,10 +137,11 @@ void LangGraphSimulator::handleCreateThread(const Exchange &exchange, const Http
             return;
         }
         if (const ThreadPtr existing = m_threads.value(id)) {
-            if (body->value("if_exists"_L1).toString() == "do_nothing"_L1)
+            if (body->value("if_exists"_L1).toString() == "do_nothing"_L1) {
                 sendJson(exchange, 200, langGraphThreadJson(*existing));
-            else
+            } else {
                 sendText(exchange, 409, u"Thread with ID %1 already exists"_s.arg(id));
+            }
             return;
         }
     } else {
@@ -339,10 +341,11 @@ void LangGraphSimulator::handleCreateRun(const Exchange &exchange, const HttpReq
         {u"subgraphs"_s, body->value("stream_subgraphs"_L1).toBool()},
         {u"resumable"_s, params.resumable},
     };
-    if (params.hasInput)
+    if (params.hasInput) {
         params.kwargs.insert(u"input"_s, input);
-    else if (command.isObject())
+    } else if (command.isObject()) {
         params.kwargs.insert(u"command"_s, command);
+    }
     LangGraphSimRun *run = createRun(runId, params, options);
     run->start();
 
@@ -436,7 +439,17 @@ void LangGraphSimulator::handleCancel(const Exchange &exchange, const HttpReques
         return;
     }
     // Any `wait` value, even 0 or false, makes the dev server wait for the run's end: 204 later.
-    QTimer::singleShot(qMax(0, m_config.closeDelayMs), this, [this, exchange] { sendEmpty(exchange, 204); });
+    // (A timer of the connection's own, so that the reply goes with the connection if it closes.)
+    if (HttpConnection *connection = exchange.connection) {
+        auto *later = new QTimer(connection);
+        later->setSingleShot(true);
+        const qint64 serial = exchange.serial;
+        connect(later, &QTimer::timeout, this, [this, connection, serial, later] {
+            later->deleteLater();
+            sendEmpty(Exchange{connection, serial}, 204);
+        });
+        later->start(qMax(0, m_config.closeDelayMs));
+    }
 }
 
 void LangGraphSimulator::openStream(const Exchange &exchange, LangGraphSimRun *run,
@@ -465,10 +478,11 @@ void LangGraphSimulator::openStream(const Exchange &exchange, LangGraphSimRun *r
         });
     }
     Q_EMIT streamOpened(id, index);
-    if (first)
+    if (first) {
         stream->startLog(*first);
-    else
+    } else {
         stream->startQueue();
+    }
 }
 
 } // namespace RunwatchSim

@@ -161,10 +161,11 @@ QString langGraphContentText(const QJsonValue &content)
         return content.toString();
     QString text;
     for (const QJsonValue &block : content.toArray()) {
-        if (block.isString())
+        if (block.isString()) {
             text += block.toString();
-        else
+        } else {
             text += block.toObject().value("text"_L1).toString();
+        }
     }
     return text;
 }

@@ -76,7 +76,7 @@ QJsonObject searchBody(int page)
 QString threadTitle(const QJsonObject &thread)
 {
     const QJsonObject metadata = thread.value(u"metadata"_s).toObject();
-    if (const QString title = metadata.value(u"title"_s).toString(); !title.isEmpty())
+    if (QString title = metadata.value(u"title"_s).toString(); !title.isEmpty())
         return title;
     for (const QJsonValue &m : thread.value(u"values"_s).toObject().value(u"messages"_s).toArray()) {
         const QJsonObject message = m.toObject();
@@ -248,8 +248,9 @@ QCoro::Task<LangGraphBackend::Fetched> LangGraphBackend::currentRun(Continuation
 {
     QPointer<LangGraphBackend> self = this;
     const QString runId = token.extra.value(kRunId).toString();
-    if (!runId.isEmpty())
+    if (!runId.isEmpty()) {
         co_return co_await fetchObject(runPath(token, runId));
+    }
     // Attached by thread id: the thread's latest run. The JS server lists a thread's runs oldest
     // first (and misapplies offset), so one page as large as it gives is read and the newest
     // taken by its creation time.
@@ -377,9 +378,10 @@ QCoro::Task<ActionResult> LangGraphBackend::finalEvents(ContinuationToken token,
                     e.message = error.toObject().value(u"message"_s).toString();
                 }
             }
-            if (e.message.isEmpty())
+            if (e.message.isEmpty()) {
                 e.message
                     = Text::tr("The graph failed (run %1).").arg(runObject.value(u"run_id"_s).toString());
+            }
             result.events << RunEvent::failure(e);
         }
     }
