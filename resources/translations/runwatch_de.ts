@@ -802,10 +802,6 @@
         <translation>Die Antwort des Agent Servers nennt keinen Lauf.</translation>
     </message>
     <message>
-        <source>The thread search did not answer with a list.</source>
-        <translation>Die Thread-Suche hat nicht mit einer Liste geantwortet.</translation>
-    </message>
-    <message>
         <source>graph %1</source>
         <translation>Graph %1</translation>
     </message>
@@ -908,6 +904,10 @@
     <message>
         <source>stream error</source>
         <translation>Stream-Fehler</translation>
+    </message>
+    <message>
+        <source>The search %1 did not answer with a list.</source>
+        <translation>Die Suche %1 hat nicht mit einer Liste geantwortet.</translation>
     </message>
 </context>
 <context>

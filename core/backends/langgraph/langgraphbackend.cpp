@@ -521,43 +521,57 @@ QCoro::Task<ActionResult> LangGraphBackend::respond(ContinuationToken token, Inp
     co_return result;
 }
 
+QCoro::Task<LangGraphBackend::Searched> LangGraphBackend::searchAll(QString path, bool latestFirst)
+{
+    QPointer<LangGraphBackend> self = this;
+    Searched searched;
+    for (int page = 0; page < kMaxPages; ++page) {
+        HttpRequest search = jsonRequest("POST", path, latestFirst ? searchBody(page) : pageBody(page));
+        const HttpResponse response = co_await m_http->send(std::move(search));
+        if (!self) {
+            searched.error = RunError::cancelled();
+            co_return searched;
+        }
+        if (!response.ok()) {
+            searched.error = httpError(response);
+            co_return searched;
+        }
+        const QJsonDocument doc = QJsonDocument::fromJson(response.body);
+        if (!doc.isArray()) {
+            searched.error = response.protocolError(
+                u"unexpected_reply"_s, Text::tr("The search %1 did not answer with a list.").arg(path));
+            co_return searched;
+        }
+        const QJsonArray items = doc.array();
+        for (const QJsonValue &item : items)
+            searched.items.append(item);
+        if (items.size() < kPageSize)
+            break;
+    }
+    co_return searched;
+}
+
 QCoro::Task<ListResult> LangGraphBackend::list()
 {
     QPointer<LangGraphBackend> self = this;
     ListResult result;
-    for (int page = 0; page < kMaxPages; ++page) {
-        HttpRequest search = jsonRequest("POST", u"/threads/search"_s, searchBody(page));
-        const HttpResponse response = co_await m_http->send(std::move(search));
-        if (!self) {
-            result.error = RunError::cancelled();
-            co_return result;
-        }
-        if (!response.ok()) {
-            result.error = httpError(response);
-            co_return result;
-        }
-        const QJsonDocument doc = QJsonDocument::fromJson(response.body);
-        if (!doc.isArray()) {
-            result.error = response.protocolError(u"unexpected_reply"_s,
-                                                  Text::tr("The thread search did not answer with a list."));
-            co_return result;
-        }
-        const QJsonArray threads = doc.array();
-        for (const QJsonValue &v : threads) {
-            const QJsonObject thread = v.toObject();
-            RemoteRunInfo info;
-            info.remoteId = thread.value(u"thread_id"_s).toString();
-            if (info.remoteId.isEmpty())
-                continue;
-            info.rawStatus = thread.value(u"status"_s).toString();
-            info.status = threadStatusFor(info.rawStatus);
-            info.title = threadTitle(thread);
-            info.createdAt
-                = QDateTime::fromString(thread.value(u"created_at"_s).toString(), Qt::ISODateWithMs);
-            result.runs << info;
-        }
-        if (threads.size() < kPageSize)
-            break;
+    const Searched threads = co_await searchAll(u"/threads/search"_s, true);
+    if (!self) {
+        result.error = RunError::cancelled();
+        co_return result;
+    }
+    result.error = threads.error;
+    for (const QJsonValue &v : threads.items) {
+        const QJsonObject thread = v.toObject();
+        RemoteRunInfo info;
+        info.remoteId = thread.value(u"thread_id"_s).toString();
+        if (info.remoteId.isEmpty())
+            continue;
+        info.rawStatus = thread.value(u"status"_s).toString();
+        info.status = threadStatusFor(info.rawStatus);
+        info.title = threadTitle(thread);
+        info.createdAt = QDateTime::fromString(thread.value(u"created_at"_s).toString(), Qt::ISODateWithMs);
+        result.runs << info;
     }
     co_return result;
 }
@@ -566,36 +580,27 @@ QCoro::Task<CatalogResult> LangGraphBackend::catalog()
 {
     QPointer<LangGraphBackend> self = this;
     CatalogResult result;
-    for (int page = 0; page < kMaxPages; ++page) {
-        HttpRequest search = jsonRequest("POST", u"/assistants/search"_s, pageBody(page));
-        const HttpResponse response = co_await m_http->send(std::move(search));
-        if (!self) {
-            result.error = RunError::cancelled();
-            co_return result;
-        }
-        if (!response.ok()) {
-            result.error = httpError(response);
-            co_return result;
-        }
-        const QJsonArray assistants = QJsonDocument::fromJson(response.body).array();
-        for (const QJsonValue &v : assistants) {
-            const QJsonObject a = v.toObject();
-            CatalogEntry entry;
-            entry.id = a.value(u"assistant_id"_s).toString();
-            if (entry.id.isEmpty())
-                continue;
-            entry.name = a.value(u"name"_s).toString(a.value(u"graph_id"_s).toString());
-            const QString graph = a.value(u"graph_id"_s).toString();
-            const QString description = a.value(u"description"_s).toString();
-            // The graph only where it is not the name already (a deployment's system assistants
-            // are named after their graph).
-            entry.detail = !description.isEmpty() ? description
-                           : graph != entry.name  ? Text::tr("graph %1").arg(graph)
-                                                  : QString();
-            result.entries << entry;
-        }
-        if (assistants.size() < kPageSize)
-            break;
+    const Searched assistants = co_await searchAll(u"/assistants/search"_s, false);
+    if (!self) {
+        result.error = RunError::cancelled();
+        co_return result;
+    }
+    result.error = assistants.error;
+    for (const QJsonValue &v : assistants.items) {
+        const QJsonObject a = v.toObject();
+        CatalogEntry entry;
+        entry.id = a.value(u"assistant_id"_s).toString();
+        if (entry.id.isEmpty())
+            continue;
+        entry.name = a.value(u"name"_s).toString(a.value(u"graph_id"_s).toString());
+        const QString graph = a.value(u"graph_id"_s).toString();
+        const QString description = a.value(u"description"_s).toString();
+        // The graph only where it is not the name already (a deployment's system assistants
+        // are named after their graph).
+        entry.detail = !description.isEmpty() ? description
+                       : graph != entry.name  ? Text::tr("graph %1").arg(graph)
+                                              : QString();
+        result.entries << entry;
     }
     co_return result;
 }

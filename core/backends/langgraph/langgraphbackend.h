@@ -75,6 +75,15 @@ public:
     QCoro::Task<Fetched> currentRun(ContinuationToken token);
 
 private:
+    struct Searched
+    {
+        QJsonArray items;
+        RunError error;
+    };
+    // Every page of an offset-paged search (threads, assistants), bounded; latestFirst sorts by
+    // the last update, newest first.
+    QCoro::Task<Searched> searchAll(QString path, bool latestFirst);
+
     Connection m_connection;
     HttpClient *m_http;
 };
