@@ -5,6 +5,7 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QRadioButton>
 #include <QShortcut>
@@ -117,19 +118,7 @@ QWidget *ToolCallsForm::addRow(const ToolCallRequest &call, int index)
     Row r;
     r.call = call;
     if (call.approval) {
-        auto *choice = new QHBoxLayout;
-        r.approve = named(new QRadioButton(tr("Approve")), u"toolApprove_%1"_s.arg(index),
-                          tr("Approve %1").arg(call.name));
-        r.reject = named(new QRadioButton(tr("Reject")), u"toolReject_%1"_s.arg(index),
-                         tr("Reject %1").arg(call.name));
-        auto *group = new QButtonGroup(row);
-        group->addButton(r.approve);
-        group->addButton(r.reject);
-        choice->addWidget(r.approve);
-        choice->addWidget(r.reject);
-        choice->addStretch(1);
-        layout->addLayout(choice);
-        connect(group, &QButtonGroup::buttonToggled, this, &ToolCallsForm::completeChanged);
+        layout->addLayout(addDecisions(r, index, row));
     } else {
         r.output
             = named(new QPlainTextEdit, u"toolOutput_%1"_s.arg(index), tr("Output of %1").arg(call.name));
@@ -146,14 +135,70 @@ QWidget *ToolCallsForm::addRow(const ToolCallRequest &call, int index)
     return row;
 }
 
+QLayout *ToolCallsForm::addDecisions(Row &r, int index, QWidget *row)
+{
+    const ToolCallRequest &call = r.call;
+    auto *choice = new QHBoxLayout;
+    auto *group = new QButtonGroup(row);
+    // Only the decisions the service takes for this call: another one would fail the run.
+    if (call.approveAllowed) {
+        r.approve = named(new QRadioButton(tr("Approve")), u"toolApprove_%1"_s.arg(index),
+                          tr("Approve %1").arg(call.name));
+        group->addButton(r.approve);
+        choice->addWidget(r.approve);
+    }
+    if (call.rejectAllowed) {
+        r.reject = named(new QRadioButton(tr("Reject")), u"toolReject_%1"_s.arg(index),
+                         tr("Reject %1").arg(call.name));
+        group->addButton(r.reject);
+        choice->addWidget(r.reject);
+    }
+    if (!r.approve && !r.reject) {
+        auto *note = new QLabel(tr("Only an edit of this call is allowed, which this panel does not offer "
+                                   "(runwatch-cli respond --value)."));
+        note->setObjectName(u"toolNoDecision_%1"_s.arg(index));
+        note->setWordWrap(true);
+        choice->addWidget(note, 1);
+        return choice;
+    }
+    connect(group, &QButtonGroup::buttonToggled, this, &ToolCallsForm::completeChanged);
+    if (!r.reject || !call.reasonOnReject) {
+        choice->addStretch(1);
+        return choice;
+    }
+    // Typing a reason is rejecting: the box picks Reject, so a reason never goes out with an
+    // approval the operator did not mean.
+    r.reason
+        = named(new QLineEdit, u"toolReason_%1"_s.arg(index), tr("Reason for rejecting %1").arg(call.name));
+    r.reason->setPlaceholderText(tr("Reason (optional, sent to the agent)"));
+    r.reason->setClearButtonEnabled(true);
+    choice->addWidget(r.reason, 1);
+    QRadioButton *reject = r.reject;
+    connect(r.reason, &QLineEdit::textEdited, reject, [reject](const QString &text) {
+        if (!text.isEmpty())
+            reject->setChecked(true);
+    });
+    connect(r.reason, &QLineEdit::returnPressed, this, &ToolCallsForm::submitRequested);
+    if (r.approve) {
+        // An approval sends no reason: the box greys out (its text kept for a change of mind).
+        QLineEdit *reason = r.reason;
+        connect(r.approve, &QRadioButton::toggled, reason,
+                [this, reason](bool approved) { reason->setEnabled(m_editable && !approved); });
+    }
+    return choice;
+}
+
 void ToolCallsForm::setEditable(bool editable)
 {
+    m_editable = editable;
     for (const Row &r : std::as_const(m_rows)) {
         for (QWidget *w : {static_cast<QWidget *>(r.output), static_cast<QWidget *>(r.approve),
                            static_cast<QWidget *>(r.reject)}) {
             if (w)
                 w->setEnabled(editable);
         }
+        if (r.reason)
+            r.reason->setEnabled(editable && !(r.approve && r.approve->isChecked()));
     }
 }
 
@@ -162,8 +207,9 @@ bool ToolCallsForm::isComplete() const
     if (m_rows.isEmpty())
         return false;
     for (const Row &r : m_rows) {
-        const bool answered = r.output ? !r.output->toPlainText().trimmed().isEmpty()
-                                       : (r.approve->isChecked() || r.reject->isChecked());
+        const bool answered
+            = r.output ? !r.output->toPlainText().trimmed().isEmpty()
+                       : ((r.approve && r.approve->isChecked()) || (r.reject && r.reject->isChecked()));
         if (!answered)
             return false;
     }
@@ -179,7 +225,9 @@ QList<ToolCallAnswer> ToolCallsForm::answers() const
         if (r.output) {
             a.output = r.output->toPlainText();
         } else {
-            a.approved = r.approve->isChecked();
+            a.approved = r.approve && r.approve->isChecked();
+            if (!a.approved && r.reason)
+                a.output = r.reason->text().trimmed();
         }
         list.append(a);
     }
@@ -193,8 +241,10 @@ void ToolCallsForm::focusFirst()
     const Row &r = m_rows.constFirst();
     if (r.output) {
         r.output->setFocus(Qt::ShortcutFocusReason);
-    } else {
+    } else if (r.approve) {
         r.approve->setFocus(Qt::ShortcutFocusReason);
+    } else if (r.reject) {
+        r.reject->setFocus(Qt::ShortcutFocusReason);
     }
 }
 

@@ -319,8 +319,10 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
         return ExitOtherError;
     const QString id = run->localId;
     // An answer that cannot fit the calls the run waits on (text for several calls, an unknown
-    // call id, one left out) is the operator's mistake: say so and send nothing.
-    if (run->status == RunStatus::InputRequired && run->input && !run->input->toolCalls.isEmpty()) {
+    // call id, one left out) is the operator's mistake: say so and send nothing. A raw --value is
+    // the connector's to judge (a LangGraph review resumes with any value, e.g. an edit decision).
+    if (run->status == RunStatus::InputRequired && run->input && !run->input->toolCalls.isEmpty()
+        && answer.kind != InputAnswer::Kind::Value) {
         QString why;
         if (!answersForToolCalls(*run->input, answer, &why))
             return usage(u"respond: "_s + why);

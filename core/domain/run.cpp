@@ -4,6 +4,7 @@
 #include "enumnames.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonArray>
 #include <QSet>
 
@@ -217,6 +218,12 @@ QJsonObject ToolCallRequest::toJson() const
         o.insert(u"server_label"_s, serverLabel);
     if (approval)
         o.insert(u"approval"_s, true);
+    if (reasonOnReject)
+        o.insert(u"reason_on_reject"_s, true);
+    if (!approveAllowed)
+        o.insert(u"approve_allowed"_s, false);
+    if (!rejectAllowed)
+        o.insert(u"reject_allowed"_s, false);
     return o;
 }
 
@@ -228,6 +235,9 @@ ToolCallRequest ToolCallRequest::fromJson(const QJsonObject &object)
     r.arguments = object.value(u"arguments"_s).toString();
     r.serverLabel = object.value(u"server_label"_s).toString();
     r.approval = object.value(u"approval"_s).toBool();
+    r.reasonOnReject = object.value(u"reason_on_reject"_s).toBool();
+    r.approveAllowed = object.value(u"approve_allowed"_s).toBool(true);
+    r.rejectAllowed = object.value(u"reject_allowed"_s).toBool(true);
     return r;
 }
 
@@ -410,8 +420,10 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
         const bool decision
             = answer.kind == InputAnswer::Kind::Approve || answer.kind == InputAnswer::Kind::Reject;
         if (decision && approvals > 0 && outputs == 0) {
+            // One decision for every call; a reject's comment is each call's reason.
+            const bool approve = answer.kind == InputAnswer::Kind::Approve;
             for (const ToolCallRequest &call : request.toolCalls)
-                answers << ToolCallAnswer{call.id, QString(), answer.kind == InputAnswer::Kind::Approve};
+                answers << ToolCallAnswer{call.id, approve ? QString() : answer.comment, approve};
         } else if (answer.kind == InputAnswer::Kind::Text && outputs > 0 && approvals == 0) {
             if (outputs != 1) {
                 return fail(QCoreApplication::translate(
@@ -429,14 +441,25 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
                             : QCoreApplication::translate("ToolCalls", "This run asks for tool outputs."));
         }
     }
-    QSet<QString> pending;
+    QHash<QString, const ToolCallRequest *> pending;
     for (const ToolCallRequest &call : request.toolCalls)
-        pending.insert(call.id);
+        pending.insert(call.id, &call);
     QSet<QString> answered;
     for (const ToolCallAnswer &a : std::as_const(answers)) {
-        if (!pending.contains(a.callId)) {
+        const ToolCallRequest *call = pending.value(a.callId);
+        if (!call) {
             return fail(QCoreApplication::translate("ToolCalls", "No pending tool call has the id \"%1\".")
                             .arg(a.callId));
+        }
+        // A decision the service does not take for this call would fail the run: refused here.
+        if (call->approval && !(a.approved ? call->approveAllowed : call->rejectAllowed)) {
+            const QString name = call->name.isEmpty() ? call->id : call->name;
+            return fail(
+                a.approved
+                    ? QCoreApplication::translate("ToolCalls", "The service does not allow approving %1.")
+                          .arg(name)
+                    : QCoreApplication::translate("ToolCalls", "The service does not allow rejecting %1.")
+                          .arg(name));
         }
         if (answered.contains(a.callId)) {
             return fail(QCoreApplication::translate("ToolCalls", "The tool call \"%1\" is answered twice.")
@@ -444,7 +467,7 @@ std::optional<QList<ToolCallAnswer>> answersForToolCalls(const InputRequest &req
         }
         answered.insert(a.callId);
     }
-    if (answered != pending) {
+    if (answered.size() != pending.size()) {
         QStringList missing;
         for (const ToolCallRequest &call : request.toolCalls) {
             if (!answered.contains(call.id))

@@ -192,6 +192,13 @@ struct ToolCallRequest
     QString arguments;     // as the service sent them (usually JSON text)
     QString serverLabel;   // MCP server, when the call goes to one
     bool approval = false; // approve/reject instead of an output
+    // A reject may say why, and the service passes it to the agent (a LangGraph review's message,
+    // an OpenAI MCP approval's reason); Foundry's approvals carry no such text.
+    bool reasonOnReject = false;
+    // The decisions the service takes for this call (a LangGraph review's allowed_decisions);
+    // another one fails the run, so the front ends never offer or send it.
+    bool approveAllowed = true;
+    bool rejectAllowed = true;
 
     QJsonObject toJson() const;
     static ToolCallRequest fromJson(const QJsonObject &object);
@@ -220,7 +227,7 @@ struct InputRequest
 struct ToolCallAnswer
 {
     QString callId;
-    QString output;        // tool output
+    QString output;        // tool output; for a rejected approval, why (ToolCallRequest::reasonOnReject)
     bool approved = false; // for approval calls
 };
 

@@ -4516,6 +4516,18 @@ Older ones are removed when Runwatch starts.</source>
         <source>Output of %1… (Ctrl+Enter sends all)</source>
         <translation>Ausgabe von %1 … (Strg+Eingabe sendet alles)</translation>
     </message>
+    <message>
+        <source>Only an edit of this call is allowed, which this panel does not offer (runwatch-cli respond --value).</source>
+        <translation>Für diesen Aufruf ist nur eine Bearbeitung erlaubt, die dieses Feld nicht anbietet (runwatch-cli respond --value).</translation>
+    </message>
+    <message>
+        <source>Reason for rejecting %1</source>
+        <translation>Grund für die Ablehnung von %1</translation>
+    </message>
+    <message>
+        <source>Reason (optional, sent to the agent)</source>
+        <translation>Grund (optional, geht an den Agenten)</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::TypedAnswerForm</name>
@@ -4618,6 +4630,14 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Every pending tool call needs an answer in the same submit; missing: %1</source>
         <translation>Jeder offene Tool-Aufruf braucht eine Antwort in derselben Übermittlung; es fehlen: %1</translation>
+    </message>
+    <message>
+        <source>The service does not allow approving %1.</source>
+        <translation>Der Dienst erlaubt nicht, %1 zu genehmigen.</translation>
+    </message>
+    <message>
+        <source>The service does not allow rejecting %1.</source>
+        <translation>Der Dienst erlaubt nicht, %1 abzulehnen.</translation>
     </message>
 </context>
 <context>

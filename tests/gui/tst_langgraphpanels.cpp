@@ -2,7 +2,7 @@
 // The main window on a LangGraph connection, against the official Agent Server (the node peer of
 // tests/peers/langgraph-peer, started once for the program) through the real connector: a
 // human-in-the-loop review of two actions as one approval row per action (one approved, one
-// rejected, one resume), a string interrupt as a question, the thread's runs as one local run in
+// rejected with a reason, one resume), a string interrupt as a question, the thread's runs as one local run in
 // the list, and the New Run dialog's assistant picker (the deployment's graphs).
 #include "langgraphpeer.h"
 #include "models/runformat.h"
@@ -11,6 +11,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
@@ -81,12 +82,21 @@ private Q_SLOTS:
         QVERIFY(!send->isEnabled());
         QTest::mouseClick(child<QRadioButton>(u"toolApprove_0"_s), Qt::LeftButton);
         QVERIFY(!send->isEnabled()); // one action still undecided
-        QTest::mouseClick(child<QRadioButton>(u"toolReject_1"_s), Qt::LeftButton);
+        // Approving greys out that action's reason; typing a reason rejects the other.
+        auto *reason0 = child<QLineEdit>(u"toolReason_0"_s);
+        QVERIFY(!reason0->isEnabled());
+        auto *reason1 = child<QLineEdit>(u"toolReason_1"_s);
+        QVERIFY(reason1->isEnabled());
+        QVERIFY(!child<QRadioButton>(u"toolReject_1"_s)->isChecked());
+        QTest::keyClicks(reason1, u"not now"_s);
+        QVERIFY(child<QRadioButton>(u"toolReject_1"_s)->isChecked());
         QTRY_VERIFY(send->isEnabled());
         grabForReview(u"langgraph-review"_s);
         QTest::mouseClick(send, Qt::LeftButton);
         QVERIFY(waitStatus(id, RunStatus::Completed));
-        QTRY_VERIFY(run(id)->primaryText.contains(u"send_email: approved; delete_file: rejected"_s));
+        // The reason reached the graph as the reject decision's message.
+        QTRY_VERIFY(run(id)->primaryText.contains(
+            u"send_email: approved; delete_file: rejected (reason: not now)"_s));
         // One thread, two server runs, one local run and one row.
         QCOMPARE(m_b->manager.runIds().count(id), 1);
         QCOMPARE(m_window->runModel()->rowCount(), 1);
@@ -100,6 +110,37 @@ private Q_SLOTS:
         };
         QTRY_VERIFY(badgeSays(statusLabel(RunStatus::Completed)));
         grabForReview(u"langgraph-review-done"_s);
+    }
+
+    // A review whose actions each allow one decision (review_configs): only that choice is
+    // offered, a reason box only beside a Reject, and the decisions reach the graph.
+    void reviewOffersOnlyAllowedDecisions()
+    {
+        const QString id = startOn(u"restricted"_s, u"tidy the blog"_s);
+        QVERIFY(waitInput(id));
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"toolCallsPage"_s);
+        QCOMPARE(child<QLabel>(u"toolName_0"_s)->text(), u"publish"_s);
+        QWidget *form = m_window->findChild<QWidget *>(u"toolCallsForm"_s);
+        QVERIFY(form);
+        const auto has = [form](const QString &name) { return form->findChild<QWidget *>(name) != nullptr; };
+        QVERIFY(has(u"toolApprove_0"_s));
+        QVERIFY(!has(u"toolReject_0"_s));
+        QVERIFY(!has(u"toolReason_0"_s));
+        QVERIFY(!has(u"toolApprove_1"_s));
+        QVERIFY(has(u"toolReject_1"_s));
+        QVERIFY(has(u"toolReason_1"_s));
+        auto *send = child<QPushButton>(u"inputSendAll"_s);
+        QTest::mouseClick(child<QRadioButton>(u"toolApprove_0"_s), Qt::LeftButton);
+        QVERIFY(!send->isEnabled()); // a single choice is still a choice to make
+        QTest::keyClicks(child<QLineEdit>(u"toolReason_1"_s), u"keep it"_s);
+        QTRY_VERIFY(send->isEnabled());
+        grabForReview(u"langgraph-review-restricted"_s);
+        // Enter in a reason box sends the whole review.
+        QTest::keyClick(child<QLineEdit>(u"toolReason_1"_s), Qt::Key_Return);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QTRY_VERIFY(
+            run(id)->primaryText.contains(u"publish: approved; archive: rejected (reason: keep it)"_s));
     }
 
     // interrupt("What city?"): the question page; the answer resumes the graph.
@@ -124,12 +165,13 @@ private Q_SLOTS:
         QComboBox *agents = dialog.agentBox();
         dialog.setConnection(kLangGraph);
         QVERIFY(agents->isVisibleTo(&dialog));
-        QTRY_COMPARE(agents->count(), 5);
+        QTRY_COMPARE(agents->count(), 6);
         QStringList names;
         for (int i = 0; i < agents->count(); ++i)
             names << agents->itemText(i).section(u" · "_s, 0, 0);
         names.sort();
-        QCOMPARE(names, (QStringList{u"approval"_s, u"echo"_s, u"fail"_s, u"question"_s, u"slow"_s}));
+        QCOMPARE(names, (QStringList{u"approval"_s, u"echo"_s, u"fail"_s, u"question"_s, u"restricted"_s,
+                                     u"slow"_s}));
         // The connection's default names a graph: its assistant is picked, not listed twice.
         QCOMPARE(agents->currentText(), u"echo"_s);
         agents->setCurrentIndex(agents->findText(u"question"_s, Qt::MatchStartsWith));

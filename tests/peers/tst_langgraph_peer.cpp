@@ -119,7 +119,8 @@ private Q_SLOTS:
         for (const CatalogEntry &e : catalog.entries)
             names << e.name;
         names.sort();
-        QCOMPARE(names, (QStringList{u"approval"_s, u"echo"_s, u"fail"_s, u"question"_s, u"slow"_s}));
+        QCOMPARE(names, (QStringList{u"approval"_s, u"echo"_s, u"fail"_s, u"question"_s, u"restricted"_s,
+                                     u"slow"_s}));
     }
 
     // The streamed tokens, joined, are the thread's last AI message exactly (multi-byte text too).
@@ -376,7 +377,7 @@ private Q_SLOTS:
         const RunwatchTest::CliResult agents = cli({u"agents"_s});
         QCOMPARE(agents.exitCode, 0);
         const QList<QJsonObject> rows = RunwatchTest::jsonLines(agents.out);
-        QCOMPARE(rows.size(), 5);
+        QCOMPARE(rows.size(), 6);
         QVERIFY(std::all_of(rows.cbegin(), rows.cend(), [](const QJsonObject &o) {
             return o.value(u"type"_s) == u"agent"_s && o.value(u"id"_s).toString().size() == 36
                    && !o.value(u"name"_s).toString().isEmpty();
@@ -424,6 +425,26 @@ private Q_SLOTS:
         const QJsonObject child = RunwatchTest::firstOfType(next.out, u"run"_s);
         QCOMPARE(child.value(u"remote_id"_s).toString(), thread);
         QVERIFY(child.value(u"run"_s).toString() != id);
+
+        // A review whose actions allow one decision each: a blanket --approve or --reject would
+        // fail the run, so it is refused (exit 2) naming the action, and nothing is sent; the
+        // graph takes the allowed decisions as a raw value.
+        const RunwatchTest::CliResult restricted
+            = cli({u"start"_s, u"--agent"_s, u"restricted"_s, u"--prompt"_s, u"tidy"_s, u"--follow"_s});
+        QCOMPARE(restricted.exitCode, 5);
+        const QString review = RunwatchTest::runIdFrom(restricted.out);
+        const RunwatchTest::CliResult approveAll = cli({u"respond"_s, review, u"--approve"_s});
+        QCOMPARE(approveAll.exitCode, 2);
+        QVERIFY2(approveAll.err.contains("does not allow approving archive"), approveAll.err.constData());
+        const RunwatchTest::CliResult rejectAll = cli({u"respond"_s, review, u"--reject"_s});
+        QCOMPARE(rejectAll.exitCode, 2);
+        QVERIFY2(rejectAll.err.contains("does not allow rejecting publish"), rejectAll.err.constData());
+        QCOMPARE(cli({u"status"_s, review}).exitCode, 5); // still waiting: nothing went out
+        const RunwatchTest::CliResult valued
+            = cli({u"respond"_s, review, u"--value"_s,
+                   u"{\"decisions\":[{\"type\":\"approve\"},{\"type\":\"reject\",\"message\":\"no\"}]}"_s});
+        QVERIFY2(valued.exitCode == 0 || valued.exitCode == 6, valued.err.constData());
+        QCOMPARE(cli({u"watch"_s, review}).exitCode, 0);
     }
 
     // Attached by thread id, a thread with two runs is followed at its latest (the server lists a

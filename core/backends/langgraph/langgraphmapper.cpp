@@ -4,6 +4,8 @@
 #include "domain/run.h"
 
 #include <QCoreApplication>
+#include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 using namespace Qt::StringLiterals;
@@ -162,6 +164,16 @@ InputRequest inputRequestFor(const QJsonArray &interrupts)
         request.reason = InputReason::Approval;
         request.raw.insert(u"kind"_s, u"hitl"_s);
         QStringList lines;
+        // Each action's allowed decisions, by action name (review_configs); an action without a
+        // config takes them all.
+        QHash<QString, QJsonArray> allowed;
+        const QJsonArray configs = hitl.value(u"review_configs"_s).toArray();
+        for (const QJsonValue &c : configs) {
+            const QJsonObject config = c.toObject();
+            const QJsonValue decisions = config.value(u"allowed_decisions"_s);
+            if (decisions.isArray())
+                allowed.insert(config.value(u"action_name"_s).toString(), decisions.toArray());
+        }
         const QJsonArray actions = hitl.value(u"action_requests"_s).toArray();
         for (qsizetype i = 0; i < actions.size(); ++i) {
             const QJsonObject action = actions.at(i).toObject();
@@ -170,6 +182,11 @@ InputRequest inputRequestFor(const QJsonArray &interrupts)
             call.name = action.value(u"name"_s).toString();
             call.arguments = compactJson(action.value(u"args"_s));
             call.approval = true;
+            call.reasonOnReject = true; // a reject decision's `message` goes to the model
+            if (const auto it = allowed.constFind(call.name); it != allowed.cend()) {
+                call.approveAllowed = it->contains(u"approve"_s);
+                call.rejectAllowed = it->contains(u"reject"_s);
+            }
             request.toolCalls << call;
             const QString description = action.value(u"description"_s).toString();
             lines << (description.isEmpty() ? toolCallText(call.name, call.arguments) : description);
@@ -214,9 +231,8 @@ std::optional<QJsonValue> resumeValue(const InputRequest &request, const InputAn
             QJsonObject decision{
                 {u"type"_s, it != answers->cend() && it->approved ? u"approve"_s : u"reject"_s}};
             if (it != answers->cend() && !it->approved) {
-                const QString message = !it->output.isEmpty() ? it->output : answer.comment;
-                if (!message.isEmpty())
-                    decision.insert(u"message"_s, message);
+                if (!it->output.isEmpty())
+                    decision.insert(u"message"_s, it->output);
             }
             decisions.append(decision);
         }

@@ -174,6 +174,7 @@ std::optional<InputRequest> inputRequestOf(const QJsonObject &response)
                   : arguments.toString();
         call.serverLabel = item.value(u"server_label"_s).toString();
         call.approval = approval;
+        call.reasonOnReject = approval; // mcp_approval_response takes a `reason`
         if (call.id.isEmpty())
             continue; // an answer must name the call: one without an id cannot be answered
         calls << call;
@@ -206,9 +207,12 @@ QJsonArray answerItems(const InputRequest &request, const InputAnswer &answer, Q
         const auto call = std::find_if(request.toolCalls.cbegin(), request.toolCalls.cend(),
                                        [&a](const ToolCallRequest &c) { return c.id == a.callId; });
         if (call != request.toolCalls.cend() && call->approval) {
-            items << QJsonObject{{u"type"_s, u"mcp_approval_response"_s},
-                                 {u"approval_request_id"_s, a.callId},
-                                 {u"approve"_s, a.approved}};
+            QJsonObject item{{u"type"_s, u"mcp_approval_response"_s},
+                             {u"approval_request_id"_s, a.callId},
+                             {u"approve"_s, a.approved}};
+            if (!a.approved && !a.output.isEmpty())
+                item.insert(u"reason"_s, a.output);
+            items << item;
         } else {
             items << QJsonObject{
                 {u"type"_s, u"function_call_output"_s}, {u"call_id"_s, a.callId}, {u"output"_s, a.output}};

@@ -14,6 +14,7 @@
 //             interrupt() with the LangChain v1 human-in-the-loop request for send_email and
 //             delete_file. Resumed with {"decisions":[…]} it streams one line stating each decision,
 //             e.g. "send_email: approved; delete_file: rejected (reason: not now)".
+//   restricted  node "review" asks for publish (approve or edit only) and archive (reject only).
 //   question  node "ask": interrupt("What city?"), then streams "Weather for <answer>: sunny".
 //   fail      node "explode": streams "Working on it, then failing" (5 tokens), then throws
 //             Error("graph exploded on purpose").
@@ -163,20 +164,40 @@ function describeDecision(decision) {
     }
 }
 
+// A review node: interrupt(request), then one line stating each decision.
+function reviewNode(request) {
+    return async (_state, config) => {
+        const answer = interrupt(request);
+        const decisions = Array.isArray(answer?.decisions) ? answer.decisions : [];
+        const text = request.action_requests
+            .map((action, i) => `${action.name}: ${describeDecision(decisions[i])}`)
+            .join('; ');
+        return { messages: [await speak(tokenize(text), config)] };
+    };
+}
+
 export const approval = messagesGraph([
     ['plan', async (_state, config) => {
         const plan = 'Plan: email the report to ops@example.com, then delete the draft /tmp/x.';
         return { messages: [await speak(tokenize(plan), config)] };
     }],
-    ['review', async (_state, config) => {
-        const answer = interrupt(HITL_REQUEST);
-        const decisions = Array.isArray(answer?.decisions) ? answer.decisions : [];
-        const text = HITL_REQUEST.action_requests
-            .map((request, i) => `${request.name}: ${describeDecision(decisions[i])}`)
-            .join('; ');
-        return { messages: [await speak(tokenize(text), config)] };
-    }],
+    ['review', reviewNode(HITL_REQUEST)],
 ]);
+
+// A review whose actions allow one decision each (review_configs): publish may only be approved
+// (or edited), archive only rejected.
+export const RESTRICTED_REQUEST = {
+    action_requests: [
+        { name: 'publish', args: { post: 42 }, description: 'Publish post 42' },
+        { name: 'archive', args: { post: 41 }, description: 'Archive post 41' },
+    ],
+    review_configs: [
+        { action_name: 'publish', allowed_decisions: ['approve', 'edit'] },
+        { action_name: 'archive', allowed_decisions: ['reject'] },
+    ],
+};
+
+export const restricted = messagesGraph([['review', reviewNode(RESTRICTED_REQUEST)]]);
 
 export const question = messagesGraph([['ask', async (_state, config) => {
     const answer = interrupt('What city?');

@@ -65,7 +65,7 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
 // Graph paths are resolved against the server's cwd (the temporary directory).
 const graphFile = path.relative(workdir, path.join(here, 'graphs.mjs'));
 const graphs = Object.fromEntries(
-    ['echo', 'approval', 'question', 'fail', 'slow'].map((id) => [id, `${graphFile}:${id}`]));
+    ['echo', 'approval', 'restricted', 'question', 'fail', 'slow'].map((id) => [id, `${graphFile}:${id}`]));
 
 try {
     const { startServer } = await import('@langchain/langgraph-api/server');

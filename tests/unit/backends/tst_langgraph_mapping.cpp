@@ -155,11 +155,64 @@ private Q_SLOTS:
             InputAnswer all;
             all.kind = InputAnswer::Kind::Approve;
             QCOMPARE(resumeValue(request, all, &error)->toObject().value(u"decisions"_s).toArray().size(), 2);
+            // Reject alone with a comment: the comment is every action's message (the CLI's
+            // --reject --comment).
+            InputAnswer rejectAll;
+            rejectAll.kind = InputAnswer::Kind::Reject;
+            rejectAll.comment = u"wrong recipient"_s;
+            const QJsonObject rejectOne{{u"type"_s, u"reject"_s}, {u"message"_s, u"wrong recipient"_s}};
+            QCOMPARE(resumeValue(request, rejectAll, &error)->toObject(),
+                     (QJsonObject{{u"decisions"_s, QJsonArray{rejectOne, rejectOne}}}));
+            QVERIFY(request.toolCalls.at(0).reasonOnReject);
+            // The flag survives the store (the request is saved with the run).
+            QCOMPARE(InputRequest::fromJson(request.toJson()), request);
             InputAnswer partial;
             partial.toolAnswers = {{request.toolCalls.at(0).id, {}, true}};
             QVERIFY(!resumeValue(request, partial, &error));
             QVERIFY(!error.isEmpty());
         }
+    }
+
+    // review_configs: an action offers only its allowed decisions; one it does not allow is
+    // refused before anything is sent (the middleware would fail the run); an action without a
+    // config takes both.
+    void allowedDecisions()
+    {
+        const QJsonObject value{
+            {u"action_requests"_s,
+             QJsonArray{QJsonObject{{u"name"_s, u"publish"_s}, {u"args"_s, QJsonObject{}}},
+                        QJsonObject{{u"name"_s, u"archive"_s}, {u"args"_s, QJsonObject{}}},
+                        QJsonObject{{u"name"_s, u"tag"_s}, {u"args"_s, QJsonObject{}}}}},
+            {u"review_configs"_s,
+             QJsonArray{QJsonObject{{u"action_name"_s, u"publish"_s},
+                                    {u"allowed_decisions"_s, QJsonArray{u"approve"_s, u"edit"_s}}},
+                        QJsonObject{{u"action_name"_s, u"archive"_s},
+                                    {u"allowed_decisions"_s, QJsonArray{u"reject"_s}}}}}};
+        const InputRequest request
+            = inputRequestFor(QJsonArray{QJsonObject{{u"id"_s, u"i1"_s}, {u"value"_s, value}}});
+        QCOMPARE(request.toolCalls.size(), 3);
+        QVERIFY(request.toolCalls.at(0).approveAllowed && !request.toolCalls.at(0).rejectAllowed);
+        QVERIFY(!request.toolCalls.at(1).approveAllowed && request.toolCalls.at(1).rejectAllowed);
+        QVERIFY(request.toolCalls.at(2).approveAllowed && request.toolCalls.at(2).rejectAllowed);
+        QCOMPARE(InputRequest::fromJson(request.toJson()), request);
+
+        QString error;
+        InputAnswer all;
+        all.kind = InputAnswer::Kind::Approve;
+        QVERIFY(!resumeValue(request, all, &error));
+        QCOMPARE(error, u"The service does not allow approving archive."_s);
+        all.kind = InputAnswer::Kind::Reject;
+        QVERIFY(!resumeValue(request, all, &error));
+        QCOMPARE(error, u"The service does not allow rejecting publish."_s);
+        InputAnswer each;
+        each.toolAnswers
+            = {{u"action-1"_s, {}, true}, {u"action-2"_s, u"old"_s, false}, {u"action-3"_s, {}, false}};
+        const auto resumed = resumeValue(request, each, &error);
+        QVERIFY2(resumed, qPrintable(error));
+        const QJsonArray decisions = resumed->toObject().value(u"decisions"_s).toArray();
+        QCOMPARE(decisions.size(), 3);
+        QCOMPARE(decisions.at(1).toObject(),
+                 (QJsonObject{{u"type"_s, u"reject"_s}, {u"message"_s, u"old"_s}}));
     }
 
     // The resume run's own text follows the plan (a new run on the thread, the same local run).

@@ -343,6 +343,18 @@ private Q_SLOTS:
         QCOMPARE(items.at(1).toObject(), (QJsonObject{{u"type"_s, u"mcp_approval_response"_s},
                                                       {u"approval_request_id"_s, u"mcpr_1"_s},
                                                       {u"approve"_s, true}}));
+        QVERIFY(input->toolCalls.at(1).reasonOnReject);
+        QVERIFY(!input->toolCalls.at(0).reasonOnReject);
+        // A rejected approval carries its reason; an approval never does.
+        InputAnswer rejected;
+        rejected.toolAnswers = {{u"call_a"_s, u"42"_s, false}, {u"mcpr_1"_s, u"too broad"_s, false}};
+        QCOMPARE(OpenAi::answerItems(*input, rejected, &why).at(1).toObject(),
+                 (QJsonObject{{u"type"_s, u"mcp_approval_response"_s},
+                              {u"approval_request_id"_s, u"mcpr_1"_s},
+                              {u"approve"_s, false},
+                              {u"reason"_s, u"too broad"_s}}));
+        both.toolAnswers[1].output = u"ignored"_s;
+        QVERIFY(!OpenAi::answerItems(*input, both, &why).at(1).toObject().contains(u"reason"_s));
         InputAnswer partial;
         partial.toolAnswers = {{u"call_a"_s, u"42"_s, false}};
         QVERIFY(OpenAi::answerItems(*input, partial, &why).isEmpty());
