@@ -42,16 +42,24 @@ cxx_files() {
 }
 
 stage_format() {
-    local files differing=0
+    # Batches of files, one clang-format process each, $jobs at a time: a process per file spent
+    # most of the stage starting clang-format (54 s on CI for ~450 files). A file that differs is
+    # named by clang-format's first diagnostic for it (--ferror-limit=1).
+    local files differing out rc=0
     mapfile -t files < <(cxx_files)
-    for f in "${files[@]}"; do
-        if ! clang-format --dry-run -Werror "$root/$f" >/dev/null 2>&1; then
-            echo "  needs formatting: $f"
-            differing=$((differing + 1))
-        fi
+    out="$(cd "$root" && printf '%s\0' "${files[@]}" |
+        xargs -0 -n 32 -P "$jobs" clang-format --dry-run -Werror --ferror-limit=1 2>&1 >/dev/null)" || rc=$?
+    mapfile -t differing < <(grep -oE '^[^:]+\.(cpp|h):[0-9]+:[0-9]+: error' <<<"$out" | cut -d: -f1 | sort -u)
+    for f in "${differing[@]}"; do
+        echo "  needs formatting: $f"
     done
-    echo "format: $differing of ${#files[@]} files differ from .clang-format"
-    [ "$differing" -eq 0 ]
+    echo "format: ${#differing[@]} of ${#files[@]} files differ from .clang-format"
+    if [ "$rc" -ne 0 ] && [ "${#differing[@]}" -eq 0 ]; then
+        # clang-format failed without naming a file that differs (a broken .clang-format, a crash)
+        echo "$out" | tail -n 20
+        return 1
+    fi
+    [ "$rc" -eq 0 ] && [ "${#differing[@]}" -eq 0 ]
 }
 
 stage_tidy() {
@@ -69,7 +77,7 @@ import json, re, sys
 entries = json.load(open(sys.argv[1]))
 drop = re.compile(r" -include \S*cmake_pch\.hxx| -Winvalid-pch| -Wno-error=maybe-uninitialized"
                   r"| -fsanitize\S*| -fno-sanitize\S*| -fno-omit-frame-pointer| -DNDEBUG| -DQT_NO_DEBUG(?= )"
-                  r"| -O1| -g1")
+                  r"| -O[01]| -g1")
 for e in entries:
     e["command"] = drop.sub("", e["command"])
 json.dump(entries, open(sys.argv[2], "w"), indent=1)
