@@ -9,6 +9,7 @@
 
 #include <QCommandLineParser>
 
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -50,6 +51,12 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         value("cancel-mode", "failed_event (default), close or flip.", "MODE"),
         value("reply", "Use the words of TEXT as deltas instead of tok<i>.", "TEXT"),
         value("model", "Model id listed by GET /v1/models (repeatable).", "ID"),
+        flag("openai", "Serve the OpenAI Responses API (the default), also as an Azure AI Foundry project "
+                       "at /api/projects/<project>/openai/v1 with agents and conversations."),
+        value("agent",
+              "A Foundry prompt agent of the OpenAI simulator (repeatable; replaces the default researcher "
+              "and writer): name=N,version=3,model=M,description=D,instructions=I (values without ',').",
+              "SPEC"),
         flag("send-done", "Send \"data: [DONE]\" after the terminal event."),
         flag("obfuscation", "Add \"obfuscation\" padding to text deltas."),
         flag("fractional-timestamps", "Send created_at as a fractional number."),
@@ -92,7 +99,10 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
               "SPEC"),
         flag("foundry", "Serve an Azure AI Foundry Agent Service project (endpoint "
                         ".../api/projects/<project>) instead of the OpenAI API; --key is the Bearer token."),
-        value("foundry-project", "Project name of --foundry (default runwatch-sim).", "NAME"),
+        value("foundry-project",
+              "Project name of --foundry and of the OpenAI simulator's Foundry layout (default "
+              "runwatch-sim).",
+              "NAME"),
         value("foundry-expires-s", "--foundry runs expire this long after creation (default 600).", "S"),
         value("foundry-split", "--foundry events go out in pieces of N bytes.", "N"),
         value("foundry-fault",
@@ -234,6 +244,20 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
             return fail(u"--http-fault: "_s + specError);
         config.httpFaults.append(*fault);
     }
+    QList<OpenAiSimAgent> agents;
+    for (const QString &spec : parser.values(u"agent"_s)) {
+        QString specError;
+        const auto agent = openAiAgentFromSpec(spec, &specError);
+        if (!agent)
+            return fail(u"--agent: "_s + specError);
+        // An agent's versions are one entry (1 to `version`): a name given twice is a mistake.
+        if (std::any_of(agents.cbegin(), agents.cend(),
+                        [&agent](const OpenAiSimAgent &a) { return a.name == agent->name; }))
+            return fail(u"--agent: \"%1\" is given twice"_s.arg(agent->name));
+        agents.append(*agent);
+    }
+    if (!agents.isEmpty())
+        config.agents = agents;
     if (rateLimited > 0)
         config.httpFaults.append(OpenAiHttpFault{{}, rateLimited, 429, 1, -1, OpenAiFaultBody::Error});
     if (unavailable > 0)
@@ -290,6 +314,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         foundry.project = parser.value(u"foundry-project"_s);
         if (foundry.project.isEmpty() || foundry.project.contains(u'/'))
             return fail(u"--foundry-project expects a name without '/'"_s);
+        config.foundryProject = foundry.project;
     }
     integer("foundry-expires-s"_L1, 1, 86400, &foundry.expiresSeconds);
     integer("foundry-split"_L1, 0, 1 << 20, &foundry.splitWrites);
@@ -308,6 +333,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         foundry.httpFaults.append(FoundryHttpFault{{}, unavailable, 503, 1, false});
 
     options.langgraph = parser.isSet(u"langgraph"_s);
+    if (parser.isSet(u"openai"_s) && (options.a2a || options.jobs || options.foundry || options.langgraph))
+        return fail(u"--openai cannot be combined with --a2a, --jobs, --foundry or --langgraph"_s);
     LangGraphSimConfig &langgraph = options.langgraphConfig;
     langgraph.apiKey = config.apiKey;
     langgraph.intervalMs = config.intervalMs;

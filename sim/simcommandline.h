@@ -20,6 +20,8 @@ struct ServerOptions
     QHostAddress address = QHostAddress(QHostAddress::LocalHost);
     quint16 port = 0;
     bool verbose = false;
+    // The OpenAI simulator (the default; --openai names it), which also serves an Azure AI
+    // Foundry project: config.foundryProject (--foundry-project) and config.agents (--agent).
     OpenAiSimConfig config;
     // --a2a: serve an A2A agent (A2aSimulator) instead of the OpenAI API. Its pace, chunk count,
     // key and stream faults come from `config` (interval, deltas, long deltas, key, drop faults).

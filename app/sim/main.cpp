@@ -12,6 +12,7 @@
 #include <QSocketNotifier>
 
 #include <cstdio>
+#include <functional>
 
 #ifdef Q_OS_UNIX
 #include <csignal>
@@ -58,10 +59,11 @@ void print(FILE *stream, const QString &text)
 }
 
 // Listens, wires --verbose logging, announces the URL and runs: the same for every protocol.
-// `logRequests` connects the simulator's own request signal to stderr.
+// `logRequests` connects the simulator's own request signal to stderr; `moreUrls`, when given,
+// returns lines announced after the first one.
 template<typename Sim, typename LogRequests>
 int serve(QCoreApplication &app, Sim &simulator, const RunwatchSim::ServerOptions &options,
-          LogRequests logRequests)
+          LogRequests logRequests, const std::function<QString()> &moreUrls = {})
 {
     if (!simulator.listen(options.address, options.port)) {
         print(stderr, u"runwatch-sim: cannot listen on %1:%2: %3\n"_s.arg(options.address.toString())
@@ -78,6 +80,8 @@ int serve(QCoreApplication &app, Sim &simulator, const RunwatchSim::ServerOption
 #endif
     // Scripts read this line to learn the URL, so it goes out (and is flushed) only when ready.
     print(stdout, u"runwatch-sim listening on "_s + simulator.baseUrl().toString() + u'\n');
+    if (moreUrls)
+        print(stdout, moreUrls());
     return QCoreApplication::exec();
 }
 
@@ -145,19 +149,28 @@ int runLangGraph(QCoreApplication &app, const RunwatchSim::ServerOptions &option
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::OpenAiSimulator simulator(options.config);
-    return serve(app, simulator, options, [](RunwatchSim::OpenAiSimulator &sim) {
-        QObject::connect(&sim, &RunwatchSim::OpenAiSimulator::requestAnswered, &sim,
-                         [](const RunwatchSim::OpenAiRequestRecord &record) {
-                             QString target = record.path;
-                             if (!record.query.isEmpty())
-                                 target += u'?' + record.query;
-                             print(stderr,
-                                   u"%1 %2 -> %3%4 [%5]\n"_s.arg(QString::fromLatin1(record.method), target)
-                                       .arg(record.status)
-                                       .arg(record.faulted ? u" (injected)"_s : QString())
-                                       .arg(QString::fromLatin1(record.requestId)));
-                         });
-    });
+    // The same API as an Azure AI Foundry project: the openai client's base URL, then the project
+    // endpoint that @azure/ai-projects takes (it adds /openai/v1 itself).
+    const auto foundryUrls = [&simulator]() -> QString {
+        return u"runwatch-sim Foundry project at "_s + simulator.foundryBaseUrl().toString()
+               + u" (project endpoint "_s + simulator.foundryProjectUrl().toString() + u")\n"_s;
+    };
+    return serve(
+        app, simulator, options,
+        [](RunwatchSim::OpenAiSimulator &sim) {
+            QObject::connect(
+                &sim, &RunwatchSim::OpenAiSimulator::requestAnswered, &sim,
+                [](const RunwatchSim::OpenAiRequestRecord &record) {
+                    QString target = record.path;
+                    if (!record.query.isEmpty())
+                        target += u'?' + record.query;
+                    print(stderr, u"%1 %2 -> %3%4 [%5]\n"_s.arg(QString::fromLatin1(record.method), target)
+                                      .arg(record.status)
+                                      .arg(record.faulted ? u" (injected)"_s : QString())
+                                      .arg(QString::fromLatin1(record.requestId)));
+                });
+        },
+        foundryUrls);
 }
 
 } // namespace

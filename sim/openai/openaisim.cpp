@@ -7,6 +7,8 @@
 #include "openaisimstream.h"
 #include "server/httpconnection.h"
 
+#include <QDateTime>
+
 using namespace Qt::StringLiterals;
 
 namespace RunwatchSim {
@@ -29,6 +31,7 @@ OpenAiSimulator::OpenAiSimulator(const OpenAiSimConfig &config, QObject *parent)
 {
     setBasePath(u"/v1"_s);
     setConfig(config);
+    m_startedAt = QDateTime::currentSecsSinceEpoch();
 }
 
 OpenAiSimulator::~OpenAiSimulator() = default;
@@ -146,6 +149,9 @@ std::optional<OpenAiResponseInfo> OpenAiSimulator::response(const QString &id) c
     info.store = run->params().store;
     info.ended = run->hasEnded();
     info.model = run->params().model;
+    info.conversationId = run->params().conversation["id"_L1].toString();
+    info.agentName = run->params().agentReference["name"_L1].toString();
+    info.agentVersion = run->params().agentReference["version"_L1].toString();
     info.metadata = run->params().metadata;
     info.text = run->outputText();
     info.reasoningText = run->reasoningText();
@@ -222,16 +228,19 @@ void OpenAiSimulator::recordStatus(const Exchange &exchange, int status, bool fa
 
 void OpenAiSimulator::route(HttpConnection *connection, const HttpRequest &request)
 {
-    QString path = request.path;
-    if (path == "/openai/v1"_L1 || path.startsWith("/openai/v1/"_L1))
-        path = path.mid(7); // Azure OpenAI v1 layout
-    while (path.size() > 1 && path.endsWith(u'/'))
-        path.chop(1);
-    const QStringList segments = path.split(u'/', Qt::SkipEmptyParts);
+    bool inProject = false;
+    const QStringList segments = localPath(request.path, &inProject).split(u'/', Qt::SkipEmptyParts);
     const QByteArray &method = request.method;
     OpenAiEndpoint endpoint = OpenAiEndpoint::Unknown;
     QString id;
-    if (segments.value(0) == "v1"_L1) {
+    QString conversationId;
+    if (inProject && segments == QStringList{u"agents"_s}) {
+        if (method == "GET")
+            endpoint = OpenAiEndpoint::Agents;
+    } else if (segments.value(0) == "v1"_L1 && segments.value(1) == "conversations"_L1) {
+        endpoint = conversationEndpoint(segments, method);
+        conversationId = segments.value(2);
+    } else if (segments.value(0) == "v1"_L1) {
         const QString resource = segments.value(1);
         if (segments.size() == 2 && resource == "responses"_L1 && method == "POST") {
             endpoint = OpenAiEndpoint::Create;
@@ -254,13 +263,16 @@ void OpenAiSimulator::route(HttpConnection *connection, const HttpRequest &reque
             }
         }
     }
-    if (endpoint == OpenAiEndpoint::Unknown)
+    if (endpoint == OpenAiEndpoint::Unknown) {
         id.clear();
+        conversationId.clear();
+    }
 
     OpenAiRequestRecord record;
     record.setRequest(request);
     record.endpoint = endpoint;
     record.responseId = id;
+    record.conversationId = conversationId;
     record.requestId = newRequestId();
     const Exchange exchange{connection, record.requestId, m_log.append(record)};
     ++m_requestTotal;
@@ -331,6 +343,17 @@ void OpenAiSimulator::route(HttpConnection *connection, const HttpRequest &reque
         break;
     case OpenAiEndpoint::Models:
         handleModels(exchange);
+        break;
+    case OpenAiEndpoint::Agents:
+        handleAgents(exchange, request);
+        break;
+    case OpenAiEndpoint::ConversationCreate:
+        handleConversationCreate(exchange, request);
+        break;
+    case OpenAiEndpoint::ConversationGet:
+    case OpenAiEndpoint::ConversationDelete:
+    case OpenAiEndpoint::ConversationItems:
+        handleConversation(exchange, request, endpoint, conversationId);
         break;
     case OpenAiEndpoint::Unknown:
         sendError(exchange, 404, u"Invalid URL (%1 %2)"_s.arg(QString::fromLatin1(method), request.path));

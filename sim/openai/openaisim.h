@@ -5,17 +5,24 @@
 // (in-process) and runwatch-sim. See openaisimconfig.h for scenarios, per-response options and
 // fault injection.
 //
-// Endpoints (base URL …/v1; "/openai/v1/…" is accepted as an alias for Azure-style clients):
-//   POST   /v1/responses                     create (JSON or SSE when stream:true)
+// Endpoints (base URL …/v1; "/openai/v1/…" is accepted as an alias for Azure-style clients, and
+// "/api/projects/<project>/openai/v1/…" for an Azure AI Foundry project):
+//   POST   /v1/responses                     create (JSON or SSE when stream:true); a Foundry
+//                                            agent_reference and conversation are accepted
 //   GET    /v1/responses/{id}                snapshot; ?stream=true[&starting_after=N] → SSE replay+tail
 //   POST   /v1/responses/{id}/cancel         §1.5 semantics
 //   DELETE /v1/responses/{id}                {"id","object":"response","deleted":true}
 //   GET    /v1/responses/{id}/input_items    list
 //   GET    /v1/models                        list (for "test connection")
+//   POST   /v1/conversations                 {items?, metadata?} → conversation
+//   GET    /v1/conversations/{id}            conversation; DELETE → conversation.deleted
+//   GET    /v1/conversations/{id}/items      list page (order, limit, after, before)
+//   GET    /api/projects/<project>/agents?api-version=v1   the project's prompt agents, paged
 // Every answer carries x-request-id. Connections are persistent (HTTP/1.1 keep-alive) unless the
 // client asks otherwise; SSE bodies use chunked transfer coding and end after the terminal event
 // (OpenAiSimConfig::closeDelimitedStreams: no chunking, the body ends by closing the connection).
-// The routes and the inspection API are in openaisim.cpp, the endpoints in openaisimendpoints.cpp.
+// The routes and the inspection API are in openaisim.cpp, the endpoints in openaisimendpoints.cpp,
+// the Foundry project (agents, agent_reference, conversations) in openaisimfoundry.cpp.
 
 #include "openaisimoptions.h"
 #include "server/requestlog.h"
@@ -23,6 +30,7 @@
 
 #include <QByteArray>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
@@ -30,6 +38,8 @@
 #include <QSet>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
+#include <QUrlQuery>
 
 #include <optional>
 
@@ -44,8 +54,9 @@ struct OpenAiRunOptions;
 struct OpenAiRequestRecord : RequestRecord
 {
     OpenAiEndpoint endpoint = OpenAiEndpoint::Unknown;
-    QString responseId;   // for /v1/responses/{id}…, else empty
-    QByteArray requestId; // the x-request-id we answered with
+    QString responseId;     // for /v1/responses/{id}…, else empty
+    QString conversationId; // for /v1/conversations/{id}…, else empty
+    QByteArray requestId;   // the x-request-id we answered with
 };
 
 // A response as the simulator sees it.
@@ -59,6 +70,9 @@ struct OpenAiResponseInfo
     bool store = true;
     bool ended = false; // no further event will come
     QString model;
+    QString conversationId; // empty when not in a conversation
+    QString agentName;      // the agent_reference, when the response runs an agent
+    QString agentVersion;   // its resolved version
     QJsonObject metadata;
     QString text;          // output_text so far (all message output_text parts)
     QString reasoningText; // reasoning summary text so far
@@ -83,6 +97,10 @@ public:
     ~OpenAiSimulator() override;
 
     // Listening, port and baseUrl() (http://127.0.0.1:PORT/v1) come from SimServer.
+    // The Foundry project endpoint http://127.0.0.1:PORT/api/projects/<project> (what
+    // AIProjectClient takes), and its OpenAI base URL, that endpoint + "/openai/v1".
+    QUrl foundryProjectUrl() const;
+    QUrl foundryBaseUrl() const;
 
     // Configuration. Changes apply to responses created afterwards (HTTP faults and auth at once);
     // setConfig() and clearFaults() restart the HTTP fault counters.
@@ -115,6 +133,7 @@ public:
     QJsonObject snapshot(const QString &id) const;            // empty when unknown
     QList<QByteArray> eventPayloads(const QString &id) const; // JSON of every stored event
     bool wasDeleted(const QString &id) const { return m_deleted.contains(id); }
+    QStringList conversationIds() const { return m_conversationOrder; }
 
     // Control of a response's generator (needed with manualAdvance / metadata manual=1).
     int advance(const QString &id, int steps = 1);
@@ -143,6 +162,15 @@ private:
         QByteArray requestId;
         qint64 serial = 0;
     };
+    // A conversation of the Foundry layout (also served on plain /v1, as OpenAI has them).
+    struct Conversation
+    {
+        QString id;
+        qint64 createdAt = 0;
+        QJsonObject metadata;
+        QJsonArray items;       // oldest first
+        QString lastResponseId; // the response that last joined it
+    };
 
     // openaisim.cpp: routes, replies, the run table.
     void route(HttpConnection *connection, const HttpRequest &request) override;
@@ -153,6 +181,10 @@ private:
     void sendError(const Exchange &exchange, int status, const QString &message,
                    const QString &type = QStringLiteral("invalid_request_error"),
                    const QJsonValue &param = QJsonValue(), const QJsonValue &code = QJsonValue());
+    void sendInvalidType(const Exchange &exchange, const QString &param, const QString &expected,
+                         const QJsonValue &got);
+    // Checks a request's metadata (string values, OpenAI's limits); false when it answered 400.
+    bool takeMetadata(const Exchange &exchange, const QJsonValue &metadata, QJsonObject *out);
     void recordStatus(const Exchange &exchange, int status, bool faulted = false);
     OpenAiSimRun *createRun(const QString &id, const OpenAiCreateParams &params,
                             const OpenAiRunOptions &options);
@@ -166,6 +198,29 @@ private:
     void handleDelete(const Exchange &exchange, OpenAiSimRun *run);
     void handleInputItems(const Exchange &exchange, OpenAiSimRun *run);
     void handleModels(const Exchange &exchange);
+
+    // openaisimfoundry.cpp
+    // The path a request addresses here: "/v1/…" for the Azure layout "/openai/v1/…" and for
+    // the configured Foundry project's "/api/projects/<project>/openai/v1/…"; "/agents" for that
+    // project's agents (*inProject set for both); empty for anything else in a project.
+    QString localPath(const QString &path, bool *inProject) const;
+    static OpenAiEndpoint conversationEndpoint(const QStringList &segments, const QByteArray &method);
+    void handleAgents(const Exchange &exchange, const HttpRequest &request);
+    void handleConversationCreate(const Exchange &exchange, const HttpRequest &request);
+    void handleConversation(const Exchange &exchange, const HttpRequest &request, OpenAiEndpoint endpoint,
+                            const QString &id);
+    // {data, first_id, last_id, has_more} of a list endpoint from `ascending` (oldest first) and
+    // the query's order, limit, after and before; nullopt when it answered 400.
+    std::optional<QJsonObject> listPage(const Exchange &exchange, const QUrlQuery &query,
+                                        const QJsonArray &ascending);
+    // The Foundry parts of a create request; false when they answered it (an error). takeAgent
+    // sets params->agentReference and params->model when an agent runs; takeConversation sets
+    // params->conversation and *last to the conversation's last response, if it is still kept.
+    bool takeAgent(const Exchange &exchange, const QJsonObject &body, OpenAiCreateParams *params);
+    bool takeConversation(const Exchange &exchange, const QJsonObject &body, OpenAiCreateParams *params,
+                          const OpenAiSimRun **last);
+    // Appends the run's input items to its conversation now and its output items when it ends.
+    void joinConversation(OpenAiSimRun *run);
 
     OpenAiSimConfig m_config;
     FaultList<OpenAiHttpFault> m_faults;
@@ -182,6 +237,9 @@ private:
     int m_streamConnections = 0;
     QList<qint64> m_startingAfterValues;
     QString m_lastResponseId;
+    QHash<QString, Conversation> m_conversations;
+    QStringList m_conversationOrder; // creation order, for maxStoredResponses
+    qint64 m_startedAt = 0;          // unix seconds; the agents were "created" before it
 };
 
 } // namespace RunwatchSim

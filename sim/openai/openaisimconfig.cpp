@@ -10,10 +10,19 @@ namespace RunwatchSim {
 namespace {
 
 const std::array kEndpoints{
-    std::pair{OpenAiEndpoint::Create, "create"_L1}, std::pair{OpenAiEndpoint::Retrieve, "get"_L1},
-    std::pair{OpenAiEndpoint::Stream, "stream"_L1}, std::pair{OpenAiEndpoint::Cancel, "cancel"_L1},
-    std::pair{OpenAiEndpoint::Delete, "delete"_L1}, std::pair{OpenAiEndpoint::InputItems, "input_items"_L1},
-    std::pair{OpenAiEndpoint::Models, "models"_L1}, std::pair{OpenAiEndpoint::Unknown, "unknown"_L1},
+    std::pair{OpenAiEndpoint::Create, "create"_L1},
+    std::pair{OpenAiEndpoint::Retrieve, "get"_L1},
+    std::pair{OpenAiEndpoint::Stream, "stream"_L1},
+    std::pair{OpenAiEndpoint::Cancel, "cancel"_L1},
+    std::pair{OpenAiEndpoint::Delete, "delete"_L1},
+    std::pair{OpenAiEndpoint::InputItems, "input_items"_L1},
+    std::pair{OpenAiEndpoint::Models, "models"_L1},
+    std::pair{OpenAiEndpoint::Agents, "agents"_L1},
+    std::pair{OpenAiEndpoint::ConversationCreate, "conversation_create"_L1},
+    std::pair{OpenAiEndpoint::ConversationGet, "conversation_get"_L1},
+    std::pair{OpenAiEndpoint::ConversationDelete, "conversation_delete"_L1},
+    std::pair{OpenAiEndpoint::ConversationItems, "conversation_items"_L1},
+    std::pair{OpenAiEndpoint::Unknown, "unknown"_L1},
 };
 
 const std::array kFaultBodies{
@@ -118,6 +127,45 @@ QString openAiCancelModeName(OpenAiCancelMode mode)
 std::optional<OpenAiCancelMode> openAiCancelModeFromName(QStringView name)
 {
     return valueOfName(kCancelModes, name);
+}
+
+std::optional<OpenAiSimAgent> openAiAgentFromSpec(QStringView spec, QString *error)
+{
+    OpenAiSimAgent agent;
+    const auto fail = [error](const QString &message) -> std::optional<OpenAiSimAgent> {
+        if (error)
+            *error = message;
+        return std::nullopt;
+    };
+    for (const QStringView item : spec.split(u',', Qt::SkipEmptyParts)) {
+        const qsizetype eq = item.indexOf(u'=');
+        if (eq <= 0)
+            return fail(u"expected key=value, got \"%1\""_s.arg(item));
+        const QString key = item.left(eq).trimmed().toString().toLower();
+        const QString value = item.mid(eq + 1).trimmed().toString();
+        if (key == "name"_L1) {
+            // The name is a path segment of the agent's id and of "<name>:<version>".
+            if (value.isEmpty() || value.contains(u'/') || value.contains(u':'))
+                return fail(u"bad value for \"name\": \"%1\""_s.arg(value));
+            agent.name = value;
+        } else if (key == "version"_L1) {
+            bool ok = false;
+            agent.version = value.toInt(&ok);
+            if (!ok || agent.version < 1 || agent.version > 1000)
+                return fail(u"bad value for \"version\": \"%1\" (1 to 1000)"_s.arg(value));
+        } else if (key == "model"_L1) {
+            agent.model = value;
+        } else if (key == "description"_L1) {
+            agent.description = value;
+        } else if (key == "instructions"_L1) {
+            agent.instructions = value;
+        } else {
+            return fail(u"unknown key \"%1\""_s.arg(key));
+        }
+    }
+    if (agent.name.isEmpty())
+        return fail(u"name=NAME is required"_s);
+    return agent;
 }
 
 } // namespace RunwatchSim

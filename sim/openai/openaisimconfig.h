@@ -2,9 +2,10 @@
 #pragma once
 
 // Configuration of the OpenAI Responses background-mode simulator (OpenAiSimulator): pace, SSE
-// framing, auth, injected HTTP and stream faults, limits.
+// framing, auth, injected HTTP and stream faults, limits, and the Foundry project it also serves.
 //
-// Written from docs/protocols/openai-responses-and-foundry.md §1-§3 and §6 only: this target must
+// Written from docs/protocols/openai-responses-and-foundry.md §1-§3 and §6 and
+// foundry-agents-and-gemini.md §1 only: this target must
 // never include or link client code (runwatch_core), so that a protocol misunderstanding shared by
 // client and simulator cannot hide.
 //
@@ -25,17 +26,23 @@ namespace RunwatchSim {
 
 // What a request addresses; used to aim HTTP faults and in the request log.
 enum class OpenAiEndpoint {
-    Create,     // POST /v1/responses
-    Retrieve,   // GET /v1/responses/{id}
-    Stream,     // GET /v1/responses/{id}?stream=true  (resume / replay)
-    Cancel,     // POST /v1/responses/{id}/cancel
-    Delete,     // DELETE /v1/responses/{id}
-    InputItems, // GET /v1/responses/{id}/input_items
-    Models,     // GET /v1/models
-    Unknown,    // anything else (answered 404 "Invalid URL")
+    Create,             // POST /v1/responses
+    Retrieve,           // GET /v1/responses/{id}
+    Stream,             // GET /v1/responses/{id}?stream=true  (resume / replay)
+    Cancel,             // POST /v1/responses/{id}/cancel
+    Delete,             // DELETE /v1/responses/{id}
+    InputItems,         // GET /v1/responses/{id}/input_items
+    Models,             // GET /v1/models
+    Agents,             // GET /api/projects/<project>/agents?api-version=v1 (Foundry)
+    ConversationCreate, // POST /v1/conversations
+    ConversationGet,    // GET /v1/conversations/{id}
+    ConversationDelete, // DELETE /v1/conversations/{id}
+    ConversationItems,  // GET /v1/conversations/{id}/items
+    Unknown,            // anything else (answered 404 "Invalid URL")
 };
 
-// "create", "get", "stream", "cancel", "delete", "input_items", "models", "unknown".
+// "create", "get", "stream", "cancel", "delete", "input_items", "models", "agents",
+// "conversation_create", "conversation_get", "conversation_delete", "conversation_items", "unknown".
 QString openAiEndpointName(OpenAiEndpoint endpoint);
 std::optional<OpenAiEndpoint> openAiEndpointFromName(QStringView name);
 // "create+get", "create,get", "any" / "" (= empty set, meaning every endpoint).
@@ -76,6 +83,23 @@ enum class OpenAiCancelMode {
 QString openAiCancelModeName(OpenAiCancelMode mode);
 std::optional<OpenAiCancelMode> openAiCancelModeFromName(QStringView name);
 
+// A prompt agent of the Azure AI Foundry project the simulator also serves (protocol
+// foundry-agents-and-gemini.md §1). New agents have no GUID: the name is the id.
+struct OpenAiSimAgent
+{
+    QString name;
+    // The latest version. Versions "1" to this one all exist: Foundry numbers the versions of an
+    // agent 1, 2, 3 …, and that none was deleted is the simulator's choice.
+    int version = 1;
+    QString model; // empty = the first of OpenAiSimConfig::modelIds
+    QString description;
+    QString instructions; // empty = "You are the <name> agent of runwatch-sim."
+};
+
+// "name=researcher,version=3,model=gpt-x,description=Finds sources,instructions=Be brief"; only
+// name is required. A value cannot hold ','.
+std::optional<OpenAiSimAgent> openAiAgentFromSpec(QStringView spec, QString *error = nullptr);
+
 // The limits of ServerLimits (→ 431, 413, 408, keep-alive, close-delimited streams, open
 // connections) apply to the HTTP layer.
 struct OpenAiSimConfig : ServerLimits
@@ -98,7 +122,15 @@ struct OpenAiSimConfig : ServerLimits
     bool rejectInflightDelete = false; // DELETE of a queued/in_progress response → 400
     QString replyText;                 // if set, its words are the deltas instead of tok<i>
     QStringList modelIds{QStringLiteral("runwatch-sim-1")}; // listed by GET /v1/models
-    QList<OpenAiHttpFault> httpFaults;                      // global; checked in order, after auth
+    // The Foundry project layout: /api/projects/<foundryProject>/openai/v1/… is the API above and
+    // /api/projects/<foundryProject>/agents lists `agents`, in this (creation) order.
+    QString foundryProject = QStringLiteral("runwatch-sim");
+    QList<OpenAiSimAgent> agents{
+        {QStringLiteral("researcher"), 3, QString(), QStringLiteral("Finds and summarises sources."),
+         QString()},
+        {QStringLiteral("writer"), 1, QString(), QStringLiteral("Writes the report."), QString()},
+    };
+    QList<OpenAiHttpFault> httpFaults;     // global; checked in order, after auth
     StreamFaults streamFaults;             // global defaults; metadata overrides per response
     qint64 endlessLineMaxBytes = 64 << 20; // give up the never-ending line after this much
     int maxStoredResponses = 1000;         // beyond this the oldest finished responses are forgotten

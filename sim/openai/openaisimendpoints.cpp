@@ -125,10 +125,7 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
     }
     const QJsonObject body = document.object();
     const auto invalidType = [&](const QString &param, const QString &expected, const QJsonValue &got) {
-        sendError(exchange, 400,
-                  u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
-                                                                                   jsonTypeName(got)),
-                  u"invalid_request_error"_s, param, u"invalid_type"_s);
+        sendInvalidType(exchange, param, expected, got);
     };
     const auto boolField = [&](const QString &key, bool fallback, bool *out) {
         const QJsonValue value = body.value(key);
@@ -145,17 +142,23 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
     };
 
     OpenAiCreateParams params;
-    const QJsonValue model = body.value("model"_L1);
-    if (!model.isString() || model.toString().isEmpty()) {
-        if (!model.isUndefined() && !model.isNull() && !model.isString()) {
-            invalidType(u"model"_s, u"a string"_s, model);
-        } else {
-            sendError(exchange, 400, u"Missing required parameter: 'model'."_s, u"invalid_request_error"_s,
-                      u"model"_s, u"missing_required_parameter"_s);
-        }
+    if (!takeAgent(exchange, body, &params))
         return;
+    // With an agent its definition names the model, and a `model` beside it is not used (guessed:
+    // the references say only that it is not needed).
+    if (!params.agentReference.isObject()) {
+        const QJsonValue model = body.value("model"_L1);
+        if (!model.isString() || model.toString().isEmpty()) {
+            if (!model.isUndefined() && !model.isNull() && !model.isString()) {
+                invalidType(u"model"_s, u"a string"_s, model);
+            } else {
+                sendError(exchange, 400, u"Missing required parameter: 'model'."_s,
+                          u"invalid_request_error"_s, u"model"_s, u"missing_required_parameter"_s);
+            }
+            return;
+        }
+        params.model = model.toString();
     }
-    params.model = model.toString();
     if (!boolField(u"background"_s, false, &params.background) || !boolField(u"store"_s, true, &params.store)
         || !boolField(u"stream"_s, false, &params.stream))
         return;
@@ -166,39 +169,8 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
         invalidType(u"input"_s, u"a string or an array"_s, params.input);
         return;
     }
-    const QJsonValue metadata = body.value("metadata"_L1);
-    if (!metadata.isUndefined() && !metadata.isNull()) {
-        if (!metadata.isObject()) {
-            invalidType(u"metadata"_s, u"an object"_s, metadata);
-            return;
-        }
-        params.metadata = metadata.toObject();
-        if (params.metadata.size() > kMaxMetadataKeys) {
-            sendError(exchange, 400,
-                      u"Invalid 'metadata': too many properties. Expected an object with at most "
-                      u"%1 properties, but got an object with %2 properties instead."_s.arg(kMaxMetadataKeys)
-                          .arg(params.metadata.size()),
-                      u"invalid_request_error"_s, u"metadata"_s, u"object_above_max_properties"_s);
-            return;
-        }
-        for (auto it = params.metadata.constBegin(); it != params.metadata.constEnd(); ++it) {
-            const QString param = u"metadata."_s + it.key();
-            if (!it.value().isString()) {
-                invalidType(param, u"a string"_s, it.value());
-                return;
-            }
-            if (it.key().size() > kMaxMetadataKeyLength
-                || it.value().toString().size() > kMaxMetadataValueLength) {
-                sendError(exchange, 400,
-                          u"Invalid '%1': metadata keys are limited to %2 and values to %3 "
-                          u"characters."_s.arg(param)
-                              .arg(kMaxMetadataKeyLength)
-                              .arg(kMaxMetadataValueLength),
-                          u"invalid_request_error"_s, param, u"string_above_max_length"_s);
-                return;
-            }
-        }
-    }
+    if (!takeMetadata(exchange, body.value("metadata"_L1), &params.metadata))
+        return;
     if (params.background && !params.store) {
         // Protocol §1.3 (MS-CONTRACT row): background requires store=true.
         sendError(exchange, 400,
@@ -207,12 +179,20 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
                   u"invalid_request_error"_s, u"background"_s, u"unsupported_parameter"_s);
         return;
     }
-    const QJsonValue previous = body.value("previous_response_id"_L1);
-    const OpenAiSimRun *previousRun = previous.isString() ? findVisible(previous.toString()) : nullptr;
-    if (previous.isString() && !previousRun) {
-        sendError(exchange, 404, u"Previous response with id '%1' not found."_s.arg(previous.toString()),
-                  u"invalid_request_error"_s, u"previous_response_id"_s, u"previous_response_not_found"_s);
+    // A response in a conversation continues the conversation's last response as one with
+    // previous_response_id continues that one (the two exclude each other).
+    const OpenAiSimRun *previousRun = nullptr;
+    if (!takeConversation(exchange, body, &params, &previousRun))
         return;
+    const QJsonValue previous = body.value("previous_response_id"_L1);
+    if (previous.isString()) {
+        previousRun = findVisible(previous.toString());
+        if (!previousRun) {
+            sendError(exchange, 404, u"Previous response with id '%1' not found."_s.arg(previous.toString()),
+                      u"invalid_request_error"_s, u"previous_response_id"_s,
+                      u"previous_response_not_found"_s);
+            return;
+        }
     }
     ChainAnswers chain;
     if (previousRun) {
@@ -257,6 +237,7 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
     }
 
     OpenAiSimRun *run = createRun(u"resp_"_s + QString::fromLatin1(randomHex(24)), params, options);
+    joinConversation(run);
     run->start();
 
     if (params.stream) {
@@ -288,6 +269,52 @@ void OpenAiSimulator::handleCreate(const Exchange &exchange, const HttpRequest &
             run->cancel();
         }
     });
+}
+
+void OpenAiSimulator::sendInvalidType(const Exchange &exchange, const QString &param, const QString &expected,
+                                      const QJsonValue &got)
+{
+    sendError(
+        exchange, 400,
+        u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected, jsonTypeName(got)),
+        u"invalid_request_error"_s, param, u"invalid_type"_s);
+}
+
+bool OpenAiSimulator::takeMetadata(const Exchange &exchange, const QJsonValue &metadata, QJsonObject *out)
+{
+    if (metadata.isUndefined() || metadata.isNull())
+        return true;
+    if (!metadata.isObject()) {
+        sendInvalidType(exchange, u"metadata"_s, u"an object"_s, metadata);
+        return false;
+    }
+    *out = metadata.toObject();
+    if (out->size() > kMaxMetadataKeys) {
+        sendError(exchange, 400,
+                  u"Invalid 'metadata': too many properties. Expected an object with at most "
+                  u"%1 properties, but got an object with %2 properties instead."_s.arg(kMaxMetadataKeys)
+                      .arg(out->size()),
+                  u"invalid_request_error"_s, u"metadata"_s, u"object_above_max_properties"_s);
+        return false;
+    }
+    for (auto it = out->constBegin(); it != out->constEnd(); ++it) {
+        const QString param = u"metadata."_s + it.key();
+        if (!it.value().isString()) {
+            sendInvalidType(exchange, param, u"a string"_s, it.value());
+            return false;
+        }
+        if (it.key().size() > kMaxMetadataKeyLength
+            || it.value().toString().size() > kMaxMetadataValueLength) {
+            sendError(exchange, 400,
+                      u"Invalid '%1': metadata keys are limited to %2 and values to %3 "
+                      u"characters."_s.arg(param)
+                          .arg(kMaxMetadataKeyLength)
+                          .arg(kMaxMetadataValueLength),
+                      u"invalid_request_error"_s, param, u"string_above_max_length"_s);
+            return false;
+        }
+    }
+    return true;
 }
 
 void OpenAiSimulator::handleStream(const Exchange &exchange, const HttpRequest &request, OpenAiSimRun *run)

@@ -200,7 +200,9 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
             if (!endpoints) {
                 return SimOptionValues::bad(u"http_error_on"_s,
                                             u"expected endpoint names (create, get, stream, cancel, delete, "
-                                            u"input_items) joined by '+' or ','"_s);
+                                            u"input_items, models, agents, conversation_create, "
+                                            u"conversation_get, conversation_delete, conversation_items) "
+                                            u"joined by '+' or ','"_s);
             }
             fault.endpoints = *endpoints;
         }
@@ -240,8 +242,25 @@ Per-response options: metadata string values, or key=value words in the input te
                  invalid_utf8_at endless_line_at drip_ms
   HTTP faults on this response: http_error_status http_error_count http_error_on=get+stream+...
                  retry_after retry_after_ms http_error_body=error|html|empty
-  Endpoints: create get stream cancel delete input_items models (any = all)
+  Endpoints: create get stream cancel delete input_items models agents conversation_create
+             conversation_get conversation_delete conversation_items (any = all)
 Example: input "fail deltas=20 interval_ms=100", or metadata {"scenario":"long","drop_after":"5"}.
+
+Azure AI Foundry project (new prompt agents), on the same port:
+  project endpoint  /api/projects/<project> (--foundry-project, default runwatch-sim)
+  OpenAI base URL   /api/projects/<project>/openai/v1: the API above, without api-version
+  GET  <project>/agents?api-version=v1   the agents (--agent; default researcher v3, writer v1),
+       paged with limit, after, before, order (desc by default)
+  POST /conversations {items?, metadata?}; GET, DELETE /conversations/{id};
+  GET  /conversations/{id}/items (order desc by default, limit, after, before)
+  POST /responses with agent_reference {type:"agent_reference", name, version?} instead of model:
+       "agent" is refused (400 invalid_payload), so are instructions, tools, tool_choice, text and
+       reasoning next to an agent; version "latest", unknown agents and versions give 404.
+       conversation (an id or {id}; not with previous_response_id): the response's input, then
+       output items join it; another response while one is queued or in progress: 409
+       conversation_locked. Tool calls and MCP approvals of the conversation's last response are
+       answered in the same conversation, as in a previous_response_id chain.
+       Responses echo conversation {id} and agent_reference {type, name, version}.
 )"_s;
 }
 

@@ -35,6 +35,11 @@
 //   error       after `fail_after` deltas: a nested `event: error` payload (§2.5), then close; the
 //               response becomes "failed" with error {code:"rate_limit_exceeded", …}.
 //
+// FOUNDRY (foundry-agents-and-gemini.md §1; openaisimfoundry.cpp): a request with
+// agent_reference runs the agent's model with the same scenarios and options. A request with
+// `conversation` continues the conversation's last response as a previous_response_id request
+// continues that one: the same rules for answering its calls, the same reply text.
+//
 // PER-RESPONSE OPTIONS (metadata values are strings, as the real API requires;
 // the same keys may also be written as `key=value` words in the input text, metadata wins):
 //   scenario, deltas, calls, interval_ms, queued_ms, keepalives, fail_after, huge_bytes, reply (text whose

@@ -40,6 +40,10 @@ struct OpenAiCreateParams
     QJsonValue instructions;
     QJsonValue previousResponseId;
     QJsonValue maxOutputTokens;
+    // Foundry (foundry-agents-and-gemini.md §1): {id} of the conversation, and
+    // {type:"agent_reference", name, version} with the resolved version; echoed when objects.
+    QJsonValue conversation;
+    QJsonValue agentReference;
 };
 
 struct OpenAiSimEvent

@@ -294,7 +294,7 @@ QJsonObject OpenAiSimRun::snapshot() const
         if (item.added)
             output.append(itemJson(item));
     }
-    return QJsonObject{
+    QJsonObject response{
         {u"id"_s, m_id},
         {u"object"_s, u"response"_s},
         {u"created_at"_s, m_createdAt},
@@ -319,6 +319,12 @@ QJsonObject OpenAiSimRun::snapshot() const
         {u"usage"_s, m_usage ? QJsonValue(usageJson()) : QJsonValue()},
         {u"metadata"_s, m_params.metadata},
     };
+    // Only Foundry's responses have these, and plain OpenAI objects stay as they were.
+    if (m_params.conversation.isObject())
+        response.insert("conversation"_L1, m_params.conversation);
+    if (m_params.agentReference.isObject())
+        response.insert("agent_reference"_L1, m_params.agentReference);
+    return response;
 }
 
 QJsonArray OpenAiSimRun::inputItems() const
