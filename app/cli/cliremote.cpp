@@ -178,10 +178,13 @@ int CliApp::cmdAgents(const Options &o, const QStringList &args)
     }
     for (const CatalogEntry &agent : list.entries) {
         if (m_json) {
-            writeJson({{u"type"_s, u"agent"_s},
-                       {u"id"_s, agent.id},
-                       {u"name"_s, agent.name},
-                       {u"model"_s, agent.detail}});
+            QJsonObject line{{u"type"_s, u"agent"_s},
+                             {u"id"_s, agent.id},
+                             {u"name"_s, agent.name},
+                             {u"model"_s, agent.detail}};
+            if (!agent.version.isEmpty())
+                line.insert(u"version"_s, agent.version);
+            writeJson(line);
         } else {
             writeOut(agent.id + u'\t' + agent.name + u'\t' + agent.detail + u'\n');
         }

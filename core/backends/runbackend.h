@@ -113,9 +113,10 @@ struct ConnectionInfo
 // One thing a run can be started on (Capability::Catalog): an agent or assistant of the service.
 struct CatalogEntry
 {
-    QString id;     // what StartRequest::agent takes
-    QString name;   // the service's name for it (may be empty)
-    QString detail; // e.g. its model
+    QString id;      // what StartRequest::agent takes
+    QString name;    // the service's name for it (may be empty)
+    QString detail;  // e.g. its model
+    QString version; // the agent's current version, where the service versions its agents
 };
 
 struct CatalogResult

@@ -407,6 +407,57 @@
     </message>
 </context>
 <context>
+    <name>GeminiConnector</name>
+    <message>
+        <source>not a JSON object</source>
+        <translation>kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <source>The interaction ended with status &quot;%1&quot;, which Runwatch does not know.</source>
+        <translation>Die Interaktion endete mit dem Status &quot;%1&quot;, den Runwatch nicht kennt.</translation>
+    </message>
+    <message>
+        <source>a step event without a valid index</source>
+        <translation>ein Schritt-Ereignis ohne gültigen Index</translation>
+    </message>
+    <message>
+        <source>The service ended the stream; the interaction goes on.</source>
+        <translation>Der Dienst hat den Stream beendet; die Interaktion läuft weiter.</translation>
+    </message>
+    <message>
+        <source>The interaction failed without saying why.</source>
+        <translation>Die Interaktion ist ohne Angabe von Gründen fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>a step.delta without a delta object</source>
+        <translation>ein step.delta ohne delta-Objekt</translation>
+    </message>
+    <message>
+        <source>Malformed &quot;%1&quot; event before any event id: %2</source>
+        <translation>Fehlerhaftes &quot;%1&quot;-Ereignis vor jeder Ereignis-ID: %2</translation>
+    </message>
+    <message>
+        <source>Malformed &quot;%1&quot; event after event %2: %3</source>
+        <translation>Fehlerhaftes &quot;%1&quot;-Ereignis nach Ereignis %2: %3</translation>
+    </message>
+    <message>
+        <source>malformed event</source>
+        <translation>fehlerhaftes Ereignis</translation>
+    </message>
+    <message>
+        <source>output error</source>
+        <translation>Ausgabefehler</translation>
+    </message>
+    <message>
+        <source>error: %1</source>
+        <translation>Fehler: %1</translation>
+    </message>
+    <message>
+        <source>The model waits for the output of: %1</source>
+        <translation>Das Modell wartet auf die Ausgabe von: %1</translation>
+    </message>
+</context>
+<context>
     <name>JobsConnector</name>
     <message>
         <source>profile: give options.profile or options.profile_file, not both</source>
@@ -983,6 +1034,22 @@
     <message>
         <source>no content type</source>
         <translation>keinen Content-Type</translation>
+    </message>
+    <message>
+        <source>Only an Azure AI Foundry project&apos;s endpoint (…/api/projects/NAME/openai/v1) lists agents.</source>
+        <translation>Nur der Endpunkt eines Azure-AI-Foundry-Projekts (…/api/projects/NAME/openai/v1) listet Agenten.</translation>
+    </message>
+    <message>
+        <source>The project&apos;s agent list is not a list.</source>
+        <translation>Die Agentenliste des Projekts ist keine Liste.</translation>
+    </message>
+    <message>
+        <source>An agent is named NAME or NAME:VERSION.</source>
+        <translation>Ein Agent wird als NAME oder NAME:VERSION angegeben.</translation>
+    </message>
+    <message>
+        <source>The server answered the conversation request without a conversation id.</source>
+        <translation>Der Server hat die Anfrage nach einer Unterhaltung ohne deren ID beantwortet.</translation>
     </message>
 </context>
 <context>

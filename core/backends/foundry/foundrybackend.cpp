@@ -474,8 +474,10 @@ QCoro::Task<CatalogResult> FoundryBackend::catalog()
     result.error = list.error;
     for (const QJsonValue &value : list.items) {
         const QJsonObject agent = value.toObject();
-        result.entries << CatalogEntry{agent.value(u"id"_s).toString(), agent.value(u"name"_s).toString(),
-                                       agent.value(u"model"_s).toString()};
+        result.entries << CatalogEntry{.id = agent.value(u"id"_s).toString(),
+                                       .name = agent.value(u"name"_s).toString(),
+                                       .detail = agent.value(u"model"_s).toString(),
+                                       .version = {}};
     }
     co_return result;
 }

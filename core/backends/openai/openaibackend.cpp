@@ -11,6 +11,7 @@
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QUrlQuery>
 
 #include <algorithm>
@@ -52,6 +53,27 @@ QList<RunEvent> eventsFromBody(const QByteArray &body)
     return doc.isObject() ? OpenAi::mapResponseObject(doc.object()) : QList<RunEvent>{};
 }
 
+// The next response that answers `response`'s pending calls with `input`: in its conversation
+// naming its agent (a Foundry agent's turn), or chained by previous_response_id on its model.
+QJsonObject answerBody(const QJsonObject &response, const QString &responseId, const QJsonArray &input,
+                       const QString &defaultModel)
+{
+    QJsonObject body{{u"input"_s, input}, {u"background"_s, true}, {u"store"_s, true}, {u"stream"_s, false}};
+    const QJsonObject turn = OpenAi::tokenExtraOf(response);
+    if (turn.contains(OpenAi::kConversation)) {
+        body.insert(OpenAi::kConversation, turn.value(OpenAi::kConversation));
+    } else {
+        body.insert(u"previous_response_id"_s, responseId);
+    }
+    if (turn.contains(OpenAi::kAgentReference)) {
+        body.insert(OpenAi::kAgentReference, turn.value(OpenAi::kAgentReference));
+    } else {
+        const QString model = response.value(u"model"_s).toString();
+        body.insert(u"model"_s, model.isEmpty() ? defaultModel : model);
+    }
+    return body;
+}
+
 // The error for an answer that should have been a Response object and is not.
 RunError notAResponse(const HttpResponse &response)
 {
@@ -76,9 +98,24 @@ QString OpenAiBackend::kind() const
 
 Capabilities OpenAiBackend::capabilities() const
 {
-    return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
-           | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::FollowUp
-           | Capability::StructuredInput;
+    Capabilities caps = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
+                        | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::FollowUp
+                        | Capability::StructuredInput;
+    if (!foundryProject().isEmpty())
+        caps |= Capability::Catalog; // the project's agents
+    return caps;
+}
+
+QUrl OpenAiBackend::foundryProject() const
+{
+    static const QRegularExpression projectBase(u"^(.*/api/projects/[^/]+)/openai/v1/*$"_s);
+    const QRegularExpressionMatch match = projectBase.match(m_connection.baseUrl.path());
+    if (!match.hasMatch())
+        return {};
+    QUrl project = m_connection.baseUrl;
+    project.setPath(match.captured(1));
+    project.setQuery(QString());
+    return project;
 }
 
 HttpRequest OpenAiBackend::request(const QByteArray &method, const QString &path) const
@@ -136,14 +173,36 @@ RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
 
 RunStream *OpenAiBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
 {
-    return create(std::move(request), parentToken.remoteId, parent);
+    // A response in a conversation (a Foundry agent's) goes on in the conversation, naming the
+    // same agent; conversation and previous_response_id exclude each other.
+    QJsonObject link;
+    if (const QString conversation = parentToken.extra.value(OpenAi::kConversation).toString();
+        !conversation.isEmpty()) {
+        link.insert(OpenAi::kConversation, conversation);
+        if (const QJsonValue agent = parentToken.extra.value(OpenAi::kAgentReference); agent.isObject())
+            link.insert(OpenAi::kAgentReference, agent);
+    } else {
+        link.insert(u"previous_response_id"_s, parentToken.remoteId);
+    }
+    return create(std::move(request), std::move(link), parent);
 }
 
-RunStream *OpenAiBackend::create(StartRequest request, const QString &previousResponseId, QObject *parent)
+RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject *parent)
 {
     HttpRequest r = this->request("POST", u"/responses"_s);
-    QJsonObject body;
-    body.insert(u"model"_s, request.model.isEmpty() ? m_connection.defaultModel : request.model);
+    // A Foundry agent (--agent NAME[:VERSION]) runs in a conversation of its own, created first;
+    // it brings its own model (and refuses instructions, tools and the like next to it).
+    std::optional<QJsonObject> agent;
+    QString agentProblem;
+    if (!request.agent.isEmpty())
+        agent = OpenAi::agentReference(request.agent, &agentProblem);
+    else if (link.value(OpenAi::kAgentReference).isObject())
+        agent = link.take(OpenAi::kAgentReference).toObject();
+    QJsonObject body = link;
+    if (agent)
+        body.insert(OpenAi::kAgentReference, *agent);
+    else
+        body.insert(u"model"_s, request.model.isEmpty() ? m_connection.defaultModel : request.model);
     // Structured input is Responses input items: an array as given, one item as a one-item list.
     if (request.input.isArray()) {
         body.insert(u"input"_s, request.input);
@@ -152,8 +211,6 @@ RunStream *OpenAiBackend::create(StartRequest request, const QString &previousRe
     } else {
         body.insert(u"input"_s, request.prompt);
     }
-    if (!previousResponseId.isEmpty())
-        body.insert(u"previous_response_id"_s, previousResponseId);
     body.insert(u"background"_s, true);
     // Background mode requires store:true; some org settings only retain it when sent explicitly.
     body.insert(u"store"_s, true);
@@ -172,9 +229,22 @@ RunStream *OpenAiBackend::create(StartRequest request, const QString &previousRe
         = request.stream ? OpenAiRunStream::Mode::CreateStreaming : OpenAiRunStream::Mode::CreateJson;
     if (request.stream)
         r.headers.emplaceBack("Accept", "text/event-stream");
-    return withEventLimit(new OpenAiRunStream(m_http, std::move(r), mode, OpenAiMapper(request.stream, -1),
-                                              SseRunStream::stallTimeoutFor(m_connection), parent),
-                          m_connection);
+    auto *stream = new OpenAiRunStream(m_http, std::move(r), mode, OpenAiMapper(request.stream, -1),
+                                       SseRunStream::stallTimeoutFor(m_connection), parent);
+    if (!agentProblem.isEmpty()) {
+        stream->refuse(RunError::client(u"bad_agent"_s, agentProblem));
+    } else if (!request.agent.isEmpty() && !body.contains(OpenAi::kConversation)) {
+        HttpRequest conversation = this->request("POST", u"/conversations"_s);
+        QJsonObject conversationBody;
+        if (!request.clientRunId.isEmpty())
+            conversationBody.insert(u"metadata"_s, QJsonObject{{u"client_run_id"_s, request.clientRunId}});
+        conversation.body = QJsonDocument(conversationBody).toJson(QJsonDocument::Compact);
+        conversation.headers.emplaceBack("Content-Type", "application/json");
+        // A conversation created twice is an empty one left over, nothing run: safe to retry.
+        conversation.idempotent = true;
+        stream->createConversationFirst(std::move(conversation));
+    }
+    return withEventLimit(stream, m_connection);
 }
 
 RunStream *OpenAiBackend::follow(ContinuationToken token, QObject *parent)
@@ -312,12 +382,7 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     // The next response of the chain, with every answer in one request (§1.8). Created without a
     // stream: its reply is the Response object with the new id, and the engine follows it by
     // polling.
-    QString model = response.value(u"model"_s).toString();
-    if (model.isEmpty())
-        model = m_connection.defaultModel;
-    const QJsonObject body{{u"model"_s, model}, {u"previous_response_id"_s, token.remoteId},
-                           {u"input"_s, input}, {u"background"_s, true},
-                           {u"store"_s, true},  {u"stream"_s, false}};
+    const QJsonObject body = answerBody(response, token.remoteId, input, m_connection.defaultModel);
     HttpRequest r = request("POST", u"/responses"_s);
     r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     r.headers.emplaceBack("Content-Type", "application/json");
@@ -343,6 +408,66 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
         co_return result;
     }
     identity->continuation = true;
+    co_return result;
+}
+
+QCoro::Task<CatalogResult> OpenAiBackend::catalog()
+{
+    QPointer<OpenAiBackend> self = this;
+    CatalogResult result;
+    const QUrl project = foundryProject();
+    if (project.isEmpty()) {
+        result.error = RunError::unsupported(Text::tr(
+            "Only an Azure AI Foundry project's endpoint (…/api/projects/NAME/openai/v1) lists agents."));
+        co_return result;
+    }
+    // Every page: the agent wanted may not be on the first (the SDK pages by has_more + last_id).
+    // Bounded: a service that pages on for ever must not keep us listing.
+    constexpr int kMaxPages = 50;
+    QString after;
+    for (int page = 0; page < kMaxPages; ++page) {
+        HttpRequest r;
+        r.method = "GET";
+        r.url = project;
+        r.url.setPath(project.path() + u"/agents"_s);
+        QUrlQuery query;
+        query.addQueryItem(u"api-version"_s, u"v1"_s); // /agents needs it, /openai/v1 takes none
+        query.addQueryItem(u"limit"_s, u"100"_s);
+        if (!after.isEmpty())
+            query.addQueryItem(u"after"_s, after);
+        r.url.setQuery(query);
+        r.headers.emplaceBack("User-Agent", "Runwatch/" RUNWATCH_VERSION_STRING);
+        const HttpResponse response = co_await m_http->send(std::move(r));
+        if (!self) {
+            result.error = RunError::cancelled();
+            co_return result;
+        }
+        if (!response.ok()) {
+            result.error = response.error;
+            co_return result;
+        }
+        const QJsonObject list = QJsonDocument::fromJson(response.body).object();
+        if (!list.value(u"data"_s).isArray()) {
+            result.error = response.protocolError({}, Text::tr("The project's agent list is not a list."));
+            co_return result;
+        }
+        const QJsonArray agents = list.value(u"data"_s).toArray();
+        for (const QJsonValue &value : agents) {
+            const QJsonObject agent = value.toObject();
+            const QJsonObject latest = agent.value(u"versions"_s).toObject().value(u"latest"_s).toObject();
+            CatalogEntry entry;
+            // New agents are named, not numbered: the name is what agent_reference takes.
+            entry.name = agent.value(u"name"_s).toString(agent.value(u"id"_s).toString());
+            entry.id = entry.name;
+            entry.version = latest.value(u"version"_s).toString();
+            entry.detail = latest.value(u"definition"_s).toObject().value(u"model"_s).toString();
+            if (!entry.id.isEmpty())
+                result.entries << entry;
+        }
+        after = list.value(u"last_id"_s).toString();
+        if (!list.value(u"has_more"_s).toBool() || after.isEmpty())
+            co_return result;
+    }
     co_return result;
 }
 

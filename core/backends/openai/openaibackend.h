@@ -30,6 +30,9 @@ public:
     QCoro::Task<ActionResult> remove(ContinuationToken token) override;
     QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
     QCoro::Task<ListResult> list() override;
+    // A Foundry project's agents (GET {project}/agents?api-version=v1, every page), when the base
+    // URL is a project's /openai/v1 endpoint (foundryProject()).
+    QCoro::Task<CatalogResult> catalog() override;
     // The Responses API has neither a describing nor a listing call: its model list (GET /models)
     // is the one cheap authenticated request.
     QCoro::Task<ConnectionProbe> probe() override;
@@ -41,9 +44,15 @@ public:
     // Builds a request to `path` under the base URL with auth and standard headers.
     HttpRequest request(const QByteArray &method, const QString &path) const;
 
+    // The project URL when the base is an Azure AI Foundry project's OpenAI endpoint
+    // (https://<resource>.services.ai.azure.com/api/projects/<project>/openai/v1); empty otherwise.
+    QUrl foundryProject() const;
+
 private:
-    // POST /responses for start() and followUp(); `previousResponseId` empty for a first turn.
-    RunStream *create(StartRequest request, const QString &previousResponseId, QObject *parent);
+    // POST /responses for start() and followUp(). `link` names what the turn continues:
+    // previous_response_id, or a conversation (+ the agent_reference its turns name); empty for a
+    // plain first turn.
+    RunStream *create(StartRequest request, QJsonObject link, QObject *parent);
 
     Connection m_connection;
     HttpClient *m_http;

@@ -234,12 +234,46 @@ std::optional<TokenUsage> usageOf(const QJsonObject &response)
     return u;
 }
 
+std::optional<QJsonObject> agentReference(QStringView spec, QString *error)
+{
+    const qsizetype colon = spec.lastIndexOf(u':');
+    const QString name = (colon < 0 ? spec : spec.left(colon)).trimmed().toString();
+    QString version = colon < 0 ? QString() : spec.mid(colon + 1).trimmed().toString();
+    if (name.isEmpty()) {
+        if (error)
+            *error = Text::tr("An agent is named NAME or NAME:VERSION.");
+        return std::nullopt;
+    }
+    QJsonObject reference{{u"type"_s, u"agent_reference"_s}, {u"name"_s, name}};
+    if (!version.isEmpty() && version.compare(u"latest"_s, Qt::CaseInsensitive) != 0)
+        reference.insert(u"version"_s, version);
+    return reference;
+}
+
+QJsonObject tokenExtraOf(const QJsonObject &response)
+{
+    QJsonObject extra;
+    // `conversation` is {id} on a Response object; a bare id is taken too.
+    const QJsonValue conversation = response.value(kConversation);
+    const QString conversationId = conversation.isObject() ? conversation.toObject().value(u"id"_s).toString()
+                                                           : conversation.toString();
+    if (!conversationId.isEmpty())
+        extra.insert(kConversation, conversationId);
+    const QJsonObject agent = response.value(kAgentReference).toObject();
+    if (!agent.value(u"name"_s).toString().isEmpty())
+        extra.insert(kAgentReference, agent);
+    return extra;
+}
+
 QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
 {
     QList<RunEvent> events;
     const QString id = response.value(u"id"_s).toString();
-    if (!id.isEmpty() || response.contains(u"model"_s))
-        events << RunEvent::identity(id, response.value(u"model"_s).toString(), false);
+    if (!id.isEmpty() || response.contains(u"model"_s)) {
+        RunEvent identity = RunEvent::identity(id, response.value(u"model"_s).toString(), false);
+        identity.tokenExtra = tokenExtraOf(response);
+        events << identity;
+    }
 
     const QJsonArray output = response.value(u"output"_s).toArray();
     for (const QJsonValue &itemValue : output) {
@@ -392,6 +426,7 @@ OpenAiMapper::Outcome OpenAiMapper::mapGeneral(QByteArrayView sseType, QByteArra
         const QString raw = response.value(u"status"_s).toString();
         RunEvent identity = RunEvent::identity(response.value(u"id"_s).toString(),
                                                response.value(u"model"_s).toString(), m_streamable, seq);
+        identity.tokenExtra = OpenAi::tokenExtraOf(response);
         out << identity;
         if (!raw.isEmpty())
             out << RunEvent::statusChange(mapStatus(raw), raw);

@@ -11,6 +11,21 @@
 
 namespace Runwatch::OpenAi {
 
+// The names the connector keeps in ContinuationToken::extra for a response in a conversation (a
+// Foundry agent's, protocol reference foundry-agents-and-gemini.md §1.5): the conversation's id,
+// and the agent_reference the next turns name again.
+inline constexpr QLatin1StringView kConversation{"conversation"};
+inline constexpr QLatin1StringView kAgentReference{"agent_reference"};
+
+// `--agent NAME[:VERSION]` as the agent_reference a Foundry project's Responses endpoint takes
+// ({type:"agent_reference", name, version?}). "latest" names no version (the service refuses it:
+// the agent's latest is what it runs without one). nullopt and *error for an empty name.
+std::optional<QJsonObject> agentReference(QStringView spec, QString *error);
+
+// What a Response object says of the conversation it belongs to and the agent it ran, for the
+// run's token (kConversation, kAgentReference): empty for a plain response.
+QJsonObject tokenExtraOf(const QJsonObject &response);
+
 // Wire status of a Response object → unified status (protocol reference §1.7). A missing or
 // unknown label is Unknown; the caller keeps the raw label.
 RunStatus mapStatus(QStringView wireStatus);

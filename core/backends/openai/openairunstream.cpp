@@ -40,11 +40,46 @@ OpenAiRunStream::OpenAiRunStream(HttpClient *http, HttpRequest request, Mode mod
     QTimer::singleShot(0, this, [this, request] { run(request); });
 }
 
+QCoro::Task<bool> OpenAiRunStream::withNewConversation(HttpRequest &request)
+{
+    QPointer<OpenAiRunStream> self = this;
+    HttpRequest create = std::move(*m_conversation);
+    m_conversation.reset();
+    const HttpResponse response = co_await m_http->send(std::move(create));
+    if (!self || isAborted())
+        co_return false;
+    if (!response.ok()) {
+        endWith({StreamEnd::Reason::Error, response.error, response.retryAfterMs});
+        co_return false;
+    }
+    const QJsonObject conversation = QJsonDocument::fromJson(response.body).object();
+    const QString id = conversation.value(u"id"_s).toString();
+    if (id.isEmpty()) {
+        const RunError e = response.protocolError(
+            {}, Text::tr("The server answered the conversation request without a conversation id."));
+        endWith({StreamEnd::Reason::Error, e, std::nullopt});
+        co_return false;
+    }
+    QJsonObject body = QJsonDocument::fromJson(request.body).object();
+    body.insert(OpenAi::kConversation, id);
+    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    co_return true;
+}
+
 QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
 {
     QPointer<OpenAiRunStream> self = this;
     if (!m_http || isAborted())
         co_return;
+    if (m_refusal) {
+        endWith({StreamEnd::Reason::Error, *m_refusal, std::nullopt});
+        co_return;
+    }
+    if (m_conversation) {
+        const bool created = co_await withNewConversation(request);
+        if (!self || !created)
+            co_return;
+    }
 
     if (m_mode == Mode::CreateJson) {
         const HttpResponse response = co_await m_http->send(std::move(request));

@@ -6,6 +6,8 @@
 
 #include <QPointer>
 
+#include <optional>
+
 namespace Runwatch {
 
 // One exchange with /responses that yields events: a create (streaming or not) or a
@@ -23,18 +25,29 @@ public:
     OpenAiRunStream(HttpClient *http, HttpRequest request, Mode mode, OpenAiMapper mapper,
                     std::chrono::milliseconds stallTimeout, QObject *parent);
 
+    // A Foundry agent's first turn: `request` (POST /conversations) runs first, and the create
+    // request goes out with the new conversation's id as its `conversation`. Before the stream
+    // starts (the next event-loop turn).
+    void createConversationFirst(HttpRequest request) { m_conversation = std::move(request); }
+    // Nothing is sent: the stream ends with `error` (a request the connector found wrong).
+    void refuse(RunError error) { m_refusal = std::move(error); }
+
     // The SSE decoder of a Responses stream: parses and maps with `mapper` (its cursor drops
     // replayed events), on whichever thread reads the body.
     static std::unique_ptr<SseDecoder> decoderFor(OpenAiMapper mapper);
 
 private:
     QCoro::Task<> run(HttpRequest request);
+    // Creates the conversation and names it in `request`'s body; false when the stream ended.
+    QCoro::Task<bool> withNewConversation(HttpRequest &request);
     std::unique_ptr<SseDecoder> makeDecoder() override;
     void replyGone() override;
 
     QPointer<HttpClient> m_http;
     Mode m_mode;
     OpenAiMapper m_mapper;
+    std::optional<HttpRequest> m_conversation;
+    std::optional<RunError> m_refusal;
 };
 
 } // namespace Runwatch

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Azure AI Foundry's current agents through the OpenAI connector (foundry-agents-and-gemini.md §1)
+// and the engine against the simulator's Foundry project over loopback: a run on an agent
+// (agent_reference, a conversation of its own, no model), its follow-up and its tool answers in
+// the same conversation under the agent the service resolved, the project's agents listed, and
+// an agent name the connector refuses before anything is sent.
+#include "backends/openai/openaibackend.h"
+#include "enginerig.h"
+#include "openai/openaisim.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <QCoro/QCoroTask>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+using RunwatchTest::waitTerminal;
+
+namespace {
+
+constexpr int kWait = RunwatchTest::kEngineWait;
+
+struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
+{
+    Rig()
+    {
+        sim.setIntervalMs(1);
+        QVERIFY(sim.listen());
+        QVERIFY(
+            addConnection(RunwatchTest::plainConnection(u"foundry"_s, u"openai"_s, sim.foundryBaseUrl())));
+    }
+    QString startOnAgent(const QString &agent, const QString &prompt)
+    {
+        StartRequest r;
+        r.agent = agent;
+        r.prompt = prompt;
+        return manager.startRun(connectionName, r);
+    }
+    // The JSON bodies of the create requests, in order.
+    QList<QJsonObject> creates() const
+    {
+        QList<QJsonObject> bodies;
+        for (const RunwatchSim::OpenAiRequestRecord &r : sim.requests()) {
+            if (r.endpoint == RunwatchSim::OpenAiEndpoint::Create)
+                bodies << QJsonDocument::fromJson(r.body).object();
+        }
+        return bodies;
+    }
+};
+
+} // namespace
+
+class TestFoundryAgentsEndToEnd final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // --agent NAME: a conversation is created, then a background streamed response names the
+    // agent and the conversation and no model; the run keeps both for its next turns.
+    void runOnAnAgent()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"researcher"_s, u"normal deltas=20"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(20));
+        QCOMPARE(rig.sim.conversationIds().size(), 1);
+        const QString conversation = rig.sim.conversationIds().constFirst();
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 1);
+        const QJsonObject body = creates.constFirst();
+        QCOMPARE(body.value(u"agent_reference"_s).toObject(),
+                 (QJsonObject{{u"type"_s, u"agent_reference"_s}, {u"name"_s, u"researcher"_s}}));
+        QCOMPARE(body.value(u"conversation"_s).toString(), conversation);
+        QVERIFY(!body.contains(u"model"_s));
+        QVERIFY(!body.contains(u"agent"_s)); // refused by the service: never sent
+        QVERIFY(body.value(u"background"_s).toBool() && body.value(u"stream"_s).toBool());
+        // The service's echo: the conversation, and the agent at the version it resolved.
+        QCOMPARE(run.token.extra.value(u"conversation"_s).toString(), conversation);
+        QCOMPARE(run.token.extra.value(u"agent_reference"_s).toObject().value(u"version"_s).toString(),
+                 u"3"_s);
+    }
+
+    // A follow-up is the next response of the same conversation, on the agent's resolved version,
+    // without previous_response_id (the two exclude each other).
+    void followUpInTheConversation()
+    {
+        Rig rig;
+        const QString parent = rig.startOnAgent(u"writer:1"_s, u"normal deltas=5"_s);
+        QVERIFY(waitTerminal(rig.manager, parent, kWait));
+        QString why;
+        const QString child = rig.manager.followUp(parent, u"normal deltas=7"_s, &why);
+        QVERIFY2(!child.isEmpty(), qPrintable(why));
+        QVERIFY(waitTerminal(rig.manager, child, kWait));
+        QCOMPARE(rig.run(child).status, RunStatus::Completed);
+        QCOMPARE(rig.run(child).primaryText, RunwatchSim::OpenAiSimulator::tokenText(7));
+        QCOMPARE(rig.sim.conversationIds().size(), 1);
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2);
+        const QJsonObject next = creates.at(1);
+        QCOMPARE(next.value(u"conversation"_s).toString(), rig.sim.conversationIds().constFirst());
+        QVERIFY(!next.contains(u"previous_response_id"_s));
+        QVERIFY(!next.contains(u"model"_s));
+        QCOMPARE(next.value(u"agent_reference"_s).toObject().value(u"name"_s).toString(), u"writer"_s);
+        QCOMPARE(next.value(u"agent_reference"_s).toObject().value(u"version"_s).toString(), u"1"_s);
+    }
+
+    // A function call ends the agent's response completed; the output is the next response in the
+    // same conversation, and the run goes on as the same local run.
+    void toolOutputInTheConversation()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"researcher"_s, u"tool_call calls=1 deltas=4"_s);
+        QVERIFY(RunwatchTest::waitFor([&] {
+            const Run *r = rig.manager.run(id);
+            return r && r->status == RunStatus::InputRequired && r->input;
+        }));
+        const Run &waiting = rig.run(id);
+        QCOMPARE(waiting.input->toolCalls.size(), 1);
+        InputAnswer answer;
+        answer.toolAnswers = {{waiting.input->toolCalls.constFirst().id, u"42"_s, false}};
+        rig.manager.respondToRun(id, answer);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(rig.manager.runIds().size(), 1);
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2);
+        const QJsonObject answerBody = creates.at(1);
+        QCOMPARE(answerBody.value(u"conversation"_s).toString(), rig.sim.conversationIds().constFirst());
+        QVERIFY(!answerBody.contains(u"previous_response_id"_s));
+        QVERIFY(!answerBody.contains(u"model"_s));
+        const QJsonObject output = answerBody.value(u"input"_s).toArray().at(0).toObject();
+        QCOMPARE(output.value(u"type"_s).toString(), u"function_call_output"_s);
+        QCOMPARE(output.value(u"output"_s).toString(), u"42"_s);
+    }
+
+    // A name the connector cannot turn into an agent_reference is refused with nothing sent.
+    void emptyAgentNameIsRefused()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u":3"_s, u"normal"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        QCOMPARE(rig.run(id).status, RunStatus::Failed);
+        QCOMPARE(rig.run(id).error.code, u"bad_agent"_s);
+        QCOMPARE(rig.sim.requestCount(), 0);
+    }
+
+    // The project's agents, every page, with their version and model; a plain OpenAI base lists
+    // none.
+    void agentsOfTheProject()
+    {
+        RunwatchSim::OpenAiSimConfig config;
+        config.agents.clear();
+        for (int i = 0; i < 130; ++i)
+            config.agents.append({u"agent-%1"_s.arg(i, 3, 10, QChar(u'0')), 2, u"runwatch-sim-1"_s, {}, {}});
+        RunwatchSim::OpenAiSimulator sim(config);
+        QVERIFY(sim.listen());
+        OpenAiBackend foundry(RunwatchTest::plainConnection(u"f"_s, u"openai"_s, sim.foundryBaseUrl()));
+        QVERIFY(foundry.capabilities().testFlag(Capability::Catalog));
+        const CatalogResult listed = QCoro::waitFor(foundry.catalog());
+        QVERIFY2(!listed.error.isError(), qPrintable(listed.error.message));
+        QCOMPARE(listed.entries.size(), 130);
+        QStringList names;
+        for (const CatalogEntry &e : listed.entries)
+            names << e.id;
+        names.sort();
+        QCOMPARE(names.constFirst(), u"agent-000"_s);
+        QCOMPARE(names.constLast(), u"agent-129"_s);
+        QCOMPARE(listed.entries.constFirst().version, u"2"_s);
+        QCOMPARE(listed.entries.constFirst().detail, u"runwatch-sim-1"_s);
+        QVERIFY(sim.requestCount() >= 2); // paged
+
+        OpenAiBackend plain(RunwatchTest::plainConnection(u"p"_s, u"openai"_s, sim.baseUrl()));
+        QVERIFY(!plain.capabilities().testFlag(Capability::Catalog));
+        QCOMPARE(QCoro::waitFor(plain.catalog()).error.code, u"unsupported"_s);
+        QCoro::waitFor(foundry.shutdown());
+        QCoro::waitFor(plain.shutdown());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFoundryAgentsEndToEnd)
+#include "tst_foundryagents_e2e.moc"
