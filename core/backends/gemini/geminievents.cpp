@@ -433,9 +433,10 @@ QJsonObject GeminiMapper::stepObject(const Step &step) const
 {
     QJsonObject object{{u"type"_s, step.type}};
     if (step.type == "thought"_L1) {
-        if (!step.text.isEmpty())
+        if (!step.text.isEmpty()) {
             object.insert(u"summary"_s,
                           QJsonArray{QJsonObject{{u"type"_s, u"text"_s}, {u"text"_s, step.text}}});
+        }
     } else if (isResult(step.type)) {
         object.insert(u"call_id"_s, step.callId);
         if (!step.name.isEmpty())

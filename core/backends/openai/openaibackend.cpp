@@ -194,15 +194,17 @@ RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject
     // it brings its own model (and refuses instructions, tools and the like next to it).
     std::optional<QJsonObject> agent;
     QString agentProblem;
-    if (!request.agent.isEmpty())
+    if (!request.agent.isEmpty()) {
         agent = OpenAi::agentReference(request.agent, &agentProblem);
-    else if (link.value(OpenAi::kAgentReference).isObject())
+    } else if (link.value(OpenAi::kAgentReference).isObject()) {
         agent = link.take(OpenAi::kAgentReference).toObject();
+    }
     QJsonObject body = link;
-    if (agent)
+    if (agent) {
         body.insert(OpenAi::kAgentReference, *agent);
-    else
+    } else {
         body.insert(u"model"_s, request.model.isEmpty() ? m_connection.defaultModel : request.model);
+    }
     // Structured input is Responses input items: an array as given, one item as a one-item list.
     if (request.input.isArray()) {
         body.insert(u"input"_s, request.input);

@@ -135,9 +135,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("stem");
         QTest::addColumn<qsizetype>("step");
         for (const QString &stem : {u"text"_s, u"thought"_s, u"function-call"_s, u"failed"_s}) {
-            for (const qsizetype step : {qsizetype(1), qsizetype(13), qsizetype(1 << 20)})
+            for (const qsizetype step : {qsizetype(1), qsizetype(13), qsizetype(1 << 20)}) {
                 QTest::addRow("%s, %lld bytes", qPrintable(stem), static_cast<long long>(step))
                     << stem << step;
+            }
         }
     }
     void streamEqualsInteraction()
