@@ -3030,10 +3030,6 @@ Dort speichern?</translation>
         <translation>die Basis-URL des Agenten (seine Karte wird aus /.well-known/agent-card.json gelesen)</translation>
     </message>
     <message>
-        <source>Azure AI Foundry Agent Service (classic)</source>
-        <translation>Azure AI Foundry Agent Service (klassisch)</translation>
-    </message>
-    <message>
         <source>the project endpoint https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;</source>
         <translation>der Projekt-Endpunkt https://&lt;resource&gt;.services.ai.azure.com/api/projects/&lt;project&gt;</translation>
     </message>
@@ -3158,10 +3154,6 @@ Dort speichern?</translation>
         <translation>start --input: ein Datenteil. followup: eine neue Aufgabe in derselben contextId; ein laufender Lauf nimmt sie als Nachricht an seine Aufgabe, und derselbe Lauf geht weiter (eine Ablehnung: sein Fehler, Exit-Code 1). list --remote: ListTasks (A2A 1.0). agent: die Agent Card.</translation>
     </message>
     <message>
-        <source>start needs --agent (agents lists them). followup: a message and a new run on the same thread. respond: --output once per pending tool call, all sent in one submit (--text when exactly one is pending); --approve/--reject answer every pending MCP approval.</source>
-        <translation>start braucht --agent (agents listet sie auf). followup: eine Nachricht und ein neuer Lauf im selben Thread. respond: --output einmal je offenem Tool-Aufruf, alle in einer Übermittlung gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe.</translation>
-    </message>
-    <message>
         <source>start --input: the job&apos;s input. respond: --text to a question, --approve/--reject to an approval, --choice to options, --value to a form.</source>
         <translation>start --input: die Eingabe des Jobs. respond: --text auf eine Frage, --approve/--reject auf eine Freigabe, --choice auf Optionen, --value auf ein Formular.</translation>
     </message>
@@ -3200,6 +3192,14 @@ Dort speichern?</translation>
     <message>
         <source>yes: deleting a run on the server deletes its whole thread (the conversation and every run on it). no (the default): only the run is deleted; the thread stays for its other runs.</source>
         <translation>yes: Das Löschen eines Laufs auf dem Server löscht seinen ganzen Thread (die Unterhaltung und jeden Lauf darin). no (Standard): Nur der Lauf wird gelöscht; der Thread bleibt für seine anderen Läufe.</translation>
+    </message>
+    <message>
+        <source>Azure AI Foundry Agent Service (classic, retiring 2027-03-31)</source>
+        <translation>Azure AI Foundry Agent Service (klassisch, endet am 31.03.2027)</translation>
+    </message>
+    <message>
+        <source>Classic threads/runs, retiring 2027-03-31: Foundry&apos;s current agents run through --backend openai on the project&apos;s /openai/v1 endpoint (--agent NAME[:VERSION]). start needs --agent (agents lists them). followup: a message and a new run on the same thread. respond: --output once per pending tool call, all sent in one submit (--text when exactly one is pending); --approve/--reject answer every pending MCP approval.</source>
+        <translation>Klassische Threads/Läufe, enden am 31.03.2027: Foundrys aktuelle Agenten laufen über --backend openai am Endpunkt /openai/v1 des Projekts (--agent NAME[:VERSION]). start braucht --agent (agents listet sie auf). followup: eine Nachricht und ein neuer Lauf im selben Thread. respond: --output einmal je offenem Tool-Aufruf, alle in einer Übermittlung gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe.</translation>
     </message>
 </context>
 <context>

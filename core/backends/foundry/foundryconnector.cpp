@@ -22,7 +22,10 @@ ConnectorDescriptor foundryConnector()
 {
     ConnectorDescriptor row;
     row.name = "foundry"_L1;
-    row.displayName = QT_TRANSLATE_NOOP("Runwatch::Connector", "Azure AI Foundry Agent Service (classic)");
+    // Microsoft retires the classic threads/runs API on 2027-03-31; the current agents run on the
+    // Responses protocol, through the openai connector (its cliNotes say how).
+    row.displayName = QT_TRANSLATE_NOOP("Runwatch::Connector",
+                                        "Azure AI Foundry Agent Service (classic, retiring 2027-03-31)");
     row.urlHelp = QT_TRANSLATE_NOOP("Runwatch::Connector",
                                     "the project endpoint "
                                     "https://<resource>.services.ai.azure.com/api/projects/<project>");
@@ -38,6 +41,8 @@ ConnectorDescriptor foundryConnector()
     row.needsAgent = true;
     row.cliNotes = QT_TRANSLATE_NOOP(
         "Runwatch::Connector",
+        "Classic threads/runs, retiring 2027-03-31: Foundry's current agents run through --backend openai "
+        "on the project's /openai/v1 endpoint (--agent NAME[:VERSION]). "
         "start needs --agent (agents lists them). followup: a message and a new run on the same thread. "
         "respond: --output once per pending tool call, all sent in one submit (--text when exactly one "
         "is pending); --approve/--reject answer every pending MCP approval.");
