@@ -186,7 +186,10 @@ void NewRunDialog::loadAgents()
             return;
         m_agent->clear();
         for (const CatalogEntry &agent : list.entries) {
-            const QString name = agent.name.isEmpty() ? agent.id : agent.name;
+            QString name = agent.name.isEmpty() ? agent.id : agent.name;
+            // A versioned agent (Foundry's) runs its latest version: the picker says which.
+            if (!agent.version.isEmpty())
+                name = tr("%1 (v%2)").arg(name, agent.version);
             m_agent->addItem(agent.detail.isEmpty() ? name : tr("%1 · %2").arg(name, agent.detail), agent.id);
             m_agent->setItemData(m_agent->count() - 1, agent.id, Qt::ToolTipRole);
         }

@@ -4044,6 +4044,10 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
         <source>Input (JSON): %1</source>
         <translation>Eingabe (JSON): %1</translation>
     </message>
+    <message>
+        <source>%1 (v%2)</source>
+        <translation>%1 (v%2)</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::Notifier</name>

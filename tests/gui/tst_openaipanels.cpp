@@ -3,15 +3,18 @@
 // through the real connector (issue 16): a background response that stops on two function calls
 // shows the same Respond panel as Foundry's tool outputs (one row per call with its name and
 // arguments), Send waits for both outputs, one request (previous_response_id) carries both, and the
-// same run goes on to completion with the simulator's text.
+// same run goes on to completion with the simulator's text. And New Run on a Foundry project's
+// endpoint: the project's agents, and a run on the one picked.
 #include "actioncontroller.h"
 #include "detailpane.h"
 #include "inputpanel.h"
 #include "mainwindow.h"
+#include "newrundialog.h"
 #include "respondpaneltest.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
+#include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -86,6 +89,40 @@ private Q_SLOTS:
         QCOMPARE(m_b->sim.response(m_b->sim.lastResponseId())->text, expected);
         QTRY_COMPARE(run(id)->primaryText, expected);
         QTRY_VERIFY(!panel()->isVisible());
+    }
+
+    // An OpenAI connection on a Foundry project's /openai/v1 endpoint: New Run lists the project's
+    // agents with their version and model, and the run starts on the one picked as an agent_reference in a
+    // conversation of its own, without a model.
+    void newRunOnAFoundryAgent()
+    {
+        const QString foundry = u"Foundry project"_s;
+        m_b->add(foundry, u"openai"_s, m_b->sim.foundryBaseUrl());
+        NewRunDialog dialog(&m_b->manager);
+        QComboBox *agents = dialog.agentBox();
+        dialog.setConnection(foundry);
+        QVERIFY(agents->isVisibleTo(&dialog));
+        QTRY_COMPARE(agents->count(), 2);
+        QVERIFY(agents->findText(u"researcher (v3) · runwatch-sim-1"_s) >= 0);
+        agents->setCurrentIndex(agents->findText(u"writer"_s, Qt::MatchStartsWith));
+        dialog.promptEdit()->setPlainText(u"normal deltas=4"_s);
+        if (const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR"); !dir.isEmpty()) {
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            dialog.grab().save(dir + u"/foundry-agent-picker.png"_s);
+        }
+        const StartRequest request = dialog.request();
+        QCOMPARE(request.agent, u"writer"_s);
+        const QString id = m_b->manager.startRun(dialog.connection(), request);
+        QVERIFY(waitFor([&] {
+            const Run *r = run(id);
+            return r && r->status == RunStatus::Completed;
+        }));
+        QCOMPARE(run(id)->primaryText, OpenAiSimulator::tokenText(4));
+        const QJsonObject body = creates().constLast();
+        QCOMPARE(body.value(u"agent_reference"_s).toObject().value(u"name"_s).toString(), u"writer"_s);
+        QVERIFY(body.value(u"conversation"_s).toString().startsWith(u"conv_"_s));
+        QVERIFY(!body.contains(u"model"_s));
     }
 };
 
