@@ -39,21 +39,6 @@ qint64 indexOf(const QJsonObject &event)
     return n >= 0 ? n : -1;
 }
 
-QString textOf(const QJsonValue &content)
-{
-    if (content.isString())
-        return content.toString();
-    if (content.isObject()) {
-        const QJsonObject part = content.toObject();
-        const QString type = part.value(u"type"_s).toString();
-        return type.isEmpty() || type == "text"_L1 ? part.value(u"text"_s).toString() : QString();
-    }
-    QString text;
-    for (const QJsonValue &part : content.toArray())
-        text += textOf(part);
-    return text;
-}
-
 bool isResult(const QString &type)
 {
     return type == "function_result"_L1 || type.endsWith("_result"_L1);
@@ -303,9 +288,9 @@ GeminiMapper::Outcome GeminiMapper::mapStepStart(const QJsonObject &event, RunEv
 
     if (step.type == "model_output"_L1) {
         // Observed starts carry no content; one that did would be the step's first text.
-        appendText(step, textOf(object.value(u"content"_s)), cursor, out);
+        appendText(step, contentText(object.value(u"content"_s)), cursor, out);
     } else if (step.type == "thought"_L1) {
-        const QString summary = textOf(object.value(u"summary"_s));
+        const QString summary = contentText(object.value(u"summary"_s));
         if (!summary.isEmpty()) {
             step.text += summary;
             RunEvent e = RunEvent::secondaryDelta(SecondaryKind::Reasoning, item, summary);
@@ -358,7 +343,7 @@ GeminiMapper::Outcome GeminiMapper::mapStepDelta(const QJsonObject &event, RunEv
     } else if (kind == "thought_summary"_L1) {
         if (step.type.isEmpty())
             step.type = u"thought"_s;
-        const QString text = textOf(delta.value(u"content"_s));
+        const QString text = contentText(delta.value(u"content"_s));
         if (!text.isEmpty()) {
             step.text += text;
             RunEvent e = RunEvent::secondaryDelta(SecondaryKind::Reasoning, item, text);

@@ -38,25 +38,6 @@ QString shownJson(const QJsonValue &value)
     return text;
 }
 
-// A text content list ([{type:"text", text}], a thought's summary or an output's content), or a
-// single content object or string: its texts run together. Images and other media carry no text.
-QString contentText(const QJsonValue &content)
-{
-    if (content.isString())
-        return content.toString();
-    if (content.isObject()) {
-        const QJsonObject part = content.toObject();
-        const QString type = part.value(u"type"_s).toString();
-        return type.isEmpty() || type == "text"_L1 ? part.value(u"text"_s).toString() : QString();
-    }
-    QString text;
-    for (const QJsonValue &part : content.toArray()) {
-        if (part.isObject() || part.isString())
-            text += contentText(part);
-    }
-    return text;
-}
-
 // A token count: a missing, negative, fractional or non-number one is "not reported" (-1).
 qint64 countOf(const QJsonValue &value)
 {
@@ -109,6 +90,23 @@ RunError errorFrom(const QJsonValue &value)
 }
 
 } // namespace
+
+QString contentText(const QJsonValue &content)
+{
+    if (content.isString())
+        return content.toString();
+    if (content.isObject()) {
+        const QJsonObject part = content.toObject();
+        const QString type = part.value(u"type"_s).toString();
+        return type.isEmpty() || type == "text"_L1 ? part.value(u"text"_s).toString() : QString();
+    }
+    QString text;
+    for (const QJsonValue &part : content.toArray()) {
+        if (part.isObject() || part.isString())
+            text += contentText(part);
+    }
+    return text;
+}
 
 RunStatus runStatusFor(QStringView status)
 {

@@ -29,6 +29,10 @@ RunStatus runStatusFor(QStringView status);
 // wire already holds JSON text there), anything else as its JSON literal.
 QString compactJson(const QJsonValue &value);
 
+// A text content list ([{type:"text", text}], a thought's summary or an output's content), or a
+// single content object or string: its texts run together. Images and other media carry no text.
+QString contentText(const QJsonValue &content);
+
 // The item id of step `index` of interaction `interactionId`.
 QString itemIdFor(const QString &interactionId, qint64 index);
 
