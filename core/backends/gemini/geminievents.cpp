@@ -290,14 +290,7 @@ GeminiMapper::Outcome GeminiMapper::mapStepStart(const QJsonObject &event, RunEv
         // Observed starts carry no content; one that did would be the step's first text.
         appendText(step, contentText(object.value(u"content"_s)), cursor, out);
     } else if (step.type == "thought"_L1) {
-        const QString summary = contentText(object.value(u"summary"_s));
-        if (!summary.isEmpty()) {
-            step.text += summary;
-            RunEvent e = RunEvent::secondaryDelta(SecondaryKind::Reasoning, item, summary);
-            e.title = QCoreApplication::translate("RunEvents", "Reasoning");
-            stamp(e, cursor);
-            out << e;
-        }
+        appendSummary(step, contentText(object.value(u"summary"_s)), cursor, out);
     } else if (step.type == "function_call"_L1) {
         // The call reads as it is written: `name(` now, its arguments as they stream, the whole
         // call once the step stops.
@@ -343,14 +336,7 @@ GeminiMapper::Outcome GeminiMapper::mapStepDelta(const QJsonObject &event, RunEv
     } else if (kind == "thought_summary"_L1) {
         if (step.type.isEmpty())
             step.type = u"thought"_s;
-        const QString text = contentText(delta.value(u"content"_s));
-        if (!text.isEmpty()) {
-            step.text += text;
-            RunEvent e = RunEvent::secondaryDelta(SecondaryKind::Reasoning, item, text);
-            e.title = QCoreApplication::translate("RunEvents", "Reasoning");
-            stamp(e, cursor);
-            out << e;
-        }
+        appendSummary(step, contentText(delta.value(u"content"_s)), cursor, out);
     } else if (kind == "arguments_delta"_L1) {
         if (step.type.isEmpty())
             step.type = u"function_call"_s;
@@ -400,6 +386,17 @@ void GeminiMapper::mapStepStop(qint64 index, RunEvent &cursor, QList<RunEvent> &
         stamp(*shown, cursor);
         out << *shown;
     }
+}
+
+void GeminiMapper::appendSummary(Step &step, const QString &text, RunEvent &cursor, QList<RunEvent> &out)
+{
+    if (text.isEmpty())
+        return;
+    step.text += text;
+    RunEvent e = RunEvent::secondaryDelta(SecondaryKind::Reasoning, step.item, text);
+    e.title = QCoreApplication::translate("RunEvents", "Reasoning");
+    stamp(e, cursor);
+    out << e;
 }
 
 void GeminiMapper::appendText(Step &step, const QString &text, RunEvent &cursor, QList<RunEvent> &out)

@@ -161,6 +161,8 @@ private:
                    QList<RunEvent> &out);
     void adoptInteraction(const QString &id);
     void appendText(Step &step, const QString &text, RunEvent &cursor, QList<RunEvent> &out);
+    // A thought's summary text, from its start or a delta: kept on the step, sent as reasoning.
+    void appendSummary(Step &step, const QString &text, RunEvent &cursor, QList<RunEvent> &out);
     // The step as a step object of the resource, for stepItem(): the same item text either way.
     QJsonObject stepObject(const Step &step) const;
     Outcome malformed(QByteArrayView type, QByteArrayView data, const QString &why, RunEvent &cursor,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What tst_openaisim and tst_openaisim_foundry drive the OpenAI simulator with: a plain
-// QNetworkAccessManager client (never the connector's code), a minimal SSE reader and the reply of
-// one request. Only those tests include it.
+// What tst_openaisim and tst_openaisim_foundry drive the OpenAI simulator with: a listening
+// simulator, a plain QNetworkAccessManager client (never the connector's code), a minimal SSE
+// reader and the reply of one request. Only those tests include it.
 #pragma once
+
+#include "openai/openaisim.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -14,10 +16,34 @@
 #include <QSignalSpy>
 #include <QStringList>
 #include <QUrl>
+#include <QtDebug>
+
+#include <memory>
 
 namespace OpenAiSimTest {
 
 using namespace Qt::StringLiterals;
+
+// Short intervals and four deltas: the tests' default simulator.
+inline RunwatchSim::OpenAiSimConfig fastConfig()
+{
+    RunwatchSim::OpenAiSimConfig config;
+    config.intervalMs = 1;
+    config.deltas = 4;
+    return config;
+}
+
+// A simulator listening on loopback, or null (and why, in the log) when it cannot listen.
+inline std::unique_ptr<RunwatchSim::OpenAiSimulator> makeSim(const RunwatchSim::OpenAiSimConfig &config
+                                                             = fastConfig())
+{
+    auto sim = std::make_unique<RunwatchSim::OpenAiSimulator>(config);
+    if (!sim->listen()) {
+        qWarning() << "listen failed" << sim->errorString();
+        return nullptr;
+    }
+    return sim;
+}
 
 struct SseEvent
 {

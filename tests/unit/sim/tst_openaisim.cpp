@@ -138,14 +138,6 @@ bool endedOf(const OpenAiSimulator &sim, const QString &id)
     return info && info->ended;
 }
 
-OpenAiSimConfig fastConfig()
-{
-    OpenAiSimConfig config;
-    config.intervalMs = 1;
-    config.deltas = 4;
-    return config;
-}
-
 const QStringList kNormalTypes{
     u"response.created"_s,
     u"response.queued"_s,
@@ -167,17 +159,6 @@ const QStringList kNormalTypes{
 class TestOpenAiSim final : public QObject
 {
     Q_OBJECT
-
-private:
-    std::unique_ptr<OpenAiSimulator> makeSim(const OpenAiSimConfig &config = fastConfig())
-    {
-        auto sim = std::make_unique<OpenAiSimulator>(config);
-        if (!sim->listen()) {
-            qWarning() << "listen failed" << sim->errorString();
-            return nullptr;
-        }
-        return sim;
-    }
 
 private Q_SLOTS:
     // The create stream is the §6.1 transcript: ordered types, sequence numbers from 0,

@@ -22,14 +22,6 @@ using namespace OpenAiSimTest;
 
 namespace {
 
-OpenAiSimConfig fastConfig()
-{
-    OpenAiSimConfig config;
-    config.intervalMs = 1;
-    config.deltas = 4;
-    return config;
-}
-
 QJsonObject agentRef(const QString &name, const QJsonValue &version = QJsonValue::Undefined)
 {
     QJsonObject reference{{u"type"_s, u"agent_reference"_s}, {u"name"_s, name}};
@@ -98,16 +90,6 @@ class TestOpenAiSimFoundry final : public QObject
     Q_OBJECT
 
 private:
-    std::unique_ptr<OpenAiSimulator> makeSim(const OpenAiSimConfig &config = fastConfig())
-    {
-        auto sim = std::make_unique<OpenAiSimulator>(config);
-        if (!sim->listen()) {
-            qWarning() << "listen failed" << sim->errorString();
-            return nullptr;
-        }
-        return sim;
-    }
-
     static QString newConversation(Client &client)
     {
         return client.send("POST", u"/conversations"_s, "{}").json().value("id"_L1).toString();
