@@ -53,21 +53,31 @@ QList<RunEvent> eventsFromBody(const QByteArray &body)
     return doc.isObject() ? OpenAi::mapResponseObject(doc.object()) : QList<RunEvent>{};
 }
 
-// The next response that answers `response`'s pending calls with `input`: in its conversation
-// naming its agent (a Foundry agent's turn), or chained by previous_response_id on its model.
+// What links the next turn to a response, from what the run keeps of it (its token's extra, or
+// the response's echo: OpenAi::tokenExtraOf): in a conversation (a Foundry agent's), the
+// conversation and the agent it names; otherwise previous_response_id. The two exclude each other.
+QJsonObject nextTurn(const QJsonObject &extra, const QString &responseId)
+{
+    const QString conversation = extra.value(OpenAi::kConversation).toString();
+    if (conversation.isEmpty())
+        return {{u"previous_response_id"_s, responseId}};
+    QJsonObject link{{OpenAi::kConversation, conversation}};
+    if (const QJsonValue agent = extra.value(OpenAi::kAgentReference); agent.isObject())
+        link.insert(OpenAi::kAgentReference, agent);
+    return link;
+}
+
+// The next response that answers `response`'s pending calls with `input`, on its agent or its
+// model.
 QJsonObject answerBody(const QJsonObject &response, const QString &responseId, const QJsonArray &input,
                        const QString &defaultModel)
 {
-    QJsonObject body{{u"input"_s, input}, {u"background"_s, true}, {u"store"_s, true}, {u"stream"_s, false}};
-    const QJsonObject turn = OpenAi::tokenExtraOf(response);
-    if (turn.contains(OpenAi::kConversation)) {
-        body.insert(OpenAi::kConversation, turn.value(OpenAi::kConversation));
-    } else {
-        body.insert(u"previous_response_id"_s, responseId);
-    }
-    if (turn.contains(OpenAi::kAgentReference)) {
-        body.insert(OpenAi::kAgentReference, turn.value(OpenAi::kAgentReference));
-    } else {
+    QJsonObject body = nextTurn(OpenAi::tokenExtraOf(response), responseId);
+    body.insert(u"input"_s, input);
+    body.insert(u"background"_s, true);
+    body.insert(u"store"_s, true);
+    body.insert(u"stream"_s, false);
+    if (!body.contains(OpenAi::kAgentReference)) {
         const QString model = response.value(u"model"_s).toString();
         body.insert(u"model"_s, model.isEmpty() ? defaultModel : model);
     }
@@ -173,18 +183,7 @@ RunStream *OpenAiBackend::start(StartRequest request, QObject *parent)
 
 RunStream *OpenAiBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
 {
-    // A response in a conversation (a Foundry agent's) goes on in the conversation, naming the
-    // same agent; conversation and previous_response_id exclude each other.
-    QJsonObject link;
-    if (const QString conversation = parentToken.extra.value(OpenAi::kConversation).toString();
-        !conversation.isEmpty()) {
-        link.insert(OpenAi::kConversation, conversation);
-        if (const QJsonValue agent = parentToken.extra.value(OpenAi::kAgentReference); agent.isObject())
-            link.insert(OpenAi::kAgentReference, agent);
-    } else {
-        link.insert(u"previous_response_id"_s, parentToken.remoteId);
-    }
-    return create(std::move(request), std::move(link), parent);
+    return create(std::move(request), nextTurn(parentToken.extra, parentToken.remoteId), parent);
 }
 
 RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject *parent)
