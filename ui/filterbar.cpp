@@ -3,6 +3,7 @@
 
 #include "icons.h"
 
+#include <QAction>
 #include <QButtonGroup>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -83,12 +84,19 @@ FilterBar::FilterBar(QWidget *parent)
 
     m_search = new QLineEdit;
     m_search->setObjectName(u"searchField"_s);
-    m_search->setPlaceholderText(tr("Search title, id or connection  (Ctrl+F)"));
+    m_search->setPlaceholderText(tr("Search runs: words, \"a phrase\", status:failed since:7d  (Ctrl+F)"));
     m_search->setAccessibleName(tr("Search runs"));
-    m_search->setAccessibleDescription(tr("Filters the list by title, id or connection; Esc clears it"));
+    m_search->setAccessibleDescription(tr(
+        "Filters the list by title, id or connection, and by anything in a run's prompt, answer, reasoning, "
+        "tool calls or error; Esc clears it"));
     m_search->installEventFilter(this);
     m_search->setClearButtonEnabled(true);
     m_search->addAction(Icons::themed(u"search"_s, palette()), QLineEdit::LeadingPosition);
+    m_searchWarning
+        = m_search->addAction(Icons::themed(u"status-warning"_s, palette()), QLineEdit::TrailingPosition);
+    m_searchWarning->setVisible(false);
+    connect(m_search, &QLineEdit::returnPressed, this, &FilterBar::searchSubmitted);
+    setSearchState({}, 0, false);
     m_search->setMinimumWidth(160);
     layout->addWidget(m_search, 1);
     // Typing is debounced so a 100k-row list is not re-filtered on every keystroke.
@@ -262,6 +270,28 @@ void FilterBar::typeIntoSearch(const QString &text)
     m_search->deselect();
     m_search->end(false);
     m_search->insert(text);
+}
+
+void FilterBar::setSearchState(const QString &error, int found, bool more)
+{
+    m_searchWarning->setVisible(!error.isEmpty());
+    m_searchWarning->setToolTip(error);
+    QString tip;
+    if (!error.isEmpty()) {
+        tip = error;
+    } else if (m_search->text().trimmed().isEmpty()) {
+        tip = tr(
+            "Words and \"exact phrases\" are found in titles, prompts, answers, reasoning, tool calls and "
+            "errors; word* finds every word it begins.\nFilters: status:failed, backend:a2a, "
+            "connection:NAME, "
+            "model:M, since:7d, until:2026-11-01 (commas for several).\nEnter searches again.");
+    } else if (more) {
+        tip = tr("More than %1 runs hold these words; the newest %1 are listed. Enter searches again.")
+                  .arg(found);
+    } else {
+        tip = tr("%n run(s) hold these words. Enter searches again.", nullptr, found);
+    }
+    m_search->setToolTip(tip);
 }
 
 void FilterBar::focusSearch()

@@ -36,6 +36,9 @@ public:
     void setText(const QString &text);
     void setConnection(const QString &connection);
     void focusSearch();
+    // What the full-text search made of the text (RunFilterProxy::searchChanged): why it could
+    // not search, shown on the field with a warning sign, or how many runs it found.
+    void setSearchState(const QString &error, int found, bool more);
     // Type-to-filter: focuses the search field and appends what was typed in the list.
     void typeIntoSearch(const QString &text);
 
@@ -52,6 +55,8 @@ Q_SIGNALS:
     void connectionChanged(const QString &connection);
     // Esc in the search field: the text is cleared, and the list should take the focus back.
     void searchLeft();
+    // Enter in the search field: search the store again for the same text.
+    void searchSubmitted();
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
@@ -65,6 +70,7 @@ private:
     std::array<QToolButton *, kStatusCategoryCount> m_chips{};
     QButtonGroup *m_group = nullptr;
     QLineEdit *m_search = nullptr;
+    QAction *m_searchWarning = nullptr;
     QComboBox *m_connection = nullptr;
     QHBoxLayout *m_chipRow = nullptr;
     QHBoxLayout *m_secondRow = nullptr;

@@ -168,6 +168,10 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
 
     connect(m_filterBar, &FilterBar::categoryChanged, m_proxy, &RunFilterProxy::setCategory);
     connect(m_filterBar, &FilterBar::textChanged, m_proxy, &RunFilterProxy::setText);
+    connect(m_filterBar, &FilterBar::searchSubmitted, m_proxy, &RunFilterProxy::refreshSearch);
+    connect(m_proxy, &RunFilterProxy::searchChanged, m_filterBar, &FilterBar::setSearchState);
+    if (manager)
+        m_proxy->setStore(manager->store());
     connect(m_filterBar, &FilterBar::connectionChanged, m_proxy, &RunFilterProxy::setConnection);
     connect(m_proxy, &RunFilterProxy::filterChanged, this, &MainWindow::updateEmptyState);
     // Type-to-filter: letters typed in the list go to the search field; Esc (in either) clears it

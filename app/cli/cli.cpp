@@ -81,10 +81,14 @@ Commands:
   status RUN          refreshes and prints the run
   cancel RUN          cancels and waits (bounded) until the run is terminal
   delete RUN [--local]  deletes on the server (when supported) and locally
-  list [--all] [--stuck]
+  list [--all] [--stuck] [--search QUERY]
                       active runs (--all: every stored run; --stuck: only the live runs
                       without progress for several times their expected duration, shown
-                      as "stuck" where the status would be)
+                      as "stuck" where the status would be; --search: only the runs whose
+                      title, prompt, answer, reasoning, tool calls or error hold every word
+                      and "exact phrase" of QUERY, newest first, each with the part that
+                      matched; filters status:S backend:B connection:C model:M since:7d
+                      until:2026-11-01, commas for several, word* for a prefix)
   list --remote       the service's own list of runs, incl. ones started elsewhere: remote
                       id, status, title
   attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it

@@ -4,12 +4,14 @@
 #include "cli_p.h"
 
 #include "domain/runprogress.h"
+#include "domain/searchquery.h"
 #include "engine/rundeadlines.h"
 #include "engine/stuckruns.h"
 #include "models/runformat.h"
 #include "store/pricebook.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonObject>
 
 using namespace Qt::StringLiterals;
@@ -119,41 +121,85 @@ int CliApp::cmdList(const Options &o, const QStringList &args)
 {
     Q_UNUSED(o)
     bool all = false, remote = false, stuckOnly = false;
-    for (const QString &a : args) {
+    std::optional<QString> searchText;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args.at(i);
         if (a == u"--all") {
             all = true;
         } else if (a == u"--remote") {
             remote = true;
         } else if (a == u"--stuck") {
             stuckOnly = true;
+        } else if (a == u"--search") {
+            if (i + 1 >= args.size())
+                return usage(
+                    CliApp::tr("list: --search needs a query (e.g. --search 'status:failed \"timeout\"')"));
+            searchText = args.at(++i);
         } else {
             return usage(CliApp::tr("list: unexpected argument %1").arg(a));
         }
     }
-    if (remote)
-        return all || stuckOnly ? usage(CliApp::tr("list: --remote goes alone")) : cmdListRemote(o);
-    const QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
+    if (remote) {
+        return all || stuckOnly || searchText ? usage(CliApp::tr("list: --remote goes alone"))
+                                              : cmdListRemote(o);
+    }
+    // The runs a search found, newest first, with the part of each that matched.
+    std::optional<QHash<QString, QString>> snippets;
+    QStringList order;
+    if (searchText) {
+        QString why;
+        const std::optional<SearchQuery> query
+            = SearchQuery::parse(*searchText, QDateTime::currentDateTimeUtc(), &why);
+        if (!query)
+            return usage(CliApp::tr("list: --search: %1").arg(why));
+        const std::optional<QList<SearchHit>> hits = m_store.search(*query);
+        if (!hits) {
+            writeErr(u"runwatch-cli: "_s + m_store.errorString() + u'\n');
+            return ExitOtherError;
+        }
+        snippets.emplace();
+        for (const SearchHit &hit : *hits) {
+            snippets->insert(hit.localId, hit.snippet);
+            order << hit.localId;
+        }
+    }
+    QList<Run> runs = m_store.loadRuns(RunStore::Load::Summary);
     // The stuck rule needs the medians of the finished runs: they are all loaded here anyway.
     DurationStats durations;
-    for (const Run &run : runs)
+    for (const Run &run : std::as_const(runs))
         durations.update(run);
+    if (snippets) {
+        // In the search's order (newest first), only what it found.
+        QHash<QString, qsizetype> rank;
+        for (qsizetype i = 0; i < order.size(); ++i)
+            rank.insert(order.at(i), i);
+        runs.removeIf([&rank](const Run &run) { return !rank.contains(run.localId); });
+        std::stable_sort(runs.begin(), runs.end(), [&rank](const Run &a, const Run &b) {
+            return rank.value(a.localId) < rank.value(b.localId);
+        });
+    }
     const StuckPolicy policy = StuckPolicy::load(&m_store);
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    for (const Run &run : runs) {
+    for (const Run &run : std::as_const(runs)) {
         if (!all && run.isTerminal())
             continue;
         const StuckState stuck = run.isTerminal() ? StuckState{} : stuckState(run, durations, policy, now);
         if (stuckOnly && !stuck.stuck)
             continue;
+        const QString snippet = snippets ? snippets->value(run.localId) : QString();
         if (m_json) {
             QJsonObject obj = runObject(run);
             insertStuck(obj, run, stuck);
+            if (snippets)
+                obj.insert(u"snippet"_s, snippet);
             writeJson(obj);
         } else {
             // Like the app's badge: "stuck" where the status would be (status --json has both).
             const QString shown = stuck.stuck ? u"stuck"_s : statusName(run.status);
             writeOut(u"%1  %2  %3  %4  %5\n"_s.arg(run.localId, shown.leftJustified(14), run.backend,
                                                    run.remoteId, run.title));
+            if (!snippet.isEmpty())
+                writeOut(u"    "_s + snippet + u'\n');
         }
     }
     return ExitCompleted;

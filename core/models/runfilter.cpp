@@ -133,6 +133,19 @@ bool RunFilter::setConnection(const QString &connection)
     return true;
 }
 
+bool RunFilter::setSearchHits(std::optional<QHash<QString, QString>> hits)
+{
+    if (hits == m_hits)
+        return false;
+    m_hits = std::move(hits);
+    return true;
+}
+
+QString RunFilter::snippet(const QString &localId) const
+{
+    return m_hits ? m_hits->value(localId) : QString();
+}
+
 bool RunFilter::isEmpty() const
 {
     return m_category == StatusCategory::All && m_text.isEmpty() && m_connection.isEmpty();
@@ -149,6 +162,8 @@ bool RunFilter::matches(const Run &run) const
     if (!m_connection.isEmpty() && run.connection != m_connection)
         return false;
     if (m_text.isEmpty())
+        return true;
+    if (m_hits && m_hits->contains(run.localId))
         return true;
     return run.title.contains(m_text, Qt::CaseInsensitive)
            || run.localId.contains(m_text, Qt::CaseInsensitive)

@@ -3,10 +3,12 @@
 
 #include "domain/run.h"
 
+#include <QHash>
 #include <QString>
 
 #include <array>
 #include <functional>
+#include <optional>
 
 namespace Runwatch {
 
@@ -47,15 +49,22 @@ struct RunCounts
     friend bool operator==(const RunCounts &, const RunCounts &) = default;
 };
 
-// What the run list shows: one status category, a text search over title / ids / connection,
-// and one connection (empty: all). Setters return whether anything changed, so the proxy
-// re-filters only when it must.
+// What the run list shows: one status category, a text search, and one connection (empty: all).
+// The text finds a run by its title, ids or connection as typed, and, once the store's full-text
+// search has answered it (setSearchHits), by anything that search found in the run (prompt,
+// answer, reasoning, tool calls, error; status:/since: filters). Setters return whether anything
+// changed, so the proxy re-filters only when it must.
 class RunFilter
 {
 public:
     bool setCategory(StatusCategory category);
     bool setText(const QString &text);
     bool setConnection(const QString &connection);
+    // The runs the store's search found for the current text, with the part of each that matched
+    // (may be empty); nullopt: no search answered it (none asked, or the query did not parse).
+    bool setSearchHits(std::optional<QHash<QString, QString>> hits);
+    // The part of the run the search found, for a tooltip; empty when none.
+    QString snippet(const QString &localId) const;
     // What the Stuck category asks of a run (StuckRunWatcher::isStuck); without it nothing is stuck.
     using StuckTest = std::function<bool(const QString &localId)>;
     void setStuckTest(StuckTest test) { m_isStuck = std::move(test); }
@@ -71,6 +80,7 @@ private:
     StatusCategory m_category = StatusCategory::All;
     QString m_text; // simplified
     QString m_connection;
+    std::optional<QHash<QString, QString>> m_hits;
     StuckTest m_isStuck;
 };
 

@@ -3,6 +3,14 @@
 
 #include "runlistmodel.h"
 
+#include "domain/searchquery.h"
+#include "models/runformat.h"
+#include "store/runstore.h"
+
+#include <QCoreApplication>
+
+using namespace Qt::StringLiterals;
+
 namespace Runwatch {
 
 RunFilterProxy::RunFilterProxy(QObject *parent)
@@ -27,8 +35,65 @@ void RunFilterProxy::setCategory(StatusCategory category)
 
 void RunFilterProxy::setText(const QString &text)
 {
-    if (m_filter.setText(text))
+    if (!m_filter.setText(text))
+        return;
+    // The hits belong to the text: searched again whenever it changes.
+    search();
+    refilter();
+}
+
+void RunFilterProxy::setStore(RunStore *store)
+{
+    m_store = store;
+    refreshSearch();
+}
+
+void RunFilterProxy::refreshSearch()
+{
+    if (search())
         refilter();
+}
+
+bool RunFilterProxy::search()
+{
+    std::optional<QHash<QString, QString>> hits;
+    QString error;
+    int found = 0;
+    bool more = false;
+    if (!m_filter.text().isEmpty() && m_store && m_store->isOpen()) {
+        const std::optional<SearchQuery> query
+            = SearchQuery::parse(m_filter.text(), QDateTime::currentDateTimeUtc(), &error);
+        if (query) {
+            // One more than shown: whether there are more.
+            const std::optional<QList<SearchHit>> result
+                = m_store->search(*query, kMaxSearchHits + 1, kMaxSearchHits);
+            if (result) {
+                hits.emplace();
+                more = result->size() > kMaxSearchHits;
+                found = int(std::min<qsizetype>(result->size(), kMaxSearchHits));
+                for (qsizetype i = 0; i < found; ++i)
+                    hits->insert(result->at(i).localId, result->at(i).snippet);
+            } else {
+                error = m_store->errorString();
+            }
+        }
+    }
+    Q_EMIT searchChanged(error, found, more);
+    return m_filter.setSearchHits(std::move(hits));
+}
+
+QVariant RunFilterProxy::data(const QModelIndex &index, int role) const
+{
+    const QVariant value = QSortFilterProxyModel::data(index, role);
+    if (role != Qt::ToolTipRole || !m_model)
+        return value;
+    // What the search found in the run, under the cell's own tooltip.
+    const QString snippet = m_filter.snippet(m_model->runId(mapToSource(index).row()));
+    if (snippet.isEmpty())
+        return value;
+    // The snippet is the run's text, from a server: escaped like every tooltip of the list.
+    return QVariant(value.toString()
+                    + plainToolTip(QCoreApplication::translate("RunFilterProxy", "Found: %1").arg(snippet)));
 }
 
 void RunFilterProxy::setConnection(const QString &connection)

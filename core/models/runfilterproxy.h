@@ -3,11 +3,13 @@
 
 #include "runfilter.h"
 
+#include <QPointer>
 #include <QSortFilterProxyModel>
 
 namespace Runwatch {
 
 class RunListModel;
+class RunStore;
 
 // Sorts and filters a RunListModel with RunFilter and runLessThan(), reading the runs directly
 // instead of going through QVariant roles: sorting 100k rows stays well under a second.
@@ -24,6 +26,16 @@ public:
     void setCategory(StatusCategory category);
     void setText(const QString &text);
     void setConnection(const QString &connection);
+    // Where the text is also searched in full (RunStore::search); without a store, the text finds
+    // runs by title, id and connection only.
+    void setStore(RunStore *store);
+    // Asks the store again for the current text (runs written since the last search).
+    void refreshSearch();
+    // At most this many runs of a full-text search are shown (the newest), beside every run the
+    // text finds by title, id or connection.
+    static constexpr int kMaxSearchHits = 500;
+
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
 
     // Local run id of a proxy row; empty when out of range.
     QString runId(int proxyRow) const;
@@ -31,6 +43,10 @@ public:
 
 Q_SIGNALS:
     void filterChanged();
+    // What the full-text search made of the current text: the reason it could not search (a
+    // query that does not parse, a store error), or how many runs it found (`more`: more than it
+    // shows). Empty error and 0 with no text.
+    void searchChanged(const QString &error, int found, bool more);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -38,9 +54,12 @@ protected:
 
 private:
     void refilter();
+    // Runs the text through the store's search; whether the hits changed.
+    bool search();
 
     RunListModel *m_model = nullptr;
     RunFilter m_filter;
+    QPointer<RunStore> m_store;
 };
 
 } // namespace Runwatch

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "domain/run.h"
+#include "domain/searchquery.h"
 #include "store/runstorewriter.h"
 
 #include <QHash>
@@ -42,7 +43,8 @@ public:
     // 3: output (primary text, secondary items) in its own table, so listings never read it.
     // 4: token usage, follow-up parent, operator deadline; shared settings.
     // 5: the structured start input. 6: output appended in pieces (run_text, run_items).
-    static constexpr int SchemaVersion = 6;
+    // 7: the full-text search index (search_docs, search_fts; runstore_search.cpp).
+    static constexpr int SchemaVersion = 7;
 
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
@@ -75,6 +77,11 @@ public:
     };
     QList<Run> loadRunsPage(Load load, int limit, PagePosition *position) const;
     int runCount() const;
+    // The runs that match `query` (SearchQuery: words and phrases anywhere in a run's title,
+    // prompt, answer, items and error, and filters), the last stored first, at most `limit` (-1: all),
+    // the first `snippets` of them (-1: all) with the part that matched. nullopt on a database
+    // error (errorString()).
+    std::optional<QList<SearchHit>> search(const SearchQuery &query, int limit = -1, int snippets = -1) const;
     // The store's half of retention: deletes terminal runs that finished before `cutoff`; returns
     // how many. Front ends call Retention::removeFinishedBefore(), which also takes them out of the
     // RunManager.
@@ -159,6 +166,7 @@ private:
     bool migrateTo4();
     bool migrateTo5();
     bool migrateTo6();
+    bool migrateTo7();
     bool exec(const QString &sql);
     // Hands pending runs to the writer thread, at most kRunsPerBatch per frame (runstore.cpp).
     void submitPending();

@@ -85,6 +85,8 @@ bool RunStore::migrate()
             return migrateTo5();
         case 6:
             return migrateTo6();
+        case 7:
+            return migrateTo7();
         default:
             return false;
         }

@@ -1244,6 +1244,13 @@
     </message>
 </context>
 <context>
+    <name>RunFilterProxy</name>
+    <message>
+        <source>Found: %1</source>
+        <translation>Gefunden: %1</translation>
+    </message>
+</context>
+<context>
     <name>RunFormat</name>
     <message>
         <source>%1 ms</source>
@@ -1598,6 +1605,14 @@
     <message>
         <source>Cannot save run %1: %2</source>
         <translation>Lauf %1 kann nicht gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <source>The run store is not open.</source>
+        <translation>Der Laufspeicher ist nicht geöffnet.</translation>
+    </message>
+    <message>
+        <source>Cannot search the run store: %1</source>
+        <translation>Der Laufspeicher kann nicht durchsucht werden: %1</translation>
     </message>
 </context>
 <context>
@@ -2466,111 +2481,6 @@ Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektor
         <translation>--auth nimmt bearer, header:NAME (ein Header-Name wie x-api-key) oder none, nicht „%1“</translation>
     </message>
     <message>
-        <source>  --json              JSON Lines output
-  --allow-insecure-http  permit plain http:// to a non-loopback host
-  --version           print the version
-
-Commands:
-  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
-        [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: the agent to run, for services that run agents; --deadline: a time
-                      budget such as 45m or 2h, warned before, cancelled at the end when asked;
-                      --input: structured input, where the backend takes it (see &quot;Backends&quot;
-                      below). The prompt titles the run)
-  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
-                      the next turn after a completed run, as the backend continues a
-                      conversation (see &quot;Backends&quot;): a run of its own, printed like start&apos;s;
-                      status shows its parent
-  watch RUN [--give-up-after DURATION]
-                      primary text to stdout as it arrives, secondary output to stderr;
-                      resumes after drops; exits at a terminal state or when input is required.
-                      Trouble that waiting can cure never ends following (&quot;[reconnecting]
-                      next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
-                      attach) stops after that long without progress, exit 1
-  status RUN          refreshes and prints the run
-  cancel RUN          cancels and waits (bounded) until the run is terminal
-  delete RUN [--local]  deletes on the server (when supported) and locally
-  list [--all] [--stuck]
-                      active runs (--all: every stored run; --stuck: only the live runs
-                      without progress for several times their expected duration, shown
-                      as &quot;stuck&quot; where the status would be)
-  list --remote       the service&apos;s own list of runs, incl. ones started elsewhere: remote
-                      id, status, title
-  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
-  agent               what the service says about itself (e.g. an agent card)
-  agents              the service&apos;s agents (id, name, model), where it runs agents
-  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
-               --value JSON | --output CALL_ID=TEXT ...)
-                      --value: a typed answer to a form (the run&apos;s JSON Schema), checked
-                      before it is sent; a mistake names the field, exit 2. --output: a tool
-                      call&apos;s output (see &quot;Backends&quot;)
-  resume              reattaches every unfinished run in the store and follows them all
-  export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
-  prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
-  connections         the saved connections: name, backend, auth style, URL, where the key
-                      is kept
-  deadline RUN (--in DURATION [--cancel] | --clear)
-                      the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
-                      it at the deadline (done by whoever follows it: the app, watch)
-  stuck-rule [--factor N] [--floor DURATION]
-                      when a live run counts as stuck (app, list, status): no progress for
-                      N × its expected duration (default 3), never under the floor (2m);
-                      without options prints the rule
-</source>
-        <translation>  --json              Ausgabe als JSON Lines
-  --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
-  --version           gibt die Version aus
-
-Befehle:
-  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
-        [--follow [--give-up-after DAUER]] [--deadline DAUER [--cancel-at-deadline]]
-                      (--agent: der Agent, der laufen soll, bei Diensten mit Agenten; --deadline:
-                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen;
-                      --input: strukturierte Eingabe, wo das Backend sie annimmt (siehe „Backends“
-                      unten). Der Prompt betitelt den Lauf)
-  followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
-                      die nächste Runde nach einem abgeschlossenen Lauf, so wie das Backend ein
-                      Gespräch fortsetzt (siehe „Backends“): ein eigener Lauf, ausgegeben wie bei
-                      start; status zeigt seinen Vorgänger
-  watch LAUF [--give-up-after DAUER]
-                      Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
-                      setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
-                      Eingabe nötig ist. Probleme, die sich durch Warten lösen, beenden das
-                      Folgen nie („[verbinde neu] nächster Versuch in N s“); --give-up-after
-                      (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
-                      Fortschritt auf, Exit-Code 1
-  status LAUF         aktualisiert den Lauf und gibt ihn aus
-  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
-  delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
-  list [--all] [--stuck]
-                      aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
-                      ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
-                      „stuck“ an der Stelle des Status)
-  list --remote       die eigene Laufliste des Dienstes, auch anderswo gestartete Läufe:
-                      Remote-ID, Status, Titel
-  attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
-  agent               was der Dienst über sich selbst sagt (z. B. eine Agent Card)
-  agents              die Agenten des Dienstes (ID, Name, Modell), wo er Agenten ausführt
-  respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
-               --value JSON | --output CALL_ID=TEXT ...)
-                      --value: eine typisierte Antwort auf ein Formular (das JSON-Schema des Laufs),
-                      vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2. --output:
-                      die Ausgabe eines Tool-Aufrufs (siehe „Backends“)
-  resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
-  export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
-  prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
-  connections         die gespeicherten Verbindungen: Name, Backend, Authentifizierungsart, URL,
-                      wo der Schlüssel liegt
-  deadline LAUF (--in DAUER [--cancel] | --clear)
-                      das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
-                      zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
-  stuck-rule [--factor N] [--floor DAUER]
-                      wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
-                      Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
-                      Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
-</translation>
-    </message>
-    <message>
         <source>
 RUN is the local or the remote id. A stored run started on a saved connection goes through it
 again (its options and key) unless --url/--backend are given. API keys never come from the
@@ -2620,6 +2530,127 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
     <message>
         <source>The run was deleted from the store by another process; stopped following it.</source>
         <translation>Der Lauf wurde von einem anderen Prozess aus dem Laufspeicher gelöscht; er wird nicht mehr verfolgt.</translation>
+    </message>
+    <message>
+        <source>  --json              JSON Lines output
+  --allow-insecure-http  permit plain http:// to a non-loopback host
+  --version           print the version
+
+Commands:
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
+        [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: the agent to run, for services that run agents; --deadline: a time
+                      budget such as 45m or 2h, warned before, cancelled at the end when asked;
+                      --input: structured input, where the backend takes it (see &quot;Backends&quot;
+                      below). The prompt titles the run)
+  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
+                      the next turn after a completed run, as the backend continues a
+                      conversation (see &quot;Backends&quot;): a run of its own, printed like start&apos;s;
+                      status shows its parent
+  watch RUN [--give-up-after DURATION]
+                      primary text to stdout as it arrives, secondary output to stderr;
+                      resumes after drops; exits at a terminal state or when input is required.
+                      Trouble that waiting can cure never ends following (&quot;[reconnecting]
+                      next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
+                      attach) stops after that long without progress, exit 1
+  status RUN          refreshes and prints the run
+  cancel RUN          cancels and waits (bounded) until the run is terminal
+  delete RUN [--local]  deletes on the server (when supported) and locally
+  list [--all] [--stuck] [--search QUERY]
+                      active runs (--all: every stored run; --stuck: only the live runs
+                      without progress for several times their expected duration, shown
+                      as &quot;stuck&quot; where the status would be; --search: only the runs whose
+                      title, prompt, answer, reasoning, tool calls or error hold every word
+                      and &quot;exact phrase&quot; of QUERY, newest first, each with the part that
+                      matched; filters status:S backend:B connection:C model:M since:7d
+                      until:2026-11-01, commas for several, word* for a prefix)
+  list --remote       the service&apos;s own list of runs, incl. ones started elsewhere: remote
+                      id, status, title
+  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
+  agent               what the service says about itself (e.g. an agent card)
+  agents              the service&apos;s agents (id, name, model), where it runs agents
+  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
+               --value JSON | --output CALL_ID=TEXT ...)
+                      --value: a typed answer to a form (the run&apos;s JSON Schema), checked
+                      before it is sent; a mistake names the field, exit 2. --output: a tool
+                      call&apos;s output (see &quot;Backends&quot;)
+  resume              reattaches every unfinished run in the store and follows them all
+  export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
+  prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
+  connections         the saved connections: name, backend, auth style, URL, where the key
+                      is kept
+  deadline RUN (--in DURATION [--cancel] | --clear)
+                      the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
+                      it at the deadline (done by whoever follows it: the app, watch)
+  stuck-rule [--factor N] [--floor DURATION]
+                      when a live run counts as stuck (app, list, status): no progress for
+                      N × its expected duration (default 3), never under the floor (2m);
+                      without options prints the rule
+</source>
+        <translation>  --json              Ausgabe als JSON Lines
+  --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
+  --version           gibt die Version aus
+
+Befehle:
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
+        [--follow [--give-up-after DAUER]] [--deadline DAUER [--cancel-at-deadline]]
+                      (--agent: der Agent, der laufen soll, bei Diensten mit Agenten; --deadline:
+                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen;
+                      --input: strukturierte Eingabe, wo das Backend sie annimmt (siehe „Backends“
+                      unten). Der Prompt betitelt den Lauf)
+  followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
+                      die nächste Runde nach einem abgeschlossenen Lauf, so wie das Backend ein
+                      Gespräch fortsetzt (siehe „Backends“): ein eigener Lauf, ausgegeben wie bei
+                      start; status zeigt seinen Vorgänger
+  watch LAUF [--give-up-after DAUER]
+                      Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
+                      setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
+                      Eingabe nötig ist. Probleme, die sich durch Warten lösen, beenden das
+                      Folgen nie („[verbinde neu] nächster Versuch in N s“); --give-up-after
+                      (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
+                      Fortschritt auf, Exit-Code 1
+  status LAUF         aktualisiert den Lauf und gibt ihn aus
+  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
+  delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
+  list [--all] [--stuck] [--search QUERY]
+                      aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
+                      ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
+                      „stuck“ an der Stelle des Status; --search: nur die Läufe, deren Titel,
+                      Prompt, Antwort, Reasoning, Tool-Aufrufe oder Fehler jedes Wort und jede
+                      &quot;exakte Phrase&quot; von QUERY enthalten, neueste zuerst, jeweils mit der
+                      passenden Stelle; Filter status:S backend:B connection:C model:M since:7d
+                      until:2026-11-01, Kommas für mehrere, wort* für einen Präfix)
+  list --remote       die eigene Laufliste des Dienstes, auch anderswo gestartete Läufe:
+                      Remote-ID, Status, Titel
+  attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
+  agent               was der Dienst über sich selbst sagt (z. B. eine Agent Card)
+  agents              die Agenten des Dienstes (ID, Name, Modell), wo er Agenten ausführt
+  respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
+               --value JSON | --output CALL_ID=TEXT ...)
+                      --value: eine typisierte Antwort auf ein Formular (das JSON-Schema des Laufs),
+                      vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2. --output:
+                      die Ausgabe eines Tool-Aufrufs (siehe „Backends“)
+  resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
+  export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
+  prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
+  connections         die gespeicherten Verbindungen: Name, Backend, Authentifizierungsart, URL,
+                      wo der Schlüssel liegt
+  deadline LAUF (--in DAUER [--cancel] | --clear)
+                      das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
+                      zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
+  stuck-rule [--factor N] [--floor DAUER]
+                      wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
+                      Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
+                      Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
+</translation>
+    </message>
+    <message>
+        <source>list: --search needs a query (e.g. --search &apos;status:failed &quot;timeout&quot;&apos;)</source>
+        <translation>list: --search braucht eine Suchanfrage (z. B. --search &apos;status:failed &quot;timeout&quot;&apos;)</translation>
+    </message>
+    <message>
+        <source>list: --search: %1</source>
+        <translation>list: --search: %1</translation>
     </message>
 </context>
 <context>
@@ -3545,10 +3576,6 @@ Zeitleiste und Aktionen zu sehen.</translation>
 <context>
     <name>Runwatch::FilterBar</name>
     <message>
-        <source>Search title, id or connection  (Ctrl+F)</source>
-        <translation>Titel, ID oder Verbindung suchen  (Strg+F)</translation>
-    </message>
-    <message>
         <source>Search runs</source>
         <translation>Läufe suchen</translation>
     </message>
@@ -3567,10 +3594,6 @@ Zeitleiste und Aktionen zu sehen.</translation>
     <message>
         <source>Status chips with live counts (Alt+1, Alt+2, …), a search field (Ctrl+F) and a connection filter</source>
         <translation>Status-Chips mit aktuellen Zahlen (Alt+1, Alt+2, …), ein Suchfeld (Strg+F) und ein Verbindungsfilter</translation>
-    </message>
-    <message>
-        <source>Filters the list by title, id or connection; Esc clears it</source>
-        <translation>Filtert die Liste nach Titel, ID oder Verbindung; Esc leert das Feld</translation>
     </message>
     <message>
         <source>Shows the runs of one connection only</source>
@@ -3599,6 +3622,33 @@ Zeitleiste und Aktionen zu sehen.</translation>
     <message>
         <source>Show only the live runs that made no progress for several times their expected duration (%1)</source>
         <translation>Nur die laufenden Läufe zeigen, die seit einem Vielfachen ihrer erwarteten Dauer keinen Fortschritt gemacht haben (%1)</translation>
+    </message>
+    <message>
+        <source>Search runs: words, &quot;a phrase&quot;, status:failed since:7d  (Ctrl+F)</source>
+        <translation>Läufe suchen: Wörter, &quot;eine Phrase&quot;, status:failed since:7d  (Strg+F)</translation>
+    </message>
+    <message>
+        <source>Filters the list by title, id or connection, and by anything in a run&apos;s prompt, answer, reasoning, tool calls or error; Esc clears it</source>
+        <translation>Filtert die Liste nach Titel, ID oder Verbindung und nach allem im Prompt, in der Antwort, im Reasoning, in Tool-Aufrufen oder im Fehler eines Laufs; Esc leert das Feld</translation>
+    </message>
+    <message>
+        <source>Words and &quot;exact phrases&quot; are found in titles, prompts, answers, reasoning, tool calls and errors; word* finds every word it begins.
+Filters: status:failed, backend:a2a, connection:NAME, model:M, since:7d, until:2026-11-01 (commas for several).
+Enter searches again.</source>
+        <translation>Wörter und &quot;exakte Phrasen&quot; werden in Titeln, Prompts, Antworten, Reasoning, Tool-Aufrufen und Fehlern gefunden; wort* findet jedes Wort, das so beginnt.
+Filter: status:failed, backend:a2a, connection:NAME, model:M, since:7d, until:2026-11-01 (Kommas für mehrere).
+Eingabe sucht erneut.</translation>
+    </message>
+    <message>
+        <source>More than %1 runs hold these words; the newest %1 are listed. Enter searches again.</source>
+        <translation>Mehr als %1 Läufe enthalten diese Wörter; die neuesten %1 werden angezeigt. Eingabe sucht erneut.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) hold these words. Enter searches again.</source>
+        <translation>
+            <numerusform>%n Lauf enthält diese Wörter. Eingabe sucht erneut.</numerusform>
+            <numerusform>%n Läufe enthalten diese Wörter. Eingabe sucht erneut.</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -4663,6 +4713,29 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Number of runs the filter lets through, their tokens and their cost</source>
         <translation>Zahl der Läufe, die der Filter durchlässt, ihre Tokens und ihre Kosten</translation>
+    </message>
+</context>
+<context>
+    <name>SearchQuery</name>
+    <message>
+        <source>A quote is not closed: %1</source>
+        <translation>Ein Anführungszeichen ist nicht geschlossen: %1</translation>
+    </message>
+    <message>
+        <source>The filter %1: needs a value (for example %1:%2)</source>
+        <translation>Der Filter %1: braucht einen Wert (zum Beispiel %1:%2)</translation>
+    </message>
+    <message>
+        <source>Unknown status &quot;%1&quot; (for example: failed, completed, in_progress, input_required, cancelled)</source>
+        <translation>Unbekannter Status &quot;%1&quot; (zum Beispiel: failed, completed, in_progress, input_required, cancelled)</translation>
+    </message>
+    <message>
+        <source>Cannot read the time &quot;%1&quot; (use 30m, 24h, 7d, 2w or a date such as 2026-11-01)</source>
+        <translation>Die Zeit &quot;%1&quot; ist nicht lesbar (30m, 24h, 7d, 2w oder ein Datum wie 2026-11-01)</translation>
+    </message>
+    <message>
+        <source>Unknown filter &quot;%1:&quot; (filters: status, backend, connection, model, since, until). To search for the text, put it in quotes: &quot;%1:%2&quot;</source>
+        <translation>Unbekannter Filter &quot;%1:&quot; (Filter: status, backend, connection, model, since, until). Um nach dem Text zu suchen, setzen Sie ihn in Anführungszeichen: &quot;%1:%2&quot;</translation>
     </message>
 </context>
 <context>

@@ -130,6 +130,13 @@
             <numerusform>%1: %n runs</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n run(s) hold these words. Enter searches again.</source>
+        <translation>
+            <numerusform>%n run holds these words. Enter searches again.</numerusform>
+            <numerusform>%n runs hold these words. Enter searches again.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::RunHousekeeping</name>

@@ -385,7 +385,7 @@ private Q_SLOTS:
     void fullDiskFailsTheCommand()
     {
         const QString store = m_dir->filePath(u"small.sqlite"_s);
-        QStringList args{u"-c"_s, u"ulimit -f 160 && trap '' XFSZ && exec \"$0\" \"$@\""_s,
+        QStringList args{u"-c"_s, u"ulimit -f 400 && trap '' XFSZ && exec \"$0\" \"$@\""_s,
                          QStringLiteral(RUNWATCH_CLI_PATH)};
         args << u"--backend"_s << u"openai"_s << u"--url"_s << m_sim->baseUrl().toString() << u"--store"_s
              << store << u"start"_s << u"--prompt"_s << u"normal deltas=30000 interval_ms=0"_s
@@ -470,6 +470,38 @@ private Q_SLOTS:
         const Result all = cli({u"list"_s, u"--all"_s});
         QVERIFY(all.out.contains(doneId.toUtf8()));
         QCOMPARE(cli({u"cancel"_s, runningId}).exitCode, 4);
+    }
+
+    // list --search: the runs whose prompt or answer hold the words, with filters, as text or
+    // JSON with the part that matched; a query that is none is a usage error.
+    void listSearch()
+    {
+        const Result otters
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3 about otters"_s, u"--follow"_s});
+        const Result badgers = cli(
+            {u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3 about badgers"_s, u"--follow"_s});
+        const QString ottersId = runIdFrom(otters.out);
+        const QString badgersId = runIdFrom(badgers.out);
+        const Result found = cli({u"list"_s, u"--all"_s, u"--search"_s, u"otters"_s});
+        QCOMPARE(found.exitCode, 0);
+        QVERIFY(found.out.contains(ottersId.toUtf8()));
+        QVERIFY(!found.out.contains(badgersId.toUtf8()));
+        QVERIFY2(found.out.contains("[otters]"), found.out.constData());
+        // A word of both answers, newest first; a filter that keeps neither.
+        const Result both
+            = cli({u"--json"_s, u"list"_s, u"--all"_s, u"--search"_s, u"tok1 status:completed"_s});
+        QCOMPARE(both.exitCode, 0);
+        const QList<QByteArray> lines = both.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const QJsonObject first = QJsonDocument::fromJson(lines.at(0)).object();
+        QCOMPARE(first.value(u"run"_s).toString(), badgersId);
+        QVERIFY2(first.value(u"snippet"_s).toString().contains(u"[tok1]"_s), lines.at(0).constData());
+        QVERIFY(
+            cli({u"list"_s, u"--all"_s, u"--search"_s, u"otters status:failed"_s}).out.trimmed().isEmpty());
+        const Result bad = cli({u"list"_s, u"--all"_s, u"--search"_s, u"since:yesterday"_s});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("yesterday"));
+        QCOMPARE(cli({u"list"_s, u"--search"_s}).exitCode, 2);
     }
 
     // A malformed event: clear error on stderr, the text before it on stdout, exit 1.

@@ -8,9 +8,11 @@
 #include "models/runfilterproxy.h"
 #include "models/runformat.h"
 #include "models/runlistmodel.h"
+#include "store/runstore.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace Runwatch;
@@ -260,6 +262,55 @@ private Q_SLOTS:
         manager.adoptRun(a, false);
         model.flush();
         QCOMPARE(proxy.rowCount(), 0);
+    }
+
+    // The text is also searched in the store (RunStore::search): a run is found by what its
+    // answer or items say, the tooltip shows the part (escaped), a query that does not parse says
+    // why and the list falls back to titles, ids and connections.
+    void proxySearchesTheStore()
+    {
+        QTemporaryDir dir;
+        RunStore store;
+        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        RunManager manager;
+        // What another process stored, and the list shows.
+        const auto stored = [&](Run run) {
+            QVERIFY(store.saveRun(run));
+            manager.adoptRun(run, false);
+        };
+        Run walrus = listedRun(u"w"_s, RunStatus::Completed, u"Zoo report"_s, u"alpha"_s);
+        walrus.primaryText = u"The <b>walrus</b> count rose."_s;
+        stored(walrus);
+        stored(listedRun(u"x"_s, RunStatus::Failed, u"Walrus title"_s, u"beta"_s));
+        stored(listedRun(u"y"_s, RunStatus::Completed, u"Other"_s, u"beta"_s));
+        RunListModel model(&manager);
+        RunFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QSignalSpy searched(&proxy, &RunFilterProxy::searchChanged);
+        proxy.setStore(&store);
+        proxy.sort(TitleColumn, Qt::AscendingOrder);
+        proxy.setText(u"walrus"_s);
+        QCOMPARE(proxyIds(proxy), (QStringList{u"x"_s, u"w"_s}));
+        QCOMPARE(searched.last().at(0).toString(), QString());
+        QCOMPARE(searched.last().at(1).toInt(), 2);
+        const QString tip = proxy.index(1, TitleColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(u"&lt;b&gt;[walrus]&lt;/b&gt;"_s), qPrintable(tip));
+        // Filters: the failed one.
+        proxy.setText(u"walrus status:failed"_s);
+        QCOMPARE(proxyIds(proxy), QStringList{u"x"_s});
+        // Not a query: why, and the plain text filter alone.
+        proxy.setText(u"Other foo:bar"_s);
+        QVERIFY(searched.last().at(0).toString().contains(u"foo:"_s));
+        QCOMPARE(proxyIds(proxy), QStringList{});
+        proxy.setText(u"oth"_s);
+        QCOMPARE(proxyIds(proxy), QStringList{u"y"_s});
+        // A run written after the search is found once asked again.
+        Run late = listedRun(u"z"_s, RunStatus::Completed, u"Late"_s, u"beta"_s);
+        late.primaryText = u"another walrus"_s;
+        stored(late);
+        model.flush();
+        proxy.setText(u"walrus"_s);
+        QCOMPARE(proxyIds(proxy), (QStringList{u"z"_s, u"x"_s, u"w"_s}));
     }
 
     // "Stuck" is a view across the categories: the runs StuckRunWatcher flags (they stay Active
