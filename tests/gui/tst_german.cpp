@@ -269,7 +269,8 @@ private Q_SLOTS:
             for (const EnglishString &e : found)
                 sources << e.source;
             QVERIFY(sources.contains(u"&File"_s));
-            QVERIFY(sources.contains(u"Search runs: words, \"a phrase\", status:failed since:7d  (Ctrl+F)"_s));
+            QVERIFY(
+                sources.contains(u"Search runs: words, \"a phrase\", status:failed since:7d  (Ctrl+F)"_s));
         }
         for (QTranslator *t : translators)
             QCoreApplication::installTranslator(t);
