@@ -118,6 +118,7 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     case Seed::Cancelled:
         return RunStatus::Cancelled;
     case Seed::Streaming:
+    case Seed::Research:
         return RunStatus::InProgress;
     case Seed::Timer:
     case Seed::Webhook:
