@@ -3434,6 +3434,14 @@ Dort speichern?</translation>
         <source>send the Q3 report and clean up</source>
         <translation>den Q3-Bericht senden und aufräumen</translation>
     </message>
+    <message>
+        <source>Demo Gemini</source>
+        <translation>Demo Gemini</translation>
+    </message>
+    <message>
+        <source>compare how the EU and the US regulate AI model audits</source>
+        <translation>vergleichen, wie die EU und die USA Audits von KI-Modellen regeln</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::DemoSimulators</name>
@@ -3460,6 +3468,10 @@ Dort speichern?</translation>
     <message>
         <source>LangGraph simulator: %1</source>
         <translation>LangGraph-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>Gemini simulator: %1</source>
+        <translation>Gemini-Simulator: %1</translation>
     </message>
 </context>
 <context>

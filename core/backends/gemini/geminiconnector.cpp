@@ -41,6 +41,13 @@ ConnectorDescriptor geminiConnector()
         "(previous_interaction_id), which watch RUN follows under the same run. followup: the next "
         "interaction (previous_interaction_id). delete: deletes the run's interactions on the server.");
     row.create = &makeBackend<GeminiBackend>;
+    // The simulator's Deep Research agent (runwatch-sim --gemini): a long run that thinks aloud.
+    row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo Gemini");
+    row.demo.options = [] { return QJsonObject{{ConnectionOption::Agent, Gemini::kDeepResearchAgent}}; };
+    row.demo.runs = {
+        {ConnectorDemo::Seed::Research, "Research"_L1,
+         QT_TRANSLATE_NOOP("Runwatch::DemoMode", "compare how the EU and the US regulate AI model audits")},
+    };
     return row;
 }
 
