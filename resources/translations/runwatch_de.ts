@@ -4136,6 +4136,10 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
         <source>%1 (v%2)</source>
         <translation>%1 (v%2)</translation>
     </message>
+    <message>
+        <source>&amp;Runs on:</source>
+        <translation>&amp;Läuft auf:</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::Notifier</name>

@@ -263,12 +263,17 @@ private Q_SLOTS:
         const Result r = cli({u"--json"_s, u"agents"_s});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QStringList ids;
+        QStringList types;
         for (const QJsonObject &line : jsonLines(r.out)) {
-            QCOMPARE(line.value(u"type"_s).toString(), u"agent"_s);
+            types << line.value(u"type"_s).toString();
             ids << line.value(u"id"_s).toString();
         }
+        // The models first (the default at the top), then the agents.
         QCOMPARE(ids.constFirst(), u"models/"_s + QString::fromLatin1(kModel));
-        QVERIFY(ids.contains(QString::fromLatin1(kAgent)));
+        QCOMPARE(types.constFirst(), u"model"_s);
+        const qsizetype agent = ids.indexOf(QString::fromLatin1(kAgent));
+        QVERIFY(agent > 0);
+        QCOMPARE(types.at(agent), u"agent"_s);
     }
 };
 

@@ -80,6 +80,8 @@ private Q_SLOTS:
         QTRY_VERIFY(agents->findData(kAgent) >= 0);
         QCOMPARE(agents->itemData(0).toString(), u"models/gemini-3-flash-preview"_s);
         QVERIFY(agents->findData(u"models/gemini-3-pro-preview"_s) >= 0);
+        // The list is where the model is picked too: no Model field beside it.
+        QVERIFY(!dialog.modelBox()->isVisibleTo(&dialog));
         agents->setCurrentIndex(agents->findData(kAgent));
         dialog.promptEdit()->setPlainText(u"research deltas=6"_s);
         if (const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR"); !dir.isEmpty()) {
@@ -93,6 +95,7 @@ private Q_SLOTS:
         }
         const StartRequest request = dialog.request();
         QCOMPARE(request.agent, kAgent);
+        QVERIFY(request.model.isEmpty());
         const QString id = m_b->manager.startRun(dialog.connection(), request);
         QVERIFY(waitStatus(id, RunStatus::Completed));
         QCOMPARE(run(id)->primaryText, textOf(run(id)->remoteId));

@@ -102,6 +102,7 @@ QCoro::Task<CatalogResult> GeminiBackend::catalog()
             entry.id.prepend(kModelPrefix);
         entry.name = model.value(u"displayName"_s).toString(entry.id.mid(kModelPrefix.size()));
         entry.detail = Text::tr("model");
+        entry.model = true;
         result.entries << entry;
     }
     // The connection's default model first: what New Run picks unless told otherwise (an agent
@@ -125,11 +126,19 @@ QCoro::Task<CatalogResult> GeminiBackend::catalog()
         if (id.isEmpty() || listedAgents.contains(id))
             continue;
         listedAgents << id;
-        result.entries << CatalogEntry{id, id, Text::tr("agent, runs in the background"), {}};
+        result.entries << CatalogEntry{.id = id,
+                                       .name = id,
+                                       .detail = Text::tr("agent, runs in the background"),
+                                       .version = {},
+                                       .model = false};
     }
     for (const QString &agent : knownAgents()) {
         if (!listedAgents.contains(agent))
-            result.entries << CatalogEntry{agent, agent, Text::tr("agent, runs in the background"), {}};
+            result.entries << CatalogEntry{.id = agent,
+                                           .name = agent,
+                                           .detail = Text::tr("agent, runs in the background"),
+                                           .version = {},
+                                           .model = false};
     }
     co_return result;
 }
