@@ -3419,8 +3419,8 @@ Dort speichern?</translation>
         <translation>Demo Foundry</translation>
     </message>
     <message>
-        <source>Demo mode · built-in OpenAI, A2A, jobs and Foundry simulators on 127.0.0.1 · runs are not saved</source>
-        <translation>Demo-Modus · eingebaute Simulatoren für OpenAI, A2A, Jobs und Foundry auf 127.0.0.1 · Läufe werden nicht gespeichert</translation>
+        <source>Demo mode · a built-in simulator for each connector on 127.0.0.1 · runs are not saved</source>
+        <translation>Demo-Modus · ein eingebauter Simulator je Konnektor auf 127.0.0.1 · Läufe werden nicht gespeichert</translation>
     </message>
     <message>
         <source>release the Q3 cost report</source>
