@@ -188,6 +188,46 @@ private Q_SLOTS:
         QVERIFY(resumed >= 2 * (events - 2));
     }
 
+    // Retryable trouble never abandons a live run: a 429 on the create is sent again after the
+    // service's Retry-After (it was refused before it ran), 503s on the resume are retried, and
+    // the run ends with the simulator's text.
+    void retryableTroubleIsRetried()
+    {
+        Rig rig;
+        rig.sim.addHttpFault({.endpoints = {GeminiEndpoint::Create},
+                              .count = 1,
+                              .status = 429,
+                              .retryAfterSeconds = 1,
+                              .htmlBody = false});
+        rig.sim.addHttpFault({.endpoints = {GeminiEndpoint::Stream},
+                              .count = 2,
+                              .status = 503,
+                              .retryAfterSeconds = -1,
+                              .htmlBody = true});
+        const QString id = rig.start(u"normal deltas=12 fault_connections=1 drop_after=6"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QVERIFY(!run.error.isError());
+        QCOMPARE(run.primaryText, rig.textOf(run.remoteId));
+        QCOMPARE(rig.sim.interactionsCreated(), 1);
+        QCOMPARE(rig.count(GeminiEndpoint::Create), 2);
+        QVERIFY(rig.count(GeminiEndpoint::Stream) >= 3);
+        // A resume the service refuses outright (400) is followed by polling instead.
+        Rig refused;
+        refused.sim.addHttpFault({.endpoints = {GeminiEndpoint::Stream},
+                                  .count = -1,
+                                  .status = 400,
+                                  .retryAfterSeconds = -1,
+                                  .htmlBody = false});
+        const QString polled
+            = refused.start(u"normal deltas=12 interval_ms=5 fault_connections=1 drop_after=6"_s);
+        QVERIFY(waitTerminal(refused.manager, polled, kWait));
+        QCOMPARE(refused.run(polled).status, RunStatus::Completed);
+        QCOMPARE(refused.run(polled).primaryText, refused.textOf(refused.run(polled).remoteId));
+        QVERIFY(refused.count(GeminiEndpoint::Get) >= 1);
+    }
+
     // The service cuts long streams (error gateway_timeout, then [DONE]) while the interaction goes
     // on: resumed each time, never a failure.
     void gatewayTimeoutCuts()
