@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the test peers that need a package manager, exact versions from each package-lock.json:
 # the A2A agent on the official @a2a-js/sdk (tests/peers/a2a-peer), the official openai client
-# (tests/peers/openai-peer), the official @azure/ai-agents client (tests/peers/foundry-peer) and the
+# (tests/peers/openai-peer), the official @azure/ai-agents client (tests/peers/foundry-peer), the
 # official LangGraph Agent Server, @langchain/langgraph-api, with its test graphs
-# (tests/peers/langgraph-peer).
-# tst_a2a_peer, openai_peer and foundry_peer fail with a clear message when this has not run or node
-# is missing: the suite never passes without the real peers.
+# (tests/peers/langgraph-peer) and the official @google/genai client (tests/peers/genai-peer).
+# tst_a2a_peer, openai_peer, foundry_peer and genai_peer fail with a clear message when this has not
+# run or node is missing: the suite never passes without the real peers.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -22,7 +22,7 @@ fi
 
 # --ignore-scripts: nothing in these trees needs install scripts; --no-audit/--no-fund: no extra
 # registry traffic.
-for peer in a2a-peer openai-peer foundry-peer langgraph-peer; do
+for peer in a2a-peer openai-peer foundry-peer langgraph-peer genai-peer; do
     (cd "$root/tests/peers/$peer" && npm ci --ignore-scripts --no-audit --no-fund)
     echo "setup-test-peers: tests/peers/$peer ready"
 done

@@ -3,6 +3,7 @@
 
 #include "a2a/a2asimoptions.h"
 #include "foundry/foundrysimoptions.h"
+#include "gemini/geminisimoptions.h"
 #include "jobs/jobssimoptions.h"
 #include "langgraph/langgraphsimoptions.h"
 #include "openai/openaisimoptions.h"
@@ -118,6 +119,20 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
               "Inject --langgraph HTTP faults (repeatable): status=503,count=1,on=create+join,"
               "retry-after=1,body=html.",
               "SPEC"),
+        flag("gemini", "Serve the Gemini Interactions API (/v1/interactions, /v1beta/interactions) instead "
+                       "of the OpenAI API; --key is the x-goog-api-key it expects, --model its models."),
+        value("gemini-agent",
+              "An agent of --gemini (repeatable; replaces deep-research-pro-preview-12-2025 and "
+              "deep-research-preview-04-2026).",
+              "ID"),
+        value("gemini-cut-after",
+              "--gemini streams are cut by the service (error gateway_timeout) after N deltas each.", "N"),
+        value("gemini-expires-ms", "--gemini interactions are forgotten this long after they ended.", "N"),
+        value("gemini-split", "--gemini events go out in pieces of N bytes.", "N"),
+        value("gemini-fault",
+              "Inject --gemini HTTP faults (repeatable): status=429,count=1,on=create+stream,"
+              "retry-after=1,body=html|json.",
+              "SPEC"),
     });
 
     const auto fail = [&result](const QString &message) {
@@ -131,7 +146,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         result.action = CommandLineResult::Action::Help;
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
                          + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText() + u'\n'
-                         + langGraphOptionsHelpText();
+                         + langGraphOptionsHelpText() + u'\n' + geminiOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -333,8 +348,10 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         foundry.httpFaults.append(FoundryHttpFault{{}, unavailable, 503, 1, false});
 
     options.langgraph = parser.isSet(u"langgraph"_s);
-    if (parser.isSet(u"openai"_s) && (options.a2a || options.jobs || options.foundry || options.langgraph))
-        return fail(u"--openai cannot be combined with --a2a, --jobs, --foundry or --langgraph"_s);
+    options.gemini = parser.isSet(u"gemini"_s);
+    if (parser.isSet(u"openai"_s)
+        && (options.a2a || options.jobs || options.foundry || options.langgraph || options.gemini))
+        return fail(u"--openai cannot be combined with --a2a, --jobs, --foundry, --langgraph or --gemini"_s);
     LangGraphSimConfig &langgraph = options.langgraphConfig;
     langgraph.apiKey = config.apiKey;
     langgraph.intervalMs = config.intervalMs;
@@ -364,6 +381,40 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         langgraph.httpFaults.append(LangGraphHttpFault{{}, rateLimited, 429, 1, false});
     if (unavailable > 0)
         langgraph.httpFaults.append(LangGraphHttpFault{{}, unavailable, 503, 1, false});
+
+    GeminiSimConfig &gemini = options.geminiConfig;
+    gemini.apiKey = config.apiKey;
+    gemini.intervalMs = config.intervalMs;
+    if (parser.isSet(u"deltas"_s))
+        gemini.deltas = qMax(1, config.deltas);
+    if (parser.isSet(u"long-deltas"_s))
+        gemini.longDeltas = qMax(1, config.longDeltas);
+    gemini.lineEnding = config.lineEnding;
+    gemini.keepAlive = config.keepAlive;
+    gemini.closeDelimitedStreams = config.closeDelimitedStreams;
+    gemini.maxBodyBytes = config.maxBodyBytes;
+    gemini.maxHeaderBytes = config.maxHeaderBytes;
+    gemini.streamFaults = config.streamFaults; // the Gemini simulator applies what it knows of them
+    if (parser.isSet(u"model"_s))
+        gemini.modelIds = parser.values(u"model"_s);
+    if (parser.isSet(u"gemini-agent"_s))
+        gemini.agentIds = parser.values(u"gemini-agent"_s);
+    integer("gemini-cut-after"_L1, 1, 1 << 30, &gemini.cutAfterDeltas);
+    integer("gemini-expires-ms"_L1, 0, kBig, &gemini.expiresMs);
+    integer("gemini-split"_L1, 0, 1 << 20, &gemini.splitWrites);
+    if (!error.isEmpty())
+        return fail(error);
+    for (const QString &spec : parser.values(u"gemini-fault"_s)) {
+        QString specError;
+        const auto fault = geminiHttpFaultFromSpec(spec, &specError);
+        if (!fault)
+            return fail(u"--gemini-fault: "_s + specError);
+        gemini.httpFaults.append(*fault);
+    }
+    if (rateLimited > 0)
+        gemini.httpFaults.append(GeminiHttpFault{{}, rateLimited, 429, 1, false});
+    if (unavailable > 0)
+        gemini.httpFaults.append(GeminiHttpFault{{}, unavailable, 503, 1, false});
     return result;
 }
 

@@ -5,6 +5,7 @@
 // in the library so that tests can check it.
 
 #include "foundry/foundrysimconfig.h"
+#include "gemini/geminisimconfig.h"
 #include "jobs/jobssimconfig.h"
 #include "langgraph/langgraphsimconfig.h"
 #include "openai/openaisimconfig.h"
@@ -40,6 +41,11 @@ struct ServerOptions
     // queued time, token counts (only when given), limits and stream faults are copied from `config`.
     bool langgraph = false;
     LangGraphSimConfig langgraphConfig;
+    // --gemini: serve the Gemini Interactions API (GeminiSimulator). x-goog-api-key (--key), pace,
+    // deltas, long deltas, line ending, limits, models (--model, when given) and stream faults are
+    // copied from `config`.
+    bool gemini = false;
+    GeminiSimConfig geminiConfig;
 };
 
 struct CommandLineResult

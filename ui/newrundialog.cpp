@@ -18,6 +18,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -46,7 +48,9 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     m_model->setAccessibleName(tr("Model"));
     m_model->setEditable(true);
     m_model->setInsertPolicy(QComboBox::NoInsert);
-    form->addRow(tr("&Model:"), m_model);
+    m_modelLabel = new QLabel(tr("&Model:"));
+    m_modelLabel->setBuddy(m_model);
+    form->addRow(m_modelLabel, m_model);
 
     m_agent = new QComboBox;
     m_agent->setObjectName(u"newRunAgent"_s);
@@ -121,7 +125,8 @@ QString NewRunDialog::connection() const
 StartRequest NewRunDialog::request() const
 {
     StartRequest r;
-    r.model = m_model->currentText().trimmed();
+    if (m_model->isVisibleTo(this))
+        r.model = m_model->currentText().trimmed();
     r.prompt = m_prompt->toPlainText().trimmed();
     r.stream = m_stream->isChecked();
     if (m_agent->isVisibleTo(this))
@@ -169,6 +174,9 @@ void NewRunDialog::loadAgents()
     const bool hasCatalog = backend && backend->capabilities().testFlag(Capability::Catalog);
     m_agent->setVisible(hasCatalog);
     m_agentLabel->setVisible(hasCatalog);
+    m_agentLabel->setText(tr("&Agent:"));
+    m_model->setVisible(true);
+    m_modelLabel->setVisible(true);
     m_model->lineEdit()->setPlaceholderText(hasCatalog ? tr("The agent's own") : QString());
     if (!hasCatalog)
         return;
@@ -185,6 +193,13 @@ void NewRunDialog::loadAgents()
         if (generation != m_agentsGeneration)
             return;
         m_agent->clear();
+        // A list that offers the service's models too is where the model is picked: one field,
+        // not a model typed beside a model picked.
+        const bool offersModels = std::any_of(list.entries.cbegin(), list.entries.cend(),
+                                              [](const CatalogEntry &entry) { return entry.model; });
+        m_model->setVisible(!offersModels);
+        m_modelLabel->setVisible(!offersModels);
+        m_agentLabel->setText(offersModels ? tr("&Runs on:") : tr("&Agent:"));
         for (const CatalogEntry &agent : list.entries) {
             QString name = agent.name.isEmpty() ? agent.id : agent.name;
             // A versioned agent (Foundry's) runs its latest version: the picker says which.

@@ -46,6 +46,7 @@ private:
 
     RunManager *m_manager;
     QComboBox *m_connection = nullptr;
+    QLabel *m_modelLabel = nullptr;
     QComboBox *m_model = nullptr;
     QPlainTextEdit *m_prompt = nullptr;
     QLabel *m_inputLabel = nullptr;

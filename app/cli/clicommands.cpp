@@ -139,13 +139,15 @@ int CliApp::reportStarted(const QString &id, bool follow, bool stream, bool poll
         return followToEnd(id);
     }
 
-    // Without --follow: stay until the server has the run past its first event. Dropping the
-    // create stream at the very first event can strand a response in "queued" (protocol §2.3).
+    // Without --follow: stay until the server has the run past its first event (by sequence, or
+    // by event id where a service numbers none). Dropping the create stream at the very first
+    // event can strand a response in "queued" (protocol §2.3).
     const bool ready = spinUntil(
         [&] {
             const Run *run = m_manager.run(id);
             return !run || run->isTerminal() || run->status == RunStatus::InputRequired
-                   || (!run->remoteId.isEmpty() && (run->token.sequence >= 1 || !stream))
+                   || (!run->remoteId.isEmpty()
+                       && (run->token.sequence >= 1 || !run->token.eventId.isEmpty() || !stream))
                    // No stream to resume anyway: once the run is known it is followed by
                    // polling in any later command.
                    || (pollOnly && !run->remoteId.isEmpty()) || !m_manager.isFollowing(id);

@@ -178,10 +178,12 @@ int CliApp::cmdAgents(const Options &o, const QStringList &args)
     }
     for (const CatalogEntry &agent : list.entries) {
         if (m_json) {
-            QJsonObject line{{u"type"_s, u"agent"_s},
+            // A model the service offers beside its agents (Gemini's) is one by its type.
+            QJsonObject line{{u"type"_s, agent.model ? u"model"_s : u"agent"_s},
                              {u"id"_s, agent.id},
-                             {u"name"_s, agent.name},
-                             {u"model"_s, agent.detail}};
+                             {u"name"_s, agent.name}};
+            if (!agent.model)
+                line.insert(u"model"_s, agent.detail);
             if (!agent.version.isEmpty())
                 line.insert(u"version"_s, agent.version);
             writeJson(line);

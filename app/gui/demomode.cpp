@@ -70,8 +70,7 @@ bool DemoMode::startSimulators(QString *error)
 
 QString DemoMode::modeNote() const
 {
-    return tr(
-        "Demo mode · built-in OpenAI, A2A, jobs and Foundry simulators on 127.0.0.1 · runs are not saved");
+    return tr("Demo mode · a built-in simulator for each connector on 127.0.0.1 · runs are not saved");
 }
 
 QList<Connection> DemoMode::connections() const
@@ -118,6 +117,7 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     case Seed::Cancelled:
         return RunStatus::Cancelled;
     case Seed::Streaming:
+    case Seed::Research:
         return RunStatus::InProgress;
     case Seed::Timer:
     case Seed::Webhook:

@@ -3,6 +3,7 @@
 
 #include "a2a/a2asim.h"
 #include "foundry/foundrysim.h"
+#include "gemini/geminisim.h"
 #include "jobs/jobssim.h"
 #include "langgraph/langgraphsim.h"
 #include "openai/openaisim.h"
@@ -69,6 +70,16 @@ RunwatchSim::FoundrySimConfig foundryConfig()
     return config;
 }
 
+// The Gemini run is a Deep Research agent at work: it thinks, searches and writes for minutes, so
+// that the demo shows a long agent run in progress.
+RunwatchSim::GeminiSimConfig geminiConfig()
+{
+    RunwatchSim::GeminiSimConfig config;
+    config.intervalMs = 250;
+    config.deltas = 600;
+    return config;
+}
+
 } // namespace
 
 DemoSimulators::DemoSimulators(QObject *parent)
@@ -88,6 +99,7 @@ QUrl DemoSimulators::urlFor(const QString &connector) const
         {RunwatchSim::JobsSimulator::kProtocol, m_jobsUrl},
         {RunwatchSim::FoundrySimulator::kProtocol, m_foundryUrl},
         {RunwatchSim::LangGraphSimulator::kProtocol, m_langGraphUrl},
+        {RunwatchSim::GeminiSimulator::kProtocol, m_geminiUrl},
     };
     for (const auto &[protocol, url] : urls) {
         if (connector == protocol)
@@ -115,6 +127,7 @@ bool DemoSimulators::start(QString *error)
             m_jobs = new RunwatchSim::JobsSimulator(jobsConfig(), m_host);
             m_foundry = new RunwatchSim::FoundrySimulator(foundryConfig(), m_host);
             m_langGraph = new RunwatchSim::LangGraphSimulator(m_host);
+            m_gemini = new RunwatchSim::GeminiSimulator(geminiConfig(), m_host);
             if (!m_openAi->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
             } else if (!m_a2a->listen(QHostAddress::LocalHost, 0)) {
@@ -125,12 +138,15 @@ bool DemoSimulators::start(QString *error)
                 why = tr("Foundry simulator: %1").arg(m_foundry->errorString());
             } else if (!m_langGraph->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("LangGraph simulator: %1").arg(m_langGraph->errorString());
+            } else if (!m_gemini->listen(QHostAddress::LocalHost, 0)) {
+                why = tr("Gemini simulator: %1").arg(m_gemini->errorString());
             }
             m_openAiUrl = m_openAi->baseUrl();
             m_a2aUrl = m_a2a->baseUrl();
             m_jobsUrl = m_jobs->baseUrl();
             m_foundryUrl = m_foundry->baseUrl();
             m_langGraphUrl = m_langGraph->baseUrl();
+            m_geminiUrl = m_gemini->baseUrl();
         },
         Qt::BlockingQueuedConnection);
     if (why.isEmpty())
@@ -151,6 +167,7 @@ void DemoSimulators::stop()
     QMetaObject::invokeMethod(
         m_host,
         [this, home] {
+            delete m_gemini;
             delete m_langGraph;
             delete m_foundry;
             delete m_jobs;
@@ -159,6 +176,7 @@ void DemoSimulators::stop()
             m_host->moveToThread(home);
         },
         Qt::BlockingQueuedConnection);
+    m_gemini = nullptr;
     m_langGraph = nullptr;
     m_foundry = nullptr;
     m_jobs = nullptr;
@@ -175,6 +193,7 @@ void DemoSimulators::stop()
     m_jobsUrl.clear();
     m_foundryUrl.clear();
     m_langGraphUrl.clear();
+    m_geminiUrl.clear();
 }
 
 void DemoSimulators::finishResponse(const QString &responseId)

@@ -9,6 +9,7 @@ class QThread;
 namespace RunwatchSim {
 class A2aSimulator;
 class FoundrySimulator;
+class GeminiSimulator;
 class LangGraphSimulator;
 class JobsSimulator;
 class OpenAiSimulator;
@@ -16,7 +17,8 @@ class OpenAiSimulator;
 
 namespace Runwatch {
 
-// The demo's servers: the OpenAI Responses, A2A, jobs and Foundry simulators of runwatch_sim, in this
+// The demo's servers: the OpenAI Responses, A2A, jobs, Foundry, LangGraph and Gemini simulators of
+// runwatch_sim, in this
 // process but on a worker thread of their own ("runwatch-demo-sims"), each listening on
 // 127.0.0.1 with a port the system picks. The GUI thread only ever talks to them over loopback
 // HTTP, through the real connectors, exactly as it would to remote services; the one exception
@@ -32,7 +34,7 @@ public:
     explicit DemoSimulators(QObject *parent = nullptr);
     ~DemoSimulators() override;
 
-    // Starts the thread and the five servers. False (with *error) when one cannot listen; then
+    // Starts the thread and the six servers. False (with *error) when one cannot listen; then
     // nothing is left running.
     bool start(QString *error = nullptr);
     void stop();
@@ -45,6 +47,7 @@ public:
     QUrl jobsUrl() const { return m_jobsUrl; }           // http://127.0.0.1:P/api
     QUrl foundryUrl() const { return m_foundryUrl; }     // http://127.0.0.1:P/api/projects/runwatch-sim
     QUrl langGraphUrl() const { return m_langGraphUrl; } // http://127.0.0.1:P (the deployment)
+    QUrl geminiUrl() const { return m_geminiUrl; }       // http://127.0.0.1:P (the API's origin)
 
     // The URL of the simulator that speaks `connector`'s protocol (ConnectorDescriptor::name);
     // empty when none does.
@@ -63,11 +66,13 @@ private:
     RunwatchSim::JobsSimulator *m_jobs = nullptr;
     RunwatchSim::FoundrySimulator *m_foundry = nullptr;
     RunwatchSim::LangGraphSimulator *m_langGraph = nullptr;
+    RunwatchSim::GeminiSimulator *m_gemini = nullptr;
     QUrl m_openAiUrl;
     QUrl m_a2aUrl;
     QUrl m_jobsUrl;
     QUrl m_foundryUrl;
     QUrl m_langGraphUrl;
+    QUrl m_geminiUrl;
 };
 
 } // namespace Runwatch

@@ -3,6 +3,7 @@
 
 #include "a2a/a2asim.h"
 #include "foundry/foundrysim.h"
+#include "gemini/geminisim.h"
 #include "jobs/jobssim.h"
 #include "langgraph/langgraphsim.h"
 #include "openai/openaisim.h"
@@ -146,6 +147,16 @@ int runLangGraph(QCoreApplication &app, const RunwatchSim::ServerOptions &option
     });
 }
 
+int runGemini(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::GeminiSimulator simulator(options.geminiConfig);
+    // The announced URL is the service's root (the client's httpOptions.baseUrl; it adds /v1 itself).
+    return serve(app, simulator, options, [](RunwatchSim::GeminiSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::GeminiSimulator::requestAnswered, &sim,
+                         &printAnswered<RunwatchSim::GeminiRequestRecord>);
+    });
+}
+
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::OpenAiSimulator simulator(options.config);
@@ -206,5 +217,7 @@ int main(int argc, char **argv)
         return runFoundry(app, options);
     if (options.langgraph)
         return runLangGraph(app, options);
+    if (options.gemini)
+        return runGemini(app, options);
     return runOpenAi(app, options);
 }

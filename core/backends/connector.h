@@ -57,7 +57,9 @@ public:
         ToolOutput,
         Review, // several actions to approve or reject, one decision each
         Form,
-        Streaming
+        Streaming,
+        // A long agent run, still working, that shows its thinking and tool activity as it goes
+        Research
     };
     Q_ENUM(Seed)
     struct DemoRun

@@ -4,6 +4,7 @@
 #include "a2a/a2aconnector.h"
 #include "domain/timebudget.h"
 #include "foundry/foundryconnector.h"
+#include "gemini/geminiconnector.h"
 #include "jobs/jobsconnector.h"
 #include "langgraph/langgraphconnector.h"
 #include "net/transportoptions.h"
@@ -24,7 +25,8 @@ namespace {
 QList<ConnectorDescriptor> &rows()
 {
     static QList<ConnectorDescriptor> list{
-        openAiConnector(), jobsConnector(), a2aConnector(), foundryConnector(), langGraphConnector(),
+        openAiConnector(),  jobsConnector(),      a2aConnector(),
+        foundryConnector(), langGraphConnector(), geminiConnector(),
     };
     return list;
 }

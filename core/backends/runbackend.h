@@ -110,13 +110,17 @@ struct ConnectionInfo
     QJsonObject toJson() const;
 };
 
-// One thing a run can be started on (Capability::Catalog): an agent or assistant of the service.
+// One thing a run can be started on (Capability::Catalog): an agent or assistant of the service,
+// or one of its models.
 struct CatalogEntry
 {
     QString id;      // what StartRequest::agent takes
     QString name;    // the service's name for it (may be empty)
     QString detail;  // e.g. its model
     QString version; // the agent's current version, where the service versions its agents
+    // A model of the service rather than an agent: a service whose runs start on either offers
+    // both in one list (Gemini's models and agents), and the list is then where the model is picked.
+    bool model = false;
 };
 
 struct CatalogResult

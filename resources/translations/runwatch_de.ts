@@ -456,6 +456,62 @@
         <source>The model waits for the output of: %1</source>
         <translation>Das Modell wartet auf die Ausgabe von: %1</translation>
     </message>
+    <message>
+        <source>The service&apos;s answer is not an interaction.</source>
+        <translation>Die Antwort des Dienstes ist keine Interaktion.</translation>
+    </message>
+    <message>
+        <source>already %1</source>
+        <translation>bereits %1</translation>
+    </message>
+    <message>
+        <source>not found on the service (already deleted or expired)</source>
+        <translation>beim Dienst nicht gefunden (bereits gelöscht oder abgelaufen)</translation>
+    </message>
+    <message>
+        <source>The interaction does not wait for function results (it is %1).</source>
+        <translation>Die Interaktion wartet nicht auf Funktionsergebnisse (sie ist %1).</translation>
+    </message>
+    <message>
+        <source>without a status</source>
+        <translation>ohne Status</translation>
+    </message>
+    <message>
+        <source>The Interactions API has no listing of interactions.</source>
+        <translation>Die Interactions-API listet keine Interaktionen auf.</translation>
+    </message>
+    <message>
+        <source>The service&apos;s list of %1 is not a list.</source>
+        <translation>Die Liste %1 des Dienstes ist keine Liste.</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>agent, runs in the background</source>
+        <translation>Agent, läuft im Hintergrund</translation>
+    </message>
+    <message>
+        <source>Nothing arrived on the interaction&apos;s stream for %1 s; resuming it.</source>
+        <translation>Seit %1 s kam nichts im Stream der Interaktion; er wird fortgesetzt.</translation>
+    </message>
+    <message>
+        <source>The interaction&apos;s stream went silent and timed out.</source>
+        <translation>Der Stream der Interaktion ist verstummt und hat das Zeitlimit überschritten.</translation>
+    </message>
+    <message>
+        <source>The interaction&apos;s stream was interrupted: %1</source>
+        <translation>Der Stream der Interaktion wurde unterbrochen: %1</translation>
+    </message>
+    <message>
+        <source>Expected the interaction&apos;s event stream but the service sent %1.</source>
+        <translation>Der Ereignisstrom der Interaktion war erwartet, aber der Dienst hat %1 gesendet.</translation>
+    </message>
+    <message>
+        <source>no content type</source>
+        <translation>keinen Content-Type</translation>
+    </message>
 </context>
 <context>
     <name>JobsConnector</name>
@@ -3232,6 +3288,26 @@ Dort speichern?</translation>
         <source>Classic threads/runs, retiring 2027-03-31: Foundry&apos;s current agents run through --backend openai on the project&apos;s /openai/v1 endpoint (--agent NAME[:VERSION]). start needs --agent (agents lists them). followup: a message and a new run on the same thread. respond: --output once per pending tool call, all sent in one submit (--text when exactly one is pending); --approve/--reject answer every pending MCP approval.</source>
         <translation>Klassische Threads/Läufe, enden am 31.03.2027: Foundrys aktuelle Agenten laufen über --backend openai am Endpunkt /openai/v1 des Projekts (--agent NAME[:VERSION]). start braucht --agent (agents listet sie auf). followup: eine Nachricht und ein neuer Lauf im selben Thread. respond: --output einmal je offenem Tool-Aufruf, alle in einer Übermittlung gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe.</translation>
     </message>
+    <message>
+        <source>Gemini Interactions (Google AI)</source>
+        <translation>Gemini Interactions (Google AI)</translation>
+    </message>
+    <message>
+        <source>the API&apos;s origin, e.g. https://generativelanguage.googleapis.com</source>
+        <translation>der Ursprung der API, z. B. https://generativelanguage.googleapis.com</translation>
+    </message>
+    <message>
+        <source>v1beta (the default) or v1</source>
+        <translation>v1beta (Standard) oder v1</translation>
+    </message>
+    <message>
+        <source>The version in the path of every request: v1beta (the REST reference&apos;s, the default) or v1 (the default of Google&apos;s @google/genai 3.x client).</source>
+        <translation>Die Version im Pfad jeder Anfrage: v1beta (die der REST-Referenz, Standard) oder v1 (der Standard von Googles Client @google/genai 3.x).</translation>
+    </message>
+    <message>
+        <source>start: --model M or --agent AGENT (agents lists both: the models as models/NAME, and the agents such as deep-research-pro-preview-12-2025, which run in the background with their agent config). start --input: the interaction&apos;s input (text, content or steps). respond: --output CALL_ID=TEXT once per pending function call, all in the next interaction (previous_interaction_id), which watch RUN follows under the same run. followup: the next interaction (previous_interaction_id). delete: deletes the run&apos;s interactions on the server.</source>
+        <translation>start: --model M oder --agent AGENT (agents listet beides: die Modelle als models/NAME und die Agenten wie deep-research-pro-preview-12-2025, die mit ihrer Agentenkonfiguration im Hintergrund laufen). start --input: die Eingabe der Interaktion (Text, Inhalt oder Schritte). respond: --output CALL_ID=TEXT einmal je offenem Funktionsaufruf, alle in der nächsten Interaktion (previous_interaction_id), der watch LAUF als demselben Lauf folgt. followup: die nächste Interaktion (previous_interaction_id). delete: löscht die Interaktionen des Laufs auf dem Server.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConversationView</name>
@@ -3374,8 +3450,8 @@ Dort speichern?</translation>
         <translation>Demo Foundry</translation>
     </message>
     <message>
-        <source>Demo mode · built-in OpenAI, A2A, jobs and Foundry simulators on 127.0.0.1 · runs are not saved</source>
-        <translation>Demo-Modus · eingebaute Simulatoren für OpenAI, A2A, Jobs und Foundry auf 127.0.0.1 · Läufe werden nicht gespeichert</translation>
+        <source>Demo mode · a built-in simulator for each connector on 127.0.0.1 · runs are not saved</source>
+        <translation>Demo-Modus · ein eingebauter Simulator je Konnektor auf 127.0.0.1 · Läufe werden nicht gespeichert</translation>
     </message>
     <message>
         <source>release the Q3 cost report</source>
@@ -3388,6 +3464,14 @@ Dort speichern?</translation>
     <message>
         <source>send the Q3 report and clean up</source>
         <translation>den Q3-Bericht senden und aufräumen</translation>
+    </message>
+    <message>
+        <source>Demo Gemini</source>
+        <translation>Demo Gemini</translation>
+    </message>
+    <message>
+        <source>compare how the EU and the US regulate AI model audits</source>
+        <translation>vergleichen, wie die EU und die USA Audits von KI-Modellen regeln</translation>
     </message>
 </context>
 <context>
@@ -3415,6 +3499,10 @@ Dort speichern?</translation>
     <message>
         <source>LangGraph simulator: %1</source>
         <translation>LangGraph-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>Gemini simulator: %1</source>
+        <translation>Gemini-Simulator: %1</translation>
     </message>
 </context>
 <context>
@@ -4097,6 +4185,10 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     <message>
         <source>%1 (v%2)</source>
         <translation>%1 (v%2)</translation>
+    </message>
+    <message>
+        <source>&amp;Runs on:</source>
+        <translation>&amp;Läuft auf:</translation>
     </message>
 </context>
 <context>

@@ -45,6 +45,7 @@ Expected expected(Seed seed)
     const QString jobs = DemoMode::connectionName(u"jobs"_s);
     const QString foundry = DemoMode::connectionName(u"foundry"_s);
     const QString langGraph = DemoMode::connectionName(u"langgraph"_s);
+    const QString gemini = DemoMode::connectionName(u"gemini"_s);
     switch (seed) {
     case Seed::Completed:
         return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
@@ -70,6 +71,8 @@ Expected expected(Seed seed)
         return {langGraph, u"langgraph"_s, RunStatus::InputRequired, InputReason::Approval};
     case Seed::Streaming:
         return {openAi, u"openai"_s, RunStatus::InProgress, std::nullopt};
+    case Seed::Research:
+        return {gemini, u"gemini"_s, RunStatus::InProgress, std::nullopt};
     }
     return {};
 }
@@ -170,7 +173,7 @@ class TestDemoMode final : public QObject
 private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
-    // The three servers listen on 127.0.0.1 (ports the system picked) in one worker thread, and
+    // The six servers listen on 127.0.0.1 (ports the system picked) in one worker thread, and
     // stop() ends them and joins that thread.
     void simulatorsOnLoopbackInAThreadOfTheirOwn()
     {
@@ -182,7 +185,8 @@ private Q_SLOTS:
         QVERIFY(thread != QThread::currentThread());
         QVERIFY(thread->isRunning());
         QCOMPARE(thread->objectName(), u"runwatch-demo-sims"_s);
-        const QList<QUrl> urls{sims.openAiUrl(), sims.a2aUrl(), sims.jobsUrl(), sims.foundryUrl()};
+        const QList<QUrl> urls{sims.openAiUrl(),  sims.a2aUrl(),       sims.jobsUrl(),
+                               sims.foundryUrl(), sims.langGraphUrl(), sims.geminiUrl()};
         QSet<int> ports;
         for (const QUrl &url : urls) {
             QCOMPARE(url.scheme(), u"http"_s);
@@ -190,7 +194,7 @@ private Q_SLOTS:
             QVERIFY(url.port() > 0);
             ports.insert(url.port());
         }
-        QCOMPARE(ports.size(), 4);
+        QCOMPARE(ports.size(), 6);
 
         sims.stop();
         QVERIFY(!sims.isRunning());
@@ -204,7 +208,7 @@ private Q_SLOTS:
     {
         Rig rig;
         const QList<Connection> connections = rig.demo.connections();
-        QCOMPARE(connections.size(), 5);
+        QCOMPARE(connections.size(), 6);
         QStringList backends;
         for (const Connection &c : connections) {
             QVERIFY(knownBackends().contains(c.backend));
@@ -218,7 +222,8 @@ private Q_SLOTS:
             backends << c.backend;
         }
         backends.sort();
-        QCOMPARE(backends, (QStringList{u"a2a"_s, u"foundry"_s, u"jobs"_s, u"langgraph"_s, u"openai"_s}));
+        QCOMPARE(backends,
+                 (QStringList{u"a2a"_s, u"foundry"_s, u"gemini"_s, u"jobs"_s, u"langgraph"_s, u"openai"_s}));
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"openai"_s))->baseUrl,
                  rig.demo.simulators()->openAiUrl());
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"a2a"_s))->baseUrl,
@@ -229,6 +234,8 @@ private Q_SLOTS:
                  rig.demo.simulators()->jobsUrl());
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"foundry"_s))->baseUrl,
                  rig.demo.simulators()->foundryUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"gemini"_s))->baseUrl,
+                 rig.demo.simulators()->geminiUrl());
         QVERIFY(rig.store.loadConnectionConfigs().isEmpty());
         QVERIFY(!ConnectionRegistry::hasSavedProfiles(&rig.store));
     }

@@ -477,7 +477,8 @@ QCoro::Task<CatalogResult> FoundryBackend::catalog()
         result.entries << CatalogEntry{.id = agent.value(u"id"_s).toString(),
                                        .name = agent.value(u"name"_s).toString(),
                                        .detail = agent.value(u"model"_s).toString(),
-                                       .version = {}};
+                                       .version = {},
+                                       .model = false};
     }
     co_return result;
 }

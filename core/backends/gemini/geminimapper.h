@@ -14,7 +14,7 @@
 namespace Runwatch::Gemini {
 
 // The Gemini Interactions API (§2 of docs/protocols/foundry-agents-and-gemini.md, the steps model
-// of @google/genai 3.3.0) mapped to RunEvents. Only the mapping: no connector is registered yet.
+// of @google/genai 3.3.0) mapped to RunEvents; GeminiBackend (geminibackend.h) is the connector.
 //
 // Items: every step that is not the answer becomes the secondary item `<interaction id>#<n>`,
 // where n is the step's stream index. A stored interaction (GET) lists the input steps first
@@ -134,6 +134,16 @@ public:
     // interaction's answer has text already, so that the next output step's text starts with the
     // separator, as outputText() has it.
     void setAnswerHasText(bool hasText) { m_anyText = hasText; }
+    // A copy for the stream's next connection: everything but the event ids applied, which a
+    // resume never brings again (it starts after the last one). The connector takes one after
+    // every read; a copy that shared the growing id set would make the decoder's next insert copy
+    // all of it.
+    GeminiMapper forResume() const
+    {
+        GeminiMapper copy = *this;
+        copy.m_seenIds = {};
+        return copy;
+    }
 
 private:
     // What the mapping remembers of one step (by its stream index).
