@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the test peers that need a package manager, exact versions from each package-lock.json:
 # the A2A agent on the official @a2a-js/sdk (tests/peers/a2a-peer), the official openai client
-# (tests/peers/openai-peer), the official @azure/ai-agents client (tests/peers/foundry-peer) and the
-# official LangGraph Agent Server, @langchain/langgraph-api, with its test graphs
-# (tests/peers/langgraph-peer).
-# tst_a2a_peer, openai_peer and foundry_peer fail with a clear message when this has not run or node
-# is missing: the suite never passes without the real peers.
+# (tests/peers/openai-peer), the official @azure/ai-agents client (tests/peers/foundry-peer), the
+# official @azure/ai-projects 2.x client with the openai client it returns
+# (tests/peers/ai-projects-peer) and the official LangGraph Agent Server,
+# @langchain/langgraph-api, with its test graphs (tests/peers/langgraph-peer).
+# tst_a2a_peer, openai_peer, foundry_peer and ai_projects_peer fail with a clear message when this
+# has not run or node is missing: the suite never passes without the real peers.
+# @azure/ai-projects 2.10.0 and openai 7.59.0 declare node >= 22 in their engines field; npm only
+# warns, and every step of ai_projects_peer runs on node 20 (checked on 20.20).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -22,7 +25,7 @@ fi
 
 # --ignore-scripts: nothing in these trees needs install scripts; --no-audit/--no-fund: no extra
 # registry traffic.
-for peer in a2a-peer openai-peer foundry-peer langgraph-peer; do
+for peer in a2a-peer openai-peer foundry-peer ai-projects-peer langgraph-peer; do
     (cd "$root/tests/peers/$peer" && npm ci --ignore-scripts --no-audit --no-fund)
     echo "setup-test-peers: tests/peers/$peer ready"
 done
