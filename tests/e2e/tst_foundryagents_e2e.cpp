@@ -2,8 +2,9 @@
 // Azure AI Foundry's current agents through the OpenAI connector (foundry-agents-and-gemini.md §1)
 // and the engine against the simulator's Foundry project over loopback: a run on an agent
 // (agent_reference, a conversation of its own, no model), its follow-up and its tool answers in
-// the same conversation under the agent the service resolved, the project's agents listed, and
-// an agent name the connector refuses before anything is sent.
+// the same conversation under the agent the service resolved, a turn in a busy conversation waited
+// out, the project's agents listed, and an agent name the connector refuses before anything is
+// sent.
 #include "backends/openai/openaibackend.h"
 #include "enginerig.h"
 #include "openai/openaisim.h"
@@ -11,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <QCoro/QCoroTask>
@@ -136,6 +138,47 @@ private Q_SLOTS:
         const QJsonObject output = answerBody.value(u"input"_s).toArray().at(0).toObject();
         QCOMPARE(output.value(u"type"_s).toString(), u"function_call_output"_s);
         QCOMPARE(output.value(u"output"_s).toString(), u"42"_s);
+    }
+
+    // One turn at a time: a second turn while the first is in flight is refused with 409
+    // conversation_locked; the connector waits and posts it again only then. Exactly one response
+    // is created for it, and it runs to its end.
+    void busyConversationIsWaitedOut()
+    {
+        Rig rig;
+        const QString first = rig.startOnAgent(u"researcher"_s, u"normal deltas=200 interval_ms=5"_s);
+        QVERIFY(RunwatchTest::waitFor([&] {
+            const Run *r = rig.manager.run(first);
+            return r && r->status == RunStatus::InProgress
+                   && !r->token.extra.value(u"conversation"_s).isUndefined();
+        }));
+        OpenAiBackend backend(
+            RunwatchTest::plainConnection(u"second"_s, u"openai"_s, rig.sim.foundryBaseUrl()));
+        StartRequest next;
+        next.prompt = u"normal deltas=3"_s;
+        RunStream *stream = backend.followUp(rig.run(first).token, next, &backend);
+        QSignalSpy finished(stream, &RunStream::finished);
+        QVERIFY(finished.wait(kWait));
+        const auto end = finished.constFirst().constFirst().value<StreamEnd>();
+        QVERIFY2(end.reason == StreamEnd::Reason::Terminal, qPrintable(end.error.toString()));
+        QVERIFY(waitTerminal(rig.manager, first, kWait));
+        QCOMPARE(rig.run(first).status, RunStatus::Completed);
+
+        int refused = 0;
+        int taken = 0;
+        for (const RunwatchSim::OpenAiRequestRecord &r : rig.sim.requests()) {
+            if (r.endpoint != RunwatchSim::OpenAiEndpoint::Create)
+                continue;
+            if (r.status == 409)
+                ++refused;
+            if (r.status == 200)
+                ++taken;
+        }
+        QVERIFY(refused >= 1);
+        QCOMPARE(taken, 2);
+        QCOMPARE(rig.sim.responseIds().size(), 2);
+        QCOMPARE(rig.sim.conversationIds().size(), 1);
+        QCoro::waitFor(backend.shutdown());
     }
 
     // A name the connector cannot turn into an agent_reference is refused with nothing sent.

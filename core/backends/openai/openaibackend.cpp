@@ -84,6 +84,21 @@ QJsonObject answerBody(const QJsonObject &response, const QString &responseId, c
     return body;
 }
 
+// POST /responses is not idempotent, but a 409 conversation_locked is the service refusing it
+// before it does anything (one turn at a time in a conversation: foundry-agents-and-gemini.md §1.4;
+// OpenAI's own clients repeat every request on a 409, openai-responses-and-foundry.md §3.3): the
+// one answer after which the same request is safely sent again, once the turn in flight ended.
+// HttpClient does the waiting (its waits end with abortAll() and shutdown()). Ten minutes: a tool
+// answer must reach the service within its 10-minute window anyway, and a turn kept waiting longer
+// is better told than left hanging.
+constexpr std::chrono::minutes kConversationBusyPatience{10};
+
+void waitOutBusyConversation(HttpRequest &r)
+{
+    r.busy = HttpRequest::BusyRefusal{
+        .status = 409, .code = u"conversation_locked"_s, .patience = kConversationBusyPatience};
+}
+
 // The error for an answer that should have been a Response object and is not.
 RunError notAResponse(const HttpResponse &response)
 {
@@ -226,6 +241,7 @@ RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject
     // Creating is not idempotent (no idempotency key in this API): a retry after the server may
     // have accepted the request could start a duplicate run.
     r.idempotent = false;
+    waitOutBusyConversation(r);
     const auto mode
         = request.stream ? OpenAiRunStream::Mode::CreateStreaming : OpenAiRunStream::Mode::CreateJson;
     if (request.stream)
@@ -389,6 +405,7 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     r.headers.emplaceBack("Content-Type", "application/json");
     // Not idempotent: a retry after the server took the request would answer twice.
     r.idempotent = false;
+    waitOutBusyConversation(r);
     const HttpResponse created = co_await m_http->send(std::move(r));
     if (!self) {
         result.error = RunError::cancelled();
