@@ -1051,6 +1051,22 @@
         <source>The server answered the conversation request without a conversation id.</source>
         <translation>Der Server hat die Anfrage nach einer Unterhaltung ohne deren ID beantwortet.</translation>
     </message>
+    <message>
+        <source>The service refused streaming for this agent (%1). Runwatch follows the run by polling it instead.</source>
+        <translation>Der Dienst hat Streaming für diesen Agenten abgelehnt (%1). Runwatch verfolgt den Lauf stattdessen durch Abfragen.</translation>
+    </message>
+    <message>
+        <source>The service refused background mode for this agent (%1). The run was created without it; if its stream breaks, Runwatch polls it.</source>
+        <translation>Der Dienst hat den Hintergrundmodus für diesen Agenten abgelehnt (%1). Der Lauf wurde ohne ihn erstellt; bricht sein Stream ab, fragt Runwatch ihn ab.</translation>
+    </message>
+    <message>
+        <source>Followed otherwise</source>
+        <translation>Anders verfolgt</translation>
+    </message>
+    <message>
+        <source>Nobody answered the agent&apos;s tool calls within the service&apos;s 10-minute window: the response has expired. Start a new run to go on.</source>
+        <translation>Niemand hat die Tool-Aufrufe des Agenten im 10-Minuten-Fenster des Dienstes beantwortet: die Antwort ist abgelaufen. Starte einen neuen Lauf, um weiterzumachen.</translation>
+    </message>
 </context>
 <context>
     <name>RunBackend</name>
@@ -2466,111 +2482,6 @@ Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektor
         <translation>--auth nimmt bearer, header:NAME (ein Header-Name wie x-api-key) oder none, nicht „%1“</translation>
     </message>
     <message>
-        <source>  --json              JSON Lines output
-  --allow-insecure-http  permit plain http:// to a non-loopback host
-  --version           print the version
-
-Commands:
-  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
-        [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: the agent to run, for services that run agents; --deadline: a time
-                      budget such as 45m or 2h, warned before, cancelled at the end when asked;
-                      --input: structured input, where the backend takes it (see &quot;Backends&quot;
-                      below). The prompt titles the run)
-  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
-                      the next turn after a completed run, as the backend continues a
-                      conversation (see &quot;Backends&quot;): a run of its own, printed like start&apos;s;
-                      status shows its parent
-  watch RUN [--give-up-after DURATION]
-                      primary text to stdout as it arrives, secondary output to stderr;
-                      resumes after drops; exits at a terminal state or when input is required.
-                      Trouble that waiting can cure never ends following (&quot;[reconnecting]
-                      next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
-                      attach) stops after that long without progress, exit 1
-  status RUN          refreshes and prints the run
-  cancel RUN          cancels and waits (bounded) until the run is terminal
-  delete RUN [--local]  deletes on the server (when supported) and locally
-  list [--all] [--stuck]
-                      active runs (--all: every stored run; --stuck: only the live runs
-                      without progress for several times their expected duration, shown
-                      as &quot;stuck&quot; where the status would be)
-  list --remote       the service&apos;s own list of runs, incl. ones started elsewhere: remote
-                      id, status, title
-  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
-  agent               what the service says about itself (e.g. an agent card)
-  agents              the service&apos;s agents (id, name, model), where it runs agents
-  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
-               --value JSON | --output CALL_ID=TEXT ...)
-                      --value: a typed answer to a form (the run&apos;s JSON Schema), checked
-                      before it is sent; a mistake names the field, exit 2. --output: a tool
-                      call&apos;s output (see &quot;Backends&quot;)
-  resume              reattaches every unfinished run in the store and follows them all
-  export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
-  prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
-  connections         the saved connections: name, backend, auth style, URL, where the key
-                      is kept
-  deadline RUN (--in DURATION [--cancel] | --clear)
-                      the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
-                      it at the deadline (done by whoever follows it: the app, watch)
-  stuck-rule [--factor N] [--floor DURATION]
-                      when a live run counts as stuck (app, list, status): no progress for
-                      N × its expected duration (default 3), never under the floor (2m);
-                      without options prints the rule
-</source>
-        <translation>  --json              Ausgabe als JSON Lines
-  --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
-  --version           gibt die Version aus
-
-Befehle:
-  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
-        [--follow [--give-up-after DAUER]] [--deadline DAUER [--cancel-at-deadline]]
-                      (--agent: der Agent, der laufen soll, bei Diensten mit Agenten; --deadline:
-                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen;
-                      --input: strukturierte Eingabe, wo das Backend sie annimmt (siehe „Backends“
-                      unten). Der Prompt betitelt den Lauf)
-  followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
-                      die nächste Runde nach einem abgeschlossenen Lauf, so wie das Backend ein
-                      Gespräch fortsetzt (siehe „Backends“): ein eigener Lauf, ausgegeben wie bei
-                      start; status zeigt seinen Vorgänger
-  watch LAUF [--give-up-after DAUER]
-                      Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
-                      setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
-                      Eingabe nötig ist. Probleme, die sich durch Warten lösen, beenden das
-                      Folgen nie („[verbinde neu] nächster Versuch in N s“); --give-up-after
-                      (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
-                      Fortschritt auf, Exit-Code 1
-  status LAUF         aktualisiert den Lauf und gibt ihn aus
-  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
-  delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
-  list [--all] [--stuck]
-                      aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
-                      ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
-                      „stuck“ an der Stelle des Status)
-  list --remote       die eigene Laufliste des Dienstes, auch anderswo gestartete Läufe:
-                      Remote-ID, Status, Titel
-  attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
-  agent               was der Dienst über sich selbst sagt (z. B. eine Agent Card)
-  agents              die Agenten des Dienstes (ID, Name, Modell), wo er Agenten ausführt
-  respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
-               --value JSON | --output CALL_ID=TEXT ...)
-                      --value: eine typisierte Antwort auf ein Formular (das JSON-Schema des Laufs),
-                      vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2. --output:
-                      die Ausgabe eines Tool-Aufrufs (siehe „Backends“)
-  resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
-  export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
-  prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
-  connections         die gespeicherten Verbindungen: Name, Backend, Authentifizierungsart, URL,
-                      wo der Schlüssel liegt
-  deadline LAUF (--in DAUER [--cancel] | --clear)
-                      das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
-                      zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
-  stuck-rule [--factor N] [--floor DAUER]
-                      wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
-                      Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
-                      Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
-</translation>
-    </message>
-    <message>
         <source>
 RUN is the local or the remote id. A stored run started on a saved connection goes through it
 again (its options and key) unless --url/--backend are given. API keys never come from the
@@ -2620,6 +2531,126 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
     <message>
         <source>The run was deleted from the store by another process; stopped following it.</source>
         <translation>Der Lauf wurde von einem anderen Prozess aus dem Laufspeicher gelöscht; er wird nicht mehr verfolgt.</translation>
+    </message>
+    <message>
+        <source>  --json              JSON Lines output
+  --allow-insecure-http  permit plain http:// to a non-loopback host
+  --version           print the version
+
+Commands:
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--conversation new|ID]
+        [--no-stream] [--follow [--give-up-after DURATION]]
+        [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: the agent to run, for services that run agents; --conversation:
+                      the run is a turn of the service&apos;s conversation, a new one or the one
+                      named, and its follow-ups go there too, for services with conversations;
+                      --deadline: a time budget such as 45m or 2h, warned before, cancelled at the
+                      end when asked; --input: structured input, where the backend takes it (see
+                      &quot;Backends&quot; below). The prompt titles the run)
+  followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
+                      the next turn after a completed run, as the backend continues a
+                      conversation (see &quot;Backends&quot;): a run of its own, printed like start&apos;s;
+                      status shows its parent
+  watch RUN [--give-up-after DURATION]
+                      primary text to stdout as it arrives, secondary output to stderr;
+                      resumes after drops; exits at a terminal state or when input is required.
+                      Trouble that waiting can cure never ends following (&quot;[reconnecting]
+                      next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
+                      attach) stops after that long without progress, exit 1
+  status RUN          refreshes and prints the run
+  cancel RUN          cancels and waits (bounded) until the run is terminal
+  delete RUN [--local]  deletes on the server (when supported) and locally
+  list [--all] [--stuck]
+                      active runs (--all: every stored run; --stuck: only the live runs
+                      without progress for several times their expected duration, shown
+                      as &quot;stuck&quot; where the status would be)
+  list --remote       the service&apos;s own list of runs, incl. ones started elsewhere: remote
+                      id, status, title
+  attach REMOTE-ID    adopts a run started elsewhere by its remote id and watches it
+  agent               what the service says about itself (e.g. an agent card)
+  agents              the service&apos;s agents (id, name, model), where it runs agents
+  respond RUN (--text T | --approve | --reject [--comment C] | --choice C |
+               --value JSON | --output CALL_ID=TEXT ...)
+                      --value: a typed answer to a form (the run&apos;s JSON Schema), checked
+                      before it is sent; a mistake names the field, exit 2. --output: a tool
+                      call&apos;s output (see &quot;Backends&quot;)
+  resume              reattaches every unfinished run in the store and follows them all
+  export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
+  prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
+  connections         the saved connections: name, backend, auth style, URL, where the key
+                      is kept
+  deadline RUN (--in DURATION [--cancel] | --clear)
+                      the run&apos;s time budget from now (90s, 45m, 2h, 1h30m); --cancel: cancel
+                      it at the deadline (done by whoever follows it: the app, watch)
+  stuck-rule [--factor N] [--floor DURATION]
+                      when a live run counts as stuck (app, list, status): no progress for
+                      N × its expected duration (default 3), never under the floor (2m);
+                      without options prints the rule
+</source>
+        <translation>  --json              Ausgabe als JSON Lines
+  --allow-insecure-http  erlaubt einfaches http:// zu einem Host, der nicht Loopback ist
+  --version           gibt die Version aus
+
+Befehle:
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--conversation new|ID]
+        [--no-stream] [--follow [--give-up-after DAUER]]
+        [--deadline DAUER [--cancel-at-deadline]]
+                      (--agent: der Agent, der laufen soll, bei Diensten mit Agenten;
+                      --conversation: der Lauf ist eine Runde der Unterhaltung des Dienstes, einer
+                      neuen oder der genannten, und seine Nachfragen gehen auch dorthin, bei
+                      Diensten mit Unterhaltungen; --deadline: ein Zeitbudget wie 45m oder 2h,
+                      Warnung davor, auf Wunsch am Ende abgebrochen; --input: strukturierte
+                      Eingabe, wo das Backend sie annimmt (siehe „Backends“ unten). Der Prompt
+                      betitelt den Lauf)
+  followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
+                      die nächste Runde nach einem abgeschlossenen Lauf, so wie das Backend ein
+                      Gespräch fortsetzt (siehe „Backends“): ein eigener Lauf, ausgegeben wie bei
+                      start; status zeigt seinen Vorgänger
+  watch LAUF [--give-up-after DAUER]
+                      Haupttext nach stdout, sobald er eintrifft, Nebenausgaben nach stderr;
+                      setzt nach Abbrüchen fort; endet bei einem Endzustand oder wenn eine
+                      Eingabe nötig ist. Probleme, die sich durch Warten lösen, beenden das
+                      Folgen nie („[verbinde neu] nächster Versuch in N s“); --give-up-after
+                      (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
+                      Fortschritt auf, Exit-Code 1
+  status LAUF         aktualisiert den Lauf und gibt ihn aus
+  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
+  delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
+  list [--all] [--stuck]
+                      aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
+                      ohne Fortschritt seit einem Vielfachen ihrer erwarteten Dauer, mit
+                      „stuck“ an der Stelle des Status)
+  list --remote       die eigene Laufliste des Dienstes, auch anderswo gestartete Läufe:
+                      Remote-ID, Status, Titel
+  attach REMOTE-ID    übernimmt einen anderswo gestarteten Lauf über seine Remote-ID und beobachtet ihn
+  agent               was der Dienst über sich selbst sagt (z. B. eine Agent Card)
+  agents              die Agenten des Dienstes (ID, Name, Modell), wo er Agenten ausführt
+  respond LAUF (--text T | --approve | --reject [--comment C] | --choice C |
+               --value JSON | --output CALL_ID=TEXT ...)
+                      --value: eine typisierte Antwort auf ein Formular (das JSON-Schema des Laufs),
+                      vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2. --output:
+                      die Ausgabe eines Tool-Aufrufs (siehe „Backends“)
+  resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
+  export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
+  prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
+  connections         die gespeicherten Verbindungen: Name, Backend, Authentifizierungsart, URL,
+                      wo der Schlüssel liegt
+  deadline LAUF (--in DAUER [--cancel] | --clear)
+                      das Zeitbudget des Laufs ab jetzt (90s, 45m, 2h, 1h30m); --cancel: ihn
+                      zur Frist abbrechen (tut, wer ihm folgt: die App, watch)
+  stuck-rule [--factor N] [--floor DAUER]
+                      wann ein laufender Lauf als festgefahren gilt (App, list, status): kein
+                      Fortschritt für N × seine erwartete Dauer (Standard 3), nie unter der
+                      Untergrenze (2m); ohne Optionen wird die Regel ausgegeben
+</translation>
+    </message>
+    <message>
+        <source>start: --conversation needs new or a conversation id</source>
+        <translation>start: --conversation braucht new oder die ID einer Unterhaltung</translation>
+    </message>
+    <message>
+        <source>start: --conversation: the %1 backend has no conversations</source>
+        <translation>start: --conversation: das Backend %1 hat keine Unterhaltungen</translation>
     </message>
 </context>
 <context>
@@ -3158,10 +3189,6 @@ Dort speichern?</translation>
         <translation>start --input: die Eingabe des Jobs. respond: --text auf eine Frage, --approve/--reject auf eine Freigabe, --choice auf Optionen, --value auf ein Formular.</translation>
     </message>
     <message>
-        <source>start --input: input items. followup: the next response (previous_response_id). respond: --output once per pending tool call, all sent in one request (--text when exactly one is pending); --approve/--reject answer every pending MCP approval; the run goes on in the next response, which watch RUN follows.</source>
-        <translation>start --input: Eingabeelemente. followup: die nächste Antwort (previous_response_id). respond: --output einmal je offenem Tool-Aufruf, alle in einer Anfrage gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe; der Lauf geht in der nächsten Antwort weiter, der watch LAUF folgt.</translation>
-    </message>
-    <message>
         <source>Key in &amp;query or cookie:</source>
         <translation>Schlüssel in &amp;Query oder Cookie:</translation>
     </message>
@@ -3200,6 +3227,10 @@ Dort speichern?</translation>
     <message>
         <source>Classic threads/runs, retiring 2027-03-31: Foundry&apos;s current agents run through --backend openai on the project&apos;s /openai/v1 endpoint (--agent NAME[:VERSION]). start needs --agent (agents lists them). followup: a message and a new run on the same thread. respond: --output once per pending tool call, all sent in one submit (--text when exactly one is pending); --approve/--reject answer every pending MCP approval.</source>
         <translation>Klassische Threads/Läufe, enden am 31.03.2027: Foundrys aktuelle Agenten laufen über --backend openai am Endpunkt /openai/v1 des Projekts (--agent NAME[:VERSION]). start braucht --agent (agents listet sie auf). followup: eine Nachricht und ein neuer Lauf im selben Thread. respond: --output einmal je offenem Tool-Aufruf, alle in einer Übermittlung gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe.</translation>
+    </message>
+    <message>
+        <source>start --input: input items. start --conversation new|ID: the run is a turn of a conversation (new: created first). start --agent NAME[:VERSION] on an Azure AI Foundry project&apos;s …/api/projects/P/openai/v1 URL: the project&apos;s agent (agent_reference), in a conversation of its own unless one is named; runwatch-cli agents lists them. followup: the next response, in the run&apos;s conversation, else by previous_response_id. respond: --output once per pending tool call, all sent in one request (--text when exactly one is pending); --approve/--reject answer every pending MCP approval; the run goes on in the next response, which watch RUN follows.</source>
+        <translation>start --input: Eingabeelemente. start --conversation new|ID: der Lauf ist eine Runde einer Unterhaltung (new: zuerst erstellt). start --agent NAME[:VERSION] an der URL …/api/projects/P/openai/v1 eines Azure-AI-Foundry-Projekts: der Agent des Projekts (agent_reference), in einer eigenen Unterhaltung, wenn keine genannt ist; runwatch-cli agents listet sie. followup: die nächste Antwort, in der Unterhaltung des Laufs, sonst über previous_response_id. respond: --output einmal je offenem Tool-Aufruf, alle in einer Anfrage gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe; der Lauf geht in der nächsten Antwort weiter, der watch LAUF folgt.</translation>
     </message>
 </context>
 <context>
@@ -4047,6 +4078,18 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     <message>
         <source>%1 (v%2)</source>
         <translation>%1 (v%2)</translation>
+    </message>
+    <message>
+        <source>No agent (a model)</source>
+        <translation>Kein Agent (ein Modell)</translation>
+    </message>
+    <message>
+        <source>No agent (model %1)</source>
+        <translation>Kein Agent (Modell %1)</translation>
+    </message>
+    <message>
+        <source>The service has no agents: runs go to the model.</source>
+        <translation>Der Dienst hat keine Agenten: Läufe gehen an das Modell.</translation>
     </message>
 </context>
 <context>

@@ -125,7 +125,7 @@ Capabilities OpenAiBackend::capabilities() const
 {
     Capabilities caps = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
                         | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::FollowUp
-                        | Capability::StructuredInput;
+                        | Capability::StructuredInput | Capability::Conversations;
     if (!foundryProject().isEmpty())
         caps |= Capability::Catalog; // the project's agents
     return caps;
@@ -204,8 +204,9 @@ RunStream *OpenAiBackend::followUp(ContinuationToken parentToken, StartRequest r
 RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject *parent)
 {
     HttpRequest r = this->request("POST", u"/responses"_s);
-    // A Foundry agent (--agent NAME[:VERSION]) runs in a conversation of its own, created first;
-    // it brings its own model (and refuses instructions, tools and the like next to it).
+    // A Foundry agent (--agent NAME[:VERSION]) runs in a conversation, one of its own created first
+    // unless one is named; it brings its own model (and refuses instructions, tools and the like
+    // next to it). A plain model runs in a conversation when asked (start --conversation new|ID).
     std::optional<QJsonObject> agent;
     QString agentProblem;
     if (!request.agent.isEmpty()) {
@@ -214,6 +215,11 @@ RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject
         agent = link.take(OpenAi::kAgentReference).toObject();
     }
     QJsonObject body = link;
+    // A turn of a conversation the operator named (start --conversation ID); a follow-up's link
+    // names its parent's instead.
+    const bool linked = body.contains(OpenAi::kConversation) || body.contains(u"previous_response_id"_s);
+    if (!linked && !request.conversation.isEmpty() && request.conversation != kNewConversation)
+        body.insert(OpenAi::kConversation, request.conversation);
     if (agent) {
         body.insert(OpenAi::kAgentReference, *agent);
     } else {
@@ -250,7 +256,8 @@ RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject
                                        SseRunStream::stallTimeoutFor(m_connection), parent);
     if (!agentProblem.isEmpty()) {
         stream->refuse(RunError::client(u"bad_agent"_s, agentProblem));
-    } else if (!request.agent.isEmpty() && !body.contains(OpenAi::kConversation)) {
+    } else if (!linked && !body.contains(OpenAi::kConversation)
+               && (!request.agent.isEmpty() || request.conversation == kNewConversation)) {
         HttpRequest conversation = this->request("POST", u"/conversations"_s);
         QJsonObject conversationBody;
         if (!request.clientRunId.isEmpty())

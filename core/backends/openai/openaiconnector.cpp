@@ -42,7 +42,11 @@ ConnectorDescriptor openAiConnector()
     };
     row.cliNotes = QT_TRANSLATE_NOOP(
         "Runwatch::Connector",
-        "start --input: input items. followup: the next response (previous_response_id). respond: "
+        "start --input: input items. start --conversation new|ID: the run is a turn of a conversation "
+        "(new: created first). start --agent NAME[:VERSION] on an Azure AI Foundry project's "
+        "…/api/projects/P/openai/v1 URL: the project's agent (agent_reference), in a conversation of its "
+        "own unless one is named; runwatch-cli agents lists them. followup: the next response, in the "
+        "run's conversation, else by previous_response_id. respond: "
         "--output once per pending tool call, all sent in one request (--text when exactly one is "
         "pending); --approve/--reject answer every pending MCP approval; the run goes on in the next "
         "response, which watch RUN follows.");
