@@ -25,9 +25,29 @@ namespace {
 
 constexpr int kWait = RunwatchTest::kEngineWait;
 
+// The simulator's default agents (researcher v3, writer v1) and two that refuse a parameter.
+RunwatchSim::OpenAiSimConfig withRefusingAgents()
+{
+    RunwatchSim::OpenAiSimConfig config;
+    config.agents.append({.name = u"no-stream"_s,
+                          .version = 1,
+                          .model = {},
+                          .description = {},
+                          .instructions = {},
+                          .refusesStream = true});
+    config.agents.append({.name = u"no-background"_s,
+                          .version = 1,
+                          .model = {},
+                          .description = {},
+                          .instructions = {},
+                          .refusesBackground = true});
+    return config;
+}
+
 struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
 {
-    Rig()
+    explicit Rig(const RunwatchSim::OpenAiSimConfig &config = withRefusingAgents())
+        : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>(config)
     {
         sim.setIntervalMs(1);
         QVERIFY(sim.listen());
@@ -52,6 +72,13 @@ struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
         return bodies;
     }
 };
+
+// How many of the run's secondary items have this id.
+qsizetype notesOf(const Run &run, const QString &itemId)
+{
+    return std::count_if(run.secondary.cbegin(), run.secondary.cend(),
+                         [&itemId](const SecondaryItem &item) { return item.id == itemId; });
+}
 
 } // namespace
 
@@ -179,6 +206,47 @@ private Q_SLOTS:
         QCOMPARE(rig.sim.responseIds().size(), 2);
         QCOMPARE(rig.sim.conversationIds().size(), 1);
         QCoro::waitFor(backend.shutdown());
+    }
+
+    // An agent that will not stream: the create is refused with 400 naming `stream`, made again in
+    // the background without a stream, and the run followed by polling to the same text; why is
+    // noted on the run once.
+    void refusedStreamIsPolled()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"no-stream"_s, u"normal deltas=9"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(9));
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2);
+        QVERIFY(creates.at(0).value(u"stream"_s).toBool());
+        QVERIFY(!creates.at(1).value(u"stream"_s).toBool());
+        QVERIFY(creates.at(1).value(u"background"_s).toBool());
+        QCOMPARE(creates.at(1).value(u"conversation"_s), creates.at(0).value(u"conversation"_s));
+        QCOMPARE(rig.sim.responseIds().size(), 1);
+        QCOMPARE(notesOf(run, u"runwatch-refused-stream"_s), 1);
+        QVERIFY(rig.sim.requestCount(RunwatchSim::OpenAiEndpoint::Retrieve) >= 1); // polled
+    }
+
+    // An agent that will not run in the background: created again without it, streamed to its
+    // end; why is noted on the run once.
+    void refusedBackgroundStillRuns()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"no-background"_s, u"normal deltas=6"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(6));
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2);
+        QVERIFY(creates.at(0).value(u"background"_s).toBool());
+        QVERIFY(!creates.at(1).contains(u"background"_s));
+        QVERIFY(creates.at(1).value(u"stream"_s).toBool());
+        QCOMPARE(rig.sim.responseIds().size(), 1);
+        QCOMPARE(notesOf(run, u"runwatch-refused-background"_s), 1);
     }
 
     // A name the connector cannot turn into an agent_reference is refused with nothing sent.
