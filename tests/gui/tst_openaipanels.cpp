@@ -4,8 +4,8 @@
 // shows the same Respond panel as Foundry's tool outputs (one row per call with its name and
 // arguments), Send waits for both outputs, one request (previous_response_id) carries both, and the
 // same run goes on to completion with the simulator's text. And New Run on a Foundry project's
-// endpoint: the project's agents, and a run on the one picked; a Foundry agent's function call
-// counting down its 10-minute window, and expiring.
+// endpoint: the project's agents, a run on the one picked, or on a plain model; a Foundry agent's
+// function call counting down its 10-minute window, and expiring.
 #include "actioncontroller.h"
 #include "detailpane.h"
 #include "inputpanel.h"
@@ -22,6 +22,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QStackedWidget>
 
 using namespace Runwatch;
@@ -103,7 +104,7 @@ private Q_SLOTS:
         QComboBox *agents = dialog.agentBox();
         dialog.setConnection(foundry);
         QVERIFY(agents->isVisibleTo(&dialog));
-        QTRY_COMPARE(agents->count(), 2);
+        QTRY_COMPARE(agents->count(), 3); // "No agent (model …)" and the two agents
         QVERIFY(agents->findText(u"researcher (v3) · runwatch-sim-1"_s) >= 0);
         agents->setCurrentIndex(agents->findText(u"writer"_s, Qt::MatchStartsWith));
         dialog.promptEdit()->setPlainText(u"normal deltas=4"_s);
@@ -169,6 +170,48 @@ private Q_SLOTS:
         QVERIFY(run(id)->isTerminal());
         QCOMPARE(run(id)->error.code, u"expired"_s);
         QVERIFY(run(id)->error.message.contains(u"10-minute"_s));
+    }
+
+    // On a project endpoint a run may also go to a plain model: the picker offers "No agent
+    // (model M)" first (an agent stays the default), and such a run names the model, not an agent.
+    void newRunWithoutAnAgent()
+    {
+        const QString foundry = u"Foundry project"_s;
+        m_b->add(foundry, u"openai"_s, m_b->sim.foundryBaseUrl(), u"runwatch-sim-1"_s);
+        NewRunDialog dialog(&m_b->manager);
+        QComboBox *agents = dialog.agentBox();
+        dialog.setConnection(foundry);
+        QTRY_COMPARE(agents->count(), 3);
+        QCOMPARE(agents->itemText(0), u"No agent (model runwatch-sim-1)"_s);
+        QVERIFY(!agents->currentData().toString().isEmpty()); // an agent by default
+        agents->setCurrentIndex(0);
+        dialog.promptEdit()->setPlainText(u"normal deltas=3"_s);
+        auto *start = dialog.findChild<QPushButton *>(u"newRunStart"_s);
+        QVERIFY(start && start->isEnabled());
+        if (const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR"); !dir.isEmpty()) {
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            agents->showPopup();
+            QTest::qWait(200);
+            m_window->screen()
+                ->grabWindow(0)
+                .copy(dialog.frameGeometry().adjusted(0, 0, 0, 120))
+                .save(dir + u"/foundry-no-agent-picker.png"_s);
+            agents->hidePopup();
+        }
+        const StartRequest request = dialog.request();
+        QVERIFY(request.agent.isEmpty());
+        QCOMPARE(request.model, u"runwatch-sim-1"_s);
+        const QString id = m_b->manager.startRun(dialog.connection(), request);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(run(id)->primaryText, OpenAiSimulator::tokenText(3));
+        const QJsonObject body = creates().constLast();
+        QCOMPARE(body.value(u"model"_s).toString(), u"runwatch-sim-1"_s);
+        QVERIFY(!body.contains(u"agent_reference"_s));
+        QVERIFY(!body.contains(u"conversation"_s));
+        // A plain OpenAI base lists no agents: no picker.
+        dialog.setConnection(kSim);
+        QVERIFY(!agents->isVisibleTo(&dialog));
     }
 };
 
