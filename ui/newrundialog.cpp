@@ -180,8 +180,16 @@ QString NewRunDialog::plainModel() const
 
 void NewRunDialog::nameNoAgentItem()
 {
-    const int at = m_agent->findData(QString(), Qt::UserRole, Qt::MatchExactly);
-    if (!m_agentOptional || at < 0)
+    if (!m_agentOptional)
+        return;
+    // The item whose data is an empty string (the "Loading…" placeholder has none at all).
+    int at = -1;
+    for (int i = 0; at < 0 && i < m_agent->count(); ++i) {
+        const QVariant data = m_agent->itemData(i);
+        if (data.isValid() && data.toString().isEmpty())
+            at = i;
+    }
+    if (at < 0)
         return;
     const QString model = plainModel();
     m_agent->setItemText(at,
