@@ -3389,6 +3389,10 @@ Dort speichern?</translation>
         <source>send the Q3 report and clean up</source>
         <translation>den Q3-Bericht senden und aufräumen</translation>
     </message>
+    <message>
+        <source>find the sources on last week&apos;s TLS incident</source>
+        <translation>die Quellen zum TLS-Vorfall der letzten Woche finden</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::DemoSimulators</name>

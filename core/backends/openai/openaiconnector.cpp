@@ -52,12 +52,19 @@ ConnectorDescriptor openAiConnector()
         "response, which watch RUN follows.");
     row.create = &makeBackend<OpenAiBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo OpenAI");
+    // The simulator's Azure AI Foundry project: the same Responses API, and its agents too (New Run
+    // lists them; the Agent run is one of them in a conversation of its own).
+    row.demo.urlPath = "/api/projects/runwatch-sim/openai/v1"_L1;
     row.demo.defaultModel = u"runwatch-sim-1"_s;
     row.demo.runs = {
         {Seed::Failed, "Fail"_L1,
          QT_TRANSLATE_NOOP("Runwatch::DemoMode", "summarise this week's TLS advisories")},
         {Seed::Cancelled, "Long"_L1,
          QT_TRANSLATE_NOOP("Runwatch::DemoMode", "check the TLS setup of every service")},
+        {Seed::Agent,
+         {},
+         QT_TRANSLATE_NOOP("Runwatch::DemoMode", "find the sources on last week's TLS incident"),
+         "researcher"_L1},
         {Seed::Streaming, "Reasoning"_L1,
          QT_TRANSLATE_NOOP("Runwatch::DemoMode", "audit the TLS stacks we ship")},
     };
