@@ -168,7 +168,7 @@ QString NewRunDialog::connectionHint() const
 // connector's default (what the backend falls back to).
 QString NewRunDialog::plainModel() const
 {
-    const QString typed = m_model->currentText().trimmed();
+    QString typed = m_model->currentText().trimmed();
     if (!typed.isEmpty())
         return typed;
     const auto conn = m_manager ? m_manager->connection(connection()) : std::nullopt;
