@@ -1067,6 +1067,10 @@
         <source>Nobody answered the agent&apos;s tool calls within the service&apos;s 10-minute window: the response has expired. Start a new run to go on.</source>
         <translation>Niemand hat die Tool-Aufrufe des Agenten im 10-Minuten-Fenster des Dienstes beantwortet: die Antwort ist abgelaufen. Starte einen neuen Lauf, um weiterzumachen.</translation>
     </message>
+    <message>
+        <source>The service refuses both background mode and streaming for this agent: Runwatch cannot follow a run that answers only when it is over.</source>
+        <translation>Der Dienst lehnt für diesen Agenten sowohl den Hintergrundmodus als auch Streaming ab: Runwatch kann keinem Lauf folgen, der erst antwortet, wenn er vorbei ist.</translation>
+    </message>
 </context>
 <context>
     <name>RunBackend</name>

@@ -41,6 +41,13 @@ RunwatchSim::OpenAiSimConfig withRefusingAgents()
                           .description = {},
                           .instructions = {},
                           .refusesBackground = true});
+    config.agents.append({.name = u"neither"_s,
+                          .version = 1,
+                          .model = {},
+                          .description = {},
+                          .instructions = {},
+                          .refusesBackground = true,
+                          .refusesStream = true});
     return config;
 }
 
@@ -247,6 +254,23 @@ private Q_SLOTS:
         QVERIFY(creates.at(1).value(u"stream"_s).toBool());
         QCOMPARE(rig.sim.responseIds().size(), 1);
         QCOMPARE(notesOf(run, u"runwatch-refused-background"_s), 1);
+    }
+
+    // An agent that refuses both: a create without either would answer only when the run is over,
+    // so none is sent; the run fails with the service's refusal and why, nothing created.
+    void refusedBothFailsClearly()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"neither"_s, u"normal deltas=3"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Failed);
+        QVERIFY2(run.error.message.contains(u"both background mode and streaming"_s),
+                 qPrintable(run.error.message));
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2); // as asked, then without background; never without both
+        QVERIFY(creates.at(1).value(u"stream"_s).toBool());
+        QCOMPARE(rig.sim.responseIds().size(), 0);
     }
 
     // A name the connector cannot turn into an agent_reference is refused with nothing sent.

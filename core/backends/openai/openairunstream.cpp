@@ -68,7 +68,7 @@ QCoro::Task<bool> OpenAiRunStream::withNewConversation(HttpRequest &request)
     co_return true;
 }
 
-bool OpenAiRunStream::dropRefusedParameter(HttpRequest &request, const HttpResponse &refusal)
+bool OpenAiRunStream::dropRefusedParameter(HttpRequest &request, HttpResponse &refusal)
 {
     if (m_mode == Mode::Resume || refusal.status != 400)
         return false;
@@ -79,6 +79,18 @@ bool OpenAiRunStream::dropRefusedParameter(HttpRequest &request, const HttpRespo
     const QString param = error.value(u"param"_s).toString();
     if ((param != u"background"_s && param != u"stream"_s) || !body.value(param).toBool())
         return false;
+    const QString other = param == u"stream"_s ? u"background"_s : u"stream"_s;
+    if (!body.value(other).toBool()) {
+        // Neither background nor a stream: the create would answer only once the run is over, far
+        // past any time-to-headers limit, and a run cut off there could not be found again. Not
+        // sent: the run fails with the service's refusal and why Runwatch stops there.
+        refusal.error.message
+            += u" — "_s
+               + Text::tr("The service refuses both background mode and streaming for this "
+                          "agent: Runwatch cannot follow a run that answers only when it is "
+                          "over.");
+        return false;
+    }
     const QString why = refusal.error.message.isEmpty() ? refusal.error.toString() : refusal.error.message;
     QString note;
     if (param == u"stream"_s) {
@@ -128,7 +140,7 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
     // At most three rounds: the create as asked, and once more for each parameter refused.
     for (;;) {
         if (m_mode == Mode::CreateJson) {
-            const HttpResponse response = co_await m_http->send(request);
+            HttpResponse response = co_await m_http->send(request);
             if (!self || isAborted())
                 co_return;
             if (!response.ok() && dropRefusedParameter(request, response))

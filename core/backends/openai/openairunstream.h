@@ -40,8 +40,9 @@ private:
     QCoro::Task<> run(HttpRequest request);
     // The create was refused because the agent does not take `background` or `stream` (a 400
     // naming the parameter, foundry-agents-and-gemini.md §1.4): drops it from `request`, notes
-    // why, and says whether to send again. Each parameter once.
-    bool dropRefusedParameter(HttpRequest &request, const HttpResponse &refusal);
+    // why, and says whether to send again. Each parameter once, and never both (then `refusal`'s
+    // message says why not).
+    bool dropRefusedParameter(HttpRequest &request, HttpResponse &refusal);
     void prepareBatch(QList<RunEvent> &batch) override;
     // Creates the conversation and names it in `request`'s body; false when the stream ended.
     QCoro::Task<bool> withNewConversation(HttpRequest &request);
