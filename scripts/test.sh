@@ -11,7 +11,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup-deps.sh"
-"$root/scripts/setup-test-peers.sh" # the official A2A SDK agent, openai and @azure/ai-agents clients (npm)
+"$root/scripts/setup-test-peers.sh" # the official A2A SDK agent, openai, @azure/ai-agents and @azure/ai-projects clients (npm)
 "$root/scripts/test-build.sh"
 build="${RUNWATCH_TEST_BUILD_DIR:-$root/build-asan}"
 supp="$root/tests/sanitizers"

@@ -56,7 +56,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
                        "at /api/projects/<project>/openai/v1 with agents and conversations."),
         value("agent",
               "A Foundry prompt agent of the OpenAI simulator (repeatable; replaces the default researcher "
-              "and writer): name=N,version=3,model=M,description=D,instructions=I (values without ',').",
+              "and writer): name=N,version=3,model=M,description=D,instructions=I,refuses=background+stream "
+              "(values without ','; refuses: 400 for a create naming the agent with that parameter true).",
               "SPEC"),
         flag("send-done", "Send \"data: [DONE]\" after the terminal event."),
         flag("obfuscation", "Add \"obfuscation\" padding to text deltas."),

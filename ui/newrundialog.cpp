@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "newrundialog.h"
 
+#include "backends/registry.h"
 #include "backends/runbackend.h"
 #include "engine/runmanager.h"
 #include "json/jsonschema.h"
@@ -105,6 +106,8 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_connection, &QComboBox::currentIndexChanged, this, &NewRunDialog::onConnectionChanged);
     connect(m_prompt, &QPlainTextEdit::textChanged, this, &NewRunDialog::validate);
+    connect(m_agent, &QComboBox::currentIndexChanged, this, &NewRunDialog::onAgentChanged);
+    connect(m_model, &QComboBox::currentTextChanged, this, &NewRunDialog::nameNoAgentItem);
     connect(m_input, &QPlainTextEdit::textChanged, this, &NewRunDialog::validate);
     onConnectionChanged();
     m_prompt->setFocus();
@@ -166,12 +169,58 @@ QString NewRunDialog::connectionHint() const
     return tr("%1 · %2").arg(conn->backend, conn->baseUrl.toDisplayString());
 }
 
+// The model a run without an agent uses: the one typed, else the connection's, else the
+// connector's default (what the backend falls back to).
+QString NewRunDialog::plainModel() const
+{
+    QString typed = m_model->currentText().trimmed();
+    if (!typed.isEmpty())
+        return typed;
+    const auto conn = m_manager ? m_manager->connection(connection()) : std::nullopt;
+    if (conn && !conn->defaultModel.isEmpty())
+        return conn->defaultModel;
+    const ConnectorDescriptor *row = conn ? connector(conn->backend) : nullptr;
+    return row ? row->defaultModel : QString();
+}
+
+void NewRunDialog::nameNoAgentItem()
+{
+    if (!m_agentOptional)
+        return;
+    // The item whose data is an empty string (the "Loading…" placeholder has none at all).
+    int at = -1;
+    for (int i = 0; at < 0 && i < m_agent->count(); ++i) {
+        const QVariant data = m_agent->itemData(i);
+        if (data.isValid() && data.toString().isEmpty())
+            at = i;
+    }
+    if (at < 0)
+        return;
+    const QString model = plainModel();
+    m_agent->setItemText(at,
+                         model.isEmpty() ? tr("No agent (a model)") : tr("No agent (model %1)").arg(model));
+}
+
+void NewRunDialog::onAgentChanged()
+{
+    // An agent brings its model; without one, the model field is what runs.
+    const bool agent = !m_agent->currentData().toString().isEmpty();
+    m_model->lineEdit()->setPlaceholderText(m_agent->isVisibleTo(this) && agent ? tr("The agent's own")
+                                                                                : QString());
+    validate();
+}
+
 void NewRunDialog::loadAgents()
 {
     ++m_agentsGeneration;
     m_agent->clear();
     RunBackend *backend = m_manager ? m_manager->backend(connection()) : nullptr;
     const bool hasCatalog = backend && backend->capabilities().testFlag(Capability::Catalog);
+    // Where a run may also go to a plain model (the connector does not need an agent, e.g. a
+    // project endpoint that also serves models), the picker offers "no agent" too.
+    const auto current = m_manager ? m_manager->connection(connection()) : std::nullopt;
+    const ConnectorDescriptor *row = current ? connector(current->backend) : nullptr;
+    m_agentOptional = hasCatalog && row && !row->needsAgent;
     m_agent->setVisible(hasCatalog);
     m_agentLabel->setVisible(hasCatalog);
     m_agentLabel->setText(tr("&Agent:"));
@@ -180,12 +229,14 @@ void NewRunDialog::loadAgents()
     m_model->lineEdit()->setPlaceholderText(hasCatalog ? tr("The agent's own") : QString());
     if (!hasCatalog)
         return;
+    m_agent->blockSignals(true); // no agent chosen until the list is there
+    m_agent->setEnabled(false);
+    m_agent->addItem(tr("Loading the service's agents…"));
+    m_agent->blockSignals(false);
     // A model typed for another connection would override the agent's: only one the operator
     // sets for this connection does.
     if (const auto c = m_manager->connection(connection()); c && c->defaultModel.isEmpty())
         m_model->clearEditText();
-    m_agent->setEnabled(false);
-    m_agent->addItem(tr("Loading the service's agents…"));
     const auto conn = m_manager->connection(connection());
     const QString preferred = conn ? conn->options.value(ConnectionOption::Agent).toString() : QString();
     const int generation = m_agentsGeneration;
@@ -200,6 +251,11 @@ void NewRunDialog::loadAgents()
         m_model->setVisible(!offersModels);
         m_modelLabel->setVisible(!offersModels);
         m_agentLabel->setText(offersModels ? tr("&Runs on:") : tr("&Agent:"));
+        // A list of models is its own way to run without an agent.
+        if (m_agentOptional && !offersModels) {
+            m_agent->addItem(QString(), QString());
+            nameNoAgentItem();
+        }
         for (const CatalogEntry &agent : list.entries) {
             QString name = agent.name.isEmpty() ? agent.id : agent.name;
             // A versioned agent (Foundry's) runs its latest version: the picker says which.
@@ -210,7 +266,7 @@ void NewRunDialog::loadAgents()
         }
         // The connection's default agent, by id or by name (a graph name can stand for its
         // assistant); it stays choosable when the list cannot be read.
-        int at = m_agent->findData(preferred);
+        int at = preferred.isEmpty() ? -1 : m_agent->findData(preferred);
         for (qsizetype i = 0; at < 0 && !preferred.isEmpty() && i < list.entries.size(); ++i) {
             if (list.entries.at(i).name == preferred)
                 at = int(i);
@@ -219,26 +275,32 @@ void NewRunDialog::loadAgents()
             m_agent->addItem(preferred, preferred);
             at = m_agent->count() - 1;
         }
+        // No default agent: the first of the list, as the picker always offered.
+        if (at < 0 && m_agentOptional && !list.entries.isEmpty())
+            at = 1;
         if (at >= 0)
             m_agent->setCurrentIndex(at);
         m_agent->setEnabled(m_agent->count() > 0);
         if (list.error.isError()) {
             m_hint->setText(tr("The service's agents could not be read: %1").arg(list.error.toString()));
         } else if (list.entries.isEmpty()) {
-            m_hint->setText(tr("The service has no agents: create one there first."));
+            m_hint->setText(m_agentOptional ? tr("The service has no agents: runs go to the model.")
+                                            : tr("The service has no agents: create one there first."));
         }
-        validate();
+        onAgentChanged();
     });
 }
 
 void NewRunDialog::validate()
 {
-    const bool needsAgent = m_agent->isVisibleTo(this);
+    const bool needsAgent = m_agent->isVisibleTo(this) && !m_agentOptional;
     // JSON that does not parse is never sent: Start waits, and the hint says what is wrong.
     QString inputError;
     const bool inputOk = !m_input->isVisibleTo(this) || m_input->toPlainText().trimmed().isEmpty()
                          || parseJsonValue(m_input->toPlainText(), &inputError).has_value();
-    const bool ok = m_connection->count() > 0 && !m_prompt->toPlainText().trimmed().isEmpty()
+    // While the list loads (or could not be read) no choice is made: "no agent" is one.
+    const bool agentPending = m_agent->isVisibleTo(this) && !m_agent->currentData().isValid();
+    const bool ok = m_connection->count() > 0 && !m_prompt->toPlainText().trimmed().isEmpty() && !agentPending
                     && (!needsAgent || !m_agent->currentData().toString().isEmpty()) && inputOk;
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(ok);
     // Foundry's agent hints never meet this: its connector takes no structured input.

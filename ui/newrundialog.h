@@ -16,8 +16,8 @@ namespace Runwatch {
 class RunManager;
 
 // Connection, model, prompt, structured input (where the connector takes it) and streaming on/off
-// for a new run; for a connection whose runs belong
-// to one of the service's agents (Foundry), the agent, picked from the list the backend reads.
+// for a new run; for a connection whose service lists agents (Capability::Catalog), the agent,
+// picked from the list the backend reads, or none where the connector also runs a plain model.
 class NewRunDialog final : public QDialog
 {
     Q_OBJECT
@@ -35,13 +35,17 @@ public:
     // Shown when the connection's connector takes structured input (takesStructuredInput()):
     // JSON sent as StartRequest::input; Start waits while it does not parse.
     QPlainTextEdit *inputEdit() const { return m_input; }
-    // Shown for Foundry connections only: "name · model" items whose data is the agent's id.
+    // Shown where the service lists agents: "name · model" items whose data is the agent's id,
+    // and first "No agent (model M)" (empty data) where the connector also runs a plain model.
     QComboBox *agentBox() const { return m_agent; }
 
 private:
     void onConnectionChanged();
     void validate();
     void loadAgents();
+    void onAgentChanged();
+    void nameNoAgentItem();
+    QString plainModel() const;
     QString connectionHint() const;
 
     RunManager *m_manager;
@@ -54,6 +58,8 @@ private:
     QCheckBox *m_stream = nullptr;
     QLabel *m_agentLabel = nullptr;
     QComboBox *m_agent = nullptr;
+    // The picker also offers "no agent" (its data empty): the connector runs a plain model too.
+    bool m_agentOptional = false;
     // Bumped on every connection change: a list that arrives for an earlier choice is dropped.
     int m_agentsGeneration = 0;
     QLabel *m_hint = nullptr;

@@ -62,12 +62,15 @@ constexpr auto kUsage = QT_TRANSLATE_NOOP("Runwatch::Cli::CliApp", R"(  --json  
   --version           print the version
 
 Commands:
-  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
-        [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: the agent to run, for services that run agents; --deadline: a time
-                      budget such as 45m or 2h, warned before, cancelled at the end when asked;
-                      --input: structured input, where the backend takes it (see "Backends"
-                      below). The prompt titles the run)
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--conversation new|ID]
+        [--no-stream] [--follow [--give-up-after DURATION]]
+        [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: the agent to run, for services that run agents; --conversation:
+                      the run is a turn of the service's conversation, a new one or the one
+                      named, and its follow-ups go there too, for services with conversations;
+                      --deadline: a time budget such as 45m or 2h, warned before, cancelled at the
+                      end when asked; --input: structured input, where the backend takes it (see
+                      "Backends" below). The prompt titles the run)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
                       the next turn after a completed run, as the backend continues a
                       conversation (see "Backends"): a run of its own, printed like start's;

@@ -62,7 +62,7 @@ const Run *CliApp::runArgument(const Options &o, const QStringList &args, const 
 
 int CliApp::cmdStart(const Options &o, const QStringList &args)
 {
-    QString prompt, model, agent;
+    QString prompt, model, agent, conversation;
     bool stream = true, follow = false, cancelAtDeadline = false;
     std::optional<qint64> budget;
     QJsonValue input(QJsonValue::Undefined); // none unless --input gives one
@@ -80,6 +80,10 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
             model = args.at(++i);
         } else if (a == u"--agent" && i + 1 < args.size()) {
             agent = args.at(++i);
+        } else if (a == u"--conversation" && i + 1 < args.size()) {
+            conversation = args.at(++i).trimmed();
+            if (conversation.isEmpty())
+                return usage(CliApp::tr("start: --conversation needs new or a conversation id"));
         } else if (a == u"--no-stream") {
             stream = false;
         } else if (a == u"--follow") {
@@ -106,6 +110,14 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
         return usage(CliApp::tr("start: --input: the %1 backend cannot start a run from structured input")
                          .arg(conn->backend));
     }
+    // Refused here rather than ignored by a connector that has no conversations: the operator
+    // asked for the run to be a turn of one.
+    if (!conversation.isEmpty()
+        && !(m_manager.backend(conn->name)
+             && m_manager.backend(conn->name)->capabilities().testFlag(Capability::Conversations))) {
+        return usage(
+            CliApp::tr("start: --conversation: the %1 backend has no conversations").arg(conn->backend));
+    }
     // Agent runs use the agent's own model unless one is asked for.
     const ConnectorDescriptor *row = connector(conn->backend);
     if (row && row->needsAgent && agent.isEmpty()
@@ -117,6 +129,7 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
     request.prompt = prompt;
     request.input = input;
     request.agent = agent;
+    request.conversation = conversation;
     request.model = !model.isEmpty()                ? model
                     : !conn->defaultModel.isEmpty() ? conn->defaultModel
                     : row                           ? row->defaultModel

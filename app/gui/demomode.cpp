@@ -25,6 +25,7 @@ struct SeedPlan
     DemoMode::Seed seed;
     QString connection;
     QString prompt;
+    QString agent;
 };
 
 // The run a connector's demo row starts for `seed`: on that row's demo connection. The
@@ -39,10 +40,10 @@ SeedPlan planFor(DemoMode::Seed seed)
                 continue;
             const QString task = DemoMode::tr(run.task);
             return {seed, DemoMode::tr(row.demo.connectionName),
-                    run.keyword.isEmpty() ? task : QString(run.keyword) + u": "_s + task};
+                    run.keyword.isEmpty() ? task : QString(run.keyword) + u": "_s + task, QString(run.agent)};
         }
     }
-    return {seed, {}, {}};
+    return {seed, {}, {}, {}};
 }
 
 } // namespace
@@ -85,6 +86,8 @@ QList<Connection> DemoMode::connections() const
         c.name = tr(row.demo.connectionName);
         c.backend = row.name;
         c.baseUrl = m_sims->urlFor(QString(row.name));
+        if (!row.demo.urlPath.isEmpty())
+            c.baseUrl.setPath(QString(row.demo.urlPath));
         c.auth = AuthStyle::None; // the simulators ask for no key
         c.defaultModel = row.demo.defaultModel;
         if (row.demo.options)
@@ -111,6 +114,7 @@ RunStatus DemoMode::intendedStatus(Seed seed)
 {
     switch (seed) {
     case Seed::Completed:
+    case Seed::Agent:
         return RunStatus::Completed;
     case Seed::Failed:
         return RunStatus::Failed;
@@ -193,11 +197,13 @@ void DemoMode::seedNext()
     const SeedPlan plan = planFor(m_plan.takeFirst());
     StartRequest r;
     r.prompt = plan.prompt;
+    r.agent = plan.agent;
     const QString id = manager->startRun(plan.connection, r);
     m_ids.insert(plan.seed, id);
     m_seeded.append(id);
     switch (plan.seed) {
     case Seed::Failed:
+    case Seed::Agent:
         // Let the simulator play the whole response at once: this run is history.
         when(
             manager, id, [](const Run &run) { return !run.remoteId.isEmpty(); },

@@ -49,6 +49,7 @@ public:
         Completed,
         Failed,
         Cancelled,
+        Agent, // a run on one of the service's agents (DemoRun::agent), to its end
         Timer,
         Webhook,
         Options,
@@ -68,9 +69,13 @@ public:
         // The simulators pick a run's scenario from the first word of the prompt ("Fail", "Timer",
         // …; empty for the plain scenario): their vocabulary, so only the task is translated.
         QLatin1StringView keyword;
-        const char *task; // translated in the "Runwatch::DemoMode" context
+        const char *task;          // translated in the "Runwatch::DemoMode" context
+        QLatin1StringView agent{}; // the service's agent it starts on (StartRequest::agent), if any
     };
     const char *connectionName = nullptr; // translated in the "Runwatch::DemoMode" context
+    // The demo connection's path on its simulator, where it is not the simulator's base (an
+    // endpoint of the same simulator that also lists agents, say); empty: the base.
+    QLatin1StringView urlPath{};
     QString defaultModel;
     QJsonObject (*options)() = nullptr; // the demo connection's options
     QList<DemoRun> runs;

@@ -81,6 +81,7 @@ QCoro::Task<ConnectionInfo> RunBackend::describe()
         {Capability::FollowUpWorking, u"follow up a working run"_s},
         {Capability::StructuredInput, u"structured input"_s},
         {Capability::Catalog, u"list agents"_s},
+        {Capability::Conversations, u"conversations"_s},
     };
     for (const auto &[flag, name] : names) {
         if (caps.testFlag(flag))

@@ -24,7 +24,14 @@ struct StartRequest
     // Structured input (a tool's arguments, a graph's input) for a connector with
     // Capability::StructuredInput; undefined for none. The prompt still titles the run.
     QJsonValue input{QJsonValue::Undefined};
+    // The service's conversation the run is a turn of (Capability::Conversations): empty for the
+    // connector's own choice (none, or one of its own where the service wants it), kNewConversation
+    // to have one created first, else the id of one the service has.
+    QString conversation;
 };
+
+// StartRequest::conversation: create a conversation for the run (`start --conversation new`).
+inline constexpr QLatin1StringView kNewConversation{"new"};
 
 // How a RunStream ended. The engine decides from this what to do next (reconnect, poll, stop).
 struct StreamEnd

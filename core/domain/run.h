@@ -42,6 +42,9 @@ enum class Capability {
     // The run can start from structured input (StartRequest::input): a job's JSON body, Responses
     // input items, an A2A data part. Without it a front end offers the prompt only.
     StructuredInput = 0x400,
+    // A run can be a turn of one of the service's conversations (StartRequest::conversation): a
+    // new one created for it, or one the service already has. Its follow-ups go to the same one.
+    Conversations = 0x1000,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)

@@ -365,6 +365,11 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream,
         co_return out;
     }
 
+    // Retries used (the policy's maxRetries bounds them) and waits for a busy server
+    // (HttpRequest::busy: bounded by its patience instead); `attempt` counts both.
+    int retries = 0;
+    int busyWaits = 0;
+    QElapsedTimer busySince;
     for (int attempt = 0;; ++attempt) {
         HttpRequest current = request;
         detail::HttpAttempt::Result r;
@@ -443,14 +448,35 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream,
         }
         if (error.kind != ErrorKind::Cancelled)
             error.retryable = serverSays.value_or(isRetryable(error));
-        const bool safeToRepeat
-            = request.idempotent || serverSays == std::optional<bool>(true) || cannotHaveBeenProcessed(error);
-        if (error.kind == ErrorKind::Cancelled || !error.retryable || !safeToRepeat
-            || attempt >= policy.maxRetries) {
-            out.response = std::move(r.response);
-            co_return out;
-        }
         const std::optional<qint64> serverDelay = r.response.retryAfterMs;
+        const bool busy = request.busy && r.response.status == request.busy->status
+                          && error.code == request.busy->code && serverSays != std::optional<bool>(false);
+        std::chrono::milliseconds delay{0};
+        if (busy) {
+            // Refused before it was processed: safe to send again, however often, once the
+            // state has passed. Bounded by time, not by the policy's retries.
+            if (!busySince.isValid())
+                busySince.start();
+            delay = retryDelay(policy, busyWaits, serverDelay);
+            const qint64 waited = busySince.elapsed();
+            if (waited + delay.count() > request.busy->patience.count()) {
+                const QString why = u"still refused after waiting %1 s"_s.arg(formatSeconds(waited));
+                error.message = error.message.isEmpty() ? why : error.message + u" — "_s + why;
+                out.response = std::move(r.response);
+                co_return out;
+            }
+            ++busyWaits;
+        } else {
+            const bool safeToRepeat = request.idempotent || serverSays == std::optional<bool>(true)
+                                      || cannotHaveBeenProcessed(error);
+            if (error.kind == ErrorKind::Cancelled || !error.retryable || !safeToRepeat
+                || retries >= policy.maxRetries) {
+                out.response = std::move(r.response);
+                co_return out;
+            }
+            delay = retryDelay(policy, retries, serverDelay);
+            ++retries;
+        }
         if (serverDelay && *serverDelay > policy.maxRetryAfter.count()) {
             const QString why = u"server asked to retry after %1 s, more than the %2 s limit"_s.arg(
                 formatSeconds(*serverDelay), formatSeconds(policy.maxRetryAfter.count()));
@@ -459,11 +485,11 @@ QCoro::Task<OpenedStream> HttpClient::perform(HttpRequest request, bool stream,
             co_return out;
         }
 
-        const std::chrono::milliseconds delay = retryDelay(policy, attempt, serverDelay);
         // Not the error's message: a server may quote the request's key back in it, and the log
         // comes before the redaction.
         qCDebug(lcNet) << request.method << logged(request.url) << "failed, HTTP status" << r.response.status
-                       << "- retry" << attempt + 1 << "in" << delay.count() << "ms";
+                       << (busy ? "- busy, again" : "- retry") << attempt + 1 << "in" << delay.count()
+                       << "ms";
         if (m_sleepObserver)
             m_sleepObserver(delay);
         // The server asked for "not sooner": top up should the timer fire a little early. No

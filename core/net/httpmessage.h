@@ -9,6 +9,7 @@
 #include <QPair>
 #include <QUrl>
 
+#include <chrono>
 #include <optional>
 
 namespace Runwatch {
@@ -41,6 +42,20 @@ struct HttpRequest
     // false: the client's authorizer (HttpClient::setAuthorizer) leaves this request alone, e.g.
     // a public A2A agent card fetched before the agent says how it wants credentials.
     bool withCredentials = true;
+    // A refusal that only means "not now": the server turned the request away before doing
+    // anything with it, for a state that passes by itself (OpenAI's 409 conversation_locked while
+    // a conversation's last response runs). An answer with that status and error code is waited
+    // out and the request sent again, idempotent or not (it was refused, not processed), until it
+    // is taken or `patience` has gone by since the first such answer: backoff as between retries
+    // (RetryPolicy's delays), a server's Retry-After honoured up to the policy's maxRetryAfter.
+    // These waits do not use up the policy's retries, and abortAll() / shutdown() end them.
+    struct BusyRefusal
+    {
+        int status = 0;
+        QString code;
+        std::chrono::milliseconds patience{0};
+    };
+    std::optional<BusyRefusal> busy;
 
     // The Content-Type sent on top of `headers`: application/json for a body whose headers name
     // none, else empty. Both transports (QNAM and the stream pump) apply it.

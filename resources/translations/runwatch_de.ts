@@ -1107,6 +1107,26 @@
         <source>The server answered the conversation request without a conversation id.</source>
         <translation>Der Server hat die Anfrage nach einer Unterhaltung ohne deren ID beantwortet.</translation>
     </message>
+    <message>
+        <source>The service refused streaming for this agent (%1). Runwatch follows the run by polling it instead.</source>
+        <translation>Der Dienst hat Streaming für diesen Agenten abgelehnt (%1). Runwatch verfolgt den Lauf stattdessen durch Abfragen.</translation>
+    </message>
+    <message>
+        <source>The service refused background mode for this agent (%1). The run was created without it; if its stream breaks, Runwatch polls it.</source>
+        <translation>Der Dienst hat den Hintergrundmodus für diesen Agenten abgelehnt (%1). Der Lauf wurde ohne ihn erstellt; bricht sein Stream ab, fragt Runwatch ihn ab.</translation>
+    </message>
+    <message>
+        <source>Followed otherwise</source>
+        <translation>Anders verfolgt</translation>
+    </message>
+    <message>
+        <source>Nobody answered the agent&apos;s tool calls within the service&apos;s 10-minute window: the response has expired. Start a new run to go on.</source>
+        <translation>Niemand hat die Tool-Aufrufe des Agenten im 10-Minuten-Fenster des Dienstes beantwortet: die Antwort ist abgelaufen. Starte einen neuen Lauf, um weiterzumachen.</translation>
+    </message>
+    <message>
+        <source>The service refuses both background mode and streaming for this agent: Runwatch cannot follow a run that answers only when it is over.</source>
+        <translation>Der Dienst lehnt für diesen Agenten sowohl den Hintergrundmodus als auch Streaming ab: Runwatch kann keinem Lauf folgen, der erst antwortet, wenn er vorbei ist.</translation>
+    </message>
 </context>
 <context>
     <name>RunBackend</name>
@@ -2593,12 +2613,15 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
   --version           print the version
 
 Commands:
-  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
-        [--follow [--give-up-after DURATION]] [--deadline DURATION [--cancel-at-deadline]]
-                      (--agent: the agent to run, for services that run agents; --deadline: a time
-                      budget such as 45m or 2h, warned before, cancelled at the end when asked;
-                      --input: structured input, where the backend takes it (see &quot;Backends&quot;
-                      below). The prompt titles the run)
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--conversation new|ID]
+        [--no-stream] [--follow [--give-up-after DURATION]]
+        [--deadline DURATION [--cancel-at-deadline]]
+                      (--agent: the agent to run, for services that run agents; --conversation:
+                      the run is a turn of the service&apos;s conversation, a new one or the one
+                      named, and its follow-ups go there too, for services with conversations;
+                      --deadline: a time budget such as 45m or 2h, warned before, cancelled at the
+                      end when asked; --input: structured input, where the backend takes it (see
+                      &quot;Backends&quot; below). The prompt titles the run)
   followup RUN --prompt TEXT [--follow [--give-up-after DURATION]]
                       the next turn after a completed run, as the backend continues a
                       conversation (see &quot;Backends&quot;): a run of its own, printed like start&apos;s;
@@ -2648,12 +2671,16 @@ Commands:
   --version           gibt die Version aus
 
 Befehle:
-  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--no-stream]
-        [--follow [--give-up-after DAUER]] [--deadline DAUER [--cancel-at-deadline]]
-                      (--agent: der Agent, der laufen soll, bei Diensten mit Agenten; --deadline:
-                      ein Zeitbudget wie 45m oder 2h, Warnung davor, auf Wunsch am Ende abgebrochen;
-                      --input: strukturierte Eingabe, wo das Backend sie annimmt (siehe „Backends“
-                      unten). Der Prompt betitelt den Lauf)
+  start --prompt TEXT [--input JSON] [--model M] [--agent ID] [--conversation new|ID]
+        [--no-stream] [--follow [--give-up-after DAUER]]
+        [--deadline DAUER [--cancel-at-deadline]]
+                      (--agent: der Agent, der laufen soll, bei Diensten mit Agenten;
+                      --conversation: der Lauf ist eine Runde der Unterhaltung des Dienstes, einer
+                      neuen oder der genannten, und seine Nachfragen gehen auch dorthin, bei
+                      Diensten mit Unterhaltungen; --deadline: ein Zeitbudget wie 45m oder 2h,
+                      Warnung davor, auf Wunsch am Ende abgebrochen; --input: strukturierte
+                      Eingabe, wo das Backend sie annimmt (siehe „Backends“ unten). Der Prompt
+                      betitelt den Lauf)
   followup LAUF --prompt TEXT [--follow [--give-up-after DAUER]]
                       die nächste Runde nach einem abgeschlossenen Lauf, so wie das Backend ein
                       Gespräch fortsetzt (siehe „Backends“): ein eigener Lauf, ausgegeben wie bei
@@ -2707,6 +2734,12 @@ Befehle:
     <message>
         <source>list: --search: %1</source>
         <translation>list: --search: %1</translation>
+        <source>start: --conversation needs new or a conversation id</source>
+        <translation>start: --conversation braucht new oder die ID einer Unterhaltung</translation>
+    </message>
+    <message>
+        <source>start: --conversation: the %1 backend has no conversations</source>
+        <translation>start: --conversation: das Backend %1 hat keine Unterhaltungen</translation>
     </message>
 </context>
 <context>
@@ -3245,10 +3278,6 @@ Dort speichern?</translation>
         <translation>start --input: die Eingabe des Jobs. respond: --text auf eine Frage, --approve/--reject auf eine Freigabe, --choice auf Optionen, --value auf ein Formular.</translation>
     </message>
     <message>
-        <source>start --input: input items. followup: the next response (previous_response_id). respond: --output once per pending tool call, all sent in one request (--text when exactly one is pending); --approve/--reject answer every pending MCP approval; the run goes on in the next response, which watch RUN follows.</source>
-        <translation>start --input: Eingabeelemente. followup: die nächste Antwort (previous_response_id). respond: --output einmal je offenem Tool-Aufruf, alle in einer Anfrage gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe; der Lauf geht in der nächsten Antwort weiter, der watch LAUF folgt.</translation>
-    </message>
-    <message>
         <source>Key in &amp;query or cookie:</source>
         <translation>Schlüssel in &amp;Query oder Cookie:</translation>
     </message>
@@ -3307,6 +3336,8 @@ Dort speichern?</translation>
     <message>
         <source>start: --model M or --agent AGENT (agents lists both: the models as models/NAME, and the agents such as deep-research-pro-preview-12-2025, which run in the background with their agent config). start --input: the interaction&apos;s input (text, content or steps). respond: --output CALL_ID=TEXT once per pending function call, all in the next interaction (previous_interaction_id), which watch RUN follows under the same run. followup: the next interaction (previous_interaction_id). delete: deletes the run&apos;s interactions on the server.</source>
         <translation>start: --model M oder --agent AGENT (agents listet beides: die Modelle als models/NAME und die Agenten wie deep-research-pro-preview-12-2025, die mit ihrer Agentenkonfiguration im Hintergrund laufen). start --input: die Eingabe der Interaktion (Text, Inhalt oder Schritte). respond: --output CALL_ID=TEXT einmal je offenem Funktionsaufruf, alle in der nächsten Interaktion (previous_interaction_id), der watch LAUF als demselben Lauf folgt. followup: die nächste Interaktion (previous_interaction_id). delete: löscht die Interaktionen des Laufs auf dem Server.</translation>
+        <source>start --input: input items. start --conversation new|ID: the run is a turn of a conversation (new: created first). start --agent NAME[:VERSION] on an Azure AI Foundry project&apos;s …/api/projects/P/openai/v1 URL: the project&apos;s agent (agent_reference), in a conversation of its own unless one is named; runwatch-cli agents lists them. followup: the next response, in the run&apos;s conversation, else by previous_response_id. respond: --output once per pending tool call, all sent in one request (--text when exactly one is pending); --approve/--reject answer every pending MCP approval; the run goes on in the next response, which watch RUN follows.</source>
+        <translation>start --input: Eingabeelemente. start --conversation new|ID: der Lauf ist eine Runde einer Unterhaltung (new: zuerst erstellt). start --agent NAME[:VERSION] an der URL …/api/projects/P/openai/v1 eines Azure-AI-Foundry-Projekts: der Agent des Projekts (agent_reference), in einer eigenen Unterhaltung, wenn keine genannt ist; runwatch-cli agents listet sie. followup: die nächste Antwort, in der Unterhaltung des Laufs, sonst über previous_response_id. respond: --output einmal je offenem Tool-Aufruf, alle in einer Anfrage gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe; der Lauf geht in der nächsten Antwort weiter, der watch LAUF folgt.</translation>
     </message>
 </context>
 <context>
@@ -3472,6 +3503,8 @@ Dort speichern?</translation>
     <message>
         <source>compare how the EU and the US regulate AI model audits</source>
         <translation>vergleichen, wie die EU und die USA Audits von KI-Modellen regeln</translation>
+        <source>find the sources on last week&apos;s TLS incident</source>
+        <translation>die Quellen zum TLS-Vorfall der letzten Woche finden</translation>
     </message>
 </context>
 <context>
@@ -4189,6 +4222,16 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     <message>
         <source>&amp;Runs on:</source>
         <translation>&amp;Läuft auf:</translation>
+        <source>No agent (a model)</source>
+        <translation>Kein Agent (ein Modell)</translation>
+    </message>
+    <message>
+        <source>No agent (model %1)</source>
+        <translation>Kein Agent (Modell %1)</translation>
+    </message>
+    <message>
+        <source>The service has no agents: runs go to the model.</source>
+        <translation>Der Dienst hat keine Agenten: Läufe gehen an das Modell.</translation>
     </message>
 </context>
 <context>

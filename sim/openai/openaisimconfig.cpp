@@ -159,6 +159,18 @@ std::optional<OpenAiSimAgent> openAiAgentFromSpec(QStringView spec, QString *err
             agent.description = value;
         } else if (key == "instructions"_L1) {
             agent.instructions = value;
+        } else if (key == "refuses"_L1) {
+            for (const QStringView what : QStringView(value).split(u'+', Qt::SkipEmptyParts)) {
+                if (what == "background"_L1) {
+                    agent.refusesBackground = true;
+                } else if (what == "stream"_L1) {
+                    agent.refusesStream = true;
+                } else {
+                    return fail(
+                        u"bad value for \"refuses\": \"%1\" (background, stream, or both joined by '+')"_s
+                            .arg(value));
+                }
+            }
         } else {
             return fail(u"unknown key \"%1\""_s.arg(key));
         }

@@ -94,10 +94,15 @@ struct OpenAiSimAgent
     QString model; // empty = the first of OpenAiSimConfig::modelIds
     QString description;
     QString instructions; // empty = "You are the <name> agent of runwatch-sim."
+    // What the agent refuses (a create naming it with background:true / stream:true gets 400
+    // naming that parameter): hosted agents have been seen to drop background
+    // (foundry-agents-and-gemini.md §1.4), and a client must still get the run.
+    bool refusesBackground = false;
+    bool refusesStream = false;
 };
 
-// "name=researcher,version=3,model=gpt-x,description=Finds sources,instructions=Be brief"; only
-// name is required. A value cannot hold ','.
+// "name=researcher,version=3,model=gpt-x,description=Finds sources,instructions=Be brief,
+// refuses=background+stream"; only name is required. A value cannot hold ','.
 std::optional<OpenAiSimAgent> openAiAgentFromSpec(QStringView spec, QString *error = nullptr);
 
 // The limits of ServerLimits (→ 431, 413, 408, keep-alive, close-delimited streams, open

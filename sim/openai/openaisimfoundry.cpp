@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -369,6 +370,16 @@ bool OpenAiSimulator::takeAgent(const Exchange &exchange, const QJsonObject &bod
             sendError(exchange, 404,
                       u"Agent %1 with version %2 not found."_s.arg(agent->name, version.toString()),
                       u"invalid_request_error"_s, u"agent_reference.version"_s, u"not_found"_s);
+            return false;
+        }
+    }
+    // An agent that cannot run in the background or stream (--agent refuses=…): 400 naming the
+    // parameter, as the service refuses a parameter it does not take. Wording and code guessed.
+    for (const auto &[refused, field] : {std::pair{agent->refusesBackground, "background"_L1},
+                                         std::pair{agent->refusesStream, "stream"_L1}}) {
+        if (refused && body.value(field).toBool()) {
+            sendError(exchange, 400, u"Agent %1 does not support '%2'."_s.arg(agent->name, field),
+                      u"invalid_request_error"_s, QString(field), u"unsupported_parameter"_s);
             return false;
         }
     }

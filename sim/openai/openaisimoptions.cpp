@@ -20,6 +20,7 @@ namespace {
 constexpr qint64 kMaxDeltas = 1000000;
 constexpr qint64 kMaxHugeBytes = qint64(512) << 20;
 constexpr qint64 kMaxIntervalMs = 3600 * 1000;
+constexpr qint64 kMaxClockSkewS = 7 * 24 * 3600; // a week either way
 
 const std::array kScenarios{
     std::pair{OpenAiScenario::Normal, "normal"_L1},
@@ -49,6 +50,7 @@ const QStringList &optionKeys()
         u"cancel_mode"_s,
         u"send_done"_s,
         u"resume_max_age_ms"_s,
+        u"clock_skew_s"_s,
         u"fault_connections"_s,
         u"drop_after"_s,
         u"drop_mode"_s,
@@ -152,6 +154,7 @@ std::optional<OpenAiOptionError> resolveRunOptions(const OpenAiSimConfig &config
         || (error = raw.integer(u"huge_bytes"_s, 1, kMaxHugeBytes, &o.hugeBytes))
         || (error
             = raw.integer(u"resume_max_age_ms"_s, -1, std::numeric_limits<qint64>::max(), &o.resumeMaxAgeMs))
+        || (error = raw.integer(u"clock_skew_s"_s, -kMaxClockSkewS, kMaxClockSkewS, &o.clockSkewS))
         || (error = raw.boolean(u"manual"_s, &o.manual))
         || (error = raw.boolean(u"send_done"_s, &o.sendDone)))
         return error;
@@ -238,6 +241,8 @@ QString openAiOptionsHelpText()
 Per-response options: metadata string values, or key=value words in the input text:
   scenario deltas calls interval_ms queued_ms keepalives fail_after huge_bytes reply manual
   cancel_mode=failed_event|close|flip  send_done=1  resume_max_age_ms (0 = always refuse)
+  clock_skew_s (created_at and completed_at shifted by this many seconds, e.g. -590: a tool
+              call whose 10-minute Foundry window ends in 10 s)
   stream faults: fault_connections drop_after drop_mode=close|reset|mid malformed_at
                  invalid_utf8_at endless_line_at drip_ms
   HTTP faults on this response: http_error_status http_error_count http_error_on=get+stream+...

@@ -45,7 +45,7 @@
 //   scenario, deltas, calls, interval_ms, queued_ms, keepalives, fail_after, huge_bytes, reply (text whose
 //   words become the deltas), manual (1 = advance only through OpenAiSimulator::advance),
 //   cancel_mode (failed_event|close|flip), send_done (1 = "data: [DONE]" after the terminal event),
-//   resume_max_age_ms, fault_connections, drop_after, drop_mode (close|reset|mid), malformed_at,
+//   resume_max_age_ms, clock_skew_s, fault_connections, drop_after, drop_mode (close|reset|mid), malformed_at,
 //   invalid_utf8_at, endless_line_at, drip_ms, http_error_status, http_error_count,
 //   http_error_on (endpoint names joined by ',' or '+'), retry_after, retry_after_ms,
 //   http_error_body (error|html|empty).
@@ -95,6 +95,9 @@ struct OpenAiRunOptions
     OpenAiCancelMode cancelMode = OpenAiCancelMode::FailedEvent;
     bool sendDone = false;
     qint64 resumeMaxAgeMs = -1;
+    // The response's timestamps (created_at, completed_at) are this far off the simulator's clock:
+    // a server whose clock differs from the client's, or a response made that long ago.
+    int clockSkewS = 0;
     StreamFaults streamFaults;
     std::optional<OpenAiHttpFault> httpFault; // aimed at this response's requests
 };

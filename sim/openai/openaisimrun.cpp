@@ -53,7 +53,7 @@ OpenAiSimRun::OpenAiSimRun(const QString &id, const OpenAiCreateParams &params,
     , m_timer(new QTimer(this))
 {
     m_age.start();
-    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    const qint64 now = QDateTime::currentSecsSinceEpoch() + m_options.clockSkewS;
     m_createdAt = params.fractionalTimestamps ? double(now) + 0.25 : double(now);
     m_status = params.background ? Status::Queued : Status::InProgress;
     if (!m_options.reply.isEmpty())

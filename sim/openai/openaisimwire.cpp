@@ -204,8 +204,8 @@ void OpenAiSimRun::runStep(const Step &step)
                     QJsonObject{{u"output_index"_s, step.item}, {u"item"_s, itemJson(*item)}});
         break;
     case Op::Completed:
-        m_completedAt
-            = double(QDateTime::currentSecsSinceEpoch()) + (m_params.fractionalTimestamps ? 0.5 : 0.0);
+        m_completedAt = double(QDateTime::currentSecsSinceEpoch() + m_options.clockSkewS)
+                        + (m_params.fractionalTimestamps ? 0.5 : 0.0);
         m_usage = true;
         finishWith(Status::Completed);
         break;

@@ -2,7 +2,8 @@
 // runwatch-cli following a run up (issue 16, the seed's Update) as a user runs it: real processes
 // against the OpenAI simulator, one store shared between them. `followup RUN --prompt` creates the
 // next turn with previous_response_id and prints it like `start`; `status` names the parent; a run
-// that is not completed is refused with a usage error and nothing sent; SIGKILL mid-follow-up.
+// that is not completed is refused with a usage error and nothing sent; SIGKILL mid-follow-up;
+// start --conversation new|ID and a follow-up in that conversation.
 #include "cliprocess.h"
 #include "openai/openaisim.h"
 
@@ -138,6 +139,45 @@ private Q_SLOTS:
         QCOMPARE(m_sim->requests().size(), before);
         QCOMPARE(cli({u"followup"_s, id}).exitCode, 2);
         QCOMPARE(cli({u"followup"_s, u"--prompt"_s, u"x"_s}).exitCode, 2);
+    }
+
+    // start --conversation new on plain OpenAI: a conversation is created first and the run is a
+    // turn of it (with its model); its follow-up goes to the same conversation, not by
+    // previous_response_id. start --conversation ID: a turn of that one.
+    void conversationNewThenFollowUp()
+    {
+        const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=3"_s,
+                                    u"--conversation"_s, u"new"_s, u"--follow"_s});
+        QVERIFY2(started.exitCode == 0, started.err.constData());
+        const QString parent = runIdFrom(started.out);
+        QCOMPARE(m_sim->conversationIds().size(), 1);
+        const QString conversation = m_sim->conversationIds().constFirst();
+        const Result followed
+            = cli({u"--json"_s, u"followup"_s, parent, u"--prompt"_s, u"normal deltas=2"_s, u"--follow"_s});
+        QVERIFY2(followed.exitCode == 0, followed.err.constData());
+        const Result another = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=2"_s,
+                                    u"--conversation"_s, conversation, u"--follow"_s});
+        QVERIFY2(another.exitCode == 0, another.err.constData());
+        QCOMPARE(m_sim->conversationIds().size(), 1);
+        const QList<QJsonObject> bodies = creates();
+        QCOMPARE(bodies.size(), 3);
+        for (const QJsonObject &body : bodies) {
+            QCOMPARE(body.value(u"conversation"_s).toString(), conversation);
+            QVERIFY(!body.contains(u"previous_response_id"_s));
+            QVERIFY(!body.value(u"model"_s).toString().isEmpty());
+        }
+        QCOMPARE(m_sim->response(m_sim->lastResponseId())->text, OpenAiSimulator::tokenText(2));
+    }
+
+    // A backend without conversations refuses --conversation with a usage error, nothing sent.
+    void conversationRefusedWithoutConversations()
+    {
+        const Result refused = cli({u"--backend"_s, u"foundry"_s, u"start"_s, u"--prompt"_s, u"hi"_s,
+                                    u"--agent"_s, u"asst_1"_s, u"--conversation"_s, u"new"_s});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("conversation"), refused.err.constData());
+        QCOMPARE(cli({u"start"_s, u"--prompt"_s, u"hi"_s, u"--conversation"_s, u" "_s}).exitCode, 2);
+        QCOMPARE(m_sim->requests().size(), 0);
     }
 
     // SIGKILL of the CLI that follows a follow-up, then watch from a new process: the follow-up's

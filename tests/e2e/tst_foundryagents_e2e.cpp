@@ -2,8 +2,9 @@
 // Azure AI Foundry's current agents through the OpenAI connector (foundry-agents-and-gemini.md §1)
 // and the engine against the simulator's Foundry project over loopback: a run on an agent
 // (agent_reference, a conversation of its own, no model), its follow-up and its tool answers in
-// the same conversation under the agent the service resolved, the project's agents listed, and
-// an agent name the connector refuses before anything is sent.
+// the same conversation under the agent the service resolved, a turn in a busy conversation waited
+// out, the project's agents listed, and an agent name the connector refuses before anything is
+// sent.
 #include "backends/openai/openaibackend.h"
 #include "enginerig.h"
 #include "openai/openaisim.h"
@@ -11,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <QCoro/QCoroTask>
@@ -23,9 +25,36 @@ namespace {
 
 constexpr int kWait = RunwatchTest::kEngineWait;
 
+// The simulator's default agents (researcher v3, writer v1) and two that refuse a parameter.
+RunwatchSim::OpenAiSimConfig withRefusingAgents()
+{
+    RunwatchSim::OpenAiSimConfig config;
+    config.agents.append({.name = u"no-stream"_s,
+                          .version = 1,
+                          .model = {},
+                          .description = {},
+                          .instructions = {},
+                          .refusesStream = true});
+    config.agents.append({.name = u"no-background"_s,
+                          .version = 1,
+                          .model = {},
+                          .description = {},
+                          .instructions = {},
+                          .refusesBackground = true});
+    config.agents.append({.name = u"neither"_s,
+                          .version = 1,
+                          .model = {},
+                          .description = {},
+                          .instructions = {},
+                          .refusesBackground = true,
+                          .refusesStream = true});
+    return config;
+}
+
 struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
 {
-    Rig()
+    explicit Rig(const RunwatchSim::OpenAiSimConfig &config = withRefusingAgents())
+        : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>(config)
     {
         sim.setIntervalMs(1);
         QVERIFY(sim.listen());
@@ -50,6 +79,13 @@ struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
         return bodies;
     }
 };
+
+// How many of the run's secondary items have this id.
+qsizetype notesOf(const Run &run, const QString &itemId)
+{
+    return std::count_if(run.secondary.cbegin(), run.secondary.cend(),
+                         [&itemId](const SecondaryItem &item) { return item.id == itemId; });
+}
 
 } // namespace
 
@@ -136,6 +172,105 @@ private Q_SLOTS:
         const QJsonObject output = answerBody.value(u"input"_s).toArray().at(0).toObject();
         QCOMPARE(output.value(u"type"_s).toString(), u"function_call_output"_s);
         QCOMPARE(output.value(u"output"_s).toString(), u"42"_s);
+    }
+
+    // One turn at a time: a second turn while the first is in flight is refused with 409
+    // conversation_locked; the connector waits and posts it again only then. Exactly one response
+    // is created for it, and it runs to its end.
+    void busyConversationIsWaitedOut()
+    {
+        Rig rig;
+        const QString first = rig.startOnAgent(u"researcher"_s, u"normal deltas=200 interval_ms=5"_s);
+        QVERIFY(RunwatchTest::waitFor([&] {
+            const Run *r = rig.manager.run(first);
+            return r && r->status == RunStatus::InProgress
+                   && !r->token.extra.value(u"conversation"_s).isUndefined();
+        }));
+        OpenAiBackend backend(
+            RunwatchTest::plainConnection(u"second"_s, u"openai"_s, rig.sim.foundryBaseUrl()));
+        StartRequest next;
+        next.prompt = u"normal deltas=3"_s;
+        RunStream *stream = backend.followUp(rig.run(first).token, next, &backend);
+        QSignalSpy finished(stream, &RunStream::finished);
+        QVERIFY(finished.wait(kWait));
+        const auto end = finished.constFirst().constFirst().value<StreamEnd>();
+        QVERIFY2(end.reason == StreamEnd::Reason::Terminal, qPrintable(end.error.toString()));
+        QVERIFY(waitTerminal(rig.manager, first, kWait));
+        QCOMPARE(rig.run(first).status, RunStatus::Completed);
+
+        int refused = 0;
+        int taken = 0;
+        for (const RunwatchSim::OpenAiRequestRecord &r : rig.sim.requests()) {
+            if (r.endpoint != RunwatchSim::OpenAiEndpoint::Create)
+                continue;
+            if (r.status == 409)
+                ++refused;
+            if (r.status == 200)
+                ++taken;
+        }
+        QVERIFY(refused >= 1);
+        QCOMPARE(taken, 2);
+        QCOMPARE(rig.sim.responseIds().size(), 2);
+        QCOMPARE(rig.sim.conversationIds().size(), 1);
+        QCoro::waitFor(backend.shutdown());
+    }
+
+    // An agent that will not stream: the create is refused with 400 naming `stream`, made again in
+    // the background without a stream, and the run followed by polling to the same text; why is
+    // noted on the run once.
+    void refusedStreamIsPolled()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"no-stream"_s, u"normal deltas=9"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(9));
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2);
+        QVERIFY(creates.at(0).value(u"stream"_s).toBool());
+        QVERIFY(!creates.at(1).value(u"stream"_s).toBool());
+        QVERIFY(creates.at(1).value(u"background"_s).toBool());
+        QCOMPARE(creates.at(1).value(u"conversation"_s), creates.at(0).value(u"conversation"_s));
+        QCOMPARE(rig.sim.responseIds().size(), 1);
+        QCOMPARE(notesOf(run, u"runwatch-refused-stream"_s), 1);
+        QVERIFY(rig.sim.requestCount(RunwatchSim::OpenAiEndpoint::Retrieve) >= 1); // polled
+    }
+
+    // An agent that will not run in the background: created again without it, streamed to its
+    // end; why is noted on the run once.
+    void refusedBackgroundStillRuns()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"no-background"_s, u"normal deltas=6"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.primaryText, RunwatchSim::OpenAiSimulator::tokenText(6));
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2);
+        QVERIFY(creates.at(0).value(u"background"_s).toBool());
+        QVERIFY(!creates.at(1).contains(u"background"_s));
+        QVERIFY(creates.at(1).value(u"stream"_s).toBool());
+        QCOMPARE(rig.sim.responseIds().size(), 1);
+        QCOMPARE(notesOf(run, u"runwatch-refused-background"_s), 1);
+    }
+
+    // An agent that refuses both: a create without either would answer only when the run is over,
+    // so none is sent; the run fails with the service's refusal and why, nothing created.
+    void refusedBothFailsClearly()
+    {
+        Rig rig;
+        const QString id = rig.startOnAgent(u"neither"_s, u"normal deltas=3"_s);
+        QVERIFY(waitTerminal(rig.manager, id, kWait));
+        const Run &run = rig.run(id);
+        QCOMPARE(run.status, RunStatus::Failed);
+        QVERIFY2(run.error.message.contains(u"both background mode and streaming"_s),
+                 qPrintable(run.error.message));
+        const QList<QJsonObject> creates = rig.creates();
+        QCOMPARE(creates.size(), 2); // as asked, then without background; never without both
+        QVERIFY(creates.at(1).value(u"stream"_s).toBool());
+        QCOMPARE(rig.sim.responseIds().size(), 0);
     }
 
     // A name the connector cannot turn into an agent_reference is refused with nothing sent.

@@ -3,7 +3,8 @@
 // against the OpenAI simulator, one store shared between them. respond --output (repeatable, one
 // request), --text (only pending call; a usage error and nothing sent when several are pending),
 // --approve/--reject; `watch RUN` follows the continuation (previous_response_id); input_required
-// JSON names each call; tool calls read `name(arguments)`; SIGKILL mid-chain.
+// JSON names each call; tool calls read `name(arguments)`; SIGKILL mid-chain; a Foundry agent's
+// call past its 10-minute window is expired (exit 3).
 #include "cliprocess.h"
 #include "openai/openaisim.h"
 
@@ -210,6 +211,29 @@ private Q_SLOTS:
         QCOMPARE(QString::fromUtf8(watched.out), expected + u'\n');
         QCOMPARE(m_sim->response(m_sim->lastResponseId())->text, expected);
         QCOMPARE(creates().size(), 2);
+    }
+
+    // A Foundry agent's function call left past the service's 10-minute window (the simulator's
+    // clock set back): the run is expired, and start --follow and watch exit 3 saying so.
+    void foundryToolWindowExpired()
+    {
+        const QStringList foundry{u"--url"_s, m_sim->foundryBaseUrl().toString(), u"--store"_s,
+                                  m_dir->filePath(u"runs.sqlite"_s)};
+        const Result started
+            = RunwatchTest::runCli(foundry
+                                       + QStringList{u"--json"_s, u"start"_s, u"--prompt"_s,
+                                                     u"tool_call deltas=2 clock_skew_s=-700"_s, u"--agent"_s,
+                                                     u"researcher"_s, u"--follow"_s},
+                                   this, {}, 60000);
+        QVERIFY2(started.exitCode == 3, started.err.constData());
+        QVERIFY2(started.out.contains("\"expired\""), started.out.constData());
+        QVERIFY2(started.out.contains("10-minute window"), started.out.constData());
+        const QString id = runIdFrom(started.out);
+        QVERIFY(!id.isEmpty());
+        const Result watched = RunwatchTest::runCli(foundry + QStringList{u"watch"_s, id}, this, {}, 60000);
+        QCOMPARE(watched.exitCode, 3);
+        QVERIFY2(watched.err.contains("expired"), watched.err.constData());
+        QCOMPARE(creates().size(), 1); // nothing answered
     }
 };
 

@@ -53,6 +53,8 @@ Expected expected(Seed seed)
         return {openAi, u"openai"_s, RunStatus::Failed, std::nullopt};
     case Seed::Cancelled:
         return {openAi, u"openai"_s, RunStatus::Cancelled, std::nullopt};
+    case Seed::Agent:
+        return {openAi, u"openai"_s, RunStatus::Completed, std::nullopt};
     case Seed::Timer:
         return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Timer};
     case Seed::Webhook:
@@ -224,8 +226,13 @@ private Q_SLOTS:
         backends.sort();
         QCOMPARE(backends,
                  (QStringList{u"a2a"_s, u"foundry"_s, u"gemini"_s, u"jobs"_s, u"langgraph"_s, u"openai"_s}));
-        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"openai"_s))->baseUrl,
-                 rig.demo.simulators()->openAiUrl());
+        // The OpenAI simulator's Foundry project: its Responses API, and its agents.
+        QUrl project = rig.demo.simulators()->openAiUrl();
+        project.setPath(u"/api/projects/runwatch-sim/openai/v1"_s);
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"openai"_s))->baseUrl, project);
+        QVERIFY(rig.manager.backend(DemoMode::connectionName(u"openai"_s))
+                    ->capabilities()
+                    .testFlag(Capability::Catalog));
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"a2a"_s))->baseUrl,
                  rig.demo.simulators()->a2aUrl());
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"langgraph"_s))->baseUrl,
@@ -261,6 +268,12 @@ private Q_SLOTS:
                  "and two batch jobs run twice nightly. "_s);
         QVERIFY(!rig.run(Seed::Failed)->error.message.isEmpty());
         QVERIFY(!rig.run(Seed::Cancelled)->primaryText.isEmpty()); // cancelled after it said something
+        // A Foundry agent's run: on the agent, in a conversation of its own, to its end.
+        const Run *agentRun = rig.run(Seed::Agent);
+        QCOMPARE(agentRun->token.extra.value(u"agent_reference"_s).toObject().value(u"name"_s).toString(),
+                 u"researcher"_s);
+        QVERIFY(agentRun->token.extra.value(u"conversation"_s).toString().startsWith(u"conv_"_s));
+        QVERIFY(!agentRun->primaryText.isEmpty());
 
         const Run *streaming = rig.run(Seed::Streaming);
         const auto has = [streaming](SecondaryKind kind) {

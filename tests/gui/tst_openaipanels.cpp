@@ -4,7 +4,8 @@
 // shows the same Respond panel as Foundry's tool outputs (one row per call with its name and
 // arguments), Send waits for both outputs, one request (previous_response_id) carries both, and the
 // same run goes on to completion with the simulator's text. And New Run on a Foundry project's
-// endpoint: the project's agents, and a run on the one picked.
+// endpoint: the project's agents, a run on the one picked, or on a plain model; a Foundry agent's
+// function call counting down its 10-minute window, and expiring.
 #include "actioncontroller.h"
 #include "detailpane.h"
 #include "inputpanel.h"
@@ -21,6 +22,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QStackedWidget>
 
 using namespace Runwatch;
@@ -102,7 +104,7 @@ private Q_SLOTS:
         QComboBox *agents = dialog.agentBox();
         dialog.setConnection(foundry);
         QVERIFY(agents->isVisibleTo(&dialog));
-        QTRY_COMPARE(agents->count(), 2);
+        QTRY_COMPARE(agents->count(), 3); // "No agent (model …)" and the two agents
         QVERIFY(agents->findText(u"researcher (v3) · runwatch-sim-1"_s) >= 0);
         agents->setCurrentIndex(agents->findText(u"writer"_s, Qt::MatchStartsWith));
         dialog.promptEdit()->setPlainText(u"normal deltas=4"_s);
@@ -123,6 +125,93 @@ private Q_SLOTS:
         QCOMPARE(body.value(u"agent_reference"_s).toObject().value(u"name"_s).toString(), u"writer"_s);
         QVERIFY(body.value(u"conversation"_s).toString().startsWith(u"conv_"_s));
         QVERIFY(!body.contains(u"model"_s));
+    }
+
+    // A Foundry agent's function call is answered within the service's 10-minute window: the
+    // tool-output form counts down to its end (the simulator's clock set back nine minutes: about
+    // a minute left), live.
+    void foundryToolCallCountsDown()
+    {
+        const QString foundry = u"Foundry project"_s;
+        m_b->add(foundry, u"openai"_s, m_b->sim.foundryBaseUrl());
+        StartRequest request;
+        request.agent = u"researcher"_s;
+        request.prompt = u"tool_call deltas=2 clock_skew_s=-540"_s;
+        const QString id = m_b->manager.startRun(foundry, request);
+        QVERIFY(waitFor([&] {
+            const Run *r = run(id);
+            return r && r->status == RunStatus::InputRequired && r->input && r->input->deadline.isValid();
+        }));
+        const qint64 left = QDateTime::currentDateTimeUtc().msecsTo(run(id)->input->deadline);
+        QVERIFY2(left > 30000 && left <= 61000, qPrintable(QString::number(left)));
+        m_window->resize(1366, 768);
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"toolCallsPage"_s);
+        auto *countdown = child<QLabel>(u"inputCountdown"_s);
+        QVERIFY(countdown);
+        QTRY_VERIFY(countdown->text().endsWith(u" left"_s));
+        const QString first = countdown->text();
+        QTRY_VERIFY_WITH_TIMEOUT(countdown->text() != first, 3000);
+        QVERIFY(countdown->text().endsWith(u" left"_s));
+        grabForReview(u"foundry-tool-countdown"_s);
+    }
+
+    // Past the window, unanswered (two seconds left when it arrives): the engine reads the
+    // response again at the deadline, and the run ends expired with the reason.
+    void foundryToolCallExpires()
+    {
+        const QString foundry = u"Foundry project"_s;
+        m_b->add(foundry, u"openai"_s, m_b->sim.foundryBaseUrl());
+        StartRequest request;
+        request.agent = u"researcher"_s;
+        request.prompt = u"tool_call deltas=2 clock_skew_s=-598"_s;
+        const QString id = m_b->manager.startRun(foundry, request);
+        QVERIFY(waitStatus(id, RunStatus::Expired));
+        QVERIFY(run(id)->isTerminal());
+        QCOMPARE(run(id)->error.code, u"expired"_s);
+        QVERIFY(run(id)->error.message.contains(u"10-minute"_s));
+    }
+
+    // On a project endpoint a run may also go to a plain model: the picker offers "No agent
+    // (model M)" first (an agent stays the default), and such a run names the model, not an agent.
+    void newRunWithoutAnAgent()
+    {
+        const QString foundry = u"Foundry project"_s;
+        m_b->add(foundry, u"openai"_s, m_b->sim.foundryBaseUrl(), u"runwatch-sim-1"_s);
+        NewRunDialog dialog(&m_b->manager);
+        QComboBox *agents = dialog.agentBox();
+        dialog.setConnection(foundry);
+        QTRY_COMPARE(agents->count(), 3);
+        QCOMPARE(agents->itemText(0), u"No agent (model runwatch-sim-1)"_s);
+        QVERIFY(!agents->currentData().toString().isEmpty()); // an agent by default
+        agents->setCurrentIndex(0);
+        dialog.promptEdit()->setPlainText(u"normal deltas=3"_s);
+        auto *start = dialog.findChild<QPushButton *>(u"newRunStart"_s);
+        QVERIFY(start && start->isEnabled());
+        if (const QString dir = qEnvironmentVariable("RUNWATCH_GRAB_DIR"); !dir.isEmpty()) {
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            agents->showPopup();
+            QTest::qWait(200);
+            m_window->screen()
+                ->grabWindow(0)
+                .copy(dialog.frameGeometry().adjusted(0, 0, 0, 120))
+                .save(dir + u"/foundry-no-agent-picker.png"_s);
+            agents->hidePopup();
+        }
+        const StartRequest request = dialog.request();
+        QVERIFY(request.agent.isEmpty());
+        QCOMPARE(request.model, u"runwatch-sim-1"_s);
+        const QString id = m_b->manager.startRun(dialog.connection(), request);
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(run(id)->primaryText, OpenAiSimulator::tokenText(3));
+        const QJsonObject body = creates().constLast();
+        QCOMPARE(body.value(u"model"_s).toString(), u"runwatch-sim-1"_s);
+        QVERIFY(!body.contains(u"agent_reference"_s));
+        QVERIFY(!body.contains(u"conversation"_s));
+        // A plain OpenAI base lists no agents: no picker.
+        dialog.setConnection(kSim);
+        QVERIFY(!agents->isVisibleTo(&dialog));
     }
 };
 

@@ -84,6 +84,21 @@ QJsonObject answerBody(const QJsonObject &response, const QString &responseId, c
     return body;
 }
 
+// POST /responses is not idempotent, but a 409 conversation_locked is the service refusing it
+// before it does anything (one turn at a time in a conversation: foundry-agents-and-gemini.md §1.4;
+// OpenAI's own clients repeat every request on a 409, openai-responses-and-foundry.md §3.3): the
+// one answer after which the same request is safely sent again, once the turn in flight ended.
+// HttpClient does the waiting (its waits end with abortAll() and shutdown()). Ten minutes: a tool
+// answer must reach the service within its 10-minute window anyway, and a turn kept waiting longer
+// is better told than left hanging.
+constexpr std::chrono::minutes kConversationBusyPatience{10};
+
+void waitOutBusyConversation(HttpRequest &r)
+{
+    r.busy = HttpRequest::BusyRefusal{
+        .status = 409, .code = u"conversation_locked"_s, .patience = kConversationBusyPatience};
+}
+
 // The error for an answer that should have been a Response object and is not.
 RunError notAResponse(const HttpResponse &response)
 {
@@ -110,7 +125,7 @@ Capabilities OpenAiBackend::capabilities() const
 {
     Capabilities caps = Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
                         | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::FollowUp
-                        | Capability::StructuredInput;
+                        | Capability::StructuredInput | Capability::Conversations;
     if (!foundryProject().isEmpty())
         caps |= Capability::Catalog; // the project's agents
     return caps;
@@ -189,8 +204,9 @@ RunStream *OpenAiBackend::followUp(ContinuationToken parentToken, StartRequest r
 RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject *parent)
 {
     HttpRequest r = this->request("POST", u"/responses"_s);
-    // A Foundry agent (--agent NAME[:VERSION]) runs in a conversation of its own, created first;
-    // it brings its own model (and refuses instructions, tools and the like next to it).
+    // A Foundry agent (--agent NAME[:VERSION]) runs in a conversation, one of its own created first
+    // unless one is named; it brings its own model (and refuses instructions, tools and the like
+    // next to it). A plain model runs in a conversation when asked (start --conversation new|ID).
     std::optional<QJsonObject> agent;
     QString agentProblem;
     if (!request.agent.isEmpty()) {
@@ -199,6 +215,11 @@ RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject
         agent = link.take(OpenAi::kAgentReference).toObject();
     }
     QJsonObject body = link;
+    // A turn of a conversation the operator named (start --conversation ID); a follow-up's link
+    // names its parent's instead.
+    const bool linked = body.contains(OpenAi::kConversation) || body.contains(u"previous_response_id"_s);
+    if (!linked && !request.conversation.isEmpty() && request.conversation != kNewConversation)
+        body.insert(OpenAi::kConversation, request.conversation);
     if (agent) {
         body.insert(OpenAi::kAgentReference, *agent);
     } else {
@@ -226,6 +247,7 @@ RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject
     // Creating is not idempotent (no idempotency key in this API): a retry after the server may
     // have accepted the request could start a duplicate run.
     r.idempotent = false;
+    waitOutBusyConversation(r);
     const auto mode
         = request.stream ? OpenAiRunStream::Mode::CreateStreaming : OpenAiRunStream::Mode::CreateJson;
     if (request.stream)
@@ -234,7 +256,8 @@ RunStream *OpenAiBackend::create(StartRequest request, QJsonObject link, QObject
                                        SseRunStream::stallTimeoutFor(m_connection), parent);
     if (!agentProblem.isEmpty()) {
         stream->refuse(RunError::client(u"bad_agent"_s, agentProblem));
-    } else if (!request.agent.isEmpty() && !body.contains(OpenAi::kConversation)) {
+    } else if (!linked && !body.contains(OpenAi::kConversation)
+               && (!request.agent.isEmpty() || request.conversation == kNewConversation)) {
         HttpRequest conversation = this->request("POST", u"/conversations"_s);
         QJsonObject conversationBody;
         if (!request.clientRunId.isEmpty())
@@ -389,6 +412,7 @@ QCoro::Task<ActionResult> OpenAiBackend::respond(ContinuationToken token, InputA
     r.headers.emplaceBack("Content-Type", "application/json");
     // Not idempotent: a retry after the server took the request would answer twice.
     r.idempotent = false;
+    waitOutBusyConversation(r);
     const HttpResponse created = co_await m_http->send(std::move(r));
     if (!self) {
         result.error = RunError::cancelled();

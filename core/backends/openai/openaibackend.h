@@ -21,8 +21,10 @@ public:
 
     RunStream *start(StartRequest request, QObject *parent) override;
     RunStream *follow(ContinuationToken token, QObject *parent) override;
-    // A new background response with previous_response_id = the parent's current response (after
-    // a tool chain the last one, token.remoteId), so that the model sees the whole conversation.
+    // A new background response: in the parent's conversation when it had one (a Foundry agent's,
+    // or start --conversation), else with previous_response_id = the parent's current response
+    // (after a tool chain the last one, token.remoteId), so that the model sees the whole
+    // conversation.
     RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent) override;
 
     QCoro::Task<ActionResult> get(ContinuationToken token) override;

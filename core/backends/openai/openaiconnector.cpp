@@ -42,18 +42,29 @@ ConnectorDescriptor openAiConnector()
     };
     row.cliNotes = QT_TRANSLATE_NOOP(
         "Runwatch::Connector",
-        "start --input: input items. followup: the next response (previous_response_id). respond: "
+        "start --input: input items. start --conversation new|ID: the run is a turn of a conversation "
+        "(new: created first). start --agent NAME[:VERSION] on an Azure AI Foundry project's "
+        "…/api/projects/P/openai/v1 URL: the project's agent (agent_reference), in a conversation of its "
+        "own unless one is named; runwatch-cli agents lists them. followup: the next response, in the "
+        "run's conversation, else by previous_response_id. respond: "
         "--output once per pending tool call, all sent in one request (--text when exactly one is "
         "pending); --approve/--reject answer every pending MCP approval; the run goes on in the next "
         "response, which watch RUN follows.");
     row.create = &makeBackend<OpenAiBackend>;
     row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo OpenAI");
+    // The simulator's Azure AI Foundry project: the same Responses API, and its agents too (New Run
+    // lists them; the Agent run is one of them in a conversation of its own).
+    row.demo.urlPath = "/api/projects/runwatch-sim/openai/v1"_L1;
     row.demo.defaultModel = u"runwatch-sim-1"_s;
     row.demo.runs = {
         {Seed::Failed, "Fail"_L1,
          QT_TRANSLATE_NOOP("Runwatch::DemoMode", "summarise this week's TLS advisories")},
         {Seed::Cancelled, "Long"_L1,
          QT_TRANSLATE_NOOP("Runwatch::DemoMode", "check the TLS setup of every service")},
+        {Seed::Agent,
+         {},
+         QT_TRANSLATE_NOOP("Runwatch::DemoMode", "find the sources on last week's TLS incident"),
+         "researcher"_L1},
         {Seed::Streaming, "Reasoning"_L1,
          QT_TRANSLATE_NOOP("Runwatch::DemoMode", "audit the TLS stacks we ship")},
     };

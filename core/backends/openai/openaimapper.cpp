@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openaimapper.h"
+#include "openaitoolwindow.h"
 
 #include "json/jsonscan.h"
 
@@ -305,6 +306,13 @@ QList<RunEvent> mapResponseObject(const QJsonObject &response, bool verify)
     // A response that completed on function calls or MCP approval requests waits for the
     // operator: the run goes on with the answers (protocol reference §1.8).
     if (std::optional<InputRequest> input = inputRequestOf(response)) {
+        // A Foundry agent's calls have a window; past it, nothing can be answered any more.
+        input->deadline = agentToolWindowEnd(response);
+        if (input->deadline.isValid() && input->deadline <= QDateTime::currentDateTimeUtc()) {
+            events << RunEvent::failure(agentToolWindowExpired());
+            events << RunEvent::statusChange(RunStatus::Expired, u"expired"_s);
+            return events;
+        }
         events << RunEvent::statusChange(RunStatus::InputRequired, raw);
         events << RunEvent::inputRequired(std::move(*input));
         return events;

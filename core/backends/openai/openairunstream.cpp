@@ -6,6 +6,8 @@
 #include <QJsonObject>
 #include <QNetworkReply>
 
+#include <utility>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -66,6 +68,60 @@ QCoro::Task<bool> OpenAiRunStream::withNewConversation(HttpRequest &request)
     co_return true;
 }
 
+bool OpenAiRunStream::dropRefusedParameter(HttpRequest &request, HttpResponse &refusal)
+{
+    if (m_mode == Mode::Resume || refusal.status != 400)
+        return false;
+    QJsonObject body = QJsonDocument::fromJson(request.body).object();
+    if (!body.value(OpenAi::kAgentReference).isObject())
+        return false;
+    const QJsonObject error = QJsonDocument::fromJson(refusal.body).object().value(u"error"_s).toObject();
+    const QString param = error.value(u"param"_s).toString();
+    if ((param != u"background"_s && param != u"stream"_s) || !body.value(param).toBool())
+        return false;
+    const QString other = param == u"stream"_s ? u"background"_s : u"stream"_s;
+    if (!body.value(other).toBool()) {
+        // Neither background nor a stream: the create would answer only once the run is over, far
+        // past any time-to-headers limit, and a run cut off there could not be found again. Not
+        // sent: the run fails with the service's refusal and why Runwatch stops there.
+        refusal.error.message
+            += u" — "_s
+               + Text::tr("The service refuses both background mode and streaming for this "
+                          "agent: Runwatch cannot follow a run that answers only when it is "
+                          "over.");
+        return false;
+    }
+    const QString why = refusal.error.message.isEmpty() ? refusal.error.toString() : refusal.error.message;
+    QString note;
+    if (param == u"stream"_s) {
+        // Background without a stream answers with the response at once: the engine polls it.
+        body.insert(u"stream"_s, false);
+        m_mode = Mode::CreateJson;
+        request.headers.removeIf(
+            [](const auto &header) { return header.first.compare("accept", Qt::CaseInsensitive) == 0; });
+        note = Text::tr("The service refused streaming for this agent (%1). Runwatch follows the run by "
+                        "polling it instead.")
+                   .arg(why);
+    } else {
+        // Without background a streamed create still names the response at once and brings its
+        // events; should that stream break, the run cannot be streamed again and is polled.
+        body.remove(u"background"_s);
+        note = Text::tr("The service refused background mode for this agent (%1). The run was created "
+                        "without it; if its stream breaks, Runwatch polls it.")
+                   .arg(why);
+    }
+    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    m_notes << RunEvent::secondarySnapshot(SecondaryKind::Log, u"runwatch-refused-"_s + param,
+                                           Text::tr("Followed otherwise"), note);
+    return true;
+}
+
+void OpenAiRunStream::prepareBatch(QList<RunEvent> &batch)
+{
+    if (!batch.isEmpty() && !m_notes.isEmpty())
+        batch.append(std::exchange(m_notes, {}));
+}
+
 QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
 {
     QPointer<OpenAiRunStream> self = this;
@@ -81,61 +137,72 @@ QCoro::Task<> OpenAiRunStream::run(HttpRequest request)
             co_return;
     }
 
-    if (m_mode == Mode::CreateJson) {
-        const HttpResponse response = co_await m_http->send(std::move(request));
-        if (!self || isAborted())
-            co_return;
-        if (!response.ok()) {
-            endWith({StreamEnd::Reason::Error, response.error, response.retryAfterMs});
+    // At most three rounds: the create as asked, and once more for each parameter refused.
+    for (;;) {
+        if (m_mode == Mode::CreateJson) {
+            HttpResponse response = co_await m_http->send(request);
+            if (!self || isAborted())
+                co_return;
+            if (!response.ok() && dropRefusedParameter(request, response))
+                continue;
+            if (!response.ok()) {
+                endWith({StreamEnd::Reason::Error, response.error, response.retryAfterMs});
+                co_return;
+            }
+            const QJsonDocument doc = QJsonDocument::fromJson(response.body);
+            if (!doc.isObject()) {
+                const RunError e
+                    = response.protocolError({}, Text::tr("The server answered the create request with "
+                                                          "something that is not a Response object."));
+                endWith({StreamEnd::Reason::Error, e, std::nullopt});
+                co_return;
+            }
+            QList<RunEvent> events = OpenAi::mapResponseObject(doc.object());
+            events.append(std::exchange(m_notes, {}));
+            Q_EMIT eventsReceived(events);
+            if (!self)
+                co_return;
+            RunStatus status = RunStatus::Unknown;
+            for (const RunEvent &e : events) {
+                if (e.type == RunEvent::Type::Status)
+                    status = e.status;
+            }
+            endWith({isTerminal(status) ? StreamEnd::Reason::Terminal : StreamEnd::Reason::Eof,
+                     {},
+                     std::nullopt});
             co_return;
         }
-        const QJsonDocument doc = QJsonDocument::fromJson(response.body);
-        if (!doc.isObject()) {
-            const RunError e = response.protocolError(
-                {},
-                Text::tr(
-                    "The server answered the create request with something that is not a Response object."));
+
+        OpenedStream opened = co_await m_http->openStream(request, decoderFactory());
+        if (!self || isAborted()) {
+            discardReply(opened.reply);
+            co_return;
+        }
+        if (!opened.response.ok() && dropRefusedParameter(request, opened.response)) {
+            discardReply(opened.reply);
+            continue; // without the refused parameter: streamed again, or created and polled
+        }
+        if (!opened.response.ok() || !opened.reply) {
+            const RunError &error = opened.response.error;
+            const bool refused = m_mode == Mode::Resume && isResumeRefusal(error);
+            endWith({refused ? StreamEnd::Reason::ResumeRefused : StreamEnd::Reason::Error, error,
+                     opened.response.retryAfterMs});
+            co_return;
+        }
+        if (!isEventStream(opened.response)) {
+            discardReply(opened.reply);
+            const QByteArray contentType = opened.response.header("content-type");
+            RunError e = unexpectedContentType(
+                opened.response, Text::tr("Expected an event stream but the server sent %1.")
+                                     .arg(contentType.isEmpty() ? Text::tr("no content type")
+                                                                : QString::fromLatin1(contentType)));
+            e.requestId = QString::fromUtf8(opened.response.header("x-request-id"));
             endWith({StreamEnd::Reason::Error, e, std::nullopt});
             co_return;
         }
-        const QList<RunEvent> events = OpenAi::mapResponseObject(doc.object());
-        Q_EMIT eventsReceived(events);
-        if (!self)
-            co_return;
-        RunStatus status = RunStatus::Unknown;
-        for (const RunEvent &e : events) {
-            if (e.type == RunEvent::Type::Status)
-                status = e.status;
-        }
-        endWith(
-            {isTerminal(status) ? StreamEnd::Reason::Terminal : StreamEnd::Reason::Eof, {}, std::nullopt});
+        startReading(opened);
         co_return;
     }
-
-    OpenedStream opened = co_await m_http->openStream(std::move(request), decoderFactory());
-    if (!self || isAborted()) {
-        discardReply(opened.reply);
-        co_return;
-    }
-    if (!opened.response.ok() || !opened.reply) {
-        const RunError &error = opened.response.error;
-        const bool refused = m_mode == Mode::Resume && isResumeRefusal(error);
-        endWith({refused ? StreamEnd::Reason::ResumeRefused : StreamEnd::Reason::Error, error,
-                 opened.response.retryAfterMs});
-        co_return;
-    }
-    if (!isEventStream(opened.response)) {
-        discardReply(opened.reply);
-        const QByteArray contentType = opened.response.header("content-type");
-        RunError e = unexpectedContentType(
-            opened.response,
-            Text::tr("Expected an event stream but the server sent %1.")
-                .arg(contentType.isEmpty() ? Text::tr("no content type") : QString::fromLatin1(contentType)));
-        e.requestId = QString::fromUtf8(opened.response.header("x-request-id"));
-        endWith({StreamEnd::Reason::Error, e, std::nullopt});
-        co_return;
-    }
-    startReading(opened);
 }
 
 std::unique_ptr<SseDecoder> OpenAiRunStream::decoderFor(OpenAiMapper mapper)

@@ -38,6 +38,12 @@ public:
 
 private:
     QCoro::Task<> run(HttpRequest request);
+    // The create was refused because the agent does not take `background` or `stream` (a 400
+    // naming the parameter, foundry-agents-and-gemini.md §1.4): drops it from `request`, notes
+    // why, and says whether to send again. Each parameter once, and never both (then `refusal`'s
+    // message says why not).
+    bool dropRefusedParameter(HttpRequest &request, HttpResponse &refusal);
+    void prepareBatch(QList<RunEvent> &batch) override;
     // Creates the conversation and names it in `request`'s body; false when the stream ended.
     QCoro::Task<bool> withNewConversation(HttpRequest &request);
     std::unique_ptr<SseDecoder> makeDecoder() override;
@@ -48,6 +54,9 @@ private:
     OpenAiMapper m_mapper;
     std::optional<HttpRequest> m_conversation;
     std::optional<RunError> m_refusal;
+    // Why the run is followed otherwise than asked (dropRefusedParameter()): shown once on the
+    // run, with its first events.
+    QList<RunEvent> m_notes;
 };
 
 } // namespace Runwatch

@@ -691,6 +691,14 @@ private Q_SLOTS:
         QVERIFY(fails({u"--agent"_s, u"name=a,version=0"_s}));
         QVERIFY(fails({u"--agent"_s, u"name=a:b"_s}));
         QVERIFY(fails({u"--agent"_s, u"name=a,colour=red"_s}));
+        QVERIFY(fails({u"--agent"_s, u"name=a,refuses=model"_s}));
+        const OpenAiSimConfig refusing
+            = parseCommandLine({u"runwatch-sim"_s, u"--agent"_s, u"name=r,refuses=background+stream"_s,
+                                u"--agent"_s, u"name=s,refuses=stream"_s})
+                  .options.config;
+        QVERIFY(refusing.agents.at(0).refusesBackground && refusing.agents.at(0).refusesStream);
+        QVERIFY(!refusing.agents.at(1).refusesBackground && refusing.agents.at(1).refusesStream);
+        QVERIFY(!defaults.agents.at(0).refusesBackground && !defaults.agents.at(0).refusesStream);
         QVERIFY(fails({u"--agent"_s, u"name=a"_s, u"--agent"_s, u"name=a,version=2"_s}));
         QVERIFY(fails({u"--openai"_s, u"--a2a"_s}));
         QVERIFY(fails({u"--foundry-project"_s, u"a/b"_s}));
