@@ -2732,14 +2732,16 @@ Befehle:
         <translation>list: --search braucht eine Suchanfrage (z. B. --search &apos;status:failed &quot;timeout&quot;&apos;)</translation>
     </message>
     <message>
-        <source>list: --search: %1</source>
-        <translation>list: --search: %1</translation>
         <source>start: --conversation needs new or a conversation id</source>
         <translation>start: --conversation braucht new oder die ID einer Unterhaltung</translation>
     </message>
     <message>
         <source>start: --conversation: the %1 backend has no conversations</source>
         <translation>start: --conversation: das Backend %1 hat keine Unterhaltungen</translation>
+    </message>
+    <message>
+        <source>list: --search: %1</source>
+        <translation>list: --search: %1</translation>
     </message>
 </context>
 <context>
@@ -3334,10 +3336,12 @@ Dort speichern?</translation>
         <translation>Die Version im Pfad jeder Anfrage: v1beta (die der REST-Referenz, Standard) oder v1 (der Standard von Googles Client @google/genai 3.x).</translation>
     </message>
     <message>
-        <source>start: --model M or --agent AGENT (agents lists both: the models as models/NAME, and the agents such as deep-research-pro-preview-12-2025, which run in the background with their agent config). start --input: the interaction&apos;s input (text, content or steps). respond: --output CALL_ID=TEXT once per pending function call, all in the next interaction (previous_interaction_id), which watch RUN follows under the same run. followup: the next interaction (previous_interaction_id). delete: deletes the run&apos;s interactions on the server.</source>
-        <translation>start: --model M oder --agent AGENT (agents listet beides: die Modelle als models/NAME und die Agenten wie deep-research-pro-preview-12-2025, die mit ihrer Agentenkonfiguration im Hintergrund laufen). start --input: die Eingabe der Interaktion (Text, Inhalt oder Schritte). respond: --output CALL_ID=TEXT einmal je offenem Funktionsaufruf, alle in der nächsten Interaktion (previous_interaction_id), der watch LAUF als demselben Lauf folgt. followup: die nächste Interaktion (previous_interaction_id). delete: löscht die Interaktionen des Laufs auf dem Server.</translation>
         <source>start --input: input items. start --conversation new|ID: the run is a turn of a conversation (new: created first). start --agent NAME[:VERSION] on an Azure AI Foundry project&apos;s …/api/projects/P/openai/v1 URL: the project&apos;s agent (agent_reference), in a conversation of its own unless one is named; runwatch-cli agents lists them. followup: the next response, in the run&apos;s conversation, else by previous_response_id. respond: --output once per pending tool call, all sent in one request (--text when exactly one is pending); --approve/--reject answer every pending MCP approval; the run goes on in the next response, which watch RUN follows.</source>
         <translation>start --input: Eingabeelemente. start --conversation new|ID: der Lauf ist eine Runde einer Unterhaltung (new: zuerst erstellt). start --agent NAME[:VERSION] an der URL …/api/projects/P/openai/v1 eines Azure-AI-Foundry-Projekts: der Agent des Projekts (agent_reference), in einer eigenen Unterhaltung, wenn keine genannt ist; runwatch-cli agents listet sie. followup: die nächste Antwort, in der Unterhaltung des Laufs, sonst über previous_response_id. respond: --output einmal je offenem Tool-Aufruf, alle in einer Anfrage gesendet (--text, wenn genau einer offen ist); --approve/--reject beantworten jede offene MCP-Freigabe; der Lauf geht in der nächsten Antwort weiter, der watch LAUF folgt.</translation>
+    </message>
+    <message>
+        <source>start: --model M or --agent AGENT (agents lists both: the models as models/NAME, and the agents such as deep-research-pro-preview-12-2025, which run in the background with their agent config). start --input: the interaction&apos;s input (text, content or steps). respond: --output CALL_ID=TEXT once per pending function call, all in the next interaction (previous_interaction_id), which watch RUN follows under the same run. followup: the next interaction (previous_interaction_id). delete: deletes the run&apos;s interactions on the server.</source>
+        <translation>start: --model M oder --agent AGENT (agents listet beides: die Modelle als models/NAME und die Agenten wie deep-research-pro-preview-12-2025, die mit ihrer Agentenkonfiguration im Hintergrund laufen). start --input: die Eingabe der Interaktion (Text, Inhalt oder Schritte). respond: --output CALL_ID=TEXT einmal je offenem Funktionsaufruf, alle in der nächsten Interaktion (previous_interaction_id), der watch LAUF als demselben Lauf folgt. followup: die nächste Interaktion (previous_interaction_id). delete: löscht die Interaktionen des Laufs auf dem Server.</translation>
     </message>
 </context>
 <context>
@@ -3501,10 +3505,12 @@ Dort speichern?</translation>
         <translation>Demo Gemini</translation>
     </message>
     <message>
-        <source>compare how the EU and the US regulate AI model audits</source>
-        <translation>vergleichen, wie die EU und die USA Audits von KI-Modellen regeln</translation>
         <source>find the sources on last week&apos;s TLS incident</source>
         <translation>die Quellen zum TLS-Vorfall der letzten Woche finden</translation>
+    </message>
+    <message>
+        <source>compare how the EU and the US regulate AI model audits</source>
+        <translation>vergleichen, wie die EU und die USA Audits von KI-Modellen regeln</translation>
     </message>
 </context>
 <context>
@@ -4220,8 +4226,6 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
         <translation>%1 (v%2)</translation>
     </message>
     <message>
-        <source>&amp;Runs on:</source>
-        <translation>&amp;Läuft auf:</translation>
         <source>No agent (a model)</source>
         <translation>Kein Agent (ein Modell)</translation>
     </message>
@@ -4232,6 +4236,10 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     <message>
         <source>The service has no agents: runs go to the model.</source>
         <translation>Der Dienst hat keine Agenten: Läufe gehen an das Modell.</translation>
+    </message>
+    <message>
+        <source>&amp;Runs on:</source>
+        <translation>&amp;Läuft auf:</translation>
     </message>
 </context>
 <context>
