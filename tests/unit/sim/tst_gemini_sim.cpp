@@ -87,9 +87,10 @@ private Q_SLOTS:
         const QList<Ev> mine
             = client.stream(u"think deltas=3"_s) + client.stream(u"tool_call"_s) + client.stream(u"fail"_s);
         for (const Ev &e : mine) {
-            if (e.event != "done")
+            if (e.event != "done") {
                 ours.insert(e.event + ':' + e.json()[u"delta"_s][u"type"_s].toString().toUtf8(),
                             keysOf(e.json()));
+            }
         }
         for (const QString &file :
              {u"thought-stream.sse"_s, u"function-call-stream.sse"_s, u"failed-stream.sse"_s}) {
