@@ -142,7 +142,9 @@ private Q_SLOTS:
         QVERIFY(sim.listen());
         Client client(sim.baseUrl());
         const QJsonObject created
-            = client.create(QJsonObject{{u"model"_s, kModel}, {u"input"_s, u"hi"_s}, {u"background"_s, true}})
+            = client
+                  .create(QJsonObject{
+                      {u"model"_s, kModel}, {u"input"_s, u"deltas=50"_s}, {u"background"_s, true}})
                   .json();
         QCOMPARE(created.value(u"status"_s).toString(), u"in_progress"_s);
         QCOMPARE(created.value(u"steps"_s).toArray().size(), 0);
@@ -447,12 +449,12 @@ private Q_SLOTS:
         GeminiSimulator sim(fastConfig());
         QVERIFY(sim.listen());
         Client client(sim.baseUrl());
-        const QString id = idOf(client.stream(u"tool_call expires_ms=100"_s));
+        const QString id = idOf(client.stream(u"tool_call expires_ms=1000"_s));
         QCOMPARE(client.get(id).status, 200);
         const QJsonObject answer{{u"type"_s, u"function_result"_s},
                                  {u"call_id"_s, sim.interaction(id)->calls.first().id},
                                  {u"result"_s, u"late"_s}};
-        QTest::qWait(150);
+        QTest::qWait(1100);
         QCOMPARE(client
                      .create(QJsonObject{{u"model"_s, kModel},
                                          {u"previous_interaction_id"_s, id},
