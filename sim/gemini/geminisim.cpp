@@ -137,7 +137,8 @@ void GeminiSimulator::route(HttpConnection *connection, const HttpRequest &reque
             if (n == 2 && method == "POST") {
                 endpoint = GeminiEndpoint::Create;
             } else if (n == 3 && method == "GET") {
-                // The client sends stream=true only when asked to stream (encodeFormQuery).
+                // The client: get() sends stream=false on a plain read and stream=true (with
+                // last_event_id when given) to stream; both through encodeFormQuery.
                 const QString stream = request.query.queryItemValue(u"stream"_s);
                 endpoint
                     = stream == "true"_L1 || stream == "1"_L1 ? GeminiEndpoint::Stream : GeminiEndpoint::Get;

@@ -45,6 +45,8 @@ std::optional<GeminiEndpoint> geminiEndpointFromName(QStringView name);
 
 // Answer the first `count` requests to `endpoints` (empty: all) with `status` instead of serving
 // them: Google's error JSON ({"error":{"code","message","status"}}), or a proxy's HTML page.
+// The client: @google/genai retries 408, 409, 429 and 5xx itself (4 times, honouring Retry-After
+// and retry-after-ms), and turns a 4xx/5xx JSON body into an error with its error.message.
 struct GeminiHttpFault
 {
     QSet<GeminiEndpoint> endpoints;

@@ -26,12 +26,14 @@ QString checkAnswers(const GeminiSimRun &previous, const QList<GeminiFunctionRes
     for (const GeminiFunctionResult &result : results) {
         const auto call = std::find_if(pending.cbegin(), pending.cend(),
                                        [&](const GeminiSimCall &c) { return c.id == result.callId; });
-        if (call == pending.cend())
+        if (call == pending.cend()) {
             return u"function_result with call_id '%1' does not match any function call of interaction %2."_s
                 .arg(result.callId, previous.id());
+        }
         if (std::any_of(answered->cbegin(), answered->cend(),
-                        [&](const GeminiSimCall &c) { return c.id == result.callId; }))
+                        [&](const GeminiSimCall &c) { return c.id == result.callId; })) {
             return u"More than one function_result for call_id '%1'."_s.arg(result.callId);
+        }
         answered->append(*call);
         texts->append(geminiResultText(result.result));
     }

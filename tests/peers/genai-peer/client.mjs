@@ -245,6 +245,15 @@ const checks = {
         assert.equal(done.output_text, expectedText(4));
     },
 
+    // Streamed without background: the client's automatic continuation is on (it would re-create
+    // the interaction on requires_continuation); the stream ends completed all the same.
+    async streamedForeground(ai) {
+        const state = await readStream(await ai.interactions.create({
+            model: MODEL, input: 'normal deltas=5', stream: true }));
+        assert.equal(state.terminal?.status, 'completed');
+        assert.equal(state.text, expectedText(5));
+    },
+
     // Cancel while streaming: the reply says cancelled, and the open stream ends with
     // interaction.completed status cancelled. A finished interaction cannot be cancelled.
     async cancel(ai) {
