@@ -30,6 +30,18 @@ const char *const kDemoReply
       "dropped below one percent. I have drafted the change requests and a short note for the "
       "on-call channel so the rollout can start as soon as you approve it.";
 
+// What the demo's Deep Research run writes, word by word.
+const char kDemoResearch[]
+    = "Both regimes now require independent audits of the most capable models, but they reach them by "
+      "different roads. The EU AI Act makes conformity assessment a legal duty for general-purpose "
+      "models with systemic risk: providers must run and document adversarial testing, report serious "
+      "incidents to the AI Office and keep technical documentation for ten years, with fines of up to "
+      "three percent of worldwide turnover. The United States has no statute of that kind; audits follow "
+      "from the NIST AI Risk Management Framework, sector regulators and procurement rules, and from "
+      "voluntary commitments by the labs themselves. In practice a model sold in both markets is audited "
+      "to the EU's rules, and the American evidence is reused where agencies accept it. Sources: the "
+      "Official Journal text of the Act, NIST AI 600-1, and three agency guidance notes.";
+
 // Paces a person can follow: the simulators' library defaults are made for tests (milliseconds).
 RunwatchSim::OpenAiSimConfig openAiConfig()
 {
@@ -75,8 +87,10 @@ RunwatchSim::FoundrySimConfig foundryConfig()
 RunwatchSim::GeminiSimConfig geminiConfig()
 {
     RunwatchSim::GeminiSimConfig config;
-    config.intervalMs = 250;
-    config.deltas = 600;
+    config.intervalMs = 400;
+    config.replyText = QString::fromUtf8(kDemoResearch);
+    // The report once, word by word: about a minute of writing after the thinking and searching.
+    config.deltas = int(config.replyText.split(u' ', Qt::SkipEmptyParts).size());
     return config;
 }
 

@@ -66,9 +66,11 @@ struct GeminiSimConfig : ServerLimits
 {
     // x-goog-api-key (or ?key=) every request must carry; empty: none checked.
     QString apiKey;
-    int intervalMs = 20;                             // pace of the deltas
-    int deltas = 8;                                  // text deltas of a model's answer
-    int longDeltas = 2000;                           // text deltas of the "long" scenario
+    int intervalMs = 20;   // pace of the deltas
+    int deltas = 8;        // text deltas of a model's answer
+    int longDeltas = 2000; // text deltas of the "long" scenario
+    // If set, an answer's deltas are its words in turn (the demo's prose) instead of tok<i>.
+    QString replyText;
     QByteArray lineEnding = QByteArrayLiteral("\n"); // SSE line ending: "\n", "\r\n" or "\r"
     int splitWrites = 0;                             // > 0: every event goes out in pieces of this many bytes
     // The service cuts a stream (error gateway_timeout, then [DONE]) once it carried this many

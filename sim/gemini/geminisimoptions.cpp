@@ -67,8 +67,10 @@ std::optional<GeminiScenario> geminiScenarioFromName(QStringView name)
     return valueOfName(kScenarios, name);
 }
 
-QString geminiDeltaText(int index)
+QString geminiDeltaText(int index, const QStringList &replyWords)
 {
+    if (!replyWords.isEmpty())
+        return replyWords.at(index % replyWords.size()) + u' ';
     // Multi-byte words on purpose: a client that splits UTF-8 at chunk borders shows it.
     static const QStringList suffixes{u""_s, u"é"_s, u"日本"_s, u"🎉"_s};
     return u"tok%1"_s.arg(index) + suffixes.at(index % suffixes.size()) + u' ';
@@ -85,6 +87,7 @@ std::optional<SimOptionError> resolveRunOptions(const GeminiSimConfig &config, b
     o.expiresMs = config.expiresMs;
     o.splitWrites = config.splitWrites;
     o.lineEnding = config.lineEnding;
+    o.replyWords = config.replyText.split(u' ', Qt::SkipEmptyParts);
     o.streamFaults = config.streamFaults;
 
     const SimOptionValues raw(prompt, QJsonObject(), optionKeys(), &isScenario);

@@ -62,6 +62,7 @@ struct GeminiRunOptions
     qint64 expiresMs = -1;
     int splitWrites = 0;
     QByteArray lineEnding = QByteArrayLiteral("\n");
+    QStringList replyWords; // GeminiSimConfig::replyText's words; empty: tok<i>
     StreamFaults streamFaults;
     std::optional<GeminiHttpFault> httpFault; // aimed at this interaction's requests
 };
@@ -70,8 +71,9 @@ struct GeminiRunOptions
 std::optional<SimOptionError> resolveRunOptions(const GeminiSimConfig &config, bool agent,
                                                 const QString &prompt, GeminiRunOptions *options);
 
-// The text of delta `index`: "tok<i>" + one of "", "é", "日本", "🎉" + " ".
-QString geminiDeltaText(int index);
+// The text of delta `index`: "tok<i>" + one of "", "é", "日本", "🎉" + " "; with reply words,
+// word index (mod their number) + " ".
+QString geminiDeltaText(int index, const QStringList &replyWords = {});
 
 // The scenario and option documentation above, for --help.
 QString geminiOptionsHelpText();

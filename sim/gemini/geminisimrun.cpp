@@ -126,7 +126,7 @@ void GeminiSimRun::addTextStep(int first, int count, const QString &prefix)
 {
     QList<QJsonObject> deltas;
     for (int i = first; i < first + count; ++i) {
-        const QString text = (i == first ? prefix : QString()) + geminiDeltaText(i);
+        const QString text = (i == first ? prefix : QString()) + geminiDeltaText(i, m_options.replyWords);
         deltas.append(QJsonObject{{u"type"_s, u"text"_s}, {u"text"_s, text}});
     }
     addStep(QJsonObject{{u"type"_s, u"model_output"_s}}, deltas);
