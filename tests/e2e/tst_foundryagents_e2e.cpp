@@ -3,16 +3,21 @@
 // and the engine against the simulator's Foundry project over loopback: a run on an agent
 // (agent_reference, a conversation of its own, no model), its follow-up and its tool answers in
 // the same conversation under the agent the service resolved, a turn in a busy conversation waited
-// out, the project's agents listed, and an agent name the connector refuses before anything is
-// sent.
+// out, the project's agents listed, an agent name the connector refuses before anything is sent,
+// a drop at every event boundary resumed with starting_after, and the Entra token command (at
+// start, near expiry, once after a 401, never logged).
 #include "backends/openai/openaibackend.h"
 #include "enginerig.h"
 #include "openai/openaisim.h"
 
+#include <QDateTime>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLoggingCategory>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <QCoro/QCoroTask>
@@ -53,13 +58,14 @@ RunwatchSim::OpenAiSimConfig withRefusingAgents()
 
 struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
 {
-    explicit Rig(const RunwatchSim::OpenAiSimConfig &config = withRefusingAgents())
+    explicit Rig(const RunwatchSim::OpenAiSimConfig &config = withRefusingAgents(),
+                 const QJsonObject &options = {})
         : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>(config)
     {
         sim.setIntervalMs(1);
         QVERIFY(sim.listen());
-        QVERIFY(
-            addConnection(RunwatchTest::plainConnection(u"foundry"_s, u"openai"_s, sim.foundryBaseUrl())));
+        QVERIFY(addConnection(
+            RunwatchTest::plainConnection(u"foundry"_s, u"openai"_s, sim.foundryBaseUrl(), options)));
     }
     QString startOnAgent(const QString &agent, const QString &prompt)
     {
@@ -78,6 +84,54 @@ struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiSimulator>
         }
         return bodies;
     }
+    // The simulator's text for a run: what it generated for the response the run follows.
+    QString simText(const QString &runId) const
+    {
+        const auto info = sim.response(run(runId).remoteId);
+        return info ? info->text : u"<unknown response>"_s;
+    }
+};
+
+// An Entra-style access token: a JWT whose `exp` claim is `exp` (what TokenSource reads to know
+// when to run the command again). Header and signature are never checked here.
+QByteArray jwt(qint64 exp)
+{
+    const auto part = [](const QByteArray &json) {
+        return json.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+    };
+    return part(R"({"alg":"RS256","typ":"JWT"})") + '.'
+           + part(QJsonDocument(QJsonObject{{u"aud"_s, u"https://ai.azure.com"_s}, {u"exp"_s, exp}})
+                      .toJson(QJsonDocument::Compact))
+           + ".c2lnbmF0dXJl";
+}
+
+// Every message logged while it lives, debug included, kept instead of printed: a token must be
+// in none of them.
+class LogCapture
+{
+public:
+    LogCapture()
+    {
+        s_lines.clear();
+        QLoggingCategory::setFilterRules(u"*.debug=true"_s);
+        m_previous = qInstallMessageHandler(&LogCapture::handle);
+    }
+    ~LogCapture()
+    {
+        qInstallMessageHandler(m_previous);
+        QLoggingCategory::setFilterRules(QString());
+    }
+    LogCapture(const LogCapture &) = delete;
+    LogCapture &operator=(const LogCapture &) = delete;
+    static const QStringList &lines() { return s_lines; }
+
+private:
+    static void handle(QtMsgType, const QMessageLogContext &context, const QString &message)
+    {
+        s_lines << QString::fromUtf8(context.category ? context.category : "") + u' ' + message;
+    }
+    static inline QStringList s_lines;
+    QtMessageHandler m_previous = nullptr;
 };
 
 // How many of the run's secondary items have this id.
@@ -282,6 +336,137 @@ private Q_SLOTS:
         QCOMPARE(rig.run(id).status, RunStatus::Failed);
         QCOMPARE(rig.run(id).error.code, u"bad_agent"_s);
         QCOMPARE(rig.sim.requestCount(), 0);
+    }
+
+    // The stream dropped after each event of an agent run in turn (closed between events, and cut
+    // in the middle of the next one): the connector resumes with starting_after, and the run ends
+    // with the simulator's text, every event applied once, in the same conversation.
+    void dropAtEveryEventBoundary()
+    {
+        Rig clean;
+        const QString reference = clean.startOnAgent(u"researcher"_s, u"normal deltas=12"_s);
+        QVERIFY(waitTerminal(clean.manager, reference, kWait));
+        QCOMPARE(clean.run(reference).status, RunStatus::Completed);
+        const auto info = clean.sim.response(clean.run(reference).remoteId);
+        QVERIFY(info);
+        const qint64 events = info->eventCount;
+        QVERIFY(events > 12);
+        const QString expected = RunwatchSim::OpenAiSimulator::tokenText(12);
+        QCOMPARE(clean.run(reference).primaryText, expected);
+        for (const QString &mode : {u"close"_s, u"mid"_s}) {
+            for (qint64 k = 1; k < events; ++k) {
+                const QString where = u"drop after %1 (%2)"_s.arg(k).arg(mode);
+                Rig rig;
+                const QString id = rig.startOnAgent(
+                    u"researcher"_s, u"normal deltas=12 drop_after=%1 drop_mode=%2"_s.arg(k).arg(mode));
+                QVERIFY2(waitTerminal(rig.manager, id, kWait), qPrintable(where));
+                const Run &run = rig.run(id);
+                QVERIFY2(run.status == RunStatus::Completed,
+                         qPrintable(where + u": "_s + run.error.toString()));
+                QCOMPARE(run.primaryText, rig.simText(id));
+                QCOMPARE(run.primaryText, expected);
+                QCOMPARE(run.reconciliations, 0);
+                QVERIFY2(!run.error.isError(), qPrintable(where));
+                // Resumed on the stream, from where it was cut: never a second response, never
+                // a second conversation, never the whole stream again from the start.
+                QVERIFY2(rig.sim.response(run.remoteId)->streamConnections >= 2, qPrintable(where));
+                const QList<qint64> after = rig.sim.startingAfterValues();
+                QVERIFY2(!after.isEmpty(), qPrintable(where));
+                // Sequence numbers start at 0: the first k events are 0 … k-1.
+                QVERIFY2(after.constFirst() == k - 1,
+                         qPrintable(where + u": starting_after=%1"_s.arg(after.constFirst())));
+                QCOMPARE(rig.sim.responseIds().size(), 1);
+                QCOMPARE(rig.sim.conversationIds().size(), 1);
+                QCOMPARE(rig.creates().size(), 1);
+                QCOMPARE(run.token.extra.value(u"conversation"_s).toString(),
+                         rig.sim.conversationIds().constFirst());
+            }
+        }
+    }
+
+    // The project endpoint with an Entra token command: the command runs at start; its token is
+    // near its expiry (exp in 2 minutes, inside the 5-minute margin), so it runs again before the
+    // next request, and the fresh token then serves every request after; the service rotates
+    // and refuses the token once (401): the command runs once more and the request is sent
+    // again. No token is logged (debug included) or kept on the run.
+    void tokenCommand()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString tokens = dir.filePath(u"tokens"_s);
+        const QString count = dir.filePath(u"count"_s);
+        const qint64 now = QDateTime::currentSecsSinceEpoch();
+        const QByteArray nearExpiry = jwt(now + 120);
+        const QByteArray fresh = jwt(now + 3600);
+        const QByteArray rotated = jwt(now + 7200);
+        {
+            QFile f(tokens);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(nearExpiry + '\n' + fresh + '\n' + rotated + '\n');
+        }
+        // The n-th run of the command prints the n-th token.
+        const QString command
+            = u"printf x >> '%1'; n=$(wc -c < '%1'); sed -n \"${n}p\" '%2'"_s.arg(count, tokens);
+        const auto runs = [&count] {
+            QFile f(count);
+            return f.open(QIODevice::ReadOnly) ? int(f.readAll().count('x')) : 0;
+        };
+        const auto bearers = [](const RunwatchSim::OpenAiSimulator &sim) {
+            QList<QByteArray> out;
+            for (const RunwatchSim::OpenAiRequestRecord &r : sim.requests())
+                out << r.header("authorization");
+            return out;
+        };
+
+        LogCapture log;
+        // No key yet: the simulator takes any token, and its log shows which one each request
+        // carried.
+        Rig rig(withRefusingAgents(), QJsonObject{{u"token_command"_s, command}});
+        const QString first = rig.startOnAgent(u"researcher"_s, u"normal deltas=5"_s);
+        QVERIFY(waitTerminal(rig.manager, first, kWait));
+        QCOMPARE(rig.run(first).status, RunStatus::Completed);
+        QCOMPARE(rig.run(first).primaryText, rig.simText(first));
+        QList<QByteArray> sent = bearers(rig.sim);
+        QVERIFY(sent.size() >= 2); // the conversation, then the response in it
+        QCOMPARE(sent.at(0), "Bearer " + nearExpiry);
+        for (qsizetype i = 1; i < sent.size(); ++i)
+            QCOMPARE(sent.at(i), "Bearer " + fresh);
+        QCOMPARE(runs(), 2); // at start, near expiry; not per request
+
+        // Now the service takes only the rotated token: the fresh one is refused once.
+        rig.sim.setApiKey(QString::fromLatin1(rotated));
+        rig.sim.resetCounters();
+        const QString second = rig.startOnAgent(u"writer"_s, u"normal deltas=6"_s);
+        QVERIFY(waitTerminal(rig.manager, second, kWait));
+        QCOMPARE(rig.run(second).status, RunStatus::Completed);
+        QCOMPARE(rig.run(second).primaryText, rig.simText(second));
+        QCOMPARE(runs(), 3);
+        const QList<RunwatchSim::OpenAiRequestRecord> requests = rig.sim.requests();
+        QVERIFY(requests.size() >= 3);
+        QCOMPARE(requests.at(0).status, 401);
+        QCOMPARE(requests.at(0).header("authorization"), "Bearer " + fresh);
+        QCOMPARE(requests.at(1).endpoint, requests.at(0).endpoint); // the refused request, again
+        for (qsizetype i = 1; i < requests.size(); ++i) {
+            QVERIFY(requests.at(i).status != 401);
+            QCOMPARE(requests.at(i).header("authorization"), "Bearer " + rotated);
+        }
+
+        // The tokens are in no message and nowhere on the runs.
+        QVERIFY(!log.lines().isEmpty()); // the capture did see the connector's debug lines
+        for (const QByteArray &token : {nearExpiry, fresh, rotated}) {
+            const QString text = QString::fromLatin1(token);
+            const QString signatureLess = text.section(u'.', 0, 1);
+            for (const QString &line : log.lines())
+                QVERIFY2(!line.contains(signatureLess), qPrintable(line));
+            for (const QString &id : {first, second}) {
+                const Run &run = rig.run(id);
+                QVERIFY(!QJsonDocument(run.token.toJson()).toJson().contains(signatureLess.toLatin1()));
+                QVERIFY(!run.primaryText.contains(signatureLess));
+                QVERIFY(!run.error.toString().contains(signatureLess));
+                for (const SecondaryItem &item : run.secondary)
+                    QVERIFY(!item.text.contains(signatureLess) && !item.title.contains(signatureLess));
+            }
+        }
     }
 
     // The project's agents, every page, with their version and model; a plain OpenAI base lists
