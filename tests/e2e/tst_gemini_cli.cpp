@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <csignal>
 #include <functional>
 
@@ -138,27 +140,35 @@ private Q_SLOTS:
     void watchSurvivesSigkill()
     {
         const Result started
-            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=200 interval_ms=10"_s,
+            = cli({u"--json"_s, u"start"_s, u"--prompt"_s, u"normal deltas=300 interval_ms=10"_s,
                    u"--model"_s, QString::fromLatin1(kModel)});
         QCOMPARE(started.exitCode, 0);
         const QString id = runIdFrom(started.out);
         QVERIFY(!id.isEmpty());
         QProcess *first = launch({u"watch"_s, id});
         QByteArray partial;
+        // Far enough in that the store holds a cursor well past the start (it writes every
+        // 200 ms): a restart from the beginning would pass a check of the text alone.
         QVERIFY(waitUntil([&] {
             partial += first->readAllStandardOutput();
-            return partial.count(' ') >= 20;
+            return partial.count(' ') >= 100;
         }));
         ::kill(pid_t(first->processId()), SIGKILL);
         QSignalSpy done(first, &QProcess::finished);
         QVERIFY(first->state() == QProcess::NotRunning || done.wait(10000));
         first->deleteLater();
+        const qsizetype before = m_sim->requests().size();
         const Result watched = cli({u"watch"_s, id});
         QVERIFY2(watched.exitCode == 0, watched.err.constData());
         const QString expected = lastText();
         QCOMPARE(QString::fromUtf8(watched.out), expected + u'\n');
         QVERIFY(expected.toUtf8().startsWith(partial.left(partial.lastIndexOf(' ') + 1)));
         QCOMPARE(m_sim->interactionsCreated(), 1);
+        // The second watch went on from the stored event id, not from the start.
+        const QList<RunwatchSim::GeminiRequestRecord> after = m_sim->requests().mid(before);
+        QVERIFY(std::any_of(after.cbegin(), after.cend(), [](const RunwatchSim::GeminiRequestRecord &r) {
+            return r.query.contains(u"stream=true"_s) && r.query.contains(u"last_event_id="_s);
+        }));
     }
 
     // requires_action: exit 5 with the calls; one respond answers both in the next interaction;

@@ -230,7 +230,15 @@ GeminiMapper GeminiBackend::mapperFor(const ContinuationToken &token) const
     // This process never streamed it (the app restarted): what the token says is enough, since
     // the resume starts after its last event id.
     GeminiMapper mapper(token.remoteId, true);
-    mapper.setAnswerHasText(token.extra.value(kAnswerIn).toString() == token.remoteId);
+    if (token.extra.value(kAnswerIn).toString() == token.remoteId) {
+        // Where the answer's text got to: the resumed deltas may go on with that step.
+        const QJsonValue step = token.extra.value(kAnswerStep);
+        if (step.isDouble()) {
+            mapper.resumeAnswerAt(qint64(step.toDouble()));
+        } else {
+            mapper.setAnswerHasText(true);
+        }
+    }
     return mapper;
 }
 

@@ -26,6 +26,8 @@ inline constexpr QLatin1StringView kModelPrefix{"models/"};
 // (a stream resumed after a restart starts its next output step with the separator).
 inline constexpr QLatin1StringView kAgent{"agent"};
 inline constexpr QLatin1StringView kAnswerIn{"answer_in"};
+// The output step of the answer's last text in that interaction (GeminiMapper::answerStep()).
+inline constexpr QLatin1StringView kAnswerStep{"answer_step"};
 
 // What an interaction runs on: exactly one of the two (§2 Create).
 struct Target

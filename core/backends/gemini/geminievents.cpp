@@ -206,6 +206,7 @@ void GeminiMapper::adoptInteraction(const QString &id)
 GeminiMapper::Step &GeminiMapper::stepAt(qint64 index)
 {
     Step &step = m_steps[index];
+    step.index = index;
     // Named once: a step seen before the interaction's id was known keeps its item after.
     if (step.item.isEmpty())
         step.item = itemIdFor(m_interactionId, index);
@@ -407,6 +408,7 @@ void GeminiMapper::appendText(Step &step, const QString &text, RunEvent &cursor,
     RunEvent e = RunEvent::primaryDelta(!step.hasText && m_anyText ? u"\n\n"_s + text : text);
     step.hasText = true;
     m_anyText = true;
+    m_answerStep = step.index;
     stamp(e, cursor);
     out << e;
 }

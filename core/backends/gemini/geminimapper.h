@@ -134,6 +134,19 @@ public:
     // interaction's answer has text already, so that the next output step's text starts with the
     // separator, as outputText() has it.
     void setAnswerHasText(bool hasText) { m_anyText = hasText; }
+    // The output step the answer's last text came from (-1: none yet): kept with the stream's
+    // cursor, so that a mapper made anew after a restart knows the deltas it resumes with go on
+    // with that step (no separator) and a later step's start with one.
+    qint64 answerStep() const { return m_answerStep; }
+    // A mapper made anew for a resume whose answer's last text came from output step `step`.
+    void resumeAnswerAt(qint64 step)
+    {
+        m_anyText = true;
+        if (step >= 0) {
+            stepAt(step).hasText = true;
+            m_answerStep = step;
+        }
+    }
     // A copy for the stream's next connection: everything but the event ids applied, which a
     // resume never brings again (it starts after the last one). The connector takes one after
     // every read; a copy that shared the growing id set would make the decoder's next insert copy
@@ -150,6 +163,7 @@ private:
     struct Step
     {
         QString item;      // its item id, fixed when the step is first seen
+        qint64 index = -1; // its stream index
         QString type;      // from step.start, or the first delta's kind
         QString callId;    // function_call / *_call id, function_result / *_result call_id
         QString name;      // a function's name
@@ -185,7 +199,8 @@ private:
     RunError m_error;
     qint64 m_dropped = 0;
     bool m_streamable = true;
-    bool m_anyText = false; // some answer text was mapped (the next step's text starts with "\n\n")
+    bool m_anyText = false;   // some answer text was mapped (the next step's text starts with "\n\n")
+    qint64 m_answerStep = -1; // the output step of the answer's last text
     bool m_finished = false;
     bool m_cut = false;
 };

@@ -221,12 +221,16 @@ void GeminiRunStream::prepareBatch(QList<RunEvent> &batch)
     }
     if (interaction.isEmpty())
         interaction = m_mapper.interactionId();
-    // Once per interaction: a stream resumed after a restart (with a fresh mapper) must know that
-    // the answer has text, or its next output step would lack the separator.
-    if (text && !m_answerNoted && !interaction.isEmpty()) {
-        m_answerNoted = true;
+    // Once per interaction and output step: a stream resumed after a restart (with a fresh
+    // mapper) must know that the answer has text and which step it came from, or its next output
+    // step would lack the separator, or the rest of the same step would get one.
+    const qint64 step = m_mapper.answerStep();
+    if (text && !interaction.isEmpty() && (interaction != m_notedIn || step != m_notedStep)) {
+        m_notedIn = interaction;
+        m_notedStep = step;
         RunEvent noted = RunEvent::identity(interaction, {}, false);
         noted.tokenExtra.insert(kAnswerIn, interaction);
+        noted.tokenExtra.insert(kAnswerStep, step);
         batch << noted;
     }
 }

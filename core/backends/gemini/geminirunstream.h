@@ -55,7 +55,8 @@ private:
     Mode m_mode;
     Gemini::GeminiMapper m_mapper;
     QJsonObject m_extra;
-    bool m_answerNoted = false; // the token names the interaction as having answer text
+    QString m_notedIn; // the interaction and output step last noted in the token
+    qint64 m_notedStep = -1;
     std::optional<RunError> m_refusal;
 };
 

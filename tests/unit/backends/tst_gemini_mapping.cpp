@@ -271,6 +271,32 @@ private Q_SLOTS:
         QCOMPARE(items(partly), QStringList{u"reasoning|v1_p#0|Reasoning|first second"_s});
     }
 
+    // Cut in the middle of an output step, the app restarted: the fresh mapper is told which step
+    // the answer's text came from (the token's answer_step), so the rest of that step goes on
+    // without a separator and the next step starts with one. setAnswerHasText alone put "\n\n"
+    // in the middle of a word (tst_gemini_cli's SIGKILL test found it).
+    void resumeInTheMiddleOfTheAnswer()
+    {
+        Run run = inProgressRun();
+        GeminiMapper before(u"v1_t"_s);
+        applyTo(run, mapOne(before, "step.start", "{'index':0,'step':{'type':'thought'}}"));
+        applyTo(run, mapOne(before, "step.stop", "{'index':0}"));
+        applyTo(run, mapOne(before, "step.start", "{'index':1,'step':{'type':'model_output'}}"));
+        applyTo(run, mapOne(before, "step.delta",
+                            "{'index':1,'delta':{'type':'text','text':'Hel'},'event_id':'t1'}"));
+        QCOMPARE(before.answerStep(), 1);
+        GeminiMapper after(u"v1_t"_s);
+        after.resumeAnswerAt(before.answerStep());
+        applyTo(run, mapOne(after, "step.delta",
+                            "{'index':1,'delta':{'type':'text','text':'lo'},'event_id':'t2'}"));
+        applyTo(run, mapOne(after, "step.stop", "{'index':1}"));
+        applyTo(run, mapOne(after, "step.start", "{'index':2,'step':{'type':'model_output'}}"));
+        applyTo(run, mapOne(after, "step.delta",
+                            "{'index':2,'delta':{'type':'text','text':'Again'},'event_id':'t3'}"));
+        QCOMPARE(run.primaryText, u"Hello\n\nAgain"_s);
+        QCOMPARE(after.answerStep(), 2);
+    }
+
     void gatewayTimeoutIsNotAFailure()
     {
         GeminiMapper mapper(u"v1_x"_s);
