@@ -131,9 +131,10 @@ int CliApp::cmdList(const Options &o, const QStringList &args)
         } else if (a == u"--stuck") {
             stuckOnly = true;
         } else if (a == u"--search") {
-            if (i + 1 >= args.size())
+            if (i + 1 >= args.size()) {
                 return usage(
                     CliApp::tr("list: --search needs a query (e.g. --search 'status:failed \"timeout\"')"));
+            }
             searchText = args.at(++i);
         } else {
             return usage(CliApp::tr("list: unexpected argument %1").arg(a));

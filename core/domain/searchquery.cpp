@@ -231,17 +231,19 @@ std::optional<SearchQuery> SearchQuery::parse(const QString &text, const QDateTi
             query.terms << term;
             continue;
         }
-        if (token.value.isEmpty())
+        if (token.value.isEmpty()) {
             return fail(Text::tr("The filter %1: needs a value (for example %1:%2)")
                             .arg(token.key, token.key == u"since" ? u"7d"_s : u"…"_s));
+        }
         if (token.key == u"status") {
             for (const QString &name : listOf(token.value)) {
                 const RunStatus status = statusFromName(name.toLower());
-                if (status == RunStatus::Unknown && name.toLower() != u"unknown")
+                if (status == RunStatus::Unknown && name.toLower() != u"unknown") {
                     return fail(
                         Text::tr("Unknown status \"%1\" (for example: failed, completed, in_progress, "
                                  "input_required, cancelled)")
                             .arg(name));
+                }
                 query.statuses << status;
             }
         } else if (token.key == u"backend") {
@@ -253,10 +255,11 @@ std::optional<SearchQuery> SearchQuery::parse(const QString &text, const QDateTi
             query.models << listOf(token.value);
         } else if (token.key == u"since" || token.key == u"until") {
             const QDateTime at = readTime(token.value, now);
-            if (!at.isValid())
+            if (!at.isValid()) {
                 return fail(Text::tr("Cannot read the time \"%1\" (use 30m, 24h, 7d, 2w or a date such as "
                                      "2026-11-01)")
                                 .arg(token.value));
+            }
             (token.key == u"since" ? query.since : query.until) = at;
         } else {
             return fail(

@@ -84,7 +84,7 @@ bool RunFilterProxy::search()
 
 QVariant RunFilterProxy::data(const QModelIndex &index, int role) const
 {
-    const QVariant value = QSortFilterProxyModel::data(index, role);
+    QVariant value = QSortFilterProxyModel::data(index, role);
     if (role != Qt::ToolTipRole || !m_model)
         return value;
     // What the search found in the run, under the cell's own tooltip.

@@ -179,9 +179,10 @@ private Q_SLOTS:
                 QCOMPARE(run.secondary.size(), clean.run(reference).secondary.size());
                 // Dropped before its end: the stream was resumed (interaction.completed is the
                 // last event before [DONE]).
-                if (k < events - 1)
+                if (k < events - 1) {
                     QVERIFY2(rig.sim.interaction(run.remoteId)->streamConnections >= 2,
                              qPrintable(QString::number(k)));
+                }
                 resumed += rig.count(GeminiEndpoint::Stream);
             }
         }

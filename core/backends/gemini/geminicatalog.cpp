@@ -133,12 +133,13 @@ QCoro::Task<CatalogResult> GeminiBackend::catalog()
                                        .model = false};
     }
     for (const QString &agent : knownAgents()) {
-        if (!listedAgents.contains(agent))
+        if (!listedAgents.contains(agent)) {
             result.entries << CatalogEntry{.id = agent,
                                            .name = agent,
                                            .detail = Text::tr("agent, runs in the background"),
                                            .version = {},
                                            .model = false};
+        }
     }
     co_return result;
 }
