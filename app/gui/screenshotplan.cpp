@@ -50,8 +50,7 @@ DemoMode::Seed seedFor(const QString &shot)
         EnumName{Seed::Question, "question"_L1},     EnumName{Seed::Approval, "approval"_L1},
         EnumName{Seed::ToolOutput, "tooloutput"_L1}, EnumName{Seed::Form, "form"_L1},
         EnumName{Seed::Review, "review"_L1},         EnumName{Seed::Streaming, "streaming"_L1},
-        EnumName{Seed::Research, "research"_L1},
-        EnumName{Seed::Agent, "agent"_L1},
+        EnumName{Seed::Research, "research"_L1},     EnumName{Seed::Agent, "agent"_L1},
     };
     return fromName(kSeedNames, shot, Qt::CaseInsensitive).value_or(Seed::Streaming);
 }
