@@ -162,12 +162,16 @@ QList<Word> wordsOf(QStringView text)
 QString SearchQuery::snippet(const QString &text, int words) const
 {
     const QList<Word> all = wordsOf(text);
-    // Each term's words; a match is a run of the text's words equal to them (the last one
-    // only beginning like it, for a prefix).
+    // Each term's words, read once; a match is a run of the text's words equal to them (the last
+    // one only beginning like it, for a prefix).
+    QList<QList<Word>> wanted;
+    for (const Term &term : terms)
+        wanted << wordsOf(term.text);
     QList<std::pair<qsizetype, qsizetype>> spans; // [first word, last word] of each match
     for (qsizetype at = 0; at < all.size(); ++at) {
-        for (const Term &term : terms) {
-            const QList<Word> want = wordsOf(term.text);
+        for (qsizetype t = 0; t < terms.size(); ++t) {
+            const Term &term = terms.at(t);
+            const QList<Word> &want = wanted.at(t);
             if (want.isEmpty() || at + want.size() > all.size())
                 continue;
             bool same = true;

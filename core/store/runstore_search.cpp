@@ -20,6 +20,7 @@
 // piece is indexed with the last kOverlap characters of the one before, so a word or phrase up to
 // that long is found across the seam.
 #include "store/runstore.h"
+#include "store/runwrites.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
@@ -127,11 +128,6 @@ bool hasWord(const QString &text)
     return std::any_of(text.cbegin(), text.cend(), [](QChar c) { return c.isLetterOrNumber(); });
 }
 
-QString marks(qsizetype n)
-{
-    return QString(u"?,"_s).repeated(n).chopped(1);
-}
-
 // Writes the document `part` of run `localId` (SQL expressions over a trigger's row), `body` its
 // text, when `where` holds: a known part keeps its id and gets the new text (search_docs_au
 // re-indexes it), a new one takes the next id of the run's range. No statement here may meet a
@@ -228,7 +224,7 @@ bool RunStore::migrateTo7()
 
 namespace {
 
-// The prepared statements of one search, and the walk over the driving term's matches.
+// Prepares and runs one search's statements on the store's connection, keeping the first error.
 class SearchWalk
 {
 public:
@@ -293,7 +289,7 @@ std::optional<QList<SearchHit>> RunStore::search(const SearchQuery &query, int l
     const auto anyOf = [&](const QString &column, const QStringList &list, const QString &collate) {
         if (list.isEmpty())
             return;
-        where << u"%1 %2 IN (%3)"_s.arg(column, collate, marks(list.size()));
+        where << u"%1 %2 IN (%3)"_s.arg(column, collate, detail::placeholders(list.size()));
         for (const QString &value : list)
             values << value;
     };

@@ -151,6 +151,11 @@ QString isoText(const QDateTime &dt)
     return dt.isValid() ? dt.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
+QString placeholders(qsizetype n)
+{
+    return QString(u"?,"_s).repeated(n).chopped(1);
+}
+
 QString compactJsonText(const QJsonObject &o)
 {
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
@@ -268,9 +273,8 @@ bool RunWriteStatements::insertRun(const Run &run, bool *inserted, QString *erro
     QStringList names{u"local_id"_s};
     for (const Column &column : kColumns)
         names << column.name;
-    const QString marks = QString(u"?,"_s).repeated(names.size()).chopped(1);
     QSqlQuery *q = statement(u"INSERT INTO runs (%1) VALUES (%2) ON CONFLICT (local_id) DO NOTHING"_s.arg(
-        names.join(u", "_s), marks));
+        names.join(u", "_s), placeholders(names.size())));
     if (!q)
         return false;
     q->addBindValue(run.localId);

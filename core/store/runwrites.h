@@ -15,6 +15,8 @@ namespace Runwatch::detail {
 // Text forms shared by the store's reader and writer.
 QString isoText(const QDateTime &dt);
 QString compactJsonText(const QJsonObject &o);
+// "?,?,?": the placeholders of an SQL list of n values.
+QString placeholders(qsizetype n);
 
 // How one run goes to disk: only what changed since the run's baseline (Run::stored), so that two
 // processes on one store never undo each other. A command that sets a deadline writes the
