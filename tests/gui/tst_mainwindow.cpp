@@ -13,7 +13,6 @@
 #include "newrundialog.h"
 #include "outputview.h"
 #include "runtableview.h"
-#include "store/runstore.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
@@ -446,48 +445,6 @@ private Q_SLOTS:
         bar->connectionBox()->setCurrentIndex(jobsAt);
         QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
         QCOMPARE(m_window->proxy()->runId(0), waiting);
-    }
-
-    // The search field also finds runs by their answer (the store's full-text search), with
-    // filters; a query that is not one says why on the field.
-    void fullTextSearch()
-    {
-        QTemporaryDir dir;
-        RunStore store;
-        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
-        m_window.reset();
-        m_engine->manager.setStore(&store);
-        // The window and the engine let go of the store before it goes, whatever fails.
-        const auto release = qScopeGuard([this] {
-            m_window.reset();
-            m_engine->manager.setStore(nullptr);
-        });
-        m_window = std::make_unique<MainWindow>(&m_engine->manager);
-        m_window->resize(1366, 768);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        const QString done = m_engine->start(kSim, u"normal deltas=3 release notes"_s);
-        const QString waiting = m_engine->start(kJobs, u"ask_user deltas=4"_s);
-        QVERIFY(waitStatus(done, RunStatus::Completed));
-        QVERIFY(waitStatus(waiting, RunStatus::InputRequired));
-        store.flush();
-        FilterBar *bar = m_window->filterBar();
-        const QString answerWord = run(done)->primaryText.split(u' ', Qt::SkipEmptyParts).value(1);
-        QVERIFY(!answerWord.isEmpty());
-        // A word of the answer only: not in any title, id or connection.
-        QVERIFY(!run(done)->title.contains(answerWord) && !run(waiting)->title.contains(answerWord));
-        bar->setText(answerWord + u" status:completed"_s);
-        QTRY_COMPARE(m_window->proxy()->rowCount(), 1);
-        QCOMPARE(m_window->proxy()->runId(0), done);
-        QVERIFY(bar->searchField()->toolTip().contains(u'1'));
-        const QString tip = m_window->proxy()->index(0, TitleColumn).data(Qt::ToolTipRole).toString();
-        QVERIFY2(tip.contains(u'[' + answerWord + u']'), qPrintable(tip));
-        if (const QString shots = qEnvironmentVariable("RUNWATCH_GRAB_DIR"); !shots.isEmpty())
-            QVERIFY(m_window->grab().save(shots + u"/search-results.png"_s));
-        bar->setText(u"release since:yesterday"_s);
-        QTRY_VERIFY(bar->searchField()->toolTip().contains(u"yesterday"_s));
-        if (const QString shots = qEnvironmentVariable("RUNWATCH_GRAB_DIR"); !shots.isEmpty())
-            QVERIFY(bar->grab().save(shots + u"/search-error.png"_s));
     }
 
     // Every control a user (or a screen reader) reaches has an accessible name.
