@@ -121,19 +121,8 @@ std::optional<SimOptionError> resolveRunOptions(const GeminiSimConfig &config, b
         }
     }
 
-    StreamFaults &f = o.streamFaults;
-    constexpr qint64 kMaxIndex = std::numeric_limits<qint64>::max();
-    if ((error = raw.integer(u"fault_connections"_s, -1, 1000000, &f.connections))
-        || (error = raw.integer(u"drop_after"_s, -1, kMaxIndex, &f.dropAfterEvents))
-        || (error = raw.integer(u"malformed_at"_s, -1, kMaxIndex, &f.malformedAt))
-        || (error = raw.integer(u"drip_ms"_s, 0, 60000, &f.dripIntervalMs)))
+    if ((error = raw.streamFaults(&o.streamFaults)))
         return error;
-    if (raw.contains(u"drop_mode"_s)) {
-        const auto mode = dropModeFromName(raw.value(u"drop_mode"_s));
-        if (!mode)
-            return SimOptionValues::bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
-        f.dropMode = *mode;
-    }
 
     if (raw.contains(u"http_error_status"_s) || raw.contains(u"http_error_count"_s)
         || raw.contains(u"http_error_on"_s)) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "simoptions.h"
 
+#include <limits>
+
 using namespace Qt::StringLiterals;
 
 namespace RunwatchSim {
@@ -26,6 +28,25 @@ SimOptionValues::SimOptionValues(const QString &prompt, const QJsonObject &metad
         if (metadata.contains(key))
             m_raw.insert(key, metadata.value(key).toString());
     }
+}
+
+std::optional<SimOptionError> SimOptionValues::streamFaults(StreamFaults *faults) const
+{
+    constexpr qint64 kMaxIndex = std::numeric_limits<qint64>::max();
+    std::optional<SimOptionError> error;
+    if ((error = integer(u"fault_connections"_s, -1, 1000000, &faults->connections))
+        || (error = integer(u"drop_after"_s, -1, kMaxIndex, &faults->dropAfterEvents))
+        || (error = integer(u"malformed_at"_s, -1, kMaxIndex, &faults->malformedAt))
+        || (error = integer(u"drip_ms"_s, 0, 60000, &faults->dripIntervalMs))) {
+        return error;
+    }
+    if (contains(u"drop_mode"_s)) {
+        const auto mode = dropModeFromName(value(u"drop_mode"_s));
+        if (!mode)
+            return bad(u"drop_mode"_s, u"expected close, reset or mid"_s);
+        faults->dropMode = *mode;
+    }
+    return std::nullopt;
 }
 
 SimOptionError SimOptionValues::bad(const QString &key, const QString &why)

@@ -5,6 +5,8 @@
 // prompt ("Fail: …"), `key=value` words anywhere in it, then the request's metadata over both.
 // Shared by the simulators whose scenarios are chosen that way (OpenAI, Foundry).
 
+#include "simfaults.h"
+
 #include <QHash>
 #include <QJsonObject>
 #include <QString>
@@ -47,6 +49,9 @@ public:
         return std::nullopt;
     }
     std::optional<SimOptionError> boolean(const QString &key, bool *target) const;
+    // The stream-fault words every simulator reads the same way: fault_connections, drop_after,
+    // malformed_at, drip_ms, drop_mode (close|reset|mid), into `faults`.
+    std::optional<SimOptionError> streamFaults(StreamFaults *faults) const;
 
 private:
     std::optional<qint64> integerValue(const QString &key, qint64 min, qint64 max) const;
