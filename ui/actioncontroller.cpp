@@ -352,6 +352,15 @@ void ActionController::answer(const QString &runId, const InputAnswer &answer)
     m_manager->respondToRun(runId, answer);
 }
 
+void ActionController::answerRun(const QString &runId, const InputAnswer &answer)
+{
+    if (!m_manager || !stateOf(runId).respond) {
+        Q_EMIT message(tr("%1 no longer waits for an answer.").arg(describe(runId)), 6000);
+        return;
+    }
+    m_manager->respondToRun(runId, answer);
+}
+
 void ActionController::copySelected()
 {
     const QStringList ids = selectedRunIds();

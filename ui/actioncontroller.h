@@ -53,6 +53,9 @@ public:
 
     void updateActions();
     void scheduleUpdate();
+    // An answer given outside the Respond panel (a notification's button or inline reply): the
+    // same check and the same command as the panel's; what goes wrong is said in the status bar.
+    void answerRun(const QString &runId, const Runwatch::InputAnswer &answer);
 
 Q_SIGNALS:
     void newRunRequested();

@@ -299,6 +299,11 @@ void MainWindow::setNotifier(Notifier *notifier)
         return;
     notifier->setEnabled(m_notifyAction->isChecked());
     connect(notifier, &Notifier::runActivated, this, &MainWindow::activateRun);
+    connect(notifier, &Notifier::answerRequested, m_actions, &ActionController::answerRun);
+    connect(notifier, &Notifier::respondRequested, this, [this](const QString &id) {
+        if (activateRun(id))
+            m_actions->respondAction()->trigger();
+    });
 }
 
 void MainWindow::setModeNote(const QString &note)

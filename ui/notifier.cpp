@@ -6,6 +6,7 @@
 #include "engine/rundeadlines.h"
 #include "engine/runmanager.h"
 #include "engine/stuckruns.h"
+#include "models/quickanswer.h"
 #include "models/runfilter.h"
 #include "models/runformat.h"
 
@@ -42,6 +43,21 @@ Notifier::Notifier(RunManager *manager, QObject *parent)
                     SLOT(onActionInvoked(uint, QString)));
         bus.connect(kService, kPath, kInterface, u"NotificationClosed"_s, this,
                     SLOT(onNotificationClosed(uint, uint)));
+        // The inline reply of the freedesktop spec's draft, as Plasma and others implement it.
+        bus.connect(kService, kPath, kInterface, u"NotificationReplied"_s, this,
+                    SLOT(onNotificationReplied(uint, QString)));
+        // Which buttons the server shows decides what a "needs you" notification offers; asked
+        // once, without blocking the start (an answer normally arrives long before the first run
+        // needs anyone).
+        const QDBusMessage ask
+            = QDBusMessage::createMethodCall(kService, kPath, kInterface, u"GetCapabilities"_s);
+        auto *watcher = new QDBusPendingCallWatcher(bus.asyncCall(ask), this);
+        connect(watcher, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *w) {
+            w->deleteLater();
+            const QDBusPendingReply<QStringList> reply = *w;
+            if (!reply.isError())
+                m_capabilities = reply.value();
+        });
     }
     if (!manager)
         return;
@@ -50,6 +66,7 @@ Notifier::Notifier(RunManager *manager, QObject *parent)
     connect(manager, &RunManager::runAdded, this, &Notifier::onRunAdded);
     connect(manager, &RunManager::runChanged, this, &Notifier::onRunChanged);
     connect(manager, &RunManager::runRemoved, this, [this](const QString &id) {
+        withdraw(id);
         m_seen.remove(id);
         m_expiryWarned.remove(id);
     });
@@ -86,6 +103,11 @@ void Notifier::onRunChanged(const QString &id, RunChanges changes)
     const auto it = m_seen.find(id);
     const RunStatus before = it == m_seen.end() ? RunStatus::Unknown : *it;
     m_seen.insert(id, run->status);
+    // Answered here, in another window, by the CLI or by a teammate on the shared store: the
+    // question is gone, so is the notification that asked it (before the "enabled" check: one
+    // sent before notifications were turned off must not linger either).
+    if (!waitsForPerson(*run))
+        withdraw(id);
     if (before == run->status || !m_enabled)
         return;
     const QString body = bodyFor(*run);
@@ -105,7 +127,7 @@ void Notifier::onRunChanged(const QString &id, RunChanges changes)
         QString what = tr("needs input");
         if (run->input && run->input->reason == InputReason::Approval)
             what = tr("needs approval");
-        notify(id, tr("Run %1").arg(what), body, true);
+        send(id, tr("Run %1").arg(what), body, true, askingActions(*run), true);
         scheduleExpiryWarning(id);
     }
 }
@@ -143,7 +165,8 @@ void Notifier::warnExpiry(const QString &runId, const QDateTime &deadline)
         return;
     }
     const QString body = bodyFor(*run);
-    notify(runId, tr("Run expires in %1 unless answered").arg(formatCountdown(*left)), body, true);
+    send(runId, tr("Run expires in %1 unless answered").arg(formatCountdown(*left)), body, true,
+         askingActions(*run), true);
 }
 
 void Notifier::watch(StuckRunWatcher *stuck, DeadlineWatcher *deadlines)
@@ -181,6 +204,32 @@ QString Notifier::bodyFor(const Run &run)
 
 void Notifier::notify(const QString &runId, const QString &summary, const QString &body, bool urgent)
 {
+    send(runId, summary, body, urgent, {}, false);
+}
+
+QStringList Notifier::askingActions(const Run &run) const
+{
+    // A server without "actions" shows no buttons (the spec lets it ignore them): offer nothing
+    // it would drop, so the operator is never promised a button that is not there.
+    if (!m_capabilities.contains(u"actions"_s))
+        return {};
+    const QuickAnswers quick = quickAnswersFor(run);
+    QStringList actions;
+    if (quick.approve)
+        actions << u"approve"_s << tr("Approve");
+    if (quick.reject)
+        actions << u"reject"_s << tr("Reject");
+    if (quick.text && m_capabilities.contains(u"inline-reply"_s)) {
+        actions << u"inline-reply"_s << tr("Reply");
+    } else if (quick.waits && !quick.approve && !quick.reject) {
+        actions << u"answer"_s << tr("Answer…");
+    }
+    return actions;
+}
+
+void Notifier::send(const QString &runId, const QString &summary, const QString &body, bool urgent,
+                    const QStringList &actions, bool asking)
+{
     if (m_channel != Channel::DBus) {
         showInTray(runId, summary, body, urgent);
         return;
@@ -190,13 +239,15 @@ void Notifier::notify(const QString &runId, const QString &summary, const QStrin
     hints.insert(u"desktop-entry"_s, kAppId);
     hints.insert(u"urgency"_s, QVariant::fromValue(uchar(urgent ? 2 : 1)));
     hints.insert(u"category"_s, urgent ? u"transfer.error"_s : u"transfer.complete"_s);
+    if (actions.contains(u"inline-reply"_s))
+        hints.insert(u"x-kde-reply-placeholder-text"_s, tr("Answer the run…"));
     // The desktop's notification servers (GNOME, Plasma, xfce, dunst) take the body as markup
     // (body-markup: <b>, <a href>, <img>): a run's title is a server's text, shown as such.
     call << QGuiApplication::applicationDisplayName() << uint(0) << kAppId << summary << body.toHtmlEscaped()
-         << QStringList{u"default"_s, tr("Show run")} << hints << int(-1);
+         << (QStringList{u"default"_s, tr("Show run")} + actions) << hints << int(-1);
     auto *watcher = new QDBusPendingCallWatcher(QDBusConnection::sessionBus().asyncCall(call), this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this,
-            [this, runId, summary, body, urgent](QDBusPendingCallWatcher *w) {
+            [this, runId, summary, body, urgent, asking](QDBusPendingCallWatcher *w) {
                 w->deleteLater();
                 const QDBusPendingReply<uint> reply = *w;
                 if (reply.isError()) {
@@ -211,6 +262,13 @@ void Notifier::notify(const QString &runId, const QString &summary, const QStrin
                     return;
                 }
                 m_byNotification.insert(reply.value(), runId);
+                if (asking) {
+                    // Answered while the server was still showing it: take it back at once.
+                    const Run *run = m_manager ? m_manager->run(runId) : nullptr;
+                    m_asking[runId].append(reply.value());
+                    if (!run || !waitsForPerson(*run))
+                        withdraw(runId);
+                }
                 Q_EMIT notified(runId, summary, Channel::DBus);
             });
 }
@@ -242,14 +300,55 @@ void Notifier::onActionInvoked(uint id, const QString &action)
     const QString runId = m_byNotification.value(id);
     if (runId.isEmpty())
         return;
-    if (action == u"default")
+    if (action == u"default") {
         Q_EMIT runActivated(runId);
+        return;
+    }
+    // A button of a notification that was still on screen while the run moved on must not answer
+    // whatever the run asks now: only a run that still offers that answer takes it.
+    const Run *run = m_manager ? m_manager->run(runId) : nullptr;
+    const QuickAnswers quick = run ? quickAnswersFor(*run) : QuickAnswers{};
+    if ((action == u"approve" && quick.approve) || (action == u"reject" && quick.reject))
+        Q_EMIT answerRequested(runId, approvalAnswer(action == u"approve"));
+    else if (action == u"answer" || action == u"approve" || action == u"reject")
+        Q_EMIT respondRequested(runId); // the panel shows what the run asks now
+}
+
+void Notifier::onNotificationReplied(uint id, const QString &text)
+{
+    const QString runId = m_byNotification.value(id);
+    const Run *run = m_manager && !runId.isEmpty() ? m_manager->run(runId) : nullptr;
+    if (!run)
+        return;
+    if (quickAnswersFor(*run).text && !text.trimmed().isEmpty())
+        Q_EMIT answerRequested(runId, textAnswer(text));
+    else
+        Q_EMIT respondRequested(runId);
+}
+
+void Notifier::withdraw(const QString &runId)
+{
+    const QList<uint> ids = m_asking.take(runId);
+    if (m_channel != Channel::DBus)
+        return;
+    for (const uint id : ids) {
+        QDBusMessage call
+            = QDBusMessage::createMethodCall(kService, kPath, kInterface, u"CloseNotification"_s);
+        call << id;
+        QDBusConnection::sessionBus().asyncCall(call);
+        Q_EMIT withdrawn(runId, id);
+    }
 }
 
 void Notifier::onNotificationClosed(uint id, uint reason)
 {
     Q_UNUSED(reason)
-    m_byNotification.remove(id);
+    const QString runId = m_byNotification.take(id);
+    if (const auto it = m_asking.find(runId); it != m_asking.end()) {
+        it->removeAll(id);
+        if (it->isEmpty())
+            m_asking.erase(it);
+    }
 }
 
 } // namespace Runwatch

@@ -13,6 +13,7 @@
 #include "notifier.h"
 #include "screenshotplan.h"
 #include "startuptrace.h"
+#include "traystatus.h"
 
 #include <QApplication>
 #include <QDBusConnection>
@@ -142,10 +143,12 @@ bool AppController::start(QString *error)
     m_keychain = new KeychainKeyStore(false, this);
     m_registry = new ConnectionRegistry(&m_manager, m_keychain, m_store.isOpen() ? &m_store : nullptr, this);
     m_notifier = new Notifier(&m_manager, this);
-    if (!QDBusConnection::sessionBus().isConnected() && QSystemTrayIcon::isSystemTrayAvailable()) {
-        // No notification service reachable: the tray balloon is the fallback.
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        // Where the desktop has a tray: the count of runs that need a person and a menu of them;
+        // its balloon is also the notifications' fallback when no notification service answers
+        // on D-Bus (the Notifier uses it only then).
         m_tray = new QSystemTrayIcon(Icons::appIcon(), this);
-        m_tray->setToolTip(u"Runwatch"_s);
+        m_trayStatus = new TrayStatus(&m_manager, m_tray, this);
         m_tray->show();
         m_notifier->setTrayIcon(m_tray);
     }
@@ -157,11 +160,20 @@ bool AppController::start(QString *error)
     m_window->setConnectionRegistry(m_registry);
     m_window->setNotifier(m_notifier);
     if (m_tray) {
-        connect(m_tray, &QSystemTrayIcon::activated, m_window.data(), [this] {
+        const auto showWindow = [this] {
             m_window->showNormal();
             m_window->raise();
             m_window->activateWindow();
-        });
+        };
+        // A left click shows the window; the context menu (TrayStatus) lists what needs you.
+        connect(m_tray, &QSystemTrayIcon::activated, m_window.data(),
+                [showWindow](QSystemTrayIcon::ActivationReason why) {
+                    if (why == QSystemTrayIcon::Trigger || why == QSystemTrayIcon::DoubleClick)
+                        showWindow();
+                });
+        connect(m_trayStatus, &TrayStatus::showWindowRequested, m_window.data(), showWindow);
+        connect(m_trayStatus, &TrayStatus::runActivated, m_window.data(), &MainWindow::activateRun);
+        connect(m_trayStatus, &TrayStatus::quitRequested, m_window.data(), &MainWindow::close);
     }
     m_startupTrace = StartupTrace::installIfRequested(m_window, &m_manager, this);
     m_window->show();

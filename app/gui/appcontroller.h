@@ -25,6 +25,7 @@ class Notifier;
 class KeyStore;
 class StartupTrace;
 class StuckRunWatcher;
+class TrayStatus;
 
 struct AppOptions
 {
@@ -85,6 +86,7 @@ private:
     StuckRunWatcher *m_stuck = nullptr;
     DeadlineWatcher *m_deadlines = nullptr;
     QSystemTrayIcon *m_tray = nullptr;
+    TrayStatus *m_trayStatus = nullptr;
     DemoMode *m_demo = nullptr;
     StartupTrace *m_startupTrace = nullptr;
     RunHistoryReader *m_historyReader = nullptr; // while the history loads

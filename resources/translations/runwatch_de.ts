@@ -1946,6 +1946,10 @@
             <numerusform>Frist von %n Läufen entfernt.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 no longer waits for an answer.</source>
+        <translation>%1 wartet nicht mehr auf eine Antwort.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::AppController</name>
@@ -4292,6 +4296,26 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
         <source>Follow-up to “%1” %2</source>
         <translation>Folgenachricht zu „%1“: %2</translation>
     </message>
+    <message>
+        <source>Approve</source>
+        <translation>Freigeben</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>Ablehnen</translation>
+    </message>
+    <message>
+        <source>Reply</source>
+        <translation>Antworten</translation>
+    </message>
+    <message>
+        <source>Answer…</source>
+        <translation>Beantworten …</translation>
+    </message>
+    <message>
+        <source>Answer the run…</source>
+        <translation>Dem Lauf antworten …</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::PricesDialog</name>
@@ -4791,6 +4815,39 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Reason (optional, sent to the agent)</source>
         <translation>Grund (optional, geht an den Agenten)</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::TrayStatus</name>
+    <message numerus="yes">
+        <source>Runwatch — %n run(s) need you</source>
+        <translation>
+            <numerusform>Runwatch — %n Lauf braucht Sie</numerusform>
+            <numerusform>Runwatch — %n Läufe brauchen Sie</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No run needs you</source>
+        <translation>Kein Lauf braucht Sie</translation>
+    </message>
+    <message>
+        <source>Needs you</source>
+        <translation>Braucht Sie</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more…</source>
+        <translation>
+            <numerusform>%n weiterer …</numerusform>
+            <numerusform>%n weitere …</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Show Runwatch</source>
+        <translation>Runwatch anzeigen</translation>
+    </message>
+    <message>
+        <source>Quit Runwatch</source>
+        <translation>Runwatch beenden</translation>
     </message>
 </context>
 <context>

@@ -170,6 +170,23 @@
     </message>
 </context>
 <context>
+    <name>Runwatch::TrayStatus</name>
+    <message numerus="yes">
+        <source>Runwatch — %n run(s) need you</source>
+        <translation>
+            <numerusform>Runwatch — %n run needs you</numerusform>
+            <numerusform>Runwatch — %n runs need you</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more…</source>
+        <translation>
+            <numerusform>%n more…</numerusform>
+            <numerusform>%n more…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ToolCalls</name>
     <message numerus="yes">
         <source>%n tool calls are pending: give one output per call id.</source>

@@ -5,93 +5,21 @@
 // are jobs and A2A tasks on their simulators, through the real connectors.
 #include "engine/stuckruns.h"
 #include "mainwindow.h"
+#include "notificationmock.h"
 #include "notifier.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
-#include <QDBusArgument>
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
-#include <QDBusMessage>
-#include <QDBusReply>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
 
 using namespace Runwatch;
 using namespace RunwatchUiTest;
+using namespace RunwatchNotifyMock;
 using namespace Qt::StringLiterals;
-
-namespace {
-
-const QString kService = u"org.freedesktop.Notifications"_s;
-const QString kPath = u"/org/freedesktop/Notifications"_s;
-const QString kMock = u"org.freedesktop.DBus.Mock"_s;
-
-struct NotifyCall
-{
-    QString summary;
-    QString body;
-    QStringList actions;
-};
-
-// What the mock daemon received: GetMethodCalls("Notify") → a(tav).
-QList<NotifyCall> notifyCalls()
-{
-    QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kMock, u"GetMethodCalls"_s);
-    call << u"Notify"_s;
-    const QDBusMessage reply = QDBusConnection::sessionBus().call(call);
-    QList<NotifyCall> out;
-    if (reply.type() != QDBusMessage::ReplyMessage || reply.arguments().isEmpty())
-        return out;
-    const QDBusArgument arg = reply.arguments().first().value<QDBusArgument>();
-    arg.beginArray();
-    while (!arg.atEnd()) {
-        qulonglong when = 0;
-        QVariantList args;
-        arg.beginStructure();
-        arg >> when;
-        arg.beginArray();
-        while (!arg.atEnd()) {
-            QDBusVariant v;
-            arg >> v;
-            args << v.variant();
-        }
-        arg.endArray();
-        arg.endStructure();
-        NotifyCall c;
-        c.summary = args.value(3).toString();
-        c.body = args.value(4).toString();
-        const QVariant actions = args.value(5);
-        if (actions.canConvert<QDBusArgument>()) {
-            const QDBusArgument a = actions.value<QDBusArgument>();
-            a >> c.actions;
-        } else {
-            c.actions = actions.toStringList();
-        }
-        out << c;
-    }
-    arg.endArray();
-    return out;
-}
-
-void clearCalls()
-{
-    QDBusConnection::sessionBus().call(
-        QDBusMessage::createMethodCall(kService, kPath, kMock, u"ClearCalls"_s));
-}
-
-// Makes the mock emit ActionInvoked(id, "default"), as a click on the notification does.
-void clickNotification(uint id)
-{
-    QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kMock, u"EmitSignal"_s);
-    call << kService << u"ActionInvoked"_s << u"us"_s
-         << QVariant::fromValue(QVariantList{QVariant::fromValue(id), u"default"_s});
-    const QDBusMessage reply = QDBusConnection::sessionBus().call(call);
-    QVERIFY2(reply.type() == QDBusMessage::ReplyMessage, qPrintable(reply.errorMessage()));
-}
-
-} // namespace
 
 class TestNotifier final : public QObject
 {
