@@ -11,6 +11,7 @@ packages=(
     qt6-l10n-tools qt6-translations-l10n   # lupdate/lrelease; Qt's own catalogs (qtbase_de)
     # tests and quality gates
     xvfb xauth dbus dbus-x11 gnome-keyring python3-dbusmock
+    at-spi2-core   # the AT-SPI bus and registry: tst_announcements reads announcements as Orca would
     clang-14 libclang-rt-14-dev clang-format clang-tidy
     # packages and their checks (scripts/package.sh, scripts/package-test.sh, tests/packaging)
     dpkg-dev file binutils python3 lintian desktop-file-utils appstream groff man-db mmdebstrap nsis

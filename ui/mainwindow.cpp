@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "actioncontroller.h"
+#include "announcer.h"
 #include "browserunsdialog.h"
 #include "connections/connectionregistry.h"
 #include "connectionsdialog.h"
@@ -159,6 +160,9 @@ MainWindow::MainWindow(RunManager *manager, QWidget *parent)
             w->setAccessibleName(a->text().remove(u'&').remove(u"…"_s));
     }
 
+    // The live region: what changed, for screen readers and at a glance. Permanent: a temporary
+    // status message would hide a normal status bar widget.
+    statusBar()->addPermanentWidget(new Announcer(manager, m_table));
     m_modeLabel = new QLabel;
     m_modeLabel->setObjectName(u"modeLabel"_s);
     statusBar()->addPermanentWidget(m_modeLabel);

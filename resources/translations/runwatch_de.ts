@@ -1952,6 +1952,21 @@
     </message>
 </context>
 <context>
+    <name>Runwatch::Announcer</name>
+    <message>
+        <source>Announces status changes of the selected run and runs that need you</source>
+        <translation>Meldet Statuswechsel des ausgewählten Laufs und Läufe, die Sie brauchen</translation>
+    </message>
+    <message>
+        <source>%1 needs you</source>
+        <translation>%1 braucht Sie</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::AppController</name>
     <message>
         <source>%1 needs a value</source>

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Screen-reader announcements read back over AT-SPI, as Orca would get them: the test registers
+// for object:property-change:accessible-name with the AT-SPI registry on the real a11y bus
+// (run-with-atspi.sh), then reads the Name of the object that changed from the window's own
+// accessibility bridge. A run that starts to need a person is announced wherever it is; a status
+// change is announced for the selected run only.
+#include "announcer.h"
+#include "mainwindow.h"
+#include "runtableview.h"
+#include "uitesthelpers.h"
+
+#include <QAccessible>
+#include <QDBusConnection>
+#include <QDBusMessage>
+#include <QDBusPendingCallWatcher>
+#include <QDBusPendingReply>
+#include <QDBusVariant>
+#include <QtTest>
+
+using namespace Runwatch;
+using namespace RunwatchUiTest;
+using namespace Qt::StringLiterals;
+
+class TestAnnouncements final : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::optional<QDBusConnection> m_a11y;
+    QStringList m_heard; // names read from the objects whose accessible name changed
+
+private Q_SLOTS:
+    // Every accessible-name change on the a11y bus: ask its sender for the new name
+    // (asynchronously: the sender is this very process, which must keep serving the call).
+    void onPropertyChange(const QDBusMessage &message)
+    {
+        if (message.arguments().value(0).toString() != u"accessible-name")
+            return;
+        QDBusMessage get = QDBusMessage::createMethodCall(message.service(), message.path(),
+                                                          u"org.freedesktop.DBus.Properties"_s, u"Get"_s);
+        get << u"org.a11y.atspi.Accessible"_s << u"Name"_s;
+        auto *watcher = new QDBusPendingCallWatcher(m_a11y->asyncCall(get), this);
+        connect(watcher, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *w) {
+            w->deleteLater();
+            const QDBusPendingReply<QDBusVariant> reply = *w;
+            if (!reply.isError())
+                m_heard << reply.value().variant().toString();
+        });
+    }
+
+    void initTestCase()
+    {
+        const QByteArray atspi = qgetenv("RUNWATCH_ATSPI");
+        if (atspi.startsWith("missing:")) {
+            QFAIL(qPrintable(u"%1 is not installed: the AT-SPI test needs dbus, xvfb and at-spi2-core"_s.arg(
+                QString::fromLocal8Bit(atspi.mid(8)))));
+        }
+        if (atspi != "1")
+            QFAIL("Run through tests/gui/run-with-atspi.sh (ctest does) to get the AT-SPI bus.");
+        isolateSettings();
+        const QDBusMessage reply = QDBusConnection::sessionBus().call(QDBusMessage::createMethodCall(
+            u"org.a11y.Bus"_s, u"/org/a11y/bus"_s, u"org.a11y.Bus"_s, u"GetAddress"_s));
+        QVERIFY2(reply.type() == QDBusMessage::ReplyMessage, qPrintable(reply.errorMessage()));
+        const QString address = reply.arguments().value(0).toString();
+        QVERIFY(!address.isEmpty());
+        m_a11y = QDBusConnection::connectToBus(address, u"screen-reader"_s);
+        QVERIFY2(m_a11y->isConnected(), qPrintable(m_a11y->lastError().message()));
+        QVERIFY(m_a11y->connect(QString(), QString(), u"org.a11y.atspi.Event.Object"_s, u"PropertyChange"_s,
+                                this, SLOT(onPropertyChange(QDBusMessage))));
+        // What a screen reader does at start: tell the registry which events it listens to;
+        // Qt's bridge learns it through EventListenerRegistered and starts sending them.
+        QDBusMessage reg
+            = QDBusMessage::createMethodCall(u"org.a11y.atspi.Registry"_s, u"/org/a11y/atspi/registry"_s,
+                                             u"org.a11y.atspi.Registry"_s, u"RegisterEvent"_s);
+        reg << u"Object:PropertyChange:AccessibleName"_s << QStringList() << QString();
+        const QDBusMessage registered = m_a11y->call(reg);
+        QVERIFY2(registered.type() == QDBusMessage::ReplyMessage, qPrintable(registered.errorMessage()));
+    }
+
+    void needsYouAndSelectedStatusAreHeard()
+    {
+        Engine engine;
+        MainWindow window(&engine.manager);
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY2_WITH_TIMEOUT(QAccessible::isActive(), "Qt's AT-SPI bridge did not come up", 10000);
+        auto *announcer = window.findChild<Announcer *>(u"announcer"_s);
+        QVERIFY(announcer);
+
+        const QString asking = engine.start(kJobs, u"Approval: patch the gateway"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(m_heard.contains(u"Approval: patch the gateway needs you"_s), 15000);
+        QCOMPARE(announcer->text(), u"Approval: patch the gateway needs you"_s);
+
+        // A run nobody selected changes status: not announced. The selected one: announced.
+        const QString quiet = engine.start(kJobs, u"normal deltas=3 quietly"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(engine.manager.run(quiet)->status, RunStatus::Completed, 10000);
+        const QString watched = engine.start(kJobs, u"normal deltas=40 watched"_s);
+        QTRY_VERIFY(window.activateRun(watched));
+        QTRY_COMPARE_WITH_TIMEOUT(engine.manager.run(watched)->status, RunStatus::Completed, 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(m_heard.contains(u"normal deltas=40 watched: Completed"_s), 15000);
+        for (const QString &heard : std::as_const(m_heard))
+            QVERIFY2(!heard.startsWith(u"normal deltas=3 quietly"_s), qPrintable(heard));
+        QVERIFY(engine.manager.run(asking)->status == RunStatus::InputRequired);
+    }
+};
+
+QTEST_MAIN(TestAnnouncements)
+#include "tst_announcements.moc"

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "announcer.h"
+
+#include "runtableview.h"
+
+#include "engine/runmanager.h"
+#include "models/runfilter.h"
+
+#include <QAccessible>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+constexpr int kTitleChars = 60;
+constexpr int kBurstMs = 150;   // changes this close together are one announcement
+constexpr int kShownMs = 15000; // how long the words stay on screen
+
+QString titleOf(const Run &run)
+{
+    const QString title = run.title.isEmpty() ? run.localId : run.title;
+    return title.size() > kTitleChars ? title.left(kTitleChars - 1) + u"…"_s : title;
+}
+} // namespace
+
+Announcer::Announcer(RunManager *manager, RunTableView *table, QWidget *parent)
+    : QLabel(parent)
+    , m_manager(manager)
+    , m_table(table)
+{
+    setObjectName(u"announcer"_s);
+    setAccessibleDescription(tr("Announces status changes of the selected run and runs that need you"));
+    setTextFormat(Qt::PlainText);
+    m_flush.setSingleShot(true);
+    m_flush.setInterval(kBurstMs);
+    connect(&m_flush, &QTimer::timeout, this, &Announcer::flush);
+    m_clear.setSingleShot(true);
+    m_clear.setInterval(kShownMs);
+    connect(&m_clear, &QTimer::timeout, this, [this] { setText({}); });
+    if (!manager)
+        return;
+    for (const QString &id : manager->runIds()) {
+        if (const Run *run = manager->run(id))
+            m_waited.insert(id, waitsForPerson(*run));
+    }
+    connect(manager, &RunManager::runAdded, this, [this](const QString &id) {
+        if (const Run *run = m_manager ? m_manager->run(id) : nullptr)
+            m_waited.insert(id, waitsForPerson(*run));
+    });
+    connect(manager, &RunManager::runRemoved, this, [this](const QString &id) { m_waited.remove(id); });
+    connect(manager, &RunManager::runChanged, this, &Announcer::onRunChanged);
+}
+
+void Announcer::onRunChanged(const QString &id, RunChanges changes)
+{
+    if (!(changes & (RunChanges(RunChange::Status) | RunChange::Input)) || !m_manager)
+        return;
+    const Run *run = m_manager->run(id);
+    if (!run)
+        return;
+    const bool waits = waitsForPerson(*run);
+    const bool waited = m_waited.value(id);
+    m_waited.insert(id, waits);
+    if (waits && !waited) {
+        // Wherever it is in the list, and whether or not the list shows it: someone must act.
+        queue(tr("%1 needs you").arg(titleOf(*run)));
+        return;
+    }
+    if (!changes.testFlag(RunChange::Status) || !m_table)
+        return;
+    const QStringList selected = m_table->selectedRunIds();
+    if (selected.size() == 1 && selected.first() == id)
+        queue(tr("%1: %2").arg(titleOf(*run), statusLabel(run->status)));
+}
+
+void Announcer::queue(const QString &sentence)
+{
+    if (!m_pending.contains(sentence))
+        m_pending << sentence;
+    m_flush.start();
+}
+
+void Announcer::flush()
+{
+    if (m_pending.isEmpty())
+        return;
+    m_last = m_pending.join(u". "_s);
+    m_pending.clear();
+    setText(m_last);
+    setAccessibleName(m_last);
+    // setAccessibleName() sends NameChanged only when the name differs; the same words twice
+    // (the same run asking again) must be heard twice.
+    QAccessibleEvent event(this, QAccessible::NameChanged);
+    QAccessible::updateAccessibility(&event);
+    m_clear.start();
+    Q_EMIT announced(m_last);
+}
+
+} // namespace Runwatch

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "domain/runreducer.h"
+
+#include <QHash>
+#include <QLabel>
+#include <QPointer>
+#include <QTimer>
+
+namespace Runwatch {
+
+class RunManager;
+class RunTableView;
+
+// The window's live region for screen readers (Qt 6.4 has no QAccessibleAnnouncementEvent): a
+// label in the status bar that says what changed, with its accessible name set to the same words
+// and a NameChanged event, which the AT-SPI bridge sends as object:property-change:accessible-name
+// (Orca and others read it). Announced: a status change of the selected run, and a run that
+// starts to need a person wherever it is in the list. The words stay on screen for a while so a
+// sighted operator sees the same thing; several changes in one burst are said in one sentence.
+class Announcer final : public QLabel
+{
+    Q_OBJECT
+public:
+    Announcer(RunManager *manager, RunTableView *table, QWidget *parent = nullptr);
+
+    // What was announced last (tests).
+    QString lastAnnouncement() const { return m_last; }
+
+Q_SIGNALS:
+    void announced(const QString &text);
+
+private:
+    void onRunChanged(const QString &id, Runwatch::RunChanges changes);
+    void queue(const QString &sentence);
+    void flush();
+
+    QPointer<RunManager> m_manager;
+    QPointer<RunTableView> m_table;
+    QHash<QString, bool> m_waited; // run id → it waited for a person when last seen
+    QStringList m_pending;
+    QString m_last;
+    QTimer m_flush;
+    QTimer m_clear;
+};
+
+} // namespace Runwatch
