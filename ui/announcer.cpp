@@ -16,6 +16,7 @@ namespace {
 constexpr int kTitleChars = 60;
 constexpr int kBurstMs = 150;   // changes this close together are one announcement
 constexpr int kShownMs = 15000; // how long the words stay on screen
+constexpr int kMaxWidthEm = 32; // the widest the label asks to be, in average characters
 
 QString titleOf(const Run &run)
 {
@@ -37,7 +38,11 @@ Announcer::Announcer(RunManager *manager, RunTableView *table, QWidget *parent)
     connect(&m_flush, &QTimer::timeout, this, &Announcer::flush);
     m_clear.setSingleShot(true);
     m_clear.setInterval(kShownMs);
-    connect(&m_clear, &QTimer::timeout, this, [this] { setText({}); });
+    connect(&m_clear, &QTimer::timeout, this, [this] {
+        m_last.clear();
+        setText({});
+        updateGeometry();
+    });
     if (!manager)
         return;
     for (const QString &id : manager->runIds()) {
@@ -87,14 +92,43 @@ void Announcer::flush()
         return;
     m_last = m_pending.join(u". "_s);
     m_pending.clear();
-    setText(m_last);
+    // The name first: the label's own NameChanged (from setText) then already carries the whole
+    // sentence, not the elided one.
     setAccessibleName(m_last);
+    updateGeometry();
+    showElided();
     // setAccessibleName() sends NameChanged only when the name differs; the same words twice
     // (the same run asking again) must be heard twice.
     QAccessibleEvent event(this, QAccessible::NameChanged);
     QAccessible::updateAccessibility(&event);
     m_clear.start();
     Q_EMIT announced(m_last);
+}
+
+QSize Announcer::sizeHint() const
+{
+    const QMargins m = contentsMargins();
+    const int want = m_last.isEmpty() ? 0 : fontMetrics().horizontalAdvance(m_last);
+    const int most = fontMetrics().averageCharWidth() * kMaxWidthEm;
+    return {qMin(want, most) + m.left() + m.right(), QLabel::sizeHint().height()};
+}
+
+QSize Announcer::minimumSizeHint() const
+{
+    return {0, QLabel::minimumSizeHint().height()};
+}
+
+void Announcer::resizeEvent(QResizeEvent *event)
+{
+    QLabel::resizeEvent(event);
+    showElided();
+}
+
+void Announcer::showElided()
+{
+    const QString shown = fontMetrics().elidedText(m_last, Qt::ElideRight, qMax(0, contentsRect().width()));
+    if (shown != text())
+        setText(shown);
 }
 
 } // namespace Runwatch

@@ -25,13 +25,23 @@ class Announcer final : public QLabel
 public:
     Announcer(RunManager *manager, RunTableView *table, QWidget *parent = nullptr);
 
-    // What was announced last (tests).
+    // What was announced last, while it is still shown (tests).
     QString lastAnnouncement() const { return m_last; }
+    // As wide as the whole sentence, up to a share of the status bar: temporary messages need the
+    // rest. What does not fit is elided.
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
 
 Q_SIGNALS:
     void announced(const QString &text);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    // The words on screen, elided to the label's width; the accessible name keeps them whole.
+    void showElided();
+
     void onRunChanged(const QString &id, Runwatch::RunChanges changes);
     void queue(const QString &sentence);
     void flush();
