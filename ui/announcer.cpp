@@ -16,7 +16,7 @@ namespace {
 constexpr int kTitleChars = 60;
 constexpr int kBurstMs = 150;   // changes this close together are one announcement
 constexpr int kShownMs = 15000; // how long the words stay on screen
-constexpr int kMaxWidthEm = 32; // the widest the label asks to be, in average characters
+constexpr int kMaxWidthEm = 40; // the widest the label asks to be, in average characters
 
 QString titleOf(const Run &run)
 {

@@ -90,7 +90,11 @@ private Q_SLOTS:
 
         const QString asking = engine.start(kJobs, u"Approval: patch the gateway"_s);
         QTRY_VERIFY_WITH_TIMEOUT(m_heard.contains(u"Approval: patch the gateway needs you"_s), 15000);
-        QCOMPARE(announcer->text(), u"Approval: patch the gateway needs you"_s);
+        // On screen as much as fits; for the screen reader the whole sentence.
+        QCOMPARE(announcer->accessibleName(), u"Approval: patch the gateway needs you"_s);
+        QVERIFY(!announcer->text().isEmpty());
+        QVERIFY(u"Approval: patch the gateway needs you"_s.startsWith(announcer->text().chopped(1))
+                || announcer->text() == announcer->accessibleName());
 
         // A run nobody selected changes status: not announced. The selected one: announced.
         const QString quiet = engine.start(kJobs, u"normal deltas=3 quietly"_s);
