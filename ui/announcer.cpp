@@ -69,7 +69,9 @@ void Announcer::onRunChanged(const QString &id, RunChanges changes)
     m_waited.insert(id, waits);
     if (waits && !waited) {
         // Wherever it is in the list, and whether or not the list shows it: someone must act.
-        queue(tr("%1 needs you").arg(titleOf(*run)));
+        if (!m_needy.contains(titleOf(*run)))
+            m_needy << titleOf(*run);
+        m_flush.start();
         return;
     }
     if (!changes.testFlag(RunChange::Status) || !m_table)
@@ -88,10 +90,19 @@ void Announcer::queue(const QString &sentence)
 
 void Announcer::flush()
 {
-    if (m_pending.isEmpty())
+    if (m_pending.isEmpty() && m_needy.isEmpty())
         return;
-    m_last = m_pending.join(u". "_s);
+    // Many runs asking at once (a batch that reached its approval step, a restart) make one
+    // short sentence, not one per run.
+    QStringList sentences;
+    if (m_needy.size() == 1)
+        sentences << tr("%1 needs you").arg(m_needy.first());
+    else if (!m_needy.isEmpty())
+        sentences << tr("%n run(s) need you: %1", nullptr, int(m_needy.size())).arg(m_needy.join(u", "_s));
+    sentences << m_pending;
+    m_last = sentences.join(u". "_s);
     m_pending.clear();
+    m_needy.clear();
     // The name first: the label's own NameChanged (from setText) then already carries the whole
     // sentence, not the elided one.
     setAccessibleName(m_last);

@@ -49,7 +49,8 @@ private:
     QPointer<RunManager> m_manager;
     QPointer<RunTableView> m_table;
     QHash<QString, bool> m_waited; // run id → it waited for a person when last seen
-    QStringList m_pending;
+    QStringList m_pending;         // status sentences of this burst
+    QStringList m_needy;           // titles of the runs that started to need a person in this burst
     QString m_last;
     QTimer m_flush;
     QTimer m_clear;

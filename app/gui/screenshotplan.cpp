@@ -8,6 +8,7 @@
 #include "detailpane.h"
 #include "engine/runmanager.h"
 #include "inputpanel.h"
+#include "filterbar.h"
 #include "mainwindow.h"
 #include "models/runformat.h"
 #include "newrundialog.h"
@@ -143,6 +144,12 @@ bool ScreenshotPlan::prepare(const QString &shot)
     }
     if (shot == u"new-run")
         return prepareNewRun();
+    if (shot == u"search") {
+        // A full-text query with a phrase and a filter, as an operator types it: the store's
+        // index finds the runs whose answer says it.
+        m_window->filterBar()->setText(u"\"key exchange\" since:1d"_s);
+        return m_window->activateRun(m_demo->runId(DemoMode::Seed::Streaming));
+    }
     return m_window->activateRun(m_demo->runId(seedFor(shot)));
 }
 

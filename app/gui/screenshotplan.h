@@ -21,6 +21,8 @@ class RunManager;
 //                   Respond panel showing
 //   new-run         the New Run dialog over the list, on the typed-form run's connection with its JSON
 //                   input filled in (the screen is grabbed, so the dialog shows over the window)
+//   search          the list filtered by a full-text query ("key exchange" since:1d), the
+//                   streaming run's answer that says it selected
 //   completed, failed, cancelled, timer, webhook, options, question, approval, tooloutput, form,
 //   streaming
 //                   that demo run selected (for reviewing every panel; not used by the README)

@@ -1965,6 +1965,13 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message numerus="yes">
+        <source>%n run(s) need you: %1</source>
+        <translation>
+            <numerusform>%n Lauf braucht Sie: %1</numerusform>
+            <numerusform>%n Läufe brauchen Sie: %1</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::AppController</name>

@@ -64,6 +64,16 @@
     </message>
 </context>
 <context>
+    <name>Runwatch::Announcer</name>
+    <message numerus="yes">
+        <source>%n run(s) need you: %1</source>
+        <translation>
+            <numerusform>%n run needs you: %1</numerusform>
+            <numerusform>%n runs need you: %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::AppController</name>
     <message numerus="yes">
         <source>Removed %n finished run(s) older than %1 day(s).</source>

@@ -5,6 +5,7 @@
 // accessibility bridge. A run that starts to need a person is announced wherever it is; a status
 // change is announced for the selected run only.
 #include "announcer.h"
+#include "i18n/translations.h"
 #include "mainwindow.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
@@ -58,6 +59,7 @@ private Q_SLOTS:
         if (atspi != "1")
             QFAIL("Run through tests/gui/run-with-atspi.sh (ctest does) to get the AT-SPI bus.");
         isolateSettings();
+        QCOMPARE(installTranslations(QLocale(QLocale::English)), QStringList{u"runwatch_en"_s});
         const QDBusMessage reply = QDBusConnection::sessionBus().call(QDBusMessage::createMethodCall(
             u"org.a11y.Bus"_s, u"/org/a11y/bus"_s, u"org.a11y.Bus"_s, u"GetAddress"_s));
         QVERIFY2(reply.type() == QDBusMessage::ReplyMessage, qPrintable(reply.errorMessage()));
@@ -106,6 +108,14 @@ private Q_SLOTS:
         for (const QString &heard : std::as_const(m_heard))
             QVERIFY2(!heard.startsWith(u"normal deltas=3 quietly"_s), qPrintable(heard));
         QVERIFY(engine.manager.run(asking)->status == RunStatus::InputRequired);
+
+        // Several runs asking in one burst: one sentence with the count and their titles.
+        engine.start(kJobs, u"Approval: first"_s);
+        engine.start(kJobs, u"Approval: second"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_heard.contains(u"2 runs need you: Approval: first, Approval: second"_s)
+                || m_heard.contains(u"2 runs need you: Approval: second, Approval: first"_s),
+            15000);
     }
 };
 
