@@ -8,6 +8,7 @@
 #include "gemini/geminisimconfig.h"
 #include "jobs/jobssimconfig.h"
 #include "langgraph/langgraphsimconfig.h"
+#include "mcp/mcpsimconfig.h"
 #include "openai/openaisimconfig.h"
 
 #include <QHostAddress>
@@ -46,6 +47,11 @@ struct ServerOptions
     // copied from `config`.
     bool gemini = false;
     GeminiSimConfig geminiConfig;
+    // --mcp: serve an MCP server whose tools run as tasks (McpSimulator). Bearer token (--key),
+    // pace, steps (--deltas, --long-deltas, when given), reply, line ending, limits and stream
+    // faults are copied from `config`.
+    bool mcp = false;
+    McpSimConfig mcpConfig;
 };
 
 struct CommandLineResult
