@@ -306,7 +306,10 @@ void McpSimulator::handleToolsCall(const Exchange &exchange, McpSimSession *sess
     taskParams.tool = *tool;
     taskParams.arguments = arguments;
     taskParams.sessionId = session->id;
-    taskParams.progressToken = params.value("_meta"_L1)[u"progressToken"_s];
+    // A progress token is a string or an integer; anything else is none.
+    const QJsonValue progressToken = params.value("_meta"_L1)[u"progressToken"_s];
+    if (progressToken.isString() || progressToken.isDouble())
+        taskParams.progressToken = progressToken;
     const QJsonValue ttl = params.value("task"_L1)[u"ttl"_s];
     if (ttl.isDouble()) // the server's choice: at most maxTtlMs [guessed: the bound]
         taskParams.ttlMs = qBound<qint64>(1, qint64(ttl.toDouble()), m_config.maxTtlMs);

@@ -122,7 +122,7 @@ void McpSimTask::onTick()
     m_text += mcpPieceText(m_step, m_options.replyWords);
     ++m_step;
     const QString message = u"Writing part %1 of %2"_s.arg(m_step).arg(m_options.steps);
-    if (!m_params.progressToken.isUndefined() && !m_params.revision2026) {
+    if ((m_params.progressToken.isString() || m_params.progressToken.isDouble()) && !m_params.revision2026) {
         // The SDK server queues progress for the tasks/result stream: the tools/call reply stream
         // closed with the CreateTaskResult (§3).
         queue(mcpNotificationMessage(u"notifications/progress"_s,
