@@ -83,8 +83,9 @@ void McpSimulator::forgetSession(const QString &id)
     removeSession(id);
 }
 
-void McpSimulator::removeSession(const QString &id)
+void McpSimulator::removeSession(const QString &sessionId)
 {
+    const QString id = sessionId; // may be the session's own id, gone with it below
     McpSimSession *session = m_store.find(id);
     if (!session)
         return;

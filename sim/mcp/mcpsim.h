@@ -149,7 +149,7 @@ private:
     void reply(const Exchange &exchange, const QString &sessionId, const QJsonObject &message);
     McpSimTask *createTask(const McpTaskParams &params, const McpCallOptions &options);
     void notifyStatus(McpSimTask *task);
-    void removeSession(const QString &id);
+    void removeSession(const QString &sessionId);
 
     // mcpsimendpoints.cpp (2025-11-25)
     void handlePost(const Exchange &exchange, const HttpRequest &request, const QJsonValue &body);

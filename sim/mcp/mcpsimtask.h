@@ -30,7 +30,7 @@ struct McpTaskParams
     QString sessionId; // the session whose tools/call created it; empty: none (2026, or no session)
     bool revision2026 = false;
     QJsonValue progressToken{QJsonValue::Undefined}; // params._meta.progressToken; undefined: none
-    std::optional<qint64> ttlMs; // nullopt: ttl null (kept while the server runs)
+    std::optional<qint64> ttlMs;                     // nullopt: ttl null (kept while the server runs)
     // The client's capabilities.elicitation: form (also `{}`), url.
     bool formElicitation = false;
     bool urlElicitation = false;
