@@ -371,9 +371,10 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     options.mcp = parser.isSet(u"mcp"_s);
     if (parser.isSet(u"openai"_s)
         && (options.a2a || options.jobs || options.foundry || options.langgraph || options.gemini
-            || options.mcp))
+            || options.mcp)) {
         return fail(
             u"--openai cannot be combined with --a2a, --jobs, --foundry, --langgraph, --gemini or --mcp"_s);
+    }
     LangGraphSimConfig &langgraph = options.langgraphConfig;
     langgraph.apiKey = config.apiKey;
     langgraph.intervalMs = config.intervalMs;

@@ -46,11 +46,11 @@ struct ServerOptions
     // deltas, long deltas, line ending, limits, models (--model, when given) and stream faults are
     // copied from `config`.
     bool gemini = false;
-    GeminiSimConfig geminiConfig;
     // --mcp: serve an MCP server whose tools run as tasks (McpSimulator). Bearer token (--key),
     // pace, steps (--deltas, --long-deltas, when given), reply, line ending, limits and stream
     // faults are copied from `config`.
     bool mcp = false;
+    GeminiSimConfig geminiConfig;
     McpSimConfig mcpConfig;
 };
 

@@ -83,16 +83,16 @@ void McpSimulator::forgetSession(const QString &id)
     removeSession(id);
 }
 
-void McpSimulator::removeSession(const QString &sessionId)
+void McpSimulator::removeSession(const QString &id)
 {
-    const QString id = sessionId; // may be the session's own id, gone with it below
     McpSimSession *session = m_store.find(id);
     if (!session)
         return;
     if (session->standalone)
         session->standalone->finish();
-    m_store.removeSession(id);
+    // Before the store deletes the session, whose id `id` may be.
     Q_EMIT sessionForgotten(id);
+    m_store.removeSession(id);
 }
 
 std::optional<McpTaskInfo> McpSimulator::task(const QString &id) const

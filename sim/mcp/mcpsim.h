@@ -149,7 +149,8 @@ private:
     void reply(const Exchange &exchange, const QString &sessionId, const QJsonObject &message);
     McpSimTask *createTask(const McpTaskParams &params, const McpCallOptions &options);
     void notifyStatus(McpSimTask *task);
-    void removeSession(const QString &sessionId);
+    // `id` may be the session's own: it is not read after the session is deleted.
+    void removeSession(const QString &id);
 
     // mcpsimendpoints.cpp (2025-11-25)
     void handlePost(const Exchange &exchange, const HttpRequest &request, const QJsonValue &body);
@@ -165,7 +166,7 @@ private:
     // mcpsimext.cpp (2026-07-28)
     static bool isRevision2026(const HttpRequest &request, const QJsonObject &message);
     void handlePost2026(const Exchange &exchange, const HttpRequest &request, const QJsonObject &message);
-    QJsonObject toolsCall2026(const Exchange &exchange, const QJsonObject &params, int *errorCode,
+    QJsonObject toolsCall2026(const Exchange &exchange, const QJsonObject &message, int *errorCode,
                               QString *errorMessage);
 
     McpSimConfig m_config;

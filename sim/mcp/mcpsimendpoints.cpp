@@ -110,10 +110,11 @@ void McpSimulator::handlePost(const Exchange &exchange, const HttpRequest &reque
     }
     if (!isRequest(message)) {
         // Notifications and responses: 202, no body.
-        if (method == "notifications/initialized"_L1)
+        if (method == "notifications/initialized"_L1) {
             session->initialized = true;
-        else if (method.isEmpty())
+        } else if (method.isEmpty()) {
             handleAnswer(session, message);
+        }
         if (exchange.connection) {
             exchange.connection->sendResponse(202, {}, QByteArray());
             recordStatus(exchange, 202);

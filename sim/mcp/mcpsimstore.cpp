@@ -43,9 +43,8 @@ McpSimSession *McpSimStore::use(const QString &id, qint64 idleMs)
     return session;
 }
 
-void McpSimStore::removeSession(const QString &sessionId)
+void McpSimStore::removeSession(const QString &id)
 {
-    const QString id = sessionId; // may be the session's own id, deleted below
     McpSimSession *session = m_sessions.take(id);
     if (!session)
         return;

@@ -51,7 +51,8 @@ public:
     McpSimSession *use(const QString &id, qint64 idleMs);
     // Forgets the session: its tasks stay, their pending input fails (the SDK's server object,
     // where the pending request lives, is gone).
-    void removeSession(const QString &sessionId);
+    // `id` may be the session's own: it is not read after the session is deleted.
+    void removeSession(const QString &id);
     QStringList sessionIds() const { return m_sessions.keys(); }
     int sessionCount() const { return int(m_sessions.size()); }
 

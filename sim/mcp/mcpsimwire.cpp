@@ -27,9 +27,10 @@ QString checkValue(const QString &key, const QJsonValue &value, const QJsonObjec
         if (!value.isString())
             return expected(u"string"_s);
         const QJsonArray allowed = schema.value("enum"_L1).toArray();
-        if (!allowed.isEmpty() && !allowed.contains(value))
+        if (!allowed.isEmpty() && !allowed.contains(value)) {
             return expected(u"one of "_s
                             + QString::fromUtf8(QJsonDocument(allowed).toJson(QJsonDocument::Compact)));
+        }
     } else if (type == "boolean"_L1) {
         if (!value.isBool())
             return expected(u"boolean"_s);
@@ -195,7 +196,7 @@ QString mcpCheckAgainstSchema(const QJsonObject &schema, const QJsonObject &valu
     const QJsonObject properties = schema.value("properties"_L1).toObject();
     for (auto it = properties.begin(); it != properties.end(); ++it) {
         if (value.contains(it.key())) {
-            const QString why = checkValue(it.key(), value.value(it.key()), it.value().toObject());
+            QString why = checkValue(it.key(), value.value(it.key()), it.value().toObject());
             if (!why.isEmpty())
                 return why;
         }
