@@ -103,7 +103,7 @@ struct McpSimConfig : ServerLimits
     // Faults of tasks/result streams (the connections counted per task): connections,
     // dropAfterEvents, dropMode, malformedAt (an event's index on its stream), dripIntervalMs.
     StreamFaults streamFaults;
-    int maxSessions = 1000;
+    int maxSessions = 1000; // at the cap, initialize forgets the least recently used session
     int maxTasks = 10000;
 };
 

@@ -95,10 +95,11 @@ void McpSimulator::handlePost(const Exchange &exchange, const HttpRequest &reque
 
     const QJsonObject params = message.value("params"_L1).toObject();
     if (initialize) {
-        if (m_store.sessionCount() >= m_config.maxSessions) {
-            sendHttpError(exchange, 503, kMcpConnectionClosed, u"Too many open sessions"_s);
-            return;
-        }
+        // A standalone server runs for days and clients do not always end their sessions: at the
+        // cap the least recently used one is forgotten (a 404 for it) [guessed: the SDK example
+        // refuses with 503 "Too many open sessions" instead, which would stop the server for good].
+        while (m_store.sessionCount() >= qMax(1, m_config.maxSessions))
+            removeSession(m_store.leastRecentlyUsed());
         const QString negotiated = negotiate(params.value("protocolVersion"_L1).toString());
         session = m_store.addSession(negotiated, params.value("capabilities"_L1).toObject());
         Q_EMIT sessionCreated(session->id);
@@ -109,12 +110,10 @@ void McpSimulator::handlePost(const Exchange &exchange, const HttpRequest &reque
         return;
     }
     if (!isRequest(message)) {
-        // Notifications and responses: 202, no body.
-        if (method == "notifications/initialized"_L1) {
-            session->initialized = true;
-        } else if (method.isEmpty()) {
+        // Notifications and responses: 202, no body. The SDK does not wait for
+        // notifications/initialized before serving requests, nor does the simulator.
+        if (method.isEmpty())
             handleAnswer(session, message);
-        }
         if (exchange.connection) {
             exchange.connection->sendResponse(202, {}, QByteArray());
             recordStatus(exchange, 202);

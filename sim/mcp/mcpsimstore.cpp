@@ -55,6 +55,16 @@ void McpSimStore::removeSession(const QString &id)
     delete session;
 }
 
+QString McpSimStore::leastRecentlyUsed() const
+{
+    const McpSimSession *oldest = nullptr;
+    for (const McpSimSession *session : m_sessions) {
+        if (!oldest || session->lastUsedMs < oldest->lastUsedMs)
+            oldest = session;
+    }
+    return oldest ? oldest->id : QString();
+}
+
 void McpSimStore::addTask(McpSimTask *task)
 {
     forgetExpired();

@@ -27,7 +27,6 @@ struct McpSimSession
     QString id;
     QString protocolVersion;
     QJsonObject clientCapabilities;
-    bool initialized = false; // notifications/initialized arrived
     // The server's request ids on this session: 0, 1, … (they collide with the client's own).
     std::shared_ptr<qint64> nextRequestId = std::make_shared<qint64>(0);
     QPointer<McpSimStream> standalone; // the GET stream, while open
@@ -54,6 +53,8 @@ public:
     // `id` may be the session's own: it is not read after the session is deleted.
     void removeSession(const QString &id);
     QStringList sessionIds() const { return m_sessions.keys(); }
+    // The id of the session used longest ago; empty when there is none.
+    QString leastRecentlyUsed() const;
     int sessionCount() const { return int(m_sessions.size()); }
 
     // Takes ownership (the task's parent stays as given).

@@ -24,7 +24,6 @@ bool McpSimStream::send(const QJsonObject &message)
         data.truncate(data.size() / 2); // unbalanced braces: never valid JSON
     const QByteArray frame = sseFrame("message", data, -1, m_settings.lineEnding);
     if (dropDue()) {
-        m_cut = true;
         drop(frame);
         return false;
     }
@@ -39,12 +38,6 @@ bool McpSimStream::send(const QJsonObject &message)
         writeEvent(frame);
     }
     return true;
-}
-
-void McpSimStream::connectionFinished(bool wasDone)
-{
-    if (!wasDone)
-        m_cut = true;
 }
 
 } // namespace RunwatchSim

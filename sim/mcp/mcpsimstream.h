@@ -36,14 +36,9 @@ public:
     bool send(const QJsonObject &message);
     // The reply is complete (the response was the last message).
     void finish() { end(); }
-    // Cut by a fault, or the client went away first.
-    bool wasCut() const { return m_cut; }
 
 private:
-    void connectionFinished(bool wasDone) override;
-
     McpStreamSettings m_settings;
-    bool m_cut = false;
 };
 
 } // namespace RunwatchSim

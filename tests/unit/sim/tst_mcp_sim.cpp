@@ -559,9 +559,16 @@ private Q_SLOTS:
         const QString shortLived = client.startTask(u"write"_s, topic(u"steps=1 "_s + kFast),
                                                     QJsonValue(QJsonValue::Undefined), 40);
         client.waitStatus(shortLived, {u"completed"_s});
-        QTest::qWait(80);
-        QCOMPARE(client.rpc(u"tasks/get"_s, {{u"taskId"_s, shortLived}}).error().value(u"code"_s).toInt(),
-                 -32602);
+        // 40 ms after its end the store forgets it.
+        QVERIFY(Stream::waitUntil(
+            [&] {
+                return client.rpc(u"tasks/get"_s, {{u"taskId"_s, shortLived}})
+                           .error()
+                           .value(u"code"_s)
+                           .toInt()
+                       == -32602;
+            },
+            5000));
         QVERIFY(!sim.task(shortLived));
         QCOMPARE(finish(client.start("DELETE")).status, 200);
         QCOMPARE(sim.task(asking)->status, u"failed"_s);

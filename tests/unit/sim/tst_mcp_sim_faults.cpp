@@ -169,6 +169,20 @@ private Q_SLOTS:
         QVERIFY(client.initialize());
         QCOMPARE(client.rpc(u"tasks/get"_s, {{u"taskId"_s, id}}).error().value(u"code"_s).toInt(), -32602);
 
+        // At the session cap, a new session pushes out the one used longest ago.
+        McpSimConfig capped = fastConfig();
+        capped.maxSessions = 2;
+        McpSimulator small(capped);
+        QVERIFY(small.listen());
+        Client a(small.baseUrl()), b(small.baseUrl()), c(small.baseUrl());
+        QVERIFY(a.initialize());
+        QVERIFY(b.initialize());
+        QCOMPARE(a.rpc(u"ping"_s).status, 200); // b is now the least recently used
+        QVERIFY(c.initialize());
+        QCOMPARE(small.sessionIds().size(), 2);
+        QCOMPARE(b.rpc(u"ping"_s).status, 404);
+        QCOMPARE(a.rpc(u"ping"_s).status, 200);
+
         QCOMPARE(client.rpc(u"ping"_s).status, 200);
         QTest::qWait(250);
         QCOMPARE(client.rpc(u"ping"_s).status, 404);
