@@ -6,6 +6,7 @@
 #include "gemini/geminisimoptions.h"
 #include "jobs/jobssimoptions.h"
 #include "langgraph/langgraphsimoptions.h"
+#include "mcp/mcpsimoptions.h"
 #include "openai/openaisimoptions.h"
 
 #include <QCommandLineParser>
@@ -134,6 +135,22 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
               "Inject --gemini HTTP faults (repeatable): status=429,count=1,on=create+stream,"
               "retry-after=1,body=html|json.",
               "SPEC"),
+        flag("mcp",
+             "Serve an MCP server (Streamable HTTP at /mcp) whose tools run as tasks, 2025-11-25 and the "
+             "2026-07-28 tasks extension, instead of the OpenAI API; --key is the Bearer token it expects."),
+        value("mcp-poll-ms", "The pollInterval --mcp tasks advertise (default 500).", "N"),
+        flag("mcp-session-free",
+             "--mcp tasks are visible from every session (default: only from their own, as "
+             "the SDK's InMemoryTaskStore)."),
+        flag("mcp-no-2026", "--mcp speaks 2025-11-25 only (no server/discover, no tasks extension)."),
+        value("mcp-session-idle-ms", "--mcp forgets a session unused this long (then 404).", "N"),
+        value("mcp-input-timeout-ms", "--mcp tasks fail when their input request is not answered in time.",
+              "N"),
+        value("mcp-split", "--mcp SSE events go out in pieces of N bytes.", "N"),
+        value("mcp-fault",
+              "Inject --mcp HTTP faults (repeatable): status=503,count=1,on=tasks/get+tasks/result,"
+              "retry-after=1,body=html|json.",
+              "SPEC"),
     });
 
     const auto fail = [&result](const QString &message) {
@@ -147,7 +164,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         result.action = CommandLineResult::Action::Help;
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
                          + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText() + u'\n'
-                         + langGraphOptionsHelpText() + u'\n' + geminiOptionsHelpText();
+                         + langGraphOptionsHelpText() + u'\n' + geminiOptionsHelpText() + u'\n'
+                         + mcpOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -350,9 +368,13 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
 
     options.langgraph = parser.isSet(u"langgraph"_s);
     options.gemini = parser.isSet(u"gemini"_s);
+    options.mcp = parser.isSet(u"mcp"_s);
     if (parser.isSet(u"openai"_s)
-        && (options.a2a || options.jobs || options.foundry || options.langgraph || options.gemini))
-        return fail(u"--openai cannot be combined with --a2a, --jobs, --foundry, --langgraph or --gemini"_s);
+        && (options.a2a || options.jobs || options.foundry || options.langgraph || options.gemini
+            || options.mcp)) {
+        return fail(
+            u"--openai cannot be combined with --a2a, --jobs, --foundry, --langgraph, --gemini or --mcp"_s);
+    }
     LangGraphSimConfig &langgraph = options.langgraphConfig;
     langgraph.apiKey = config.apiKey;
     langgraph.intervalMs = config.intervalMs;
@@ -416,6 +438,40 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         gemini.httpFaults.append(GeminiHttpFault{{}, rateLimited, 429, 1, false});
     if (unavailable > 0)
         gemini.httpFaults.append(GeminiHttpFault{{}, unavailable, 503, 1, false});
+
+    McpSimConfig &mcp = options.mcpConfig;
+    mcp.bearerToken = config.apiKey;
+    mcp.intervalMs = config.intervalMs;
+    if (parser.isSet(u"deltas"_s))
+        mcp.steps = qMax(1, config.deltas);
+    if (parser.isSet(u"long-deltas"_s))
+        mcp.longSteps = qMax(1, config.longDeltas);
+    mcp.replyText = config.replyText;
+    mcp.lineEnding = config.lineEnding;
+    mcp.keepAlive = config.keepAlive;
+    mcp.closeDelimitedStreams = config.closeDelimitedStreams;
+    mcp.maxBodyBytes = config.maxBodyBytes;
+    mcp.maxHeaderBytes = config.maxHeaderBytes;
+    mcp.streamFaults = config.streamFaults; // the MCP simulator applies them to tasks/result streams
+    mcp.sessionFreeStore = parser.isSet(u"mcp-session-free"_s);
+    mcp.serve2026 = !parser.isSet(u"mcp-no-2026"_s);
+    integer("mcp-poll-ms"_L1, 1, 3600000, &mcp.pollIntervalMs);
+    integer("mcp-session-idle-ms"_L1, -1, kBig, &mcp.sessionIdleMs);
+    integer("mcp-input-timeout-ms"_L1, -1, kBig, &mcp.inputTimeoutMs);
+    integer("mcp-split"_L1, 0, 1 << 20, &mcp.splitWrites);
+    if (!error.isEmpty())
+        return fail(error);
+    for (const QString &spec : parser.values(u"mcp-fault"_s)) {
+        QString specError;
+        const auto fault = mcpHttpFaultFromSpec(spec, &specError);
+        if (!fault)
+            return fail(u"--mcp-fault: "_s + specError);
+        mcp.httpFaults.append(*fault);
+    }
+    if (rateLimited > 0)
+        mcp.httpFaults.append(McpHttpFault{{}, rateLimited, 429, 1, false});
+    if (unavailable > 0)
+        mcp.httpFaults.append(McpHttpFault{{}, unavailable, 503, 1, false});
     return result;
 }
 

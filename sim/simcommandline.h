@@ -8,6 +8,7 @@
 #include "gemini/geminisimconfig.h"
 #include "jobs/jobssimconfig.h"
 #include "langgraph/langgraphsimconfig.h"
+#include "mcp/mcpsimconfig.h"
 #include "openai/openaisimconfig.h"
 
 #include <QHostAddress>
@@ -45,7 +46,12 @@ struct ServerOptions
     // deltas, long deltas, line ending, limits, models (--model, when given) and stream faults are
     // copied from `config`.
     bool gemini = false;
+    // --mcp: serve an MCP server whose tools run as tasks (McpSimulator). Bearer token (--key),
+    // pace, steps (--deltas, --long-deltas, when given), reply, line ending, limits and stream
+    // faults are copied from `config`.
+    bool mcp = false;
     GeminiSimConfig geminiConfig;
+    McpSimConfig mcpConfig;
 };
 
 struct CommandLineResult

@@ -6,6 +6,7 @@
 #include "gemini/geminisim.h"
 #include "jobs/jobssim.h"
 #include "langgraph/langgraphsim.h"
+#include "mcp/mcpsim.h"
 #include "openai/openaisim.h"
 #include "simcommandline.h"
 
@@ -157,6 +158,22 @@ int runGemini(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     });
 }
 
+int runMcp(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::McpSimulator simulator(options.mcpConfig);
+    // The announced URL is the MCP endpoint itself (http://HOST:PORT/mcp).
+    return serve(app, simulator, options, [](RunwatchSim::McpSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::McpSimulator::requestAnswered, &sim,
+                         [](const RunwatchSim::McpRequestRecord &record) {
+                             print(stderr,
+                                   u"%1 %2 %3 -> %4%5\n"_s
+                                       .arg(QString::fromLatin1(record.method), record.path, record.rpcMethod)
+                                       .arg(record.status)
+                                       .arg(record.faulted ? u" (injected)"_s : QString()));
+                         });
+    });
+}
+
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::OpenAiSimulator simulator(options.config);
@@ -219,5 +236,7 @@ int main(int argc, char **argv)
         return runLangGraph(app, options);
     if (options.gemini)
         return runGemini(app, options);
+    if (options.mcp)
+        return runMcp(app, options);
     return runOpenAi(app, options);
 }
