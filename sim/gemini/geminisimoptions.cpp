@@ -108,18 +108,8 @@ std::optional<SimOptionError> resolveRunOptions(const GeminiSimConfig &config, b
         return error;
     if (o.cutAfterDeltas == 0)
         return SimOptionValues::bad(u"cut_after"_s, u"expected -1 (off) or at least 1"_s);
-    if (raw.contains(u"line_ending"_s)) {
-        const QString ending = raw.value(u"line_ending"_s).toLower();
-        if (ending == "lf"_L1) {
-            o.lineEnding = QByteArrayLiteral("\n");
-        } else if (ending == "crlf"_L1) {
-            o.lineEnding = QByteArrayLiteral("\r\n");
-        } else if (ending == "cr"_L1) {
-            o.lineEnding = QByteArrayLiteral("\r");
-        } else {
-            return SimOptionValues::bad(u"line_ending"_s, u"expected lf, crlf or cr"_s);
-        }
-    }
+    if ((error = raw.lineEnding(&o.lineEnding)))
+        return error;
 
     if ((error = raw.streamFaults(&o.streamFaults)))
         return error;

@@ -229,18 +229,8 @@ std::optional<SimOptionError> resolveCallOptions(const McpSimConfig &config, Mcp
             return SimOptionValues::bad(u"fail_mode"_s, u"expected result or status"_s);
         o.failStatusOnly = mode == "status"_L1;
     }
-    if (raw.contains(u"line_ending"_s)) {
-        const QString ending = raw.value(u"line_ending"_s).toLower();
-        if (ending == "lf"_L1) {
-            o.lineEnding = QByteArrayLiteral("\n");
-        } else if (ending == "crlf"_L1) {
-            o.lineEnding = QByteArrayLiteral("\r\n");
-        } else if (ending == "cr"_L1) {
-            o.lineEnding = QByteArrayLiteral("\r");
-        } else {
-            return SimOptionValues::bad(u"line_ending"_s, u"expected lf, crlf or cr"_s);
-        }
-    }
+    if ((error = raw.lineEnding(&o.lineEnding)))
+        return error;
     if ((error = raw.streamFaults(&o.streamFaults)))
         return error;
 

@@ -49,6 +49,23 @@ std::optional<SimOptionError> SimOptionValues::streamFaults(StreamFaults *faults
     return std::nullopt;
 }
 
+std::optional<SimOptionError> SimOptionValues::lineEnding(QByteArray *lineEnding) const
+{
+    if (!contains(u"line_ending"_s))
+        return std::nullopt;
+    const QString ending = value(u"line_ending"_s).toLower();
+    if (ending == "lf"_L1) {
+        *lineEnding = QByteArrayLiteral("\n");
+    } else if (ending == "crlf"_L1) {
+        *lineEnding = QByteArrayLiteral("\r\n");
+    } else if (ending == "cr"_L1) {
+        *lineEnding = QByteArrayLiteral("\r");
+    } else {
+        return bad(u"line_ending"_s, u"expected lf, crlf or cr"_s);
+    }
+    return std::nullopt;
+}
+
 SimOptionError SimOptionValues::bad(const QString &key, const QString &why)
 {
     return SimOptionError{key, u"Invalid value for simulator option '%1': %2"_s.arg(key, why)};

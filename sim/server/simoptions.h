@@ -49,6 +49,8 @@ public:
         return std::nullopt;
     }
     std::optional<SimOptionError> boolean(const QString &key, bool *target) const;
+    // line_ending=lf|crlf|cr (any case), the SSE line ending, into `lineEnding`.
+    std::optional<SimOptionError> lineEnding(QByteArray *lineEnding) const;
     // The stream-fault words every simulator reads the same way: fault_connections, drop_after,
     // malformed_at, drip_ms, drop_mode (close|reset|mid), into `faults`.
     std::optional<SimOptionError> streamFaults(StreamFaults *faults) const;
