@@ -348,7 +348,8 @@ QCoro::Task<ActionResult> McpBackend::get(ContinuationToken token)
         QStringList answered;
         for (const QJsonValue &key : token.extra.value(Mcp2026::kAnsweredKeys).toArray())
             answered << key.toString();
-        result.events << Mcp2026::detailedTaskEvents(task, answered);
+        result.events << Mcp2026::withStoredRequest(token.remoteId,
+                                                    Mcp2026::detailedTaskEvents(task, answered));
         co_return result;
     }
     const QString status = task.value(u"status"_s).toString();
@@ -494,7 +495,10 @@ QCoro::Task<ActionResult> McpBackend::respond2026(ContinuationToken token, Input
     const std::optional<QJsonObject> elicit = elicitResult(request, answer, &problem);
     if (!elicit)
         co_return failed(RunError::client(u"answer_does_not_fit"_s, problem));
-    const QString key = Mcp2026::inputKeyOf(request);
+    // Read back from the token, the request's stored id is its input key.
+    QString key = Mcp2026::inputKeyOf(request);
+    if (key.isEmpty())
+        key = request.raw.value(u"id"_s).toString();
     const Reply sent = co_await m_transport->call(
         u"tasks/update"_s, Mcp2026::updateParams(token.remoteId, key, *elicit), storedSession(token.extra));
     if (!self)

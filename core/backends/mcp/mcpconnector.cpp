@@ -29,6 +29,7 @@ ConnectorDescriptor mcpConnector()
                                     "the MCP server's Streamable HTTP endpoint, e.g. http://host:port/mcp");
     row.urlPlaceholder = "https://mcp.example.com/mcp";
     row.needsAgent = true;
+    row.takesModel = false;
     using Kind = ConnectorOption::Kind;
     row.options = {
         {McpOption::SessionId, "--session"_L1, "ID"_L1, Kind::Text,

@@ -101,4 +101,19 @@ QString inputKeyOf(const InputRequest &request)
                : QString();
 }
 
+QList<RunEvent> withStoredRequest(const QString &taskId, QList<RunEvent> events)
+{
+    for (const RunEvent &e : std::as_const(events)) {
+        if (e.type != RunEvent::Type::InputRequired || !e.input)
+            continue;
+        RunEvent identity = RunEvent::identity(taskId, {}, true);
+        identity.tokenExtra.insert(Mcp::kElicitation,
+                                   Mcp::elicitationEntry(e.input->raw.value(u"key"_s),
+                                                         e.input->raw.value(u"params"_s).toObject(), {}));
+        events.prepend(identity);
+        break;
+    }
+    return events;
+}
+
 } // namespace Runwatch::Mcp2026

@@ -34,7 +34,11 @@ QJsonObject taskExtra(const QJsonObject &task);
 QList<RunEvent> detailedTaskEvents(const QJsonObject &task, const QStringList &answered);
 // tasks/update's params answering input `key` with an ElicitResult.
 QJsonObject updateParams(const QString &taskId, const QString &key, const QJsonObject &elicitResult);
-// The input key an InputRequest made by detailedTaskEvents() answers; empty for a 2025 request.
+// The input key an InputRequest made by detailedTaskEvents() answers (or one read back from the
+// token, whose stored id is the key); empty for a 2025 request.
 QString inputKeyOf(const InputRequest &request);
+// `events` (of detailedTaskEvents()) with the input request they carry stored with the run first
+// (token extra, as a 2025 elicitation is), so that respond() finds it in any process.
+QList<RunEvent> withStoredRequest(const QString &taskId, QList<RunEvent> events);
 
 } // namespace Runwatch::Mcp2026

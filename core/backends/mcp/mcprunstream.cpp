@@ -229,9 +229,24 @@ QCoro::Task<> McpRunStream::runKickoff(McpKickoff kickoff)
     const QJsonObject task = m_session.is2026() ? Mcp2026::taskOf(result) : createdTask(result);
     const QString taskId = task.value(u"taskId"_s).toString();
     if (taskId.isEmpty()) {
-        endWithError(
-            RunError::protocol(u"no_task"_s, Text::tr("The MCP server answered the tool call without a "
-                                                      "task (it ran the tool at once).")));
+        if (!result.contains(u"content"_s)) {
+            endWithError(
+                RunError::protocol(u"no_task"_s, Text::tr("The MCP server answered the tool call with "
+                                                          "neither a task nor a result.")));
+            co_return;
+        }
+        // The server ran the tool at once (a 2026 server decides; an optional tool may): the run is
+        // that result, under an id of its own (there is no task to follow).
+        const QString id = u"result-%1"_s.arg(QUuid::createUuid().toString(QUuid::WithoutBraces));
+        RunEvent identity = RunEvent::identity(id, kickoff.tool, false);
+        identity.eventId = id;
+        identity.tokenExtra = McpBackend::sessionExtra(m_session);
+        identity.tokenExtra.insert(kTool, kickoff.tool);
+        QList<RunEvent> events{identity};
+        events << resultEvents(result, u"completed");
+        deliver(events);
+        if (self && !isFinished())
+            endWith({StreamEnd::Reason::Terminal, {}, std::nullopt});
         co_return;
     }
     qCInfo(lcMcp) << "created task" << taskId << "of tool" << kickoff.tool << "on session" << m_session.id;
@@ -331,20 +346,9 @@ QCoro::Task<> McpRunStream::poll2026(QJsonObject task)
     QStringList answered;
     for (const QJsonValue &key : m_token.extra.value(Mcp2026::kAnsweredKeys).toArray())
         answered << key.toString();
-    QList<RunEvent> events = Mcp2026::detailedTaskEvents(task, answered);
+    const QList<RunEvent> events
+        = Mcp2026::withStoredRequest(m_token.remoteId, Mcp2026::detailedTaskEvents(task, answered));
     const RunStatus status = events.isEmpty() ? RunStatus::Unknown : events.constLast().status;
-    for (const RunEvent &e : std::as_const(events)) {
-        if (e.type == RunEvent::Type::InputRequired && e.input) {
-            // Kept with the run as a 2025 elicitation is, so that respond() finds it in any process.
-            RunEvent identity = RunEvent::identity(m_token.remoteId, {}, true);
-            identity.tokenExtra.insert(kElicitation,
-                                       elicitationEntry(e.input->raw.value(u"key"_s),
-                                                        e.input->raw.value(u"params"_s).toObject(), {}));
-            m_token.extra.insert(kElicitation, identity.tokenExtra.value(kElicitation));
-            events.prepend(identity);
-            break;
-        }
-    }
     deliver(events);
     if (!self || isAborted() || isFinished())
         co_return;

@@ -395,6 +395,85 @@ private Q_SLOTS:
                      .toString(),
                  u"a"_s);
     }
+
+    // 2026-07-28 (written from the spec; no official server has it): server/discover, no session,
+    // the _meta envelope and the Mcp-Method / Mcp-Name headers, a flat task, the question from
+    // tasks/get answered by tasks/update (repeated until taken), the result inline.
+    void revision2026OnTheWire()
+    {
+        ScriptedServer server;
+        server.enqueue("/mcp",
+                       ScriptedReply::json(200, json("{'jsonrpc':'2.0','id':'rw-1','result':{"
+                                                     "'supportedVersions':['2026-07-28'],'capabilities':{"
+                                                     "'tools':{},'extensions':{'io.modelcontextprotocol/"
+                                                     "tasks':{}}},'resultType':'complete'}}")));
+        server.enqueue("/mcp", ScriptedReply::json(
+                                   200, "{\"jsonrpc\":\"2.0\",\"id\":\"rw-2\",\"result\":" + kTools + "}"));
+        server.enqueue("/mcp",
+                       ScriptedReply::json(200, json("{'jsonrpc':'2.0','id':'rw-3','result':{'resultType':"
+                                                     "'task','taskId':'t26','status':'working','ttlMs':"
+                                                     "30000,'pollIntervalMs':100}}")));
+        const QByteArray waiting
+            = json("{'taskId':'t26','status':'input_required','inputRequests':{'k1':{'method':"
+                   "'elicitation/create','params':{'mode':'form','message':'Name?',"
+                   "'requestedSchema':{'type':'object','properties':{'name':{'type':"
+                   "'string'}}}}}}}");
+        server.enqueue("/mcp", ScriptedReply::json(
+                                   200, "{\"jsonrpc\":\"2.0\",\"id\":\"rw-4\",\"result\":" + waiting + "}"));
+        Connection c = connectionTo(server);
+        c.options.insert(u"protocol_version"_s, u"2026-07-28"_s);
+        McpBackend backend(c);
+        StartRequest request;
+        request.agent = u"write"_s;
+        Run run;
+        QCOMPARE(drive(backend.start(request, nullptr), run).reason, StreamEnd::Reason::Terminal);
+        QCOMPARE(run.status, RunStatus::InputRequired);
+        QCOMPARE(run.remoteId, u"t26"_s);
+        QCOMPARE(run.input->prompt, u"Name?"_s);
+        QCOMPARE(run.token.extra.value(u"protocol_version"_s).toString(), u"2026-07-28"_s);
+        QList<RecordedRequest> sent = server.requests("/mcp");
+        QCOMPARE(bodyOf(sent.at(0)).value(u"method"_s).toString(), u"server/discover"_s);
+        for (const RecordedRequest &r : sent) {
+            QVERIFY(r.header("mcp-session-id").isEmpty());
+            QCOMPARE(r.header("mcp-protocol-version"), QByteArray("2026-07-28"));
+            const QJsonObject meta = bodyOf(r).value(u"params"_s).toObject().value(u"_meta"_s).toObject();
+            QVERIFY(meta.value(u"io.modelcontextprotocol/clientCapabilities"_s)
+                        .toObject()
+                        .value(u"extensions"_s)
+                        .toObject()
+                        .contains(u"io.modelcontextprotocol/tasks"_s));
+        }
+        QCOMPARE(sent.at(2).header("mcp-method"), QByteArray("tools/call"));
+        QCOMPARE(sent.at(2).header("mcp-name"), QByteArray("write"));
+        QVERIFY(!bodyOf(sent.at(2)).value(u"params"_s).toObject().contains(u"task"_s));
+        QCOMPARE(sent.at(3).header("mcp-name"), QByteArray("t26"));
+
+        // The answer: tasks/update with inputResponses, from the token alone.
+        server.enqueue("/mcp",
+                       ScriptedReply::json(200, json("{'jsonrpc':'2.0','id':'rw-5','result':{'resultType':"
+                                                     "'complete'}}")));
+        InputAnswer answer;
+        answer.text = u"Ada"_s;
+        const std::optional<ActionResult> sentAnswer = awaitWithin(backend.respond(run.token, answer));
+        QVERIFY(sentAnswer);
+        QVERIFY2(sentAnswer->ok(), qPrintable(sentAnswer->error.message));
+        for (const RunEvent &e : sentAnswer->events)
+            applyEvent(run, e, QDateTime::currentDateTimeUtc());
+        QCOMPARE(
+            bodyOf(server.requests("/mcp").last()).value(u"params"_s).toObject().value(u"inputResponses"_s),
+            QJsonValue(QJsonDocument::fromJson(json("{'k1':{'action':'accept','content':{'name':'Ada'}}}"))
+                           .object()));
+        // Not taken yet (the same question again): working; then the result inline.
+        server.enqueue("/mcp", ScriptedReply::json(
+                                   200, "{\"jsonrpc\":\"2.0\",\"id\":\"rw-6\",\"result\":" + waiting + "}"));
+        server.enqueue("/mcp",
+                       ScriptedReply::json(200, json("{'jsonrpc':'2.0','id':'rw-7','result':{'taskId':'t26',"
+                                                     "'status':'completed','result':{'content':[{'type':"
+                                                     "'text','text':'Hello Ada'}]}}}")));
+        QCOMPARE(drive(backend.follow(run.token, nullptr), run).reason, StreamEnd::Reason::Terminal);
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.primaryText, u"Hello Ada"_s);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMcpBackend)
