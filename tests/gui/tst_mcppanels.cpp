@@ -122,12 +122,18 @@ private Q_SLOTS:
         auto *priority = child<QComboBox>(u"field_priority"_s);
         QVERIFY(approve && reason && priority);
         QCOMPARE(priority->count() >= 3, true);
+        auto *send = panel()->findChild<QPushButton *>(u"inputSendValue"_s);
+        QVERIFY(send);
         approve->setChecked(true);
+        // Checked as typed: a reason shorter than the schema's minLength holds Send back.
+        reason->setText(u"x"_s);
+        QTRY_VERIFY(!send->isEnabled());
+        QVERIFY(child<QLabel>(u"inputValueProblem"_s)->isVisibleTo(panel()));
+        QVERIFY2(!child<QLabel>(u"inputValueProblem"_s)->text().isEmpty(),
+                 qPrintable(child<QLabel>(u"inputValueProblem"_s)->text()));
         reason->setText(u"looks good"_s);
         priority->setCurrentIndex(priority->findText(u"high"_s));
         grabForReview(u"mcp-elicitation"_s);
-        auto *send = panel()->findChild<QPushButton *>(u"inputSendValue"_s);
-        QVERIFY(send);
         QTRY_VERIFY(send->isEnabled());
         send->click();
         QVERIFY(waitStatus(id, RunStatus::Completed));

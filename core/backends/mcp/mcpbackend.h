@@ -24,6 +24,9 @@ namespace Runwatch {
 //
 // Continuation token: remoteId = the task id; extra = {session_id, protocol_version, tool, ttl_ms,
 // poll_interval_ms, created_at, elicitation (the pending request, §5)}.
+//
+// Split by role: mcpbackend.cpp (the run operations), mcpsession.cpp (sessions and the calls made
+// on a run's own session), mcplistings.cpp (tools/list, tasks/list, the description).
 class McpBackend final : public RunBackend
 {
     Q_OBJECT

@@ -132,7 +132,7 @@ function newServer() {
                         type: 'object',
                         properties: {
                             approve: { type: 'boolean', title: 'Approve', description: 'Go ahead' },
-                            reason: { type: 'string', title: 'Reason', description: 'Why' },
+                            reason: { type: 'string', title: 'Reason', description: 'Why', minLength: 2 },
                             priority: { type: 'string', title: 'Priority', enum: ['low', 'normal', 'high'] },
                         },
                         required: ['approve'],

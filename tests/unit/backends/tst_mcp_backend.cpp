@@ -474,6 +474,45 @@ private Q_SLOTS:
         QCOMPARE(run.status, RunStatus::Completed);
         QCOMPARE(run.primaryText, u"Hello Ada"_s);
     }
+
+    // A server that answers with plain JSON instead of SSE, tasks/result included.
+    void plainJsonReplies()
+    {
+        ScriptedServer server;
+        server.enqueue("/mcp",
+                       ScriptedReply::json(200, json("{'jsonrpc':'2.0','id':'rw-1','result':{'taskId':'t1',"
+                                                     "'status':'completed'}}")));
+        server.enqueue("/mcp",
+                       ScriptedReply::json(200, json("{'jsonrpc':'2.0','id':'rw-2','result':{'content':[{"
+                                                     "'type':'text','text':'plain'}]}}")));
+        McpBackend backend(connectionTo(server));
+        Run run;
+        QCOMPARE(drive(backend.follow(tokenOn(u"s-1"_s), nullptr), run).reason, StreamEnd::Reason::Terminal);
+        QCOMPARE(run.primaryText, u"plain"_s);
+        QCOMPARE(run.status, RunStatus::Completed);
+    }
+
+    // Cancelling a task that has ended: the server refuses; the run says how it ended instead.
+    void cancelOfAnEndedTask()
+    {
+        ScriptedServer server;
+        server.enqueue("/mcp",
+                       sse(json("{'jsonrpc':'2.0','id':'rw-1','error':{'code':-32602,'message':'Cannot "
+                                "cancel task in terminal status: completed'}}")));
+        server.enqueue("/mcp", result("rw-2", json("{'taskId':'t1','status':'completed'}")));
+        server.enqueue("/mcp", result("rw-3", json("{'content':[{'type':'text','text':'was done'}]}")));
+        McpBackend backend(connectionTo(server));
+        const std::optional<ActionResult> cancelled = awaitWithin(backend.cancel(tokenOn(u"s-1"_s)));
+        QVERIFY(cancelled);
+        QVERIFY2(cancelled->ok(), qPrintable(cancelled->error.message));
+        QVERIFY(!cancelled->note.isEmpty());
+        Run run;
+        for (const RunEvent &e : cancelled->events)
+            applyEvent(run, e, QDateTime::currentDateTimeUtc());
+        QCOMPARE(run.status, RunStatus::Completed);
+        QCOMPARE(run.primaryText, u"was done"_s);
+        QCOMPARE(bodyOf(server.requests("/mcp").first()).value(u"method"_s).toString(), u"tasks/cancel"_s);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMcpBackend)
