@@ -8,12 +8,14 @@
 
 #include <QClipboard>
 #include <QDateTime>
+#include <QDesktopServices>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QLocale>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QShortcut>
@@ -148,7 +150,7 @@ InputPanel::InputPanel(QWidget *parent)
     m_reject = named(new QPushButton(tr("Re&ject")), u"inputReject"_s, tr("Reject"));
     al->addWidget(m_approve);
     al->addWidget(m_reject);
-    connect(m_approve, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Approve); });
+    connect(m_approve, &QPushButton::clicked, this, &InputPanel::approve);
     connect(m_reject, &QPushButton::clicked, this, [this] { send(InputAnswer::Kind::Reject); });
 
     // One of several options.
@@ -252,6 +254,7 @@ void InputPanel::showRequest(const QString &runId, const InputRequest &request, 
         m_sendAll->setText(request.toolCalls.size() > 1 ? tr("&Send all %1").arg(request.toolCalls.size())
                                                         : tr("&Send"));
         m_form->setSchema(request.schema);
+        m_approve->setText(opensUrl() ? tr("&Open and accept…") : tr("&Approve"));
         if (!request.toolCalls.isEmpty()) {
             // Whatever the reason says (tool output, approval), the calls are what is answered.
             m_pages->setCurrentIndex(ToolCallsPage);
@@ -262,6 +265,14 @@ void InputPanel::showRequest(const QString &runId, const InputRequest &request, 
             switch (request.reason) {
             case InputReason::Approval:
                 m_pages->setCurrentIndex(ApprovalPage);
+                break;
+            case InputReason::Auth:
+                // A URL to open (MCP's URL-mode elicitation): accept opens it, after asking.
+                m_pages->setCurrentIndex(opensUrl() ? ApprovalPage : TextPage);
+                if (opensUrl()) {
+                    m_prompt->setText(m_prompt->text() + u"\n"_s + request.callbackUrl);
+                    m_info->setText(tr("Accept opens this address in your browser; Reject declines."));
+                }
                 break;
             case InputReason::Options:
                 m_pages->setCurrentIndex(request.options.isEmpty() ? TextPage : OptionsPage);
@@ -395,6 +406,28 @@ void InputPanel::hideEvent(QHideEvent *event)
 {
     QFrame::hideEvent(event);
     m_tick.stop();
+}
+
+bool InputPanel::opensUrl() const
+{
+    const QUrl url(m_request.callbackUrl);
+    return m_request.reason == InputReason::Auth && url.isValid()
+           && (url.scheme() == u"https"_s || url.scheme() == u"http"_s);
+}
+
+void InputPanel::approve()
+{
+    if (opensUrl()) {
+        // The address is the server's: say where it goes before a browser opens it.
+        const QUrl url(m_request.callbackUrl);
+        if (QMessageBox::question(
+                this, tr("Open address"),
+                tr("Open %1 in your browser and tell the server you accept?").arg(url.toDisplayString()))
+            != QMessageBox::Yes)
+            return;
+        QDesktopServices::openUrl(url);
+    }
+    send(InputAnswer::Kind::Approve);
 }
 
 bool InputPanel::answerable() const

@@ -53,6 +53,9 @@ protected:
 
 private:
     void send(InputAnswer::Kind kind);
+    // Approve; for a URL to open (an MCP URL-mode elicitation) after asking, and only http(s).
+    void approve();
+    bool opensUrl() const;
     void sendToolAnswers();
     void sendValue();
     // False for timers and webhooks: the run resumes without an answer from the operator.

@@ -4,6 +4,7 @@
 #include "backends/registry.h"
 #include "backends/runbackend.h"
 #include "engine/runmanager.h"
+#include "typedanswerform.h"
 #include "json/jsonschema.h"
 
 #include <QCoroTask>
@@ -82,6 +83,16 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     m_inputLabel->setBuddy(m_input);
     form->addRow(m_inputLabel, m_input);
 
+    // The picked agent's own input form (a tool's inputSchema), in place of the JSON box.
+    m_inputForm = new TypedAnswerForm;
+    m_inputForm->setObjectName(u"newRunInputForm"_s);
+    m_inputForm->setAccessibleName(tr("Input"));
+    m_inputFormLabel = new QLabel(tr("I&nput:"));
+    m_inputFormLabel->setBuddy(m_inputForm);
+    form->addRow(m_inputFormLabel, m_inputForm);
+    m_inputForm->setVisible(false);
+    m_inputFormLabel->setVisible(false);
+
     m_stream = new QCheckBox(tr("&Stream output while the run works"));
     m_stream->setObjectName(u"newRunStream"_s);
     m_stream->setAccessibleName(tr("Stream output"));
@@ -109,6 +120,7 @@ NewRunDialog::NewRunDialog(RunManager *manager, QWidget *parent)
     connect(m_agent, &QComboBox::currentIndexChanged, this, &NewRunDialog::onAgentChanged);
     connect(m_model, &QComboBox::currentTextChanged, this, &NewRunDialog::nameNoAgentItem);
     connect(m_input, &QPlainTextEdit::textChanged, this, &NewRunDialog::validate);
+    connect(m_inputForm, &TypedAnswerForm::changed, this, &NewRunDialog::validate);
     onConnectionChanged();
     m_prompt->setFocus();
 }
@@ -134,9 +146,20 @@ StartRequest NewRunDialog::request() const
     r.stream = m_stream->isChecked();
     if (m_agent->isVisibleTo(this))
         r.agent = m_agent->currentData().toString();
-    if (m_input->isVisibleTo(this) && !m_input->toPlainText().trimmed().isEmpty())
+    if (inputFormShown()) {
+        r.input = m_inputForm->value();
+        // The prompt only titles such a run: the agent and its input when none is typed.
+        if (r.prompt.isEmpty())
+            r.prompt = Run::summarize(r.agent + u' ' + jsonValueText(r.input), 200);
+    } else if (m_input->isVisibleTo(this) && !m_input->toPlainText().trimmed().isEmpty()) {
         r.input = parseJsonValue(m_input->toPlainText()).value_or(QJsonValue(QJsonValue::Undefined));
+    }
     return r;
+}
+
+bool NewRunDialog::inputFormShown() const
+{
+    return m_inputForm->isVisibleTo(this);
 }
 
 void NewRunDialog::onConnectionChanged()
@@ -156,6 +179,9 @@ void NewRunDialog::onConnectionChanged()
     const bool structured = takesStructuredInput(backend);
     m_input->setVisible(structured);
     m_inputLabel->setVisible(structured);
+    // Until an agent with an input schema is picked from the new connection's list.
+    m_inputForm->setVisible(false);
+    m_inputFormLabel->setVisible(false);
     m_hint->setText(connectionHint());
     loadAgents();
     validate();
@@ -204,15 +230,36 @@ void NewRunDialog::nameNoAgentItem()
 void NewRunDialog::onAgentChanged()
 {
     // An agent brings its model; without one, the model field is what runs.
-    const bool agent = !m_agent->currentData().toString().isEmpty();
+    const QString id = m_agent->currentData().toString();
+    const bool agent = !id.isEmpty();
     m_model->lineEdit()->setPlaceholderText(m_agent->isVisibleTo(this) && agent ? tr("The agent's own")
                                                                                 : QString());
+    // An agent that publishes the schema of its input gets a form of it (where the schema fits
+    // the form subset); the JSON box stays for the others.
+    const auto entry = std::find_if(m_entries.cbegin(), m_entries.cend(),
+                                    [&](const CatalogEntry &e) { return agent && e.id == id; });
+    const bool withForm = entry != m_entries.cend() && !entry->inputSchema.isEmpty()
+                          && SchemaForm::fromSchema(entry->inputSchema).has_value()
+                          && takesStructuredInput(m_manager ? m_manager->backend(connection()) : nullptr);
+    if (withForm)
+        m_inputForm->setSchema(entry->inputSchema);
+    m_inputForm->setVisible(withForm);
+    m_inputFormLabel->setVisible(withForm);
+    const bool structured = takesStructuredInput(m_manager ? m_manager->backend(connection()) : nullptr);
+    m_input->setVisible(structured && !withForm);
+    m_inputLabel->setVisible(structured && !withForm);
+    m_prompt->setPlaceholderText(withForm ? tr("Optional: a title for the run")
+                                          : tr("What should the run do?"));
+    // Only a title beside a form: the form gets the room.
+    m_prompt->setMinimumSize(460, withForm ? 0 : 140);
+    m_prompt->setMaximumHeight(withForm ? m_prompt->fontMetrics().lineSpacing() * 2 + 14 : QWIDGETSIZE_MAX);
     validate();
 }
 
 void NewRunDialog::loadAgents()
 {
     ++m_agentsGeneration;
+    m_entries.clear();
     m_agent->clear();
     RunBackend *backend = m_manager ? m_manager->backend(connection()) : nullptr;
     const bool hasCatalog = backend && backend->capabilities().testFlag(Capability::Catalog);
@@ -224,8 +271,9 @@ void NewRunDialog::loadAgents()
     m_agent->setVisible(hasCatalog);
     m_agentLabel->setVisible(hasCatalog);
     m_agentLabel->setText(tr("&Agent:"));
-    m_model->setVisible(true);
-    m_modelLabel->setVisible(true);
+    const bool takesModel = !row || row->takesModel;
+    m_model->setVisible(takesModel);
+    m_modelLabel->setVisible(takesModel);
     m_model->lineEdit()->setPlaceholderText(hasCatalog ? tr("The agent's own") : QString());
     if (!hasCatalog)
         return;
@@ -240,55 +288,62 @@ void NewRunDialog::loadAgents()
     const auto conn = m_manager->connection(connection());
     const QString preferred = conn ? conn->options.value(ConnectionOption::Agent).toString() : QString();
     const int generation = m_agentsGeneration;
-    QCoro::connect(backend->catalog(), this, [this, generation, preferred](const CatalogResult &list) {
-        if (generation != m_agentsGeneration)
-            return;
-        m_agent->clear();
-        // A list that offers the service's models too is where the model is picked: one field,
-        // not a model typed beside a model picked.
-        const bool offersModels = std::any_of(list.entries.cbegin(), list.entries.cend(),
-                                              [](const CatalogEntry &entry) { return entry.model; });
-        m_model->setVisible(!offersModels);
-        m_modelLabel->setVisible(!offersModels);
-        m_agentLabel->setText(offersModels ? tr("&Runs on:") : tr("&Agent:"));
-        // A list of models is its own way to run without an agent.
-        if (m_agentOptional && !offersModels) {
-            m_agent->addItem(QString(), QString());
-            nameNoAgentItem();
-        }
-        for (const CatalogEntry &agent : list.entries) {
-            QString name = agent.name.isEmpty() ? agent.id : agent.name;
-            // A versioned agent (Foundry's) runs its latest version: the picker says which.
-            if (!agent.version.isEmpty())
-                name = tr("%1 (v%2)").arg(name, agent.version);
-            m_agent->addItem(agent.detail.isEmpty() ? name : tr("%1 · %2").arg(name, agent.detail), agent.id);
-            m_agent->setItemData(m_agent->count() - 1, agent.id, Qt::ToolTipRole);
-        }
-        // The connection's default agent, by id or by name (a graph name can stand for its
-        // assistant); it stays choosable when the list cannot be read.
-        int at = preferred.isEmpty() ? -1 : m_agent->findData(preferred);
-        for (qsizetype i = 0; at < 0 && !preferred.isEmpty() && i < list.entries.size(); ++i) {
-            if (list.entries.at(i).name == preferred)
-                at = int(i);
-        }
-        if (at < 0 && !preferred.isEmpty()) {
-            m_agent->addItem(preferred, preferred);
-            at = m_agent->count() - 1;
-        }
-        // No default agent: the first of the list, as the picker always offered.
-        if (at < 0 && m_agentOptional && !list.entries.isEmpty())
-            at = 1;
-        if (at >= 0)
-            m_agent->setCurrentIndex(at);
-        m_agent->setEnabled(m_agent->count() > 0);
-        if (list.error.isError()) {
-            m_hint->setText(tr("The service's agents could not be read: %1").arg(list.error.toString()));
-        } else if (list.entries.isEmpty()) {
-            m_hint->setText(m_agentOptional ? tr("The service has no agents: runs go to the model.")
-                                            : tr("The service has no agents: create one there first."));
-        }
-        onAgentChanged();
-    });
+    QCoro::connect(
+        backend->catalog(), this, [this, generation, preferred, takesModel](const CatalogResult &list) {
+            if (generation != m_agentsGeneration)
+                return;
+            m_entries = list.entries;
+            m_agent->clear();
+            // A list that offers the service's models too is where the model is picked: one field,
+            // not a model typed beside a model picked.
+            const bool offersModels = std::any_of(list.entries.cbegin(), list.entries.cend(),
+                                                  [](const CatalogEntry &entry) { return entry.model; });
+            m_model->setVisible(!offersModels && takesModel);
+            m_modelLabel->setVisible(!offersModels && takesModel);
+            m_agentLabel->setText(offersModels ? tr("&Runs on:") : tr("&Agent:"));
+            // A list of models is its own way to run without an agent.
+            if (m_agentOptional && !offersModels) {
+                m_agent->addItem(QString(), QString());
+                nameNoAgentItem();
+            }
+            for (const CatalogEntry &agent : list.entries) {
+                QString name = agent.name.isEmpty() ? agent.id : agent.name;
+                // A versioned agent (Foundry's) runs its latest version: the picker says which.
+                if (!agent.version.isEmpty())
+                    name = tr("%1 (v%2)").arg(name, agent.version);
+                m_agent->addItem(agent.detail.isEmpty() ? name : tr("%1 · %2").arg(name, agent.detail),
+                                 agent.id);
+                // What it does, where the service says (a tool's description).
+                m_agent->setItemData(m_agent->count() - 1,
+                                     agent.description.isEmpty() ? agent.id
+                                                                 : agent.id + u"\n"_s + agent.description,
+                                     Qt::ToolTipRole);
+            }
+            // The connection's default agent, by id or by name (a graph name can stand for its
+            // assistant); it stays choosable when the list cannot be read.
+            int at = preferred.isEmpty() ? -1 : m_agent->findData(preferred);
+            for (qsizetype i = 0; at < 0 && !preferred.isEmpty() && i < list.entries.size(); ++i) {
+                if (list.entries.at(i).name == preferred)
+                    at = int(i);
+            }
+            if (at < 0 && !preferred.isEmpty()) {
+                m_agent->addItem(preferred, preferred);
+                at = m_agent->count() - 1;
+            }
+            // No default agent: the first of the list, as the picker always offered.
+            if (at < 0 && m_agentOptional && !list.entries.isEmpty())
+                at = 1;
+            if (at >= 0)
+                m_agent->setCurrentIndex(at);
+            m_agent->setEnabled(m_agent->count() > 0);
+            if (list.error.isError()) {
+                m_hint->setText(tr("The service's agents could not be read: %1").arg(list.error.toString()));
+            } else if (list.entries.isEmpty()) {
+                m_hint->setText(m_agentOptional ? tr("The service has no agents: runs go to the model.")
+                                                : tr("The service has no agents: create one there first."));
+            }
+            onAgentChanged();
+        });
 }
 
 void NewRunDialog::validate()
@@ -300,12 +355,24 @@ void NewRunDialog::validate()
                          || parseJsonValue(m_input->toPlainText(), &inputError).has_value();
     // While the list loads (or could not be read) no choice is made: "no agent" is one.
     const bool agentPending = m_agent->isVisibleTo(this) && !m_agent->currentData().isValid();
-    const bool ok = m_connection->count() > 0 && !m_prompt->toPlainText().trimmed().isEmpty() && !agentPending
-                    && (!needsAgent || !m_agent->currentData().toString().isEmpty()) && inputOk;
+    const bool form = inputFormShown();
+    const bool formOk = !form || m_inputForm->isValid();
+    const bool ok = m_connection->count() > 0 && (form || !m_prompt->toPlainText().trimmed().isEmpty())
+                    && !agentPending && (!needsAgent || !m_agent->currentData().toString().isEmpty())
+                    && inputOk && formOk;
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(ok);
     // Foundry's agent hints never meet this: its connector takes no structured input.
     if (m_input->isVisibleTo(this))
         m_hint->setText(inputOk ? connectionHint() : tr("Input (JSON): %1").arg(inputError));
+    if (form) {
+        const auto entry = std::find_if(m_entries.cbegin(), m_entries.cend(), [this](const CatalogEntry &e) {
+            return e.id == m_agent->currentData().toString();
+        });
+        const QString description = entry == m_entries.cend() ? QString() : entry->description;
+        m_hint->setText(!formOk                 ? tr("Input: %1").arg(m_inputForm->problem())
+                        : description.isEmpty() ? connectionHint()
+                                                : description);
+    }
 }
 
 } // namespace Runwatch

@@ -14,6 +14,7 @@ class QPlainTextEdit;
 namespace Runwatch {
 
 class RunManager;
+class TypedAnswerForm;
 
 // Connection, model, prompt, structured input (where the connector takes it) and streaming on/off
 // for a new run; for a connection whose service lists agents (Capability::Catalog), the agent,
@@ -38,6 +39,10 @@ public:
     // Shown where the service lists agents: "name · model" items whose data is the agent's id,
     // and first "No agent (model M)" (empty data) where the connector also runs a plain model.
     QComboBox *agentBox() const { return m_agent; }
+    // Shown instead of inputEdit() where the picked agent publishes the schema of its input (an
+    // MCP tool's inputSchema) in the form subset: its fields, checked as typed; the prompt then
+    // only titles the run and may stay empty.
+    TypedAnswerForm *inputForm() const { return m_inputForm; }
 
 private:
     void onConnectionChanged();
@@ -58,6 +63,11 @@ private:
     QCheckBox *m_stream = nullptr;
     QLabel *m_agentLabel = nullptr;
     QComboBox *m_agent = nullptr;
+    QLabel *m_inputFormLabel = nullptr;
+    TypedAnswerForm *m_inputForm = nullptr;
+    QList<CatalogEntry> m_entries; // the catalog the picker shows
+    // The picked agent's input schema, when a form shows it.
+    bool inputFormShown() const;
     // The picker also offers "no agent" (its data empty): the connector runs a plain model too.
     bool m_agentOptional = false;
     // Bumped on every connection change: a list that arrives for an earlier choice is dropped.

@@ -100,8 +100,11 @@ int CliApp::cmdStart(const Options &o, const QStringList &args)
             return usage(CliApp::tr("start: unexpected argument %1").arg(a));
         }
     }
+    if (prompt.isEmpty() && input.isUndefined())
+        return usage(CliApp::tr("start needs --prompt TEXT or --input JSON"));
+    // Without --prompt the run is titled by what it runs: the agent (a tool) and its input.
     if (prompt.isEmpty())
-        return usage(CliApp::tr("start needs --prompt TEXT"));
+        prompt = Run::summarize((agent.isEmpty() ? QString() : agent + u' ') + jsonValueText(input), 200);
     int exitCode = ExitOtherError;
     const auto conn = addCommandConnection(o, &exitCode);
     if (!conn)

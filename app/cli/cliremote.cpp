@@ -186,6 +186,12 @@ int CliApp::cmdAgents(const Options &o, const QStringList &args)
                 line.insert(u"model"_s, agent.detail);
             if (!agent.version.isEmpty())
                 line.insert(u"version"_s, agent.version);
+            if (!agent.description.isEmpty())
+                line.insert(u"description"_s, agent.description);
+            for (auto it = agent.cliFields.constBegin(); it != agent.cliFields.constEnd(); ++it) {
+                if (!line.contains(it.key()))
+                    line.insert(it.key(), it.value());
+            }
             writeJson(line);
         } else {
             writeOut(agent.id + u'\t' + agent.name + u'\t' + agent.detail + u'\n');

@@ -98,6 +98,9 @@ struct ConnectorDescriptor
     // A run is started on one of the service's agents (RunBackend::catalog() lists them): the CLI
     // and the New Run dialog ask for one, the connection's "agent" option being the default.
     bool needsAgent = false;
+    // A run names a model (New Run's Model field); false where the service's runs have none (an
+    // MCP tool's task): the field is not offered.
+    bool takesModel = true;
     // How it takes runwatch-cli's commands where they differ by service (--input, followup,
     // respond, list --remote, agent), for the CLI's help; nullptr: nothing of note.
     const char *cliNotes = nullptr;

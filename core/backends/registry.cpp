@@ -7,6 +7,7 @@
 #include "gemini/geminiconnector.h"
 #include "jobs/jobsconnector.h"
 #include "langgraph/langgraphconnector.h"
+#include "mcp/mcpconnector.h"
 #include "net/transportoptions.h"
 #include "openai/openaiconnector.h"
 
@@ -25,8 +26,8 @@ namespace {
 QList<ConnectorDescriptor> &rows()
 {
     static QList<ConnectorDescriptor> list{
-        openAiConnector(),  jobsConnector(),      a2aConnector(),
-        foundryConnector(), langGraphConnector(), geminiConnector(),
+        openAiConnector(),    jobsConnector(),   a2aConnector(), foundryConnector(),
+        langGraphConnector(), geminiConnector(), mcpConnector(),
     };
     return list;
 }

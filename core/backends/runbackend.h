@@ -128,6 +128,13 @@ struct CatalogEntry
     // A model of the service rather than an agent: a service whose runs start on either offers
     // both in one list (Gemini's models and agents), and the list is then where the model is picked.
     bool model = false;
+    QString description; // what it does, in the service's words (a tool's description)
+    // The JSON Schema of its structured input (StartRequest::input), where the service publishes
+    // one (an MCP tool's inputSchema): New Run offers a form from it. Empty: none.
+    QJsonObject inputSchema;
+    // Further members of its `runwatch-cli agents` line, the connector's own (an MCP tool's
+    // task_support); the CLI adds them as they are.
+    QJsonObject cliFields;
 };
 
 struct CatalogResult

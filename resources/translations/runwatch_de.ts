@@ -302,6 +302,10 @@
         <source>The URL holds a password (user:password@host): it would be stored and shown with every run. Remove it from the URL and give the secret as the connection&apos;s key.</source>
         <translation>Die URL enthält ein Passwort (user:password@host): Es würde mit jedem Lauf gespeichert und angezeigt. Entfernen Sie es aus der URL und geben Sie das Geheimnis als Schlüssel der Verbindung an.</translation>
     </message>
+    <message>
+        <source>Give auto, 2025-11-25 or 2026-07-28.</source>
+        <translation>Geben Sie auto, 2025-11-25 oder 2026-07-28 an.</translation>
+    </message>
 </context>
 <context>
     <name>FoundryConnector</name>
@@ -1015,6 +1019,200 @@
     <message>
         <source>The search %1 did not answer with a list.</source>
         <translation>Die Suche %1 hat nicht mit einer Liste geantwortet.</translation>
+    </message>
+</context>
+<context>
+    <name>McpConnector</name>
+    <message>
+        <source>The MCP server opened no session.</source>
+        <translation>Der MCP-Server hat keine Sitzung eröffnet.</translation>
+    </message>
+    <message>
+        <source>The MCP server lost the session %1 (it restarted or closed it). Its pending question can no longer be answered; the task is followed on a new session.</source>
+        <translation>Der MCP-Server hat die Sitzung %1 verloren (er wurde neu gestartet oder hat sie geschlossen). Seine offene Frage kann nicht mehr beantwortet werden; die Aufgabe wird in einer neuen Sitzung verfolgt.</translation>
+    </message>
+    <message>
+        <source>The MCP server lost the session %1 (it restarted or closed it); the task is followed on a new session.</source>
+        <translation>Der MCP-Server hat die Sitzung %1 verloren (er wurde neu gestartet oder hat sie geschlossen); die Aufgabe wird in einer neuen Sitzung verfolgt.</translation>
+    </message>
+    <message>
+        <source>session lost</source>
+        <translation>Sitzung verloren</translation>
+    </message>
+    <message>
+        <source>The MCP server lost the session this task was started on, and the task with it (the server&apos;s task store is bound to sessions): %1</source>
+        <translation>Der MCP-Server hat die Sitzung verloren, in der diese Aufgabe gestartet wurde, und mit ihr die Aufgabe (der Aufgabenspeicher des Servers ist an Sitzungen gebunden): %1</translation>
+    </message>
+    <message>
+        <source>the task had already ended</source>
+        <translation>die Aufgabe war bereits beendet</translation>
+    </message>
+    <message>
+        <source>cancellation requested; waiting for the task to stop</source>
+        <translation>Abbruch angefordert; warte, bis die Aufgabe anhält</translation>
+    </message>
+    <message>
+        <source>deleting a task on an MCP server (it expires by its ttl)</source>
+        <translation>Löschen einer Aufgabe auf einem MCP-Server (sie läuft nach ihrer TTL ab)</translation>
+    </message>
+    <message>
+        <source>This run holds no question of the server to answer (it was answered, or the server lost the session it was asked on).</source>
+        <translation>Dieser Lauf hat keine Frage des Servers zu beantworten (sie wurde beantwortet, oder der Server hat die Sitzung verloren, in der sie gestellt wurde).</translation>
+    </message>
+    <message>
+        <source>The MCP server lost the session the question was asked on; it can no longer be answered.</source>
+        <translation>Der MCP-Server hat die Sitzung verloren, in der die Frage gestellt wurde; sie kann nicht mehr beantwortet werden.</translation>
+    </message>
+    <message>
+        <source>The task no longer waits for an answer (it is %1).</source>
+        <translation>Die Aufgabe wartet nicht mehr auf eine Antwort (sie ist %1).</translation>
+    </message>
+    <message>
+        <source>answer</source>
+        <translation>Antwort</translation>
+    </message>
+    <message>
+        <source>listing tasks (MCP 2026-07-28 has no tasks/list)</source>
+        <translation>Aufgaben auflisten (MCP 2026-07-28 kennt kein tasks/list)</translation>
+    </message>
+    <message>
+        <source>tool calls as tasks</source>
+        <translation>Werkzeugaufrufe als Aufgaben</translation>
+    </message>
+    <message>
+        <source>task list</source>
+        <translation>Aufgabenliste</translation>
+    </message>
+    <message>
+        <source>task cancel</source>
+        <translation>Aufgabenabbruch</translation>
+    </message>
+    <message>
+        <source>tasks extension</source>
+        <translation>Aufgaben-Erweiterung</translation>
+    </message>
+    <message>
+        <source>The server declares no tasks: its tools cannot run as tasks.</source>
+        <translation>Der Server kündigt keine Aufgaben an: Seine Werkzeuge können nicht als Aufgaben laufen.</translation>
+    </message>
+    <message>
+        <source>The server answered with error %1.</source>
+        <translation>Der Server hat mit Fehler %1 geantwortet.</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>structured content</source>
+        <translation>strukturierter Inhalt</translation>
+    </message>
+    <message>
+        <source>The tool failed without saying why.</source>
+        <translation>Das Werkzeug ist fehlgeschlagen, ohne den Grund zu nennen.</translation>
+    </message>
+    <message>
+        <source>progress</source>
+        <translation>Fortschritt</translation>
+    </message>
+    <message>
+        <source>An elicitation is answered accept, decline or cancel, not &quot;%1&quot;.</source>
+        <translation>Eine Rückfrage wird mit accept, decline oder cancel beantwortet, nicht mit „%1“.</translation>
+    </message>
+    <message>
+        <source>The form has fields to fill in: answer with a value (--value JSON).</source>
+        <translation>Das Formular hat auszufüllende Felder: Antworten Sie mit einem Wert (--value JSON).</translation>
+    </message>
+    <message>
+        <source>The server asks you to open a URL: accept (--approve) or decline (--reject).</source>
+        <translation>Der Server bittet Sie, eine URL zu öffnen: annehmen (--approve) oder ablehnen (--reject).</translation>
+    </message>
+    <message>
+        <source>The answer to a form is a JSON object of its fields.</source>
+        <translation>Die Antwort auf ein Formular ist ein JSON-Objekt seiner Felder.</translation>
+    </message>
+    <message numerus="yes">
+        <source>The form has %n field(s): answer with a JSON object of them (--value).</source>
+        <translation>
+            <numerusform>Das Formular hat %n Feld: Antworten Sie mit einem JSON-Objekt davon (--value).</numerusform>
+            <numerusform>Das Formular hat %n Felder: Antworten Sie mit einem JSON-Objekt davon (--value).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This answer does not fit the request.</source>
+        <translation>Diese Antwort passt nicht zur Anfrage.</translation>
+    </message>
+    <message>
+        <source>The server keeps this task for %1 s after it was created (its ttl); MCP has no delete, so deleting the run removes it here only.</source>
+        <translation>Der Server behält diese Aufgabe %1 s nach ihrer Erstellung (ihre TTL); MCP kennt kein Löschen, daher entfernt das Löschen des Laufs ihn nur hier.</translation>
+    </message>
+    <message>
+        <source>The server keeps this task without a time limit (no ttl); MCP has no delete, so deleting the run removes it here only.</source>
+        <translation>Der Server behält diese Aufgabe ohne Zeitlimit (keine TTL); MCP kennt kein Löschen, daher entfernt das Löschen des Laufs ihn nur hier.</translation>
+    </message>
+    <message>
+        <source>task lifetime</source>
+        <translation>Lebensdauer der Aufgabe</translation>
+    </message>
+    <message>
+        <source>Nothing arrived on the task&apos;s result stream for %1 s; asking again.</source>
+        <translation>Seit %1 s kam nichts auf dem Ergebnis-Stream der Aufgabe; erneut anfragen.</translation>
+    </message>
+    <message>
+        <source>The task&apos;s result stream went silent and timed out.</source>
+        <translation>Der Ergebnis-Stream der Aufgabe verstummte und lief ab.</translation>
+    </message>
+    <message>
+        <source>The task&apos;s result stream was interrupted: %1</source>
+        <translation>Der Ergebnis-Stream der Aufgabe wurde unterbrochen: %1</translation>
+    </message>
+    <message>
+        <source>Name the tool to run (--agent TOOL).</source>
+        <translation>Nennen Sie das auszuführende Werkzeug (--agent TOOL).</translation>
+    </message>
+    <message>
+        <source>A tool&apos;s arguments are a JSON object (--input).</source>
+        <translation>Die Argumente eines Werkzeugs sind ein JSON-Objekt (--input).</translation>
+    </message>
+    <message>
+        <source>The MCP server cannot run tool calls as tasks (it declares no tasks capability).</source>
+        <translation>Der MCP-Server kann Werkzeugaufrufe nicht als Aufgaben ausführen (er kündigt keine Aufgaben-Fähigkeit an).</translation>
+    </message>
+    <message>
+        <source>The MCP server has no tool &quot;%1&quot; (runwatch-cli agents lists them).</source>
+        <translation>Der MCP-Server hat kein Werkzeug „%1“ (runwatch-cli agents listet sie auf).</translation>
+    </message>
+    <message>
+        <source>The tool &quot;%1&quot; cannot run as a task (its execution.taskSupport is forbidden); nothing was sent.</source>
+        <translation>Das Werkzeug „%1“ kann nicht als Aufgabe laufen (sein execution.taskSupport ist forbidden); nichts wurde gesendet.</translation>
+    </message>
+    <message>
+        <source>The task&apos;s result is too large.</source>
+        <translation>Das Ergebnis der Aufgabe ist zu groß.</translation>
+    </message>
+    <message>
+        <source>The task&apos;s result stream closed before the result.</source>
+        <translation>Der Ergebnis-Stream der Aufgabe wurde vor dem Ergebnis geschlossen.</translation>
+    </message>
+    <message>
+        <source>The MCP server&apos;s reply broke off before it answered.</source>
+        <translation>Die Antwort des MCP-Servers brach ab, bevor sie die Anfrage beantwortete.</translation>
+    </message>
+    <message>
+        <source>The MCP server&apos;s reply holds no answer to the request.</source>
+        <translation>Die Antwort des MCP-Servers enthält keine Antwort auf die Anfrage.</translation>
+    </message>
+    <message>
+        <source>The MCP server does not offer revision %1.</source>
+        <translation>Der MCP-Server bietet die Revision %1 nicht an.</translation>
+    </message>
+    <message>
+        <source>The MCP server&apos;s initialize reply names no protocol version.</source>
+        <translation>Die initialize-Antwort des MCP-Servers nennt keine Protokollversion.</translation>
+    </message>
+    <message>
+        <source>The MCP server answered the tool call with neither a task nor a result.</source>
+        <translation>Der MCP-Server hat den Werkzeugaufruf weder mit einer Aufgabe noch mit einem Ergebnis beantwortet.</translation>
     </message>
 </context>
 <context>
@@ -2219,10 +2417,6 @@
         <translation>start: unerwartetes Argument %1</translation>
     </message>
     <message>
-        <source>start needs --prompt TEXT</source>
-        <translation>start braucht --prompt TEXT</translation>
-    </message>
-    <message>
         <source>runwatch-cli: the run disappeared
 </source>
         <translation>runwatch-cli: Der Lauf ist verschwunden
@@ -2768,6 +2962,10 @@ Befehle:
     <message>
         <source>list: --search: %1</source>
         <translation>list: --search: %1</translation>
+    </message>
+    <message>
+        <source>start needs --prompt TEXT or --input JSON</source>
+        <translation>start braucht --prompt TEXT oder --input JSON</translation>
     </message>
 </context>
 <context>
@@ -3369,6 +3567,42 @@ Dort speichern?</translation>
         <source>start: --model M or --agent AGENT (agents lists both: the models as models/NAME, and the agents such as deep-research-pro-preview-12-2025, which run in the background with their agent config). start --input: the interaction&apos;s input (text, content or steps). respond: --output CALL_ID=TEXT once per pending function call, all in the next interaction (previous_interaction_id), which watch RUN follows under the same run. followup: the next interaction (previous_interaction_id). delete: deletes the run&apos;s interactions on the server.</source>
         <translation>start: --model M oder --agent AGENT (agents listet beides: die Modelle als models/NAME und die Agenten wie deep-research-pro-preview-12-2025, die mit ihrer Agentenkonfiguration im Hintergrund laufen). start --input: die Eingabe der Interaktion (Text, Inhalt oder Schritte). respond: --output CALL_ID=TEXT einmal je offenem Funktionsaufruf, alle in der nächsten Interaktion (previous_interaction_id), der watch LAUF als demselben Lauf folgt. followup: die nächste Interaktion (previous_interaction_id). delete: löscht die Interaktionen des Laufs auf dem Server.</translation>
     </message>
+    <message>
+        <source>MCP tasks</source>
+        <translation>MCP-Aufgaben</translation>
+    </message>
+    <message>
+        <source>the MCP server&apos;s Streamable HTTP endpoint, e.g. http://host:port/mcp</source>
+        <translation>der Streamable-HTTP-Endpunkt des MCP-Servers, z. B. http://host:port/mcp</translation>
+    </message>
+    <message>
+        <source>&amp;Session:</source>
+        <translation>&amp;Sitzung:</translation>
+    </message>
+    <message>
+        <source>an Mcp-Session-Id to join (optional)</source>
+        <translation>eine Mcp-Session-Id zum Beitreten (optional)</translation>
+    </message>
+    <message>
+        <source>Joins this MCP session instead of opening one. A server whose task store is bound to sessions (the official SDK&apos;s default) shows a task only on the session that started it: join that session to list or attach another client&apos;s tasks. Runs always keep the session they were started on.</source>
+        <translation>Tritt dieser MCP-Sitzung bei, statt eine zu eröffnen. Ein Server, dessen Aufgabenspeicher an Sitzungen gebunden ist (die Voreinstellung des offiziellen SDK), zeigt eine Aufgabe nur in der Sitzung, die sie gestartet hat: Treten Sie dieser Sitzung bei, um die Aufgaben eines anderen Clients aufzulisten oder zu übernehmen. Läufe behalten immer die Sitzung, in der sie gestartet wurden.</translation>
+    </message>
+    <message>
+        <source>Protocol &amp;version:</source>
+        <translation>Protokoll&amp;version:</translation>
+    </message>
+    <message>
+        <source>auto (the default), 2025-11-25 or 2026-07-28</source>
+        <translation>auto (Voreinstellung), 2025-11-25 oder 2026-07-28</translation>
+    </message>
+    <message>
+        <source>The MCP revision new sessions speak. auto: 2026-07-28 where the server answers server/discover, else 2025-11-25 (initialize).</source>
+        <translation>Die MCP-Revision, die neue Sitzungen sprechen. auto: 2026-07-28, wo der Server auf server/discover antwortet, sonst 2025-11-25 (initialize).</translation>
+    </message>
+    <message>
+        <source>--agent: the tool (agents lists them with their task_support; a forbidden tool is refused before anything is sent). start --input: the tool&apos;s arguments (JSON object); --prompt only titles the run. The run&apos;s remote id is its task. respond: --value JSON accepts the server&apos;s form with that content, --reject declines, --text answers a form of one string field, --choice cancel cancels. delete: local only (the task expires by its ttl). list --remote: tasks/list of the session. attach TASK_ID.</source>
+        <translation>--agent: das Werkzeug (agents listet sie mit ihrem task_support; ein verbotenes Werkzeug wird abgewiesen, bevor etwas gesendet wird). start --input: die Argumente des Werkzeugs (JSON-Objekt); --prompt benennt nur den Lauf. Die entfernte ID des Laufs ist seine Aufgabe. respond: --value JSON nimmt das Formular des Servers mit diesem Inhalt an, --reject lehnt ab, --text beantwortet ein Formular mit einem Textfeld, --choice cancel bricht ab. delete: nur lokal (die Aufgabe läuft nach ihrer TTL ab). list --remote: tasks/list der Sitzung. attach TASK_ID.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ConversationView</name>
@@ -3966,6 +4200,22 @@ Eingabe sucht erneut.</translation>
         <source>Send the form</source>
         <translation>Formular senden</translation>
     </message>
+    <message>
+        <source>&amp;Open and accept…</source>
+        <translation>Ö&amp;ffnen und annehmen…</translation>
+    </message>
+    <message>
+        <source>Accept opens this address in your browser; Reject declines.</source>
+        <translation>Annehmen öffnet diese Adresse in Ihrem Browser; Ablehnen lehnt ab.</translation>
+    </message>
+    <message>
+        <source>Open address</source>
+        <translation>Adresse öffnen</translation>
+    </message>
+    <message>
+        <source>Open %1 in your browser and tell the server you accept?</source>
+        <translation>%1 in Ihrem Browser öffnen und dem Server mitteilen, dass Sie annehmen?</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::KeychainKeyStore</name>
@@ -4266,6 +4516,22 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     <message>
         <source>&amp;Runs on:</source>
         <translation>&amp;Läuft auf:</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <source>I&amp;nput:</source>
+        <translation>Ei&amp;ngabe:</translation>
+    </message>
+    <message>
+        <source>Optional: a title for the run</source>
+        <translation>Optional: ein Titel für den Lauf</translation>
+    </message>
+    <message>
+        <source>Input: %1</source>
+        <translation>Eingabe: %1</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>McpConnector</name>
+    <message numerus="yes">
+        <source>The form has %n field(s): answer with a JSON object of them (--value).</source>
+        <translation>
+            <numerusform>The form has %n field: answer with a JSON object of them (--value).</numerusform>
+            <numerusform>The form has %n fields: answer with a JSON object of them (--value).</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>RunList</name>
     <message numerus="yes">
         <source>%n tries failed in a row: %1</source>

@@ -478,7 +478,10 @@ QCoro::Task<CatalogResult> FoundryBackend::catalog()
                                        .name = agent.value(u"name"_s).toString(),
                                        .detail = agent.value(u"model"_s).toString(),
                                        .version = {},
-                                       .model = false};
+                                       .model = false,
+                                       .description = {},
+                                       .inputSchema = {},
+                                       .cliFields = {}};
     }
     co_return result;
 }

@@ -130,7 +130,10 @@ QCoro::Task<CatalogResult> GeminiBackend::catalog()
                                        .name = id,
                                        .detail = Text::tr("agent, runs in the background"),
                                        .version = {},
-                                       .model = false};
+                                       .model = false,
+                                       .description = {},
+                                       .inputSchema = {},
+                                       .cliFields = {}};
     }
     for (const QString &agent : knownAgents()) {
         if (!listedAgents.contains(agent)) {
@@ -138,7 +141,10 @@ QCoro::Task<CatalogResult> GeminiBackend::catalog()
                                            .name = agent,
                                            .detail = Text::tr("agent, runs in the background"),
                                            .version = {},
-                                           .model = false};
+                                           .model = false,
+                                           .description = {},
+                                           .inputSchema = {},
+                                           .cliFields = {}};
         }
     }
     co_return result;
