@@ -369,7 +369,7 @@ void NewRunDialog::validate()
             return e.id == m_agent->currentData().toString();
         });
         const QString description = entry == m_entries.cend() ? QString() : entry->description;
-        m_hint->setText(!formOk                 ? tr("Input: %1").arg(m_inputForm->problem())
+        m_hint->setText(!formOk                 ? tr("The tool's input: %1").arg(m_inputForm->problem())
                         : description.isEmpty() ? connectionHint()
                                                 : description);
     }

@@ -5,6 +5,7 @@
 #include "demosimulators.h"
 #include "engine/runmanager.h"
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QMetaEnum>
 #include <QTimer>
@@ -26,6 +27,7 @@ struct SeedPlan
     QString connection;
     QString prompt;
     QString agent;
+    QJsonValue input{QJsonValue::Undefined};
 };
 
 // The run a connector's demo row starts for `seed`: on that row's demo connection. The
@@ -39,11 +41,15 @@ SeedPlan planFor(DemoMode::Seed seed)
             if (run.seed != seed)
                 continue;
             const QString task = DemoMode::tr(run.task);
+            QJsonValue input(QJsonValue::Undefined);
+            if (!run.input.isEmpty())
+                input = QJsonDocument::fromJson(QByteArray(run.input.data(), run.input.size())).object();
             return {seed, DemoMode::tr(row.demo.connectionName),
-                    run.keyword.isEmpty() ? task : QString(run.keyword) + u": "_s + task, QString(run.agent)};
+                    run.keyword.isEmpty() ? task : QString(run.keyword) + u": "_s + task, QString(run.agent),
+                    input};
         }
     }
-    return {seed, {}, {}, {}};
+    return {seed, {}, {}, {}, QJsonValue::Undefined};
 }
 
 } // namespace
@@ -131,6 +137,7 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     case Seed::ToolOutput:
     case Seed::Review:
     case Seed::Form:
+    case Seed::Elicitation:
         return RunStatus::InputRequired;
     }
     return RunStatus::Unknown;
@@ -147,6 +154,7 @@ std::optional<InputReason> DemoMode::intendedReason(Seed seed)
         return InputReason::Options;
     case Seed::Question:
     case Seed::Form: // a question with a JSON Schema: the Respond panel's typed form
+    case Seed::Elicitation:
         return InputReason::Question;
     case Seed::Approval:
     case Seed::Review:
@@ -198,6 +206,7 @@ void DemoMode::seedNext()
     StartRequest r;
     r.prompt = plan.prompt;
     r.agent = plan.agent;
+    r.input = plan.input;
     const QString id = manager->startRun(plan.connection, r);
     m_ids.insert(plan.seed, id);
     m_seeded.append(id);

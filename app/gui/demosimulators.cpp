@@ -6,6 +6,7 @@
 #include "gemini/geminisim.h"
 #include "jobs/jobssim.h"
 #include "langgraph/langgraphsim.h"
+#include "mcp/mcpsim.h"
 #include "openai/openaisim.h"
 
 #include <QThread>
@@ -114,6 +115,7 @@ QUrl DemoSimulators::urlFor(const QString &connector) const
         {RunwatchSim::FoundrySimulator::kProtocol, m_foundryUrl},
         {RunwatchSim::LangGraphSimulator::kProtocol, m_langGraphUrl},
         {RunwatchSim::GeminiSimulator::kProtocol, m_geminiUrl},
+        {RunwatchSim::McpSimulator::kProtocol, m_mcpUrl},
     };
     for (const auto &[protocol, url] : urls) {
         if (connector == protocol)
@@ -142,6 +144,7 @@ bool DemoSimulators::start(QString *error)
             m_foundry = new RunwatchSim::FoundrySimulator(foundryConfig(), m_host);
             m_langGraph = new RunwatchSim::LangGraphSimulator(m_host);
             m_gemini = new RunwatchSim::GeminiSimulator(geminiConfig(), m_host);
+            m_mcp = new RunwatchSim::McpSimulator(m_host);
             if (!m_openAi->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
             } else if (!m_a2a->listen(QHostAddress::LocalHost, 0)) {
@@ -154,6 +157,8 @@ bool DemoSimulators::start(QString *error)
                 why = tr("LangGraph simulator: %1").arg(m_langGraph->errorString());
             } else if (!m_gemini->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("Gemini simulator: %1").arg(m_gemini->errorString());
+            } else if (!m_mcp->listen(QHostAddress::LocalHost, 0)) {
+                why = tr("MCP simulator: %1").arg(m_mcp->errorString());
             }
             m_openAiUrl = m_openAi->baseUrl();
             m_a2aUrl = m_a2a->baseUrl();
@@ -161,6 +166,7 @@ bool DemoSimulators::start(QString *error)
             m_foundryUrl = m_foundry->baseUrl();
             m_langGraphUrl = m_langGraph->baseUrl();
             m_geminiUrl = m_gemini->baseUrl();
+            m_mcpUrl = m_mcp->baseUrl();
         },
         Qt::BlockingQueuedConnection);
     if (why.isEmpty())
@@ -181,6 +187,7 @@ void DemoSimulators::stop()
     QMetaObject::invokeMethod(
         m_host,
         [this, home] {
+            delete m_mcp;
             delete m_gemini;
             delete m_langGraph;
             delete m_foundry;
@@ -190,6 +197,7 @@ void DemoSimulators::stop()
             m_host->moveToThread(home);
         },
         Qt::BlockingQueuedConnection);
+    m_mcp = nullptr;
     m_gemini = nullptr;
     m_langGraph = nullptr;
     m_foundry = nullptr;
@@ -208,6 +216,7 @@ void DemoSimulators::stop()
     m_foundryUrl.clear();
     m_langGraphUrl.clear();
     m_geminiUrl.clear();
+    m_mcpUrl.clear();
 }
 
 void DemoSimulators::finishResponse(const QString &responseId)

@@ -10,6 +10,7 @@ namespace RunwatchSim {
 class A2aSimulator;
 class FoundrySimulator;
 class GeminiSimulator;
+class McpSimulator;
 class LangGraphSimulator;
 class JobsSimulator;
 class OpenAiSimulator;
@@ -17,7 +18,7 @@ class OpenAiSimulator;
 
 namespace Runwatch {
 
-// The demo's servers: the OpenAI Responses, A2A, jobs, Foundry, LangGraph and Gemini simulators of
+// The demo's servers: the OpenAI Responses, A2A, jobs, Foundry, LangGraph, Gemini and MCP simulators of
 // runwatch_sim, in this
 // process but on a worker thread of their own ("runwatch-demo-sims"), each listening on
 // 127.0.0.1 with a port the system picks. The GUI thread only ever talks to them over loopback
@@ -48,6 +49,7 @@ public:
     QUrl foundryUrl() const { return m_foundryUrl; }     // http://127.0.0.1:P/api/projects/runwatch-sim
     QUrl langGraphUrl() const { return m_langGraphUrl; } // http://127.0.0.1:P (the deployment)
     QUrl geminiUrl() const { return m_geminiUrl; }       // http://127.0.0.1:P (the API's origin)
+    QUrl mcpUrl() const { return m_mcpUrl; }             // http://127.0.0.1:P/mcp (the endpoint)
 
     // The URL of the simulator that speaks `connector`'s protocol (ConnectorDescriptor::name);
     // empty when none does.
@@ -67,12 +69,14 @@ private:
     RunwatchSim::FoundrySimulator *m_foundry = nullptr;
     RunwatchSim::LangGraphSimulator *m_langGraph = nullptr;
     RunwatchSim::GeminiSimulator *m_gemini = nullptr;
+    RunwatchSim::McpSimulator *m_mcp = nullptr;
     QUrl m_openAiUrl;
     QUrl m_a2aUrl;
     QUrl m_jobsUrl;
     QUrl m_foundryUrl;
     QUrl m_langGraphUrl;
     QUrl m_geminiUrl;
+    QUrl m_mcpUrl;
 };
 
 } // namespace Runwatch

@@ -7,8 +7,8 @@
 #include "demomode.h"
 #include "detailpane.h"
 #include "engine/runmanager.h"
-#include "inputpanel.h"
 #include "filterbar.h"
+#include "inputpanel.h"
 #include "mainwindow.h"
 #include "models/runformat.h"
 #include "newrundialog.h"
@@ -45,13 +45,14 @@ DemoMode::Seed seedFor(const QString &shot)
         return DemoMode::Seed::Streaming; // the demo's one OpenAI run that completes, with usage
     using Seed = DemoMode::Seed;
     static constexpr std::array kSeedNames{
-        EnumName{Seed::Completed, "completed"_L1},   EnumName{Seed::Failed, "failed"_L1},
-        EnumName{Seed::Cancelled, "cancelled"_L1},   EnumName{Seed::Timer, "timer"_L1},
-        EnumName{Seed::Webhook, "webhook"_L1},       EnumName{Seed::Options, "options"_L1},
-        EnumName{Seed::Question, "question"_L1},     EnumName{Seed::Approval, "approval"_L1},
-        EnumName{Seed::ToolOutput, "tooloutput"_L1}, EnumName{Seed::Form, "form"_L1},
-        EnumName{Seed::Review, "review"_L1},         EnumName{Seed::Streaming, "streaming"_L1},
-        EnumName{Seed::Research, "research"_L1},     EnumName{Seed::Agent, "agent"_L1},
+        EnumName{Seed::Completed, "completed"_L1},     EnumName{Seed::Failed, "failed"_L1},
+        EnumName{Seed::Cancelled, "cancelled"_L1},     EnumName{Seed::Timer, "timer"_L1},
+        EnumName{Seed::Webhook, "webhook"_L1},         EnumName{Seed::Options, "options"_L1},
+        EnumName{Seed::Question, "question"_L1},       EnumName{Seed::Approval, "approval"_L1},
+        EnumName{Seed::ToolOutput, "tooloutput"_L1},   EnumName{Seed::Form, "form"_L1},
+        EnumName{Seed::Review, "review"_L1},           EnumName{Seed::Streaming, "streaming"_L1},
+        EnumName{Seed::Research, "research"_L1},       EnumName{Seed::Agent, "agent"_L1},
+        EnumName{Seed::Elicitation, "elicitation"_L1},
     };
     return fromName(kSeedNames, shot, Qt::CaseInsensitive).value_or(Seed::Streaming);
 }

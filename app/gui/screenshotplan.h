@@ -24,7 +24,7 @@ class RunManager;
 //   search          the list filtered by a full-text query ("key exchange" since:1d), the
 //                   streaming run's answer that says it selected
 //   completed, failed, cancelled, timer, webhook, options, question, approval, tooloutput, form,
-//   streaming
+//   elicitation, streaming
 //                   that demo run selected (for reviewing every panel; not used by the README)
 class ScreenshotPlan final : public QObject
 {

@@ -58,6 +58,8 @@ public:
         ToolOutput,
         Review, // several actions to approve or reject, one decision each
         Form,
+        // A tool call run as a task that stops to ask for a typed form (an MCP elicitation)
+        Elicitation,
         Streaming,
         // A long agent run, still working, that shows its thinking and tool activity as it goes
         Research
@@ -71,6 +73,7 @@ public:
         QLatin1StringView keyword;
         const char *task;          // translated in the "Runwatch::DemoMode" context
         QLatin1StringView agent{}; // the service's agent it starts on (StartRequest::agent), if any
+        QLatin1StringView input{}; // its structured input as JSON text (StartRequest::input), if any
     };
     const char *connectionName = nullptr; // translated in the "Runwatch::DemoMode" context
     // The demo connection's path on its simulator, where it is not the simulator's base (an

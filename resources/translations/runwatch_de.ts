@@ -3772,6 +3772,14 @@ Dort speichern?</translation>
         <source>compare how the EU and the US regulate AI model audits</source>
         <translation>vergleichen, wie die EU und die USA Audits von KI-Modellen regeln</translation>
     </message>
+    <message>
+        <source>Demo MCP</source>
+        <translation>Demo MCP</translation>
+    </message>
+    <message>
+        <source>Plan the database migration</source>
+        <translation>Die Datenbankmigration planen</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::DemoSimulators</name>
@@ -3802,6 +3810,10 @@ Dort speichern?</translation>
     <message>
         <source>Gemini simulator: %1</source>
         <translation>Gemini-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>MCP simulator: %1</source>
+        <translation>MCP-Simulator: %1</translation>
     </message>
 </context>
 <context>
@@ -4530,8 +4542,8 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
         <translation>Optional: ein Titel für den Lauf</translation>
     </message>
     <message>
-        <source>Input: %1</source>
-        <translation>Eingabe: %1</translation>
+        <source>The tool&apos;s input: %1</source>
+        <translation>Eingabe des Tools: %1</translation>
     </message>
 </context>
 <context>

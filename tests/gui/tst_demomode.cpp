@@ -46,6 +46,7 @@ Expected expected(Seed seed)
     const QString foundry = DemoMode::connectionName(u"foundry"_s);
     const QString langGraph = DemoMode::connectionName(u"langgraph"_s);
     const QString gemini = DemoMode::connectionName(u"gemini"_s);
+    const QString mcp = DemoMode::connectionName(u"mcp"_s);
     switch (seed) {
     case Seed::Completed:
         return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
@@ -71,6 +72,8 @@ Expected expected(Seed seed)
         return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Question};
     case Seed::Review:
         return {langGraph, u"langgraph"_s, RunStatus::InputRequired, InputReason::Approval};
+    case Seed::Elicitation:
+        return {mcp, u"mcp"_s, RunStatus::InputRequired, InputReason::Question};
     case Seed::Streaming:
         return {openAi, u"openai"_s, RunStatus::InProgress, std::nullopt};
     case Seed::Research:
@@ -187,8 +190,8 @@ private Q_SLOTS:
         QVERIFY(thread != QThread::currentThread());
         QVERIFY(thread->isRunning());
         QCOMPARE(thread->objectName(), u"runwatch-demo-sims"_s);
-        const QList<QUrl> urls{sims.openAiUrl(),  sims.a2aUrl(),       sims.jobsUrl(),
-                               sims.foundryUrl(), sims.langGraphUrl(), sims.geminiUrl()};
+        const QList<QUrl> urls{sims.openAiUrl(),    sims.a2aUrl(),    sims.jobsUrl(), sims.foundryUrl(),
+                               sims.langGraphUrl(), sims.geminiUrl(), sims.mcpUrl()};
         QSet<int> ports;
         for (const QUrl &url : urls) {
             QCOMPARE(url.scheme(), u"http"_s);
@@ -196,7 +199,7 @@ private Q_SLOTS:
             QVERIFY(url.port() > 0);
             ports.insert(url.port());
         }
-        QCOMPARE(ports.size(), 6);
+        QCOMPARE(ports.size(), 7);
 
         sims.stop();
         QVERIFY(!sims.isRunning());
@@ -210,7 +213,7 @@ private Q_SLOTS:
     {
         Rig rig;
         const QList<Connection> connections = rig.demo.connections();
-        QCOMPARE(connections.size(), 6);
+        QCOMPARE(connections.size(), 7);
         QStringList backends;
         for (const Connection &c : connections) {
             QVERIFY(knownBackends().contains(c.backend));
@@ -224,8 +227,8 @@ private Q_SLOTS:
             backends << c.backend;
         }
         backends.sort();
-        QCOMPARE(backends,
-                 (QStringList{u"a2a"_s, u"foundry"_s, u"gemini"_s, u"jobs"_s, u"langgraph"_s, u"openai"_s}));
+        QCOMPARE(backends, (QStringList{u"a2a"_s, u"foundry"_s, u"gemini"_s, u"jobs"_s, u"langgraph"_s,
+                                        u"mcp"_s, u"openai"_s}));
         // The OpenAI simulator's Foundry project: its Responses API, and its agents.
         QUrl project = rig.demo.simulators()->openAiUrl();
         project.setPath(u"/api/projects/runwatch-sim/openai/v1"_s);

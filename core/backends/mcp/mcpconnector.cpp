@@ -59,6 +59,15 @@ ConnectorDescriptor mcpConnector()
         "local only (the task expires by its ttl). list --remote: tasks/list of the session. attach "
         "TASK_ID.");
     row.create = &makeBackend<McpBackend>;
+    // The simulator's `approve` tool (runwatch-sim --mcp): a task that asks for a typed form.
+    row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo MCP");
+    row.demo.runs = {
+        {.seed = ConnectorDemo::Seed::Elicitation,
+         .keyword = {},
+         .task = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Plan the database migration"),
+         .agent = "approve"_L1,
+         .input = R"({"topic":"the database migration"})"_L1},
+    };
     return row;
 }
 
