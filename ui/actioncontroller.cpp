@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "actioncontroller.h"
 
+#include "batchresponddialog.h"
+#include "cancelladderbanner.h"
 #include "deadlinedialog.h"
 #include "detailpane.h"
 #include "domain/runreducer.h"
@@ -48,6 +50,16 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
                           tr("Start a new run"), pal);
     m_cancel = makeAction(this, u"cancel"_s, tr("&Cancel Run"), u"actionCancel"_s, QKeySequence(u"Ctrl+."_s),
                           tr("Ask the server to stop the selected runs"), pal);
+    m_forceCancel = makeAction(this, u"cancel"_s, tr("Force Ca&ncel"), u"actionForceCancel"_s,
+                               QKeySequence(u"Ctrl+Shift+X"_s),
+                               tr("Use the service's stronger cancel on runs whose cancel it has not "
+                                  "confirmed"),
+                               pal);
+    m_stopWatching = makeAction(this, u"cancel"_s, tr("Stop &Watching…"), u"actionStopWatching"_s,
+                                QKeySequence(u"Ctrl+Shift+W"_s),
+                                tr("End runs whose cancel the service has not confirmed, with a record of "
+                                   "what the server last said"),
+                                pal);
     m_delete = makeAction(this, u"delete"_s, tr("&Delete…"), u"actionDelete"_s, QKeySequence::Delete,
                           tr("Delete the selected runs"), pal);
     m_resume = makeAction(this, u"resume"_s, tr("&Resume"), u"actionResume"_s, QKeySequence(u"Ctrl+R"_s),
@@ -75,6 +87,15 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
 
     connect(m_newRun, &QAction::triggered, this, &ActionController::newRunRequested);
     connect(m_cancel, &QAction::triggered, this, &ActionController::cancelSelected);
+    connect(m_forceCancel, &QAction::triggered, this, &ActionController::forceCancelSelected);
+    connect(m_stopWatching, &QAction::triggered, this, &ActionController::stopWatchingSelected);
+    connect(detail->cancelLadder(), &CancelLadderBanner::forceCancelRequested, this,
+            [this](const QString &id) {
+                if (m_manager && stateOf(id).forceCancel)
+                    m_manager->forceCancelRun(id);
+            });
+    connect(detail->cancelLadder(), &CancelLadderBanner::stopWatchingRequested, this,
+            [this](const QString &id) { stopWatchingRuns({id}); });
     connect(m_delete, &QAction::triggered, this, &ActionController::deleteSelected);
     connect(m_resume, &QAction::triggered, this, &ActionController::resumeSelected);
     connect(m_respond, &QAction::triggered, this, &ActionController::respondSelected);
@@ -105,13 +126,20 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
         connect(manager, &RunManager::runRemoved, this, &ActionController::scheduleUpdate);
         connect(manager, &RunManager::actionFinished, this, &ActionController::onActionFinished);
         connect(manager, &RunManager::followingStopped, this, &ActionController::scheduleUpdate);
+        connect(manager, &RunManager::cancelUnconfirmed, this, [this](const QString &id) {
+            scheduleUpdate();
+            Q_EMIT message(tr("The service has not confirmed the cancel of %1. Select it for the next step.")
+                               .arg(describe(id)),
+                           10000);
+        });
     }
     updateActions();
 }
 
 QList<QAction *> ActionController::runActions() const
 {
-    return {m_cancel, m_delete, m_resume, m_respond, m_followUp, m_copy, m_refresh, m_deadline};
+    return {m_cancel,  m_forceCancel, m_stopWatching, m_delete,  m_resume,
+            m_respond, m_followUp,    m_copy,         m_refresh, m_deadline};
 }
 
 QStringList ActionController::selectedRunIds() const
@@ -149,6 +177,8 @@ void ActionController::updateActions()
     m_selected = QSet<QString>(ids.cbegin(), ids.cend());
     const RunActionState s = selectionState();
     m_cancel->setEnabled(s.cancel);
+    m_forceCancel->setEnabled(s.forceCancel);
+    m_stopWatching->setEnabled(s.stopWatching);
     m_delete->setEnabled(s.remove);
     m_resume->setEnabled(s.resume);
     m_respond->setEnabled(s.respond);
@@ -209,6 +239,51 @@ void ActionController::cancelSelected()
     });
     m_confirm = box;
     box->open();
+}
+
+void ActionController::forceCancelSelected()
+{
+    for (const QString &id : selectedRunIds()) {
+        if (stateOf(id).forceCancel)
+            m_manager->forceCancelRun(id);
+    }
+    scheduleUpdate();
+}
+
+void ActionController::stopWatchingSelected()
+{
+    QStringList ids;
+    for (const QString &id : selectedRunIds()) {
+        if (stateOf(id).stopWatching)
+            ids.append(id);
+    }
+    stopWatchingRuns(ids);
+}
+
+void ActionController::stopWatchingRuns(const QStringList &ids)
+{
+    if (ids.isEmpty() || !m_manager || m_stopWatchingDialog)
+        return;
+    auto *dialog = new QInputDialog(m_window);
+    dialog->setObjectName(u"stopWatchingDialog"_s);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Stop Watching"));
+    dialog->setLabelText(
+        ids.size() == 1
+            ? tr("Why stop watching %1? (kept in its timeline)").arg(describe(ids.first()))
+            : tr("Why stop watching %n runs? (kept in their timelines)", nullptr, int(ids.size())));
+    dialog->setTextValue(tr("The service did not confirm the cancel."));
+    dialog->setOkButtonText(tr("Stop Watching"));
+    m_stopWatchingDialog = dialog;
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, ids](const QString &reason) {
+        // The runs may have been confirmed while the dialog was open: each is checked again.
+        for (const QString &id : ids) {
+            if (stateOf(id).stopWatching)
+                m_manager->stopWatching(id, reason);
+        }
+        scheduleUpdate();
+    });
+    dialog->open();
 }
 
 void ActionController::deleteSelected()
@@ -293,10 +368,45 @@ void ActionController::resumeSelected()
 
 void ActionController::respondSelected()
 {
-    if (selectionState().respond) {
-        m_detail->showOutputTab();
-        m_detail->focusInput();
+    if (!selectionState().respond)
+        return;
+    const QStringList ids = selectedRunIds();
+    if (ids.size() > 1) {
+        respondToBatch(ids);
+        return;
     }
+    m_detail->showOutputTab();
+    m_detail->focusInput();
+}
+
+void ActionController::respondToBatch(const QStringList &ids)
+{
+    if (!m_manager || m_batchDialog)
+        return;
+    QList<Run> runs;
+    for (const QString &id : ids) {
+        if (const Run *run = m_manager->run(id))
+            runs.append(*run);
+    }
+    QString why;
+    const std::optional<BatchRequest> batch = batchRequestFor(runs, &why);
+    if (!batch) {
+        Q_EMIT message(why, 6000);
+        return;
+    }
+    auto *dialog = new BatchRespondDialog(m_manager, *batch, m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &BatchRespondDialog::batchFinished, this, [this](int answered, int failed) {
+        Q_EMIT message(failed == 0 ? tr("Answered %n run(s).", nullptr, answered)
+                                   : tr("Answered %1 of %2 runs; %3 still wait (see the dialog).")
+                                         .arg(answered)
+                                         .arg(answered + failed)
+                                         .arg(failed),
+                       8000);
+        scheduleUpdate();
+    });
+    m_batchDialog = dialog;
+    dialog->open();
 }
 
 void ActionController::followUpSelected()
@@ -403,6 +513,12 @@ void ActionController::onActionFinished(const QString &id, RunManager::Action ac
         break;
     case RunManager::Action::FollowUp:
         what = tr("The follow-up to %1 was not taken: %2");
+        break;
+    case RunManager::Action::ForceCancel:
+        what = tr("Force-cancelling %1 failed: %2");
+        break;
+    case RunManager::Action::StopWatching:
+        what = tr("Could not stop watching %1: %2");
         break;
     }
     Q_EMIT message(what.arg(describe(id), result.error.message), 10000);

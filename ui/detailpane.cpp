@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailpane.h"
 
+#include "cancelladderbanner.h"
 #include "conversationview.h"
 #include "engine/rundeadlines.h"
 #include "engine/runexport.h"
@@ -204,6 +205,8 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     connect(m_errorResume, &QPushButton::clicked, this, [this] { Q_EMIT resumeRequested(m_runId); });
     m_errorFrame = errorFrame;
     layout->addWidget(errorFrame);
+    m_cancelLadder = new CancelLadderBanner;
+    layout->addWidget(m_cancelLadder);
 
     m_input = new InputPanel;
     layout->addWidget(m_input);
@@ -518,6 +521,7 @@ void DetailPane::refresh()
         m_errorFrame->hide();
     }
 
+    m_cancelLadder->showRun(*run, actionStateFor(*run, m_manager->isFollowing(m_runId)));
     if (run->status == RunStatus::InputRequired && run->input) {
         m_input->showRequest(run->localId, *run->input, run->capabilities.testFlag(Capability::Respond));
         m_input->show();

@@ -189,8 +189,29 @@ int CliApp::reportStarted(const QString &id, bool follow, bool stream, bool poll
     return ExitCompleted;
 }
 
-int CliApp::cmdCancel(const Options &o, const QStringList &args)
+int CliApp::cmdCancel(const Options &o, const QStringList &given)
 {
+    QStringList args;
+    std::optional<std::chrono::milliseconds> stopAfter;
+    QString stopAfterText;
+    for (int i = 0; i < given.size(); ++i) {
+        if (given.at(i) != u"--stop-watching-after") {
+            args << given.at(i);
+            continue;
+        }
+        if (i + 1 < given.size()) {
+            stopAfterText = given.at(++i);
+            stopAfter = parseDuration(stopAfterText);
+        }
+        if (!stopAfter)
+            return usage(CliApp::tr("cancel: --stop-watching-after expects a duration such as 30s or 5m"));
+    }
+    if (stopAfter) {
+        // The cancel ladder's wait (the app's is the policy's default).
+        FollowPolicy policy = m_manager.followPolicy();
+        policy.cancelConfirmAfter = *stopAfter;
+        m_manager.setFollowPolicy(policy);
+    }
     int exitCode = ExitOtherError;
     const Run *run = runArgument(o, args, u"cancel"_s, &exitCode);
     if (!run)
@@ -225,9 +246,25 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
         spinUntil(
             [&] {
                 const Run *r = m_manager.run(id);
-                return !r || r->isTerminal();
+                return !r || r->isTerminal() || (stopAfter && r->cancelUnconfirmed);
             },
-            30000);
+            stopAfter ? int(stopAfter->count()) + 30000 : 30000);
+        run = m_manager.run(id);
+        if (stopAfter && run && run->cancelUnconfirmed) {
+            // Not confirmed in time: end the run here, with the server's last word on record.
+            const QString reason
+                = CliApp::tr("runwatch-cli cancel --stop-watching-after %1").arg(stopAfterText);
+            const std::optional<ActionResult> stopped = awaitAction(
+                id, RunManager::Action::StopWatching, [&] { m_manager.stopWatching(id, reason); });
+            run = m_manager.run(id);
+            if (stopped && stopped->ok() && run && run->status == RunStatus::StoppedWatching) {
+                printNote(
+                    CliApp::tr(
+                        "run %1: the service did not confirm the cancel; stopped watching (it last said "
+                        "“%2”)")
+                        .arg(id, run->rawStatus));
+            }
+        }
     }
     m_store.flush();
     run = m_manager.run(id);
@@ -284,12 +321,18 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
 
 int CliApp::cmdRespond(const Options &o, const QStringList &args)
 {
-    if (args.isEmpty())
+    if (args.isEmpty() || args.first().startsWith(u"--"_s))
         return usage(CliApp::tr("respond needs a RUN"));
+    QStringList runs;
     InputAnswer answer;
     bool haveAnswer = false;
-    for (int i = 1; i < args.size(); ++i) {
+    bool typed = false; // --value or --output: particular to one run's request
+    for (int i = 0; i < args.size(); ++i) {
         const QString &a = args.at(i);
+        if (!a.startsWith(u"--"_s)) {
+            runs.append(a);
+            continue;
+        }
         if (a == u"--text" && i + 1 < args.size()) {
             answer.kind = InputAnswer::Kind::Text;
             answer.text = args.at(++i);
@@ -314,6 +357,7 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
             answer.kind = InputAnswer::Kind::Value;
             answer.value = *parsed;
             haveAnswer = true;
+            typed = true;
         } else if (a == u"--output" && i + 1 < args.size()) {
             const QString &value = args.at(++i);
             const qsizetype eq = value.indexOf(u'=');
@@ -321,6 +365,7 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
                 return usage(CliApp::tr("respond: --output expects CALL_ID=TEXT"));
             answer.toolAnswers.append({value.left(eq), value.mid(eq + 1), false});
             haveAnswer = true;
+            typed = true;
         } else {
             return usage(CliApp::tr("respond: unexpected argument %1").arg(a));
         }
@@ -329,7 +374,13 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
         return usage(CliApp::tr("respond needs --text, --approve, --reject, --choice, --value or --output"));
     if (!answer.toolAnswers.isEmpty() && answer.kind != InputAnswer::Kind::Text)
         return usage(CliApp::tr("respond: --output goes alone (one per pending tool call)"));
-    const Run *run = loadRunOrReport(o, args.first());
+    if (runs.size() > 1) {
+        if (typed)
+            return usage(CliApp::tr("respond: --value and --output answer one run; several runs take "
+                                    "--approve, --reject, --text or --choice"));
+        return respondToMany(o, runs, answer);
+    }
+    const Run *run = loadRunOrReport(o, runs.first());
     if (!run)
         return ExitOtherError;
     const QString id = run->localId;
