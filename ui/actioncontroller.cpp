@@ -128,9 +128,10 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
         connect(manager, &RunManager::followingStopped, this, &ActionController::scheduleUpdate);
         connect(manager, &RunManager::cancelUnconfirmed, this, [this](const QString &id) {
             scheduleUpdate();
-            Q_EMIT message(tr("The service has not confirmed the cancel of %1. Select it for the next step.")
-                               .arg(describe(id)),
-                           10000);
+            Q_EMIT message(
+                tr("The service has not confirmed the cancel of %1; Run › Stop Watching… ends it here.")
+                    .arg(describe(id)),
+                10000);
         });
     }
     updateActions();

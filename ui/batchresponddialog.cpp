@@ -15,6 +15,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -93,11 +95,13 @@ BatchRespondDialog::BatchRespondDialog(RunManager *manager, const BatchRequest &
         item->setText(ResultColumn, tr("Not sent yet"));
         m_items.insert(id, item);
     }
-    m_list->header()->setSectionResizeMode(TitleColumn, QHeaderView::Stretch);
+    // The result (a failure's reason) gets the room; the title what it needs, up to a third.
+    m_list->header()->setSectionResizeMode(TitleColumn, QHeaderView::Interactive);
     m_list->header()->setSectionResizeMode(IdColumn, QHeaderView::ResizeToContents);
-    m_list->header()->setSectionResizeMode(ResultColumn, QHeaderView::Interactive);
-    m_list->header()->resizeSection(ResultColumn, 220);
-    m_list->header()->setStretchLastSection(false);
+    m_list->header()->setStretchLastSection(true);
+    m_list->resizeColumnToContents(TitleColumn);
+    m_list->header()->resizeSection(TitleColumn,
+                                    std::min(m_list->header()->sectionSize(TitleColumn) + 12, 240));
     layout->addWidget(m_list, 1);
 
     auto *answerRow = new QHBoxLayout;
@@ -188,7 +192,7 @@ BatchRespondDialog::BatchRespondDialog(RunManager *manager, const BatchRequest &
         const int failed = m_responder->failedCount();
         Q_EMIT batchFinished(int(m_responder->outcomes().size()) - failed, failed);
     });
-    resize(640, 420);
+    resize(820, 460);
 }
 
 void BatchRespondDialog::send(InputAnswer answer)
@@ -237,8 +241,15 @@ void BatchRespondDialog::updateSummary()
             ++failed;
     }
     QString text = tr("%n answered", nullptr, answered);
-    if (failed > 0)
-        text += u", "_s + tr("%n not taken (still waiting: see each run's reason)", nullptr, failed);
+    QStringList failedRuns;
+    for (const BatchOutcome &o : m_responder->outcomes()) {
+        if (o.done && !o.ok && failedRuns.size() < 3)
+            failedRuns << m_items.value(o.runId)->text(TitleColumn) + u" ("_s + o.runId + u')';
+    }
+    if (failed > 0) {
+        text += u", "_s + tr("%n not taken (still waiting: see each run's reason)", nullptr, failed) + u": "_s
+                + failedRuns.join(u", "_s) + (failed > failedRuns.size() ? u", …"_s : QString());
+    }
     if (pending > 0)
         text += u", "_s + tr("%n on the way", nullptr, pending);
     m_summary->setText(text + u'.');

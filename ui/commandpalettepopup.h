@@ -4,6 +4,7 @@
 #include "models/commandpalette.h"
 
 #include <QFrame>
+#include <QIcon>
 #include <QPointer>
 
 class QAction;
@@ -45,10 +46,12 @@ protected:
 
 private:
     void activate(const QModelIndex &index);
+    QIcon iconFor(const QModelIndex &index) const;
     void selectFirst();
     void updateHint();
 
     QPointer<QWidget> m_window;
+    QPointer<RunListModel> m_runs;
     CommandPaletteModel *m_model;
     QLineEdit *m_filter;
     QListView *m_list;

@@ -51,6 +51,17 @@ int wordScore(QStringView word, QStringView text, bool subsequence)
     return 40;
 }
 
+// A run's id is pasted whole, or its first letters typed: the whole id ranks above everything,
+// four letters or more of one below any match in a title. Remote ids share prefixes ("resp_"):
+// a typed "re" must not list every run, nor rank them above the commands and titles.
+int idScore(QStringView word, QStringView id)
+{
+    const int score = wordScore(word, id, false);
+    if (score == 100)
+        return 105;
+    return score < 0 || word.size() < 4 ? -1 : 30;
+}
+
 QList<QStringView> wordsOf(QStringView query)
 {
     QList<QStringView> words;
@@ -122,13 +133,11 @@ void CommandPaletteModel::rebuild()
             const Run *run = m_runs->runAt(row);
             if (!run)
                 continue;
-            // Every word must match one of the run's names; its id found exactly ranks first.
+            // Every word must match the run's title or one of its ids.
             int total = 0;
             for (const QStringView word : words) {
-                int score = wordScore(word, run->title, false);
-                const int local = wordScore(word, run->localId, false);
-                const int remote = wordScore(word, run->remoteId, false);
-                score = std::max({score, local < 0 ? -1 : local + 5, remote < 0 ? -1 : remote + 5});
+                const int score = std::max({wordScore(word, run->title, false), idScore(word, run->localId),
+                                            idScore(word, run->remoteId)});
                 if (score < 0) {
                     total = -1;
                     break;

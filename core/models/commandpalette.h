@@ -30,7 +30,8 @@ struct PaletteCommand
 };
 
 // The palette's list for a query: the commands it matches and the runs whose title, local or
-// remote id it matches, best first (a run found by its id before one whose title has the word).
+// remote id it matches, best first. A whole id ranks first; part of an id ranks below any match in
+// a title (a typed "re" is not every "resp_…" remote id).
 // Runs are read from the run list model row by row and only the best `maxRuns` are kept: with
 // 100,000 runs a keystroke costs a scan of their titles, never a list of them all. An empty
 // query lists every command and no run.

@@ -198,7 +198,7 @@ QString badgeText(const Run &run, BadgeSpace space, const QDateTime &now)
                         : QCoreApplication::translate("RunList", "Not confirmed");
         }
         if (run.status == RunStatus::StoppedWatching && wide)
-            return QCoreApplication::translate("RunList", "Stopped watching (cancel not confirmed)");
+            return QCoreApplication::translate("RunList", "Stopped watching, not confirmed");
         return statusLabel(run.status);
     }
     const qint64 ms = run.nextTryAt.isValid() ? now.msecsTo(run.nextTryAt) : 0;

@@ -1628,8 +1628,8 @@
         <translation>Nicht bestätigt</translation>
     </message>
     <message>
-        <source>Stopped watching (cancel not confirmed)</source>
-        <translation>Nicht mehr verfolgt (Abbruch nicht bestätigt)</translation>
+        <source>Stopped watching, not confirmed</source>
+        <translation>Nicht mehr verfolgt, unbestätigt</translation>
     </message>
 </context>
 <context>
@@ -2121,10 +2121,6 @@
         <translation>Läufe beenden, deren Abbruch der Dienst nicht bestätigt hat, mit einem Vermerk, was der Server zuletzt sagte</translation>
     </message>
     <message>
-        <source>The service has not confirmed the cancel of %1. Select it for the next step.</source>
-        <translation>Der Dienst hat den Abbruch von %1 nicht bestätigt. Wählen Sie den Lauf für den nächsten Schritt.</translation>
-    </message>
-    <message>
         <source>Stop Watching</source>
         <translation>Nicht mehr verfolgen</translation>
     </message>
@@ -2161,6 +2157,10 @@
     <message>
         <source>Could not stop watching %1: %2</source>
         <translation>%1 konnte nicht aus der Verfolgung genommen werden: %2</translation>
+    </message>
+    <message>
+        <source>The service has not confirmed the cancel of %1; Run › Stop Watching… ends it here.</source>
+        <translation>Der Dienst hat den Abbruch von %1 nicht bestätigt; Lauf › Nicht mehr verfolgen… beendet ihn hier.</translation>
     </message>
 </context>
 <context>
@@ -4165,6 +4165,10 @@ Zeitleiste und Aktionen zu sehen.</translation>
     <message>
         <source>Not saved: %1. What arrived is kept in this window and saved as soon as the run store can be written; closing Runwatch now would lose it.</source>
         <translation>Nicht gespeichert: %1. Was angekommen ist, bleibt in diesem Fenster und wird gespeichert, sobald der Laufspeicher wieder beschrieben werden kann; wird Runwatch jetzt geschlossen, geht es verloren.</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;They wait for the same request: Respond (Ctrl+I) answers all of them in one step.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Sie warten auf dieselbe Anfrage: Antworten (Strg+I) beantwortet alle in einem Schritt.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>

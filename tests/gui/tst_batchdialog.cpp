@@ -160,6 +160,20 @@ private:
         QPixmap shot = m_window->grab();
         QPainter p(&shot);
         const QPoint at = m_window->mapFromGlobal(dialog->mapToGlobal(QPoint(0, 0)));
+        // Xvfb has no window manager: draw the frame and title bar a desktop would.
+        constexpr int kTitle = 28;
+        const QRect frame(at.x() - 1, at.y() - kTitle - 1, dialog->width() + 2,
+                          dialog->height() + kTitle + 2);
+        p.fillRect(frame.adjusted(3, 3, 5, 5), QColor(0, 0, 0, 60));
+        p.fillRect(frame, dialog->palette().color(QPalette::Mid));
+        p.fillRect(QRect(at.x(), at.y() - kTitle, dialog->width(), kTitle),
+                   dialog->palette().color(QPalette::Button));
+        p.setPen(dialog->palette().color(QPalette::ButtonText));
+        QFont bold = dialog->font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.drawText(QRect(at.x(), at.y() - kTitle, dialog->width(), kTitle), Qt::AlignCenter,
+                   dialog->windowTitle());
         p.drawPixmap(at, dialog->grab());
         p.end();
         shot.save(dir + u'/' + name + u".png"_s);

@@ -11,6 +11,7 @@
 #include "uitesthelpers.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QLineEdit>
 #include <QListView>
 #include <QPainter>
@@ -63,6 +64,10 @@ private Q_SLOTS:
         m_window = std::make_unique<MainWindow>(m_manager.get());
         m_window->resize(1366, 768);
         m_window->show();
+        // Under a bare X server (no window manager) nothing activates the window by itself.
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QApplication::setActiveWindow(m_window.get());
         QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
         m_window->runModel()->flush();
     }
@@ -103,7 +108,7 @@ private Q_SLOTS:
         QTest::keyClick(palette->filterEdit(), Qt::Key_Up);
         QCOMPARE(palette->listView()->currentIndex().row(), 1);
         QVERIFY(palette->filterEdit()->hasFocus()); // typing goes on where it was
-        grabForReview(palette, u"command-palette"_s);
+        grabForReview(palette, u"command-palette-runs"_s);
         QTest::keyClick(palette->filterEdit(), Qt::Key_Enter);
         QTRY_COMPARE(m_window->table()->selectedRunIds(), QStringList{u"run-28"_s});
     }
@@ -133,6 +138,14 @@ private Q_SLOTS:
         QVERIFY(palette);
         QTest::keyClicks(palette->filterEdit(), u"delete"_s);
         QVERIFY(listed(palette).contains(u"Delete…"_s));
+        // Commands and runs in one list: "re" begins commands and is inside a run's title.
+        palette->filterEdit()->clear();
+        QTest::keyClicks(palette->filterEdit(), u"re"_s);
+        QVERIFY(listed(palette).contains(u"Refresh"_s));
+        QVERIFY(listed(palette).contains(u"Check CVE-2026-1234 exposure"_s));
+        QVERIFY(listed(palette).indexOf(u"Refresh"_s)
+                < listed(palette).indexOf(u"Check CVE-2026-1234 exposure"_s));
+        grabForReview(palette, u"command-palette"_s);
         QTest::keyClick(palette->filterEdit(), Qt::Key_Escape);
         QTRY_VERIFY(!palette->isVisible());
         QCOMPARE(m_window->table()->selectedRunIds(), QStringList{u"run-3"_s}); // nothing ran

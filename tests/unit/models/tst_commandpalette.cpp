@@ -94,7 +94,7 @@ private Q_SLOTS:
         // command first; then the titles that start with it, newest first.
         model.setQuery(u"refresh"_s);
         QCOMPARE(model.rowCount(), 4);
-        QCOMPARE(keyAt(model, 0), u"refresh"_s); // id exact + 5
+        QCOMPARE(keyAt(model, 0), u"refresh"_s); // the whole id: 105
         QCOMPARE(keyAt(model, 1), u"actionRefresh"_s);
         QCOMPARE(keyAt(model, 2), u"run-newer"_s);
         QCOMPARE(keyAt(model, 3), u"run-older"_s);
@@ -108,6 +108,17 @@ private Q_SLOTS:
         model.setQuery(u"resp_run-older"_s);
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(keyAt(model, 0), u"run-older"_s);
+        // "re" starts every remote id ("resp_…") here: too short to find runs by id.
+        model.setQuery(u"re"_s);
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(keyAt(model, 0), u"actionRespond"_s); // commands in menu order among equals
+        QCOMPARE(keyAt(model, 1), u"actionRefresh"_s);
+        QCOMPARE(keyAt(model, 2), u"run-newer"_s); // "Refresh the weekly report"
+        QCOMPARE(keyAt(model, 3), u"run-older"_s);
+        // Four letters of an id find it, below any match in a title.
+        model.setQuery(u"refr"_s);
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(keyAt(model, 3), u"refresh"_s);
         // Letters in order find commands, never runs (a 100k scan would list noise).
         model.setQuery(u"nr"_s);
         QCOMPARE(texts(model), (QStringList{u"New Run…"_s, u"Cancel Run"_s}));
