@@ -242,51 +242,6 @@ void ActionController::cancelSelected()
     box->open();
 }
 
-void ActionController::forceCancelSelected()
-{
-    for (const QString &id : selectedRunIds()) {
-        if (stateOf(id).forceCancel)
-            m_manager->forceCancelRun(id);
-    }
-    scheduleUpdate();
-}
-
-void ActionController::stopWatchingSelected()
-{
-    QStringList ids;
-    for (const QString &id : selectedRunIds()) {
-        if (stateOf(id).stopWatching)
-            ids.append(id);
-    }
-    stopWatchingRuns(ids);
-}
-
-void ActionController::stopWatchingRuns(const QStringList &ids)
-{
-    if (ids.isEmpty() || !m_manager || m_stopWatchingDialog)
-        return;
-    auto *dialog = new QInputDialog(m_window);
-    dialog->setObjectName(u"stopWatchingDialog"_s);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("Stop Watching"));
-    dialog->setLabelText(
-        ids.size() == 1
-            ? tr("Why stop watching %1? (kept in its timeline)").arg(describe(ids.first()))
-            : tr("Why stop watching %n runs? (kept in their timelines)", nullptr, int(ids.size())));
-    dialog->setTextValue(tr("The service did not confirm the cancel."));
-    dialog->setOkButtonText(tr("Stop Watching"));
-    m_stopWatchingDialog = dialog;
-    connect(dialog, &QInputDialog::textValueSelected, this, [this, ids](const QString &reason) {
-        // The runs may have been confirmed while the dialog was open: each is checked again.
-        for (const QString &id : ids) {
-            if (stateOf(id).stopWatching)
-                m_manager->stopWatching(id, reason);
-        }
-        scheduleUpdate();
-    });
-    dialog->open();
-}
-
 void ActionController::deleteSelected()
 {
     const QStringList ids = selectedRunIds();
@@ -367,49 +322,6 @@ void ActionController::resumeSelected()
     scheduleUpdate();
 }
 
-void ActionController::respondSelected()
-{
-    if (!selectionState().respond)
-        return;
-    const QStringList ids = selectedRunIds();
-    if (ids.size() > 1) {
-        respondToBatch(ids);
-        return;
-    }
-    m_detail->showOutputTab();
-    m_detail->focusInput();
-}
-
-void ActionController::respondToBatch(const QStringList &ids)
-{
-    if (!m_manager || m_batchDialog)
-        return;
-    QList<Run> runs;
-    for (const QString &id : ids) {
-        if (const Run *run = m_manager->run(id))
-            runs.append(*run);
-    }
-    QString why;
-    const std::optional<BatchRequest> batch = batchRequestFor(runs, &why);
-    if (!batch) {
-        Q_EMIT message(why, 6000);
-        return;
-    }
-    auto *dialog = new BatchRespondDialog(m_manager, *batch, m_window);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &BatchRespondDialog::batchFinished, this, [this](int answered, int failed) {
-        Q_EMIT message(failed == 0 ? tr("Answered %n run(s).", nullptr, answered)
-                                   : tr("Answered %1 of %2 runs; %3 still wait (see the dialog).")
-                                         .arg(answered)
-                                         .arg(answered + failed)
-                                         .arg(failed),
-                       8000);
-        scheduleUpdate();
-    });
-    m_batchDialog = dialog;
-    dialog->open();
-}
-
 void ActionController::followUpSelected()
 {
     const QStringList ids = selectedRunIds();
@@ -452,15 +364,6 @@ void ActionController::sendFollowUp(const QString &parentId, const QString &prom
     Q_EMIT message(id == parentId ? tr("Follow-up sent to %1.").arg(describe(parentId))
                                   : tr("Follow-up to %1 started.").arg(describe(parentId)),
                    4000);
-}
-
-void ActionController::answer(const QString &runId, const InputAnswer &answer)
-{
-    if (!stateOf(runId).respond) {
-        m_detail->inputPanel()->setError(tr("The run is no longer waiting for input."));
-        return;
-    }
-    m_manager->respondToRun(runId, answer);
 }
 
 void ActionController::copySelected()
