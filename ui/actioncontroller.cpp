@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "actioncontroller.h"
 
+#include "batchresponddialog.h"
+#include "cancelladderbanner.h"
 #include "deadlinedialog.h"
 #include "detailpane.h"
 #include "domain/runreducer.h"
@@ -48,6 +50,16 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
                           tr("Start a new run"), pal);
     m_cancel = makeAction(this, u"cancel"_s, tr("&Cancel Run"), u"actionCancel"_s, QKeySequence(u"Ctrl+."_s),
                           tr("Ask the server to stop the selected runs"), pal);
+    m_forceCancel = makeAction(this, u"cancel"_s, tr("Force Ca&ncel"), u"actionForceCancel"_s,
+                               QKeySequence(u"Ctrl+Shift+X"_s),
+                               tr("Use the service's stronger cancel on runs whose cancel it has not "
+                                  "confirmed"),
+                               pal);
+    m_stopWatching = makeAction(this, u"cancel"_s, tr("Stop &Watching…"), u"actionStopWatching"_s,
+                                QKeySequence(u"Ctrl+Shift+W"_s),
+                                tr("End runs whose cancel the service has not confirmed, with a record of "
+                                   "what the server last said"),
+                                pal);
     m_delete = makeAction(this, u"delete"_s, tr("&Delete…"), u"actionDelete"_s, QKeySequence::Delete,
                           tr("Delete the selected runs"), pal);
     m_resume = makeAction(this, u"resume"_s, tr("&Resume"), u"actionResume"_s, QKeySequence(u"Ctrl+R"_s),
@@ -75,6 +87,15 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
 
     connect(m_newRun, &QAction::triggered, this, &ActionController::newRunRequested);
     connect(m_cancel, &QAction::triggered, this, &ActionController::cancelSelected);
+    connect(m_forceCancel, &QAction::triggered, this, &ActionController::forceCancelSelected);
+    connect(m_stopWatching, &QAction::triggered, this, &ActionController::stopWatchingSelected);
+    connect(detail->cancelLadder(), &CancelLadderBanner::forceCancelRequested, this,
+            [this](const QString &id) {
+                if (m_manager && stateOf(id).forceCancel)
+                    m_manager->forceCancelRun(id);
+            });
+    connect(detail->cancelLadder(), &CancelLadderBanner::stopWatchingRequested, this,
+            [this](const QString &id) { stopWatchingRuns({id}); });
     connect(m_delete, &QAction::triggered, this, &ActionController::deleteSelected);
     connect(m_resume, &QAction::triggered, this, &ActionController::resumeSelected);
     connect(m_respond, &QAction::triggered, this, &ActionController::respondSelected);
@@ -105,13 +126,21 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
         connect(manager, &RunManager::runRemoved, this, &ActionController::scheduleUpdate);
         connect(manager, &RunManager::actionFinished, this, &ActionController::onActionFinished);
         connect(manager, &RunManager::followingStopped, this, &ActionController::scheduleUpdate);
+        connect(manager, &RunManager::cancelUnconfirmed, this, [this](const QString &id) {
+            scheduleUpdate();
+            Q_EMIT message(
+                tr("The service has not confirmed the cancel of %1; Run › Stop Watching… ends it here.")
+                    .arg(describe(id)),
+                10000);
+        });
     }
     updateActions();
 }
 
 QList<QAction *> ActionController::runActions() const
 {
-    return {m_cancel, m_delete, m_resume, m_respond, m_followUp, m_copy, m_refresh, m_deadline};
+    return {m_cancel,  m_forceCancel, m_stopWatching, m_delete,  m_resume,
+            m_respond, m_followUp,    m_copy,         m_refresh, m_deadline};
 }
 
 QStringList ActionController::selectedRunIds() const
@@ -149,6 +178,8 @@ void ActionController::updateActions()
     m_selected = QSet<QString>(ids.cbegin(), ids.cend());
     const RunActionState s = selectionState();
     m_cancel->setEnabled(s.cancel);
+    m_forceCancel->setEnabled(s.forceCancel);
+    m_stopWatching->setEnabled(s.stopWatching);
     m_delete->setEnabled(s.remove);
     m_resume->setEnabled(s.resume);
     m_respond->setEnabled(s.respond);
@@ -291,14 +322,6 @@ void ActionController::resumeSelected()
     scheduleUpdate();
 }
 
-void ActionController::respondSelected()
-{
-    if (selectionState().respond) {
-        m_detail->showOutputTab();
-        m_detail->focusInput();
-    }
-}
-
 void ActionController::followUpSelected()
 {
     const QStringList ids = selectedRunIds();
@@ -341,24 +364,6 @@ void ActionController::sendFollowUp(const QString &parentId, const QString &prom
     Q_EMIT message(id == parentId ? tr("Follow-up sent to %1.").arg(describe(parentId))
                                   : tr("Follow-up to %1 started.").arg(describe(parentId)),
                    4000);
-}
-
-void ActionController::answer(const QString &runId, const InputAnswer &answer)
-{
-    if (!stateOf(runId).respond) {
-        m_detail->inputPanel()->setError(tr("The run is no longer waiting for input."));
-        return;
-    }
-    m_manager->respondToRun(runId, answer);
-}
-
-void ActionController::answerRun(const QString &runId, const InputAnswer &answer)
-{
-    if (!m_manager || !stateOf(runId).respond) {
-        Q_EMIT message(tr("%1 no longer waits for an answer.").arg(describe(runId)), 6000);
-        return;
-    }
-    m_manager->respondToRun(runId, answer);
 }
 
 void ActionController::copySelected()
@@ -412,6 +417,12 @@ void ActionController::onActionFinished(const QString &id, RunManager::Action ac
         break;
     case RunManager::Action::FollowUp:
         what = tr("The follow-up to %1 was not taken: %2");
+        break;
+    case RunManager::Action::ForceCancel:
+        what = tr("Force-cancelling %1 failed: %2");
+        break;
+    case RunManager::Action::StopWatching:
+        what = tr("Could not stop watching %1: %2");
         break;
     }
     Q_EMIT message(what.arg(describe(id), result.error.message), 10000);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "batchresponddialog.h"
 #include "deadlinedialog.h"
 #include "engine/runmanager.h"
 #include "models/runactions.h"
@@ -33,6 +34,8 @@ public:
 
     QAction *newRunAction() const { return m_newRun; }
     QAction *cancelAction() const { return m_cancel; }
+    QAction *forceCancelAction() const { return m_forceCancel; }
+    QAction *stopWatchingAction() const { return m_stopWatching; }
     QAction *deleteAction() const { return m_delete; }
     QAction *resumeAction() const { return m_resume; }
     QAction *respondAction() const { return m_respond; }
@@ -50,6 +53,10 @@ public:
     QInputDialog *pendingFollowUp() const { return m_followUpDialog; }
     // The "Set Deadline" dialog currently open (tests fill and accept it).
     DeadlineDialog *pendingDeadline() const { return m_deadlineDialog; }
+    // The "Stop Watching" reason dialog currently open (tests fill and accept it).
+    QInputDialog *pendingStopWatching() const { return m_stopWatchingDialog; }
+    // The batch Respond dialog currently open (several runs that wait for the same request).
+    BatchRespondDialog *pendingBatch() const { return m_batchDialog; }
 
     void updateActions();
     void scheduleUpdate();
@@ -63,9 +70,17 @@ Q_SIGNALS:
 
 private:
     void cancelSelected();
+    // The cancel ladder (a cancel the service has not confirmed in time): the service's stronger
+    // cancel, or stop watching with a reason the operator gives (non-blocking dialog).
+    void forceCancelSelected();
+    void stopWatchingSelected();
+    void stopWatchingRuns(const QStringList &ids);
     void deleteSelected();
     void resumeSelected();
+    // One run: the detail pane's panel. Several that wait for the same kind of request
+    // (actionStateForSelection()): the batch dialog.
     void respondSelected();
+    void respondToBatch(const QStringList &ids);
     // Asks for the next turn's prompt (non-blocking) and, once the run still allows it, starts
     // the follow-up and selects it.
     void followUpSelected();
@@ -86,6 +101,8 @@ private:
     QWidget *m_window;
     QAction *m_newRun;
     QAction *m_cancel;
+    QAction *m_forceCancel;
+    QAction *m_stopWatching;
     QAction *m_delete;
     QAction *m_resume;
     QAction *m_respond;
@@ -96,6 +113,8 @@ private:
     QPointer<QMessageBox> m_confirm;
     QPointer<QInputDialog> m_followUpDialog;
     QPointer<DeadlineDialog> m_deadlineDialog;
+    QPointer<BatchRespondDialog> m_batchDialog;
+    QPointer<QInputDialog> m_stopWatchingDialog;
     QSet<QString> m_selected; // as of the last updateActions(); refreshed on every selection change
     QTimer m_update;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailpane.h"
 
+#include "cancelladderbanner.h"
 #include "conversationview.h"
 #include "engine/rundeadlines.h"
 #include "engine/runexport.h"
@@ -204,6 +205,8 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     connect(m_errorResume, &QPushButton::clicked, this, [this] { Q_EMIT resumeRequested(m_runId); });
     m_errorFrame = errorFrame;
     layout->addWidget(errorFrame);
+    m_cancelLadder = new CancelLadderBanner;
+    layout->addWidget(m_cancelLadder);
 
     m_input = new InputPanel;
     layout->addWidget(m_input);
@@ -393,10 +396,12 @@ void DetailPane::refreshSummary()
     int active = 0;
     int waiting = 0;
     int done = 0;
+    QList<RunActionState> states;
     for (const QString &id : std::as_const(m_ids)) {
         const Run *run = m_manager ? m_manager->run(id) : nullptr;
         if (!run)
             continue;
+        states.append(actionStateFor(*run, m_manager->isFollowing(id)));
         if (run->status == RunStatus::InputRequired) {
             ++waiting;
         } else if (run->isTerminal()) {
@@ -405,12 +410,18 @@ void DetailPane::refreshSummary()
             ++active;
         }
     }
+    // Several runs that wait for the same request are answered together (issue 31).
+    const QString respond = actionStateForSelection(states).respond ? tr(
+                                "<p>They wait for the same request: Respond (Ctrl+I) answers all of them in "
+                                "one step.</p>")
+                                                                    : QString();
     m_summary->setText(tr("<h3>%1 runs selected</h3><p>%2 active · %3 need input · %4 finished</p>"
                           "<p>Cancel and Delete apply to all of them.</p>")
                            .arg(m_ids.size())
                            .arg(active)
                            .arg(waiting)
-                           .arg(done));
+                           .arg(done)
+                       + respond);
 }
 
 void DetailPane::refreshUsage(const Run &run)
@@ -518,6 +529,7 @@ void DetailPane::refresh()
         m_errorFrame->hide();
     }
 
+    m_cancelLadder->showRun(*run, actionStateFor(*run, m_manager->isFollowing(m_runId)));
     if (run->status == RunStatus::InputRequired && run->input) {
         m_input->showRequest(run->localId, *run->input, run->capabilities.testFlag(Capability::Respond));
         m_input->show();

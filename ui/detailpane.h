@@ -18,6 +18,7 @@ class QTabWidget;
 namespace Runwatch {
 
 class BadgeWidget;
+class CancelLadderBanner;
 class InputPanel;
 class OutputView;
 class RawEventRecorder;
@@ -51,6 +52,8 @@ public:
     ConversationView *conversationView() const { return m_conversation; }
     InputPanel *inputPanel() const { return m_input; }
     QLabel *errorBanner() const { return m_errorText; }
+    // The cancel ladder's next step for a cancel the service has not confirmed.
+    CancelLadderBanner *cancelLadder() const { return m_cancelLadder; }
     // Shown for a live run that reports progress, with its ETA beside it.
     QProgressBar *progressBar() const { return m_progress; }
     QLabel *etaLabel() const { return m_eta; }
@@ -93,6 +96,7 @@ private:
     QWidget *m_errorFrame = nullptr;
     QLabel *m_errorText = nullptr;
     QPushButton *m_errorResume = nullptr;
+    CancelLadderBanner *m_cancelLadder = nullptr;
     InputPanel *m_input = nullptr;
     QTabWidget *m_tabs = nullptr;
     OutputView *m_output = nullptr;

@@ -4,6 +4,7 @@
 #include "actioncontroller.h"
 #include "announcer.h"
 #include "browserunsdialog.h"
+#include "commandpalettepopup.h"
 #include "connections/connectionregistry.h"
 #include "connectionsdialog.h"
 #include "detailpane.h"
@@ -50,7 +51,7 @@ namespace {
 int statusColumnWidth(const QFont &font)
 {
     int width = 128;
-    for (int s = int(RunStatus::Unknown); s <= int(RunStatus::Deleted); ++s) {
+    for (int s = int(RunStatus::Unknown); s <= int(kLastRunStatus); ++s) {
         const BadgeStyle style = badgeStyle(RunStatus(s), false, false, false);
         width = std::max(width, badgeSize(style, font).width() + 12); // the delegate's margins
     }
@@ -240,6 +241,10 @@ void MainWindow::buildMenus()
     QAction *search = view->addAction(tr("&Search Runs"), QKeySequence::Find, this,
                                       [this] { m_filterBar->focusSearch(); });
     search->setObjectName(u"actionSearch"_s);
+    m_paletteAction = view->addAction(tr("&Command Palette…"), QKeySequence(u"Ctrl+K"_s), this,
+                                      &MainWindow::openCommandPalette);
+    m_paletteAction->setObjectName(u"actionCommandPalette"_s);
+    m_paletteAction->setStatusTip(tr("Find any command or run by typing"));
     view->addAction(tr("Run &List"), QKeySequence(u"Ctrl+L"_s), this,
                     [this] { m_table->setFocus(Qt::ShortcutFocusReason); });
     view->addAction(tr("&Output"), QKeySequence(u"Ctrl+O"_s), this, [this] {
@@ -359,6 +364,15 @@ void MainWindow::setRawLogVisible(bool visible)
 {
     m_recorder->setEnabled(visible);
     m_detail->setRawLogVisible(visible);
+}
+
+void MainWindow::openCommandPalette()
+{
+    if (!m_palette) {
+        m_palette = new CommandPalettePopup(m_model, this);
+        connect(m_palette, &CommandPalettePopup::runChosen, this, &MainWindow::activateRun);
+    }
+    m_palette->popup();
 }
 
 bool MainWindow::activateRun(const QString &id)

@@ -11,6 +11,7 @@ class QToolBar;
 namespace Runwatch {
 
 class ActionController;
+class CommandPalettePopup;
 class ConnectionRegistry;
 class DetailPane;
 class FilterBar;
@@ -63,6 +64,10 @@ public:
     UsageTotalsLabel *usageTotals() const { return m_totals; }
     QAction *pricesAction() const { return m_pricesAction; }
     QAction *stuckRuleAction() const { return m_stuckRuleAction; }
+    // View › Command Palette (Ctrl+K) and its popup, made when first opened.
+    QAction *commandPaletteAction() const { return m_paletteAction; }
+    CommandPalettePopup *commandPalette() const { return m_palette; }
+    void openCommandPalette();
 
     void saveState() const;
     void restoreState();
@@ -105,6 +110,8 @@ private:
     UsageTotalsLabel *m_totals = nullptr;
     QAction *m_stuckRuleAction = nullptr;
     QAction *m_pricesAction = nullptr;
+    QAction *m_paletteAction = nullptr;
+    CommandPalettePopup *m_palette = nullptr;
 };
 
 } // namespace Runwatch

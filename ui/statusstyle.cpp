@@ -89,6 +89,11 @@ BadgeStyle badgeStyle(RunStatus status, bool connectionLost, bool needsPerson, b
     case RunStatus::Deleted:
         s.icon = u"status-cancelled"_s;
         break;
+    case RunStatus::StoppedWatching:
+        // Not the service's word: outlined like the other states Runwatch decided by itself.
+        s.icon = u"status-cancelled"_s;
+        s.dashed = true;
+        break;
     case RunStatus::Unknown:
         s.icon = u"status-unknown"_s;
         break;

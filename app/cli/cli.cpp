@@ -82,7 +82,11 @@ Commands:
                       next try in N s"); --give-up-after (90s, 5m, 1h; also for resume and
                       attach) stops after that long without progress, exit 1
   status RUN          refreshes and prints the run
-  cancel RUN          cancels and waits (bounded) until the run is terminal
+  cancel RUN [--stop-watching-after DURATION]
+                      cancels and waits (bounded) until the run is terminal; with
+                      --stop-watching-after (30s, 5m): when the service has not confirmed the
+                      cancel by then, stops watching the run, which ends stopped_watching with
+                      what the server last said in its timeline (exit 1)
   delete RUN [--local]  deletes on the server (when supported) and locally
   list [--all] [--stuck] [--search QUERY]
                       active runs (--all: every stored run; --stuck: only the live runs
@@ -102,6 +106,11 @@ Commands:
                       --value: a typed answer to a form (the run's JSON Schema), checked
                       before it is sent; a mistake names the field, exit 2. --output: a tool
                       call's output (see "Backends")
+  respond RUN RUN... (--approve | --reject [--comment C] | --text T | --choice C)
+                      the same answer to each run, each its own request: runs waiting for
+                      an approval, or for the same question; one line per run (--json:
+                      {"type":"respond","run":ID,"ok":…,"error":…}); a run the answer does
+                      not fit is one such line. Exit 0 when every run took it, else 1
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
@@ -157,12 +166,12 @@ CliApp::CliApp(FILE *out, FILE *err, QObject *parent)
     // live because the network is bad (`--give-up-after` bounds it for scripts).
     connect(&m_manager, &RunManager::runEventsApplied, this,
             [this](const QString &id, const QList<RunEvent> &events) {
-                if (const Run *run = m_manager.run(id))
+                if (const Run *run = m_manager.run(id); run && m_printEvents)
                     printEvents(*run, events);
             });
     connect(&m_manager, &RunManager::runChanged, this, [this](const QString &id, RunChanges changes) {
         const Run *run = m_manager.run(id);
-        if (run && changes.testFlag(RunChange::Status))
+        if (run && changes.testFlag(RunChange::Status) && m_printEvents)
             printReconnecting(*run);
     });
 }

@@ -87,6 +87,9 @@ private:
     int cmdAgent(const Options &o, const QStringList &args);
     int cmdAgents(const Options &o, const QStringList &args);
     int cmdRespond(const Options &o, const QStringList &args);
+    // respond RUN RUN…: one answer to each run (BatchResponder), one result line per run; exit 0
+    // when every run took it, 1 otherwise (clirespond.cpp).
+    int respondToMany(const Options &o, const QStringList &runs, const InputAnswer &answer);
     int cmdResume(const Options &o, const QStringList &args);
     int cmdExport(const Options &o, const QStringList &args);
     int cmdPrune(const Options &o, const QStringList &args);
@@ -140,6 +143,7 @@ private:
     bool m_announceStarts = false; // start --follow: print the run line before its first events
     QSet<QString> m_announced;
     bool m_printPrimary = true;        // `status` prints the run line only, not text a refresh brought
+    bool m_printEvents = true;         // `respond RUN RUN…` prints one result line per run, nothing else
     QHash<QString, QString> m_printed; // run → primary text printed so far
     QHash<QString, QDateTime> m_reconnectPrinted; // run → the next try last announced
     RunStore m_store;

@@ -192,8 +192,29 @@ int CliApp::reportStarted(const QString &id, bool follow, bool stream, bool poll
     return ExitCompleted;
 }
 
-int CliApp::cmdCancel(const Options &o, const QStringList &args)
+int CliApp::cmdCancel(const Options &o, const QStringList &given)
 {
+    QStringList args;
+    std::optional<std::chrono::milliseconds> stopAfter;
+    QString stopAfterText;
+    for (int i = 0; i < given.size(); ++i) {
+        if (given.at(i) != u"--stop-watching-after") {
+            args << given.at(i);
+            continue;
+        }
+        if (i + 1 < given.size()) {
+            stopAfterText = given.at(++i);
+            stopAfter = parseDuration(stopAfterText);
+        }
+        if (!stopAfter)
+            return usage(CliApp::tr("cancel: --stop-watching-after expects a duration such as 30s or 5m"));
+    }
+    if (stopAfter) {
+        // The cancel ladder's wait (the app's is the policy's default).
+        FollowPolicy policy = m_manager.followPolicy();
+        policy.cancelConfirmAfter = *stopAfter;
+        m_manager.setFollowPolicy(policy);
+    }
     int exitCode = ExitOtherError;
     const Run *run = runArgument(o, args, u"cancel"_s, &exitCode);
     if (!run)
@@ -228,9 +249,25 @@ int CliApp::cmdCancel(const Options &o, const QStringList &args)
         spinUntil(
             [&] {
                 const Run *r = m_manager.run(id);
-                return !r || r->isTerminal();
+                return !r || r->isTerminal() || (stopAfter && r->cancelUnconfirmed);
             },
-            30000);
+            stopAfter ? int(stopAfter->count()) + 30000 : 30000);
+        run = m_manager.run(id);
+        if (stopAfter && run && run->cancelUnconfirmed) {
+            // Not confirmed in time: end the run here, with the server's last word on record.
+            const QString reason
+                = CliApp::tr("runwatch-cli cancel --stop-watching-after %1").arg(stopAfterText);
+            const std::optional<ActionResult> stopped = awaitAction(
+                id, RunManager::Action::StopWatching, [&] { m_manager.stopWatching(id, reason); });
+            run = m_manager.run(id);
+            if (stopped && stopped->ok() && run && run->status == RunStatus::StoppedWatching) {
+                printNote(
+                    CliApp::tr(
+                        "run %1: the service did not confirm the cancel; stopped watching (it last said "
+                        "“%2”)")
+                        .arg(id, run->rawStatus));
+            }
+        }
     }
     m_store.flush();
     run = m_manager.run(id);
@@ -283,96 +320,6 @@ int CliApp::cmdDelete(const Options &o, const QStringList &args)
                      .arg(id, where, result.note.isEmpty() ? QString() : u" ("_s + result.note + u')'));
     }
     return ExitCompleted;
-}
-
-int CliApp::cmdRespond(const Options &o, const QStringList &args)
-{
-    if (args.isEmpty())
-        return usage(CliApp::tr("respond needs a RUN"));
-    InputAnswer answer;
-    bool haveAnswer = false;
-    for (int i = 1; i < args.size(); ++i) {
-        const QString &a = args.at(i);
-        if (a == u"--text" && i + 1 < args.size()) {
-            answer.kind = InputAnswer::Kind::Text;
-            answer.text = args.at(++i);
-            haveAnswer = true;
-        } else if (a == u"--approve") {
-            answer.kind = InputAnswer::Kind::Approve;
-            haveAnswer = true;
-        } else if (a == u"--reject") {
-            answer.kind = InputAnswer::Kind::Reject;
-            haveAnswer = true;
-        } else if (a == u"--comment" && i + 1 < args.size()) {
-            answer.comment = args.at(++i);
-        } else if (a == u"--choice" && i + 1 < args.size()) {
-            answer.kind = InputAnswer::Kind::Choice;
-            answer.choice = args.at(++i);
-            haveAnswer = true;
-        } else if (a == u"--value" && i + 1 < args.size()) {
-            QString why;
-            const std::optional<QJsonValue> parsed = parseJsonValue(args.at(++i), &why);
-            if (!parsed)
-                return usage(CliApp::tr("respond: --value: %1").arg(why));
-            answer.kind = InputAnswer::Kind::Value;
-            answer.value = *parsed;
-            haveAnswer = true;
-        } else if (a == u"--output" && i + 1 < args.size()) {
-            const QString &value = args.at(++i);
-            const qsizetype eq = value.indexOf(u'=');
-            if (eq <= 0)
-                return usage(CliApp::tr("respond: --output expects CALL_ID=TEXT"));
-            answer.toolAnswers.append({value.left(eq), value.mid(eq + 1), false});
-            haveAnswer = true;
-        } else {
-            return usage(CliApp::tr("respond: unexpected argument %1").arg(a));
-        }
-    }
-    if (!haveAnswer)
-        return usage(CliApp::tr("respond needs --text, --approve, --reject, --choice, --value or --output"));
-    if (!answer.toolAnswers.isEmpty() && answer.kind != InputAnswer::Kind::Text)
-        return usage(CliApp::tr("respond: --output goes alone (one per pending tool call)"));
-    const Run *run = loadRunOrReport(o, args.first());
-    if (!run)
-        return ExitOtherError;
-    const QString id = run->localId;
-    // An answer that cannot fit the calls the run waits on (text for several calls, an unknown
-    // call id, one left out) is the operator's mistake: say so and send nothing. A raw --value is
-    // the connector's to judge (a LangGraph review resumes with any value, e.g. an edit decision).
-    if (run->status == RunStatus::InputRequired && run->input && !run->input->toolCalls.isEmpty()
-        && answer.kind != InputAnswer::Kind::Value) {
-        QString why;
-        if (!answersForToolCalls(*run->input, answer, &why))
-            return usage(u"respond: "_s + why);
-    }
-    // A typed answer is checked against the form the run asked for before anything is sent; each
-    // problem names its field.
-    if (answer.kind == InputAnswer::Kind::Value && run->input && !run->input->schema.isEmpty()) {
-        if (const QStringList problems = validateJson(run->input->schema, answer.value);
-            !problems.isEmpty()) {
-            writeErr(u"runwatch-cli: "_s
-                     + CliApp::tr("respond: --value does not fit the form the run asks for:\n  %1\n")
-                           .arg(problems.join(u"\n  "_s)));
-            return ExitUsage;
-        }
-    }
-    const std::optional<ActionResult> outcome
-        = awaitAction(id, RunManager::Action::Respond, [&] { m_manager.respondToRun(id, answer); });
-    const bool done = outcome.has_value();
-    const ActionResult result = outcome.value_or(ActionResult{});
-    m_store.flush();
-    if (!done || !result.ok()) {
-        printError(
-            id, done
-                    ? result.error
-                    : RunError{
-                        ErrorKind::Timeout, {}, CliApp::tr("The answer was not acknowledged."), true, 0, {}});
-        return ExitOtherError;
-    }
-    run = m_manager.run(id);
-    if (run)
-        printEnd(*run);
-    return run ? exitCodeFor(run->status) : ExitOtherError;
 }
 
 int CliApp::cmdExport(const Options &o, const QStringList &args)

@@ -47,6 +47,14 @@ RunStream *RunBackend::followUp(ContinuationToken parentToken, StartRequest requ
     return nullptr;
 }
 
+QCoro::Task<ActionResult> RunBackend::forceCancel(ContinuationToken token)
+{
+    Q_UNUSED(token)
+    ActionResult result;
+    result.error = RunError::unsupported(Text::tr("This connection has no stronger cancel."));
+    co_return result;
+}
+
 QCoro::Task<ActionResult> RunBackend::followUp(ContinuationToken token, QString prompt)
 {
     Q_UNUSED(token)

@@ -192,6 +192,9 @@ public:
 
     virtual QCoro::Task<ActionResult> get(ContinuationToken token) = 0;
     virtual QCoro::Task<ActionResult> cancel(ContinuationToken token) = 0;
+    // Capability::ForceCancel: the service's stronger cancel, for a run whose cancel it accepted
+    // and has not confirmed. The default refuses (no connector's protocol has one yet).
+    virtual QCoro::Task<ActionResult> forceCancel(ContinuationToken token);
     virtual QCoro::Task<ActionResult> remove(ContinuationToken token) = 0;
     virtual QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) = 0;
     virtual QCoro::Task<ListResult> list() = 0;

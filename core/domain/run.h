@@ -45,6 +45,9 @@ enum class Capability {
     // A run can be a turn of one of the service's conversations (StartRequest::conversation): a
     // new one created for it, or one the service already has. Its follow-ups go to the same one.
     Conversations = 0x1000,
+    // The service has a stronger cancel than Cancel (a forced termination), offered when a
+    // cancel is not confirmed in time: RunBackend::forceCancel().
+    ForceCancel = 0x2000,
 };
 Q_DECLARE_FLAGS(Capabilities, Capability)
 Q_DECLARE_OPERATORS_FOR_FLAGS(Capabilities)
@@ -295,6 +298,11 @@ struct Run
     QDateTime nextTryAt;
     int failedTries = 0;
     QString lostReason;
+    // The cancel ladder: the service accepted a cancel and has not confirmed it within
+    // FollowPolicy::cancelConfirmAfter. Set by the engine while the run is Cancelling; the front
+    // ends then offer the next step (RunActionState::forceCancel / stopWatching). Not stored: it
+    // describes this process's wait.
+    bool cancelUnconfirmed = false;
     int reconciliations = 0; // times a server snapshot disagreed with the streamed text
     TokenUsage usage;
     QString parentId; // local id of the run this one follows up (a conversation), empty for a first run

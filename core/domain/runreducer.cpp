@@ -57,6 +57,7 @@ RunChanges applyStatus(Run &run, RunStatus status, const QString &raw, const QDa
         changes |= RunChange::Input;
     }
     run.status = status;
+    run.cancelUnconfirmed = false; // only ever said of a run still cancelling
     if (isTerminal(status)) {
         run.finishedAt = now;
         run.connectionLost = false;

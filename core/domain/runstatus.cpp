@@ -35,6 +35,8 @@ constexpr std::array kNames{
     StatusNames{RunStatus::Rejected, "rejected"_L1, QT_TRANSLATE_NOOP("RunStatus", "Rejected")},
     StatusNames{RunStatus::TimedOut, "timed_out"_L1, QT_TRANSLATE_NOOP("RunStatus", "Timed out")},
     StatusNames{RunStatus::Deleted, "deleted"_L1, QT_TRANSLATE_NOOP("RunStatus", "Deleted")},
+    StatusNames{RunStatus::StoppedWatching, "stopped_watching"_L1,
+                QT_TRANSLATE_NOOP("RunStatus", "Stopped watching")},
 };
 } // namespace
 
@@ -49,6 +51,7 @@ bool isTerminal(RunStatus status)
     case RunStatus::Rejected:
     case RunStatus::TimedOut:
     case RunStatus::Deleted:
+    case RunStatus::StoppedWatching:
         return true;
     case RunStatus::Unknown:
     case RunStatus::Queued:

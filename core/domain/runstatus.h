@@ -22,7 +22,14 @@ enum class RunStatus {
     Rejected,
     TimedOut,
     Deleted,
+    // Ended by the operator, not by the service: a cancel the service never confirmed, after which
+    // Runwatch stopped following the run (RunManager::stopWatching). The service's own terminal
+    // status replaces it whenever a later read brings one.
+    StoppedWatching,
 };
+
+// The last value, for loops over every status.
+inline constexpr RunStatus kLastRunStatus = RunStatus::StoppedWatching;
 
 bool isTerminal(RunStatus status);
 // Terminal statuses that count as "did not finish successfully" (exit code 3 in the CLI).

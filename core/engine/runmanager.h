@@ -37,6 +37,11 @@ struct FollowPolicy
     std::chrono::milliseconds giveUpAfter{0};
     std::chrono::milliseconds pollInitial{1000};
     std::chrono::milliseconds pollMax{10000};
+    // The cancel ladder: how long a run may stay "cancelling" after the service accepted the
+    // cancel before the operator is offered the next step (Run::cancelUnconfirmed). Thirty
+    // seconds: a job service that checks for cancellation between steps usually confirms within
+    // a few; one that has not after half a minute is not going to by itself soon.
+    std::chrono::milliseconds cancelConfirmAfter{30000};
 };
 
 // Builds the backend for a connection (the engine does not know the concrete connectors).
@@ -50,7 +55,8 @@ class RunManager : public QObject
 public:
     // FollowUp: only a follow-up sent to a working run reports (the next turn's outcome is its
     // own run's).
-    enum class Action { Start, Cancel, Delete, Respond, Refresh, FollowUp };
+    // ForceCancel, StopWatching: the cancel ladder's next steps (forceCancelRun, stopWatching).
+    enum class Action { Start, Cancel, Delete, Respond, Refresh, FollowUp, ForceCancel, StopWatching };
     Q_ENUM(Action)
 
     explicit RunManager(QObject *parent = nullptr);
@@ -129,7 +135,19 @@ public:
     // that front ends (the CLI's watch/start --follow) stop where the engine stops.
     static bool needsFollowing(const Run &run);
 
+    // Asks the service to cancel; the run shows Cancelling until the service confirms. When it
+    // has not confirmed within FollowPolicy::cancelConfirmAfter, the run is marked
+    // cancelUnconfirmed (runChanged, cancelUnconfirmed()) and the ladder's next steps open:
     void cancelRun(const QString &id);
+    // - the service's stronger cancel (Capability::ForceCancel; RunBackend::forceCancel),
+    //   reported as actionFinished(id, Action::ForceCancel, …); the wait starts again;
+    void forceCancelRun(const QString &id);
+    // - or stop watching: the run is read once more (a confirmation that arrives now still lands,
+    //   and then nothing else happens), following ends, and the run ends StoppedWatching with the
+    //   server's last word (its status and when it said it) and `reason` in its timeline.
+    //   Reported as actionFinished(id, Action::StopWatching, …). A later read that brings the
+    //   service's terminal status (Refresh, `status`) replaces StoppedWatching.
+    void stopWatching(const QString &id, const QString &reason);
     // onServer: DELETE on the server as well (needs Capability::Delete); else local only.
     void deleteRun(const QString &id, bool onServer);
     void respondToRun(const QString &id, InputAnswer answer);
@@ -155,6 +173,8 @@ Q_SIGNALS:
     void followingStopped(const QString &id, const Runwatch::RunError &error);
     void actionFinished(const QString &id, Runwatch::RunManager::Action action,
                         const Runwatch::ActionResult &result);
+    // A cancel the service accepted was not confirmed in time (Run::cancelUnconfirmed is set).
+    void cancelUnconfirmed(const QString &id);
 
 private:
     struct Follower;
@@ -193,6 +213,11 @@ private:
     // An operator's command refused before anything was sent (a Client error without a code).
     void refuse(const QString &id, Action action, const QString &message);
     QCoro::Task<> doCancel(QString id);
+    QCoro::Task<> doForceCancel(QString id);
+    QCoro::Task<> doStopWatching(QString id, QString reason);
+    // After an accepted cancel: checks once the policy's time has passed whether the run is still
+    // cancelling, and marks it cancelUnconfirmed then.
+    void armCancelCheck(const QString &id);
     QCoro::Task<> doDelete(QString id, bool onServer);
     QCoro::Task<> doRespond(QString id, InputAnswer answer);
     QCoro::Task<> doFollowUpWorking(QString id, QString prompt);

@@ -42,6 +42,9 @@ struct RunManager::Entry
     QDateTime watchedDeadline;
     int deadlineChecks = 0;
     bool farDeadlineArmed = false; // a day's wait towards a deadline further away than that
+    // The cancel ladder: a number per accepted cancel (or force-cancel), so that the check armed
+    // for an earlier one does nothing once a later one has restarted the wait.
+    quint64 cancelChecks = 0;
 };
 
 } // namespace Runwatch

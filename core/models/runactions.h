@@ -12,7 +12,10 @@ namespace Runwatch {
 // rules are tested without widgets; the GUI re-checks them after every confirmation dialog.
 struct RunActionState
 {
-    bool cancel = false;         // not terminal, not already cancelling, backend can cancel
+    bool cancel = false; // not terminal, not already cancelling, backend can cancel
+    // The cancel ladder, once a cancel has not been confirmed in time (Run::cancelUnconfirmed):
+    bool forceCancel = false;    // the backend has a stronger cancel (Capability::ForceCancel)
+    bool stopWatching = false;   // always offered then: end the run locally, with a record
     bool remove = false;         // always possible: at least locally
     bool removeOnServer = false; // the backend can delete and the run has a server id
     bool resume = false;         // reconnect a lost stream, re-poll a run nobody follows
@@ -21,6 +24,8 @@ struct RunActionState
     bool copyOutput = false;     // there is primary output
     bool followUp
         = false; // followUpAllowed(): a completed run (or working, FollowUpWorking) of a backend that takes follow-ups
+    // With respond: batchKeyFor() — runs with the same non-empty key are answered in one step.
+    QString respondKey;
 
     friend bool operator==(const RunActionState &, const RunActionState &) = default;
 };
@@ -29,7 +34,8 @@ struct RunActionState
 RunActionState actionStateFor(const Run &run, bool following);
 
 // Actions on a selection: bulk cancel / delete / resume apply to every run that allows them;
-// respond, copy and follow up need exactly one run.
+// copy and follow up need exactly one run; respond one run, or several that all wait for the same
+// kind of request (the same respondKey: a batch, BatchResponder).
 RunActionState actionStateForSelection(const QList<RunActionState> &states);
 
 } // namespace Runwatch

@@ -48,6 +48,7 @@ StatusCategory categoryOf(RunStatus status)
         return StatusCategory::Failed;
     case RunStatus::Cancelled:
     case RunStatus::Deleted:
+    case RunStatus::StoppedWatching:
         return StatusCategory::Cancelled;
     }
     return StatusCategory::Active;
@@ -195,6 +196,7 @@ int statusSortRank(RunStatus status)
     case RunStatus::Incomplete:
         return 9;
     case RunStatus::Cancelled:
+    case RunStatus::StoppedWatching:
         return 10;
     case RunStatus::Completed:
         return 11;

@@ -192,6 +192,13 @@ QString badgeText(const Run &run, BadgeSpace space, const QDateTime &now)
                        ? QCoreApplication::translate("RunList", "Waiting for callback")
                        : QCoreApplication::translate("RunList", "Waiting for timer");
         }
+        // The cancel ladder: the service accepted the cancel and has not confirmed it in time.
+        if (run.status == RunStatus::Cancelling && run.cancelUnconfirmed) {
+            return wide ? QCoreApplication::translate("RunList", "Cancelling, not confirmed")
+                        : QCoreApplication::translate("RunList", "Not confirmed");
+        }
+        if (run.status == RunStatus::StoppedWatching && wide)
+            return QCoreApplication::translate("RunList", "Stopped watching, not confirmed");
         return statusLabel(run.status);
     }
     const qint64 ms = run.nextTryAt.isValid() ? now.msecsTo(run.nextTryAt) : 0;

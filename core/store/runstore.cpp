@@ -382,7 +382,7 @@ int RunStore::removeFinishedBefore(const QDateTime &cutoff)
         return 0;
     // "Finished" is isTerminal(), the rule Retention applies to the runs in memory too.
     QStringList terminal;
-    for (int s = int(RunStatus::Unknown); s <= int(RunStatus::Deleted); ++s) {
+    for (int s = int(RunStatus::Unknown); s <= int(kLastRunStatus); ++s) {
         if (isTerminal(RunStatus(s)))
             terminal << u"'"_s + statusName(RunStatus(s)) + u"'"_s;
     }

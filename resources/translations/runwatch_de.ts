@@ -249,6 +249,108 @@
     </message>
 </context>
 <context>
+    <name>BatchRespond</name>
+    <message>
+        <source>no details of its request</source>
+        <translation>keine Angaben zu seiner Anfrage</translation>
+    </message>
+    <message>
+        <source>a question</source>
+        <translation>eine Frage</translation>
+    </message>
+    <message>
+        <source>an approval</source>
+        <translation>eine Freigabe</translation>
+    </message>
+    <message>
+        <source>a choice</source>
+        <translation>eine Auswahl</translation>
+    </message>
+    <message>
+        <source>tool outputs</source>
+        <translation>Tool-Ausgaben</translation>
+    </message>
+    <message>
+        <source>a sign-in</source>
+        <translation>eine Anmeldung</translation>
+    </message>
+    <message>
+        <source>a timer</source>
+        <translation>einen Timer</translation>
+    </message>
+    <message>
+        <source>a callback</source>
+        <translation>einen Rückruf</translation>
+    </message>
+    <message>
+        <source>A batch needs at least two runs.</source>
+        <translation>Für eine gemeinsame Antwort braucht es mindestens zwei Läufe.</translation>
+    </message>
+    <message>
+        <source>%1 waits for %2, which is answered run by run.</source>
+        <translation>%1 wartet auf %2; das wird Lauf für Lauf beantwortet.</translation>
+    </message>
+    <message>
+        <source>The runs wait for different requests; select runs that wait for the same one.</source>
+        <translation>Die Läufe warten auf verschiedene Anfragen; wählen Sie Läufe, die auf dieselbe warten.</translation>
+    </message>
+    <message>
+        <source>The run is not waiting for input.</source>
+        <translation>Der Lauf wartet nicht auf eine Eingabe.</translation>
+    </message>
+    <message>
+        <source>The run waits for %1, not an approval.</source>
+        <translation>Der Lauf wartet auf %1, nicht auf eine Freigabe.</translation>
+    </message>
+    <message>
+        <source>The run&apos;s review does not allow approving.</source>
+        <translation>Die Prüfung des Laufs erlaubt kein Freigeben.</translation>
+    </message>
+    <message>
+        <source>The run&apos;s review does not allow rejecting.</source>
+        <translation>Die Prüfung des Laufs erlaubt kein Ablehnen.</translation>
+    </message>
+    <message>
+        <source>The run waits for %1, not an answer in words.</source>
+        <translation>Der Lauf wartet auf %1, nicht auf eine Antwort in Worten.</translation>
+    </message>
+    <message>
+        <source>The answer is empty.</source>
+        <translation>Die Antwort ist leer.</translation>
+    </message>
+    <message>
+        <source>The run waits for %1, not a choice.</source>
+        <translation>Der Lauf wartet auf %1, nicht auf eine Auswahl.</translation>
+    </message>
+    <message>
+        <source>“%1” is not one of the run&apos;s options.</source>
+        <translation>„%1“ ist keine der Optionen des Laufs.</translation>
+    </message>
+    <message>
+        <source>A typed answer goes to one run at a time.</source>
+        <translation>Eine typisierte Antwort geht jeweils an einen Lauf.</translation>
+    </message>
+    <message>
+        <source>No such run.</source>
+        <translation>Diesen Lauf gibt es nicht.</translation>
+    </message>
+    <message>
+        <source>The run is no longer waiting for an answer.</source>
+        <translation>Der Lauf wartet nicht mehr auf eine Antwort.</translation>
+    </message>
+    <message>
+        <source>This connection does not accept answers.</source>
+        <translation>Diese Verbindung nimmt keine Antworten an.</translation>
+    </message>
+</context>
+<context>
+    <name>CommandPalette</name>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+</context>
+<context>
     <name>ConnectionOptions</name>
     <message>
         <source>Plain http:// to %1 sends the key and the runs unencrypted: use https://, or allow plain http for this connection.</source>
@@ -1024,26 +1126,6 @@
 <context>
     <name>McpConnector</name>
     <message>
-        <source>The MCP server opened no session.</source>
-        <translation>Der MCP-Server hat keine Sitzung eröffnet.</translation>
-    </message>
-    <message>
-        <source>The MCP server lost the session %1 (it restarted or closed it). Its pending question can no longer be answered; the task is followed on a new session.</source>
-        <translation>Der MCP-Server hat die Sitzung %1 verloren (er wurde neu gestartet oder hat sie geschlossen). Seine offene Frage kann nicht mehr beantwortet werden; die Aufgabe wird in einer neuen Sitzung verfolgt.</translation>
-    </message>
-    <message>
-        <source>The MCP server lost the session %1 (it restarted or closed it); the task is followed on a new session.</source>
-        <translation>Der MCP-Server hat die Sitzung %1 verloren (er wurde neu gestartet oder hat sie geschlossen); die Aufgabe wird in einer neuen Sitzung verfolgt.</translation>
-    </message>
-    <message>
-        <source>session lost</source>
-        <translation>Sitzung verloren</translation>
-    </message>
-    <message>
-        <source>The MCP server lost the session this task was started on, and the task with it (the server&apos;s task store is bound to sessions): %1</source>
-        <translation>Der MCP-Server hat die Sitzung verloren, in der diese Aufgabe gestartet wurde, und mit ihr die Aufgabe (der Aufgabenspeicher des Servers ist an Sitzungen gebunden): %1</translation>
-    </message>
-    <message>
         <source>the task had already ended</source>
         <translation>die Aufgabe war bereits beendet</translation>
     </message>
@@ -1187,12 +1269,36 @@
         <translation>Das Werkzeug „%1“ kann nicht als Aufgabe laufen (sein execution.taskSupport ist forbidden); nichts wurde gesendet.</translation>
     </message>
     <message>
+        <source>The MCP server answered the tool call with neither a task nor a result.</source>
+        <translation>Der MCP-Server hat den Werkzeugaufruf weder mit einer Aufgabe noch mit einem Ergebnis beantwortet.</translation>
+    </message>
+    <message>
         <source>The task&apos;s result is too large.</source>
         <translation>Das Ergebnis der Aufgabe ist zu groß.</translation>
     </message>
     <message>
         <source>The task&apos;s result stream closed before the result.</source>
         <translation>Der Ergebnis-Stream der Aufgabe wurde vor dem Ergebnis geschlossen.</translation>
+    </message>
+    <message>
+        <source>The MCP server opened no session.</source>
+        <translation>Der MCP-Server hat keine Sitzung eröffnet.</translation>
+    </message>
+    <message>
+        <source>The MCP server lost the session %1 (it restarted or closed it). Its pending question can no longer be answered; the task is followed on a new session.</source>
+        <translation>Der MCP-Server hat die Sitzung %1 verloren (er wurde neu gestartet oder hat sie geschlossen). Seine offene Frage kann nicht mehr beantwortet werden; die Aufgabe wird in einer neuen Sitzung verfolgt.</translation>
+    </message>
+    <message>
+        <source>The MCP server lost the session %1 (it restarted or closed it); the task is followed on a new session.</source>
+        <translation>Der MCP-Server hat die Sitzung %1 verloren (er wurde neu gestartet oder hat sie geschlossen); die Aufgabe wird in einer neuen Sitzung verfolgt.</translation>
+    </message>
+    <message>
+        <source>session lost</source>
+        <translation>Sitzung verloren</translation>
+    </message>
+    <message>
+        <source>The MCP server lost the session this task was started on, and the task with it (the server&apos;s task store is bound to sessions): %1</source>
+        <translation>Der MCP-Server hat die Sitzung verloren, in der diese Aufgabe gestartet wurde, und mit ihr die Aufgabe (der Aufgabenspeicher des Servers ist an Sitzungen gebunden): %1</translation>
     </message>
     <message>
         <source>The MCP server&apos;s reply broke off before it answered.</source>
@@ -1209,10 +1315,6 @@
     <message>
         <source>The MCP server&apos;s initialize reply names no protocol version.</source>
         <translation>Die initialize-Antwort des MCP-Servers nennt keine Protokollversion.</translation>
-    </message>
-    <message>
-        <source>The MCP server answered the tool call with neither a task nor a result.</source>
-        <translation>Der MCP-Server hat den Werkzeugaufruf weder mit einer Aufgabe noch mit einem Ergebnis beantwortet.</translation>
     </message>
 </context>
 <context>
@@ -1331,6 +1433,10 @@
     <message>
         <source>This connection cannot send a follow-up to a working run.</source>
         <translation>Diese Verbindung kann einem laufenden Lauf keine Nachfrage schicken.</translation>
+    </message>
+    <message>
+        <source>This connection has no stronger cancel.</source>
+        <translation>Diese Verbindung hat keinen stärkeren Abbruch.</translation>
     </message>
 </context>
 <context>
@@ -1711,6 +1817,18 @@
         <source>Cost</source>
         <translation>Kosten</translation>
     </message>
+    <message>
+        <source>Cancelling, not confirmed</source>
+        <translation>Wird abgebrochen, nicht bestätigt</translation>
+    </message>
+    <message>
+        <source>Not confirmed</source>
+        <translation>Nicht bestätigt</translation>
+    </message>
+    <message>
+        <source>Stopped watching, not confirmed</source>
+        <translation>Nicht mehr verfolgt, unbestätigt</translation>
+    </message>
 </context>
 <context>
     <name>RunManager</name>
@@ -1790,6 +1908,42 @@
         <source>This connection cannot start a run from structured input.</source>
         <translation>Diese Verbindung kann keinen Lauf mit strukturierter Eingabe starten.</translation>
     </message>
+    <message>
+        <source>This connection has no stronger cancel.</source>
+        <translation>Diese Verbindung hat keinen stärkeren Abbruch.</translation>
+    </message>
+    <message>
+        <source>A forced cancel follows a cancel the service has not confirmed; cancel the run first.</source>
+        <translation>Ein erzwungener Abbruch folgt auf einen Abbruch, den der Dienst nicht bestätigt hat; brechen Sie den Lauf zuerst ab.</translation>
+    </message>
+    <message>
+        <source>Stop watching follows a cancel the service has not confirmed; cancel the run first.</source>
+        <translation>„Nicht mehr verfolgen“ folgt auf einen Abbruch, den der Dienst nicht bestätigt hat; brechen Sie den Lauf zuerst ab.</translation>
+    </message>
+    <message>
+        <source>the service confirmed: %1</source>
+        <translation>der Dienst hat bestätigt: %1</translation>
+    </message>
+    <message>
+        <source>The service did not confirm the cancel. It last said “%1” at %2.</source>
+        <translation>Der Dienst hat den Abbruch nicht bestätigt. Zuletzt meldete er „%1“ um %2.</translation>
+    </message>
+    <message>
+        <source>Reading it once more failed: %1</source>
+        <translation>Das erneute Abfragen schlug fehl: %1</translation>
+    </message>
+    <message>
+        <source>Reason: %1</source>
+        <translation>Grund: %1</translation>
+    </message>
+    <message>
+        <source>stopped watching</source>
+        <translation>nicht mehr verfolgt</translation>
+    </message>
+    <message>
+        <source>answer not taken</source>
+        <translation>Antwort nicht angenommen</translation>
+    </message>
 </context>
 <context>
     <name>RunStatus</name>
@@ -1844,6 +1998,10 @@
     <message>
         <source>Deleted</source>
         <translation>Gelöscht</translation>
+    </message>
+    <message>
+        <source>Stopped watching</source>
+        <translation>Nicht verfolgt</translation>
     </message>
 </context>
 <context>
@@ -2145,6 +2303,64 @@
         </translation>
     </message>
     <message>
+        <source>Force Ca&amp;ncel</source>
+        <translation>Abbruch er&amp;zwingen</translation>
+    </message>
+    <message>
+        <source>Use the service&apos;s stronger cancel on runs whose cancel it has not confirmed</source>
+        <translation>Den stärkeren Abbruch des Dienstes für Läufe verwenden, deren Abbruch er nicht bestätigt hat</translation>
+    </message>
+    <message>
+        <source>Stop &amp;Watching…</source>
+        <translation>Nicht mehr &amp;verfolgen…</translation>
+    </message>
+    <message>
+        <source>End runs whose cancel the service has not confirmed, with a record of what the server last said</source>
+        <translation>Läufe beenden, deren Abbruch der Dienst nicht bestätigt hat, mit einem Vermerk, was der Server zuletzt sagte</translation>
+    </message>
+    <message>
+        <source>Stop Watching</source>
+        <translation>Nicht mehr verfolgen</translation>
+    </message>
+    <message>
+        <source>Why stop watching %1? (kept in its timeline)</source>
+        <translation>Warum %1 nicht mehr verfolgen? (wird in seiner Zeitleiste vermerkt)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Why stop watching %n runs? (kept in their timelines)</source>
+        <translation>
+            <numerusform>Warum %n Lauf nicht mehr verfolgen? (wird in seiner Zeitleiste vermerkt)</numerusform>
+            <numerusform>Warum %n Läufe nicht mehr verfolgen? (wird in ihren Zeitleisten vermerkt)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The service did not confirm the cancel.</source>
+        <translation>Der Dienst hat den Abbruch nicht bestätigt.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Answered %n run(s).</source>
+        <translation>
+            <numerusform>%n Lauf beantwortet.</numerusform>
+            <numerusform>%n Läufe beantwortet.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Answered %1 of %2 runs; %3 still wait (see the dialog).</source>
+        <translation>%1 von %2 Läufen beantwortet; %3 warten noch (siehe Dialog).</translation>
+    </message>
+    <message>
+        <source>Force-cancelling %1 failed: %2</source>
+        <translation>Erzwungener Abbruch von %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Could not stop watching %1: %2</source>
+        <translation>%1 konnte nicht aus der Verfolgung genommen werden: %2</translation>
+    </message>
+    <message>
+        <source>The service has not confirmed the cancel of %1; Run › Stop Watching… ends it here.</source>
+        <translation>Der Dienst hat den Abbruch von %1 nicht bestätigt; Lauf › Nicht mehr verfolgen… beendet ihn hier.</translation>
+    </message>
+    <message>
         <source>%1 no longer waits for an answer.</source>
         <translation>%1 wartet nicht mehr auf eine Antwort.</translation>
     </message>
@@ -2156,12 +2372,12 @@
         <translation>Meldet Statuswechsel des ausgewählten Laufs und Läufe, die Sie brauchen</translation>
     </message>
     <message>
-        <source>%1 needs you</source>
-        <translation>%1 braucht Sie</translation>
-    </message>
-    <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1 needs you</source>
+        <translation>%1 braucht Sie</translation>
     </message>
     <message numerus="yes">
         <source>%n run(s) need you: %1</source>
@@ -2236,6 +2452,152 @@
     <message>
         <source>Status badge of the selected run</source>
         <translation>Statusanzeige des ausgewählten Laufs</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::BatchRespondDialog</name>
+    <message numerus="yes">
+        <source>Respond to %n Runs</source>
+        <translation>
+            <numerusform>%n Lauf beantworten</numerusform>
+            <numerusform>%n Läufe beantworten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) wait for an approval. One answer goes to each of them, each its own request.</source>
+        <translation>
+            <numerusform>%n Lauf wartet auf eine Freigabe. Eine Antwort geht an jeden, jeweils als eigene Anfrage.</numerusform>
+            <numerusform>%n Läufe warten auf eine Freigabe. Eine Antwort geht an jeden, jeweils als eigene Anfrage.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) ask the same question. One answer goes to each of them, each its own request.</source>
+        <translation>
+            <numerusform>%n Lauf stellt dieselbe Frage. Eine Antwort geht an jeden, jeweils als eigene Anfrage.</numerusform>
+            <numerusform>%n Läufe stellen dieselbe Frage. Eine Antwort geht an jeden, jeweils als eigene Anfrage.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The runs ask in different words; each run&apos;s request is in the list.</source>
+        <translation>Die Läufe fragen mit verschiedenen Worten; die Anfrage jedes Laufs steht in der Liste.</translation>
+    </message>
+    <message>
+        <source>Runs to answer</source>
+        <translation>Zu beantwortende Läufe</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>Id</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Not sent yet</source>
+        <translation>Noch nicht gesendet</translation>
+    </message>
+    <message>
+        <source>Comment for every run (optional)</source>
+        <translation>Kommentar für jeden Lauf (optional)</translation>
+    </message>
+    <message>
+        <source>Comment</source>
+        <translation>Kommentar</translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Approve %n</source>
+        <translation>
+            <numerusform>%n &amp;freigeben</numerusform>
+            <numerusform>%n &amp;freigeben</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Approve %n runs</source>
+        <translation>
+            <numerusform>%n Lauf freigeben</numerusform>
+            <numerusform>%n Läufe freigeben</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Reject %n</source>
+        <translation>
+            <numerusform>%n &amp;ablehnen</numerusform>
+            <numerusform>%n &amp;ablehnen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Reject %n runs</source>
+        <translation>
+            <numerusform>%n Lauf ablehnen</numerusform>
+            <numerusform>%n Läufe ablehnen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Answer for every run</source>
+        <translation>Antwort für jeden Lauf</translation>
+    </message>
+    <message>
+        <source>Option for every run</source>
+        <translation>Option für jeden Lauf</translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Send to %n</source>
+        <translation>
+            <numerusform>An %n &amp;senden</numerusform>
+            <numerusform>An %n &amp;senden</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Send to %n runs</source>
+        <translation>
+            <numerusform>An %n Lauf senden</numerusform>
+            <numerusform>An %n Läufe senden</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Sending…</source>
+        <translation>Wird gesendet…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sending %n answer(s)…</source>
+        <translation>
+            <numerusform>%n Antwort wird gesendet…</numerusform>
+            <numerusform>%n Antworten werden gesendet…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>✓ Answered</source>
+        <translation>✓ Beantwortet</translation>
+    </message>
+    <message>
+        <source>✗ Not taken: %1</source>
+        <translation>✗ Nicht angenommen: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answered</source>
+        <translation>
+            <numerusform>%n beantwortet</numerusform>
+            <numerusform>%n beantwortet</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not taken (still waiting: see each run&apos;s reason)</source>
+        <translation>
+            <numerusform>%n nicht angenommen (wartet noch: siehe den Grund beim Lauf)</numerusform>
+            <numerusform>%n nicht angenommen (warten noch: siehe den Grund bei jedem Lauf)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n on the way</source>
+        <translation>
+            <numerusform>%n unterwegs</numerusform>
+            <numerusform>%n unterwegs</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2345,6 +2707,37 @@
     <message>
         <source>Already attached: %1</source>
         <translation>Bereits angehängt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::CancelLadderBanner</name>
+    <message>
+        <source>Cancel not confirmed</source>
+        <translation>Abbruch nicht bestätigt</translation>
+    </message>
+    <message>
+        <source>Force Ca&amp;ncel</source>
+        <translation>Abbruch er&amp;zwingen</translation>
+    </message>
+    <message>
+        <source>Force the service to cancel the run</source>
+        <translation>Den Dienst zum Abbruch des Laufs zwingen</translation>
+    </message>
+    <message>
+        <source>Stop &amp;Watching…</source>
+        <translation>Nicht mehr &amp;verfolgen…</translation>
+    </message>
+    <message>
+        <source>Stop watching the run</source>
+        <translation>Den Lauf nicht mehr verfolgen</translation>
+    </message>
+    <message>
+        <source>The service accepted the cancel but has not confirmed it; it still says “%1”. It offers a stronger cancel, or you can stop watching the run.</source>
+        <translation>Der Dienst hat den Abbruch angenommen, aber nicht bestätigt; er meldet noch „%1“. Er bietet einen stärkeren Abbruch an, oder Sie verfolgen den Lauf nicht mehr.</translation>
+    </message>
+    <message>
+        <source>The service accepted the cancel but has not confirmed it; it still says “%1”. You can stop watching the run: it ends here, with what the server last said in its timeline, and a later confirmation still updates it.</source>
+        <translation>Der Dienst hat den Abbruch angenommen, aber nicht bestätigt; er meldet noch „%1“. Sie können den Lauf nicht mehr verfolgen: Er endet hier, mit dem, was der Server zuletzt sagte, in seiner Zeitleiste, und eine spätere Bestätigung aktualisiert ihn trotzdem.</translation>
     </message>
 </context>
 <context>
@@ -2828,6 +3221,22 @@ Zeitüberschreitung/unvollständig, 4 abgebrochen, 5 wartet auf Eingabe, 6 läuf
         <translation>Der Lauf wurde von einem anderen Prozess aus dem Laufspeicher gelöscht; er wird nicht mehr verfolgt.</translation>
     </message>
     <message>
+        <source>list: --search needs a query (e.g. --search &apos;status:failed &quot;timeout&quot;&apos;)</source>
+        <translation>list: --search braucht eine Suchanfrage (z. B. --search &apos;status:failed &quot;timeout&quot;&apos;)</translation>
+    </message>
+    <message>
+        <source>start: --conversation needs new or a conversation id</source>
+        <translation>start: --conversation braucht new oder die ID einer Unterhaltung</translation>
+    </message>
+    <message>
+        <source>start: --conversation: the %1 backend has no conversations</source>
+        <translation>start: --conversation: das Backend %1 hat keine Unterhaltungen</translation>
+    </message>
+    <message>
+        <source>list: --search: %1</source>
+        <translation>list: --search: %1</translation>
+    </message>
+    <message>
         <source>  --json              JSON Lines output
   --allow-insecure-http  permit plain http:// to a non-loopback host
   --version           print the version
@@ -2853,7 +3262,11 @@ Commands:
                       next try in N s&quot;); --give-up-after (90s, 5m, 1h; also for resume and
                       attach) stops after that long without progress, exit 1
   status RUN          refreshes and prints the run
-  cancel RUN          cancels and waits (bounded) until the run is terminal
+  cancel RUN [--stop-watching-after DURATION]
+                      cancels and waits (bounded) until the run is terminal; with
+                      --stop-watching-after (30s, 5m): when the service has not confirmed the
+                      cancel by then, stops watching the run, which ends stopped_watching with
+                      what the server last said in its timeline (exit 1)
   delete RUN [--local]  deletes on the server (when supported) and locally
   list [--all] [--stuck] [--search QUERY]
                       active runs (--all: every stored run; --stuck: only the live runs
@@ -2873,6 +3286,11 @@ Commands:
                       --value: a typed answer to a form (the run&apos;s JSON Schema), checked
                       before it is sent; a mistake names the field, exit 2. --output: a tool
                       call&apos;s output (see &quot;Backends&quot;)
+  respond RUN RUN... (--approve | --reject [--comment C] | --text T | --choice C)
+                      the same answer to each run, each its own request: runs waiting for
+                      an approval, or for the same question; one line per run (--json:
+                      {&quot;type&quot;:&quot;respond&quot;,&quot;run&quot;:ID,&quot;ok&quot;:…,&quot;error&quot;:…}); a run the answer does
+                      not fit is one such line. Exit 0 when every run took it, else 1
   resume              reattaches every unfinished run in the store and follows them all
   export RUN [--format md|json] [--output FILE]   prompt, history, output, secondary, error
   prune --older-than DAYS   removes finished runs that ended more than DAYS days ago
@@ -2913,7 +3331,11 @@ Befehle:
                       (90s, 5m, 1h; auch für resume und attach) hört nach so langer Zeit ohne
                       Fortschritt auf, Exit-Code 1
   status LAUF         aktualisiert den Lauf und gibt ihn aus
-  cancel LAUF         bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist
+  cancel LAUF [--stop-watching-after DAUER]
+                      bricht ab und wartet (begrenzt), bis der Lauf in einem Endzustand ist; mit
+                      --stop-watching-after (30s, 5m): hat der Dienst den Abbruch bis dahin nicht
+                      bestätigt, wird der Lauf nicht mehr verfolgt und endet als stopped_watching,
+                      mit dem, was der Server zuletzt sagte, in seiner Zeitleiste (Exit-Code 1)
   delete LAUF [--local]  löscht auf dem Server (wenn unterstützt) und lokal
   list [--all] [--stuck] [--search QUERY]
                       aktive Läufe (--all: jeder gespeicherte Lauf; --stuck: nur die laufenden
@@ -2933,6 +3355,12 @@ Befehle:
                       --value: eine typisierte Antwort auf ein Formular (das JSON-Schema des Laufs),
                       vor dem Senden geprüft; ein Fehler nennt das Feld, Exit-Code 2. --output:
                       die Ausgabe eines Tool-Aufrufs (siehe „Backends“)
+  respond LAUF LAUF... (--approve | --reject [--comment C] | --text T | --choice C)
+                      dieselbe Antwort an jeden Lauf, jeweils als eigene Anfrage: Läufe, die auf
+                      eine Freigabe oder dieselbe Frage warten; eine Zeile je Lauf (--json:
+                      {&quot;type&quot;:&quot;respond&quot;,&quot;run&quot;:ID,&quot;ok&quot;:…,&quot;error&quot;:…}); ein Lauf, zu dem die Antwort
+                      nicht passt, ist eine solche Zeile. Exit-Code 0, wenn jeder Lauf sie
+                      angenommen hat, sonst 1
   resume              hängt sich wieder an jeden unvollendeten Lauf der Datenbank und folgt allen
   export LAUF [--format md|json] [--output DATEI]   Prompt, Verlauf, Ausgabe, Nebenausgaben, Fehler
   prune --older-than TAGE   entfernt beendete Läufe, die vor mehr als TAGE Tagen endeten
@@ -2948,24 +3376,70 @@ Befehle:
 </translation>
     </message>
     <message>
-        <source>list: --search needs a query (e.g. --search &apos;status:failed &quot;timeout&quot;&apos;)</source>
-        <translation>list: --search braucht eine Suchanfrage (z. B. --search &apos;status:failed &quot;timeout&quot;&apos;)</translation>
+        <source>cancel: --stop-watching-after expects a duration such as 30s or 5m</source>
+        <translation>cancel: --stop-watching-after erwartet eine Dauer wie 30s oder 5m</translation>
     </message>
     <message>
-        <source>start: --conversation needs new or a conversation id</source>
-        <translation>start: --conversation braucht new oder die ID einer Unterhaltung</translation>
+        <source>runwatch-cli cancel --stop-watching-after %1</source>
+        <translation>runwatch-cli cancel --stop-watching-after %1</translation>
     </message>
     <message>
-        <source>start: --conversation: the %1 backend has no conversations</source>
-        <translation>start: --conversation: das Backend %1 hat keine Unterhaltungen</translation>
+        <source>run %1: the service did not confirm the cancel; stopped watching (it last said “%2”)</source>
+        <translation>Lauf %1: Der Dienst hat den Abbruch nicht bestätigt; nicht mehr verfolgt (zuletzt meldete er „%2“)</translation>
     </message>
     <message>
-        <source>list: --search: %1</source>
-        <translation>list: --search: %1</translation>
+        <source>respond: --value and --output answer one run; several runs take --approve, --reject, --text or --choice</source>
+        <translation>respond: --value und --output beantworten einen Lauf; mehrere Läufe nehmen --approve, --reject, --text oder --choice</translation>
+    </message>
+    <message>
+        <source>%1: answered (%2)
+</source>
+        <translation>%1: beantwortet (%2)
+</translation>
+    </message>
+    <message>
+        <source>%1: not answered: %2
+</source>
+        <translation>%1: nicht beantwortet: %2
+</translation>
     </message>
     <message>
         <source>start needs --prompt TEXT or --input JSON</source>
         <translation>start braucht --prompt TEXT oder --input JSON</translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::CommandPalettePopup</name>
+    <message>
+        <source>Command palette</source>
+        <translation>Befehlspalette</translation>
+    </message>
+    <message>
+        <source>Command or run</source>
+        <translation>Befehl oder Lauf</translation>
+    </message>
+    <message>
+        <source>Type a command, a run&apos;s title or id…</source>
+        <translation>Befehl, Titel oder ID eines Laufs eingeben…</translation>
+    </message>
+    <message>
+        <source>Matching commands and runs</source>
+        <translation>Passende Befehle und Läufe</translation>
+    </message>
+    <message>
+        <source>↑↓ to choose · Enter to run or select · Esc to close</source>
+        <translation>↑↓ zum Wählen · Eingabe zum Ausführen oder Auswählen · Esc zum Schließen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more run(s) match: type more to narrow</source>
+        <translation>
+            <numerusform>%n weiterer Lauf passt: weiter tippen, um einzugrenzen</numerusform>
+            <numerusform>%n weitere Läufe passen: weiter tippen, um einzugrenzen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing matches “%1”.</source>
+        <translation>Nichts passt zu „%1“.</translation>
     </message>
 </context>
 <context>
@@ -3964,6 +4438,10 @@ Zeitleiste und Aktionen zu sehen.</translation>
         <source>Not saved: %1. What arrived is kept in this window and saved as soon as the run store can be written; closing Runwatch now would lose it.</source>
         <translation>Nicht gespeichert: %1. Was angekommen ist, bleibt in diesem Fenster und wird gespeichert, sobald der Laufspeicher wieder beschrieben werden kann; wird Runwatch jetzt geschlossen, geht es verloren.</translation>
     </message>
+    <message>
+        <source>&lt;p&gt;They wait for the same request: Respond (Ctrl+I) answers all of them in one step.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Sie warten auf dieselbe Anfrage: Antworten (Strg+I) beantwortet alle in einem Schritt.&lt;/p&gt;</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::ErrorObject</name>
@@ -4405,6 +4883,14 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     <message>
         <source>Keep Runwatch Open</source>
         <translation>Runwatch geöffnet lassen</translation>
+    </message>
+    <message>
+        <source>&amp;Command Palette…</source>
+        <translation>&amp;Befehlspalette…</translation>
+    </message>
+    <message>
+        <source>Find any command or run by typing</source>
+        <translation>Jeden Befehl und jeden Lauf durch Tippen finden</translation>
     </message>
 </context>
 <context>

@@ -72,6 +72,20 @@
             <numerusform>Deadline removed from %n runs.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Why stop watching %n runs? (kept in their timelines)</source>
+        <translation>
+            <numerusform>Why stop watching %n run? (kept in its timeline)</numerusform>
+            <numerusform>Why stop watching %n runs? (kept in their timelines)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Answered %n run(s).</source>
+        <translation>
+            <numerusform>Answered %n run.</numerusform>
+            <numerusform>Answered %n runs.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::Announcer</name>
@@ -90,6 +104,100 @@
         <translation>
             <numerusform>Removed %n finished run older than %1 day(s).</numerusform>
             <numerusform>Removed %n finished runs older than %1 day(s).</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::BatchRespondDialog</name>
+    <message numerus="yes">
+        <source>Respond to %n Runs</source>
+        <translation>
+            <numerusform>Respond to %n Run</numerusform>
+            <numerusform>Respond to %n Runs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) wait for an approval. One answer goes to each of them, each its own request.</source>
+        <translation>
+            <numerusform>%n run waits for an approval. One answer goes to each of them, each its own request.</numerusform>
+            <numerusform>%n runs wait for an approval. One answer goes to each of them, each its own request.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) ask the same question. One answer goes to each of them, each its own request.</source>
+        <translation>
+            <numerusform>%n run asks the same question. One answer goes to each of them, each its own request.</numerusform>
+            <numerusform>%n runs ask the same question. One answer goes to each of them, each its own request.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Approve %n</source>
+        <translation>
+            <numerusform>&amp;Approve %n</numerusform>
+            <numerusform>&amp;Approve %n</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Approve %n runs</source>
+        <translation>
+            <numerusform>Approve %n run</numerusform>
+            <numerusform>Approve %n runs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Reject %n</source>
+        <translation>
+            <numerusform>&amp;Reject %n</numerusform>
+            <numerusform>&amp;Reject %n</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Reject %n runs</source>
+        <translation>
+            <numerusform>Reject %n run</numerusform>
+            <numerusform>Reject %n runs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Send to %n</source>
+        <translation>
+            <numerusform>&amp;Send to %n</numerusform>
+            <numerusform>&amp;Send to %n</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Send to %n runs</source>
+        <translation>
+            <numerusform>Send to %n run</numerusform>
+            <numerusform>Send to %n runs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Sending %n answer(s)…</source>
+        <translation>
+            <numerusform>Sending %n answer…</numerusform>
+            <numerusform>Sending %n answers…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answered</source>
+        <translation>
+            <numerusform>%n answered</numerusform>
+            <numerusform>%n answered</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not taken (still waiting: see each run&apos;s reason)</source>
+        <translation>
+            <numerusform>%n not taken (still waiting: see the run&apos;s reason)</numerusform>
+            <numerusform>%n not taken (still waiting: see each run&apos;s reason)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n on the way</source>
+        <translation>
+            <numerusform>%n on the way</numerusform>
+            <numerusform>%n on the way</numerusform>
         </translation>
     </message>
 </context>
@@ -120,6 +228,16 @@
 </numerusform>
             <numerusform>Removed %n finished runs older than %1 day(s).
 </numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Runwatch::CommandPalettePopup</name>
+    <message numerus="yes">
+        <source>%n more run(s) match: type more to narrow</source>
+        <translation>
+            <numerusform>%n more run matches: type more to narrow</numerusform>
+            <numerusform>%n more runs match: type more to narrow</numerusform>
         </translation>
     </message>
 </context>

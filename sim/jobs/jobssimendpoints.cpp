@@ -282,6 +282,11 @@ void JobsSimulator::handleInput(const Exchange &exchange, const HttpRequest &req
         sendError(exchange, 400, u"invalid_json"_s, u"The answer must be a JSON object."_s);
         return;
     }
+    if (const int status = job->options().inputFaultStatus; status > 0) {
+        sendError(exchange, status, u"injected_fault"_s,
+                  u"The approval service refused the answer to job %1 (injected)."_s.arg(job->id()), false);
+        return;
+    }
     QString why;
     switch (job->answer(doc.object(), &why)) {
     case JobsSimRun::AnswerResult::Accepted:

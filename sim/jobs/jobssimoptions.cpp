@@ -115,6 +115,7 @@ std::optional<JobsRunOptions> resolveRunOptions(const JobsSimConfig &config, con
         *target = static_cast<std::remove_pointer_t<decltype(target)>>(v);
     };
     int retryable = o.retryable ? 1 : 0;
+    int cancelIgnore = o.cancelIgnored ? 1 : 0;
     int events = o.events ? 1 : 0;
     qint64 timeoutSeconds = qint64(o.timeoutSeconds);
     integer("deltas", 0, 10000000, &o.deltas);
@@ -127,6 +128,8 @@ std::optional<JobsRunOptions> resolveRunOptions(const JobsSimConfig &config, con
     integer("timer_ms", 0, 86400000, &o.timerMs);
     integer("webhook_ms", 0, 86400000, &o.webhookMs);
     integer("cancel_delay_ms", 0, 3600000, &o.cancelDelayMs);
+    integer("cancel_ignore", 0, 1, &cancelIgnore);
+    integer("input_fault", 0, 599, &o.inputFaultStatus);
     integer("input_reply_delay_ms", 0, 60000, &o.inputReplyDelayMs);
     integer("events", 0, 1, &events);
     integer("large_bytes", 0, qint64(256) << 20, &o.largeBytes);
@@ -139,6 +142,7 @@ std::optional<JobsRunOptions> resolveRunOptions(const JobsSimConfig &config, con
     if (!ok)
         return std::nullopt;
     o.retryable = retryable != 0;
+    o.cancelIgnored = cancelIgnore != 0;
     o.events = events != 0;
     o.timeoutSeconds = double(timeoutSeconds);
     if (values.contains(u"drop_mode"_s)) {
@@ -173,7 +177,8 @@ QString jobsOptionsHelpText()
            + jobsScenarioNames().join(u", "_s)
            + u".\nPer-job options (metadata strings or key=value words in the input): deltas, interval_ms,\n"
              u"  queued_ms, fail_after, retryable, timeout_ms, timeout_seconds, timer_ms, webhook_ms,\n"
-             u"  cancel_delay_ms, input_reply_delay_ms, events, retry_after (N | date:N | none), "
+             u"  cancel_delay_ms, cancel_ignore, input_fault (STATUS), input_reply_delay_ms, events,\n"
+             u"  retry_after (N | date:N | none), "
              u"large_bytes, unknown_ms,\n"
              u"  sync_status, reply, drop_after, drop_mode, fault_connections, malformed_at, drip_ms.\n"_s;
 }

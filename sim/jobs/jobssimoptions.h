@@ -7,7 +7,8 @@
 // JOBS: the scenario comes from metadata "scenario", else the first word of the input, else
 // "normal" (see JobsScenario). Per-job options as metadata strings or key=value words in the
 // input (metadata wins): deltas, interval_ms, queued_ms, fail_after, retryable (0/1),
-// timeout_ms, timeout_seconds, timer_ms, webhook_ms, cancel_delay_ms, events (0/1),
+// timeout_ms, timeout_seconds, timer_ms, webhook_ms, cancel_delay_ms, cancel_ignore (0/1),
+// input_fault (an HTTP status for every answer), events (0/1),
 // retry_after (seconds, "date:N" for an HTTP date N s ahead, "none"), large_bytes, unknown_ms,
 // sync_status (200/201), reply, drop_after, drop_mode (close|reset|mid), fault_connections,
 // malformed_at, drip_ms. A bad value is a 400.
@@ -61,6 +62,11 @@ struct JobsRunOptions
     int timerMs = 1000;
     int webhookMs = -1;    // > 0: the external system calls back by itself after this long
     int cancelDelayMs = 0; // > 0: cancel answers 202 and the job stops after this long
+    // A service that never confirms a cancel: 202, and the job goes on as if nothing was asked.
+    bool cancelIgnored = false;
+    // > 0: every answer to this job (POST .../input) is refused with this HTTP status, the job
+    // still waiting: one job of a batch whose approval fails on the service.
+    int inputFaultStatus = 0;
     // > 0: an accepted answer is replied to this late, with the job as it was when the answer
     // was taken: by then the job has gone on (and said so on its event stream).
     int inputReplyDelayMs = 0;

@@ -465,6 +465,8 @@ JobsSimRun::CancelResult JobsSimRun::cancel()
     if (m_cancelPending)
         return CancelResult::Initiated;
     const bool working = m_status == u"running" || m_status == u"paused_by_admin";
+    if (working && m_options.cancelIgnored)
+        return CancelResult::Initiated; // accepted, and never acted on
     if (working && m_options.cancelDelayMs > 0) {
         // The work stops at once, the job reports canceled only after the delay.
         m_cancelPending = true;

@@ -194,6 +194,11 @@ QCoro::Task<ActionResult> FakeBackend::cancel(ContinuationToken token)
     return answer(Op::Cancel, std::move(token), std::nullopt);
 }
 
+QCoro::Task<ActionResult> FakeBackend::forceCancel(ContinuationToken token)
+{
+    return answer(Op::ForceCancel, std::move(token), std::nullopt);
+}
+
 QCoro::Task<ActionResult> FakeBackend::remove(ContinuationToken token)
 {
     return answer(Op::Remove, std::move(token), std::nullopt);

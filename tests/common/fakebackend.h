@@ -62,7 +62,7 @@ class FakeBackend : public Runwatch::RunBackend
 {
     Q_OBJECT
 public:
-    enum class Op { Start, Follow, Get, Cancel, Remove, Respond, List };
+    enum class Op { Start, Follow, Get, Cancel, Remove, Respond, List, ForceCancel };
     Q_ENUM(Op)
 
     struct Call
@@ -91,7 +91,7 @@ public:
     void setCapabilities(Runwatch::Capabilities capabilities) { m_capabilities = capabilities; }
     void queueStart(FakeStreamScript script) { m_startScripts.append(std::move(script)); }
     void queueFollow(FakeStreamScript script) { m_followScripts.append(std::move(script)); }
-    // For Get, Cancel, Remove and Respond: the next answers, in order.
+    // For Get, Cancel, ForceCancel, Remove and Respond: the next answers, in order.
     void queueAnswer(Op op, FakeAnswer answer);
     // For Get, Cancel, Remove and Respond: the answer once the queue is empty.
     void setDefaultAnswer(Op op, FakeAnswer answer);
@@ -122,6 +122,7 @@ public:
     Runwatch::RunStream *follow(Runwatch::ContinuationToken token, QObject *parent) override;
     QCoro::Task<Runwatch::ActionResult> get(Runwatch::ContinuationToken token) override;
     QCoro::Task<Runwatch::ActionResult> cancel(Runwatch::ContinuationToken token) override;
+    QCoro::Task<Runwatch::ActionResult> forceCancel(Runwatch::ContinuationToken token) override;
     QCoro::Task<Runwatch::ActionResult> remove(Runwatch::ContinuationToken token) override;
     QCoro::Task<Runwatch::ActionResult> respond(Runwatch::ContinuationToken token,
                                                 Runwatch::InputAnswer answer) override;
@@ -144,7 +145,7 @@ private:
     friend class detail::PendingAnswer;
     friend class detail::FakeRunStream;
 
-    static constexpr std::size_t kOps = 7;
+    static constexpr std::size_t kOps = 8;
     static std::size_t index(Op op) { return std::size_t(op); }
 
     qsizetype record(Call call);

@@ -202,12 +202,16 @@ private Q_SLOTS:
                 if (auto *d = qobject_cast<QDialog *>(w); d && d->isVisible())
                     d->reject();
             }
+            // A popup (the command palette) takes the keys as a dialog does.
+            if (QWidget *popup = QApplication::activePopupWidget())
+                popup->hide();
         });
         closer.start();
         const auto dialogOpen = [] {
             const QWidgetList widgets = QApplication::topLevelWidgets();
-            return std::any_of(widgets.cbegin(), widgets.cend(),
-                               [](QWidget *w) { return qobject_cast<QDialog *>(w) && w->isVisible(); });
+            return QApplication::activePopupWidget()
+                   || std::any_of(widgets.cbegin(), widgets.cend(),
+                                  [](QWidget *w) { return qobject_cast<QDialog *>(w) && w->isVisible(); });
         };
         for (QAction *a : std::as_const(actions)) {
             QSignalSpy fired(a, &QAction::triggered);

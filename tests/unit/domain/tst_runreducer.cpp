@@ -14,7 +14,7 @@ private Q_SLOTS:
     // Every status has a snake_case name that maps back to itself.
     void statusNamesRoundTrip()
     {
-        for (int i = int(RunStatus::Unknown); i <= int(RunStatus::Deleted); ++i) {
+        for (int i = int(RunStatus::Unknown); i <= int(Runwatch::kLastRunStatus); ++i) {
             const auto s = RunStatus(i);
             QCOMPARE(statusFromName(statusName(s)), s);
         }

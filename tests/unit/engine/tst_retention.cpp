@@ -108,7 +108,7 @@ private Q_SLOTS:
         const QDateTime now = QDateTime::currentDateTimeUtc();
         const QDateTime old = now.addDays(-10);
         QList<Run> runs;
-        for (int s = int(RunStatus::Unknown); s <= int(RunStatus::Deleted); ++s) {
+        for (int s = int(RunStatus::Unknown); s <= int(Runwatch::kLastRunStatus); ++s) {
             runs << runFinished(u"s%1"_s.arg(s), RunStatus(s), old);
             QVERIFY(store.saveRun(runs.last()));
         }
