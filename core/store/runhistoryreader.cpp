@@ -100,7 +100,9 @@ void RunHistoryReader::read(QString path, QString afterCreatedAt, QString afterL
         error = tr("Cannot read the run history: %1").arg(error);
     if (error.isEmpty()) {
         QSqlDatabase db = QSqlDatabase::database(name, false);
-        {
+        if (!engine->beginSnapshot(db))
+            error = tr("Cannot read the run history: %1").arg(db.lastError().text());
+        if (error.isEmpty()) {
             QSqlQuery q(db);
             engine->prepareNestedRead(q); // a live run's output is read as the rows go by
             const bool after = !afterLocalId.isEmpty();
@@ -131,6 +133,8 @@ void RunHistoryReader::read(QString path, QString afterCreatedAt, QString afterL
                 if (q.lastError().isValid())
                     error = tr("The run history was read only in part: %1").arg(q.lastError().text());
             }
+            q.finish();
+            engine->endSnapshot(db);
         }
     }
     if (QSqlDatabase::contains(name)) {

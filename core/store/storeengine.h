@@ -81,6 +81,12 @@ public:
     // `q` made forward-only where that is safe for a query whose rows are read while other
     // statements run on the same connection.
     void prepareNestedRead(QSqlQuery &q) const { q.setForwardOnly(streamsUnderOtherStatements()); }
+    // Begins a read of several statements that must see one snapshot of the store (the history
+    // reader's listing and each live run's output). SQLite's open statement keeps its WAL
+    // snapshot for the connection already; PostgreSQL's autocommit would take one per statement.
+    // endSnapshot() after the read.
+    virtual bool beginSnapshot(const QSqlDatabase &) const { return true; }
+    virtual void endSnapshot(const QSqlDatabase &) const {}
     // A server's connection can drop (a restart, a network blip, an idle timeout): after a failed
     // write its writer opens a new one for the next try, and a failed open is tried again.
     virtual bool connectionCanDrop() const { return false; }

@@ -189,6 +189,12 @@ public:
     QStringList searchSchema() const override
     {
         return {
+            // A database this step was begun on before starts again from nothing: derived data.
+            u"DROP TRIGGER IF EXISTS runs_search_runs ON runs"_s,
+            u"DROP TRIGGER IF EXISTS runs_notify ON runs"_s,
+            u"DROP TRIGGER IF EXISTS run_text_notify ON run_text"_s,
+            u"DROP TRIGGER IF EXISTS run_items_notify ON run_items"_s,
+            u"DROP TABLE IF EXISTS search_runs"_s,
             u"CREATE OR REPLACE FUNCTION runwatch_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS "
             "$$ BEGIN RETURN t::jsonb; EXCEPTION WHEN others THEN RETURN NULL; END $$"_s,
             // The order runs were stored in, newest first in a search's answer (SQLite: the rowid
@@ -221,6 +227,13 @@ public:
     bool connectionCanDrop() const override { return true; }
 
     bool streamsUnderOtherStatements() const override { return false; }
+
+    bool beginSnapshot(const QSqlDatabase &db) const override
+    {
+        return QSqlQuery(db).exec(u"BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"_s);
+    }
+
+    void endSnapshot(const QSqlDatabase &db) const override { QSqlQuery(db).exec(u"COMMIT"_s); }
 
     QString changeChannel() const override { return kRunsChannel; }
 
