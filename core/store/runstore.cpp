@@ -49,6 +49,7 @@ RunStore::RunStore(QObject *parent)
     : QObject(parent)
     , m_connectionName(u"runwatch-store-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
+    setUpChangeTimers();
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, &RunStore::submitPending);
     // A full disk may get room again (a file deleted, a volume grown): try every few seconds.
@@ -83,13 +84,14 @@ QString RunStore::defaultDataPath()
 bool RunStore::open(const QString &location)
 {
     close();
-    m_path = location;
+    // Messages and path() never repeat a password that was put in a URL (open refuses it).
+    m_path = detail::StoreEngine::redacted(location);
     QString why;
     m_engine = detail::StoreEngine::forLocation(location, &why);
     if (m_engine)
         why = m_engine->prepareLocation();
     if (!m_engine || !why.isEmpty() || !m_engine->openConnection(m_connectionName, &why)) {
-        m_error = Text::tr("Cannot open the run store %1: %2").arg(location, why);
+        m_error = Text::tr("Cannot open the run store %1: %2").arg(m_path, why);
         m_engine.reset();
         return false;
     }
@@ -134,41 +136,12 @@ void RunStore::close()
     m_inFlight.clear();
     m_statements = {};
     m_writtenStatus.clear();
+    m_livenessTimer.stop();
+    m_reconnectTimer.stop();
+    m_changeTimer.stop();
+    m_changedElsewhere.clear();
     closeConnection();
     m_engine.reset();
-}
-
-void RunStore::closeConnection()
-{
-    if (!QSqlDatabase::contains(m_connectionName))
-        return;
-    {
-        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-        if (QSqlDriver *driver = db.driver()) {
-            disconnect(driver, nullptr, this, nullptr);
-            for (const QString &channel : driver->subscribedToNotifications())
-                driver->unsubscribeFromNotification(channel);
-        }
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(m_connectionName);
-}
-
-void RunStore::subscribeToChanges()
-{
-    const QString channel = m_engine ? m_engine->changeChannel() : QString();
-    if (channel.isEmpty())
-        return;
-    QSqlDriver *driver = QSqlDatabase::database(m_connectionName, false).driver();
-    if (!driver || !driver->subscribeToNotification(channel)) {
-        qCWarning(lcStore) << "cannot listen for changes on" << channel;
-        return;
-    }
-    connect(driver, &QSqlDriver::notification, this,
-            [this](const QString &name, QSqlDriver::NotificationSource, const QVariant &payload) {
-                if (name == m_engine->changeChannel())
-                    Q_EMIT runChangedElsewhere(payload.toString());
-            });
 }
 
 bool RunStore::isOpen() const
@@ -197,7 +170,9 @@ bool RunStore::saveRun(const Run &run)
 
 void RunStore::scheduleSave(const Run &run)
 {
-    if (!isOpen())
+    // The writer, not this thread's connection: while a server's connection is being made again
+    // the writer keeps what it is given and writes it once it can.
+    if (!m_writer)
         return;
     m_pendingIds.remove(run.localId);
     ++m_queueGeneration;

@@ -165,9 +165,14 @@ Q_SIGNALS:
     // A write found these runs deleted from the file by another process (`delete --local`,
     // `prune`) and did not bring them back: the front end lets them go too.
     void runsDeletedElsewhere(const QStringList &localIds);
-    // Another process (or this one's writer) changed or deleted this run in a store that pushes
-    // changes (PostgreSQL's NOTIFY): a front end that does not follow the run reads it again.
-    void runChangedElsewhere(const QString &localId);
+    // Another process (or this one's writer) changed, added or deleted these runs in a store that
+    // pushes changes (PostgreSQL's NOTIFY), at most every 100 ms: a front end that does not follow
+    // them reads them again (RunManager). SQLite stores never emit it.
+    void runsChangedElsewhere(const QStringList &localIds);
+    // The connection to a database server was lost (`connected` false, with why) or made again.
+    // Meanwhile writes wait in memory (writeError() says so) and reads find nothing; the store
+    // tries again with a growing pause (0.5 s doubling to 30 s). The GUI shows it in its status bar.
+    void connectionChanged(bool connected, const QString &why);
 
 private:
     bool migrate();
@@ -184,8 +189,12 @@ private:
     // (runstore_searchscan.cpp).
     std::optional<QList<SearchHit>> searchByScan(const SearchQuery &query, const QString &filter,
                                                  const QVariantList &values, int limit, int snippets) const;
+    // runstore_changes.cpp: what the engine pushes, and the server connection's upkeep.
+    void setUpChangeTimers();
     void subscribeToChanges();
     void closeConnection();
+    void checkConnection();
+    void reconnect();
     // Hands pending runs to the writer thread, at most kRunsPerBatch per frame (runstore.cpp).
     void submitPending();
     // Returns once every batch handed over is on disk (or failed). With `forgetRun`, the writer
@@ -222,7 +231,13 @@ private:
     QTimer m_flushTimer;
     QTimer m_retryTimer; // while writes fail: try the unwritten state again
     QString m_writeError;
-    QSet<QString> m_unsaved; // the runs of the batch the writer could not write
+    QSet<QString> m_unsaved;          // the runs of the batch the writer could not write
+    QSet<QString> m_changedElsewhere; // notified, not yet announced (m_changeTimer)
+    QTimer m_changeTimer;
+    QTimer m_livenessTimer;  // a server's connection: is it still there?
+    QTimer m_reconnectTimer; // while it is not
+    int m_reconnectDelayMs = 0;
+    bool m_connected = true;
 };
 
 } // namespace Runwatch

@@ -199,6 +199,8 @@ QSqlQuery *RunWriteStatements::statement(const QString &sql)
     auto q = std::make_shared<QSqlQuery>(m_db);
     if (!q->prepare(sql)) {
         m_prepareError = q->lastError().text();
+        if (m_prepareError.trimmed().isEmpty())
+            m_prepareError = Text::tr("the connection to the store is closed");
         qCWarning(lcStore) << "cannot prepare" << sql << m_prepareError;
         return nullptr;
     }

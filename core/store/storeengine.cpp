@@ -12,6 +12,8 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <QUrl>
+#include <QUrlQuery>
 
 using namespace Qt::StringLiterals;
 
@@ -130,6 +132,18 @@ bool StoreEngine::isDatabaseUrl(const QString &location)
 {
     return location.startsWith(u"postgresql://"_s, Qt::CaseInsensitive)
            || location.startsWith(u"postgres://"_s, Qt::CaseInsensitive);
+}
+
+QString StoreEngine::redacted(const QString &location)
+{
+    if (!isDatabaseUrl(location))
+        return location;
+    QUrl url(location);
+    QUrlQuery query(url);
+    query.removeAllQueryItems(u"password"_s);
+    query.removeAllQueryItems(u"sslpassword"_s);
+    url.setQuery(query);
+    return url.toString(QUrl::RemovePassword);
 }
 
 std::shared_ptr<const StoreEngine> StoreEngine::forLocation(const QString &location, QString *error)

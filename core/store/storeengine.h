@@ -31,6 +31,8 @@ public:
     static std::shared_ptr<const StoreEngine> forLocation(const QString &location, QString *error);
     // Whether `location` names a PostgreSQL database rather than a file.
     static bool isDatabaseUrl(const QString &location);
+    // `location` fit for a message: a URL without a password someone put in it by mistake.
+    static QString redacted(const QString &location);
 
     virtual Kind kind() const = 0;
     // As given (the file path or the URL): what the readers on other threads open again.
