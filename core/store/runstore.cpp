@@ -101,6 +101,7 @@ bool RunStore::open(const QString &location)
     if (!migrate() || !m_statements.prepare(db, m_engine, &m_error)) {
         db = {};
         closeConnection();
+        m_engine.reset();
         return false;
     }
     m_writer = new detail::RunStoreWriter(m_engine, [this] {

@@ -8,6 +8,8 @@
 #include <QSqlQuery>
 #include <QTcpServer>
 #include <QTest>
+#include <QUrl>
+#include <QUrlQuery>
 #include <QUuid>
 
 #include <fcntl.h>
@@ -129,6 +131,10 @@ RawStore::RawStore(const QString &location)
         db.setPort(url.port());
         db.setUserName(url.userName());
         db.setDatabaseName(url.path().mid(1));
+        QStringList options;
+        for (const auto &[key, value] : QUrlQuery(url).queryItems(QUrl::FullyDecoded))
+            options << key + u'=' + value;
+        db.setConnectOptions(options.join(u';'));
     } else {
         db.setDatabaseName(location);
     }
@@ -209,7 +215,10 @@ bool PgCluster::ensureStarted(QString *error)
     const QString postgres = pgBinary(u"postgres"_s);
     if (!QFile::exists(initdb) || !QFile::exists(postgres))
         return fail(u"PostgreSQL's server is not installed (initdb, postgres; Debian: postgresql)"_s);
-    m_dir = std::make_unique<QTemporaryDir>(QDir::tempPath() + u"/runwatch-pg-XXXXXX"_s);
+    // As root, in /tmp whatever TMPDIR says: the postgres user must reach the folder, and a TMPDIR
+    // under /root would not let it.
+    const QString base = account.drop ? u"/tmp"_s : QDir::tempPath();
+    m_dir = std::make_unique<QTemporaryDir>(base + u"/runwatch-pg-XXXXXX"_s);
     if (!m_dir->isValid())
         return fail(u"cannot create a temporary folder"_s);
     if (account.drop && ::chown(QFile::encodeName(m_dir->path()).constData(), account.uid, account.gid) != 0)

@@ -202,6 +202,68 @@ private Q_SLOTS:
         QVERIFY(store.saveRun(sampleRun(u"pf000001"_s)));
     }
 
+    // The README's least-privilege set: a role that may only read and write rows works as an
+    // operator's store once the owner has created the schema — writes, appended output, search,
+    // deletion, the pushed changes — and cannot change the schema.
+    void leastPrivilegeRoleIsEnough()
+    {
+        const QString url = newDatabase(u"leastpriv"_s);
+        QVERIFY(!url.isEmpty());
+        {
+            RunStore owner; // creates the schema
+            QVERIFY2(owner.open(url), qPrintable(owner.errorString()));
+        }
+        const QString database = QUrl(url).path().mid(1);
+        {
+            RunwatchTest::RawStore admin(url);
+            for (const QString &sql : {
+                     u"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'runwatch_team') "
+                     u"THEN "
+                     "CREATE ROLE runwatch_team LOGIN PASSWORD 'team-pw'; END IF; END $$"_s,
+                     u"GRANT CONNECT ON DATABASE %1 TO runwatch_team"_s.arg(database),
+                     u"GRANT USAGE ON SCHEMA public TO runwatch_team"_s,
+                     u"REVOKE CREATE ON SCHEMA public FROM PUBLIC"_s,
+                     u"GRANT SELECT, INSERT, UPDATE, DELETE ON runs, run_text, run_items, connections, "
+                     u"settings, "
+                     "search_runs TO runwatch_team"_s,
+                     u"GRANT SELECT ON runwatch_schema TO runwatch_team"_s,
+                     u"GRANT EXECUTE ON FUNCTION runwatch_jsonb(text) TO runwatch_team"_s,
+                 })
+                QVERIFY2(admin.exec(sql), qPrintable(admin.error()));
+        }
+        const QString passfile = m_dir.filePath(u"team-pgpass"_s);
+        {
+            QFile file(passfile);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("*:*:*:runwatch_team:team-pw\n");
+            QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        }
+        const ScopedEnv none("PGPASSWORD", QByteArray());
+        QUrl teamUrl(url);
+        teamUrl.setUserName(u"runwatch_team"_s);
+        teamUrl.setQuery(u"passfile="_s + passfile);
+        const QString team = teamUrl.toString();
+        RunStore store;
+        QVERIFY2(store.open(team), qPrintable(store.errorString()));
+        Run run = sampleRun(u"team0002"_s);
+        QVERIFY(store.saveRun(run));
+        run.stored = std::make_shared<Run>(run);
+        run.primaryText += u" continued by the team"_s;
+        QVERIFY(store.saveRun(run));
+        QCOMPARE(store.loadRun(run.localId).value_or(Run{}).primaryText,
+                 u"Shared answer continued by the team"_s);
+        QCOMPARE(store.findRun(u"resp_team0002"_s).value_or(Run{}).localId, run.localId);
+        SearchQuery query;
+        query.terms = {SearchQuery::Term{.text = u"continued"_s, .phrase = false, .prefix = false}};
+        QCOMPARE(store.search(query).value_or(QList<SearchHit>{}).size(), 1);
+        QVERIFY(store.saveSetting(u"prices"_s, QJsonObject{{u"currency"_s, u"EUR"_s}}));
+        QVERIFY(store.removeRun(run.localId));
+        RunwatchTest::RawStore raw(team);
+        QVERIFY(raw.isOpen());
+        QVERIFY(!raw.exec(u"CREATE TABLE intruder (x INTEGER)"_s));
+        QVERIFY(!raw.exec(u"DROP TABLE runs"_s));
+    }
+
     // A run written by another process (another RunStore: its own connections) appears in this
     // one's run list within a second, its changes follow, and its deletion takes it away — pushed
     // by NOTIFY, not read on a timer.
