@@ -42,8 +42,9 @@ set(CPACK_DEBIAN_RUNWATCH_PACKAGE_SECTION utils)
 # The run store is SQLite through Qt's plugin.
 set(CPACK_DEBIAN_RUNWATCH_PACKAGE_DEPENDS "libqt6sql6-sqlite")
 # A secret service keeps API keys (without one the app asks before using a plain file);
-# qt6-wayland lets the app run natively on a Wayland session instead of through XWayland.
-set(CPACK_DEBIAN_RUNWATCH_PACKAGE_RECOMMENDS "gnome-keyring | keepassxc | kwalletmanager, qt6-wayland")
+# qt6-wayland lets the app run natively on a Wayland session instead of through XWayland;
+# libqt6sql6-psql (Qt's PostgreSQL plugin) lets a team share one run store (--store postgresql://…).
+set(CPACK_DEBIAN_RUNWATCH_PACKAGE_RECOMMENDS "gnome-keyring | keepassxc | kwalletmanager, qt6-wayland, libqt6sql6-psql")
 set(CPACK_DEBIAN_RUNWATCH_PACKAGE_SUGGESTS "runwatch-sim")
 set(CPACK_DEBIAN_RUNWATCH_DESCRIPTION
     "cockpit for long-running AI background runs

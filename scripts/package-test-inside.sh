@@ -21,6 +21,7 @@ step "what apt would install with Recommends (they must resolve from the archive
 apt-get install -s -o APT::Install-Recommends=true /tmp/debs/runwatch_*.deb >/tmp/recommends.txt
 grep -q '^Inst qt6-wayland ' /tmp/recommends.txt || fail "Recommends qt6-wayland does not resolve"
 grep -q '^Inst gnome-keyring ' /tmp/recommends.txt || fail "Recommends gnome-keyring does not resolve"
+grep -q '^Inst libqt6sql6-psql ' /tmp/recommends.txt || fail "Recommends libqt6sql6-psql does not resolve"
 
 # The programs run as an ordinary user, as people run them (made first: useradd touches /etc).
 useradd --create-home --shell /bin/bash tester

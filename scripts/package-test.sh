@@ -72,6 +72,7 @@ stage_contents() {
     expect_field "$app_deb" Depends 'libqt6sql6-sqlite'
     expect_field "$app_deb" Recommends 'gnome-keyring'
     expect_field "$app_deb" Recommends 'qt6-wayland'
+    expect_field "$app_deb" Recommends 'libqt6sql6-psql'
     # The simulator links no client and no GUI code.
     if field "$sim_deb" Depends | grep -Eq 'libqt6widgets6|libqt6gui6|keychain'; then
         die "runwatch-sim depends on GUI or keychain libraries: $(field "$sim_deb" Depends)"

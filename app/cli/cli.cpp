@@ -52,7 +52,9 @@ constexpr auto kUsageConnection = QT_TRANSLATE_NOOP(
   --auth STYLE        how the key goes out: bearer (default; Authorization: Bearer KEY),
                       header:NAME (NAME: KEY, e.g. header:api-key for Azure OpenAI,
                       header:x-api-key, header:x-goog-api-key), or none
-  --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
+  --store PATH|URL    run store: a file, or postgresql://user@host:port/database for a team's
+                      (default: $RUNWATCH_STORE or the platform data directory); the password
+                      comes from libpq's PGPASSWORD, ~/.pgpass or service file, never the URL
 Connection options (give them on every command; [names]: only those connectors'):
 )");
 

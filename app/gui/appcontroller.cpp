@@ -79,10 +79,11 @@ AppOptions AppController::parseArguments(const QStringList &arguments)
 
 QString AppController::usage()
 {
-    return tr("Usage: runwatch [--demo] [--store PATH] [--palette light|dark]\n\n"
+    return tr("Usage: runwatch [--demo] [--store PATH|URL] [--palette light|dark]\n\n"
               "  --demo            start the built-in simulators and demo runs (the default on first\n"
               "                    launch, when no connection is saved); demo runs are not saved\n"
-              "  --store PATH      run store (default: $RUNWATCH_STORE or the platform data directory)\n"
+              "  --store PATH|URL  run store: a file, or postgresql://user@host:port/database for a\n"
+              "                    team's (default: $RUNWATCH_STORE or the platform data directory)\n"
               "  --palette NAME    light or dark colours (Fusion style)\n"
               "  --version         print the version\n");
 }
@@ -192,6 +193,16 @@ bool AppController::start(QString *error)
         m_window->statusBar()->showMessage(
             tr("Runs not saved: %1. They are kept in memory and saved when the store can be written.")
                 .arg(error));
+    });
+    // A team store's server connection (PostgreSQL): lost and being made again, or back.
+    connect(&m_store, &RunStore::connectionChanged, this, [this](bool connected, const QString &why) {
+        if (!m_window)
+            return;
+        if (connected) {
+            m_window->statusBar()->showMessage(tr("Connected to the run store again."), 10000);
+            return;
+        }
+        m_window->statusBar()->showMessage(why);
     });
 
     if (demo) {

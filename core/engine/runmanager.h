@@ -229,6 +229,9 @@ private:
     // write, the file has them gone already), and a followed run's deadline set elsewhere is read.
     void letGoDeletedRuns(const QStringList &ids);
     void syncFromStore();
+    // Runs another process changed, added or deleted in a store that pushes changes (PostgreSQL):
+    // read again, unless this process follows them (its stream is newer than the store).
+    void takeChangesFromStore(const QStringList &ids);
     void wakeStoreSync(); // a run is followed: sync while any is
 
     QHash<QString, Connection> m_connections;

@@ -37,6 +37,7 @@ void RunManager::setStore(RunStore *store)
             return e ? &e->run : nullptr;
         });
         connect(m_store, &RunStore::runsDeletedElsewhere, this, &RunManager::letGoDeletedRuns);
+        connect(m_store, &RunStore::runsChangedElsewhere, this, &RunManager::takeChangesFromStore);
         connect(m_store, &RunStore::unsavedRunsChanged, this, [this](const QStringList &ids) {
             for (const QString &id : ids) {
                 if (entry(id))
@@ -61,6 +62,29 @@ void RunManager::letGoDeletedRuns(const QStringList &ids)
 {
     for (const QString &id : ids)
         removeLocal(id, StoreRow::AlreadyGone);
+}
+
+void RunManager::takeChangesFromStore(const QStringList &ids)
+{
+    if (!m_store)
+        return;
+    for (const QString &id : ids) {
+        const Entry *e = entry(id);
+        // Followed here: this process's stream writes the run; what others change on it (the
+        // deadline) syncFromStore() reads.
+        if (e && e->follower.active)
+            continue;
+        std::optional<Run> stored = m_store->loadRun(id);
+        if (!stored) {
+            // Gone from the store (and not a run of ours still on its way there).
+            if (e && e->run.inStore)
+                removeLocal(id, StoreRow::AlreadyGone);
+            continue;
+        }
+        // Shown, not followed: the process that started or follows the run streams it (one
+        // follower per run across the team is the next step: leases, README "Team store").
+        adoptRun(std::move(*stored), false);
+    }
 }
 
 void RunManager::wakeStoreSync()

@@ -2,6 +2,7 @@
 #include "store/runhistoryreader.h"
 
 #include "store/runstorerows.h"
+#include "store/storeengine.h"
 
 #include <QMutexLocker>
 #include <QSqlDatabase>
@@ -92,15 +93,18 @@ void RunHistoryReader::read(QString path, QString afterCreatedAt, QString afterL
     const QString name = u"runwatch-history-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces);
     QString error;
     QList<Run> batch;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, name);
-        db.setDatabaseName(path);
-        db.setConnectOptions(u"QSQLITE_BUSY_TIMEOUT=5000"_s);
-        if (!db.open()) {
+    const std::shared_ptr<const detail::StoreEngine> engine = detail::StoreEngine::forLocation(path, &error);
+    if (QString why; engine && !engine->openConnection(name, &why))
+        error = tr("Cannot read the run history: %1").arg(why);
+    else if (!engine)
+        error = tr("Cannot read the run history: %1").arg(error);
+    if (error.isEmpty()) {
+        QSqlDatabase db = QSqlDatabase::database(name, false);
+        if (!engine->beginSnapshot(db))
             error = tr("Cannot read the run history: %1").arg(db.lastError().text());
-        } else {
+        if (error.isEmpty()) {
             QSqlQuery q(db);
-            q.setForwardOnly(true);
+            engine->prepareNestedRead(q); // a live run's output is read as the rows go by
             const bool after = !afterLocalId.isEmpty();
             // The order of RunStore::loadRunsPage, continued in one statement: the created_at index
             // is walked once instead of once per page.
@@ -129,9 +133,14 @@ void RunHistoryReader::read(QString path, QString afterCreatedAt, QString afterL
                 if (q.lastError().isValid())
                     error = tr("The run history was read only in part: %1").arg(q.lastError().text());
             }
+            q.finish();
+            engine->endSnapshot(db);
         }
     }
-    QSqlDatabase::removeDatabase(name);
+    if (QSqlDatabase::contains(name)) {
+        QSqlDatabase::database(name, false).close();
+        QSqlDatabase::removeDatabase(name);
+    }
     hand(std::move(batch), true, error);
 }
 

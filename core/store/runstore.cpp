@@ -2,17 +2,16 @@
 #include "store/runstore.h"
 
 #include "net/threadhandoff.h"
-#include "store/privatefiles.h"
 #include "store/runstorerows.h"
 #include "store/runstorewriter.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QSqlDriver>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
@@ -50,6 +49,7 @@ RunStore::RunStore(QObject *parent)
     : QObject(parent)
     , m_connectionName(u"runwatch-store-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
+    setUpChangeTimers();
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, &RunStore::submitPending);
     // A full disk may get room again (a file deleted, a volume grown): try every few seconds.
@@ -74,41 +74,37 @@ QString RunStore::defaultPath()
 
 QString RunStore::defaultDataPath()
 {
+    // Also StoreEngine's idea of the app's own folder (storeengine.cpp).
     QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     if (dir.isEmpty())
         dir = QDir::homePath() + u"/.local/share/runwatch"_s;
     return dir + u"/runs.sqlite"_s;
 }
 
-bool RunStore::open(const QString &path)
+bool RunStore::open(const QString &location)
 {
     close();
-    m_path = path;
-    // ":memory:" and the like have no files to protect.
-    if (!path.startsWith(u':')) {
-        const bool ownFolder = QFileInfo(path).absolutePath() == QFileInfo(defaultDataPath()).absolutePath();
-        if (const QString why = makeStoreFilesPrivate(path, ownFolder); !why.isEmpty()) {
-            m_error = Text::tr("Cannot open the run store %1: %2").arg(path, why);
-            return false;
-        }
-    }
-    QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, m_connectionName);
-    db.setDatabaseName(path);
-    // Several processes (GUI, CLI watchers) share the file: wait for locks instead of failing.
-    db.setConnectOptions(u"QSQLITE_BUSY_TIMEOUT=5000"_s);
-    if (!db.open()) {
-        m_error = Text::tr("Cannot open the run store %1: %2").arg(path, db.lastError().text());
+    // Messages and path() never repeat a password that was put in a URL (open refuses it).
+    m_path = detail::StoreEngine::redacted(location);
+    QString why;
+    m_engine = detail::StoreEngine::forLocation(location, &why);
+    if (m_engine)
+        why = m_engine->prepareLocation();
+    if (!m_engine || !why.isEmpty() || !m_engine->openConnection(m_connectionName, &why)) {
+        m_error = Text::tr("Cannot open the run store %1: %2").arg(m_path, why);
+        m_engine.reset();
         return false;
     }
-    // migrate() checks the schema version before anything writes: a newer file stays untouched
-    // (switching to WAL alone would rewrite its header).
-    if (!migrate()) {
-        db.close();
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    // migrate() checks the schema version before anything writes: a newer store stays untouched
+    // (switching SQLite to WAL alone would rewrite its header).
+    if (!migrate() || !m_statements.prepare(db, m_engine, &m_error)) {
+        db = {};
+        closeConnection();
+        m_engine.reset();
         return false;
     }
-    if (!m_statements.prepare(db, &m_error))
-        return false;
-    m_writer = new detail::RunStoreWriter(path, [this] {
+    m_writer = new detail::RunStoreWriter(m_engine, [this] {
         // On the writer thread: checkWriteError() runs on this object's (a queued call is
         // dropped if the store is gone by then; close() deletes the writer first anyway).
         detail::invokeAcross(
@@ -123,6 +119,7 @@ bool RunStore::open(const QString &path)
     m_writer->moveToThread(&m_writerThread);
     m_writerThread.setObjectName(u"Runwatch store"_s);
     m_writerThread.start();
+    subscribeToChanges();
     return true;
 }
 
@@ -140,13 +137,12 @@ void RunStore::close()
     m_inFlight.clear();
     m_statements = {};
     m_writtenStatus.clear();
-    if (!QSqlDatabase::contains(m_connectionName))
-        return;
-    {
-        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(m_connectionName);
+    m_livenessTimer.stop();
+    m_reconnectTimer.stop();
+    m_changeTimer.stop();
+    m_changedElsewhere.clear();
+    closeConnection();
+    m_engine.reset();
 }
 
 bool RunStore::isOpen() const
@@ -164,7 +160,7 @@ bool RunStore::saveRun(const Run &run)
     ++m_queueGeneration;
     // An older version of this run may be on its way to disk: it must not land after this one.
     waitForWriter();
-    const auto outcome = m_statements.write(run, &m_error);
+    const auto outcome = m_statements.write(run, &m_error, false);
     if (outcome == detail::RunWriteStatements::Outcome::Failed) {
         qCWarning(lcStore) << m_error;
         return false;
@@ -175,7 +171,9 @@ bool RunStore::saveRun(const Run &run)
 
 void RunStore::scheduleSave(const Run &run)
 {
-    if (!isOpen())
+    // The writer, not this thread's connection: while a server's connection is being made again
+    // the writer keeps what it is given and writes it once it can.
+    if (!m_writer)
         return;
     m_pendingIds.remove(run.localId);
     ++m_queueGeneration;
@@ -432,7 +430,7 @@ bool RunStore::saveSetting(const QString &key, const QJsonObject &value)
     if (!isOpen())
         return false;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)"_s);
+    q.prepare(m_engine->upsert(u"settings"_s, {u"key"_s, u"value"_s}, {u"key"_s}));
     q.addBindValue(key);
     q.addBindValue(detail::compactJsonText(value));
     if (!q.exec()) {
@@ -447,7 +445,7 @@ bool RunStore::saveConnectionConfig(const QString &name, const QJsonObject &conf
     if (!isOpen())
         return false;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"INSERT OR REPLACE INTO connections (name, config) VALUES (?, ?)"_s);
+    q.prepare(m_engine->upsert(u"connections"_s, {u"name"_s, u"config"_s}, {u"name"_s}));
     q.addBindValue(name);
     q.addBindValue(detail::compactJsonText(config));
     if (!q.exec()) {

@@ -4,6 +4,7 @@
 #include "domain/run.h"
 #include "domain/searchquery.h"
 #include "store/runstorewriter.h"
+#include "store/storeengine.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -24,8 +25,9 @@ namespace detail {
 class RunRowReader;
 }
 
-// SQLite persistence of runs, their continuation tokens and output, so that a run started by
-// one process can be watched, cancelled or deleted from another, and survives restarts.
+// Persistence of runs, their continuation tokens and output, so that a run started by one process
+// can be watched, cancelled or deleted from another, and survives restarts: in a SQLite file (the
+// default) or a team's PostgreSQL database, one API over both (the dialect: StoreEngine).
 // Writes are batched: scheduleSave() marks a run dirty and a timer hands every dirty run to a
 // writer thread with its own connection, which writes them in one transaction — page writes,
 // WAL growth and checkpoint syncs stay off the GUI thread (bench_gui_live). Reads go through
@@ -49,14 +51,20 @@ public:
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
 
-    // Opens (creating if needed) the database at `path`. Refuses a schema newer than ours.
-    bool open(const QString &path);
+    // Opens (creating if needed) the store at `location`: a SQLite file's path, or a
+    // postgresql://user@host:port/database?… URL (StoreEngine::forLocation). Refuses a schema newer
+    // than ours, a URL with a password, a server it cannot reach or log in to — changing nothing.
+    bool open(const QString &location);
     void close();
     bool isOpen() const;
     QString errorString() const { return m_error; }
+    // The location open() was given (a URL holds no password: open() refuses one).
     QString path() const { return m_path; }
+    // Which engine the open store is on; nullptr while closed.
+    const detail::StoreEngine *engine() const { return m_engine.get(); }
 
-    // Default location: <platform data dir>/runs.sqlite, overridable with RUNWATCH_STORE.
+    // Default location: <platform data dir>/runs.sqlite, overridable with RUNWATCH_STORE (a path or
+    // a postgresql:// URL).
     static QString defaultPath();
     // Where the store lives without RUNWATCH_STORE: the per-user data folder.
     static QString defaultDataPath();
@@ -157,6 +165,14 @@ Q_SIGNALS:
     // A write found these runs deleted from the file by another process (`delete --local`,
     // `prune`) and did not bring them back: the front end lets them go too.
     void runsDeletedElsewhere(const QStringList &localIds);
+    // Another process (or this one's writer) changed, added or deleted these runs in a store that
+    // pushes changes (PostgreSQL's NOTIFY), at most every 100 ms: a front end that does not follow
+    // them reads them again (RunManager). SQLite stores never emit it.
+    void runsChangedElsewhere(const QStringList &localIds);
+    // The connection to a database server was lost (`connected` false, with why) or made again.
+    // Meanwhile writes wait in memory (writeError() says so) and reads find nothing; the store
+    // tries again with a growing pause (0.5 s doubling to 30 s). The GUI shows it in its status bar.
+    void connectionChanged(bool connected, const QString &why);
 
 private:
     bool migrate();
@@ -168,6 +184,17 @@ private:
     bool migrateTo6();
     bool migrateTo7();
     bool exec(const QString &sql);
+    bool runMigrations(const QSqlDatabase &db);
+    // Search without a full-text index (PostgreSQL): the candidates' text read and matched here
+    // (runstore_searchscan.cpp).
+    std::optional<QList<SearchHit>> searchByScan(const SearchQuery &query, const QString &filter,
+                                                 const QVariantList &values, int limit, int snippets) const;
+    // runstore_changes.cpp: what the engine pushes, and the server connection's upkeep.
+    void setUpChangeTimers();
+    void subscribeToChanges();
+    void closeConnection();
+    void checkConnection();
+    void reconnect();
     // Hands pending runs to the writer thread, at most kRunsPerBatch per frame (runstore.cpp).
     void submitPending();
     // Returns once every batch handed over is on disk (or failed). With `forgetRun`, the writer
@@ -188,6 +215,7 @@ private:
 
     QString m_connectionName;
     QString m_path;
+    std::shared_ptr<const detail::StoreEngine> m_engine;
     mutable QString m_error;
     QHash<QString, Run> m_pending; // scheduled, not yet handed to the writer
     QSet<QString> m_pendingIds;    // likewise, the run still in m_source
@@ -203,7 +231,13 @@ private:
     QTimer m_flushTimer;
     QTimer m_retryTimer; // while writes fail: try the unwritten state again
     QString m_writeError;
-    QSet<QString> m_unsaved; // the runs of the batch the writer could not write
+    QSet<QString> m_unsaved;          // the runs of the batch the writer could not write
+    QSet<QString> m_changedElsewhere; // notified, not yet announced (m_changeTimer)
+    QTimer m_changeTimer;
+    QTimer m_livenessTimer;  // a server's connection: is it still there?
+    QTimer m_reconnectTimer; // while it is not
+    int m_reconnectDelayMs = 0;
+    bool m_connected = true;
 };
 
 } // namespace Runwatch

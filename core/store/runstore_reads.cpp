@@ -50,12 +50,7 @@ std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
         return run;
     // A run that went on in new remote objects (an OpenAI response continued with
     // previous_response_id) is found by every id it went through: a script may hold the first.
-    // instr() keeps the JSON out of it for almost every row; CASE keeps json_each off a token
-    // that is not JSON (it would fail the whole query).
-    return queryOne(
-        u"instr(r.token, ?) > 0 AND CASE WHEN json_valid(r.token) THEN EXISTS "
-        "(SELECT 1 FROM json_each(r.token, '$.previous_remote_ids') WHERE value = ?) ELSE 0 END"_s,
-        idOrRemoteId);
+    return queryOne(m_engine->earlierRemoteIdCondition(), idOrRemoteId);
 }
 
 // One row of a listing, as this process sees it: a save that is scheduled or being written wins
@@ -76,7 +71,7 @@ QList<Run> RunStore::loadRuns(Load load) const
     if (!isOpen())
         return runs;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.setForwardOnly(true);
+    m_engine->prepareNestedRead(q); // each run's output is read as the rows go by
     // A sequential scan sorted here beats walking the created_at index with a lookup per row.
     if (!q.exec(u"SELECT %1"_s.arg(detail::selectRuns(load == Load::Summary))))
         return runs;
@@ -106,7 +101,7 @@ QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position) 
     if (!isOpen() || !position || position->atEnd || limit <= 0)
         return runs;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.setForwardOnly(true);
+    m_engine->prepareNestedRead(q); // each run's output is read as the rows go by
     // Keyset paging on (created_at, local_id) walks the created_at index: each page costs its own
     // rows, however deep into the history it starts. created_at is never NULL (the writer stores
     // '' for an unknown time, which sorts last).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// RunStore's schema: the migrations from an empty file (or an older Runwatch's store) to
-// RunStore::SchemaVersion, one transaction per step.
+// RunStore's schema: the migrations from an empty store (or an older Runwatch's) to
+// RunStore::SchemaVersion, one transaction per step — the same numbered steps on SQLite and
+// PostgreSQL, their few differences spelled by the StoreEngine (storeengine.h).
 #include "store/runstore.h"
 
 #include <QCoreApplication>
@@ -10,6 +11,8 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -39,24 +42,29 @@ bool RunStore::exec(const QString &sql)
 bool RunStore::migrate()
 {
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    QSqlQuery q(db);
-    if (!q.exec(u"PRAGMA user_version"_s) || !q.next()) {
-        m_error = Text::tr("Cannot read the schema version: %1").arg(q.lastError().text());
+    // Two processes opening a new database at once would both create its tables.
+    if (!m_engine->lockSchema(db, &m_error)) {
+        m_error = Text::tr("Cannot read the schema version: %1").arg(m_error);
         return false;
     }
-    const int version = q.value(0).toInt();
-    q.finish(); // an open statement would keep a read transaction and block the WAL switch
+    const bool ok = runMigrations(db);
+    m_engine->unlockSchema(db);
+    return ok;
+}
+
+bool RunStore::runMigrations(const QSqlDatabase &database)
+{
+    QSqlDatabase db = database;
+    QString why;
     // A new store is created at the current schema through the same steps, silently; only an
     // existing older store's upgrade is worth one line.
     bool fresh = false;
-    if (version == 0) {
-        if (!q.exec(u"SELECT count(*) FROM sqlite_master"_s) || !q.next()) {
-            m_error = Text::tr("Cannot read the store's tables: %1").arg(q.lastError().text());
-            return false;
-        }
-        fresh = q.value(0).toInt() == 0;
-        q.finish();
+    const std::optional<int> stored = m_engine->schemaVersion(db, &fresh, &why);
+    if (!stored) {
+        m_error = Text::tr("Cannot read the schema version: %1").arg(why);
+        return false;
     }
+    const int version = *stored;
     if (version > SchemaVersion) {
         m_error
             = Text::tr("The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). "
@@ -66,8 +74,10 @@ bool RunStore::migrate()
                   .arg(SchemaVersion);
         return false;
     }
-    if (!exec(u"PRAGMA journal_mode=WAL"_s) || !exec(u"PRAGMA synchronous=NORMAL"_s))
-        return false;
+    for (const QString &sql : m_engine->sessionSetup()) {
+        if (!exec(sql))
+            return false;
+    }
     // One transaction per step, so an interrupted upgrade leaves a consistent older version.
     // A switch rather than an array of member pointers: GCC 12's UBSan bounds check misreads the
     // index of such an array (garbage "index 1248740964 out of bounds" with a valid index).
@@ -91,12 +101,17 @@ bool RunStore::migrate()
             return false;
         }
     };
+    const auto recordVersion = [this](int target) {
+        const QStringList statements = m_engine->setSchemaVersion(target);
+        return std::all_of(statements.cbegin(), statements.cend(),
+                           [this](const QString &sql) { return exec(sql); });
+    };
     for (int target = version + 1; target <= SchemaVersion; ++target) {
         if (!db.transaction()) {
             m_error = db.lastError().text();
             return false;
         }
-        if (!step(target) || !exec(u"PRAGMA user_version = %1"_s.arg(target))) {
+        if (!step(target) || !recordVersion(target)) {
             db.rollback();
             m_error = Text::tr("Upgrading the run store to schema %1 failed: %2").arg(target).arg(m_error);
             return false;
@@ -132,8 +147,8 @@ bool RunStore::migrateTo2()
 
 bool RunStore::migrateTo3()
 {
-    return exec(
-               u"CREATE TABLE run_output (local_id TEXT PRIMARY KEY, primary_text TEXT, secondary TEXT) WITHOUT ROWID"_s)
+    return exec(u"CREATE TABLE run_output (local_id TEXT PRIMARY KEY, primary_text TEXT, secondary TEXT)%1"_s
+                    .arg(m_engine->tableOptions()))
            && exec(u"INSERT INTO run_output (local_id, primary_text, secondary) "
                    "SELECT local_id, primary_text, secondary FROM runs"_s)
            && exec(u"ALTER TABLE runs DROP COLUMN primary_text"_s)
@@ -144,9 +159,10 @@ bool RunStore::migrateTo3()
 // read back as "not reported" rather than as zero tokens), and the shared settings.
 bool RunStore::migrateTo4()
 {
-    return exec(u"ALTER TABLE runs ADD COLUMN input_tokens INTEGER"_s)
-           && exec(u"ALTER TABLE runs ADD COLUMN output_tokens INTEGER"_s)
-           && exec(u"ALTER TABLE runs ADD COLUMN reasoning_tokens INTEGER"_s)
+    const QString bigint = m_engine->bigint();
+    return exec(u"ALTER TABLE runs ADD COLUMN input_tokens %1"_s.arg(bigint))
+           && exec(u"ALTER TABLE runs ADD COLUMN output_tokens %1"_s.arg(bigint))
+           && exec(u"ALTER TABLE runs ADD COLUMN reasoning_tokens %1"_s.arg(bigint))
            && exec(u"ALTER TABLE runs ADD COLUMN parent_id TEXT"_s)
            && exec(u"ALTER TABLE runs ADD COLUMN deadline_at TEXT"_s)
            && exec(u"ALTER TABLE runs ADD COLUMN cancel_at_deadline INTEGER"_s)
@@ -166,15 +182,16 @@ bool RunStore::migrateTo5()
 // (a 6 MB answer streamed over 17 s used to write 94 MB). Moved over in C++ for the lengths.
 bool RunStore::migrateTo6()
 {
-    if (!exec(u"CREATE TABLE run_text (local_id TEXT NOT NULL, pos INTEGER NOT NULL, len INTEGER NOT NULL, "
-              "text TEXT NOT NULL, PRIMARY KEY (local_id, pos)) WITHOUT ROWID"_s)
-        || !exec(u"CREATE TABLE run_items (local_id TEXT NOT NULL, idx INTEGER NOT NULL, item TEXT NOT NULL, "
-                 "PRIMARY KEY (local_id, idx)) WITHOUT ROWID"_s)) {
+    const QString bigint = m_engine->bigint();
+    if (!exec(u"CREATE TABLE run_text (local_id TEXT NOT NULL, pos %1 NOT NULL, len %1 NOT NULL, "
+              "text TEXT NOT NULL, PRIMARY KEY (local_id, pos))%2"_s.arg(bigint, m_engine->tableOptions()))
+        || !exec(u"CREATE TABLE run_items (local_id TEXT NOT NULL, idx %1 NOT NULL, item TEXT NOT NULL, "
+                 "PRIMARY KEY (local_id, idx))%2"_s.arg(bigint, m_engine->tableOptions()))) {
         return false;
     }
     const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery read(db);
-    read.setForwardOnly(true);
+    m_engine->prepareNestedRead(read); // rows inserted as the old ones are read
     QSqlQuery text(db);
     QSqlQuery item(db);
     if (!read.exec(u"SELECT local_id, primary_text, secondary FROM run_output"_s)

@@ -149,9 +149,10 @@ QString upsertDoc(const QString &localId, const QString &part, const QString &bo
 
 } // namespace
 
-bool RunStore::migrateTo7()
+// Schema 7 on SQLite (StoreEngine::searchSchema()).
+QStringList detail::sqliteSearchSchema()
 {
-    const QStringList statements{
+    return {
         // A store this step was begun on before (a build of this version that stopped short, a
         // copy taken mid-upgrade) starts again from nothing: the index is derived data.
         u"DROP TRIGGER IF EXISTS runs_search_ai"_s,
@@ -215,7 +216,11 @@ bool RunStore::migrateTo7()
         ") doc JOIN search_runs s ON s.local_id = doc.local_id"_s.arg(
             metaBody(u"r"_s), textBody(u"t"_s), kWordChars, itemBody(u"i"_s), itemIndexed(u"i"_s)),
     };
-    for (const QString &sql : statements) {
+}
+
+bool RunStore::migrateTo7()
+{
+    for (const QString &sql : m_engine->searchSchema()) {
         if (!exec(sql))
             return false;
     }
@@ -286,20 +291,23 @@ std::optional<QList<SearchHit>> RunStore::search(const SearchQuery &query, int l
     // The filters, as one condition on `r` (runs) and its values.
     QStringList where;
     QVariantList values;
-    const auto anyOf = [&](const QString &column, const QStringList &list, const QString &collate) {
+    const auto anyOf = [&](const QString &column, const QStringList &list, bool caseless) {
         if (list.isEmpty())
             return;
-        where << u"%1 %2 IN (%3)"_s.arg(column, collate, detail::placeholders(list.size()));
+        QStringList marks;
+        for (qsizetype i = 0; i < list.size(); ++i)
+            marks << (caseless ? m_engine->caseless(u"?"_s) : u"?"_s);
+        where << u"%1 IN (%2)"_s.arg(caseless ? m_engine->caseless(column) : column, marks.join(u','));
         for (const QString &value : list)
             values << value;
     };
     QStringList statuses;
     for (RunStatus status : query.statuses)
         statuses << statusName(status);
-    anyOf(u"r.status"_s, statuses, {});
-    anyOf(u"r.backend"_s, query.backends, u"COLLATE NOCASE"_s);
-    anyOf(u"r.connection"_s, query.connections, u"COLLATE NOCASE"_s);
-    anyOf(u"r.model"_s, query.models, u"COLLATE NOCASE"_s);
+    anyOf(u"r.status"_s, statuses, false);
+    anyOf(u"r.backend"_s, query.backends, true);
+    anyOf(u"r.connection"_s, query.connections, true);
+    anyOf(u"r.model"_s, query.models, true);
     if (query.since.isValid()) {
         where << u"r.created_at >= ?"_s;
         values << query.since.toUTC().toString(Qt::ISODateWithMs);
@@ -308,7 +316,9 @@ std::optional<QList<SearchHit>> RunStore::search(const SearchQuery &query, int l
         where << u"r.created_at < ?"_s;
         values << query.until.toUTC().toString(Qt::ISODateWithMs);
     }
-    const QString filter = where.isEmpty() ? u"1"_s : where.join(u" AND "_s);
+    const QString filter = where.isEmpty() ? u"1 = 1"_s : where.join(u" AND "_s);
+    if (!m_engine->hasTextIndex())
+        return searchByScan(query, filter, values, limit, snippets);
 
     // Each term, with how many documents it is in: the rarest drives the walk. A prefix is not
     // counted when a word is there to drive: counting "ba*" merges every word it begins (0.3 s

@@ -13,17 +13,23 @@ Q_DECLARE_LOGGING_CATEGORY(lcStore)
 
 namespace Runwatch::detail {
 
-RunStoreWriter::RunStoreWriter(QString path, std::function<void()> changed)
-    : m_path(std::move(path))
+RunStoreWriter::RunStoreWriter(std::shared_ptr<const StoreEngine> engine, std::function<void()> changed)
+    : m_engine(std::move(engine))
     , m_connectionName(u"runwatch-store-writer-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
     , m_changed(std::move(changed))
 {}
 
 RunStoreWriter::~RunStoreWriter()
 {
+    closeConnection();
+}
+
+void RunStoreWriter::closeConnection()
+{
+    m_statements = {};
+    m_open = false;
     if (!QSqlDatabase::contains(m_connectionName))
         return;
-    m_statements = {};
     {
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         db.close();
@@ -31,20 +37,17 @@ RunStoreWriter::~RunStoreWriter()
     QSqlDatabase::removeDatabase(m_connectionName);
 }
 
-bool RunStoreWriter::ensureOpen()
+bool RunStoreWriter::ensureOpen(QString *error)
 {
     if (m_open || m_failed)
         return m_open;
     // Opened here, on the writer thread: a connection may only be used by its own thread.
-    QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, m_connectionName);
-    db.setDatabaseName(m_path);
-    db.setConnectOptions(u"QSQLITE_BUSY_TIMEOUT=5000"_s);
-    QString error;
-    QSqlQuery pragma(db);
-    // The journal mode is the file's (RunStore::open set WAL); synchronous is per connection.
-    if (!db.open() || !pragma.exec(u"PRAGMA synchronous=NORMAL"_s) || !m_statements.prepare(db, &error)) {
-        qCWarning(lcStore) << "run store writer:" << (error.isEmpty() ? db.lastError().text() : error);
-        m_failed = true;
+    if (!m_engine->openConnection(m_connectionName, error)
+        || !m_statements.prepare(QSqlDatabase::database(m_connectionName, false), m_engine, error)) {
+        qCWarning(lcStore) << "run store writer:" << *error;
+        closeConnection();
+        // A file that does not open now will not later; a server may be back at the next try.
+        m_failed = !m_engine->connectionCanDrop();
         return false;
     }
     m_open = true;
@@ -78,14 +81,14 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
         }
     }
     QString error;
-    if (!ensureOpen()) {
-        error = u"cannot open the run store for writing"_s;
+    if (QString why; !ensureOpen(&why)) {
+        error = why.isEmpty() ? u"cannot open the run store for writing"_s : why;
     } else {
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         db.transaction();
         QStringList gone;
         for (const Run &run : std::as_const(batch)) {
-            const auto outcome = m_statements.write(run, &error);
+            const auto outcome = m_statements.write(run, &error, true);
             if (outcome == RunWriteStatements::Outcome::Failed)
                 break;
             if (outcome == RunWriteStatements::Outcome::Gone)
@@ -98,8 +101,14 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
         }
         if (error.isEmpty() && !db.commit())
             error = db.lastError().text();
-        if (!error.isEmpty())
+        if (!error.isEmpty()) {
             db.rollback();
+            // The connection may be what failed (a server restarted): the next try opens a new one.
+            if (m_engine->connectionCanDrop()) {
+                db = {};
+                closeConnection();
+            }
+        }
     }
     const bool failedBefore = !this->error().isEmpty();
     bool foundGone = false;

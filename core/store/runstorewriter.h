@@ -19,7 +19,7 @@
 namespace Runwatch::detail {
 
 // Writes batches of runs on the store's writer thread, through a connection of its own, so that
-// SQLite's page writes, WAL growth and checkpoint syncs never run on the GUI thread. Batches are
+// the database's round trips and SQLite's page writes, WAL growth and checkpoint syncs never run on the GUI thread. Batches are
 // written in the order they were handed over; RunStore waits for them (a blocking no-op call)
 // before anything that must see them.
 class RunStoreWriter final : public QObject
@@ -28,7 +28,7 @@ public:
     // `changed` runs on the writer thread after a write whose outcome the store has to act on (it
     // failed, went through after failing, or found runs deleted elsewhere): the store learns of
     // it then, not only at its next batch, which may never come (the last run finished).
-    RunStoreWriter(QString path, std::function<void()> changed);
+    RunStoreWriter(std::shared_ptr<const StoreEngine> engine, std::function<void()> changed);
     ~RunStoreWriter() override; // on the writer thread: closes its connection there
 
     // Writer thread. One transaction for the whole batch; `generation` is done afterwards.
@@ -49,10 +49,11 @@ public:
     QStringList unwrittenIds() const;
 
 private:
-    bool ensureOpen();
+    bool ensureOpen(QString *error);
+    void closeConnection();
     void setError(const QString &error, const QList<Run> &unwritten = {});
 
-    QString m_path;
+    std::shared_ptr<const StoreEngine> m_engine;
     QString m_connectionName;
     std::function<void()> m_changed;
     RunWriteStatements m_statements;

@@ -161,17 +161,22 @@ QString compactJsonText(const QJsonObject &o)
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
-bool RunWriteStatements::prepare(const QSqlDatabase &db, QString *error)
+bool RunWriteStatements::prepare(const QSqlDatabase &db, std::shared_ptr<const StoreEngine> engine,
+                                 QString *error)
 {
     m_db = db;
+    m_engine = std::move(engine);
     m_statements.clear();
+    m_upsertText = m_engine->upsert(u"run_text"_s, {u"local_id"_s, u"pos"_s, u"len"_s, u"text"_s},
+                                    {u"local_id"_s, u"pos"_s});
+    m_upsertItem
+        = m_engine->upsert(u"run_items"_s, {u"local_id"_s, u"idx"_s, u"item"_s}, {u"local_id"_s, u"idx"_s});
     // The statements every write may need, prepared now so that a schema that does not fit is
     // found when the store opens, not at the first write.
     QString why;
     for (const QString &sql :
          {u"SELECT 1 FROM runs WHERE local_id = ?"_s,
-          u"SELECT pos + len FROM run_text WHERE local_id = ? ORDER BY pos DESC LIMIT 1"_s,
-          u"INSERT OR REPLACE INTO run_items (local_id, idx, item) VALUES (?, ?, ?)"_s}) {
+          u"SELECT pos + len FROM run_text WHERE local_id = ? ORDER BY pos DESC LIMIT 1"_s, m_upsertItem}) {
         if (!statement(sql)) {
             why = m_prepareError;
             break;
@@ -194,6 +199,8 @@ QSqlQuery *RunWriteStatements::statement(const QString &sql)
     auto q = std::make_shared<QSqlQuery>(m_db);
     if (!q->prepare(sql)) {
         m_prepareError = q->lastError().text();
+        if (m_prepareError.trimmed().isEmpty())
+            m_prepareError = Text::tr("the connection to the store is closed");
         qCWarning(lcStore) << "cannot prepare" << sql << m_prepareError;
         return nullptr;
     }
@@ -214,12 +221,14 @@ bool RunWriteStatements::exec(QSqlQuery *q, QString *error)
     return ok;
 }
 
-RunWriteStatements::Outcome RunWriteStatements::write(const Run &run, QString *error)
+RunWriteStatements::Outcome RunWriteStatements::write(const Run &run, QString *error, bool inTransaction)
 {
     if (!m_db.isValid())
         return Outcome::Failed;
     QString why;
-    const bool ownTransaction = m_db.transaction();
+    // Not "try BEGIN and see": PostgreSQL answers a nested BEGIN with a warning, not an error, and
+    // the COMMIT after it would end the writer's batch halfway.
+    const bool ownTransaction = !inTransaction && m_db.transaction();
     const Run *baseline = run.stored.get();
     bool ok = true;
     bool present = true;
@@ -374,8 +383,7 @@ bool RunWriteStatements::appendText(const QString &localId, qsizetype pos, QStri
 {
     if (piece.isEmpty())
         return true;
-    QSqlQuery *q
-        = statement(u"INSERT OR REPLACE INTO run_text (local_id, pos, len, text) VALUES (?, ?, ?, ?)"_s);
+    QSqlQuery *q = statement(m_upsertText);
     if (!q)
         return false;
     q->addBindValue(localId);
@@ -429,7 +437,7 @@ bool RunWriteStatements::writeItems(const Run &run, const Run *baseline, QString
 bool RunWriteStatements::writeItem(const QString &localId, qsizetype index, const SecondaryItem &item,
                                    QString *error)
 {
-    QSqlQuery *q = statement(u"INSERT OR REPLACE INTO run_items (local_id, idx, item) VALUES (?, ?, ?)"_s);
+    QSqlQuery *q = statement(m_upsertItem);
     if (!q)
         return false;
     q->addBindValue(localId);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "domain/run.h"
+#include "store/storeengine.h"
 
 #include <QHash>
 #include <QSqlDatabase>
@@ -33,16 +34,16 @@ public:
         Failed,
     };
 
-    // False with `error` set when the schema does not fit.
-    bool prepare(const QSqlDatabase &db, QString *error);
-    // In one transaction (nested in the caller's when there is one): the output and the token (its
-    // position) go to disk together, or neither does.
+    // False with `error` set when the schema does not fit. `engine` spells the upserts.
+    bool prepare(const QSqlDatabase &db, std::shared_ptr<const StoreEngine> engine, QString *error);
+    // In one transaction — the caller's when `inTransaction` (the writer's batch), else its own:
+    // the output and the token (its position) go to disk together, or neither does.
     //  - a run new to the store (!Run::inStore) is inserted whole;
     //  - a run with a baseline writes the columns that differ from it, appends its text past the
     //    stored end and writes the items that differ;
     //  - a run from the store without a baseline (a finished run listed as a summary) writes what
     //    a summary may change, and its whole output if that was loaded.
-    Outcome write(const Run &run, QString *error);
+    Outcome write(const Run &run, QString *error, bool inTransaction);
 
 private:
     QSqlQuery *statement(const QString &sql);
@@ -59,6 +60,9 @@ private:
     bool writeItem(const QString &localId, qsizetype index, const SecondaryItem &item, QString *error);
 
     QSqlDatabase m_db;
+    std::shared_ptr<const StoreEngine> m_engine;
+    QString m_upsertText; // run_text's piece
+    QString m_upsertItem; // run_items' item
     // Every statement this connection has run, by its text: the UPDATE of a stream's batch names
     // the same few columns each time, so a handful are ever prepared.
     QHash<QString, std::shared_ptr<QSqlQuery>> m_statements;

@@ -2019,10 +2019,6 @@
         <translation>Die Schemaversion kann nicht gelesen werden: %1</translation>
     </message>
     <message>
-        <source>Cannot read the store&apos;s tables: %1</source>
-        <translation>Die Tabellen des Speichers können nicht gelesen werden: %1</translation>
-    </message>
-    <message>
         <source>The run store %1 was written by a newer Runwatch (schema %2, this version knows %3). It was left untouched; use the newer version or another --store.</source>
         <translation>Der Laufspeicher %1 wurde von einem neueren Runwatch geschrieben (Schema %2, diese Version kennt %3). Er blieb unverändert; verwenden Sie die neuere Version oder einen anderen --store.</translation>
     </message>
@@ -2045,6 +2041,46 @@
     <message>
         <source>Cannot search the run store: %1</source>
         <translation>Der Laufspeicher kann nicht durchsucht werden: %1</translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation>der Server hat die Verbindung geschlossen</translation>
+    </message>
+    <message>
+        <source>Lost the connection to the run store %1: %2</source>
+        <translation>Verbindung zur Laufdatenbank %1 verloren: %2</translation>
+    </message>
+    <message>
+        <source>Cannot reach the run store %1 (trying again in %2 s): %3</source>
+        <translation>Laufdatenbank %1 nicht erreichbar (neuer Versuch in %2 s): %3</translation>
+    </message>
+    <message>
+        <source>the connection to the store is closed</source>
+        <translation>die Verbindung zur Datenbank ist geschlossen</translation>
+    </message>
+    <message>
+        <source>No run store was named.</source>
+        <translation>Es wurde keine Laufdatenbank angegeben.</translation>
+    </message>
+    <message>
+        <source>The run store URL %1 cannot be read: %2</source>
+        <translation>Die URL der Laufdatenbank %1 ist nicht lesbar: %2</translation>
+    </message>
+    <message>
+        <source>The run store URL contains a password. Passwords are never taken from a command line or a settings file: put it in ~/.pgpass, a service file (PGSERVICE) or PGPASSWORD, and leave it out of the URL.</source>
+        <translation>Die URL der Laufdatenbank enthält ein Passwort. Passwörter werden nie von der Kommandozeile oder aus einer Einstellungsdatei übernommen: Legen Sie es in ~/.pgpass, eine Service-Datei (PGSERVICE) oder PGPASSWORD und lassen Sie es aus der URL weg.</translation>
+    </message>
+    <message>
+        <source>A PostgreSQL run store needs Qt&apos;s PostgreSQL driver (QPSQL; Debian: libqt6sql6-psql), which is not installed.</source>
+        <translation>Eine PostgreSQL-Laufdatenbank braucht den PostgreSQL-Treiber von Qt (QPSQL; Debian: libqt6sql6-psql), der nicht installiert ist.</translation>
+    </message>
+    <message>
+        <source>The run store URL has an option Runwatch does not pass on: %1</source>
+        <translation>Die URL der Laufdatenbank hat eine Option, die Runwatch nicht weitergibt: %1</translation>
+    </message>
+    <message>
+        <source>The run store URL&apos;s option %1 contains a &apos;;&apos;.</source>
+        <translation>Die Option %1 der URL der Laufdatenbank enthält ein „;“.</translation>
     </message>
 </context>
 <context>
@@ -2402,24 +2438,6 @@
         <translation>--palette nimmt light oder dark</translation>
     </message>
     <message>
-        <source>Usage: runwatch [--demo] [--store PATH] [--palette light|dark]
-
-  --demo            start the built-in simulators and demo runs (the default on first
-                    launch, when no connection is saved); demo runs are not saved
-  --store PATH      run store (default: $RUNWATCH_STORE or the platform data directory)
-  --palette NAME    light or dark colours (Fusion style)
-  --version         print the version
-</source>
-        <translation>Aufruf: runwatch [--demo] [--store PFAD] [--palette light|dark]
-
-  --demo            startet die eingebauten Simulatoren und Demo-Läufe (Standard beim ersten
-                    Start, wenn keine Verbindung gespeichert ist); Demo-Läufe werden nicht gespeichert
-  --store PFAD      Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
-  --palette NAME    helle (light) oder dunkle (dark) Farben (Fusion-Stil)
-  --version         gibt die Version aus
-</translation>
-    </message>
-    <message>
         <source>Runs and connections are not saved: %1</source>
         <translation>Läufe und Verbindungen werden nicht gespeichert: %1</translation>
     </message>
@@ -2441,6 +2459,30 @@
     <message>
         <source>Runs not saved: %1. They are kept in memory and saved when the store can be written.</source>
         <translation>Läufe nicht gespeichert: %1. Sie bleiben im Speicher und werden gespeichert, sobald der Laufspeicher beschreibbar ist.</translation>
+    </message>
+    <message>
+        <source>Usage: runwatch [--demo] [--store PATH|URL] [--palette light|dark]
+
+  --demo            start the built-in simulators and demo runs (the default on first
+                    launch, when no connection is saved); demo runs are not saved
+  --store PATH|URL  run store: a file, or postgresql://user@host:port/database for a
+                    team&apos;s (default: $RUNWATCH_STORE or the platform data directory)
+  --palette NAME    light or dark colours (Fusion style)
+  --version         print the version
+</source>
+        <translation>Aufruf: runwatch [--demo] [--store PFAD|URL] [--palette light|dark]
+
+  --demo            startet die eingebauten Simulatoren und Demo-Läufe (Standard beim ersten
+                    Start, wenn keine Verbindung gespeichert ist); Demo-Läufe werden nicht gespeichert
+  --store PFAD|URL  Laufdatenbank: eine Datei oder postgresql://user@host:port/datenbank für die
+                    eines Teams (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
+  --palette NAME    helle (light) oder dunkle (dark) Farben (Fusion-Stil)
+  --version         gibt die Version aus
+</translation>
+    </message>
+    <message>
+        <source>Connected to the run store again.</source>
+        <translation>Wieder mit der Laufdatenbank verbunden.</translation>
     </message>
 </context>
 <context>
@@ -3136,36 +3178,6 @@ Globale Optionen (vor dem Befehl):
 </translation>
     </message>
     <message>
-        <source>  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
-  --connection NAME   a connection saved in the app&apos;s Connections dialog, instead of
-                      --backend/--url/--auth and the connection options: its backend, URL, auth
-                      style, options and API key (from the OS keychain, or the plain file if you
-                      opted in)
-  --api-key-env VAR   environment variable holding the API key; overrides a saved key
-                      (without --connection the default is RUNWATCH_API_KEY, then the
-                      connector&apos;s own variable, e.g. OPENAI_API_KEY)
-  --auth STYLE        how the key goes out: bearer (default; Authorization: Bearer KEY),
-                      header:NAME (NAME: KEY, e.g. header:api-key for Azure OpenAI,
-                      header:x-api-key, header:x-goog-api-key), or none
-  --store PATH        run store (default: $RUNWATCH_STORE or the platform data directory)
-Connection options (give them on every command; [names]: only those connectors&apos;):
-</source>
-        <translation>  --url URL           Basis-URL des Dienstes (z. B. https://api.openai.com/v1)
-  --connection NAME   eine im Verbindungsdialog der App gespeicherte Verbindung statt
-                      --backend/--url/--auth und der Verbindungsoptionen: ihr Backend, ihre URL,
-                      Authentifizierung, Optionen und ihr API-Schlüssel (aus dem Schlüsselbund des
-                      Systems oder aus der unverschlüsselten Datei, wenn Sie das gewählt haben)
-  --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
-                      Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann die
-                      eigene Variable des Konnektors, z. B. OPENAI_API_KEY)
-  --auth STIL         wie der Schlüssel gesendet wird: bearer (Standard; Authorization: Bearer KEY),
-                      header:NAME (NAME: KEY, z. B. header:api-key für Azure OpenAI,
-                      header:x-api-key, header:x-goog-api-key) oder none
-  --store PFAD        Laufdatenbank (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
-Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektoren):
-</translation>
-    </message>
-    <message>
         <source>--auth takes bearer, header:NAME (a header name such as x-api-key) or none, not &quot;%1&quot;</source>
         <translation>--auth nimmt bearer, header:NAME (ein Header-Name wie x-api-key) oder none, nicht „%1“</translation>
     </message>
@@ -3406,6 +3418,41 @@ Befehle:
     <message>
         <source>start needs --prompt TEXT or --input JSON</source>
         <translation>start braucht --prompt TEXT oder --input JSON</translation>
+    </message>
+    <message>
+        <source>  --url URL           base URL of the service (e.g. https://api.openai.com/v1)
+  --connection NAME   a connection saved in the app&apos;s Connections dialog, instead of
+                      --backend/--url/--auth and the connection options: its backend, URL, auth
+                      style, options and API key (from the OS keychain, or the plain file if you
+                      opted in)
+  --api-key-env VAR   environment variable holding the API key; overrides a saved key
+                      (without --connection the default is RUNWATCH_API_KEY, then the
+                      connector&apos;s own variable, e.g. OPENAI_API_KEY)
+  --auth STYLE        how the key goes out: bearer (default; Authorization: Bearer KEY),
+                      header:NAME (NAME: KEY, e.g. header:api-key for Azure OpenAI,
+                      header:x-api-key, header:x-goog-api-key), or none
+  --store PATH|URL    run store: a file, or postgresql://user@host:port/database for a team&apos;s
+                      (default: $RUNWATCH_STORE or the platform data directory); the password
+                      comes from libpq&apos;s PGPASSWORD, ~/.pgpass or service file, never the URL
+Connection options (give them on every command; [names]: only those connectors&apos;):
+</source>
+        <translation>  --url URL           Basis-URL des Dienstes (z. B. https://api.openai.com/v1)
+  --connection NAME   eine im Verbindungsdialog der App gespeicherte Verbindung statt
+                      --backend/--url/--auth und der Verbindungsoptionen: ihr Backend, ihre URL,
+                      Authentifizierung, Optionen und ihr API-Schlüssel (aus dem Schlüsselbund des
+                      Systems oder aus der unverschlüsselten Datei, wenn Sie das gewählt haben)
+  --api-key-env VAR   Umgebungsvariable mit dem API-Schlüssel; hat Vorrang vor einem gespeicherten
+                      Schlüssel (ohne --connection ist der Standard RUNWATCH_API_KEY, dann die
+                      eigene Variable des Konnektors, z. B. OPENAI_API_KEY)
+  --auth STIL         wie der Schlüssel gesendet wird: bearer (Standard; Authorization: Bearer KEY),
+                      header:NAME (NAME: KEY, z. B. header:api-key für Azure OpenAI,
+                      header:x-api-key, header:x-goog-api-key) oder none
+  --store PFAD|URL    Laufdatenbank: eine Datei oder postgresql://user@host:port/datenbank für die
+                      eines Teams (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der
+                      Plattform); das Passwort kommt aus PGPASSWORD, ~/.pgpass oder der
+                      Service-Datei von libpq, nie aus der URL
+Verbindungsoptionen (bei jedem Befehl angeben; [Namen]: nur für diese Konnektoren):
+</translation>
     </message>
 </context>
 <context>

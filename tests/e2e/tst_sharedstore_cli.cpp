@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Two runwatch-cli processes on one store, as an operator runs them in two terminals: a `watch`
 // that follows a run, and a command on the same run meanwhile. The command's change stands (the
-// watch's writes carry only what it changed), and the watch acts on it.
+// watch's writes carry only what it changed), and the watch acts on it. On a SQLite file and on a
+// PostgreSQL database (tst_sharedstore_cli_pg).
 #include "cliprocess.h"
 #include "openai/openaisim.h"
 #include "store/runstore.h"
+#include "teststore.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -21,8 +23,9 @@ class TestSharedStoreCli final : public QObject
 
     RunwatchSim::OpenAiSimulator *m_sim = nullptr;
     QTemporaryDir *m_dir = nullptr;
+    QString m_store;
 
-    QString storePath() const { return m_dir->filePath(u"runs.sqlite"_s); }
+    QString storePath() const { return m_store; }
     QStringList globals() const
     {
         return {u"--backend"_s, u"openai"_s, u"--url"_s, m_sim->baseUrl().toString(),
@@ -64,6 +67,8 @@ private Q_SLOTS:
         QVERIFY(m_sim->listen());
         m_dir = new QTemporaryDir;
         QVERIFY(m_dir->isValid());
+        m_store = RunwatchTest::freshStore(*m_dir, u"runs"_s);
+        QVERIFY(!m_store.isEmpty());
     }
     void cleanup()
     {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/runhistoryreader.h"
 #include "store/runstore.h"
+#include "teststore.h"
 
 #include <QFile>
 #include <QSignalSpy>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -85,7 +87,8 @@ private Q_SLOTS:
     void everyRunOnceInOrderWhileTheStoreWrites()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = RunwatchTest::freshStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         RunStore store;
         QVERIFY(store.open(path));
         constexpr int kRuns = 5000;
@@ -146,26 +149,24 @@ private Q_SLOTS:
     void malformedRowsDoNotStopTheRead()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = RunwatchTest::freshStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         RunStore store;
         QVERIFY(store.open(path));
         fill(&store, 0, 30);
         {
-            const QString name = u"tst-damage"_s;
-            {
-                QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, name);
-                db.setDatabaseName(path);
-                QVERIFY(db.open());
-                QSqlQuery q(db);
-                QVERIFY(q.exec(u"UPDATE runs SET token = '{{{', error = 'not json', status = 'zzz', "
-                               "input = '[1,', capabilities = 'abc', updated_at = 'yesterday' "
-                               "WHERE local_id = 'run000020'"_s));
-                QCOMPARE(q.numRowsAffected(), 1);
-                QVERIFY(q.exec(u"UPDATE runs SET local_id = '', finished_at = '2026-13-45T99:00:00.000Z' "
-                               "WHERE local_id = 'run000010'"_s));
-                QCOMPARE(q.numRowsAffected(), 1);
-            }
-            QSqlDatabase::removeDatabase(name);
+            RunwatchTest::RawStore raw(path);
+            // PostgreSQL's capabilities column is an integer: text cannot get there.
+            const QString capabilities = RunwatchTest::onPostgres() ? QString() : u", capabilities = 'abc'"_s;
+            QSqlQuery q(raw.db());
+            QVERIFY2(q.exec(u"UPDATE runs SET token = '{{{', error = 'not json', status = 'zzz', "
+                            "input = '[1,'%1, updated_at = 'yesterday' WHERE local_id = 'run000020'"_s.arg(
+                                capabilities)),
+                     qPrintable(q.lastError().text()));
+            QCOMPARE(q.numRowsAffected(), 1);
+            QVERIFY(q.exec(u"UPDATE runs SET local_id = '', finished_at = '2026-13-45T99:00:00.000Z' "
+                           "WHERE local_id = 'run000010'"_s));
+            QCOMPARE(q.numRowsAffected(), 1);
         }
         RunHistoryReader reader;
         reader.start(path);
@@ -188,13 +189,17 @@ private Q_SLOTS:
     void unreadableStoreEndsWithAnError()
     {
         QTemporaryDir dir;
-        {
+        // PostgreSQL: a server that is not there (port 1 on loopback refuses).
+        for (const QString &unreadable : {dir.filePath(u"no/such/dir/runs.sqlite"_s),
+                                          u"postgresql://runwatch@127.0.0.1:1/runs?connect_timeout=2"_s}) {
             RunHistoryReader reader;
-            reader.start(dir.filePath(u"no/such/dir/runs.sqlite"_s));
+            reader.start(unreadable);
             QVERIFY(readAll(&reader).isEmpty());
             QVERIFY(!reader.errorString().isEmpty());
             QVERIFY(reader.isDone());
         }
+        if (RunwatchTest::onPostgres())
+            return; // the damage below is to a file's pages: the SQLite store's alone
         const QString path = dir.filePath(u"damaged.sqlite"_s);
         {
             RunStore store;
@@ -224,7 +229,8 @@ private Q_SLOTS:
     void destroyedMidRead()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = RunwatchTest::freshStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         {
             RunStore store;
             QVERIFY(store.open(path));

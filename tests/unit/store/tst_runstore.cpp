@@ -2,6 +2,7 @@
 #include "domain/connection.h"
 #include "store/runstore.h"
 #include "testdata.h"
+#include "teststore.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -52,6 +53,13 @@ Run sampleRun()
     return run;
 }
 
+// A new store for one test: a file in `dir`, or a database of the test cluster when the program
+// runs on PostgreSQL (the _pg ctest entry). Empty when that cannot start: the test fails.
+QString newStore(const QTemporaryDir &dir, const QString &name)
+{
+    return RunwatchTest::freshStore(dir, name);
+}
+
 QByteArray fileHash(const QString &path)
 {
     QFile f(path);
@@ -68,7 +76,8 @@ private Q_SLOTS:
     void roundTrip()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = newStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         const Run run = sampleRun();
         {
             RunStore store;
@@ -98,7 +107,8 @@ private Q_SLOTS:
     void usageParentAndDeadline()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = newStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         Run child = sampleRun();
         child.localId = u"child001"_s;
         child.remoteId = child.token.remoteId = u"resp_child"_s;
@@ -147,7 +157,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         RunStore store;
-        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        QVERIFY(store.open(newStore(dir, u"runs"_s)));
         const QDateTime base = sampleRun().createdAt;
         QStringList expected;
         for (int i = 0; i < 25; ++i) {
@@ -188,7 +198,8 @@ private Q_SLOTS:
     void settings()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = newStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         const QJsonObject prices{{u"gpt-5"_s, QJsonObject{{u"input"_s, 1.25}, {u"output"_s, 10.0}}}};
         {
             RunStore store;
@@ -210,8 +221,9 @@ private Q_SLOTS:
     void findsByEarlierRemoteId()
     {
         QTemporaryDir dir;
+        const QString path = newStore(dir, u"runs"_s);
         RunStore store;
-        QVERIFY(store.open(dir.filePath(u"runs.sqlite"_s)));
+        QVERIFY(store.open(path));
         Run chained = sampleRun();
         chained.remoteId = chained.token.remoteId = u"resp_3"_s;
         chained.token.previousRemoteIds = {u"resp_1"_s, u"resp_2"_s};
@@ -221,16 +233,12 @@ private Q_SLOTS:
         other.remoteId = other.token.remoteId = u"resp_9"_s;
         QVERIFY(store.saveRun(other));
         {
-            QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"raw"_s);
-            db.setDatabaseName(dir.filePath(u"runs.sqlite"_s));
-            QVERIFY(db.open());
-            QSqlQuery q(db);
-            QVERIFY(q.exec(u"UPDATE runs SET token = 'not json resp_1' WHERE local_id = 'other001'"_s));
-            db.close();
+            RunwatchTest::RawStore raw(path);
+            QVERIFY2(raw.exec(u"UPDATE runs SET token = 'not json resp_1' WHERE local_id = 'other001'"_s),
+                     qPrintable(raw.error()));
         }
-        QSqlDatabase::removeDatabase(u"raw"_s);
         RunStore reader;
-        QVERIFY(reader.open(dir.filePath(u"runs.sqlite"_s)));
+        QVERIFY(reader.open(path));
         QCOMPARE(reader.findRun(u"resp_1"_s).value_or(Run{}).localId, chained.localId);
         QCOMPARE(reader.findRun(u"resp_2"_s).value_or(Run{}).localId, chained.localId);
         QCOMPARE(reader.findRun(u"resp_3"_s).value_or(Run{}).localId, chained.localId);
@@ -242,7 +250,8 @@ private Q_SLOTS:
     void batchedSaves()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = newStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         RunStore store;
         store.setFlushInterval(20);
         QVERIFY(store.open(path));
@@ -263,7 +272,8 @@ private Q_SLOTS:
     void manyRunsGoInSeveralBatches()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"runs.sqlite"_s);
+        const QString path = newStore(dir, u"runs"_s);
+        QVERIFY(!path.isEmpty());
         RunStore store;
         store.setFlushInterval(10);
         QVERIFY(store.open(path));
@@ -315,44 +325,62 @@ private Q_SLOTS:
     void refusesNewerSchema()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"future.sqlite"_s);
+        const QString path = newStore(dir, u"future"_s);
+        QVERIFY(!path.isEmpty());
+        // What the database holds, to compare after the refusal: the file's bytes, or every table
+        // and the recorded version.
+        const auto snapshot = [&path] {
+            if (!RunwatchTest::onPostgres())
+                return fileHash(path);
+            RunwatchTest::RawStore raw(path);
+            return raw
+                .value(u"SELECT string_agg(tablename, ',' ORDER BY tablename) || ':' || "
+                       "(SELECT string_agg(version::text, ',') FROM runwatch_schema) FROM pg_tables "
+                       "WHERE schemaname = current_schema()"_s)
+                .toString()
+                .toUtf8();
+        };
         {
-            QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"future"_s);
-            db.setDatabaseName(path);
-            QVERIFY(db.open());
-            QSqlQuery q(db);
-            QVERIFY(q.exec(u"CREATE TABLE runs (x)"_s));
-            QVERIFY(q.exec(u"PRAGMA user_version = 99"_s));
-            db.close();
+            RunwatchTest::RawStore raw(path);
+            QVERIFY2(raw.exec(u"CREATE TABLE runs (x INTEGER)"_s), qPrintable(raw.error()));
+            if (RunwatchTest::onPostgres()) {
+                QVERIFY(raw.exec(u"CREATE TABLE runwatch_schema (version INTEGER NOT NULL)"_s));
+                QVERIFY(raw.exec(u"INSERT INTO runwatch_schema VALUES (99)"_s));
+            } else {
+                QVERIFY(raw.exec(u"PRAGMA user_version = 99"_s));
+            }
         }
-        QSqlDatabase::removeDatabase(u"future"_s);
-        const QByteArray before = fileHash(path);
+        const QByteArray before = snapshot();
+        QVERIFY(!before.isEmpty());
         RunStore store;
         QVERIFY(!store.open(path));
         QVERIFY2(store.errorString().contains(u"newer"_s), qPrintable(store.errorString()));
-        QCOMPARE(fileHash(path), before);
+        QCOMPARE(snapshot(), before);
+        QVERIFY(!store.isOpen());
     }
 
     // A schema-1 store (fixture) is upgraded step by step; its runs survive unchanged.
     void migratesFromVersion1()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"v1.sqlite"_s);
+        const QString path = newStore(dir, u"v1"_s);
+        QVERIFY(!path.isEmpty());
         {
-            QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"fixture"_s);
-            db.setDatabaseName(path);
-            QVERIFY(db.open());
-            QSqlQuery q(db);
+            RunwatchTest::RawStore raw(path);
             const QList<QByteArray> lines = RunwatchTest::readData(u"store/v1.sql"_s).split('\n');
             QVERIFY(lines.size() > 3);
             for (const QByteArray &line : lines) {
                 if (line.trimmed().isEmpty() || line.startsWith("--"))
                     continue;
-                QVERIFY2(q.exec(QString::fromUtf8(line)), qPrintable(q.lastError().text()));
+                // The version's place is the engine's: SQLite's file header, a table on PostgreSQL.
+                if (line.startsWith("PRAGMA") && RunwatchTest::onPostgres()) {
+                    QVERIFY(raw.exec(u"CREATE TABLE runwatch_schema (version INTEGER NOT NULL)"_s));
+                    QVERIFY(raw.exec(u"INSERT INTO runwatch_schema VALUES (1)"_s));
+                    continue;
+                }
+                QVERIFY2(raw.exec(QString::fromUtf8(line)), qPrintable(raw.error()));
             }
-            db.close();
         }
-        QSqlDatabase::removeDatabase(u"fixture"_s);
         {
             RunStore store;
             QVERIFY2(store.open(path), qPrintable(store.errorString()));
@@ -372,17 +400,18 @@ private Q_SLOTS:
             c.baseUrl = QUrl(u"http://127.0.0.1:8080/v1"_s);
             QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
             QCOMPARE(store.loadConnectionConfigs().size(), 1);
+            // Schema 7 knows the old runs: a search finds them.
+            SearchQuery query;
+            query.terms = {SearchQuery::Term{.text = u"circuits"_s, .phrase = false, .prefix = false}};
+            const auto hits = store.search(query);
+            QVERIFY(hits);
+            QCOMPARE(hits->size(), 1);
         }
-        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"check"_s);
-        db.setDatabaseName(path);
-        QVERIFY(db.open());
-        QSqlQuery q(db);
-        QVERIFY(q.exec(u"PRAGMA user_version"_s) && q.next());
-        QCOMPARE(q.value(0).toInt(), RunStore::SchemaVersion);
-        q.finish();
-        db.close();
-        db = QSqlDatabase();
-        QSqlDatabase::removeDatabase(u"check"_s);
+        RunwatchTest::RawStore raw(path);
+        const QVariant version
+            = raw.value(RunwatchTest::onPostgres() ? u"SELECT max(version) FROM runwatch_schema"_s
+                                                   : u"PRAGMA user_version"_s);
+        QCOMPARE(version.toInt(), RunStore::SchemaVersion);
     }
 
     // Summaries leave finished runs' output on disk; saving a summary never erases it.
@@ -390,7 +419,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         RunStore store;
-        QVERIFY(store.open(dir.filePath(u"s.sqlite"_s)));
+        QVERIFY(store.open(newStore(dir, u"s"_s)));
         Run done = sampleRun();
         done.status = RunStatus::Completed;
         done.finishedAt = done.updatedAt;
@@ -423,7 +452,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         RunStore store;
-        QVERIFY(store.open(dir.filePath(u"r.sqlite"_s)));
+        QVERIFY(store.open(newStore(dir, u"r"_s)));
         const QDateTime now = QDateTime::currentDateTimeUtc();
         Run old = sampleRun();
         old.localId = u"old"_s;
@@ -446,7 +475,8 @@ private Q_SLOTS:
     void connectionsHaveNoSecrets()
     {
         QTemporaryDir dir;
-        const QString path = dir.filePath(u"c.sqlite"_s);
+        const QString path = newStore(dir, u"c"_s);
+        QVERIFY(!path.isEmpty());
         {
             RunStore store;
             QVERIFY(store.open(path));
@@ -458,6 +488,14 @@ private Q_SLOTS:
             QVERIFY(store.saveConnectionConfig(c.name, c.toJson()));
             QCOMPARE(Connection::fromJson(store.loadConnectionConfigs().first()).apiKey, QString());
             QCOMPARE(Connection::fromJson(store.loadConnectionConfigs().first()).baseUrl, c.baseUrl);
+        }
+        if (RunwatchTest::onPostgres()) {
+            RunwatchTest::RawStore raw(path);
+            QCOMPARE(
+                raw.value(u"SELECT count(*) FROM connections WHERE config LIKE '%sk-must-never%'"_s).toInt(),
+                0);
+            QCOMPARE(raw.value(u"SELECT count(*) FROM connections"_s).toInt(), 1);
+            return;
         }
         QDir d(dir.path());
         for (const QString &f : d.entryList(QDir::Files)) {
@@ -473,7 +511,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         RunStore store;
-        QVERIFY(store.open(dir.filePath(u"c.sqlite"_s)));
+        QVERIFY(store.open(newStore(dir, u"c"_s)));
         Connection c;
         c.name = u"azure"_s;
         c.backend = u"openai"_s;

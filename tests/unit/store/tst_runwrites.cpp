@@ -4,6 +4,7 @@
 // what changed since the run was read or last written, appends output, and never brings back a
 // run that the other deleted.
 #include "store/runstore.h"
+#include "teststore.h"
 
 #include <QSignalSpy>
 #include <QSqlDatabase>
@@ -45,48 +46,61 @@ SecondaryItem item(int i)
     return it;
 }
 
-// Counts the rows each output table receives, in the file itself (a trigger), so a write by any
-// connection is counted: how much of the output a save really writes.
+// Counts the rows each output table receives, in the store itself (a trigger), so a write by any
+// connection is counted: how much of the output a save really writes. PostgreSQL's upsert of a
+// piece or an item that is there already is an UPDATE: counted too, as SQLite's REPLACE is.
 class WriteCounter
 {
 public:
-    explicit WriteCounter(const QString &path)
-        : m_name(u"counter-"_s + path)
+    explicit WriteCounter(const QString &location)
+        : m_raw(location)
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, m_name);
-        db.setDatabaseName(path);
-        db.open();
-        QSqlQuery q(db);
-        q.exec(u"CREATE TABLE IF NOT EXISTS written (tbl TEXT, chars INTEGER)"_s);
-        q.exec(u"CREATE TRIGGER IF NOT EXISTS text_written AFTER INSERT ON run_text "
-               "BEGIN INSERT INTO written VALUES ('text', NEW.len); END"_s);
-        q.exec(u"CREATE TRIGGER IF NOT EXISTS item_written AFTER INSERT ON run_items "
-               "BEGIN INSERT INTO written VALUES ('item', 1); END"_s);
-    }
-    ~WriteCounter()
-    {
-        QSqlDatabase::database(m_name, false).close();
-        QSqlDatabase::removeDatabase(m_name);
+        const QStringList statements
+            = RunwatchTest::onPostgres()
+                  ? QStringList{u"CREATE TABLE IF NOT EXISTS written (tbl TEXT, chars BIGINT)"_s,
+                                u"CREATE OR REPLACE FUNCTION text_written() RETURNS trigger LANGUAGE plpgsql "
+                                u"AS "
+                                "$$ BEGIN INSERT INTO written VALUES ('text', NEW.len); RETURN NULL; END $$"_s,
+                                u"CREATE OR REPLACE FUNCTION item_written() RETURNS trigger LANGUAGE plpgsql "
+                                u"AS "
+                                "$$ BEGIN INSERT INTO written VALUES ('item', 1); RETURN NULL; END $$"_s,
+                                u"DROP TRIGGER IF EXISTS text_written ON run_text"_s,
+                                u"DROP TRIGGER IF EXISTS item_written ON run_items"_s,
+                                u"CREATE TRIGGER text_written AFTER INSERT OR UPDATE ON run_text FOR EACH "
+                                u"ROW "
+                                "EXECUTE FUNCTION text_written()"_s,
+                                u"CREATE TRIGGER item_written AFTER INSERT OR UPDATE ON run_items FOR EACH "
+                                u"ROW "
+                                "EXECUTE FUNCTION item_written()"_s}
+                  : QStringList{u"CREATE TABLE IF NOT EXISTS written (tbl TEXT, chars INTEGER)"_s,
+                                u"CREATE TRIGGER IF NOT EXISTS text_written AFTER INSERT ON run_text "
+                                "BEGIN INSERT INTO written VALUES ('text', NEW.len); END"_s,
+                                u"CREATE TRIGGER IF NOT EXISTS item_written AFTER INSERT ON run_items "
+                                "BEGIN INSERT INTO written VALUES ('item', 1); END"_s};
+        for (const QString &sql : statements) {
+            if (!m_raw.exec(sql))
+                qWarning() << m_raw.error();
+        }
     }
     // Rows and the characters (text) or items written to `table` since the last reset().
     qint64 sum(const QString &table) const
     {
-        QSqlQuery q(QSqlDatabase::database(m_name, false));
+        QSqlQuery q(m_raw.db());
         q.prepare(u"SELECT COALESCE(SUM(chars), 0) FROM written WHERE tbl = ?"_s);
         q.addBindValue(table);
         return q.exec() && q.next() ? q.value(0).toLongLong() : -1;
     }
     qint64 pieces(const QString &localId) const
     {
-        QSqlQuery q(QSqlDatabase::database(m_name, false));
+        QSqlQuery q(m_raw.db());
         q.prepare(u"SELECT COUNT(*) FROM run_text WHERE local_id = ?"_s);
         q.addBindValue(localId);
         return q.exec() && q.next() ? q.value(0).toLongLong() : -1;
     }
-    void reset() const { QSqlQuery(QSqlDatabase::database(m_name, false)).exec(u"DELETE FROM written"_s); }
+    void reset() const { QSqlQuery(m_raw.db()).exec(u"DELETE FROM written"_s); }
 
 private:
-    QString m_name;
+    mutable RunwatchTest::RawStore m_raw;
 };
 
 // One process's engine, as far as the store sees it: runs held in memory and written through the
@@ -120,34 +134,33 @@ struct Process
     ~Process() { store.flush(); }
 };
 
-// Another process holding the file's write lock (BEGIN IMMEDIATE) past the writer's busy timeout:
-// the store's writes fail as on a full disk, until release().
+// Another process holding the store's write lock past the writer's wait (SQLite: BEGIN IMMEDIATE
+// past the busy timeout; PostgreSQL: the run tables locked against writes past lock_timeout): the
+// store's writes fail as on a full disk, until release().
 class WriteLock
 {
 public:
-    explicit WriteLock(const QString &path)
+    explicit WriteLock(const QString &location)
+        : m_raw(std::make_unique<RunwatchTest::RawStore>(location))
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, kName);
-        db.setDatabaseName(path);
-        m_held = db.open() && QSqlQuery(db).exec(u"BEGIN IMMEDIATE"_s);
+        m_held = RunwatchTest::onPostgres()
+                     ? m_raw->exec(u"BEGIN"_s)
+                           && m_raw->exec(u"LOCK TABLE runs, run_text, run_items IN EXCLUSIVE MODE"_s)
+                     : m_raw->exec(u"BEGIN IMMEDIATE"_s);
     }
     ~WriteLock() { release(); }
     bool held() const { return m_held; }
     void release()
     {
-        if (!QSqlDatabase::contains(kName))
+        if (!m_raw)
             return;
-        {
-            QSqlDatabase db = QSqlDatabase::database(kName, false);
-            QSqlQuery(db).exec(u"COMMIT"_s);
-            db.close();
-        }
-        QSqlDatabase::removeDatabase(kName);
+        m_raw->exec(u"COMMIT"_s);
+        m_raw.reset();
         m_held = false;
     }
 
 private:
-    static inline const QString kName = u"locker"_s;
+    std::unique_ptr<RunwatchTest::RawStore> m_raw;
     bool m_held = false;
 };
 } // namespace
@@ -163,8 +176,10 @@ class TestRunWrites final : public QObject
 private Q_SLOTS:
     void init()
     {
-        m_path = m_dir.filePath(u"runs-%1-%2.sqlite"_s.arg(QLatin1StringView(QTest::currentTestFunction()),
-                                                           QString::number(++m_round)));
+        m_path = RunwatchTest::freshStore(
+            m_dir,
+            u"runs-%1-%2"_s.arg(QLatin1StringView(QTest::currentTestFunction()), QString::number(++m_round)));
+        QVERIFY(!m_path.isEmpty());
         RunStore first;
         QVERIFY(first.open(m_path));
         QVERIFY(first.saveRun(liveRun()));
@@ -395,22 +410,19 @@ private Q_SLOTS:
     void migratesOutputRows()
     {
         {
-            QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"v5"_s);
-            db.setDatabaseName(m_path);
-            QVERIFY(db.open());
-            QSqlQuery q(db);
-            QVERIFY(q.exec(u"DROP TABLE run_text"_s));
-            QVERIFY(q.exec(u"DROP TABLE run_items"_s));
-            QVERIFY(q.exec(
-                u"CREATE TABLE run_output (local_id TEXT PRIMARY KEY, primary_text TEXT, secondary TEXT) "
-                "WITHOUT ROWID"_s));
-            QVERIFY(q.exec(u"INSERT INTO run_output VALUES ('live0001', 'Old text \U0001F600', "
-                           "'[{\"id\":\"a\",\"kind\":\"tool_call\",\"text\":\"one\"},"
-                           "{\"id\":\"b\",\"kind\":\"log\",\"text\":\"two\"}]')"_s));
-            QVERIFY(q.exec(u"PRAGMA user_version = 5"_s));
-            db.close();
+            RunwatchTest::RawStore raw(m_path);
+            const bool pg = RunwatchTest::onPostgres();
+            for (
+                const QString &sql :
+                {u"DROP TABLE run_text"_s, u"DROP TABLE run_items"_s,
+                 u"CREATE TABLE run_output (local_id TEXT PRIMARY KEY, primary_text TEXT, secondary TEXT)%1"_s
+                     .arg(pg ? QString() : u" WITHOUT ROWID"_s),
+                 u"INSERT INTO run_output VALUES ('live0001', 'Old text \U0001F600', "
+                 "'[{\"id\":\"a\",\"kind\":\"tool_call\",\"text\":\"one\"},"
+                 "{\"id\":\"b\",\"kind\":\"log\",\"text\":\"two\"}]')"_s,
+                 pg ? u"UPDATE runwatch_schema SET version = 5"_s : u"PRAGMA user_version = 5"_s})
+                QVERIFY2(raw.exec(sql), qPrintable(raw.error()));
         }
-        QSqlDatabase::removeDatabase(u"v5"_s);
         Process p;
         QVERIFY(p.open(m_path));
         Run &run = p.load(u"live0001"_s);
