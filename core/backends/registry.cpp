@@ -2,6 +2,7 @@
 #include "backends/registry.h"
 
 #include "a2a/a2aconnector.h"
+#include "claudeagents/claudeagentsconnector.h"
 #include "domain/timebudget.h"
 #include "foundry/foundryconnector.h"
 #include "gemini/geminiconnector.h"
@@ -25,8 +26,8 @@ namespace {
 QList<ConnectorDescriptor> &rows()
 {
     static QList<ConnectorDescriptor> list{
-        openAiConnector(),  jobsConnector(),      a2aConnector(),
-        foundryConnector(), langGraphConnector(), geminiConnector(),
+        openAiConnector(),    jobsConnector(),   a2aConnector(),          foundryConnector(),
+        langGraphConnector(), geminiConnector(), claudeAgentsConnector(),
     };
     return list;
 }
