@@ -190,7 +190,10 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         // delta goes after this text, and is matched with ours from there (a delta placed after a
         // cursor left behind by an earlier poll replaced the whole answer).
         if (text == run.primaryText || (!event.authoritative && run.primaryText.startsWith(text))) {
-            if (atCursor)
+            // The saved answer is the whole of it: the stream's next text goes after it.
+            if (event.authoritative)
+                run.token.textAtCursor = -1;
+            else if (atCursor)
                 run.token.textAtCursor = text.size() < run.primaryText.size() ? text.size() : -1;
             break;
         }
@@ -199,7 +202,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         // A stream's snapshot is where its cursor is. A poll's (no cursor) may be ahead of a
         // stream's cursor: remember where the stream had got to, for when it is resumed.
         const bool hasCursor = run.token.sequence >= 0 || !run.token.eventId.isEmpty();
-        if (atCursor) {
+        if (atCursor || event.authoritative) {
             run.token.textAtCursor = -1;
         } else if (hasCursor && run.token.textAtCursor < 0) {
             run.token.textAtCursor = run.primaryText.size();
