@@ -5,8 +5,9 @@
 # (tests/peers/openai-peer), the official @azure/ai-agents client (tests/peers/foundry-peer), the
 # official @azure/ai-projects 2.x client with the openai client it returns
 # (tests/peers/ai-projects-peer), the official LangGraph Agent Server, @langchain/langgraph-api, with
-# its test graphs (tests/peers/langgraph-peer) and the official @google/genai client
-# (tests/peers/genai-peer). tst_a2a_peer, openai_peer, foundry_peer, ai_projects_peer and genai_peer
+# its test graphs (tests/peers/langgraph-peer), the official @google/genai client
+# (tests/peers/genai-peer) and the official @anthropic-ai/sdk client (tests/peers/claude-agents-peer).
+# tst_a2a_peer, openai_peer, foundry_peer, ai_projects_peer, genai_peer and claude_agents_peer
 # fail with a clear message when this has not run or node is missing: the suite never passes without
 # the real peers. @azure/ai-projects 2.10.0, openai 7.59.0 and @google/genai 3.3.0 declare
 # node >= 22 in their engines field; npm only warns, and every step of their peers runs on node 20
@@ -26,7 +27,7 @@ fi
 
 # --ignore-scripts: nothing in these trees needs install scripts; --no-audit/--no-fund: no extra
 # registry traffic.
-for peer in a2a-peer openai-peer foundry-peer ai-projects-peer langgraph-peer genai-peer; do
+for peer in a2a-peer openai-peer foundry-peer ai-projects-peer langgraph-peer genai-peer claude-agents-peer; do
     (cd "$root/tests/peers/$peer" && npm ci --ignore-scripts --no-audit --no-fund)
     echo "setup-test-peers: tests/peers/$peer ready"
 done

@@ -26,7 +26,7 @@ const std::array kScenarios{
 
 const QStringList &optionKeys()
 {
-    static const QStringList keys{u"deltas"_s, u"interval_ms"_s};
+    static const QStringList keys{u"deltas"_s, u"interval_ms"_s, u"messages"_s};
     return keys;
 }
 
@@ -70,7 +70,8 @@ std::optional<SimOptionError> resolveTurnOptions(const ClaudeAgentsSimConfig &co
         o.deltas = config.longDeltas;
     std::optional<SimOptionError> error;
     if ((error = raw.integer(u"deltas"_s, 1, kMaxDeltas, &o.deltas))
-        || (error = raw.integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs)))
+        || (error = raw.integer(u"interval_ms"_s, 0, kMaxIntervalMs, &o.intervalMs))
+        || (error = raw.integer(u"messages"_s, 1, 1000, &o.messages)))
         return error;
     *options = o;
     return std::nullopt;
@@ -91,7 +92,8 @@ QString claudeAgentsOptionsHelpText()
   flaky    a preview cut short, session.error retrying, rescheduled, then the whole answer
   long     normal with --long-deltas deltas (interrupt it with user.interrupt)
 
-Per-turn options, key=value words of the message: deltas interval_ms
+Per-turn options, key=value words of the message: deltas interval_ms messages (the deltas over N
+  model requests, each its own agent.message)
 Stream faults (--drop-after, --fault-connections, --drop-mode) hit each session's stream connections.
 Endpoints (--claude-agents-fault on=...): agents environments create list get delete send events stream
 Example: a message "confirm deltas=20", or "long interval_ms=5".

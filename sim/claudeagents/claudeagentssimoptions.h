@@ -28,7 +28,9 @@
 // its options alone. A user.interrupt ends the running model request (its preview unsaved) and
 // the turn: idle end_turn.
 //
-// PER-TURN OPTIONS, `key=value` words of the message: deltas, interval_ms. A bad value is a 400.
+// PER-TURN OPTIONS, `key=value` words of the message: deltas, interval_ms, messages (normal and long:
+// the deltas split over that many model requests, each saving its own agent.message, as an agent
+// that works for a while writes). A bad value is a 400.
 
 #include "claudeagentssimconfig.h"
 
@@ -51,6 +53,7 @@ struct ClaudeAgentsTurnOptions
     ClaudeAgentsScenario scenario = ClaudeAgentsScenario::Normal;
     int deltas = 8;
     int intervalMs = 20;
+    int messages = 1;
     QStringList replyWords; // ClaudeAgentsSimConfig::replyText's words; empty: tok<i>
 };
 

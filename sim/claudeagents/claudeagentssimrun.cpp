@@ -270,10 +270,19 @@ void ClaudeAgentsSimSession::planTurn(ClaudeAgentsSimTurn &turn)
     const QString answer = all.join(QString());
     switch (o.scenario) {
     case ClaudeAgentsScenario::Normal:
-    case ClaudeAgentsScenario::Long:
-        planRequest(answer, all);
+    case ClaudeAgentsScenario::Long: {
+        // The deltas over `messages` model requests, each saving its part.
+        const int parts = std::min<int>(o.messages, int(all.size()));
+        qsizetype from = 0;
+        for (int i = 0; i < parts; ++i) {
+            const qsizetype count = (all.size() - from) / (parts - i);
+            const QStringList chunk = all.mid(from, count);
+            planRequest(chunk.join(QString()), chunk);
+            from += count;
+        }
         planIdle(u"end_turn"_s);
         break;
+    }
     case ClaudeAgentsScenario::Think: {
         m_plan << [this] { save(QJsonObject{{u"type"_s, u"agent.thinking"_s}}); };
         planRequest(u"Let me look that up."_s, {u"Let me "_s, u"look that up."_s});

@@ -123,11 +123,12 @@ private Q_SLOTS:
         QCOMPARE(run.value(u"remote_id"_s).toString(), m_sim->lastSessionId());
     }
 
-    // `watch` killed with SIGKILL mid-turn; the next `watch` opens the stream, reads the log and
-    // prints the whole answer once.
+    // `watch` killed with SIGKILL mid-turn (an agent's turn of 30 messages); the next `watch` opens
+    // the stream, reads the log and prints the whole answer once.
     void watchSurvivesSigkill()
     {
-        const Result started = cli(QStringList{u"--json"_s} + start(u"normal deltas=300 interval_ms=10"_s));
+        const Result started
+            = cli(QStringList{u"--json"_s} + start(u"normal deltas=300 messages=30 interval_ms=10"_s));
         QCOMPARE(started.exitCode, 0);
         const QString id = runIdFrom(started.out);
         QVERIFY(!id.isEmpty());
