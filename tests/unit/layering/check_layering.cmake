@@ -159,10 +159,12 @@ elseif(MODE STREQUAL "floors")
             if(rank_${target} GREATER rank_${own})
                 string(APPEND violations "  ${source}: ${line} (${target}/ is on a floor above ${own}/)\n")
             elseif(target STREQUAL "backends" AND own_connector AND rest MATCHES "^([^/]+)/"
-                   AND NOT CMAKE_MATCH_1 STREQUAL own_connector
-                   AND NOT (CMAKE_MATCH_1 IN_LIST shared_backend_folders
-                            AND NOT own_connector IN_LIST shared_backend_folders))
-                string(APPEND violations "  ${source}: ${line} (a connector includes no other connector)\n")
+                   AND NOT CMAKE_MATCH_1 STREQUAL own_connector)
+                # (if() evaluates parentheses before MATCHES sets CMAKE_MATCH_1: a second if.)
+                set(included "${CMAKE_MATCH_1}")
+                if(NOT included IN_LIST shared_backend_folders OR own_connector IN_LIST shared_backend_folders)
+                    string(APPEND violations "  ${source}: ${line} (a connector includes no other connector)\n")
+                endif()
             endif()
         endforeach()
     endforeach()
