@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Run run;
     run.status = RunStatus::InProgress;
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    for (const RunEvent &e : gate.open(history))
+    for (const RunEvent &e : gate.open(history).events)
         applyEvent(run, e, now);
     for (qsizetype i = historyCount; i < events.size(); ++i) {
         QList<RunEvent> out;

@@ -62,18 +62,20 @@ void SessionGate::frame(QByteArrayView sseType, QByteArrayView data, QList<RunEv
     m_turn.live(read(m_reader, sseType, data), out);
 }
 
-QList<RunEvent> SessionGate::open(const QList<SessionEvent> &history)
+SessionGate::Opened SessionGate::open(const QList<SessionEvent> &history)
 {
     const QMutexLocker lock(&m_mutex);
     for (const SessionEvent &event : history)
         m_turn.history(event);
-    QList<RunEvent> out = m_turn.historyEvents();
+    Opened opened;
+    opened.events = m_turn.historyEvents();
     // What the stream brought while the history was read: after it, each id once.
     for (const Kept &kept : std::as_const(m_kept))
-        m_turn.live(read(m_reader, kept.type, kept.data), out);
+        m_turn.live(read(m_reader, kept.type, kept.data), opened.events);
     m_kept.clear();
     m_open = true;
-    return out;
+    opened.turn = m_turn;
+    return opened;
 }
 
 bool SessionGate::over() const

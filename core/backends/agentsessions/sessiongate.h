@@ -35,8 +35,16 @@ public:
 
     // Stream thread: one event of the live stream.
     void frame(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out);
-    // Connector thread: the history read (oldest first), then what the stream kept meanwhile.
-    QList<RunEvent> open(const QList<SessionEvent> &history);
+    // Connector thread: the history read (oldest first), then what the stream kept meanwhile:
+    // their events, and the turn as they left it. From then on the stream's decoder maps (and
+    // may end the turn) on its own thread: whether to read the stream on is decided by `turn`,
+    // never by a later look at the gate, or what the decoder mapped meanwhile would be dropped.
+    struct Opened
+    {
+        QList<RunEvent> events;
+        SessionTurn turn;
+    };
+    Opened open(const QList<SessionEvent> &history);
 
     // Whether the turn is over for this stream: ended, or waiting for a person.
     bool over() const;

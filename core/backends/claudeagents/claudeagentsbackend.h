@@ -59,6 +59,9 @@ public:
     QCoro::Task<ListResult> list() override;
     // The account's agents (GET /v1/agents, every page).
     QCoro::Task<CatalogResult> catalog() override;
+    // One page of the sessions, without retries: "Test connection" answers at once, and an
+    // account with thousands of sessions is not paged through for it.
+    QCoro::Task<ConnectionProbe> probe() override;
     QCoro::Task<> shutdown() override;
 
     // --- used by the connector's stream and its tests -------------------------------------------

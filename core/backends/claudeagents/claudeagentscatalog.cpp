@@ -88,6 +88,21 @@ QCoro::Task<ListResult> ClaudeAgentsBackend::list()
     co_return result;
 }
 
+QCoro::Task<ConnectionProbe> ClaudeAgentsBackend::probe()
+{
+    RetryPolicy policy = m_http->policy();
+    policy.maxRetries = 0;
+    policy.connectTimeout = std::chrono::milliseconds(8000);
+    m_http->setPolicy(policy);
+    const Listed sessions = co_await listAll(u"/v1/sessions"_s, pageOf(100), 1);
+    ConnectionProbe probe;
+    probe.ok = !sessions.error.isError();
+    probe.kind = probe.ok ? ConnectionProbe::Kind::Listed : ConnectionProbe::Kind::Failed;
+    probe.runsListed = int(sessions.items.size());
+    probe.error = sessions.error;
+    co_return probe;
+}
+
 QCoro::Task<ClaudeAgentsBackend::Fetched> ClaudeAgentsBackend::environment()
 {
     QPointer<ClaudeAgentsBackend> self = this;

@@ -214,14 +214,16 @@ QCoro::Task<> ClaudeAgentsRunStream::catchUp(OpenedStream opened)
     history.reserve(log.items.size());
     for (const QJsonValue &event : log.items)
         history << sessionEventOf(event.toObject(), {});
-    const QList<RunEvent> events = m_gate->open(history);
+    const SessionGate::Opened gate = m_gate->open(history);
     qCDebug(lcClaudeAgents) << "session" << m_sessionId << "log" << history.size() << "events";
-    deliver(events);
+    deliver(gate.events);
     if (!self || isAborted() || isFinished()) {
         discardReply(opened.reply);
         co_return;
     }
-    const AgentSessions::SessionTurn turn = m_gate->turn();
+    // The turn as the log (and what the stream kept) left it; what the stream brings from now on
+    // comes through the reply, its end included.
+    const AgentSessions::SessionTurn &turn = gate.turn;
     if (turn.ended() || turn.waiting() || !turn.started()) {
         discardReply(opened.reply);
         if (!turn.started() && turn.turnId().isEmpty()) {

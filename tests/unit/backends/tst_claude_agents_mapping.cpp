@@ -155,7 +155,7 @@ private Q_SLOTS:
         QList<AgentSessions::SessionEvent> history;
         for (const QJsonObject &e : log)
             history << sessionEventOf(e, {});
-        out = gate.open(history);
+        out = gate.open(history).events;
         gate.frame("session.status_idle", json(idle(u"i1"_s, u"end_turn"_s)), out);
         // A run that showed a preview's part before a restart: the history's answer replaces it.
         Run run;
