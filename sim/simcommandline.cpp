@@ -2,6 +2,7 @@
 #include "simcommandline.h"
 
 #include "a2a/a2asimoptions.h"
+#include "claudeagents/claudeagentssimoptions.h"
 #include "foundry/foundrysimoptions.h"
 #include "gemini/geminisimoptions.h"
 #include "jobs/jobssimoptions.h"
@@ -149,6 +150,14 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         value("mcp-split", "--mcp SSE events go out in pieces of N bytes.", "N"),
         value("mcp-fault",
               "Inject --mcp HTTP faults (repeatable): status=503,count=1,on=tasks/get+tasks/result,"
+        flag("claude-agents", "Serve Claude Managed Agents (/v1/agents, /v1/sessions, beta "
+                              "managed-agents-2026-04-01) instead of the OpenAI API; --key is the key it "
+                              "expects (Authorization: Bearer or x-api-key)."),
+        value("claude-agents-page-size", "--claude-agents listings give at most N items a page.", "N"),
+        value("claude-agents-heartbeat-ms",
+              "--claude-agents streams send event: ping this often (default 5000).", "N"),
+        value("claude-agents-fault",
+              "Inject --claude-agents HTTP faults (repeatable): status=429,count=1,on=send+stream,"
               "retry-after=1,body=html|json.",
               "SPEC"),
     });
@@ -165,7 +174,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
                          + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText() + u'\n'
                          + langGraphOptionsHelpText() + u'\n' + geminiOptionsHelpText() + u'\n'
-                         + mcpOptionsHelpText();
+                         + mcpOptionsHelpText()
+                         + claudeAgentsOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -369,11 +379,12 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     options.langgraph = parser.isSet(u"langgraph"_s);
     options.gemini = parser.isSet(u"gemini"_s);
     options.mcp = parser.isSet(u"mcp"_s);
+    options.claudeAgents = parser.isSet(u"claude-agents"_s);
     if (parser.isSet(u"openai"_s)
         && (options.a2a || options.jobs || options.foundry || options.langgraph || options.gemini
-            || options.mcp)) {
-        return fail(
-            u"--openai cannot be combined with --a2a, --jobs, --foundry, --langgraph, --gemini or --mcp"_s);
+            || options.mcp || options.claudeAgents)) {
+        return fail(u"--openai cannot be combined with --a2a, --jobs, --foundry, --langgraph, --gemini, "
+                    u"--mcp or --claude-agents"_s);
     }
     LangGraphSimConfig &langgraph = options.langgraphConfig;
     langgraph.apiKey = config.apiKey;
@@ -472,6 +483,33 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         mcp.httpFaults.append(McpHttpFault{{}, rateLimited, 429, 1, false});
     if (unavailable > 0)
         mcp.httpFaults.append(McpHttpFault{{}, unavailable, 503, 1, false});
+    ClaudeAgentsSimConfig &claude = options.claudeAgentsConfig;
+    claude.apiKey = config.apiKey;
+    claude.intervalMs = config.intervalMs;
+    if (parser.isSet(u"deltas"_s))
+        claude.deltas = qMax(1, config.deltas);
+    if (parser.isSet(u"long-deltas"_s))
+        claude.longDeltas = qMax(1, config.longDeltas);
+    claude.keepAlive = config.keepAlive;
+    claude.closeDelimitedStreams = config.closeDelimitedStreams;
+    claude.maxBodyBytes = config.maxBodyBytes;
+    claude.maxHeaderBytes = config.maxHeaderBytes;
+    claude.streamFaults = config.streamFaults; // the Claude simulator applies what it knows of them
+    integer("claude-agents-page-size"_L1, 1, 1000, &claude.maxPageSize);
+    integer("claude-agents-heartbeat-ms"_L1, 0, 3600000, &claude.heartbeatMs);
+    if (!error.isEmpty())
+        return fail(error);
+    for (const QString &spec : parser.values(u"claude-agents-fault"_s)) {
+        QString specError;
+        const auto fault = claudeAgentsHttpFaultFromSpec(spec, &specError);
+        if (!fault)
+            return fail(u"--claude-agents-fault: "_s + specError);
+        claude.httpFaults.append(*fault);
+    }
+    if (rateLimited > 0)
+        claude.httpFaults.append(ClaudeAgentsHttpFault{{}, rateLimited, 429, 1, false});
+    if (unavailable > 0)
+        claude.httpFaults.append(ClaudeAgentsHttpFault{{}, unavailable, 503, 1, false});
     return result;
 }
 

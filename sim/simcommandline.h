@@ -4,6 +4,7 @@
 // Command line of the standalone runwatch-sim: one of the simulators and its config, kept
 // in the library so that tests can check it.
 
+#include "claudeagents/claudeagentssimconfig.h"
 #include "foundry/foundrysimconfig.h"
 #include "gemini/geminisimconfig.h"
 #include "jobs/jobssimconfig.h"
@@ -52,6 +53,10 @@ struct ServerOptions
     bool mcp = false;
     GeminiSimConfig geminiConfig;
     McpSimConfig mcpConfig;
+    // --claude-agents: serve Claude Managed Agents (ClaudeAgentsSimulator). The key (--key), pace,
+    // deltas, long deltas, limits and stream faults are copied from `config`.
+    bool claudeAgents = false;
+    ClaudeAgentsSimConfig claudeAgentsConfig;
 };
 
 struct CommandLineResult

@@ -2,6 +2,7 @@
 // runwatch-sim: the standalone simulator. All logic is in sim/ (runwatch_sim).
 
 #include "a2a/a2asim.h"
+#include "claudeagents/claudeagentssim.h"
 #include "foundry/foundrysim.h"
 #include "gemini/geminisim.h"
 #include "jobs/jobssim.h"
@@ -174,6 +175,16 @@ int runMcp(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
     });
 }
 
+int runClaudeAgents(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::ClaudeAgentsSimulator simulator(options.claudeAgentsConfig);
+    // The announced URL is the service's origin (the client's baseURL; the paths start with /v1).
+    return serve(app, simulator, options, [](RunwatchSim::ClaudeAgentsSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::ClaudeAgentsSimulator::requestAnswered, &sim,
+                         &printAnswered<RunwatchSim::ClaudeAgentsRequestRecord>);
+    });
+}
+
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::OpenAiSimulator simulator(options.config);
@@ -238,5 +249,7 @@ int main(int argc, char **argv)
         return runGemini(app, options);
     if (options.mcp)
         return runMcp(app, options);
+    if (options.claudeAgents)
+        return runClaudeAgents(app, options);
     return runOpenAi(app, options);
 }

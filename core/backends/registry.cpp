@@ -2,6 +2,7 @@
 #include "backends/registry.h"
 
 #include "a2a/a2aconnector.h"
+#include "claudeagents/claudeagentsconnector.h"
 #include "domain/timebudget.h"
 #include "foundry/foundryconnector.h"
 #include "gemini/geminiconnector.h"
@@ -26,8 +27,8 @@ namespace {
 QList<ConnectorDescriptor> &rows()
 {
     static QList<ConnectorDescriptor> list{
-        openAiConnector(),    jobsConnector(),   a2aConnector(), foundryConnector(),
-        langGraphConnector(), geminiConnector(), mcpConnector(),
+        openAiConnector(),    jobsConnector(),   a2aConnector(),          foundryConnector(),
+        langGraphConnector(), geminiConnector(), mcpConnector(), claudeAgentsConnector(),
     };
     return list;
 }

@@ -47,6 +47,11 @@ struct RunEvent
     // A PrimarySnapshot that a stream sends at its end (e.g. response.completed) to confirm what
     // the deltas built. A mismatch is repaired and counted in Run::reconciliations.
     bool verify = false;
+    // A PrimarySnapshot that is the answer as the service saved it (a managed agent session's
+    // saved outputs): it replaces the text even when shorter, since what it drops is a live
+    // preview the service did not keep (a model request interrupted mid-answer). Expected, so not
+    // counted as a reconciliation.
+    bool authoritative = false;
     // Any type: the token usage the current remote object reported so far (absolute, not a
     // delta, so the same figures from a stream and a poll are applied once). A chain adds the
     // earlier objects' usage (ContinuationToken::usageBase).

@@ -183,23 +183,27 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         // A continued run's snapshots cover only the current remote object's text.
         const qint64 base = std::clamp<qint64>(run.token.textBase, 0, run.primaryText.size());
         const QString text = base > 0 ? run.primaryText.left(base) + event.text : event.text;
-        if (event.text.isEmpty())
+        if (event.text.isEmpty() && !event.authoritative)
             break;
         // An equal or shorter-prefix snapshot (a stale poll, a stream resumed behind a poll) never
-        // throws away text we already have. A stream's still says where its cursor is: its next
+        // throws away text we already have — unless it is the service's saved answer, which
+        // drops a preview it did not keep. A stream's still says where its cursor is: its next
         // delta goes after this text, and is matched with ours from there (a delta placed after a
         // cursor left behind by an earlier poll replaced the whole answer).
-        if (text == run.primaryText || run.primaryText.startsWith(text)) {
-            if (atCursor)
+        if (text == run.primaryText || (!event.authoritative && run.primaryText.startsWith(text))) {
+            // The saved answer is the whole of it: the stream's next text goes after it.
+            if (event.authoritative)
+                run.token.textAtCursor = -1;
+            else if (atCursor)
                 run.token.textAtCursor = text.size() < run.primaryText.size() ? text.size() : -1;
             break;
         }
-        if (event.verify || !text.startsWith(run.primaryText))
+        if (!event.authoritative && (event.verify || !text.startsWith(run.primaryText)))
             ++run.reconciliations;
         // A stream's snapshot is where its cursor is. A poll's (no cursor) may be ahead of a
         // stream's cursor: remember where the stream had got to, for when it is resumed.
         const bool hasCursor = run.token.sequence >= 0 || !run.token.eventId.isEmpty();
-        if (atCursor) {
+        if (atCursor || event.authoritative) {
             run.token.textAtCursor = -1;
         } else if (hasCursor && run.token.textAtCursor < 0) {
             run.token.textAtCursor = run.primaryText.size();

@@ -249,6 +249,41 @@
     </message>
 </context>
 <context>
+    <name>AgentSessions</name>
+    <message>
+        <source>Malformed &quot;%1&quot; event: %2</source>
+        <translation>Fehlerhaftes Ereignis „%1“: %2</translation>
+    </message>
+    <message>
+        <source>not a JSON object</source>
+        <translation>kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <source>The agent waits for your decision on: %1</source>
+        <translation>Der Agent wartet auf Ihre Entscheidung zu: %1</translation>
+    </message>
+    <message>
+        <source>The agent waits for the result of: %1</source>
+        <translation>Der Agent wartet auf das Ergebnis von: %1</translation>
+    </message>
+    <message>
+        <source>malformed event</source>
+        <translation>fehlerhaftes Ereignis</translation>
+    </message>
+    <message>
+        <source>error, retrying</source>
+        <translation>Fehler, neuer Versuch</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>The turn ended: %1.</source>
+        <translation>Die Runde endete: %1.</translation>
+    </message>
+</context>
+<context>
     <name>BatchRespond</name>
     <message>
         <source>no details of its request</source>
@@ -341,6 +376,113 @@
     <message>
         <source>This connection does not accept answers.</source>
         <translation>Diese Verbindung nimmt keine Antworten an.</translation>
+    </message>
+</context>
+<context>
+    <name>ClaudeAgentsConnector</name>
+    <message>
+        <source>The service&apos;s answer is not a page.</source>
+        <translation>Die Antwort des Dienstes ist keine Seite.</translation>
+    </message>
+    <message>
+        <source>The service&apos;s reply is not a JSON object.</source>
+        <translation>Die Antwort des Dienstes ist kein JSON-Objekt.</translation>
+    </message>
+    <message>
+        <source>The session was terminated.</source>
+        <translation>Die Sitzung wurde beendet.</translation>
+    </message>
+    <message>
+        <source>interrupt sent; waiting for the session to stop</source>
+        <translation>Unterbrechung gesendet; warte, bis die Sitzung anhält</translation>
+    </message>
+    <message>
+        <source>not found on the service (already deleted)</source>
+        <translation>auf dem Dienst nicht gefunden (bereits gelöscht)</translation>
+    </message>
+    <message>
+        <source>The session does not wait for an answer.</source>
+        <translation>Die Sitzung wartet auf keine Antwort.</translation>
+    </message>
+    <message>
+        <source>The account has no environment for a session to run in: create one, or name one with --environment.</source>
+        <translation>Das Konto hat keine Umgebung, in der eine Sitzung laufen kann: Legen Sie eine an oder nennen Sie eine mit --environment.</translation>
+    </message>
+    <message>
+        <source>The session reached its budget.</source>
+        <translation>Die Sitzung hat ihr Budget erreicht.</translation>
+    </message>
+    <message>
+        <source>The model refused to go on.</source>
+        <translation>Das Modell hat sich geweigert weiterzumachen.</translation>
+    </message>
+    <message>
+        <source>The service gave up after repeated errors.</source>
+        <translation>Der Dienst hat nach wiederholten Fehlern aufgegeben.</translation>
+    </message>
+    <message>
+        <source>allowed</source>
+        <translation>erlaubt</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>abgelehnt</translation>
+    </message>
+    <message>
+        <source>tool result</source>
+        <translation>Tool-Ergebnis</translation>
+    </message>
+    <message>
+        <source>The agent is thinking.</source>
+        <translation>Der Agent denkt nach.</translation>
+    </message>
+    <message>
+        <source>result</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>error: %1</source>
+        <translation>Fehler: %1</translation>
+    </message>
+    <message>
+        <source>The session reported an error without saying why.</source>
+        <translation>Die Sitzung meldete einen Fehler, ohne den Grund zu nennen.</translation>
+    </message>
+    <message>
+        <source>Nothing arrived on the session&apos;s stream for %1 s; following it again.</source>
+        <translation>Seit %1 s kam nichts im Stream der Sitzung an; er wird erneut verfolgt.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream went silent and timed out.</source>
+        <translation>Der Stream der Sitzung verstummte und lief in eine Zeitüberschreitung.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream was interrupted: %1</source>
+        <translation>Der Stream der Sitzung wurde unterbrochen: %1</translation>
+    </message>
+    <message>
+        <source>Name the agent to run (--agent; agents lists them).</source>
+        <translation>Nennen Sie den Agenten, der laufen soll (--agent; agents listet sie auf).</translation>
+    </message>
+    <message>
+        <source>The service created no session.</source>
+        <translation>Der Dienst hat keine Sitzung angelegt.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream is not an event stream.</source>
+        <translation>Der Stream der Sitzung ist kein Ereignis-Stream.</translation>
+    </message>
+    <message>
+        <source>The service did not echo the message.</source>
+        <translation>Der Dienst hat die Nachricht nicht bestätigt.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s event log does not have the run&apos;s message %1.</source>
+        <translation>Das Ereignisprotokoll der Sitzung enthält die Nachricht %1 des Laufs nicht.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream reported an error.</source>
+        <translation>Der Stream der Sitzung meldete einen Fehler.</translation>
     </message>
 </context>
 <context>
@@ -4123,6 +4265,30 @@ Dort speichern?</translation>
     <message>
         <source>--agent: the tool (agents lists them with their task_support; a forbidden tool is refused before anything is sent). start --input: the tool&apos;s arguments (JSON object); --prompt only titles the run. The run&apos;s remote id is its task. respond: --value JSON accepts the server&apos;s form with that content, --reject declines, --text answers a form of one string field, --choice cancel cancels. delete: local only (the task expires by its ttl). list --remote: tasks/list of the session. attach TASK_ID.</source>
         <translation>--agent: das Werkzeug (agents listet sie mit ihrem task_support; ein verbotenes Werkzeug wird abgewiesen, bevor etwas gesendet wird). start --input: die Argumente des Werkzeugs (JSON-Objekt); --prompt benennt nur den Lauf. Die entfernte ID des Laufs ist seine Aufgabe. respond: --value JSON nimmt das Formular des Servers mit diesem Inhalt an, --reject lehnt ab, --text beantwortet ein Formular mit einem Textfeld, --choice cancel bricht ab. delete: nur lokal (die Aufgabe läuft nach ihrer TTL ab). list --remote: tasks/list der Sitzung. attach TASK_ID.</translation>
+    </message>
+    <message>
+        <source>Claude Managed Agents (beta)</source>
+        <translation>Claude Managed Agents (Beta)</translation>
+    </message>
+    <message>
+        <source>the API&apos;s origin, e.g. https://api.anthropic.com</source>
+        <translation>der Ursprung der API, z. B. https://api.anthropic.com</translation>
+    </message>
+    <message>
+        <source>&amp;Environment:</source>
+        <translation>&amp;Umgebung:</translation>
+    </message>
+    <message>
+        <source>env_… (empty: the account&apos;s first environment)</source>
+        <translation>env_… (leer: die erste Umgebung des Kontos)</translation>
+    </message>
+    <message>
+        <source>The environment (environment_id) new sessions run in; the API requires one. Empty: the first environment GET /v1/environments lists.</source>
+        <translation>Die Umgebung (environment_id), in der neue Sitzungen laufen; die API verlangt eine. Leer: die erste Umgebung, die GET /v1/environments auflistet.</translation>
+    </message>
+    <message>
+        <source>A session is a conversation and each turn a run. start --agent AGENT_ID (agents lists the account&apos;s agents): a new session, the prompt its first message; the run&apos;s remote id is the session id. respond: --approve/--reject [--comment C] to a tool confirmation (the comment is the deny message), --output CALL_ID=TEXT to a custom tool. followup: the next turn on the same session. cancel: user.interrupt. delete: the session on the service (interrupted first when it runs). list --remote: the sessions. attach SESSION_ID: follows its last turn.</source>
+        <translation>Eine Sitzung ist eine Unterhaltung und jede Runde ein Lauf. start --agent AGENT_ID (agents listet die Agenten des Kontos): eine neue Sitzung, der Prompt ist ihre erste Nachricht; die entfernte ID des Laufs ist die Sitzungs-ID. respond: --approve/--reject [--comment C] auf eine Tool-Bestätigung (der Kommentar ist die Ablehnungsnachricht), --output CALL_ID=TEXT für ein eigenes Tool. followup: die nächste Runde in derselben Sitzung. cancel: user.interrupt. delete: die Sitzung auf dem Dienst (zuvor unterbrochen, wenn sie läuft). list --remote: die Sitzungen. attach SESSION_ID: folgt ihrer letzten Runde.</translation>
     </message>
 </context>
 <context>
