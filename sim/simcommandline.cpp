@@ -150,6 +150,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         value("mcp-split", "--mcp SSE events go out in pieces of N bytes.", "N"),
         value("mcp-fault",
               "Inject --mcp HTTP faults (repeatable): status=503,count=1,on=tasks/get+tasks/result,"
+              "retry-after=1,body=html|json.",
+              "SPEC"),
         flag("claude-agents", "Serve Claude Managed Agents (/v1/agents, /v1/sessions, beta "
                               "managed-agents-2026-04-01) instead of the OpenAI API; --key is the key it "
                               "expects (Authorization: Bearer or x-api-key)."),

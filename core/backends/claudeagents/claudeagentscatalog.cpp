@@ -56,7 +56,10 @@ QCoro::Task<CatalogResult> ClaudeAgentsBackend::catalog()
             .name = agent.value(u"name"_s).toString(),
             .detail = model.isObject() ? model.toObject().value(u"id"_s).toString() : model.toString(),
             .version = version.isDouble() ? QString::number(version.toInteger()) : version.toString(),
-            .model = false};
+            .model = false,
+            .description = agent.value(u"description"_s).toString(),
+            .inputSchema = {},
+            .cliFields = {}};
     }
     co_return result;
 }
