@@ -176,8 +176,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
                          + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText() + u'\n'
                          + langGraphOptionsHelpText() + u'\n' + geminiOptionsHelpText() + u'\n'
-                         + mcpOptionsHelpText()
-                         + claudeAgentsOptionsHelpText();
+                         + mcpOptionsHelpText() + claudeAgentsOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {

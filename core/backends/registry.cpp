@@ -27,7 +27,7 @@ namespace {
 QList<ConnectorDescriptor> &rows()
 {
     static QList<ConnectorDescriptor> list{
-        openAiConnector(),    jobsConnector(),   a2aConnector(),          foundryConnector(),
+        openAiConnector(),    jobsConnector(),   a2aConnector(), foundryConnector(),
         langGraphConnector(), geminiConnector(), mcpConnector(), claudeAgentsConnector(),
     };
     return list;
