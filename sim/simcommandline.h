@@ -51,11 +51,11 @@ struct ServerOptions
     // pace, steps (--deltas, --long-deltas, when given), reply, line ending, limits and stream
     // faults are copied from `config`.
     bool mcp = false;
-    GeminiSimConfig geminiConfig;
-    McpSimConfig mcpConfig;
     // --claude-agents: serve Claude Managed Agents (ClaudeAgentsSimulator). The key (--key), pace,
     // deltas, long deltas, limits and stream faults are copied from `config`.
     bool claudeAgents = false;
+    GeminiSimConfig geminiConfig;
+    McpSimConfig mcpConfig;
     ClaudeAgentsSimConfig claudeAgentsConfig;
 };
 

@@ -95,10 +95,11 @@ void Announcer::flush()
     // Many runs asking at once (a batch that reached its approval step, a restart) make one
     // short sentence, not one per run.
     QStringList sentences;
-    if (m_needy.size() == 1)
+    if (m_needy.size() == 1) {
         sentences << tr("%1 needs you").arg(m_needy.first());
-    else if (!m_needy.isEmpty())
+    } else if (!m_needy.isEmpty()) {
         sentences << tr("%n run(s) need you: %1", nullptr, int(m_needy.size())).arg(m_needy.join(u", "_s));
+    }
     sentences << m_pending;
     m_last = sentences.join(u". "_s);
     m_pending.clear();

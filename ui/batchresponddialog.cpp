@@ -233,12 +233,13 @@ void BatchRespondDialog::updateSummary()
     int failed = 0;
     int pending = 0;
     for (const BatchOutcome &o : m_responder->outcomes()) {
-        if (!o.done)
+        if (!o.done) {
             ++pending;
-        else if (o.ok)
+        } else if (o.ok) {
             ++answered;
-        else
+        } else {
             ++failed;
+        }
     }
     QString text = tr("%n answered", nullptr, answered);
     QStringList failedRuns;

@@ -266,11 +266,12 @@ void CommandPalettePopup::selectFirst()
 void CommandPalettePopup::updateHint()
 {
     QString hint = tr("↑↓ to choose · Enter to run or select · Esc to close");
-    if (m_model->moreRuns() > 0)
+    if (m_model->moreRuns() > 0) {
         hint
             = tr("%n more run(s) match: type more to narrow", nullptr, m_model->moreRuns()) + u" · "_s + hint;
-    else if (m_model->rowCount() == 0 && !m_model->query().isEmpty())
+    } else if (m_model->rowCount() == 0 && !m_model->query().isEmpty()) {
         hint = tr("Nothing matches “%1”.").arg(m_model->query());
+    }
     m_hint->setText(hint);
 }
 

@@ -308,10 +308,11 @@ void Notifier::onActionInvoked(uint id, const QString &action)
     // whatever the run asks now: only a run that still offers that answer takes it.
     const Run *run = m_manager ? m_manager->run(runId) : nullptr;
     const QuickAnswers quick = run ? quickAnswersFor(*run) : QuickAnswers{};
-    if ((action == u"approve" && quick.approve) || (action == u"reject" && quick.reject))
+    if ((action == u"approve" && quick.approve) || (action == u"reject" && quick.reject)) {
         Q_EMIT answerRequested(runId, approvalAnswer(action == u"approve"));
-    else if (action == u"answer" || action == u"approve" || action == u"reject")
+    } else if (action == u"answer" || action == u"approve" || action == u"reject") {
         Q_EMIT respondRequested(runId); // the panel shows what the run asks now
+    }
 }
 
 void Notifier::onNotificationReplied(uint id, const QString &text)
@@ -320,10 +321,11 @@ void Notifier::onNotificationReplied(uint id, const QString &text)
     const Run *run = m_manager && !runId.isEmpty() ? m_manager->run(runId) : nullptr;
     if (!run)
         return;
-    if (quickAnswersFor(*run).text && !text.trimmed().isEmpty())
+    if (quickAnswersFor(*run).text && !text.trimmed().isEmpty()) {
         Q_EMIT answerRequested(runId, textAnswer(text));
-    else
+    } else {
         Q_EMIT respondRequested(runId);
+    }
 }
 
 void Notifier::withdraw(const QString &runId)

@@ -24,7 +24,7 @@ constexpr int kTitleChars = 60;
 // counts; plain when nothing waits.
 QIcon badgedIcon(int count)
 {
-    const QIcon base = Icons::appIcon();
+    QIcon base = Icons::appIcon();
     if (count <= 0)
         return base;
     QIcon icon;
@@ -99,10 +99,11 @@ void TrayStatus::track(const QString &id)
     const Run *run = m_manager ? m_manager->run(id) : nullptr;
     const bool waits = run && waitsForPerson(*run);
     const bool known = m_waiting.contains(id);
-    if (waits && !known)
+    if (waits && !known) {
         m_waiting.append(id);
-    else if (!waits && known)
+    } else if (!waits && known) {
         m_waiting.removeAll(id);
+    }
 }
 
 void TrayStatus::onRunChanged(const QString &id, RunChanges changes)

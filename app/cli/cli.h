@@ -79,7 +79,7 @@ private:
     int reportStarted(const QString &id, bool follow, bool stream, bool pollOnly);
     int cmdWatch(const Options &o, const QStringList &args);
     int cmdStatus(const Options &o, const QStringList &args);
-    int cmdCancel(const Options &o, const QStringList &args);
+    int cmdCancel(const Options &o, const QStringList &given);
     int cmdDelete(const Options &o, const QStringList &args);
     int cmdList(const Options &o, const QStringList &args);
     int cmdListRemote(const Options &o);

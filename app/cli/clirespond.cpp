@@ -69,9 +69,10 @@ int CliApp::cmdRespond(const Options &o, const QStringList &args)
     if (!answer.toolAnswers.isEmpty() && answer.kind != InputAnswer::Kind::Text)
         return usage(CliApp::tr("respond: --output goes alone (one per pending tool call)"));
     if (runs.size() > 1) {
-        if (typed)
+        if (typed) {
             return usage(CliApp::tr("respond: --value and --output answer one run; several runs take "
                                     "--approve, --reject, --text or --choice"));
+        }
         return respondToMany(o, runs, answer);
     }
     const Run *run = loadRunOrReport(o, runs.first());

@@ -192,10 +192,11 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         // cursor left behind by an earlier poll replaced the whole answer).
         if (text == run.primaryText || (!event.authoritative && run.primaryText.startsWith(text))) {
             // The saved answer is the whole of it: the stream's next text goes after it.
-            if (event.authoritative)
+            if (event.authoritative) {
                 run.token.textAtCursor = -1;
-            else if (atCursor)
+            } else if (atCursor) {
                 run.token.textAtCursor = text.size() < run.primaryText.size() ? text.size() : -1;
+            }
             break;
         }
         if (!event.authoritative && (event.verify || !text.startsWith(run.primaryText)))

@@ -143,10 +143,11 @@ QCoro::Task<> RunManager::doStopWatching(QString id, QString reason)
                        "RunManager", "The service did not confirm the cancel. It last said “%1” at %2.")
                        .arg(said.isEmpty() ? statusName(RunStatus::Cancelling) : said,
                             saidAt.toLocalTime().toString(u"yyyy-MM-dd HH:mm:ss"_s));
-    if (!readProblem.isEmpty())
+    if (!readProblem.isEmpty()) {
         text += u' '
                 + QCoreApplication::translate("RunManager", "Reading it once more failed: %1")
                       .arg(readProblem);
+    }
     if (!reason.trimmed().isEmpty())
         text += u'\n' + QCoreApplication::translate("RunManager", "Reason: %1").arg(reason.trimmed());
     // The status keeps the server's raw label (rawStatus), which the list's tooltip shows.

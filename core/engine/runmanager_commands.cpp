@@ -177,14 +177,14 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
             applyEvents(*again, id, result.events);
         if (needsFollowing(again->run))
             follow(id);
-    } else if (again && result.error.kind != ErrorKind::Cancelled) {
+    }
+    if (!result.ok() && again && result.error.kind != ErrorKind::Cancelled) {
         // The run stays waiting; its timeline says that an answer went out and why it was not
         // taken, so a failure in a batch of twenty is not only a line in a dialog long closed.
-        applyEvents(
-            *again, id,
-            {RunEvent::secondarySnapshot(
-                SecondaryKind::Log, u"respond-failed:"_s + QUuid::createUuid().toString(QUuid::WithoutBraces),
-                QCoreApplication::translate("RunManager", "answer not taken"), result.error.toString())});
+        const RunEvent note = RunEvent::secondarySnapshot(
+            SecondaryKind::Log, u"respond-failed:"_s + QUuid::createUuid().toString(QUuid::WithoutBraces),
+            QCoreApplication::translate("RunManager", "answer not taken"), result.error.toString());
+        applyEvents(*again, id, {note});
     }
     Q_EMIT actionFinished(id, Action::Respond, result);
 }

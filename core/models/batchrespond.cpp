@@ -136,9 +136,10 @@ QString batchAnswerMismatch(const Run &run, const InputAnswer &answer)
     switch (answer.kind) {
     case InputAnswer::Kind::Approve:
     case InputAnswer::Kind::Reject: {
-        if (kind != BatchKind::Approval)
+        if (kind != BatchKind::Approval) {
             return QCoreApplication::translate("BatchRespond", "The run waits for %1, not an approval.")
                 .arg(describeRequest(run));
+        }
         const bool approve = answer.kind == InputAnswer::Kind::Approve;
         if (!allows(*run.input, approve)) {
             return approve ? QCoreApplication::translate("BatchRespond",
@@ -149,20 +150,23 @@ QString batchAnswerMismatch(const Run &run, const InputAnswer &answer)
         return {};
     }
     case InputAnswer::Kind::Text:
-        if (kind != BatchKind::Question)
+        if (kind != BatchKind::Question) {
             return QCoreApplication::translate("BatchRespond",
                                                "The run waits for %1, not an answer in words.")
                 .arg(describeRequest(run));
+        }
         if (answer.text.trimmed().isEmpty())
             return QCoreApplication::translate("BatchRespond", "The answer is empty.");
         return {};
     case InputAnswer::Kind::Choice:
-        if (kind != BatchKind::Choice)
+        if (kind != BatchKind::Choice) {
             return QCoreApplication::translate("BatchRespond", "The run waits for %1, not a choice.")
                 .arg(describeRequest(run));
-        if (!run.input->options.contains(answer.choice))
+        }
+        if (!run.input->options.contains(answer.choice)) {
             return QCoreApplication::translate("BatchRespond", "“%1” is not one of the run's options.")
                 .arg(answer.choice);
+        }
         return {};
     case InputAnswer::Kind::Value:
         break;

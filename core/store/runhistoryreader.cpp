@@ -94,10 +94,11 @@ void RunHistoryReader::read(QString path, QString afterCreatedAt, QString afterL
     QString error;
     QList<Run> batch;
     const std::shared_ptr<const detail::StoreEngine> engine = detail::StoreEngine::forLocation(path, &error);
-    if (QString why; engine && !engine->openConnection(name, &why))
+    if (QString why; engine && !engine->openConnection(name, &why)) {
         error = tr("Cannot read the run history: %1").arg(why);
-    else if (!engine)
+    } else if (!engine) {
         error = tr("Cannot read the run history: %1").arg(error);
+    }
     if (error.isEmpty()) {
         QSqlDatabase db = QSqlDatabase::database(name, false);
         if (!engine->beginSnapshot(db))

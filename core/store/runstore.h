@@ -184,7 +184,7 @@ private:
     bool migrateTo6();
     bool migrateTo7();
     bool exec(const QString &sql);
-    bool runMigrations(const QSqlDatabase &db);
+    bool runMigrations(const QSqlDatabase &database);
     // Search without a full-text index (PostgreSQL): the candidates' text read and matched here
     // (runstore_searchscan.cpp).
     std::optional<QList<SearchHit>> searchByScan(const SearchQuery &query, const QString &filter,

@@ -8,6 +8,6 @@ namespace Runwatch::detail {
 // A team's PostgreSQL database through Qt's QPSQL driver (storeengine_pg.cpp). nullptr with the
 // reason in *error for a URL that cannot be used: a password in it, an option libpq does not take
 // from us, or no QPSQL driver installed.
-std::shared_ptr<const StoreEngine> makePostgresEngine(const QString &url, QString *error);
+std::shared_ptr<const StoreEngine> makePostgresEngine(const QString &location, QString *error);
 
 } // namespace Runwatch::detail

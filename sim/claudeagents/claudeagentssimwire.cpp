@@ -115,9 +115,10 @@ std::optional<QJsonObject> claudeAgentsPage(const QJsonArray &all, const HttpReq
     QJsonObject page{{u"data"_s, data}};
     const qsizetype next = offset + limit;
     page.insert(u"next_page"_s, next < all.size() ? QJsonValue(token(next)) : QJsonValue(QJsonValue::Null));
-    if (bidirectional)
+    if (bidirectional) {
         page.insert(u"prev_page"_s, offset > 0 ? QJsonValue(token(std::max<qsizetype>(0, offset - limit)))
                                                : QJsonValue(QJsonValue::Null));
+    }
     return page;
 }
 

@@ -63,15 +63,17 @@ inline QList<NotifyCall> notifyCalls()
         c.summary = args.value(3).toString();
         c.body = args.value(4).toString();
         const QVariant actions = args.value(5);
-        if (actions.canConvert<QDBusArgument>())
+        if (actions.canConvert<QDBusArgument>()) {
             actions.value<QDBusArgument>() >> c.actions;
-        else
+        } else {
             c.actions = actions.toStringList();
+        }
         const QVariant hints = args.value(6);
-        if (hints.canConvert<QDBusArgument>())
+        if (hints.canConvert<QDBusArgument>()) {
             hints.value<QDBusArgument>() >> c.hints;
-        else
+        } else {
             c.hints = hints.toMap();
+        }
         out << c;
     }
     return out;

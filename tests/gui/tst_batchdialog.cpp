@@ -13,6 +13,8 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTreeWidget>
 
@@ -71,9 +73,10 @@ private Q_SLOTS:
     void twentyApprovalsOneRefused()
     {
         QStringList ids;
-        for (int i = 0; i < 20; ++i)
+        for (int i = 0; i < 20; ++i) {
             ids << m_b->start(kJobs,
                               i == 4 ? u"approval deltas=4 input_fault=500"_s : u"approval deltas=4"_s);
+        }
         QVERIFY(waitInput(ids));
         select(ids);
         QVERIFY(actions()->respondAction()->isEnabled());

@@ -249,8 +249,9 @@ QCoro::Task<ActionResult> McpBackend::respond(ContinuationToken token, InputAnsw
         e.kind = ErrorKind::Conflict;
         co_return failed(e);
     }
-    if (storedSession(token.extra).is2026())
+    if (storedSession(token.extra).is2026()) {
         co_return co_await respond2026(token, answer, *stored);
+    }
     QString problem;
     const std::optional<QJsonObject> elicit = elicitResult(*stored, answer, &problem);
     if (!elicit)

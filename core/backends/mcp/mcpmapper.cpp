@@ -257,9 +257,10 @@ std::optional<QJsonObject> elicitResult(const InputRequest &request, const Input
         }
         return fail(Text::tr("The form has fields to fill in: answer with a value (--value JSON)."));
     case InputAnswer::Kind::Value: {
-        if (urlMode)
+        if (urlMode) {
             return fail(
                 Text::tr("The server asks you to open a URL: accept (--approve) or decline (--reject)."));
+        }
         if (!answer.value.isObject())
             return fail(Text::tr("The answer to a form is a JSON object of its fields."));
         const QStringList problems = validateJson(request.schema, answer.value);
@@ -268,9 +269,10 @@ std::optional<QJsonObject> elicitResult(const InputRequest &request, const Input
         return accept(answer.value.toObject());
     }
     case InputAnswer::Kind::Text: {
-        if (urlMode)
+        if (urlMode) {
             return fail(
                 Text::tr("The server asks you to open a URL: accept (--approve) or decline (--reject)."));
+        }
         // A form of one string field takes a plain text.
         const QJsonObject properties = request.schema.value(u"properties"_s).toObject();
         QStringList strings;

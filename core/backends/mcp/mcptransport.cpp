@@ -147,10 +147,11 @@ Reply Transport::readReply(const HttpResponse &response, const QJsonValue &id, b
         const bool ours = (m.kind == Message::Kind::Result || m.kind == Message::Kind::Error) && m.id == id;
         if (ours && !answered) {
             answered = true;
-            if (m.kind == Message::Kind::Error)
+            if (m.kind == Message::Kind::Error) {
                 reply.error = rpcError(m.errorCode, m.errorMessage);
-            else
+            } else {
                 reply.result = m.result;
+            }
         } else if (m.kind == Message::Kind::Request || m.kind == Message::Kind::Notification) {
             reply.serverMessages << std::move(m);
         }

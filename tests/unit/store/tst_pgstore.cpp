@@ -54,17 +54,19 @@ public:
         , m_had(qEnvironmentVariableIsSet(name))
         , m_old(qgetenv(name))
     {
-        if (value.isNull())
+        if (value.isNull()) {
             qunsetenv(name);
-        else
+        } else {
             qputenv(name, value);
+        }
     }
     ~ScopedEnv()
     {
-        if (m_had)
+        if (m_had) {
             qputenv(m_name, m_old);
-        else
+        } else {
             qunsetenv(m_name);
+        }
     }
 
 private:
