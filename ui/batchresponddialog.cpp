@@ -112,11 +112,11 @@ BatchRespondDialog::BatchRespondDialog(RunManager *manager, const BatchRequest &
         m_comment->setPlaceholderText(tr("Comment for every run (optional)"));
         m_comment->setAccessibleName(tr("Comment"));
         answerRow->addWidget(m_comment, 1);
-        m_approve = new QPushButton(tr("&Approve %n", nullptr, count));
+        m_approve = new QPushButton(tr("&Approve All (%n)", nullptr, count));
         m_approve->setObjectName(u"batchApprove"_s);
         m_approve->setAccessibleName(tr("Approve %n runs", nullptr, count));
         m_approve->setEnabled(batch.approveAllowed);
-        m_reject = new QPushButton(tr("&Reject %n", nullptr, count));
+        m_reject = new QPushButton(tr("&Reject All (%n)", nullptr, count));
         m_reject->setObjectName(u"batchReject"_s);
         m_reject->setAccessibleName(tr("Reject %n runs", nullptr, count));
         m_reject->setEnabled(batch.rejectAllowed);

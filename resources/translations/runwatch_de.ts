@@ -2694,24 +2694,10 @@
         <translation>Kommentar</translation>
     </message>
     <message numerus="yes">
-        <source>&amp;Approve %n</source>
-        <translation>
-            <numerusform>%n &amp;freigeben</numerusform>
-            <numerusform>%n &amp;freigeben</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>Approve %n runs</source>
         <translation>
             <numerusform>%n Lauf freigeben</numerusform>
             <numerusform>%n Läufe freigeben</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>&amp;Reject %n</source>
-        <translation>
-            <numerusform>%n &amp;ablehnen</numerusform>
-            <numerusform>%n &amp;ablehnen</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -2781,6 +2767,20 @@
         <translation>
             <numerusform>%n unterwegs</numerusform>
             <numerusform>%n unterwegs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Approve All (%n)</source>
+        <translation>
+            <numerusform>Alle &amp;freigeben (%n)</numerusform>
+            <numerusform>Alle &amp;freigeben (%n)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Reject All (%n)</source>
+        <translation>
+            <numerusform>Alle &amp;ablehnen (%n)</numerusform>
+            <numerusform>Alle &amp;ablehnen (%n)</numerusform>
         </translation>
     </message>
 </context>

@@ -131,24 +131,10 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>&amp;Approve %n</source>
-        <translation>
-            <numerusform>&amp;Approve %n</numerusform>
-            <numerusform>&amp;Approve %n</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>Approve %n runs</source>
         <translation>
             <numerusform>Approve %n run</numerusform>
             <numerusform>Approve %n runs</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>&amp;Reject %n</source>
-        <translation>
-            <numerusform>&amp;Reject %n</numerusform>
-            <numerusform>&amp;Reject %n</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -198,6 +184,20 @@
         <translation>
             <numerusform>%n on the way</numerusform>
             <numerusform>%n on the way</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Approve All (%n)</source>
+        <translation>
+            <numerusform>&amp;Approve All (%n)</numerusform>
+            <numerusform>&amp;Approve All (%n)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Reject All (%n)</source>
+        <translation>
+            <numerusform>&amp;Reject All (%n)</numerusform>
+            <numerusform>&amp;Reject All (%n)</numerusform>
         </translation>
     </message>
 </context>

@@ -152,9 +152,10 @@ void McpSimTask::ask()
     input.key = u"elicit-%1"_s.arg(++m_inputsAsked); // 2026 keys are never reused
     QString waitingFor;
     if (m_params.tool == McpTool::Approve) {
-        input.params = QJsonObject{{u"mode"_s, u"form"_s},
-                                   {u"message"_s, u"Approve the plan for \"%1\"?"_s.arg(topicOf(m_params))},
-                                   {u"requestedSchema"_s, mcpApprovalSchema()}};
+        input.params
+            = QJsonObject{{u"mode"_s, u"form"_s},
+                          {u"message"_s, u"Go ahead with the plan for \"%1\"?"_s.arg(topicOf(m_params))},
+                          {u"requestedSchema"_s, mcpApprovalSchema()}};
         waitingFor = u"Waiting for approval"_s;
     } else if (m_params.tool == McpTool::Ask) {
         input.params = QJsonObject{

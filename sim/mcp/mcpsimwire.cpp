@@ -172,7 +172,7 @@ QJsonObject mcpApprovalSchema()
     return QJsonObject{
         {u"type"_s, u"object"_s},
         {u"properties"_s,
-         QJsonObject{{u"approve"_s, property(u"boolean"_s, u"Approve"_s, u"Go ahead with the plan"_s)},
+         QJsonObject{{u"approve"_s, property(u"boolean"_s, u"Go ahead"_s, u"Start the work as planned"_s)},
                      {u"reason"_s, property(u"string"_s, u"Reason"_s, u"Why (optional)"_s)},
                      {u"priority"_s, priority},
                      {u"budget"_s, budget}}},

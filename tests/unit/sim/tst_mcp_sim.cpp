@@ -270,8 +270,9 @@ private Q_SLOTS:
         QVERIFY(client.initialize());
         const QString id = client.startTask(u"approve"_s, topic(u"plan steps=3 "_s + kFast), 9);
         const QJsonObject waiting = client.waitStatus(id, {u"input_required"_s});
-        QCOMPARE(waiting.value(u"statusMessage"_s).toString(),
-                 u"Waiting for approval: Approve the plan for \"plan steps=3 interval_ms=2 poll_ms=20\"?"_s);
+        QCOMPARE(
+            waiting.value(u"statusMessage"_s).toString(),
+            u"Waiting for approval: Go ahead with the plan for \"plan steps=3 interval_ms=2 poll_ms=20\"?"_s);
 
         QJsonObject request;
         {
