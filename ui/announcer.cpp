@@ -5,6 +5,7 @@
 
 #include "engine/runmanager.h"
 #include "models/runfilter.h"
+#include "models/runformat.h"
 
 #include <QAccessible>
 
@@ -17,12 +18,6 @@ constexpr int kTitleChars = 60;
 constexpr int kBurstMs = 150;   // changes this close together are one announcement
 constexpr int kShownMs = 15000; // how long the words stay on screen
 constexpr int kMaxWidthEm = 40; // the widest the label asks to be, in average characters
-
-QString titleOf(const Run &run)
-{
-    const QString title = run.title.isEmpty() ? run.localId : run.title;
-    return title.size() > kTitleChars ? title.left(kTitleChars - 1) + u"…"_s : title;
-}
 } // namespace
 
 Announcer::Announcer(RunManager *manager, RunTableView *table, QWidget *parent)
@@ -69,8 +64,8 @@ void Announcer::onRunChanged(const QString &id, RunChanges changes)
     m_waited.insert(id, waits);
     if (waits && !waited) {
         // Wherever it is in the list, and whether or not the list shows it: someone must act.
-        if (!m_needy.contains(titleOf(*run)))
-            m_needy << titleOf(*run);
+        if (!m_needy.contains(shortRunTitle(*run, kTitleChars)))
+            m_needy << shortRunTitle(*run, kTitleChars);
         m_flush.start();
         return;
     }
@@ -78,7 +73,7 @@ void Announcer::onRunChanged(const QString &id, RunChanges changes)
         return;
     const QStringList selected = m_table->selectedRunIds();
     if (selected.size() == 1 && selected.first() == id)
-        queue(tr("%1: %2").arg(titleOf(*run), statusLabel(run->status)));
+        queue(tr("%1: %2").arg(shortRunTitle(*run, kTitleChars), statusLabel(run->status)));
 }
 
 void Announcer::queue(const QString &sentence)

@@ -5,6 +5,7 @@
 
 #include "engine/runmanager.h"
 #include "models/runfilter.h"
+#include "models/runformat.h"
 
 #include <QGuiApplication>
 #include <QMenu>
@@ -48,12 +49,6 @@ QIcon badgedIcon(int count)
         icon.addPixmap(pixmap);
     }
     return icon;
-}
-
-QString titleOf(const Run &run)
-{
-    const QString title = run.title.isEmpty() ? run.localId : run.title;
-    return title.size() > kTitleChars ? title.left(kTitleChars - 1) + u"…"_s : title;
 }
 
 } // namespace
@@ -147,7 +142,7 @@ void TrayStatus::refresh()
             const Run *run = m_manager ? m_manager->run(id) : nullptr;
             if (!run)
                 continue;
-            QAction *action = m_menu->addAction(titleOf(*run));
+            QAction *action = m_menu->addAction(shortRunTitle(*run, kTitleChars));
             action->setData(id);
             connect(action, &QAction::triggered, this, [this, id] { Q_EMIT runActivated(id); });
         }

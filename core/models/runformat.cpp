@@ -52,6 +52,12 @@ QString inputReasonLabel(InputReason reason)
 
 } // namespace
 
+QString shortRunTitle(const Run &run, qsizetype maxChars)
+{
+    const QString title = run.title.isEmpty() ? run.localId : run.title;
+    return title.size() > maxChars ? title.left(maxChars - 1) + u"…"_s : title;
+}
+
 QString runColumnTitle(int column)
 {
     switch (column) {

@@ -29,6 +29,10 @@ enum RunColumn {
     RunColumnCount,
 };
 
+// A run's title (its local id when it has none) in at most `maxChars` characters, cut with "…":
+// where a line of text names a run (the tray menu, the screen-reader announcements).
+QString shortRunTitle(const Run &run, qsizetype maxChars);
+
 QString runColumnTitle(int column);
 // The columns a first window (or a header state saved before they existed) leaves hidden.
 bool runColumnHiddenByDefault(int column);
