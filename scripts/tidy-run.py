@@ -92,19 +92,37 @@ def main():
             findings = [rel + ": clang-tidy failed (exit %d):" % run.returncode] + out.splitlines()[-20:]
         return rel, key, findings, False
 
-    new_clean, all_findings, reused = {}, [], 0
+    # The cache is written as units finish, not only at the end: a run stopped halfway (a machine
+    # shared with builds can take an hour) keeps what it found clean, and the next run resumes.
+    # Entries of the old file stay until the end, where only this run's clean units are kept.
+    new_clean, all_findings, reused, done = {}, [], 0, 0
+
+    def save(entries):
+        os.makedirs(os.path.dirname(cache_path), exist_ok=True)
+        tmp = cache_path + ".tmp"
+        with open(tmp, "w") as f:
+            for key, rel in sorted(entries.items(), key=lambda kv: (kv[1], kv[0])):
+                f.write("%s %s\n" % (key, rel))
+        os.replace(tmp, cache_path)
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         for rel, key, findings, cached in pool.map(check, units):
+            done += 1
             if cached:
                 reused += 1
             if not findings and key is not None:
                 new_clean[key] = rel
+            if not cached:
+                # Progress and findings as they come (a CI log cut at its tail still shows them).
+                print("tidy: [%d/%d] %s%s" % (done, len(units), rel, " (findings)" if findings else ""),
+                      flush=True)
+                for line in findings or []:
+                    print("    " + line, flush=True)
+                if use_cache:
+                    save({**clean, **new_clean})
             all_findings += findings or []
 
-    os.makedirs(os.path.dirname(cache_path), exist_ok=True)
-    with open(cache_path, "w") as f:
-        for key, rel in sorted(new_clean.items(), key=lambda kv: (kv[1], kv[0])):
-            f.write("%s %s\n" % (key, rel))
+    save(new_clean)
     print("tidy: %d units, %d analysed, %d unchanged since found clean (.ci/tidy-clean)"
           % (len(units), len(units) - reused, reused))
     for line in sorted(set(all_findings)):
