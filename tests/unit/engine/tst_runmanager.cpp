@@ -118,7 +118,7 @@ void TestRunManager::commandsGatedByCapabilityAndStatus()
         stored.token.remoteId.clear();
     }
     if (stored.status == RunStatus::InputRequired)
-        stored.input = InputRequest{InputReason::Question, u"Which city?"_s, {}, {}, {}, {}, {}, {}};
+        stored.input = InputRequest{.reason = InputReason::Question, .prompt = u"Which city?"_s};
     rig.manager.adoptRun(stored, false);
     QSignalSpy removed(&rig.manager, &RunManager::runRemoved);
 
