@@ -206,6 +206,8 @@ InputPanel::InputPanel(QWidget *parent)
     m_formProblem->setWordWrap(true);
     m_formProblem->setStyleSheet(u"color: #b3261e;"_s);
     sendRow->addWidget(m_formProblem, 1);
+    // Takes the room while the problem is hidden, so the buttons keep their size on the right.
+    sendRow->addStretch(0);
     m_sendValue = named(new QPushButton(tr("&Send")), u"inputSendValue"_s, tr("Send the form"));
     sendRow->addWidget(m_sendValue, 0, Qt::AlignTop);
     // Where the service lets a form be turned down (InputRequest::declinable, dismissChoice).
