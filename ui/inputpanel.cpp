@@ -206,13 +206,33 @@ InputPanel::InputPanel(QWidget *parent)
     m_formProblem->setWordWrap(true);
     m_formProblem->setStyleSheet(u"color: #b3261e;"_s);
     sendRow->addWidget(m_formProblem, 1);
+    // Takes the room while the problem is hidden, so the buttons keep their size on the right.
+    sendRow->addStretch(0);
     m_sendValue = named(new QPushButton(tr("&Send")), u"inputSendValue"_s, tr("Send the form"));
     sendRow->addWidget(m_sendValue, 0, Qt::AlignTop);
+    // Where the service lets a form be turned down (InputRequest::declinable, dismissChoice).
+    // "Dismiss", never "Cancel": beside a run, Cancel means cancelling the run (Run > Cancel
+    // Run), while this only closes the request unanswered and the server decides what its task
+    // does next.
+    m_declineValue
+        = named(new QPushButton(tr("&Decline")), u"inputDeclineValue"_s, tr("Decline the request"));
+    m_declineValue->setToolTip(tr("Tell the server you refuse to give this information"));
+    sendRow->addWidget(m_declineValue, 0, Qt::AlignTop);
+    m_dismissValue = named(new QPushButton(tr("Dis&miss")), u"inputDismissValue"_s,
+                           tr("Dismiss the request without answering"));
+    m_dismissValue->setToolTip(
+        tr("Close the request without answering; this does not cancel the run, the server decides what "
+           "happens next"));
+    sendRow->addWidget(m_dismissValue, 0, Qt::AlignTop);
     vl->addLayout(sendRow);
     m_pages->addWidget(valuePage);
     connect(m_form, &TypedAnswerForm::changed, this, &InputPanel::updateEnabled);
     connect(m_form, &TypedAnswerForm::submitRequested, m_sendValue, &QPushButton::click);
     connect(m_sendValue, &QPushButton::clicked, this, &InputPanel::sendValue);
+    connect(m_declineValue, &QPushButton::clicked, this,
+            [this] { sendFormRefusal(InputAnswer::Kind::Reject); });
+    connect(m_dismissValue, &QPushButton::clicked, this,
+            [this] { sendFormRefusal(InputAnswer::Kind::Choice); });
 
     // Outside the stack: a stacked widget does not do height-for-width, so wrapped text in a
     // page would leave the panel too tall or cut it off.
@@ -254,6 +274,8 @@ void InputPanel::showRequest(const QString &runId, const InputRequest &request, 
         m_sendAll->setText(request.toolCalls.size() > 1 ? tr("&Send all %1").arg(request.toolCalls.size())
                                                         : tr("&Send"));
         m_form->setSchema(request.schema);
+        m_declineValue->setVisible(request.declinable);
+        m_dismissValue->setVisible(!request.dismissChoice.isEmpty());
         m_approve->setText(opensUrl() ? tr("&Open and accept…") : tr("&Approve"));
         if (!request.toolCalls.isEmpty()) {
             // Whatever the reason says (tool output, approval), the calls are what is answered.
@@ -376,6 +398,8 @@ void InputPanel::updateEnabled()
     m_sendAll->setEnabled(on && m_toolCalls->isComplete());
     m_form->setEditable(on);
     m_sendValue->setEnabled(on && m_form->isValid());
+    m_declineValue->setEnabled(on); // turning a form down needs nothing filled in
+    m_dismissValue->setEnabled(on);
     m_formProblem->setText(m_form->problem());
     m_formProblem->setVisible(!m_form->isValid());
 }
@@ -482,6 +506,25 @@ void InputPanel::sendValue()
     InputAnswer answer;
     answer.kind = InputAnswer::Kind::Value;
     answer.value = m_form->value();
+    m_note->hide();
+    setBusy(true);
+    Q_EMIT answered(m_runId, answer);
+}
+
+void InputPanel::sendFormRefusal(InputAnswer::Kind kind)
+{
+    if (!m_canRespond || m_busy || m_runId.isEmpty())
+        return;
+    InputAnswer answer;
+    answer.kind = kind;
+    if (kind == InputAnswer::Kind::Reject) {
+        if (!m_request.declinable)
+            return;
+    } else {
+        if (m_request.dismissChoice.isEmpty())
+            return;
+        answer.choice = m_request.dismissChoice;
+    }
     m_note->hide();
     setBusy(true);
     Q_EMIT answered(m_runId, answer);

@@ -26,8 +26,9 @@ namespace Runwatch {
 // callback URL and "waiting for the callback" (those two resume by themselves, so nothing is
 // sent). A deadline (a timer's, or the time left before the service expires the run) counts down
 // in the heading row. A request with a JSON Schema gets a typed form (TypedAnswerForm) whose Send
-// stays disabled, with the reason shown, while the answer does not fit. Emits answered(); the
-// window sends it through the RunManager.
+// stays disabled, with the reason shown, while the answer does not fit; where the request may be
+// turned down (InputRequest::declinable, dismissChoice) Decline and Dismiss send that instead,
+// whatever the fields hold. Emits answered(); the window sends it through the RunManager.
 class InputPanel final : public QFrame
 {
     Q_OBJECT
@@ -58,6 +59,8 @@ private:
     bool opensUrl() const;
     void sendToolAnswers();
     void sendValue();
+    // Turns the form down: Reject (decline) or the request's dismissChoice, whatever is typed.
+    void sendFormRefusal(InputAnswer::Kind kind);
     // False for timers and webhooks: the run resumes without an answer from the operator.
     bool answerable() const;
     void updateCountdown();
@@ -87,6 +90,8 @@ private:
     TypedAnswerForm *m_form = nullptr;
     QLabel *m_formProblem = nullptr; // why Send is disabled
     QPushButton *m_sendValue = nullptr;
+    QPushButton *m_declineValue = nullptr; // shown when the request is declinable
+    QPushButton *m_dismissValue = nullptr; // shown when the request has a dismissChoice
     QTimer m_tick;
 };
 

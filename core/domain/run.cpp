@@ -186,6 +186,10 @@ QJsonObject InputRequest::toJson() const
     }
     if (!schema.isEmpty())
         o.insert(u"schema"_s, schema);
+    if (declinable)
+        o.insert(u"declinable"_s, true);
+    if (!dismissChoice.isEmpty())
+        o.insert(u"dismiss_choice"_s, dismissChoice);
     if (!raw.isEmpty())
         o.insert(u"raw"_s, raw);
     return o;
@@ -207,6 +211,8 @@ InputRequest InputRequest::fromJson(const QJsonObject &object)
             r.toolCalls << ToolCallRequest::fromJson(v.toObject());
     }
     r.schema = object.value(u"schema"_s).toObject();
+    r.declinable = object.value(u"declinable"_s).toBool();
+    r.dismissChoice = object.value(u"dismiss_choice"_s).toString();
     r.raw = object.value(u"raw"_s).toObject();
     return r;
 }

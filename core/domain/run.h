@@ -222,6 +222,12 @@ struct InputRequest
     // A JSON Schema the answer must fit (a typed form: MCP elicitation, a job's form, a graph's
     // interrupt); empty when the service asks for no typed answer. Answered with Kind::Value.
     QJsonObject schema;
+    // How a typed form may be turned down instead of filled in, where the service has such
+    // answers (an MCP elicitation's `decline` and `cancel`): `declinable`, Kind::Reject says no;
+    // `dismissChoice`, the Choice answer that closes the request without any answer. The front
+    // ends offer only these; false / empty: the form can only be sent.
+    bool declinable = false;
+    QString dismissChoice;
     QJsonObject raw; // what the server sent, for the connector's respond()
 
     QJsonObject toJson() const;

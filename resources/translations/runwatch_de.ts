@@ -4919,6 +4919,30 @@ Eingabe sucht erneut.</translation>
         <source>Open %1 in your browser and tell the server you accept?</source>
         <translation>%1 in Ihrem Browser öffnen und dem Server mitteilen, dass Sie annehmen?</translation>
     </message>
+    <message>
+        <source>&amp;Decline</source>
+        <translation>A&amp;blehnen</translation>
+    </message>
+    <message>
+        <source>Decline the request</source>
+        <translation>Die Anfrage ablehnen</translation>
+    </message>
+    <message>
+        <source>Tell the server you refuse to give this information</source>
+        <translation>Dem Server mitteilen, dass Sie diese Angaben verweigern</translation>
+    </message>
+    <message>
+        <source>Dis&amp;miss</source>
+        <translation>&amp;Verwerfen</translation>
+    </message>
+    <message>
+        <source>Dismiss the request without answering</source>
+        <translation>Die Anfrage ohne Antwort verwerfen</translation>
+    </message>
+    <message>
+        <source>Close the request without answering; this does not cancel the run, the server decides what happens next</source>
+        <translation>Die Anfrage ohne Antwort schließen; der Lauf wird dadurch nicht abgebrochen, der Server entscheidet, wie es weitergeht</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::KeychainKeyStore</name>

@@ -13,7 +13,8 @@
 //   - nothing crashes, UBSan included;
 //   - a task's events leave a run in a live or terminal status, never Unknown;
 //   - a completed result's answer is its text content, a failed one always says why;
-//   - an accepted form answer fits the requested schema; a refused one says why;
+//   - an accepted form answer fits the requested schema; a refused one says why; Decline and
+//     Dismiss (Reject, the request's dismissChoice) are taken for any request;
 //   - the reader ends at most once, emits nothing after its end, and an elicitation it reports
 //     is stored with the run (token extra) in the same batch.
 //
@@ -115,6 +116,21 @@ void checkElicitation(const QJsonObject &params)
                   "an accepted answer does not fit the form");
         }
     }
+    // The Respond panel's Decline and Dismiss are enabled whatever the form holds: what they send
+    // must be taken for any request, as decline and cancel.
+    check(request.declinable && !request.dismissChoice.isEmpty(),
+          "an elicitation that cannot be turned down");
+    InputAnswer decline;
+    decline.kind = InputAnswer::Kind::Reject;
+    InputAnswer dismiss;
+    dismiss.kind = InputAnswer::Kind::Choice;
+    dismiss.choice = request.dismissChoice;
+    const std::optional<QJsonObject> declined = elicitResult(request, decline, nullptr);
+    const std::optional<QJsonObject> dismissed = elicitResult(request, dismiss, nullptr);
+    check(declined && declined->value(QStringLiteral("action")).toString() == QStringLiteral("decline"),
+          "Decline was not sent as decline");
+    check(dismissed && dismissed->value(QStringLiteral("action")).toString() == QStringLiteral("cancel"),
+          "Dismiss was not sent as cancel");
 }
 
 } // namespace

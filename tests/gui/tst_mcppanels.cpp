@@ -3,7 +3,7 @@
 // @modelcontextprotocol/sdk (tests/peers/mcp-server-peer, started once for the program) through the
 // real connector: New Run's tool picker with the tool's input form (from its inputSchema), the
 // elicitation's typed form in the Respond panel (boolean, string and enum fields, checked as
-// typed) answered from the GUI, and a task's progress line. RUNWATCH_GRAB_DIR saves screenshots.
+// typed) answered from the GUI, declined and dismissed from it, and a task's progress line. RUNWATCH_GRAB_DIR saves screenshots.
 #include "mcppeer.h"
 #include "newrundialog.h"
 #include "respondpaneltest.h"
@@ -138,6 +138,40 @@ private Q_SLOTS:
         send->click();
         QVERIFY(waitStatus(id, RunStatus::Completed));
         QCOMPARE(run(id)->primaryText, u"release: approved (reason: looks good, priority: high)"_s);
+    }
+
+    // The form may be turned down: Decline is the elicitation result `decline`, Dismiss (closing
+    // the request, the run goes on) is `cancel`; the server's tool says which it got. Both need
+    // nothing filled in, even while the form would not validate.
+    void elicitationDeclinedFromThePanel_data()
+    {
+        QTest::addColumn<QString>("button");
+        QTest::addColumn<QString>("serverText");
+        QTest::newRow("decline") << u"inputDeclineValue"_s << u"deploy: decline"_s;
+        QTest::newRow("dismiss") << u"inputDismissValue"_s << u"deploy: cancel"_s;
+    }
+    void elicitationDeclinedFromThePanel()
+    {
+        QFETCH(QString, button);
+        QFETCH(QString, serverText);
+        const QString id = startTool(u"approve"_s, {{u"action"_s, u"deploy"_s}});
+        QVERIFY(waitFor(
+            [&] { return run(id) && run(id)->status == RunStatus::InputRequired && run(id)->input; }));
+        QVERIFY(run(id)->input->declinable);
+        showPanelFor(id);
+        QCOMPARE(visiblePage(), u"valuePage"_s);
+        auto *send = panel()->findChild<QPushButton *>(u"inputSendValue"_s);
+        auto *decline = panel()->findChild<QPushButton *>(u"inputDeclineValue"_s);
+        auto *dismiss = panel()->findChild<QPushButton *>(u"inputDismissValue"_s);
+        QVERIFY(send && decline && dismiss);
+        QVERIFY(decline->isVisibleTo(panel()) && dismiss->isVisibleTo(panel()));
+        // An invalid form holds Send back, never the refusals.
+        child<QLineEdit>(u"field_reason"_s)->setText(u"x"_s);
+        QTRY_VERIFY(!send->isEnabled());
+        QVERIFY(decline->isEnabled() && dismiss->isEnabled());
+        panel()->findChild<QPushButton *>(button)->click();
+        QVERIFY(waitStatus(id, RunStatus::Completed));
+        QCOMPARE(run(id)->primaryText, serverText);
     }
 
     void taskProgressLine()

@@ -211,6 +211,10 @@ InputRequest inputRequestFor(const QJsonValue &requestId, const QJsonObject &par
         request.reason = InputReason::Question;
         request.schema = params.value(u"requestedSchema"_s).toObject();
     }
+    // Both modes may be turned down (elicitResult): Reject is the result `decline`, the Choice
+    // "cancel" is `cancel` (the user closed the request without choosing, §elicitation).
+    request.declinable = true;
+    request.dismissChoice = u"cancel"_s;
     request.raw = elicitationEntry(requestId, params, sessionId);
     request.raw.insert(u"method"_s, u"elicitation/create"_s);
     return request;

@@ -169,12 +169,16 @@ private Q_SLOTS:
         QVERIFY2(problem.contains(u"approve"_s), qPrintable(problem));
         value.value = QJsonArray{};
         QVERIFY(!elicitResult(request, value, &problem));
+        // The front ends offer Decline and Dismiss from these flags alone (and keep them in the store).
+        QVERIFY(request.declinable);
+        QCOMPARE(request.dismissChoice, u"cancel"_s);
+        QCOMPARE(InputRequest::fromJson(request.toJson()), request);
         InputAnswer reject;
         reject.kind = InputAnswer::Kind::Reject;
         QCOMPARE(*elicitResult(request, reject, &problem), object("{'action':'decline'}"));
         InputAnswer cancel;
         cancel.kind = InputAnswer::Kind::Choice;
-        cancel.choice = u"cancel"_s;
+        cancel.choice = request.dismissChoice;
         QCOMPARE(*elicitResult(request, cancel, &problem), object("{'action':'cancel'}"));
         cancel.choice = u"maybe"_s;
         QVERIFY(!elicitResult(request, cancel, &problem));

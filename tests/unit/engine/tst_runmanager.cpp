@@ -117,8 +117,11 @@ void TestRunManager::commandsGatedByCapabilityAndStatus()
         stored.remoteId.clear();
         stored.token.remoteId.clear();
     }
-    if (stored.status == RunStatus::InputRequired)
-        stored.input = InputRequest{InputReason::Question, u"Which city?"_s, {}, {}, {}, {}, {}, {}};
+    if (stored.status == RunStatus::InputRequired) {
+        InputRequest question;
+        question.prompt = u"Which city?"_s;
+        stored.input = question;
+    }
     rig.manager.adoptRun(stored, false);
     QSignalSpy removed(&rig.manager, &RunManager::runRemoved);
 
