@@ -500,10 +500,12 @@ OpenAIAgentsSimSession::Sent OpenAIAgentsSimSession::send(const QJsonArray &even
         if (type == "agent.session.input.message"_L1) {
             if (promptOf(event).isEmpty())
                 return {400, u"invalid_request_error"_s, u"input: a message needs input_text content"_s};
-            if (m_status == "budget_reached"_L1 || m_status == "failed"_L1)
+            if (m_status == "budget_reached"_L1 || m_status == "failed"_L1) {
                 return {409, u"session_not_active"_s,
                         u"The session is %1 and takes no input."_s.arg(m_status)};
+            }
         } else if (type == "agent.session.input.cancel"_L1) {
+            // Always taken: on an idle session it does nothing (§4).
         } else if (type == "agent.session.input.tool_result"_L1
                    || type == "agent.session.input.mcp_approval_request_result"_L1
                    || type == "agent.session.input.computer_use_approval_request_result"_L1) {
@@ -532,10 +534,11 @@ OpenAIAgentsSimSession::Sent OpenAIAgentsSimSession::send(const QJsonArray &even
         const QJsonObject event = value.toObject();
         const QString type = event.value(u"type"_s).toString();
         if (type == "agent.session.input.message"_L1) {
-            if (running())
+            if (running()) {
                 m_queued << promptOf(event); // the next turn
-            else
+            } else {
                 startTurn(promptOf(event));
+            }
         } else if (type == "agent.session.input.cancel"_L1) {
             cancelTurn();
         } else if (type == "agent.session.input.tool_result"_L1) {

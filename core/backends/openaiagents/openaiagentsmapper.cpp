@@ -43,10 +43,12 @@ QString jsonText(const QJsonValue &value)
         return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
     if (value.isString())
         return value.toString();
-    if (value.isDouble() || value.isBool())
+    if (value.isDouble() || value.isBool()) {
+        // A number or a boolean as JSON writes it (the one-element array's brackets cut off).
         return QString::fromUtf8(QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact))
             .mid(1)
             .chopped(1);
+    }
     return {};
 }
 
@@ -98,14 +100,14 @@ SessionEvent sessionFailure(const QJsonObject &session, const QString &status, c
 
 } // namespace
 
-TokenUsage usageOf(const QJsonValue &value)
+TokenUsage usageOf(const QJsonValue &usage)
 {
-    const QJsonObject usage = value.toObject();
+    const QJsonObject object = usage.toObject();
     TokenUsage u;
-    u.inputTokens = countOf(usage.value(u"input_tokens"_s));
-    u.outputTokens = countOf(usage.value(u"output_tokens"_s));
+    u.inputTokens = countOf(object.value(u"input_tokens"_s));
+    u.outputTokens = countOf(object.value(u"output_tokens"_s));
     u.reasoningTokens
-        = countOf(usage.value(u"output_tokens_details"_s).toObject().value(u"reasoning_tokens"_s));
+        = countOf(object.value(u"output_tokens_details"_s).toObject().value(u"reasoning_tokens"_s));
     return u;
 }
 
@@ -250,9 +252,10 @@ SessionEvent waitingOf(const QJsonObject &session, const QString &id)
             QJsonArray options;
             for (const QJsonValue &o : request.value(u"options"_s).toArray())
                 options.append(o.toObject().value(u"id"_s));
-            if (!options.isEmpty())
+            if (!options.isEmpty()) {
                 properties.insert(u"selected_option"_s,
                                   QJsonObject{{u"type"_s, u"string"_s}, {u"enum"_s, options}});
+            }
             InputRequest form;
             form.reason = InputReason::Question;
             const QString origin = request.value(u"credential_origin"_s).toString();
@@ -368,10 +371,11 @@ QList<SessionEvent> historyOf(const QJsonObject &session, const QJsonArray &turn
             history << end;
     }
     const QString status = session.value(u"status"_s).toString();
-    if (status == "requires_action"_L1)
+    if (status == "requires_action"_L1) {
         history << waitingOf(session);
-    else if (status == "failed"_L1 || status == "budget_reached"_L1)
+    } else if (status == "failed"_L1 || status == "budget_reached"_L1) {
         history << sessionFailure(session, status, {});
+    }
     return history;
 }
 
@@ -391,10 +395,11 @@ RunStatus sessionStatusFor(QStringView status)
 RunError errorOf(const QJsonObject &body, RunError base)
 {
     const QJsonObject error = body.value(u"error"_s).toObject();
-    if (const QString code = error.value(u"code"_s).toString(); !code.isEmpty())
+    if (const QString code = error.value(u"code"_s).toString(); !code.isEmpty()) {
         base.code = code;
-    else if (const QString type = error.value(u"type"_s).toString(); !type.isEmpty())
+    } else if (const QString type = error.value(u"type"_s).toString(); !type.isEmpty()) {
         base.code = type;
+    }
     if (const QString message = error.value(u"message"_s).toString(); !message.isEmpty())
         base.message = message;
     return base;

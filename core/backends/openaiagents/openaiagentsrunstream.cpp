@@ -83,10 +83,11 @@ OpenAIAgentsRunStream::OpenAIAgentsRunStream(OpenAIAgentsBackend *backend, Kicko
     m_gate->followNextTurn();
     // Start on the next event-loop turn so the owner can connect to our signals first.
     QTimer::singleShot(0, this, [this, kickoff] {
-        if (kickoff.sessionId.isEmpty())
+        if (kickoff.sessionId.isEmpty()) {
             runCreate(kickoff);
-        else
+        } else {
             runFollowUp(kickoff);
+        }
     });
 }
 
@@ -234,10 +235,11 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollowUp(Kickoff kickoff)
         deliver(events);
         if (!self)
             co_return;
-        if (!kickoff.stream)
+        if (!kickoff.stream) {
             endWith({StreamEnd::Reason::ResumeRefused, {}, std::nullopt});
-        else
+        } else {
             endWith({StreamEnd::Reason::Eof, streamError, std::nullopt});
+        }
         co_return;
     }
     deliver(events);
