@@ -8,9 +8,10 @@
 # its test graphs (tests/peers/langgraph-peer), the official @google/genai client
 # (tests/peers/genai-peer), the official @modelcontextprotocol/sdk client
 # (tests/peers/mcp-client-peer), an MCP server built on the same SDK (tests/peers/mcp-server-peer,
-# for tst_mcp_peer) and the official @anthropic-ai/sdk client (tests/peers/claude-agents-peer).
+# for tst_mcp_peer) and the official @anthropic-ai/sdk client (tests/peers/claude-agents-peer), and the
+# official openai 7.59.0 client's beta.agents (tests/peers/openai-agents-peer).
 # tst_a2a_peer, openai_peer, foundry_peer, ai_projects_peer, genai_peer, mcp_client_peer,
-# tst_mcp_peer and claude_agents_peer fail with a clear message when this has not run or node is
+# tst_mcp_peer, claude_agents_peer and openai_agents_peer fail with a clear message when this has not run or node is
 # missing: the suite never passes without the real peers. @azure/ai-projects 2.10.0, openai 7.59.0 and @google/genai 3.3.0 declare
 # node >= 22 in their engines field; npm only warns, and every step of their peers runs on node 20
 # (checked on 20.20).
@@ -30,7 +31,7 @@ fi
 # --ignore-scripts: nothing in these trees needs install scripts; --no-audit/--no-fund: no extra
 # registry traffic.
 for peer in a2a-peer openai-peer foundry-peer ai-projects-peer langgraph-peer genai-peer mcp-client-peer \
-    mcp-server-peer claude-agents-peer; do
+    mcp-server-peer claude-agents-peer openai-agents-peer; do
     (cd "$root/tests/peers/$peer" && npm ci --ignore-scripts --no-audit --no-fund)
     echo "setup-test-peers: tests/peers/$peer ready"
 done

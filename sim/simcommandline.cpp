@@ -162,6 +162,16 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
               "Inject --claude-agents HTTP faults (repeatable): status=429,count=1,on=send+stream,"
               "retry-after=1,body=html|json.",
               "SPEC"),
+        flag("openai-agents", "Serve the OpenAI Agents API (/v1/agents, /v1/agents/sessions, beta "
+                              "agents=v1) instead of the Responses API; --key is the key it expects "
+                              "(Authorization: Bearer)."),
+        value("openai-agents-page-size", "--openai-agents listings give at most N items a page.", "N"),
+        value("openai-agents-heartbeat-ms",
+              "--openai-agents streams send a keep-alive comment this often (default 5000).", "N"),
+        value("openai-agents-fault",
+              "Inject --openai-agents HTTP faults (repeatable): status=429,count=1,on=send+stream,"
+              "retry-after=1,body=html|json.",
+              "SPEC"),
     });
 
     const auto fail = [&result](const QString &message) {
@@ -176,7 +186,8 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         result.message = parser.helpText() + u'\n' + openAiOptionsHelpText() + u'\n' + a2aOptionsHelpText()
                          + u'\n' + jobsOptionsHelpText() + u'\n' + foundryOptionsHelpText() + u'\n'
                          + langGraphOptionsHelpText() + u'\n' + geminiOptionsHelpText() + u'\n'
-                         + mcpOptionsHelpText() + claudeAgentsOptionsHelpText();
+                         + mcpOptionsHelpText() + claudeAgentsOptionsHelpText() + u'\n'
+                         + openAiAgentsOptionsHelpText();
         return result;
     }
     if (parser.isSet(versionOption)) {
@@ -381,11 +392,12 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
     options.gemini = parser.isSet(u"gemini"_s);
     options.mcp = parser.isSet(u"mcp"_s);
     options.claudeAgents = parser.isSet(u"claude-agents"_s);
+    options.openAiAgents = parser.isSet(u"openai-agents"_s);
     if (parser.isSet(u"openai"_s)
         && (options.a2a || options.jobs || options.foundry || options.langgraph || options.gemini
-            || options.mcp || options.claudeAgents)) {
+            || options.mcp || options.claudeAgents || options.openAiAgents)) {
         return fail(u"--openai cannot be combined with --a2a, --jobs, --foundry, --langgraph, --gemini, "
-                    u"--mcp or --claude-agents"_s);
+                    u"--mcp, --claude-agents or --openai-agents"_s);
     }
     LangGraphSimConfig &langgraph = options.langgraphConfig;
     langgraph.apiKey = config.apiKey;
@@ -511,6 +523,33 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         claude.httpFaults.append(ClaudeAgentsHttpFault{{}, rateLimited, 429, 1, false});
     if (unavailable > 0)
         claude.httpFaults.append(ClaudeAgentsHttpFault{{}, unavailable, 503, 1, false});
+    OpenAIAgentsSimConfig &sessions = options.openAiAgentsConfig;
+    sessions.apiKey = config.apiKey;
+    sessions.intervalMs = config.intervalMs;
+    if (parser.isSet(u"deltas"_s))
+        sessions.deltas = qMax(1, config.deltas);
+    if (parser.isSet(u"long-deltas"_s))
+        sessions.longDeltas = qMax(1, config.longDeltas);
+    sessions.keepAlive = config.keepAlive;
+    sessions.closeDelimitedStreams = config.closeDelimitedStreams;
+    sessions.maxBodyBytes = config.maxBodyBytes;
+    sessions.maxHeaderBytes = config.maxHeaderBytes;
+    sessions.streamFaults = config.streamFaults;
+    integer("openai-agents-page-size"_L1, 1, 100, &sessions.maxPageSize);
+    integer("openai-agents-heartbeat-ms"_L1, 0, 3600000, &sessions.heartbeatMs);
+    if (!error.isEmpty())
+        return fail(error);
+    for (const QString &spec : parser.values(u"openai-agents-fault"_s)) {
+        QString specError;
+        const auto fault = openAiAgentsHttpFaultFromSpec(spec, &specError);
+        if (!fault)
+            return fail(u"--openai-agents-fault: "_s + specError);
+        sessions.httpFaults.append(*fault);
+    }
+    if (rateLimited > 0)
+        sessions.httpFaults.append(OpenAIAgentsHttpFault{{}, rateLimited, 429, 1, false});
+    if (unavailable > 0)
+        sessions.httpFaults.append(OpenAIAgentsHttpFault{{}, unavailable, 503, 1, false});
     return result;
 }
 

@@ -11,6 +11,7 @@
 #include "langgraph/langgraphsimconfig.h"
 #include "mcp/mcpsimconfig.h"
 #include "openai/openaisimconfig.h"
+#include "openaiagents/openaiagentssimconfig.h"
 
 #include <QHostAddress>
 #include <QString>
@@ -54,9 +55,13 @@ struct ServerOptions
     // --claude-agents: serve Claude Managed Agents (ClaudeAgentsSimulator). The key (--key), pace,
     // deltas, long deltas, limits and stream faults are copied from `config`.
     bool claudeAgents = false;
+    // --openai-agents: serve the OpenAI Agents API (OpenAIAgentsSimulator). The key (--key), pace,
+    // deltas, long deltas, limits and stream faults are copied from `config`.
+    bool openAiAgents = false;
     GeminiSimConfig geminiConfig;
     McpSimConfig mcpConfig;
     ClaudeAgentsSimConfig claudeAgentsConfig;
+    OpenAIAgentsSimConfig openAiAgentsConfig;
 };
 
 struct CommandLineResult

@@ -9,6 +9,7 @@
 #include "langgraph/langgraphsim.h"
 #include "mcp/mcpsim.h"
 #include "openai/openaisim.h"
+#include "openaiagents/openaiagentssim.h"
 #include "simcommandline.h"
 
 #include <QCoreApplication>
@@ -185,6 +186,16 @@ int runClaudeAgents(QCoreApplication &app, const RunwatchSim::ServerOptions &opt
     });
 }
 
+int runOpenAiAgents(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
+{
+    RunwatchSim::OpenAIAgentsSimulator simulator(options.openAiAgentsConfig);
+    // The announced URL is the client's baseURL (…/v1).
+    return serve(app, simulator, options, [](RunwatchSim::OpenAIAgentsSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::OpenAIAgentsSimulator::requestAnswered, &sim,
+                         &printAnswered<RunwatchSim::OpenAIAgentsRequestRecord>);
+    });
+}
+
 int runOpenAi(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
     RunwatchSim::OpenAiSimulator simulator(options.config);
@@ -251,5 +262,7 @@ int main(int argc, char **argv)
         return runMcp(app, options);
     if (options.claudeAgents)
         return runClaudeAgents(app, options);
+    if (options.openAiAgents)
+        return runOpenAiAgents(app, options);
     return runOpenAi(app, options);
 }

@@ -11,6 +11,7 @@
 #include "mcp/mcpconnector.h"
 #include "net/transportoptions.h"
 #include "openai/openaiconnector.h"
+#include "openaiagents/openaiagentsconnector.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -27,8 +28,9 @@ namespace {
 QList<ConnectorDescriptor> &rows()
 {
     static QList<ConnectorDescriptor> list{
-        openAiConnector(),    jobsConnector(),   a2aConnector(), foundryConnector(),
-        langGraphConnector(), geminiConnector(), mcpConnector(), claudeAgentsConnector(),
+        openAiConnector(),  jobsConnector(),         a2aConnector(),
+        foundryConnector(), langGraphConnector(),    geminiConnector(),
+        mcpConnector(),     claudeAgentsConnector(), openAiAgentsConnector(),
     };
     return list;
 }

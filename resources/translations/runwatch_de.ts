@@ -1460,6 +1460,105 @@
     </message>
 </context>
 <context>
+    <name>OpenAIAgentsConnector</name>
+    <message>
+        <source>The service&apos;s answer is not a page.</source>
+        <translation>Die Antwort des Dienstes ist keine Seite.</translation>
+    </message>
+    <message>
+        <source>The service&apos;s reply is not a JSON object.</source>
+        <translation>Die Antwort des Dienstes ist kein JSON-Objekt.</translation>
+    </message>
+    <message>
+        <source>cancel sent; waiting for the turn to stop</source>
+        <translation>Abbruch gesendet; es wird gewartet, bis die Runde endet</translation>
+    </message>
+    <message>
+        <source>not found on the service (already deleted)</source>
+        <translation>auf dem Dienst nicht gefunden (bereits gelöscht)</translation>
+    </message>
+    <message>
+        <source>The session does not wait for an answer.</source>
+        <translation>Die Sitzung wartet auf keine Antwort.</translation>
+    </message>
+    <message>
+        <source>The session reached its budget.</source>
+        <translation>Die Sitzung hat ihr Budget erreicht.</translation>
+    </message>
+    <message>
+        <source>The session failed without saying why.</source>
+        <translation>Die Sitzung ist ohne Angabe von Gründen fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>commentary</source>
+        <translation>Kommentar</translation>
+    </message>
+    <message>
+        <source>The agent is thinking.</source>
+        <translation>Der Agent denkt nach.</translation>
+    </message>
+    <message>
+        <source>error: %1</source>
+        <translation>Fehler: %1</translation>
+    </message>
+    <message>
+        <source>tool result</source>
+        <translation>Tool-Ergebnis</translation>
+    </message>
+    <message>
+        <source>item</source>
+        <translation>Element</translation>
+    </message>
+    <message>
+        <source>The turn failed without saying why.</source>
+        <translation>Die Runde ist ohne Angabe von Gründen fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>Answer the form with a JSON object of its fields (--value).</source>
+        <translation>Beantworten Sie das Formular mit einem JSON-Objekt seiner Felder (--value).</translation>
+    </message>
+    <message>
+        <source>Nothing arrived on the session&apos;s stream for %1 s; following it again.</source>
+        <translation>Seit %1 s kam nichts über den Stream der Sitzung; er wird erneut verfolgt.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream went silent and timed out.</source>
+        <translation>Der Stream der Sitzung ist verstummt und hat das Zeitlimit überschritten.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream was interrupted: %1</source>
+        <translation>Der Stream der Sitzung wurde unterbrochen: %1</translation>
+    </message>
+    <message>
+        <source>Name the agent to run (--agent; agents lists them).</source>
+        <translation>Nennen Sie den Agenten, der laufen soll (--agent; agents listet sie).</translation>
+    </message>
+    <message>
+        <source>The service created no session.</source>
+        <translation>Der Dienst hat keine Sitzung erstellt.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream is not an event stream.</source>
+        <translation>Der Stream der Sitzung ist kein Ereignis-Stream.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s history does not have the run&apos;s turn %1.</source>
+        <translation>Der Verlauf der Sitzung enthält die Runde %1 des Laufs nicht.</translation>
+    </message>
+    <message>
+        <source>The session&apos;s stream reported an error.</source>
+        <translation>Der Stream der Sitzung hat einen Fehler gemeldet.</translation>
+    </message>
+    <message>
+        <source>The agent asks you to sign in.</source>
+        <translation>Der Agent bittet Sie, sich anzumelden.</translation>
+    </message>
+    <message>
+        <source>The agent asks you to sign in to %1.</source>
+        <translation>Der Agent bittet Sie, sich bei %1 anzumelden.</translation>
+    </message>
+</context>
+<context>
     <name>OpenAiConnector</name>
     <message>
         <source>The server&apos;s answer is not a Response object.</source>
@@ -4289,6 +4388,22 @@ Dort speichern?</translation>
     <message>
         <source>A session is a conversation and each turn a run. start --agent AGENT_ID (agents lists the account&apos;s agents): a new session, the prompt its first message; the run&apos;s remote id is the session id. respond: --approve/--reject [--comment C] to a tool confirmation (the comment is the deny message), --output CALL_ID=TEXT to a custom tool. followup: the next turn on the same session. cancel: user.interrupt. delete: the session on the service (interrupted first when it runs). list --remote: the sessions. attach SESSION_ID: follows its last turn.</source>
         <translation>Eine Sitzung ist eine Unterhaltung und jede Runde ein Lauf. start --agent AGENT_ID (agents listet die Agenten des Kontos): eine neue Sitzung, der Prompt ist ihre erste Nachricht; die entfernte ID des Laufs ist die Sitzungs-ID. respond: --approve/--reject [--comment C] auf eine Tool-Bestätigung (der Kommentar ist die Ablehnungsnachricht), --output CALL_ID=TEXT für ein eigenes Tool. followup: die nächste Runde in derselben Sitzung. cancel: user.interrupt. delete: die Sitzung auf dem Dienst (zuvor unterbrochen, wenn sie läuft). list --remote: die Sitzungen. attach SESSION_ID: folgt ihrer letzten Runde.</translation>
+    </message>
+    <message>
+        <source>OpenAI Agents API (beta)</source>
+        <translation>OpenAI Agents API (Beta)</translation>
+    </message>
+    <message>
+        <source>none (default), or an environment&apos;s JSON</source>
+        <translation>none (Standard) oder das JSON einer Umgebung</translation>
+    </message>
+    <message>
+        <source>The environment new sessions run in; the API requires one. Empty or &quot;none&quot;: {&quot;type&quot;:&quot;none&quot;}, the agent without an execution environment. Otherwise the JSON of an environment object, sent as it is.</source>
+        <translation>Die Umgebung, in der neue Sitzungen laufen; die API verlangt eine. Leer oder „none“: {&quot;type&quot;:&quot;none&quot;}, der Agent ohne Ausführungsumgebung. Sonst das JSON eines Umgebungsobjekts, so gesendet, wie es ist.</translation>
+    </message>
+    <message>
+        <source>A session is a conversation and each turn a run. start --agent AGENT_ID (agents lists the account&apos;s agents): a new session, the prompt its first message; the run&apos;s remote id is the session id. respond: --approve/--reject to an MCP or browser approval, --output CALL_ID=TEXT to a function call, --value JSON to a sign-in form. followup: the next turn on the same session. cancel: the cancel input event. delete: the session on the service (cancelled first when it runs). list --remote: the sessions. attach SESSION_ID: follows its last turn.</source>
+        <translation>Eine Sitzung ist eine Unterhaltung und jede Runde ein Lauf. start --agent AGENT_ID (agents listet die Agenten des Kontos): eine neue Sitzung, der Prompt ist ihre erste Nachricht; die entfernte ID des Laufs ist die Sitzungs-ID. respond: --approve/--reject auf eine MCP- oder Browser-Freigabe, --output CALL_ID=TEXT auf einen Funktionsaufruf, --value JSON auf ein Anmeldeformular. followup: die nächste Runde in derselben Sitzung. cancel: das Abbruch-Eingabeereignis. delete: die Sitzung auf dem Dienst (zuvor abgebrochen, wenn sie läuft). list --remote: die Sitzungen. attach SESSION_ID: folgt ihrer letzten Runde.</translation>
     </message>
 </context>
 <context>

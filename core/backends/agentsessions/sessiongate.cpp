@@ -34,6 +34,12 @@ void SessionGate::setTurn(const QString &turnId)
     m_turn = SessionTurn(turnId);
 }
 
+void SessionGate::followNextTurn()
+{
+    const QMutexLocker lock(&m_mutex);
+    m_turn.followNextTurn();
+}
+
 SessionEvent SessionGate::read(WireReader reader, QByteArrayView sseType, QByteArrayView data)
 {
     QJsonParseError error{};

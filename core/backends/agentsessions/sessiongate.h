@@ -32,6 +32,8 @@ public:
     // The turn this run follows, once the service named it (the echo of the user message that
     // started it), before open().
     void setTurn(const QString &turnId);
+    // The run's turn is the next one the stream starts (SessionTurn::followNextTurn()).
+    void followNextTurn();
 
     // Stream thread: one event of the live stream.
     void frame(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out);

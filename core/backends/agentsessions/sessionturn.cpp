@@ -39,6 +39,13 @@ SessionTurn::SessionTurn(QString turnId)
     , m_latest(m_turnId.isEmpty())
 {}
 
+void SessionTurn::followNextTurn()
+{
+    m_next = true;
+    m_latest = false;
+    m_turnId.clear();
+}
+
 void SessionTurn::resetTurn(const QString &turnId)
 {
     m_turnId = turnId;
@@ -51,6 +58,7 @@ void SessionTurn::resetTurn(const QString &turnId)
     m_outputKeys.clear();
     m_previews.clear();
     m_calls.clear();
+    m_forms.clear();
     m_blocking.clear();
     m_status = RunStatus::InProgress;
     m_raw.clear();
@@ -110,6 +118,11 @@ std::optional<InputRequest> SessionTurn::pendingRequest() const
 {
     if (!waiting())
         return std::nullopt;
+    // A typed form is answered on its own (its answer is one value, not one per call).
+    for (const QString &id : m_blocking) {
+        if (const auto form = m_forms.constFind(id); form != m_forms.cend())
+            return *form;
+    }
     InputRequest request;
     QStringList names;
     bool approvals = false;
@@ -196,6 +209,15 @@ bool SessionTurn::apply(const SessionEvent &event, QList<RunEvent> *out)
         return true;
     }
     if (event.kind == Kind::UserMessage) {
+        if (m_next && out && !event.id.isEmpty()) {
+            // The run's turn: the first the stream starts once the run's message went out.
+            m_next = false;
+            resetTurn(event.id);
+            RunEvent identity = RunEvent::identity({}, {}, true);
+            identity.tokenExtra.insert(kTurnKey, m_turnId);
+            *out << identity;
+            return true;
+        }
         if (m_latest && !out) {
             // Attached by session id: the history's last turn is the one followed.
             resetTurn(event.id);
@@ -350,6 +372,12 @@ bool SessionTurn::apply(const SessionEvent &event, QList<RunEvent> *out)
     }
     case Kind::Waiting: {
         m_blocking.clear();
+        for (const ToolCallRequest &call : event.calls) {
+            if (!call.id.isEmpty())
+                m_calls.insert(call.id, call);
+        }
+        if (event.form && !event.form->raw.value(u"request_id"_s).toString().isEmpty())
+            m_forms.insert(event.form->raw.value(u"request_id"_s).toString(), *event.form);
         for (const QString &id : event.ids) {
             if (!id.isEmpty() && !m_blocking.contains(id))
                 m_blocking << id;
@@ -399,8 +427,16 @@ bool SessionTurn::apply(const SessionEvent &event, QList<RunEvent> *out)
                 m_failure.message = Text::tr("The turn ended: %1.").arg(event.raw);
             }
         }
+        // A vendor with turn objects reports the turn's whole usage with its end.
+        const bool usageGiven = event.usage.isKnown();
+        if (usageGiven) {
+            m_usage = event.usage;
+            m_usageKnown = true;
+        }
         if (!out)
             return true;
+        if (usageGiven)
+            *out << usageEvent();
         const QString saved = savedText();
         if (m_previewShown || shownText() != saved) {
             m_previews.clear();

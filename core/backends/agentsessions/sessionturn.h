@@ -36,8 +36,10 @@ struct SessionEvent
         Call,         // a tool call a person may have to answer (`call`); also shown as item `id`
         Answered,     // the calls `ids` got their answer (a confirmation or a tool result)
         Running,      // the session works (`raw`: the service's status, e.g. rescheduling)
-        Waiting,      // the session waits for a person: the calls `ids` block it
-        TurnEnd,      // the turn ended: `end` (Completed, Failed, Cancelled), `raw` the reason
+        Waiting,      // the session waits for a person: the calls `ids` block it (`calls`: the
+                      // calls themselves, when the service names them with the wait)
+        TurnEnd,      // the turn ended: `end` (Completed, Failed, Cancelled), `raw` the reason;
+                      // `usage`, when known, the turn's whole usage (a vendor with turn objects)
         Problem,      // an error: `error`; `retrying` (the service tries again) or the turn's reason
         Usage,        // the tokens of one model request (`usage`), added to the turn's
         Deleted,      // the session was deleted: nothing follows
@@ -52,6 +54,10 @@ struct SessionEvent
     QString raw;
     RunStatus end = RunStatus::Completed;
     std::optional<ToolCallRequest> call;
+    // Waiting: the calls the wait names, registered as Call events would (OpenAI's typed
+    // required_actions carry them with the wait); a typed form (`form`, a schema) is answered alone.
+    QList<ToolCallRequest> calls;
+    std::optional<InputRequest> form;
     QStringList ids;
     RunError error;
     bool retrying = false;
@@ -77,6 +83,12 @@ public:
     // `turnId`: the user message that started the run's turn (events before it are earlier
     // turns'); empty to take the last turn the history shows (attach by session id).
     explicit SessionTurn(QString turnId = {});
+
+    // The run's turn is the next one the live stream starts (a service that names a new turn only
+    // on its stream, OpenAI's turn.created after a 202 without ids): the history's turns are
+    // earlier ones, and the first live UserMessage is the run's, announced as an identity event
+    // with its id (kTurnKey).
+    void followNextTurn();
 
     // Events of the saved history, oldest first: the state only.
     void history(const SessionEvent &event);
@@ -126,6 +138,7 @@ private:
 
     QString m_turnId;
     bool m_latest = false; // no turn id was given: each user message of the history starts the turn
+    bool m_next = false;   // the first live user message starts the turn (followNextTurn())
     bool m_started = false;
     bool m_ended = false;
     bool m_interrupted = false;
@@ -138,7 +151,8 @@ private:
     QStringList m_outputKeys;                  // their keys
     QList<QPair<QString, QString>> m_previews; // open previews: key, text so far
     QHash<QString, ToolCallRequest> m_calls;
-    QStringList m_blocking; // calls the turn waits on
+    QHash<QString, InputRequest> m_forms; // typed forms the turn may wait on, by their id
+    QStringList m_blocking;               // calls the turn waits on
     RunStatus m_status = RunStatus::InProgress;
     QString m_raw;
     RunError m_failure; // the reason the turn failed (a problem's or the end's)

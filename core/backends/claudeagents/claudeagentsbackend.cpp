@@ -9,15 +9,13 @@
 #include "claudeagentsmapper.h"
 #include "claudeagentsrunstream.h"
 
+#include "backends/agentsessions/sessionretry.h"
 #include "backends/requestauth.h"
 #include "net/transportoptions.h"
 
 #include <QCoreApplication>
 #include <QCoroTimer>
 #include <QJsonDocument>
-
-#include <array>
-#include <chrono>
 
 using namespace Qt::StringLiterals;
 
@@ -36,23 +34,10 @@ struct Text
 // million events is still read whole, an endless one is not followed for ever.
 constexpr int kMaxLogPages = 1000;
 
-// How long a delete waits for an interrupted session to stop running, asking every 250 ms.
-constexpr int kStopChecks = 40;
-constexpr std::chrono::milliseconds kStopCheckEvery{250};
-
-// An answer sent before the service registered its call is refused; the SDKs' helpers send it
-// again after 100, 300 and 600 ms (agent-sessions.md §1.5).
-constexpr std::array<std::chrono::milliseconds, 3> kUnregisteredRetries{
-    std::chrono::milliseconds(100), std::chrono::milliseconds(300), std::chrono::milliseconds(600)};
-
-bool isUnregisteredCall(const HttpResponse &response)
-{
-    if (response.status != 400 && response.status != 409)
-        return false;
-    const QString message = QString::fromUtf8(response.body);
-    return message.contains(u"not yet registered"_s, Qt::CaseInsensitive)
-           || message.contains(u"Unknown pending tool call"_s, Qt::CaseInsensitive);
-}
+using AgentSessions::isUnregisteredCall;
+using AgentSessions::kStopCheckEvery;
+using AgentSessions::kStopChecks;
+using AgentSessions::kUnregisteredRetries;
 
 } // namespace
 

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A simulated session's turns, played step by step (openaiagentssimconfig.h), and its streams.
+#include "openaiagentssimsession.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+
+using namespace Qt::StringLiterals;
+
+namespace RunwatchSim {
+
+namespace {
+
+QString newId(QStringView prefix)
+{
+    static qint64 counter = 0;
+    return prefix.toString() + u"68e1"_s + QString::number(++counter, 36).rightJustified(6, u'0');
+}
+
+qint64 now()
+{
+    return QDateTime::currentSecsSinceEpoch();
+}
+
+QJsonObject usageJson(qint64 input, qint64 output, qint64 reasoning)
+{
+    return QJsonObject{{u"input_tokens"_s, input},
+                       {u"input_tokens_details"_s, QJsonObject{{u"cached_tokens"_s, 0}}},
+                       {u"output_tokens"_s, output},
+                       {u"output_tokens_details"_s, QJsonObject{{u"reasoning_tokens"_s, reasoning}}},
+                       {u"total_tokens"_s, input + output}};
+}
+
+QString promptOf(const QJsonObject &event)
+{
+    QString text;
+    for (const QJsonValue &message : event.value(u"input"_s).toArray()) {
+        for (const QJsonValue &part : message.toObject().value(u"content"_s).toArray())
+            text += part.toObject().value(u"text"_s).toString();
+    }
+    return text;
+}
+
+} // namespace
+
+OpenAIAgentsSimSession::OpenAIAgentsSimSession(QString id, OpenAIAgentsSimAgent agent,
+                                               QJsonObject environment, QJsonObject metadata,
+                                               const OpenAIAgentsSimConfig &config, QObject *parent)
+    : QObject(parent)
+    , m_id(std::move(id))
+    , m_agent(std::move(agent))
+    , m_environment(std::move(environment))
+    , m_metadata(std::move(metadata))
+    , m_config(config)
+    , m_createdAt(now())
+{
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &OpenAIAgentsSimSession::step);
+}
+
+OpenAIAgentsSimSession::~OpenAIAgentsSimSession() = default;
+
+bool OpenAIAgentsSimSession::running() const
+{
+    return m_status == "in_progress"_L1 || m_status == "requires_action"_L1;
+}
+
+QJsonObject OpenAIAgentsSimSession::json() const
+{
+    return QJsonObject{
+        {u"id"_s, m_id},
+        {u"object"_s, u"agent.session"_s},
+        {u"agent"_s, QJsonObject{{u"id"_s, m_agent.id},
+                                 {u"name"_s, m_agent.name},
+                                 {u"model"_s, m_agent.model},
+                                 {u"instructions"_s, QJsonValue::Null},
+                                 {u"tools"_s, QJsonArray()}}},
+        {u"environment"_s, m_environment},
+        {u"status"_s, m_status},
+        {u"required_actions"_s, m_requiredActions},
+        {u"usage"_s, m_turns.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                       : QJsonValue(usageJson(m_inputTokens, m_outputTokens, 0))},
+        {u"error"_s, m_error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(m_error)},
+        {u"metadata"_s, m_metadata},
+        {u"created_at"_s, m_createdAt},
+        {u"last_active_at"_s, now()},
+        {u"vault_ids"_s, QJsonArray()},
+    };
+}
+
+QJsonObject OpenAIAgentsSimSession::turnJson(const OpenAIAgentsSimTurn &turn) const
+{
+    const bool over
+        = turn.status == "completed"_L1 || turn.status == "failed"_L1 || turn.status == "cancelled"_L1;
+    QJsonValue error = QJsonValue::Null;
+    if (!turn.errorCode.isEmpty())
+        error = QJsonObject{{u"code"_s, turn.errorCode}, {u"message"_s, turn.errorMessage}};
+    return QJsonObject{
+        {u"id"_s, turn.id},
+        {u"object"_s, u"agent.session.turn"_s},
+        {u"session_id"_s, m_id},
+        {u"agent_id"_s, m_agent.id},
+        {u"subagent_id"_s, QJsonValue::Null},
+        {u"status"_s, turn.status},
+        {u"created_at"_s, turn.createdAt},
+        {u"started_at"_s, turn.createdAt},
+        {u"completed_at"_s, over ? QJsonValue(now()) : QJsonValue(QJsonValue::Null)},
+        {u"error"_s, error},
+        {u"usage"_s, over ? QJsonValue(usageJson(turn.inputTokens, turn.outputTokens, turn.reasoningTokens))
+                          : QJsonValue(QJsonValue::Null)},
+    };
+}
+
+QJsonArray OpenAIAgentsSimSession::turnsJson() const
+{
+    QJsonArray turns;
+    for (const OpenAIAgentsSimTurn &turn : m_turns)
+        turns.append(turnJson(turn));
+    return turns;
+}
+
+QJsonObject OpenAIAgentsSimSession::emitEvent(const QString &type, QJsonObject body)
+{
+    body.insert(u"event_id"_s, newId(u"evt_"));
+    body.insert(u"type"_s, type);
+    body.insert(u"session_id"_s, m_id);
+    Q_EMIT event(type.toUtf8(), QJsonDocument(body).toJson(QJsonDocument::Compact));
+    return body;
+}
+
+QByteArray OpenAIAgentsSimSession::stateEvent() const
+{
+    // "Initial idle events … do not end iteration" (§1.6): a connection starts with the state.
+    const QJsonObject body{{u"event_id"_s, newId(u"evt_")},
+                           {u"type"_s, QString(u"agent.session."_s + m_status)},
+                           {u"session_id"_s, m_id},
+                           {u"session"_s, json()}};
+    const QByteArray type = QByteArray("agent.session.") + m_status.toUtf8();
+    return sseFrame(type, QJsonDocument(body).toJson(QJsonDocument::Compact));
+}
+
+void OpenAIAgentsSimSession::setStatus(const QString &status, const QString &error)
+{
+    m_status = status;
+    m_error = error;
+    if (status != "requires_action"_L1)
+        m_requiredActions = {};
+    emitEvent(u"agent.session."_s + status, QJsonObject{{u"session"_s, json()}});
+    Q_EMIT statusChanged(status);
+}
+
+void OpenAIAgentsSimSession::begin(const QString &input)
+{
+    emitEvent(u"agent.session.created"_s, QJsonObject{{u"session"_s, json()}});
+    if (!input.isEmpty())
+        startTurn(input);
+}
+
+OpenAIAgentsSimTurn *OpenAIAgentsSimSession::currentTurn()
+{
+    return m_turns.isEmpty() ? nullptr : &m_turns.last();
+}
+
+void OpenAIAgentsSimSession::startTurn(const QString &prompt)
+{
+    OpenAIAgentsSimTurn turn;
+    turn.id = newId(u"turn_");
+    turn.prompt = prompt;
+    turn.createdAt = now();
+    turn.status = u"in_progress"_s;
+    if (resolveOpenAIAgentsTurn(m_config, prompt, &turn.options))
+        turn.options = OpenAIAgentsTurnOptions{};
+    m_turns << turn;
+    m_refusedOnce = false;
+    m_items << QJsonObject{
+        {u"id"_s, newId(u"msg_")},
+        {u"type"_s, u"message"_s},
+        {u"role"_s, u"user"_s},
+        {u"status"_s, u"completed"_s},
+        {u"phase"_s, QJsonValue::Null},
+        {u"turn_id"_s, turn.id},
+        {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"input_text"_s}, {u"text"_s, prompt}}}}};
+    emitEvent(u"agent.session.turn.created"_s,
+              QJsonObject{{u"turn"_s, turnJson(m_turns.last())}, {u"turn_id"_s, turn.id}});
+    setStatus(u"in_progress"_s);
+    m_plan.clear();
+    planTurn(m_turns.last());
+    m_timer.start(turn.options.intervalMs);
+}
+
+QStringList OpenAIAgentsSimSession::deltasOf(const OpenAIAgentsTurnOptions &options, int from,
+                                             int count) const
+{
+    QStringList deltas;
+    for (int i = from; i < from + count; ++i)
+        deltas << openAiAgentsDeltaText(i, options.replyWords);
+    return deltas;
+}
+
+void OpenAIAgentsSimSession::planAnswer(const QStringList &deltas, const QString &phase, bool cut)
+{
+    const QString itemId = newId(u"msg_");
+    const QString turnId = currentTurn()->id;
+    auto index = std::make_shared<qsizetype>(-1);
+    m_plan << [this, itemId, turnId, phase, index] {
+        QJsonObject item{
+            {u"id"_s, itemId},
+            {u"type"_s, u"message"_s},
+            {u"role"_s, u"assistant"_s},
+            {u"status"_s, u"in_progress"_s},
+            {u"phase"_s, phase},
+            {u"turn_id"_s, turnId},
+            {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"output_text"_s}, {u"text"_s, u""_s}}}}};
+        *index = m_items.size();
+        m_items << item;
+        emitEvent(u"agent.session.turn.item.added"_s,
+                  QJsonObject{{u"item"_s, item}, {u"output_index"_s, int(*index)}, {u"turn_id"_s, turnId}});
+    };
+    for (const QString &delta : deltas) {
+        m_plan << [this, itemId, turnId, delta, index] {
+            QJsonObject &item = m_items[*index];
+            const QString text
+                = item.value(u"content"_s).toArray().at(0).toObject().value(u"text"_s).toString();
+            item.insert(u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"output_text"_s},
+                                                             {u"text"_s, QString(text + delta)}}});
+            if (OpenAIAgentsSimTurn *turn = currentTurn())
+                ++turn->outputTokens;
+            emitEvent(u"agent.session.turn.output_text.delta"_s, QJsonObject{{u"item_id"_s, itemId},
+                                                                             {u"output_index"_s, int(*index)},
+                                                                             {u"content_index"_s, 0},
+                                                                             {u"delta"_s, delta},
+                                                                             {u"turn_id"_s, turnId}});
+        };
+    }
+    if (cut) {
+        m_plan << [this, index] { m_items[*index].insert(u"status"_s, u"incomplete"_s); };
+        return;
+    }
+    m_plan << [this, itemId, turnId, phase, index] {
+        QJsonObject &item = m_items[*index];
+        item.insert(u"status"_s, u"completed"_s);
+        const QString text = item.value(u"content"_s).toArray().at(0).toObject().value(u"text"_s).toString();
+        if (phase != "commentary"_L1) {
+            if (OpenAIAgentsSimTurn *turn = currentTurn())
+                turn->outputs << text;
+        }
+        emitEvent(u"agent.session.turn.output_text.done"_s, QJsonObject{{u"item_id"_s, itemId},
+                                                                        {u"output_index"_s, int(*index)},
+                                                                        {u"content_index"_s, 0},
+                                                                        {u"text"_s, text},
+                                                                        {u"turn_id"_s, turnId}});
+        emitEvent(u"agent.session.turn.item.done"_s,
+                  QJsonObject{{u"item"_s, item}, {u"output_index"_s, int(*index)}, {u"turn_id"_s, turnId}});
+    };
+}
+
+void OpenAIAgentsSimSession::planItem(const QJsonObject &item)
+{
+    m_plan << [this, item] {
+        QJsonObject saved = item;
+        saved.insert(u"turn_id"_s, currentTurn()->id);
+        const int index = int(m_items.size());
+        m_items << saved;
+        // Added, then done: the client's tool dispatcher answers a function call from its added
+        // event, which may come before the session registered the call (§1.5).
+        emitEvent(u"agent.session.turn.item.added"_s, QJsonObject{{u"item"_s, saved},
+                                                                  {u"output_index"_s, index},
+                                                                  {u"turn_id"_s, saved.value(u"turn_id"_s)}});
+        emitEvent(u"agent.session.turn.item.done"_s, QJsonObject{{u"item"_s, saved},
+                                                                 {u"output_index"_s, index},
+                                                                 {u"turn_id"_s, saved.value(u"turn_id"_s)}});
+    };
+}
+
+void OpenAIAgentsSimSession::planRequire(const QJsonObject &action)
+{
+    m_plan << [this, action] {
+        QJsonObject a = action;
+        a.insert(u"turn_id"_s, currentTurn()->id);
+        currentTurn()->status = u"waiting"_s;
+        m_requiredActions = QJsonArray{a};
+        m_status = u"requires_action"_s;
+        emitEvent(u"agent.session.requires_action"_s, QJsonObject{{u"session"_s, json()}});
+        Q_EMIT statusChanged(m_status);
+        m_plan.clear(); // waits for the answer
+    };
+}
+
+void OpenAIAgentsSimSession::planEnd(const QString &status, const QString &code, const QString &message)
+{
+    m_plan << [this, status, code, message] { endTurn(status, code, message); };
+}
+
+void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
+{
+    const OpenAIAgentsTurnOptions &o = turn.options;
+    turn.inputTokens = 100 + turn.prompt.size();
+    const QString turnId = turn.id;
+    m_plan << [this, turnId] {
+        emitEvent(u"agent.session.turn.in_progress"_s,
+                  QJsonObject{{u"turn"_s, turnJson(*currentTurn())}, {u"turn_id"_s, turnId}});
+    };
+    switch (o.scenario) {
+    case OpenAIAgentsScenario::Normal:
+    case OpenAIAgentsScenario::Long: {
+        const int per = std::max(1, o.deltas / o.messages);
+        for (int m = 0, from = 0; m < o.messages; ++m) {
+            const int count = m == o.messages - 1 ? o.deltas - from : per;
+            planAnswer(deltasOf(o, from, std::max(count, 1)));
+            from += per;
+        }
+        planEnd(u"completed"_s);
+        break;
+    }
+    case OpenAIAgentsScenario::Think:
+        turn.reasoningTokens = 12;
+        planItem(
+            QJsonObject{{u"id"_s, newId(u"rs_")},
+                        {u"type"_s, u"reasoning"_s},
+                        {u"status"_s, u"completed"_s},
+                        {u"summary"_s, QJsonArray{QJsonObject{{u"type"_s, u"summary_text"_s},
+                                                              {u"text"_s, u"Weighing the sources."_s}}}}});
+        planAnswer({u"Looking "_s, u"into it."_s}, u"commentary"_s);
+        planAnswer(deltasOf(o, 0, o.deltas));
+        planEnd(u"completed"_s);
+        break;
+    case OpenAIAgentsScenario::Approve: {
+        planAnswer(deltasOf(o, 0, o.deltas));
+        const QString requestId = newId(u"mcpr_");
+        planRequire(QJsonObject{
+            {u"type"_s, u"mcp_approval_request"_s},
+            {u"request_id"_s, requestId},
+            {u"request"_s, QJsonObject{{u"type"_s, u"mcp_tool_call"_s},
+                                       {u"name"_s, u"delete_branch"_s},
+                                       {u"server_label"_s, u"github"_s},
+                                       {u"arguments"_s, QJsonObject{{u"branch"_s, u"old-feature"_s}}},
+                                       {u"message"_s, u"Delete the branch old-feature?"_s}}}});
+        break;
+    }
+    case OpenAIAgentsScenario::Tool: {
+        const QString callId = newId(u"call_");
+        const QJsonObject arguments{{u"order_id"_s, u"A-1001"_s}};
+        planItem(QJsonObject{{u"id"_s, newId(u"fc_")},
+                             {u"type"_s, u"function_call"_s},
+                             {u"call_id"_s, callId},
+                             {u"name"_s, u"lookup_order"_s},
+                             {u"arguments"_s, arguments},
+                             {u"status"_s, u"completed"_s}});
+        planRequire(QJsonObject{{u"type"_s, u"function_call"_s},
+                                {u"call_id"_s, callId},
+                                {u"name"_s, u"lookup_order"_s},
+                                {u"arguments"_s, arguments}});
+        break;
+    }
+    case OpenAIAgentsScenario::Signin: {
+        planRequire(QJsonObject{
+            {u"type"_s, u"computer_use_approval_request"_s},
+            {u"request_id"_s, newId(u"cuar_")},
+            {u"request"_s, QJsonObject{{u"type"_s, u"browser_authentication"_s},
+                                       {u"credential_origin"_s, u"https://shop.example"_s},
+                                       {u"reason"_s, u"The order page needs a sign-in."_s},
+                                       {u"options"_s, QJsonArray()},
+                                       {u"fields"_s, QJsonArray{QJsonObject{{u"id"_s, u"username"_s},
+                                                                            {u"label"_s, u"Username"_s},
+                                                                            {u"required"_s, true},
+                                                                            {u"type"_s, u"text"_s}},
+                                                                QJsonObject{{u"id"_s, u"password"_s},
+                                                                            {u"label"_s, u"Password"_s},
+                                                                            {u"required"_s, true},
+                                                                            {u"type"_s, u"password"_s}}}}}}});
+        break;
+    }
+    case OpenAIAgentsScenario::Fail:
+        planAnswer(deltasOf(o, 0, std::max(1, o.deltas / 2)), u"final_answer"_s, true);
+        planEnd(u"failed"_s, u"server_error"_s, u"The model is overloaded."_s);
+        break;
+    case OpenAIAgentsScenario::Budget:
+        planAnswer(deltasOf(o, 0, std::max(1, o.deltas / 2)), u"final_answer"_s, true);
+        planEnd(u"budget_reached"_s, u"budget_reached"_s, u"Spend limit of $1.00 reached."_s);
+        break;
+    }
+}
+
+void OpenAIAgentsSimSession::step()
+{
+    if (m_plan.isEmpty() || m_deleted)
+        return;
+    const Step next = m_plan.takeFirst();
+    next();
+    if (!m_plan.isEmpty() && currentTurn())
+        m_timer.start(currentTurn()->options.intervalMs);
+}
+
+void OpenAIAgentsSimSession::endTurn(const QString &status, const QString &code, const QString &message)
+{
+    OpenAIAgentsSimTurn *turn = currentTurn();
+    if (!turn)
+        return;
+    m_plan.clear();
+    m_timer.stop();
+    const bool budget = status == "budget_reached"_L1;
+    turn->status = budget ? u"failed"_s : status;
+    turn->errorCode = code;
+    turn->errorMessage = message;
+    m_inputTokens += turn->inputTokens;
+    m_outputTokens += turn->outputTokens;
+    const QJsonObject usage = usageJson(turn->inputTokens, turn->outputTokens, turn->reasoningTokens);
+    emitEvent(u"agent.session.turn."_s + turn->status,
+              QJsonObject{{u"turn"_s, turnJson(*turn)}, {u"turn_id"_s, turn->id}, {u"usage"_s, usage}});
+    const int index = int(m_turns.size()) - 1;
+    if (budget) {
+        // The session stops with the service's reason (§1.3): no further turn runs.
+        setStatus(u"budget_reached"_s, message);
+        m_queued.clear();
+    } else {
+        setStatus(u"idle"_s);
+    }
+    Q_EMIT turnEnded(index);
+    if (!m_queued.isEmpty() && !budget)
+        startTurn(m_queued.takeFirst());
+}
+
+void OpenAIAgentsSimSession::cancelTurn()
+{
+    OpenAIAgentsSimTurn *turn = currentTurn();
+    if (!turn || !running())
+        return; // nothing runs: accepted, nothing happens (§4)
+    // Unpublished outputs are abandoned.
+    for (qsizetype i = m_items.size() - 1; i >= 0; --i) {
+        if (m_items.at(i).value(u"turn_id"_s).toString() == turn->id
+            && m_items.at(i).value(u"status"_s).toString() == "in_progress"_L1)
+            m_items[i].insert(u"status"_s, u"incomplete"_s);
+    }
+    endTurn(u"cancelled"_s, {}, {});
+}
+
+void OpenAIAgentsSimSession::resume(const QString &what, const QJsonObject &answer)
+{
+    OpenAIAgentsSimTurn *turn = currentTurn();
+    turn->status = u"in_progress"_s;
+    m_requiredActions = {};
+    setStatus(u"in_progress"_s);
+    const OpenAIAgentsTurnOptions &o = turn->options;
+    if (what == "mcp"_L1) {
+        const QString decision = answer.value(u"response"_s).toObject().value(u"decision"_s).toString();
+        turn->decision = decision;
+        const bool approved = decision == "approve"_L1;
+        planItem(QJsonObject{
+            {u"id"_s, newId(u"mcp_")},
+            {u"type"_s, u"mcp_call"_s},
+            {u"name"_s, u"delete_branch"_s},
+            {u"server_label"_s, u"github"_s},
+            {u"arguments"_s, QJsonObject{{u"branch"_s, u"old-feature"_s}}},
+            {u"output"_s, approved ? QJsonValue(u"deleted"_s) : QJsonValue(QJsonValue::Null)},
+            {u"error"_s, approved ? QJsonValue(QJsonValue::Null) : QJsonValue(u"denied by the user"_s)},
+            {u"status"_s, approved ? u"completed"_s : u"failed"_s}});
+        QStringList deltas{approved ? u"Approved. "_s : u"Denied. "_s};
+        deltas << deltasOf(o, 0, 2);
+        planAnswer(deltas);
+    } else if (what == "tool"_L1) {
+        // output: a string, or input content parts (their text).
+        const QJsonValue value = answer.value(u"output"_s);
+        QString output = value.toString();
+        for (const QJsonValue &part : value.toArray())
+            output += part.toObject().value(u"text"_s).toString();
+        if (!answer.value(u"success"_s).toBool(true))
+            output = u"(error) "_s + answer.value(u"error"_s).toString();
+        turn->toolOutput = output;
+        planItem(QJsonObject{{u"id"_s, newId(u"fco_")},
+                             {u"type"_s, u"function_call_output"_s},
+                             {u"call_id"_s, answer.value(u"call_id"_s)},
+                             {u"output"_s, output},
+                             {u"status"_s, u"completed"_s}});
+        planAnswer({u"The order says: "_s, output});
+    } else {
+        const QJsonObject response = answer.value(u"response"_s).toObject();
+        turn->decision = response.value(u"action"_s).toString();
+        QString user;
+        for (const QJsonValue &field : response.value(u"fields"_s).toArray()) {
+            if (field.toObject().value(u"field_id"_s).toString() == "username"_L1)
+                user = field.toObject().value(u"value"_s).toString();
+        }
+        turn->toolOutput = user;
+        planAnswer(turn->decision == "submit"_L1 ? QStringList{u"Signed in as "_s, QString(user + u"."_s)}
+                                                 : QStringList{u"Sign-in cancelled."_s});
+    }
+    planEnd(u"completed"_s);
+    m_timer.start(o.intervalMs);
+}
+
+OpenAIAgentsSimSession::Sent OpenAIAgentsSimSession::send(const QJsonArray &events,
+                                                          const QByteArray &idempotencyKey)
+{
+    if (!idempotencyKey.isEmpty() && m_keys.contains(idempotencyKey))
+        return {};
+    // Checked as a whole first: a refused submit changes nothing.
+    for (const QJsonValue &value : events) {
+        const QJsonObject event = value.toObject();
+        const QString type = event.value(u"type"_s).toString();
+        if (type == "agent.session.input.message"_L1) {
+            if (promptOf(event).isEmpty())
+                return {400, u"invalid_request_error"_s, u"input: a message needs input_text content"_s};
+            if (m_status == "budget_reached"_L1 || m_status == "failed"_L1) {
+                return {409, u"session_not_active"_s,
+                        u"The session is %1 and takes no input."_s.arg(m_status)};
+            }
+        } else if (type == "agent.session.input.cancel"_L1) {
+            // Always taken: on an idle session it does nothing (§4).
+        } else if (type == "agent.session.input.tool_result"_L1
+                   || type == "agent.session.input.mcp_approval_request_result"_L1
+                   || type == "agent.session.input.computer_use_approval_request_result"_L1) {
+            const bool tool = type == "agent.session.input.tool_result"_L1;
+            const QString id = event.value(tool ? u"call_id"_s : u"request_id"_s).toString();
+            bool pending = false;
+            for (const QJsonValue &action : std::as_const(m_requiredActions)) {
+                const QJsonObject a = action.toObject();
+                pending = pending || a.value(u"call_id"_s).toString() == id
+                          || a.value(u"request_id"_s).toString() == id;
+            }
+            if (tool
+                && (!pending || (currentTurn() && currentTurn()->options.unregistered && !m_refusedOnce))) {
+                m_refusedOnce = true;
+                return {400, u"invalid_request_error"_s, u"Unknown pending tool call: %1"_s.arg(id)};
+            }
+            if (!pending)
+                return {400, u"invalid_request_error"_s, u"Unknown pending request: %1"_s.arg(id)};
+        } else {
+            return {400, u"invalid_request_error"_s, u"events: unknown input event type '%1'"_s.arg(type)};
+        }
+    }
+    if (!idempotencyKey.isEmpty())
+        m_keys.insert(idempotencyKey);
+    for (const QJsonValue &value : events) {
+        const QJsonObject event = value.toObject();
+        const QString type = event.value(u"type"_s).toString();
+        if (type == "agent.session.input.message"_L1) {
+            if (running()) {
+                m_queued << promptOf(event); // the next turn
+            } else {
+                startTurn(promptOf(event));
+            }
+        } else if (type == "agent.session.input.cancel"_L1) {
+            cancelTurn();
+        } else if (type == "agent.session.input.tool_result"_L1) {
+            resume(u"tool"_s, event);
+        } else if (type == "agent.session.input.mcp_approval_request_result"_L1) {
+            resume(u"mcp"_s, event);
+        } else {
+            resume(u"form"_s, event);
+        }
+    }
+    return {};
+}
+
+void OpenAIAgentsSimSession::remove()
+{
+    m_deleted = true;
+    m_timer.stop();
+    m_plan.clear();
+    Q_EMIT deleted();
+}
+
+OpenAIAgentsSimStream::OpenAIAgentsSimStream(HttpConnection *connection, OpenAIAgentsSimSession *session,
+                                             const StreamFaults &faults, bool faulted, int heartbeatMs,
+                                             QObject *parent)
+    : SimStream(connection, faults, faulted, parent)
+    , m_session(session)
+    , m_heartbeatMs(heartbeatMs)
+{}
+
+void OpenAIAgentsSimStream::start(const QByteArray &first)
+{
+    connect(m_session, &OpenAIAgentsSimSession::event, this, &OpenAIAgentsSimStream::onEvent);
+    connect(m_session, &OpenAIAgentsSimSession::deleted, this, [this] { end(); });
+    connect(m_session, &QObject::destroyed, this, [this] { end(); });
+    applyDrip();
+    if (m_heartbeatMs > 0)
+        startComments(m_heartbeatMs, QByteArrayLiteral(": keep-alive\n\n"));
+    if (dropDue() && faults().dropMode != DropMode::MidEvent) {
+        drop();
+        return;
+    }
+    if (!first.isEmpty())
+        writeEvent(first);
+}
+
+void OpenAIAgentsSimStream::onEvent(const QByteArray &type, const QByteArray &json)
+{
+    if (isDone())
+        return;
+    const QByteArray bytes = sseFrame(type, json);
+    if (dropDue()) {
+        drop(bytes);
+        return;
+    }
+    writeEvent(bytes);
+    if (dropDue() && faults().dropMode != DropMode::MidEvent)
+        drop();
+}
+
+} // namespace RunwatchSim
