@@ -180,10 +180,11 @@ std::optional<StoreLocation> StoreLocation::fromLocation(const QString &location
     if (result.database.startsWith(u'/'))
         result.database.remove(0, 1);
     for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
-        if (!kDialogOptions.contains(key))
+        if (!kDialogOptions.contains(key)) {
             return refuse(Text::tr("The run store URL has the option %1, which the Run Store settings do not "
                                    "show; keep such a URL in RUNWATCH_STORE or --store.")
                               .arg(key));
+        }
         if (key == u"sslmode") {
             result.sslMode = value;
         } else if (key == u"sslrootcert") {
@@ -211,9 +212,10 @@ QString StoreLocation::validationError() const
         return Text::tr("Unknown TLS mode %1.").arg(sslMode);
     if (sslMode.startsWith(u"verify-"_s) && sslRootCert.isEmpty())
         return Text::tr("Checking the server's certificate needs the CA certificate file it was issued by.");
-    if (!sslRootCert.isEmpty() && !QFileInfo(sslRootCert).isFile())
+    if (!sslRootCert.isEmpty() && !QFileInfo(sslRootCert).isFile()) {
         return Text::tr("The CA certificate file %1 does not exist.")
             .arg(QDir::toNativeSeparators(sslRootCert));
+    }
     QString why;
     if (!fromLocation(toLocation(), &why))
         return why;
@@ -255,9 +257,10 @@ StoreChoice chooseStore(const QString &commandLine, bool useSettings)
         return {.location = commandLine, .source = StoreChoice::Source::CommandLine};
     if (const QString env = qEnvironmentVariable("RUNWATCH_STORE"); !env.isEmpty())
         return {.location = env, .source = StoreChoice::Source::Environment};
-    if (useSettings && QSettings().contains(kLocationKey))
+    if (useSettings && QSettings().contains(kLocationKey)) {
         return {.location = StoreLocation::fromSettings().toLocation(),
                 .source = StoreChoice::Source::Settings};
+    }
     return {.location = RunStore::defaultDataPath(), .source = StoreChoice::Source::Default};
 }
 

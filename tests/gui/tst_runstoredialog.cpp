@@ -25,6 +25,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -258,6 +259,39 @@ private Q_SLOTS:
                  qPrintable(dialog.overrideLabel()->text()));
         // The saved choice is still what the dialog shows: the override is not saved over it.
         QVERIFY(dialog.teamButton()->isChecked());
+    }
+
+    // A wrong password in the keychain: the app says why in its status bar and creates nothing
+    // in the database (a new, empty one here).
+    void appWithAWrongKeychainPasswordChangesNothing()
+    {
+        QString why;
+        const QString fresh = RunwatchTest::freshStore(m_dir, u"dialog_wrongpw"_s, &why);
+        QVERIFY2(!fresh.isEmpty(), qPrintable(why));
+        StoreLocation location = StoreLocation::fromLocation(fresh).value();
+        location.saveToSettings();
+        const KeyStore::Result written
+            = QCoro::waitFor(m_keychain->write(location.keychainAccount(), u"not-the-password"_s));
+        QVERIFY2(written.ok(), qPrintable(written.error));
+        {
+            const ScopedEnv none("PGPASSWORD", QByteArray());
+            AppController app(AppOptions{});
+            QVERIFY(app.start());
+            QCOMPARE(app.storeChoice().source, StoreChoice::Source::Settings);
+            QVERIFY(!app.store()->isOpen());
+            QVERIFY2(app.store()->errorString().contains(u"password authentication failed"_s),
+                     qPrintable(app.store()->errorString()));
+            QVERIFY2(
+                app.window()->statusBar()->currentMessage().contains(u"password authentication failed"_s),
+                qPrintable(app.window()->statusBar()->currentMessage()));
+        }
+        RunwatchTest::RawStore raw(fresh);
+        const QVariant tables
+            = raw.value(u"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"_s);
+        QVERIFY2(tables.isValid(), qPrintable(raw.error()));
+        QCOMPARE(tables.toInt(), 0);
+        setStorePassword(fresh, {});
+        StoreLocation{}.saveToSettings();
     }
 
     // "This computer" again: the setting goes, and the default file is the choice.
