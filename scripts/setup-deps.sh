@@ -9,8 +9,9 @@ packages=(
     qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libqt6sql6-psql libgl-dev
     qcoro-qt6-dev qtkeychain-qt6-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
     qt6-l10n-tools qt6-translations-l10n   # lupdate/lrelease; Qt's own catalogs (qtbase_de)
-    # tests and quality gates; postgresql: the store tests' throwaway cluster (tests/common/teststore.h)
-    postgresql
+    # tests and quality gates; postgresql: the store tests' throwaway cluster (tests/common/teststore.h);
+    # openssl: the CA and server certificate of the team store's TLS test (tst_teamstore_cli)
+    postgresql openssl
     xvfb xauth dbus dbus-x11 gnome-keyring python3-dbusmock
     at-spi2-core   # the AT-SPI bus and registry: tst_announcements reads announcements as Orca would
     clang-14 libclang-rt-14-dev clang-format clang-tidy

@@ -17,6 +17,7 @@
 #include "pricesdialog.h"
 #include "rawlogview.h"
 #include "runhousekeeping.h"
+#include "runstoredialog.h"
 #include "runtableview.h"
 #include "statusstyle.h"
 #include "store/runstore.h"
@@ -282,6 +283,11 @@ void MainWindow::buildMenus()
     m_stuckRuleAction->setShortcut(QKeySequence(u"Ctrl+Shift+S"_s));
     m_stuckRuleAction->setStatusTip(tr("Set when a live run without progress counts as stuck"));
     connect(m_stuckRuleAction, &QAction::triggered, this, &MainWindow::openStuckRuleDialog);
+    m_runStoreAction = settings->addAction(tr("Run St&ore…"));
+    m_runStoreAction->setObjectName(u"actionRunStore"_s);
+    m_runStoreAction->setShortcut(QKeySequence(u"Ctrl+Shift+R"_s));
+    m_runStoreAction->setStatusTip(tr("Keep runs on this computer or in a team's PostgreSQL database"));
+    connect(m_runStoreAction, &QAction::triggered, this, &MainWindow::openRunStoreDialog);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *about = help->addAction(tr("&About Runwatch"), QKeySequence::HelpContents, this, [this] {
@@ -450,6 +456,25 @@ void MainWindow::openPricesDialog()
         // The operator just asked for costs: show them where they were hidden.
         if (m_manager && !m_manager->prices()->table().isEmpty() && m_table->isColumnHidden(CostColumn))
             m_table->horizontalHeader()->actions().at(CostColumn)->setChecked(true);
+    });
+    dialog->open();
+}
+
+void MainWindow::openRunStoreDialog()
+{
+    KeyStore *keychain = m_registry ? m_registry->storeFor(KeyStorage::Keychain) : nullptr;
+    auto *dialog = new RunStoreDialog(m_storeChoice, keychain, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RunStoreDialog::saved, this, [this](const StoreLocation &location) {
+        // Opened at the next start, not now: the run list, the followed streams, the saved
+        // connections and the history reader all belong to the open store, and moving them
+        // mid-stream could lose a write on one side or follow a run twice.
+        const bool team = location.kind == StoreLocation::Kind::TeamDatabase;
+        const QString where = !team                     ? QDir::toNativeSeparators(location.toLocation())
+                              : location.host.isEmpty() ? location.service
+                                                        : location.host + u'/' + location.database;
+        statusBar()->showMessage(
+            tr("Run store saved (%1): Runwatch opens it when it starts next.").arg(where), 20000);
     });
     dialog->open();
 }

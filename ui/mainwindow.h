@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "store/storelocation.h"
+
 #include <QMainWindow>
 #include <QPointer>
 
@@ -51,6 +53,10 @@ public:
     void openPricesDialog();
     // Settings › Stuck Runs…: the stuck rule of the model's StuckRunWatcher (StuckRuleDialog).
     void openStuckRuleDialog();
+    // Settings › Run Store…: this computer's file or a team's database (RunStoreDialog), for the
+    // next start. `storeChoice` is the store this process opened and why (setStoreChoice).
+    void openRunStoreDialog();
+    void setStoreChoice(const StoreChoice &choice) { m_storeChoice = choice; }
 
     RunListModel *runModel() const { return m_model; }
     RunFilterProxy *proxy() const { return m_proxy; }
@@ -64,6 +70,7 @@ public:
     UsageTotalsLabel *usageTotals() const { return m_totals; }
     QAction *pricesAction() const { return m_pricesAction; }
     QAction *stuckRuleAction() const { return m_stuckRuleAction; }
+    QAction *runStoreAction() const { return m_runStoreAction; }
     // View › Command Palette (Ctrl+K) and its popup, made when first opened.
     QAction *commandPaletteAction() const { return m_paletteAction; }
     CommandPalettePopup *commandPalette() const { return m_palette; }
@@ -110,6 +117,8 @@ private:
     UsageTotalsLabel *m_totals = nullptr;
     QAction *m_stuckRuleAction = nullptr;
     QAction *m_pricesAction = nullptr;
+    QAction *m_runStoreAction = nullptr;
+    StoreChoice m_storeChoice;
     QAction *m_paletteAction = nullptr;
     CommandPalettePopup *m_palette = nullptr;
 };

@@ -13,6 +13,8 @@
 #include "notifier.h"
 #include "screenshotplan.h"
 #include "startuptrace.h"
+#include "store/storeengine.h"
+#include "store/storelocation.h"
 #include "traystatus.h"
 
 #include <QApplication>
@@ -83,7 +85,8 @@ QString AppController::usage()
               "  --demo            start the built-in simulators and demo runs (the default on first\n"
               "                    launch, when no connection is saved); demo runs are not saved\n"
               "  --store PATH|URL  run store: a file, or postgresql://user@host:port/database for a\n"
-              "                    team's (default: $RUNWATCH_STORE or the platform data directory)\n"
+              "                    team's (default: $RUNWATCH_STORE, else Settings > Run Store...,\n"
+              "                    else the platform data directory)\n"
               "  --palette NAME    light or dark colours (Fusion style)\n"
               "  --version         print the version\n");
 }
@@ -126,7 +129,21 @@ void AppController::applyPalette(const QString &name)
 
 bool AppController::start(QString *error)
 {
-    const QString storePath = m_options.storePath.isEmpty() ? RunStore::defaultPath() : m_options.storePath;
+    // --store, else RUNWATCH_STORE, else Settings › Run Store…, else this computer's file.
+    m_storeChoice = chooseStore(m_options.storePath, true);
+    const QString storePath = m_storeChoice.location;
+    m_keychain = new KeychainKeyStore(false, this);
+    if (m_storeChoice.source == StoreChoice::Source::Settings
+        && detail::StoreEngine::isDatabaseUrl(storePath)) {
+        // The team database's password, if one was saved in the keychain with the choice. Read
+        // before the store opens (its writer and history reader connect with it too), and waited
+        // for: nothing can start before the store is open, and no window exists yet to freeze.
+        // None saved: libpq's own conventions (~/.pgpass, PGPASSWORD, a service file).
+        const KeyStore::Result password
+            = QCoro::waitFor(m_keychain->read(StoreLocation::fromSettings().keychainAccount()));
+        if (password.ok())
+            setStorePassword(storePath, password.secret);
+    }
     QString storeProblem;
     if (!m_store.open(storePath))
         storeProblem = tr("Runs and connections are not saved: %1").arg(m_store.errorString());
@@ -141,7 +158,6 @@ bool AppController::start(QString *error)
         m_manager.setStore(&m_store);
     }
 
-    m_keychain = new KeychainKeyStore(false, this);
     m_registry = new ConnectionRegistry(&m_manager, m_keychain, m_store.isOpen() ? &m_store : nullptr, this);
     m_notifier = new Notifier(&m_manager, this);
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
@@ -159,6 +175,7 @@ bool AppController::start(QString *error)
     m_window = new MainWindow(&m_manager);
     m_window->runModel()->setWatchers(m_stuck, m_deadlines);
     m_window->setConnectionRegistry(m_registry);
+    m_window->setStoreChoice(m_storeChoice);
     m_window->setNotifier(m_notifier);
     if (m_tray) {
         const auto showWindow = [this] {

@@ -58,6 +58,10 @@ public:
     MainWindow *window() const { return m_window; }
     DemoMode *demo() const { return m_demo; }
     bool isDemo() const { return m_demo != nullptr; }
+    // The user's store (open or not) and why it is that one (--store, RUNWATCH_STORE, Settings ›
+    // Run Store…, or the default file).
+    RunStore *store() { return &m_store; }
+    StoreChoice storeChoice() const { return m_storeChoice; }
 
 private:
     // Stuck runs and deadlines: the core rules, their notifications, their badges.
@@ -75,6 +79,7 @@ private:
     static constexpr int kHistorySliceMs = 8;
 
     AppOptions m_options;
+    StoreChoice m_storeChoice;
     // Declared before the manager: it flushes into its store when it is destroyed.
     RunStore m_store; // the user's runs and connection profiles
     std::unique_ptr<QTemporaryDir> m_demoStoreDir;

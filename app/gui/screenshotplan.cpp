@@ -12,6 +12,7 @@
 #include "mainwindow.h"
 #include "models/runformat.h"
 #include "newrundialog.h"
+#include "runstoredialog.h"
 #include "runtableview.h"
 
 #include <QAction>
@@ -145,6 +146,8 @@ bool ScreenshotPlan::prepare(const QString &shot)
     }
     if (shot == u"new-run")
         return prepareNewRun();
+    if (shot == u"run-store")
+        return prepareRunStore();
     if (shot == u"search") {
         // A full-text query with a phrase and a filter, as an operator types it: the store's
         // index finds the runs whose answer says it.
@@ -169,6 +172,24 @@ bool ScreenshotPlan::prepareNewRun()
     dialog->promptEdit()->setPlainText(u"Form: release the Q3 cost report"_s);
     dialog->inputEdit()->setPlainText(
         u"{\n  \"title\": \"Q3 costs\",\n  \"replicas\": 2,\n  \"dry_run\": false\n}"_s);
+    return true;
+}
+
+bool ScreenshotPlan::prepareRunStore()
+{
+    // Settings › Run Store… as a team sets it up: its database over TLS checked against its CA.
+    m_window->openRunStoreDialog();
+    auto *dialog = m_window->findChild<RunStoreDialog *>();
+    if (!dialog)
+        return false;
+    StoreLocation team;
+    team.kind = StoreLocation::Kind::TeamDatabase;
+    team.host = u"db.example.net"_s;
+    team.database = u"runwatch"_s;
+    team.user = u"runwatch_team"_s;
+    team.sslMode = u"verify-full"_s;
+    team.sslRootCert = u"/etc/ssl/team-ca.pem"_s;
+    dialog->setLocation(team);
     return true;
 }
 
@@ -197,7 +218,11 @@ void ScreenshotPlan::poll()
 void ScreenshotPlan::take(const QString &shot)
 {
     const QString path = QDir(m_dir).filePath(shot + u".png"_s);
-    auto *dialog = m_window->findChild<NewRunDialog *>();
+    QDialog *dialog = nullptr;
+    for (QDialog *d : m_window->findChildren<QDialog *>()) {
+        if (d->isVisible())
+            dialog = d;
+    }
     // A dialog is its own window: the screen shows it over the main window as the operator sees it.
     const QPixmap pixmap = dialog ? m_window->screen()->grabWindow(0) : m_window->grab();
     if (dialog)

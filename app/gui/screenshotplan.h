@@ -21,6 +21,7 @@ class RunManager;
 //                   Respond panel showing
 //   new-run         the New Run dialog over the list, on the typed-form run's connection with its JSON
 //                   input filled in (the screen is grabbed, so the dialog shows over the window)
+//   run-store       Settings › Run Store… over the list, a team database with TLS filled in
 //   search          the list filtered by a full-text query ("key exchange" since:1d), the
 //                   streaming run's answer that says it selected
 //   completed, failed, cancelled, timer, webhook, options, question, approval, tooloutput, form,
@@ -43,6 +44,7 @@ private:
     bool ready(const QString &shot);
     bool prepare(const QString &shot);
     bool prepareNewRun();
+    bool prepareRunStore();
     void take(const QString &shot);
 
     MainWindow *m_window;

@@ -15,6 +15,8 @@
 //    run's local id, whoever writes; PostgreSQL folds the notices of one transaction into one.
 #include "store/storeengine_pg.h"
 
+#include "store/storelocation.h"
+
 #include <QCoreApplication>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -93,7 +95,12 @@ public:
             db.setPort(m_port);
             db.setDatabaseName(m_database);
             db.setUserName(m_user);
-            // No password: libpq finds it (PGPASSWORD, ~/.pgpass, the service file).
+            // Normally no password: libpq finds it (PGPASSWORD, ~/.pgpass, the service file). The
+            // app may have read one from the OS keychain for exactly this user, server and
+            // database (setStorePassword); it lives in this process's memory only.
+            if (const QString password = storePassword(m_user, m_host, m_port, m_database);
+                !password.isEmpty())
+                db.setPassword(password);
             db.setConnectOptions(m_options);
             if (db.open()) {
                 QSqlQuery q(db);

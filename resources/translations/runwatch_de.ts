@@ -2702,12 +2702,17 @@
         <translation>Läufe nicht gespeichert: %1. Sie bleiben im Speicher und werden gespeichert, sobald der Laufspeicher beschreibbar ist.</translation>
     </message>
     <message>
+        <source>Connected to the run store again.</source>
+        <translation>Wieder mit der Laufdatenbank verbunden.</translation>
+    </message>
+    <message>
         <source>Usage: runwatch [--demo] [--store PATH|URL] [--palette light|dark]
 
   --demo            start the built-in simulators and demo runs (the default on first
                     launch, when no connection is saved); demo runs are not saved
   --store PATH|URL  run store: a file, or postgresql://user@host:port/database for a
-                    team&apos;s (default: $RUNWATCH_STORE or the platform data directory)
+                    team&apos;s (default: $RUNWATCH_STORE, else Settings &gt; Run Store...,
+                    else the platform data directory)
   --palette NAME    light or dark colours (Fusion style)
   --version         print the version
 </source>
@@ -2716,14 +2721,11 @@
   --demo            startet die eingebauten Simulatoren und Demo-Läufe (Standard beim ersten
                     Start, wenn keine Verbindung gespeichert ist); Demo-Läufe werden nicht gespeichert
   --store PFAD|URL  Laufdatenbank: eine Datei oder postgresql://user@host:port/datenbank für die
-                    eines Teams (Standard: $RUNWATCH_STORE oder das Datenverzeichnis der Plattform)
+                    eines Teams (Standard: $RUNWATCH_STORE, sonst Einstellungen &gt; Laufdatenbank...,
+                    sonst das Datenverzeichnis der Plattform)
   --palette NAME    helle (light) oder dunkle (dark) Farben (Fusion-Stil)
   --version         gibt die Version aus
 </translation>
-    </message>
-    <message>
-        <source>Connected to the run store again.</source>
-        <translation>Wieder mit der Laufdatenbank verbunden.</translation>
     </message>
 </context>
 <context>
@@ -5244,6 +5246,18 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
         <source>Find any command or run by typing</source>
         <translation>Jeden Befehl und jeden Lauf durch Tippen finden</translation>
     </message>
+    <message>
+        <source>Run St&amp;ore…</source>
+        <translation>&amp;Laufdatenbank…</translation>
+    </message>
+    <message>
+        <source>Keep runs on this computer or in a team&apos;s PostgreSQL database</source>
+        <translation>Läufe auf diesem Computer oder in der PostgreSQL-Datenbank eines Teams aufbewahren</translation>
+    </message>
+    <message>
+        <source>Run store saved (%1): Runwatch opens it when it starts next.</source>
+        <translation>Laufdatenbank gespeichert (%1): Runwatch öffnet sie beim nächsten Start.</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::NewRunDialog</name>
@@ -5758,6 +5772,149 @@ Older ones are removed when Runwatch starts.</source>
     </message>
 </context>
 <context>
+    <name>Runwatch::RunStoreDialog</name>
+    <message>
+        <source>Run Store</source>
+        <translation>Laufdatenbank</translation>
+    </message>
+    <message>
+        <source>This Runwatch was started with %1 = %2, which wins over the choice made here. What you save is used when Runwatch starts without it.</source>
+        <translation>Dieses Runwatch wurde mit %1 = %2 gestartet; das hat Vorrang vor der Wahl hier. Was Sie speichern, gilt, wenn Runwatch ohne diese Angabe startet.</translation>
+    </message>
+    <message>
+        <source>Runs, their output and the saved connections (never their keys) are kept in the run store: a file on this computer, or a team&apos;s PostgreSQL database that every member&apos;s Runwatch and runwatch-cli open together.</source>
+        <translation>Läufe, ihre Ausgaben und die gespeicherten Verbindungen (nie deren Schlüssel) liegen in der Laufdatenbank: einer Datei auf diesem Computer oder der PostgreSQL-Datenbank eines Teams, die Runwatch und runwatch-cli aller Mitglieder gemeinsam öffnen.</translation>
+    </message>
+    <message>
+        <source>&amp;This computer</source>
+        <translation>&amp;Dieser Computer</translation>
+    </message>
+    <message>
+        <source>Empty: the default file, %1</source>
+        <translation>Leer: die Standarddatei, %1</translation>
+    </message>
+    <message>
+        <source>Run store file</source>
+        <translation>Datei der Laufdatenbank</translation>
+    </message>
+    <message>
+        <source>&amp;File:</source>
+        <translation>Date&amp;i:</translation>
+    </message>
+    <message>
+        <source>Team &amp;database (PostgreSQL)</source>
+        <translation>&amp;Team-Datenbank (PostgreSQL)</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>&amp;Host:</source>
+        <translation>&amp;Host:</translation>
+    </message>
+    <message>
+        <source>Data&amp;base:</source>
+        <translation>Daten&amp;bank:</translation>
+    </message>
+    <message>
+        <source>&amp;User:</source>
+        <translation>Ben&amp;utzer:</translation>
+    </message>
+    <message>
+        <source>Kept in the OS keychain; empty: keep the saved one or use ~/.pgpass</source>
+        <translation>Im Schlüsselbund des Systems; leer: das gespeicherte behalten oder ~/.pgpass verwenden</translation>
+    </message>
+    <message>
+        <source>No keychain: use ~/.pgpass, PGPASSWORD or a service file</source>
+        <translation>Kein Schlüsselbund: ~/.pgpass, PGPASSWORD oder eine Service-Datei verwenden</translation>
+    </message>
+    <message>
+        <source>&amp;Password:</source>
+        <translation>&amp;Passwort:</translation>
+    </message>
+    <message>
+        <source>libpq&apos;s default (encrypted if the server offers it, not checked)</source>
+        <translation>Standard von libpq (verschlüsselt, wenn der Server es anbietet, ungeprüft)</translation>
+    </message>
+    <message>
+        <source>disable: never encrypted</source>
+        <translation>disable: nie verschlüsselt</translation>
+    </message>
+    <message>
+        <source>require: encrypted, server not checked</source>
+        <translation>require: verschlüsselt, Server ungeprüft</translation>
+    </message>
+    <message>
+        <source>verify-ca: encrypted, certificate checked</source>
+        <translation>verify-ca: verschlüsselt, Zertifikat geprüft</translation>
+    </message>
+    <message>
+        <source>verify-full: encrypted, certificate and host name checked</source>
+        <translation>verify-full: verschlüsselt, Zertifikat und Hostname geprüft</translation>
+    </message>
+    <message>
+        <source>The CA certificate (PEM) the server&apos;s certificate is issued by</source>
+        <translation>Das CA-Zertifikat (PEM), das das Zertifikat des Servers ausgestellt hat</translation>
+    </message>
+    <message>
+        <source>Bro&amp;wse…</source>
+        <translation>Du&amp;rchsuchen…</translation>
+    </message>
+    <message>
+        <source>CA Certificate</source>
+        <translation>CA-Zertifikat</translation>
+    </message>
+    <message>
+        <source>Certificates (*.pem *.crt);;All files (*)</source>
+        <translation>Zertifikate (*.pem *.crt);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>&amp;CA file:</source>
+        <translation>&amp;CA-Datei:</translation>
+    </message>
+    <message>
+        <source>Optional: an entry of ~/.pg_service.conf or PGSERVICEFILE</source>
+        <translation>Optional: ein Eintrag aus ~/.pg_service.conf oder PGSERVICEFILE</translation>
+    </message>
+    <message>
+        <source>&amp;Service:</source>
+        <translation>&amp;Service:</translation>
+    </message>
+    <message>
+        <source>T&amp;est</source>
+        <translation>T&amp;esten</translation>
+    </message>
+    <message>
+        <source>Connect and read the store&apos;s version, without changing anything</source>
+        <translation>Verbinden und die Version der Laufdatenbank lesen, ohne etwas zu ändern</translation>
+    </message>
+    <message>
+        <source>Runwatch opens the chosen store when it starts next.</source>
+        <translation>Runwatch öffnet die gewählte Laufdatenbank beim nächsten Start.</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Verbinde…</translation>
+    </message>
+    <message>
+        <source>Saving the password in the OS keychain…</source>
+        <translation>Passwort wird im Schlüsselbund des Systems gespeichert…</translation>
+    </message>
+    <message>
+        <source>The password could not be saved in the OS keychain: %1. Nothing was changed; leave the password empty to use ~/.pgpass or PGPASSWORD instead.</source>
+        <translation>Das Passwort konnte nicht im Schlüsselbund des Systems gespeichert werden: %1. Nichts wurde geändert; lassen Sie das Passwort leer, um stattdessen ~/.pgpass oder PGPASSWORD zu verwenden.</translation>
+    </message>
+    <message>
+        <source>P&amp;ort:</source>
+        <translation>P&amp;ort:</translation>
+    </message>
+    <message>
+        <source>T&amp;LS:</source>
+        <translation>T&amp;LS:</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::RunTableView</name>
     <message>
         <source>Runs</source>
@@ -6074,6 +6231,96 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Unknown filter &quot;%1:&quot; (filters: status, backend, connection, model, since, until). To search for the text, put it in quotes: &quot;%1:%2&quot;</source>
         <translation>Unbekannter Filter &quot;%1:&quot; (Filter: status, backend, connection, model, since, until). Um nach dem Text zu suchen, setzen Sie ihn in Anführungszeichen: &quot;%1:%2&quot;</translation>
+    </message>
+</context>
+<context>
+    <name>StoreLocation</name>
+    <message>
+        <source>The folder of %1 cannot be written.</source>
+        <translation>Der Ordner von %1 ist nicht beschreibbar.</translation>
+    </message>
+    <message>
+        <source>There is no run store at %1 yet: Runwatch creates it when it opens it.</source>
+        <translation>Unter %1 gibt es noch keine Laufdatenbank: Runwatch legt sie beim Öffnen an.</translation>
+    </message>
+    <message>
+        <source>No run store was named.</source>
+        <translation>Es wurde keine Laufdatenbank angegeben.</translation>
+    </message>
+    <message>
+        <source>The run store URL cannot be read: %1</source>
+        <translation>Die URL der Laufdatenbank ist nicht lesbar: %1</translation>
+    </message>
+    <message>
+        <source>The run store URL contains a password, which is never kept with it.</source>
+        <translation>Die URL der Laufdatenbank enthält ein Passwort; das wird nie mit ihr aufbewahrt.</translation>
+    </message>
+    <message>
+        <source>The run store URL has the option %1, which the Run Store settings do not show; keep such a URL in RUNWATCH_STORE or --store.</source>
+        <translation>Die URL der Laufdatenbank hat die Option %1, die die Einstellungen der Laufdatenbank nicht zeigen; behalten Sie eine solche URL in RUNWATCH_STORE oder --store.</translation>
+    </message>
+    <message>
+        <source>Name the database server&apos;s host, or a service that names it.</source>
+        <translation>Geben Sie den Host des Datenbankservers an oder einen Service, der ihn nennt.</translation>
+    </message>
+    <message>
+        <source>Name the database user Runwatch logs in as.</source>
+        <translation>Geben Sie den Datenbankbenutzer an, als der sich Runwatch anmeldet.</translation>
+    </message>
+    <message>
+        <source>The port must be between 1 and 65535.</source>
+        <translation>Der Port muss zwischen 1 und 65535 liegen.</translation>
+    </message>
+    <message>
+        <source>The host is a name or an address, without a path or a user.</source>
+        <translation>Der Host ist ein Name oder eine Adresse, ohne Pfad und ohne Benutzer.</translation>
+    </message>
+    <message>
+        <source>Unknown TLS mode %1.</source>
+        <translation>Unbekannter TLS-Modus %1.</translation>
+    </message>
+    <message>
+        <source>Checking the server&apos;s certificate needs the CA certificate file it was issued by.</source>
+        <translation>Die Prüfung des Serverzertifikats braucht die Datei des CA-Zertifikats, das es ausgestellt hat.</translation>
+    </message>
+    <message>
+        <source>The CA certificate file %1 does not exist.</source>
+        <translation>Die CA-Zertifikatsdatei %1 existiert nicht.</translation>
+    </message>
+    <message>
+        <source>Cannot connect to %1: %2</source>
+        <translation>Keine Verbindung zu %1: %2</translation>
+    </message>
+    <message>
+        <source>Connected, but the schema version cannot be read: %1</source>
+        <translation>Verbunden, aber die Schemaversion ist nicht lesbar: %1</translation>
+    </message>
+    <message>
+        <source>This run store was written by a newer Runwatch (schema %1, this version knows %2). This version would leave it untouched: update Runwatch or choose another store.</source>
+        <translation>Diese Laufdatenbank wurde von einem neueren Runwatch geschrieben (Schema %1, diese Version kennt %2). Diese Version ließe sie unberührt: aktualisieren Sie Runwatch oder wählen Sie eine andere Laufdatenbank.</translation>
+    </message>
+    <message>
+        <source>The file holds no run store yet: Runwatch creates its tables when it opens it.</source>
+        <translation>Die Datei enthält noch keine Laufdatenbank: Runwatch legt ihre Tabellen beim Öffnen an.</translation>
+    </message>
+    <message>
+        <source>Connected. The database holds no run store yet: Runwatch creates its tables when it first opens it, which needs a role that may create tables.</source>
+        <translation>Verbunden. Die Datenbank enthält noch keine Laufdatenbank: Runwatch legt ihre Tabellen beim ersten Öffnen an; das braucht eine Rolle, die Tabellen anlegen darf.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Connected: a run store (schema %1) with %n run(s).</source>
+        <translation>
+            <numerusform>Verbunden: eine Laufdatenbank (Schema %1) mit %n Lauf.</numerusform>
+            <numerusform>Verbunden: eine Laufdatenbank (Schema %1) mit %n Läufen.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Connected: a run store (schema %1).</source>
+        <translation>Verbunden: eine Laufdatenbank (Schema %1).</translation>
+    </message>
+    <message>
+        <source>This version upgrades it to schema %1 when it opens it, which needs the role that owns its tables.</source>
+        <translation>Diese Version hebt sie beim Öffnen auf Schema %1 an; das braucht die Rolle, der ihre Tabellen gehören.</translation>
     </message>
 </context>
 <context>

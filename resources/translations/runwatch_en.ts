@@ -325,6 +325,16 @@
     </message>
 </context>
 <context>
+    <name>StoreLocation</name>
+    <message numerus="yes">
+        <source>Connected: a run store (schema %1) with %n run(s).</source>
+        <translation>
+            <numerusform>Connected: a run store (schema %1) with %n run.</numerusform>
+            <numerusform>Connected: a run store (schema %1) with %n runs.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ToolCalls</name>
     <message numerus="yes">
         <source>%n tool calls are pending: give one output per call id.</source>

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -293,6 +294,69 @@ bool PgCluster::createDatabase(const QString &name, QString *error)
     if (error)
         *error = q.lastError().text();
     return false;
+}
+
+bool PgCluster::enableTls(const QString &certFile, const QString &keyFile, QString *error)
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (m_pid <= 0 || !m_dir)
+        return fail(u"the cluster is not running"_s);
+    // Copies in the data folder, the server's own (a key must be its owner's alone, or postgres
+    // refuses it).
+    const QString data = m_dir->filePath(u"data"_s);
+    const QString cert = data + u"/runwatch-test-server.crt"_s;
+    const QString key = data + u"/runwatch-test-server.key"_s;
+    for (const auto &[from, to] : {std::pair{certFile, cert}, std::pair{keyFile, key}}) {
+        QFile::remove(to);
+        if (!QFile::copy(from, to))
+            return fail(u"cannot copy %1 into the cluster"_s.arg(from));
+        if (!QFile::setPermissions(to, QFileDevice::ReadOwner | QFileDevice::WriteOwner))
+            return fail(u"cannot narrow %1"_s.arg(to));
+        if (::geteuid() == 0) {
+            const passwd *pw = ::getpwnam("postgres");
+            if (!pw || ::chown(QFile::encodeName(to).constData(), pw->pw_uid, pw->pw_gid) != 0)
+                return fail(u"cannot give %1 to the postgres user"_s.arg(to));
+        }
+    }
+    QSqlQuery q(QSqlDatabase::database(QLatin1StringView(kAdminConnection), false));
+    for (const QString &sql : {u"ALTER SYSTEM SET ssl_cert_file = '%1'"_s.arg(cert),
+                               u"ALTER SYSTEM SET ssl_key_file = '%1'"_s.arg(key),
+                               u"ALTER SYSTEM SET ssl = on"_s, u"SELECT pg_reload_conf()"_s}) {
+        if (!q.exec(sql))
+            return fail(sql + u": "_s + q.lastError().text());
+    }
+    // The postmaster reloads on its signal, a moment later: on once a new session says so.
+    QString last;
+    const bool on = QTest::qWaitFor(
+        [&] {
+            const QString name = u"runwatch-test-tls-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces);
+            bool ssl = false;
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(u"QPSQL"_s, name);
+                db.setHostName(u"127.0.0.1"_s);
+                db.setPort(m_port);
+                db.setUserName(u"runwatch"_s);
+                db.setDatabaseName(u"postgres"_s);
+                db.setConnectOptions(u"sslmode=require"_s);
+                if (db.open()) {
+                    QSqlQuery check(db);
+                    ssl = check.exec(u"SHOW ssl"_s) && check.next() && check.value(0).toString() == u"on";
+                } else {
+                    last = db.lastError().text();
+                }
+                db.close();
+            }
+            QSqlDatabase::removeDatabase(name);
+            return ssl;
+        },
+        15000);
+    if (!on)
+        return fail(u"TLS did not come on: "_s + last + u"\n"_s + readLog(m_dir->filePath(u"log"_s)));
+    return true;
 }
 
 void PgCluster::stop()

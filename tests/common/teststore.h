@@ -58,6 +58,10 @@ public:
     QString url(const QString &database) const;
     // Creates an empty database.
     bool createDatabase(const QString &name, QString *error);
+    // Turns TLS on for the connections made after it returns (ssl=on, reloaded, no restart): the
+    // server presents `certFile` (PEM, signed by the test's own CA) with the key `keyFile`.
+    // Connections without TLS still work (pg_hba's host lines take both).
+    bool enableTls(const QString &certFile, const QString &keyFile, QString *error);
     void stop();
 
 private:
