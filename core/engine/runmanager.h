@@ -259,6 +259,7 @@ private:
     QTimer *m_storeSync = nullptr;  // while runs are followed: syncFromStore()
     QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
     QSet<QString> m_leased;         // the runs whose lease this process holds
+    int m_leaseTicks = 0;
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

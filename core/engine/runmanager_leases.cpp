@@ -89,10 +89,12 @@ void RunManager::leaseTick()
         if (!e || !e->follower.active || !needsFollowing(e->run))
             releaseLease(id);
     }
-    if (!m_leased.isEmpty()) {
+    // Renewed every kLeaseRenewMs; tailed runs are read and their leases tried every tick.
+    constexpr int kTicksPerRenewal = RunStore::kLeaseRenewMs / kLeaseTickMs;
+    if (!m_leased.isEmpty() && ++m_leaseTicks % kTicksPerRenewal == 0) {
         // Renewed together; one lost meanwhile (this process stalled past the lease's life and
         // another took over) is shown from the store from now on, not streamed twice.
-        static_assert(kLeaseTickMs * 2 < RunStore::kLeaseTtlMs);
+        static_assert(RunStore::kLeaseRenewMs * 3 <= RunStore::kLeaseTtlMs);
         if (const std::optional<QSet<QString>> held = m_store->renewLeases()) {
             const QSet<QString> ours = m_leased;
             for (const QString &id : ours) {
