@@ -250,10 +250,12 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
         co_return;
     if (m_store) {
         // Not taken: free for another try (here or elsewhere). Taken: said in the journal.
-        if (!result.ok() && claimed)
-            m_store->releaseAnswer(id, key);
-        else
+        if (!result.ok()) {
+            if (claimed)
+                m_store->releaseAnswer(id, key);
+        } else {
             journal(id, u"respond"_s, detail);
+        }
     }
     Entry *again = entry(id);
     if (result.ok() && again) {
