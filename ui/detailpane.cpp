@@ -17,6 +17,7 @@
 #include "outputview.h"
 #include "rawlogview.h"
 #include "statusstyle.h"
+#include "store/runstore.h"
 #include "timelineview.h"
 
 #include <QCoreApplication>
@@ -298,6 +299,7 @@ void DetailPane::showRuns(const QStringList &ids)
         m_shownChars = 0;
         m_seenReconciliations = 0;
         m_timeline->showRun(nullptr);
+        m_journalKey = {};
         m_rawLog->showRun(single);
         syncOutput(true);
     }
@@ -542,6 +544,14 @@ void DetailPane::refresh()
                                                        : tr("Waiting for output…"));
     }
     m_timeline->showRun(run);
+    // The journal changes with a command (this process's or another's): read again when the
+    // run shown or what commands change on it did, not for every piece of streamed output.
+    const auto journalKey = std::tuple(run->localId, run->status, run->deadlineAt, run->cancelAtDeadline,
+                                       run->input.has_value(), run->remoteId);
+    if (m_manager && m_manager->store() && journalKey != m_journalKey) {
+        m_journalKey = journalKey;
+        m_timeline->setJournal(m_manager->store()->journal(run->localId));
+    }
     const int timelineTab = m_tabs->indexOf(m_timeline);
     m_tabs->setTabText(timelineTab, tr("&Timeline (%1)").arg(run->secondary.size()));
 }

@@ -4,10 +4,13 @@
 #include "domain/runevent.h"
 #include "domain/runreducer.h"
 
+#include <QDateTime>
 #include <QPointer>
 #include <QSet>
 #include <QTimer>
 #include <QWidget>
+
+#include <tuple>
 
 class QLabel;
 class QProgressBar;
@@ -101,6 +104,8 @@ private:
     QTabWidget *m_tabs = nullptr;
     OutputView *m_output = nullptr;
     TimelineView *m_timeline = nullptr;
+    // What the timeline's journal rows were read for (refreshDetails).
+    std::tuple<QString, RunStatus, QDateTime, bool, bool, QString> m_journalKey;
     ConversationView *m_conversation = nullptr; // a tab only for a follow-up
     void refreshConversation(const Run &run);
     RawLogView *m_rawLog = nullptr;

@@ -131,8 +131,9 @@ bool RunHousekeeping::exportTo(const QString &runId, const QString &path, Export
             return r ? r->parentId : QString();
         },
         lookup);
-    const QByteArray data
-        = exportRun(*m_manager->run(runId), format, m_manager->prices()->table(), earlier, later);
+    const QByteArray data = exportRun(
+        *m_manager->run(runId), format, m_manager->prices()->table(), earlier, later,
+        m_manager->store() ? m_manager->store()->journal(runId) : QList<RunStore::JournalEntry>{});
     // QSaveFile: a failed write never leaves a truncated file in place of an older export.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {

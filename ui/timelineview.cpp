@@ -66,12 +66,36 @@ void TimelineView::fill(QTreeWidgetItem *item, const SecondaryItem &source)
     item->setFont(2, f);
 }
 
+void TimelineView::setJournal(const QList<RunStore::JournalEntry> &journal)
+{
+    while (m_journalRows > 0) {
+        delete takeTopLevelItem(topLevelItemCount() - 1);
+        --m_journalRows;
+    }
+    QList<QTreeWidgetItem *> rows;
+    for (const RunStore::JournalEntry &j : journal) {
+        auto *item = new QTreeWidgetItem;
+        item->setText(0, j.at.toLocalTime().toString(u"HH:mm:ss.zzz"_s));
+        item->setText(1, tr("Operator"));
+        const QString who = j.operatorName + u'@' + j.host;
+        item->setText(2, j.detail.isEmpty()
+                             ? tr("%1: %2").arg(who, j.action)
+                             : tr("%1: %2 (%3)").arg(who, j.action, j.detail.left(kPreviewChars)));
+        item->setToolTip(2, plainToolTip(j.at.toLocalTime().toString(Qt::ISODate) + u"\n"_s + who + u"\n"_s
+                                         + j.action + u"\n"_s + j.detail.left(kToolTipChars)));
+        rows << item;
+    }
+    m_journalRows = int(rows.size());
+    addTopLevelItems(rows);
+}
+
 void TimelineView::showRun(const Run *run)
 {
     const QString id = run ? run->localId : QString();
     if (id != m_runId || !run || run->secondary.size() < m_shown.size()) {
         clear();
         m_shown.clear();
+        m_journalRows = 0;
         m_runId = id;
     }
     if (!run)
@@ -95,7 +119,7 @@ void TimelineView::showRun(const Run *run)
         m_shown.append({s.text.size(), s.done});
     }
     if (!fresh.isEmpty()) {
-        addTopLevelItems(fresh);
+        insertTopLevelItems(int(topLevelItemCount() - m_journalRows), fresh); // the journal stays last
         if (stick)
             scrollToBottom();
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "domain/run.h"
+#include "store/runstore.h"
 
 #include <QTreeWidget>
 
@@ -18,6 +19,9 @@ public:
 
     // Shows `run`'s items (nullptr: clears). Cheap to call repeatedly for the same run.
     void showRun(const Run *run);
+    // The run's operator journal (RunStore::journal: who gave which command, when), shown after
+    // its items; replaced by each call, cleared with the run.
+    void setJournal(const QList<RunStore::JournalEntry> &journal);
     QString runId() const { return m_runId; }
 
     static QString kindLabel(SecondaryKind kind);
@@ -32,6 +36,7 @@ private:
         bool done = false;
     };
     QList<Shown> m_shown;
+    int m_journalRows = 0; // after the items
 };
 
 } // namespace Runwatch

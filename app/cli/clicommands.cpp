@@ -363,7 +363,7 @@ int CliApp::cmdExport(const Options &o, const QStringList &args)
     const QList<Run> later = conversationAfter(
         *run, order, [&parents](const QString &id) { return parents.value(id); }, lookup);
     const QByteArray doc = exportRun(*run, format == u"md" ? ExportFormat::Markdown : ExportFormat::Json,
-                                     PriceBook::load(m_store), earlier, later);
+                                     PriceBook::load(m_store), earlier, later, m_store.journal(run->localId));
     if (output.isEmpty()) {
         // Checked at exit: a full disk or a closed pipe on stdout fails the command (run()).
         m_outBuffer += doc;

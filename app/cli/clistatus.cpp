@@ -12,6 +12,7 @@
 
 #include <QCoreApplication>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonObject>
 
 using namespace Qt::StringLiterals;
@@ -98,6 +99,18 @@ int CliApp::cmdStatus(const Options &o, const QStringList &args)
             obj.insert(u"over_deadline"_s, isOverDeadline(*run, QDateTime::currentDateTimeUtc()));
         }
         insertStuck(obj, *run, stuck);
+        // The operator journal: who gave which command on the run, when, with what.
+        QJsonArray journal;
+        for (const RunStore::JournalEntry &j : m_store.journal(run->localId)) {
+            journal.append(QJsonObject{{u"at"_s, j.at.toString(Qt::ISODateWithMs)},
+                                       {u"operator"_s, j.operatorName},
+                                       {u"host"_s, j.host},
+                                       {u"action"_s, j.action},
+                                       {u"detail"_s, j.detail}});
+        }
+        obj.insert(u"journal"_s, journal);
+        if (const QString by = m_manager.followedElsewhereBy(run->localId); !by.isEmpty())
+            obj.insert(u"followed_by"_s, by);
         if (cost) {
             obj.insert(u"cost"_s, *cost);
             obj.insert(u"currency"_s, prices.currency);

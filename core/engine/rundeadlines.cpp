@@ -174,12 +174,13 @@ void DeadlineWatcher::check()
         const bool cancelling = run->cancelAtDeadline;
         Q_EMIT deadlineReached(id, cancelling);
         // The server decides: the run ends as cancelled when it confirms, and stays over
-        // deadline (with the refusal reported by actionFinished) when it does not.
-        if (cancelling && m_manager)
+        // deadline (with the refusal reported by actionFinished) when it does not. Sent once
+        // for the team: by the process that follows the run (holds its lease).
+        if (cancelling && m_manager && m_manager->followedElsewhereBy(id).isEmpty())
             m_manager->cancelRun(id);
     }
     for (const QString &id : std::as_const(retry)) {
-        if (m_manager)
+        if (m_manager && m_manager->followedElsewhereBy(id).isEmpty())
             m_manager->cancelRun(id);
     }
 }

@@ -91,7 +91,7 @@ QJsonArray conversationJson(const QList<Run> &turns)
 }
 
 QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run> &earlier,
-                      const QList<Run> &later)
+                      const QList<Run> &later, const QList<RunStore::JournalEntry> &journal)
 {
     QString md;
     md += u"# "_s + (run.title.isEmpty() ? Text::tr("Run %1").arg(run.localId) : run.title) + u"\n\n"_s;
@@ -152,11 +152,18 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
         md += u"\n## "_s + Text::tr("Error") + u"\n\n"_s + run.error.toString() + u"\n\n"_s
               + Text::tr("Retryable: ") + (run.error.retryable ? Text::tr("yes") : Text::tr("no")) + u'\n';
     }
+    if (!journal.isEmpty()) {
+        md += u"\n## "_s + Text::tr("Operator journal") + u"\n\n"_s;
+        for (const RunStore::JournalEntry &j : journal) {
+            md += u"- "_s + iso(j.at) + u" — "_s + j.operatorName + u'@' + j.host + u": "_s + j.action
+                  + (j.detail.isEmpty() ? QString() : u" ("_s + j.detail + u')') + u'\n';
+        }
+    }
     return md.toUtf8();
 }
 
 QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &earlier,
-                  const QList<Run> &later)
+                  const QList<Run> &later, const QList<RunStore::JournalEntry> &journal)
 {
     QJsonObject o;
     o.insert(u"run"_s, run.localId);
@@ -197,6 +204,17 @@ QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &ea
         o.insert(u"conversation"_s, conversationJson(earlier));
     if (!later.isEmpty())
         o.insert(u"later_turns"_s, conversationJson(later));
+    if (!journal.isEmpty()) {
+        QJsonArray entries;
+        for (const RunStore::JournalEntry &j : journal) {
+            entries.append(QJsonObject{{u"at"_s, iso(j.at)},
+                                       {u"operator"_s, j.operatorName},
+                                       {u"host"_s, j.host},
+                                       {u"action"_s, j.action},
+                                       {u"detail"_s, j.detail}});
+        }
+        o.insert(u"journal"_s, entries);
+    }
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
@@ -220,10 +238,11 @@ QString redactUrl(const QString &text)
 }
 
 QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices,
-                     const QList<Run> &earlierTurns, const QList<Run> &laterTurns)
+                     const QList<Run> &earlierTurns, const QList<Run> &laterTurns,
+                     const QList<RunStore::JournalEntry> &journal)
 {
-    return format == ExportFormat::Markdown ? toMarkdown(run, prices, earlierTurns, laterTurns)
-                                            : toJson(run, prices, earlierTurns, laterTurns);
+    return format == ExportFormat::Markdown ? toMarkdown(run, prices, earlierTurns, laterTurns, journal)
+                                            : toJson(run, prices, earlierTurns, laterTurns, journal);
 }
 
 QList<Run> conversationBefore(const Run &run,

@@ -3,6 +3,7 @@
 
 #include "domain/pricetable.h"
 #include "domain/run.h"
+#include "store/runstore.h"
 
 #include <QByteArray>
 #include <QList>
@@ -21,9 +22,11 @@ enum class ExportFormat { Markdown, Json };
 // included as reported (JSON: null where not reported); the cost when `prices` prices its model.
 // For a follow-up, `earlierTurns` (conversationBefore()) come first and `laterTurns`
 // (conversationAfter()) last, each turn's prompt and answer in order, so the document holds the
-// whole conversation (JSON: "conversation" and "later_turns").
+// whole conversation (JSON: "conversation" and "later_turns"). `journal` (RunStore::journal) is
+// who gave which command on the run, when (JSON: "journal").
 QByteArray exportRun(const Run &run, ExportFormat format, const PriceTable &prices = {},
-                     const QList<Run> &earlierTurns = {}, const QList<Run> &laterTurns = {});
+                     const QList<Run> &earlierTurns = {}, const QList<Run> &laterTurns = {},
+                     const QList<RunStore::JournalEntry> &journal = {});
 
 // The turns before `run` in its conversation, oldest first, following Run::parentId through
 // `lookup` (the store, or the engine with output loaded). Stops at a turn `lookup` does not

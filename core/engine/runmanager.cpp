@@ -81,6 +81,7 @@ void RunManager::shutdown(std::chrono::milliseconds timeout)
             if (e->follower.stream)
                 e->follower.stream->abort(); // finishes as Aborted: nothing reconnects
         }
+        releaseLeases();
         for (const QPointer<RunBackend> &b : std::as_const(m_backends)) {
             if (b)
                 m_backendShutdowns.push_back(b->shutdown());
@@ -241,6 +242,7 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
     }
     e->follower.active = true;
     wakeStoreSync();
+    takeLease(id); // a new run: no one else holds it
     persist(id);
     attachStream(id, backend->start(std::move(request), this));
     return id;
@@ -280,6 +282,7 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
         return parentId;
     }
 
+    journal(parentId, u"follow-up"_s, prompt);
     const ContinuationToken parentToken = parent->run.token;
     StartRequest request;
     request.prompt = prompt;
@@ -298,6 +301,7 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
     addEntry(e);
     e->follower.active = true;
     wakeStoreSync();
+    takeLease(id);
     persist(id);
     attachStream(id, b->followUp(parentToken, std::move(request), this));
     return id;

@@ -10,6 +10,7 @@
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 
 #include <chrono>
 #include <memory>
@@ -128,7 +129,11 @@ public:
 
     void follow(const QString &id); // (re)start following (the Resume action)
     void stopFollowing(const QString &id);
+    // Followed here or, in a shared store, shown from it while another process follows it.
     bool isFollowing(const QString &id) const;
+    // Another process holds the run's lease (runmanager_leases.cpp): it streams the run and acts
+    // on its deadline; this one shows what it stores. "operator@host" of that process, or empty.
+    QString followedElsewhereBy(const QString &id) const;
     // Whether a run still changes without the operator, so that it is worth following: every
     // non-terminal run except one that waits for the operator's answer. Runs suspended on a
     // timer or on a third party's callback (webhook) resume by themselves and count. Public so
@@ -233,13 +238,28 @@ private:
     // read again, unless this process follows them (its stream is newer than the store).
     void takeChangesFromStore(const QStringList &ids);
     void wakeStoreSync(); // a run is followed: sync while any is
+    // The operator journal (RunStore::addJournal): who gave `action` on the run, when, `detail`.
+    void journal(const QString &id, const QString &action, const QString &detail);
+    // runmanager_leases.cpp: one follower per live run across the processes of a shared store.
+    // True when this process holds the run's lease now (or there is no store to share).
+    bool takeLease(const QString &id);
+    void releaseLease(const QString &id);
+    void releaseLeases();
+    // Every kLeaseRenewMs while leases are held or runs tailed: renew, let go, take over.
+    void leaseTick();
+    // A tailed run as the store has it now, shown as if its events had arrived here.
+    void tailFromStore(const QString &id);
+    void takeTailedRun(const QString &id, Run stored);
 
     QHash<QString, Connection> m_connections;
     QHash<QString, QPointer<RunBackend>> m_backends;
     QHash<QString, std::shared_ptr<Entry>> m_runs;
     QStringList m_order; // insertion order, for stable listings
     RunStore *m_store = nullptr;
-    QTimer *m_storeSync = nullptr; // while runs are followed: syncFromStore()
+    QTimer *m_storeSync = nullptr;  // while runs are followed: syncFromStore()
+    QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
+    QSet<QString> m_leased;         // the runs whose lease this process holds
+    int m_leaseTicks = 0;
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

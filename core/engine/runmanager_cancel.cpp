@@ -72,6 +72,7 @@ QCoro::Task<> RunManager::doForceCancel(QString id)
                                                          "not confirmed; cancel the run first."));
         co_return;
     }
+    journal(id, u"force-cancel"_s, {});
     const ActionResult result = co_await b->forceCancel(e->run.token);
     if (!self || m_shutDown)
         co_return;
@@ -108,6 +109,7 @@ QCoro::Task<> RunManager::doStopWatching(QString id, QString reason)
                                                          "confirmed; cancel the run first."));
         co_return;
     }
+    journal(id, u"stop-watching"_s, reason);
     // One more read, so that the record says what the server says now, not what it said last
     // time we happened to ask; and a confirmation that arrives with it still lands.
     QString said = e->run.rawStatus;

@@ -9,12 +9,62 @@
 #include "json/jsonschema.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QTimer>
 #include <QUuid>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+// Which input request an answer is for, the same in every process that reads the run from the
+// store: the remote object and the request as the service sent it (its call ids, its prompt).
+QString answerKey(const Run &run)
+{
+    QByteArray material = run.remoteId.toUtf8() + '\n';
+    if (run.input)
+        material += QJsonDocument(run.input->toJson()).toJson(QJsonDocument::Compact);
+    return QString::fromLatin1(QCryptographicHash::hash(material, QCryptographicHash::Sha256).toHex());
+}
+
+// The answer as the journal says it: what was sent, short of the form's whole JSON.
+QString describeAnswer(const InputAnswer &answer)
+{
+    if (!answer.toolAnswers.isEmpty()) {
+        QStringList parts;
+        for (const ToolCallAnswer &a : answer.toolAnswers) {
+            parts << (a.output.isEmpty()
+                          ? u"%1: %2"_s.arg(a.callId, a.approved ? u"approved"_s : u"rejected"_s)
+                          : u"%1=%2"_s.arg(a.callId, a.output));
+        }
+        return parts.join(u"; "_s);
+    }
+    switch (answer.kind) {
+    case InputAnswer::Kind::Approve:
+        return answer.comment.isEmpty() ? u"approved"_s : u"approved: "_s + answer.comment;
+    case InputAnswer::Kind::Reject:
+        return answer.comment.isEmpty() ? u"rejected"_s : u"rejected: "_s + answer.comment;
+    case InputAnswer::Kind::Choice:
+        return answer.choice;
+    case InputAnswer::Kind::Value:
+        return QString::fromUtf8(QJsonDocument(QJsonArray{answer.value}).toJson(QJsonDocument::Compact))
+            .mid(1)
+            .chopped(1);
+    case InputAnswer::Kind::Text:
+        break;
+    }
+    return answer.text;
+}
+} // namespace
+
+void RunManager::journal(const QString &id, const QString &action, const QString &detail)
+{
+    if (m_store)
+        m_store->addJournal(id, action, detail);
+}
 
 void RunManager::refreshRun(const QString &id)
 {
@@ -46,6 +96,10 @@ bool RunManager::setDeadline(const QString &id, const QDateTime &deadlineAt, boo
     e->run.deadlineAt = deadlineAt.isValid() ? deadlineAt.toUTC() : QDateTime();
     e->run.cancelAtDeadline = deadlineAt.isValid() && cancelAtDeadline;
     persist(id);
+    journal(id, u"deadline"_s,
+            !e->run.deadlineAt.isValid() ? u"cleared"_s
+                                         : e->run.deadlineAt.toString(Qt::ISODate)
+                                               + (e->run.cancelAtDeadline ? u", cancel"_s : QString()));
     Q_EMIT runChanged(id, RunChange::Deadline);
     return true;
 }
@@ -77,6 +131,7 @@ QCoro::Task<> RunManager::doCancel(QString id)
     }
     const RunStatus before = e->run.status;
     const QString rawBefore = e->run.rawStatus;
+    journal(id, u"cancel"_s, {});
     applyEvents(id, {RunEvent::statusChange(RunStatus::Cancelling, {})});
     const ActionResult result = co_await b->cancel(e->run.token);
     if (!self || m_shutDown)
@@ -126,6 +181,7 @@ QCoro::Task<> RunManager::doDelete(QString id, bool onServer)
             co_return;
         }
         stopFollowing(id);
+        journal(id, u"delete"_s, u"on the server"_s);
         result = co_await b->remove(e->run.token);
         if (!self || m_shutDown)
             co_return;
@@ -164,10 +220,43 @@ QCoro::Task<> RunManager::doRespond(QString id, InputAnswer answer)
             co_return;
         }
     }
+    // Answered once for the team: the first process to claim this request sends its answer; a
+    // second, at the same moment or later, is refused before anything leaves.
+    const QString key = answerKey(e->run);
+    bool claimed = false;
+    if (m_store && m_store->isOpen()) {
+        RunStore::AnswerClaim claim;
+        if (e->run.status == RunStatus::InputRequired) {
+            claim = m_store->claimAnswer(id, key);
+            claimed = claim.ours;
+        } else if (std::optional<RunStore::AnswerClaim> last = m_store->lastAnswer(id)) {
+            // No longer waiting, as this process read it: answered (the answer moved it on).
+            claim = *last;
+        } else {
+            claim.ours = true; // the service judges an answer to a run that does not wait
+        }
+        if (!claim.ours && !claim.failed) {
+            refuse(id, Action::Respond,
+                   QCoreApplication::translate("RunManager", "This request was already answered by %1 at %2.")
+                       .arg(claim.operatorName + u'@' + claim.host,
+                            claim.at.toLocalTime().toString(Qt::ISODate)));
+            co_return;
+        }
+    }
+    const QString detail = describeAnswer(answer);
     const quint64 updatesBefore = e->updates;
     const ActionResult result = co_await b->respond(e->run.token, std::move(answer));
     if (!self || m_shutDown)
         co_return;
+    if (m_store) {
+        // Not taken: free for another try (here or elsewhere). Taken: said in the journal.
+        if (!result.ok()) {
+            if (claimed)
+                m_store->releaseAnswer(id, key);
+        } else {
+            journal(id, u"respond"_s, detail);
+        }
+    }
     Entry *again = entry(id);
     if (result.ok() && again) {
         // The reply says how the run was when the service took the answer. Whatever the run's
@@ -196,6 +285,7 @@ QCoro::Task<> RunManager::doFollowUpWorking(QString id, QString prompt)
     RunBackend *b = e ? backend(e->run.connection) : nullptr;
     if (!b)
         co_return;
+    journal(id, u"follow-up"_s, prompt);
     ActionResult result = co_await b->followUp(e->run.token, std::move(prompt));
     if (!self || m_shutDown)
         co_return;

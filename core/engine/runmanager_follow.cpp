@@ -246,7 +246,7 @@ void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDel
 void RunManager::resumeNow(const QString &id)
 {
     Entry *e = entry(id);
-    if (m_shutDown || !e || !e->follower.active || !needsFollowing(e->run))
+    if (m_shutDown || !e || !e->follower.active || e->follower.tailing || !needsFollowing(e->run))
         return;
     RunBackend *b = backend(e->run.connection);
     if (!b) {
@@ -404,6 +404,12 @@ void RunManager::follow(const QString &id)
         pollOnce(id);
         return;
     }
+    // One stream per run across the team: while another process follows it, this one shows it
+    // from the store (and takes over when that process goes).
+    if (!takeLease(id)) {
+        tailFromStore(id);
+        return;
+    }
     resumeNow(id);
 }
 
@@ -413,10 +419,12 @@ void RunManager::stopFollowing(const QString &id)
     if (!e)
         return;
     e->follower.active = false;
+    e->follower.tailing = false;
     if (e->follower.timer)
         e->follower.timer->stop();
     if (e->follower.stream)
         e->follower.stream->abort();
+    releaseLease(id);
 }
 
 bool RunManager::isFollowing(const QString &id) const

@@ -24,6 +24,9 @@ struct RunManager::Follower
     bool active = false;        // the operator wants this run followed
     bool polling = false;       // the server will not stream it: poll the JSON object
     bool pollInFlight = false;  // never two status requests in flight for one run
+    // Another process holds the run's lease and streams it: this one shows it from the store and
+    // takes over when that lease ends (runmanager_leases.cpp).
+    bool tailing = false;
 };
 
 struct RunManager::Entry

@@ -72,7 +72,7 @@ void RunManager::takeChangesFromStore(const QStringList &ids)
         const Entry *e = entry(id);
         // Followed here: this process's stream writes the run; what others change on it (the
         // deadline) syncFromStore() reads.
-        if (e && e->follower.active)
+        if (e && e->follower.active && !e->follower.tailing)
             continue;
         std::optional<Run> stored = m_store->loadRun(id);
         if (!stored) {
@@ -81,8 +81,11 @@ void RunManager::takeChangesFromStore(const QStringList &ids)
                 removeLocal(id, StoreRow::AlreadyGone);
             continue;
         }
-        // Shown, not followed: the process that started or follows the run streams it (one
-        // follower per run across the team is the next step: leases, README "Team store").
+        // Shown, not followed: the process that holds the run's lease streams it.
+        if (e && e->follower.tailing) {
+            takeTailedRun(id, std::move(*stored));
+            continue;
+        }
         adoptRun(std::move(*stored), false);
     }
 }
@@ -98,7 +101,7 @@ void RunManager::syncFromStore()
     QStringList ids;
     for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
         const Entry &e = **it;
-        if (e.follower.active && !e.run.isTerminal() && e.run.inStore && e.run.stored)
+        if (e.follower.active && !e.follower.tailing && !e.run.isTerminal() && e.run.inStore && e.run.stored)
             ids << it.key();
     }
     if (ids.isEmpty() || !m_store) {

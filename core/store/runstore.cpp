@@ -48,6 +48,7 @@ QString iso(const QDateTime &dt)
 RunStore::RunStore(QObject *parent)
     : QObject(parent)
     , m_connectionName(u"runwatch-store-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
+    , m_holderId(QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
     setUpChangeTimers();
     m_flushTimer.setSingleShot(true);
@@ -134,6 +135,9 @@ void RunStore::close()
         m_writerThread.quit();
         m_writerThread.wait();
     }
+    // A process that quits lets its runs go at once: another that wants them need not wait for
+    // the leases to expire.
+    releaseAllLeases();
     m_inFlight.clear();
     m_statements = {};
     m_writtenStatus.clear();
@@ -352,7 +356,8 @@ bool RunStore::removeRun(const QString &localId)
     QSqlQuery q(db);
     db.transaction();
     bool ok = true;
-    for (const QString &table : {u"runs"_s, u"run_text"_s, u"run_items"_s}) {
+    for (const QString &table :
+         {u"runs"_s, u"run_text"_s, u"run_items"_s, u"run_leases"_s, u"run_answers"_s, u"run_journal"_s}) {
         q.prepare(u"DELETE FROM %1 WHERE local_id = ?"_s.arg(table));
         q.addBindValue(localId);
         ok = ok && q.exec();
@@ -395,7 +400,8 @@ int RunStore::removeFinishedBefore(const QDateTime &cutoff)
     const int removed = q.numRowsAffected();
     // Output whose run is gone, by whichever process removed it.
     QSqlQuery o(QSqlDatabase::database(m_connectionName, false));
-    for (const QString &table : {u"run_text"_s, u"run_items"_s})
+    for (const QString &table :
+         {u"run_text"_s, u"run_items"_s, u"run_leases"_s, u"run_answers"_s, u"run_journal"_s})
         o.exec(u"DELETE FROM %1 WHERE local_id NOT IN (SELECT local_id FROM runs)"_s.arg(table));
     return removed;
 }

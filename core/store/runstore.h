@@ -46,7 +46,9 @@ public:
     // 4: token usage, follow-up parent, operator deadline; shared settings.
     // 5: the structured start input. 6: output appended in pieces (run_text, run_items).
     // 7: the full-text search index (search_docs, search_fts; runstore_search.cpp).
-    static constexpr int SchemaVersion = 7;
+    // 8: leases (one follower per live run), answer claims and the operator journal
+    // (runstore_leases.cpp).
+    static constexpr int SchemaVersion = 8;
 
     explicit RunStore(QObject *parent = nullptr);
     ~RunStore() override;
@@ -145,6 +147,73 @@ public:
     void flush();
     bool removeRun(const QString &localId);
 
+    // Schema 8 (runstore_leases.cpp): a team's processes on one store follow each live run once,
+    // answer each input request once and record who did what.
+    //
+    // Who this process acts as: RUNWATCH_OPERATOR, else the OS user; and this host.
+    struct Operator
+    {
+        QString name;
+        QString host;
+    };
+    static Operator currentOperator();
+    // A lease lasts this long unless renewed (RunManager renews every kLeaseRenewMs): a process
+    // that dies without releasing holds its runs this long at most (on its own host, not at all:
+    // a lease whose holder process is gone is free).
+    static constexpr int kLeaseTtlMs = 5000;
+    static constexpr int kLeaseRenewMs = 1500;
+    struct LeaseHolder
+    {
+        QString holder; // the holding store's id (holderId())
+        QString operatorName;
+        QString host;
+        qint64 pid = 0;
+    };
+    // This store's id in the lease table: one per RunStore, so each process (and each store of a
+    // test) is a holder of its own.
+    QString holderId() const { return m_holderId; }
+    // Takes the run's lease, or renews it when this store holds it already: true when this store
+    // holds it now. One conditional statement (insert, or update where the lease is ours or
+    // expired), so two processes asking at once cannot both get it. False with the holder in
+    // *other when another live process holds it; false without one on a database error.
+    bool acquireLease(const QString &localId, std::optional<LeaseHolder> *other = nullptr);
+    // Renews every lease this store holds; returns the ids it still holds (a process stalled past
+    // the lease's life may have lost some to another one), nullopt on a database error.
+    std::optional<QSet<QString>> renewLeases();
+    void releaseLease(const QString &localId);
+    void releaseAllLeases();
+    // The live lease on a run (expired ones are no one's), if any.
+    std::optional<LeaseHolder> leaseHolder(const QString &localId) const;
+
+    // An input request answered once: claims the answer to request `requestKey` of the run for
+    // this store, atomically (a row with a unique key). `ours` false: someone answered it already,
+    // who and when. On a failed send releaseAnswer() frees it for another try.
+    struct AnswerClaim
+    {
+        bool ours = false;
+        bool failed = false; // a database error: nothing claimed, nothing known
+        QString operatorName;
+        QString host;
+        QDateTime at;
+    };
+    AnswerClaim claimAnswer(const QString &localId, const QString &requestKey);
+    // The run's latest answer claim (for a run no longer waiting: answered by whom), if any.
+    std::optional<AnswerClaim> lastAnswer(const QString &localId) const;
+    void releaseAnswer(const QString &localId, const QString &requestKey);
+
+    // The operator journal: every command on a run, who gave it (currentOperator()), when, what.
+    struct JournalEntry
+    {
+        QDateTime at;
+        QString operatorName;
+        QString host;
+        QString action; // cancel, respond, follow-up, deadline, delete, force-cancel, stop-watching
+        QString detail; // the answer given, the deadline set, …
+    };
+    bool addJournal(const QString &localId, const QString &action, const QString &detail);
+    // Oldest first.
+    QList<JournalEntry> journal(const QString &localId) const;
+
     // For a status change; output growth waits five times as long.
     void setFlushInterval(int ms) { m_flushMs = std::max(0, ms); }
 
@@ -183,6 +252,9 @@ private:
     bool migrateTo5();
     bool migrateTo6();
     bool migrateTo7();
+    bool migrateTo8();
+    // Takes a lease from a holder on this host whose process is gone (SIGKILL, a crash).
+    bool takeFromDeadHolder(const QString &localId, const LeaseHolder &dead);
     bool exec(const QString &sql);
     bool runMigrations(const QSqlDatabase &database);
     // Search without a full-text index (PostgreSQL): the candidates' text read and matched here
@@ -214,6 +286,7 @@ private:
     std::optional<Run> queryOne(const QString &condition, const QString &value) const;
 
     QString m_connectionName;
+    QString m_holderId;
     QString m_path;
     std::shared_ptr<const detail::StoreEngine> m_engine;
     mutable QString m_error;

@@ -97,6 +97,8 @@ bool RunStore::runMigrations(const QSqlDatabase &database)
             return migrateTo6();
         case 7:
             return migrateTo7();
+        case 8:
+            return migrateTo8();
         default:
             return false;
         }

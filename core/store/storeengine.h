@@ -65,6 +65,13 @@ public:
     virtual QString tableOptions() const { return {}; }
     // A 64-bit integer column (SQLite's INTEGER is 64-bit already; PostgreSQL's is 32).
     virtual QString bigint() const { return QStringLiteral("INTEGER"); }
+    // Milliseconds since the epoch by the database's clock (an SQL expression): leases expire by
+    // one clock for every process of a team, whatever their own clocks say. SQLite's database is
+    // on this host, so its clock is ours.
+    virtual QString nowMs() const
+    {
+        return QStringLiteral("CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)");
+    }
     // `expr` compared without regard to (ASCII) case: COLLATE NOCASE or lower().
     virtual QString caseless(const QString &expr) const = 0;
     // A condition on runs `r`: the continuation token lists `?` (twice bound) among the remote ids

@@ -180,6 +180,11 @@ public:
     }
 
     QString bigint() const override { return u"BIGINT"_s; }
+    // clock_timestamp(), not now(): now() stands still for a whole transaction.
+    QString nowMs() const override
+    {
+        return u"CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"_s;
+    }
 
     QString caseless(const QString &expr) const override { return u"lower(%1)"_s.arg(expr); }
 

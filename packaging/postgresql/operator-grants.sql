@@ -15,8 +15,10 @@ GRANT CONNECT ON DATABASE runwatch TO runwatch_team;
 GRANT USAGE ON SCHEMA public TO runwatch_team;
 -- Nobody but the owner creates objects in the schema (PostgreSQL before 15 lets every role).
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
-GRANT SELECT, INSERT, UPDATE, DELETE ON runs, run_text, run_items, connections, settings, search_runs
-    TO runwatch_team;
+-- run_leases (who follows a run), run_answers (an input request answered once) and run_journal
+-- (who did what) are written by every operator's commands (schema 8).
+GRANT SELECT, INSERT, UPDATE, DELETE ON runs, run_text, run_items, connections, settings, search_runs,
+    run_leases, run_answers, run_journal TO runwatch_team;
 -- Identity columns need no grant of their own; a sequence a later schema adds does.
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO runwatch_team;
 -- The schema version: read (a newer store is refused), never written.

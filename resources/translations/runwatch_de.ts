@@ -1832,6 +1832,10 @@
         <source>no</source>
         <translation>nein</translation>
     </message>
+    <message>
+        <source>Operator journal</source>
+        <translation>Bedienerprotokoll</translation>
+    </message>
 </context>
 <context>
     <name>RunFilter</name>
@@ -2184,6 +2188,10 @@
     <message>
         <source>answer not taken</source>
         <translation>Antwort nicht angenommen</translation>
+    </message>
+    <message>
+        <source>This request was already answered by %1 at %2.</source>
+        <translation>Diese Anfrage wurde bereits von %1 um %2 beantwortet.</translation>
     </message>
 </context>
 <context>
@@ -6012,6 +6020,18 @@ Older ones are removed when Runwatch starts.</source>
     <message>
         <source>Reasoning, tool calls, progress and status changes of the run</source>
         <translation>Überlegungen, Tool-Aufrufe, Fortschritt und Statuswechsel des Laufs</translation>
+    </message>
+    <message>
+        <source>Operator</source>
+        <translation>Bediener</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2 (%3)</source>
+        <translation>%1: %2 (%3)</translation>
     </message>
 </context>
 <context>

@@ -66,6 +66,42 @@ private Q_SLOTS:
         QCOMPARE(o.value(u"error"_s).toObject().value(u"code"_s).toString(), u"server_error"_s);
     }
 
+    // The operator journal (who gave which command, when) goes with the run, in both formats.
+    void journal()
+    {
+        const QDateTime at = QDateTime::fromSecsSinceEpoch(1700000100, Qt::UTC);
+        const QList<RunStore::JournalEntry> journal{{.at = at,
+                                                     .operatorName = u"carol"_s,
+                                                     .host = u"ws1"_s,
+                                                     .action = u"respond"_s,
+                                                     .detail = u"12C"_s},
+                                                    {.at = at.addSecs(5),
+                                                     .operatorName = u"dora"_s,
+                                                     .host = u"ws2"_s,
+                                                     .action = u"cancel"_s,
+                                                     .detail = {}}};
+        const QJsonObject o
+            = QJsonDocument::fromJson(exportRun(finishedRun(), ExportFormat::Json, {}, {}, {}, journal))
+                  .object();
+        const QJsonArray entries = o.value(u"journal"_s).toArray();
+        QCOMPARE(entries.size(), 2);
+        QCOMPARE(entries.at(0).toObject().value(u"operator"_s).toString(), u"carol"_s);
+        QCOMPARE(entries.at(0).toObject().value(u"host"_s).toString(), u"ws1"_s);
+        QCOMPARE(entries.at(0).toObject().value(u"action"_s).toString(), u"respond"_s);
+        QCOMPARE(entries.at(0).toObject().value(u"detail"_s).toString(), u"12C"_s);
+        QCOMPARE(entries.at(1).toObject().value(u"at"_s).toString(), u"2023-11-14T22:15:05Z"_s);
+        const QString md
+            = QString::fromUtf8(exportRun(finishedRun(), ExportFormat::Markdown, {}, {}, {}, journal));
+        QVERIFY(md.contains(u"## Operator journal"_s));
+        QVERIFY(md.contains(u"carol@ws1: respond (12C)"_s));
+        QVERIFY(md.contains(u"dora@ws2: cancel\n"_s));
+        // No journal, no section.
+        QVERIFY(!QString::fromUtf8(exportRun(finishedRun(), ExportFormat::Markdown)).contains(u"journal"_s));
+        QVERIFY(!QJsonDocument::fromJson(exportRun(finishedRun(), ExportFormat::Json))
+                     .object()
+                     .contains(u"journal"_s));
+    }
+
     // Credentials in the service URL never reach an export.
     void secretsRedacted()
     {

@@ -227,7 +227,7 @@ private Q_SLOTS:
                      u"REVOKE CREATE ON SCHEMA public FROM PUBLIC"_s,
                      u"GRANT SELECT, INSERT, UPDATE, DELETE ON runs, run_text, run_items, connections, "
                      u"settings, "
-                     "search_runs TO runwatch_team"_s,
+                     "search_runs, run_leases, run_answers, run_journal TO runwatch_team"_s,
                      u"GRANT SELECT ON runwatch_schema TO runwatch_team"_s,
                      u"GRANT EXECUTE ON FUNCTION runwatch_jsonb(text) TO runwatch_team"_s,
                  })

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RunManager's share of one follower per live run across the processes of a shared store (the
+// app, `watch` and `resume` in several terminals, a colleague's on a team's PostgreSQL): the
+// process that follows a run holds its lease (RunStore::acquireLease) and renews it; the others
+// show the run from the store — NOTIFY on PostgreSQL, a read per tick on SQLite — and the first
+// of them to find the lease free (released on quit, expired, or its holder's process gone) takes
+// over from the stored continuation token, so the service sees one stream and no text is lost or
+// doubled. With one process on the store the lease is always free: nothing changes for it.
+#include "runmanager.h"
+
+#include "runmanager_p.h"
+
+#include "store/runstore.h"
+
+#include <QTimer>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace Runwatch {
+
+namespace {
+// How often a tailed run is read from the store and its lease tried: the tail lags its holder by
+// about this much (the holder writes a growing text within a second).
+constexpr int kLeaseTickMs = 500;
+} // namespace
+
+bool RunManager::takeLease(const QString &id)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return false;
+    if (!m_store || !m_store->isOpen()) {
+        e->follower.tailing = false;
+        return true;
+    }
+    std::optional<RunStore::LeaseHolder> other;
+    // A database error leaves no one to defer to: follow (losing the store must not stop runs).
+    const bool held = m_store->acquireLease(id, &other) || !other;
+    e->follower.tailing = !held;
+    if (held)
+        m_leased.insert(id);
+    if (!m_leaseTimer) {
+        m_leaseTimer = new QTimer(this);
+        m_leaseTimer->setInterval(kLeaseTickMs);
+        connect(m_leaseTimer, &QTimer::timeout, this, &RunManager::leaseTick);
+    }
+    if (!m_leaseTimer->isActive())
+        m_leaseTimer->start();
+    return held;
+}
+
+void RunManager::releaseLease(const QString &id)
+{
+    if (m_leased.remove(id) && m_store)
+        m_store->releaseLease(id);
+}
+
+void RunManager::releaseLeases()
+{
+    if (m_store && !m_leased.isEmpty())
+        m_store->releaseAllLeases();
+    m_leased.clear();
+    for (const std::shared_ptr<Entry> &e : std::as_const(m_runs))
+        e->follower.tailing = false;
+}
+
+QString RunManager::followedElsewhereBy(const QString &id) const
+{
+    if (!m_store || m_leased.contains(id))
+        return {};
+    const std::optional<RunStore::LeaseHolder> holder = m_store->leaseHolder(id);
+    if (!holder || holder->holder == m_store->holderId())
+        return {};
+    return holder->operatorName + u'@' + holder->host;
+}
+
+void RunManager::leaseTick()
+{
+    if (!m_store || m_shutDown) {
+        m_leaseTimer->stop();
+        return;
+    }
+    // Runs no longer followed here (ended, given up, removed) are free for others at once.
+    const QSet<QString> leased = m_leased;
+    for (const QString &id : leased) {
+        const Entry *e = entry(id);
+        if (!e || !e->follower.active || !needsFollowing(e->run))
+            releaseLease(id);
+    }
+    // Renewed every kLeaseRenewMs; tailed runs are read and their leases tried every tick.
+    constexpr int kTicksPerRenewal = RunStore::kLeaseRenewMs / kLeaseTickMs;
+    if (!m_leased.isEmpty() && ++m_leaseTicks % kTicksPerRenewal == 0) {
+        // Renewed together; one lost meanwhile (this process stalled past the lease's life and
+        // another took over) is shown from the store from now on, not streamed twice.
+        static_assert(RunStore::kLeaseRenewMs * 3 <= RunStore::kLeaseTtlMs);
+        if (const std::optional<QSet<QString>> held = m_store->renewLeases()) {
+            const QSet<QString> ours = m_leased;
+            for (const QString &id : ours) {
+                if (held->contains(id))
+                    continue;
+                m_leased.remove(id);
+                if (Entry *e = entry(id)) {
+                    qCInfo(lcEngine) << "lease on" << id
+                                     << "lost to another process; showing it from the store";
+                    e->follower.tailing = true;
+                    if (e->follower.timer)
+                        e->follower.timer->stop();
+                    if (e->follower.stream)
+                        e->follower.stream->abort();
+                }
+            }
+        }
+    }
+    QStringList tailed;
+    for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
+        if ((*it)->follower.active && (*it)->follower.tailing)
+            tailed << it.key();
+    }
+    for (const QString &id : std::as_const(tailed)) {
+        Entry *e = entry(id);
+        if (!e || !e->follower.tailing)
+            continue;
+        if (!takeLease(id)) {
+            tailFromStore(id);
+            continue;
+        }
+        // Ours now: go on from where the last holder's writes left the run (its text and its
+        // continuation token are written together), so nothing is fetched twice or skipped.
+        qCInfo(lcEngine) << "took over following" << id;
+        tailFromStore(id);
+        e = entry(id);
+        if (e && e->follower.active && needsFollowing(e->run))
+            resumeNow(id);
+    }
+    if (m_leased.isEmpty() && tailed.isEmpty())
+        m_leaseTimer->stop();
+}
+
+void RunManager::tailFromStore(const QString &id)
+{
+    if (!m_store)
+        return;
+    std::optional<Run> stored = m_store->loadRun(id);
+    if (!stored) {
+        const Entry *e = entry(id);
+        // Gone from the store: another process deleted it.
+        if (e && e->run.inStore)
+            removeLocal(id, StoreRow::AlreadyGone);
+        return;
+    }
+    takeTailedRun(id, std::move(*stored));
+}
+
+void RunManager::takeTailedRun(const QString &id, Run stored)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    Run &run = e->run;
+    // What changed, told as the events that would have brought it, so front ends that print
+    // events (the CLI) say the same as the process that streams the run.
+    QList<RunEvent> events;
+    for (const SecondaryItem &item : std::as_const(stored.secondary)) {
+        const auto known = std::find_if(run.secondary.cbegin(), run.secondary.cend(),
+                                        [&item](const SecondaryItem &s) { return s.id == item.id; });
+        if (item.done && (known == run.secondary.cend() || !known->done || known->text != item.text))
+            events << RunEvent::secondarySnapshot(item.kind, item.id, item.title, item.text);
+    }
+    if (stored.status != run.status || stored.rawStatus != run.rawStatus)
+        events << RunEvent::statusChange(stored.status, stored.rawStatus);
+    if (stored.input && stored.input != run.input && stored.status == RunStatus::InputRequired)
+        events << RunEvent::inputRequired(*stored.input);
+    if (stored.error.isError() && stored.error != run.error)
+        events << RunEvent::failure(stored.error);
+    const bool textChanged = stored.primaryText != run.primaryText;
+    const bool deadlineChanged
+        = stored.deadlineAt != run.deadlineAt || stored.cancelAtDeadline != run.cancelAtDeadline;
+    if (events.isEmpty() && !textChanged && !deadlineChanged && stored.token == run.token)
+        return;
+    stored.capabilities = run.capabilities;
+    run = std::move(stored);
+    ++e->updates;
+    if (!events.isEmpty() || textChanged)
+        Q_EMIT runEventsApplied(id, events); // the CLI's printer catches up with the text itself
+    Q_EMIT runChanged(id,
+                      RunChange::Status | RunChange::Primary | RunChange::Secondary | RunChange::Deadline);
+    if (e->follower.active && !needsFollowing(e->run)) {
+        // Ended (or waits for the operator) in the holder's hands: nothing left to follow here.
+        e->follower.active = false;
+        e->follower.tailing = false;
+    }
+}
+
+} // namespace Runwatch

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Schema 8: what lets a team's processes share one store without doing a thing twice — a lease per
+// followed run (one stream to the service, however many watch it), a claim per answered input
+// request (one answer sent), and the operator journal (who did what, when). The same statements on
+// SQLite and PostgreSQL (SQLite ≥ 3.24 takes PostgreSQL's ON CONFLICT … DO UPDATE … WHERE); only
+// the clock's SQL comes from the engine.
+#include "store/runstore.h"
+
+#include <QCoreApplication>
+#include <QLoggingCategory>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSysInfo>
+#include <QUuid>
+
+#ifdef Q_OS_UNIX
+#include <cerrno>
+#include <csignal>
+#include <pwd.h>
+#include <unistd.h>
+#endif
+
+using namespace Qt::StringLiterals;
+
+Q_DECLARE_LOGGING_CATEGORY(lcStore)
+
+namespace Runwatch {
+
+namespace {
+QString isoMs(const QDateTime &at)
+{
+    return at.toUTC().toString(Qt::ISODateWithMs);
+}
+
+// Whether a process of this host with this id still runs (EPERM: it does, as another user).
+bool processAlive(qint64 pid)
+{
+#ifdef Q_OS_UNIX
+    if (pid <= 0)
+        return false;
+    return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
+#else
+    Q_UNUSED(pid);
+    return true; // no way to tell: the lease expires instead
+#endif
+}
+} // namespace
+
+// Leases expire by the database's clock (StoreEngine::nowMs), so the team's clocks need not
+// agree. The journal and the answer claims are ordered by `at` (ISO 8601 UTC with milliseconds).
+bool RunStore::migrateTo8()
+{
+    const QString bigint = m_engine->bigint();
+    const QString options = m_engine->tableOptions();
+    return exec(u"CREATE TABLE IF NOT EXISTS run_leases (local_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
+                "operator TEXT, host TEXT, pid %1, expires_at %1 NOT NULL)%2"_s.arg(bigint, options))
+           && exec(u"CREATE TABLE IF NOT EXISTS run_answers (local_id TEXT NOT NULL, request TEXT NOT NULL, "
+                   "holder TEXT, operator TEXT, host TEXT, at TEXT, PRIMARY KEY (local_id, request))%1"_s.arg(
+                       options))
+           && exec(u"CREATE TABLE IF NOT EXISTS run_journal (id TEXT PRIMARY KEY, local_id TEXT NOT NULL, "
+                   "at TEXT NOT NULL, operator TEXT, host TEXT, action TEXT NOT NULL, detail TEXT)%1"_s.arg(
+                       options))
+           && exec(u"CREATE INDEX IF NOT EXISTS run_journal_run ON run_journal(local_id, at)"_s);
+}
+
+RunStore::Operator RunStore::currentOperator()
+{
+    Operator who;
+    who.host = QSysInfo::machineHostName();
+    who.name = qEnvironmentVariable("RUNWATCH_OPERATOR");
+#ifdef Q_OS_UNIX
+    if (who.name.isEmpty()) {
+        if (const passwd *pw = ::getpwuid(::getuid()))
+            who.name = QString::fromLocal8Bit(pw->pw_name);
+    }
+#endif
+    if (who.name.isEmpty())
+        who.name = qEnvironmentVariable("USER", qEnvironmentVariable("USERNAME"));
+    return who;
+}
+
+bool RunStore::acquireLease(const QString &localId, std::optional<LeaseHolder> *other)
+{
+    if (other)
+        other->reset();
+    if (!isOpen())
+        return true; // no store, no one else: follow
+    const Operator who = currentOperator();
+    const QString now = m_engine->nowMs();
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    // Insert, or take over a lease that is ours or expired: one statement, so two processes
+    // cannot both succeed; the rows it changed say whether this one did.
+    q.prepare(
+        u"INSERT INTO run_leases (local_id, holder, operator, host, pid, expires_at) "
+        "VALUES (?, ?, ?, ?, ?, %1 + %2) ON CONFLICT (local_id) DO UPDATE SET holder = excluded.holder, "
+        "operator = excluded.operator, host = excluded.host, pid = excluded.pid, "
+        "expires_at = excluded.expires_at "
+        "WHERE run_leases.holder = excluded.holder OR run_leases.expires_at < %1"_s.arg(now)
+            .arg(kLeaseTtlMs));
+    q.addBindValue(localId);
+    q.addBindValue(m_holderId);
+    q.addBindValue(who.name);
+    q.addBindValue(who.host);
+    q.addBindValue(QCoreApplication::applicationPid());
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        qCWarning(lcStore) << "lease on" << localId << "not taken:" << m_error;
+        return false;
+    }
+    if (q.numRowsAffected() > 0)
+        return true;
+    const std::optional<LeaseHolder> holder = leaseHolder(localId);
+    if (!holder)
+        return acquireLease(localId, other); // expired or released between the two statements
+    // A holder on this host whose process is gone (killed, crashed) holds nothing: the run goes
+    // on at once rather than after the lease's life.
+    if (holder->host == who.host && holder->pid != QCoreApplication::applicationPid()
+        && !processAlive(holder->pid) && takeFromDeadHolder(localId, *holder)) {
+        return true;
+    }
+    if (other)
+        *other = holder;
+    return false;
+}
+
+bool RunStore::takeFromDeadHolder(const QString &localId, const LeaseHolder &dead)
+{
+    const Operator who = currentOperator();
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    // Still the dead one's: another process may have taken it meanwhile.
+    q.prepare(u"UPDATE run_leases SET holder = ?, operator = ?, host = ?, pid = ?, expires_at = %1 + %2 "
+              "WHERE local_id = ? AND holder = ?"_s.arg(m_engine->nowMs())
+                  .arg(kLeaseTtlMs));
+    q.addBindValue(m_holderId);
+    q.addBindValue(who.name);
+    q.addBindValue(who.host);
+    q.addBindValue(QCoreApplication::applicationPid());
+    q.addBindValue(localId);
+    q.addBindValue(dead.holder);
+    return q.exec() && q.numRowsAffected() > 0;
+}
+
+std::optional<QSet<QString>> RunStore::renewLeases()
+{
+    QSet<QString> held;
+    if (!isOpen())
+        return std::nullopt;
+    // One statement for all of them, however many runs this process follows.
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"UPDATE run_leases SET expires_at = %1 + %2 WHERE holder = ?"_s.arg(m_engine->nowMs())
+                  .arg(kLeaseTtlMs));
+    q.addBindValue(m_holderId);
+    if (!q.exec()) {
+        qCWarning(lcStore) << "leases not renewed:" << q.lastError().text();
+        return std::nullopt;
+    }
+    q.prepare(u"SELECT local_id FROM run_leases WHERE holder = ?"_s);
+    q.addBindValue(m_holderId);
+    if (!q.exec())
+        return std::nullopt;
+    while (q.next())
+        held.insert(q.value(0).toString());
+    return held;
+}
+
+void RunStore::releaseLease(const QString &localId)
+{
+    if (!isOpen())
+        return;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"DELETE FROM run_leases WHERE local_id = ? AND holder = ?"_s);
+    q.addBindValue(localId);
+    q.addBindValue(m_holderId);
+    q.exec();
+}
+
+void RunStore::releaseAllLeases()
+{
+    if (!isOpen())
+        return;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"DELETE FROM run_leases WHERE holder = ?"_s);
+    q.addBindValue(m_holderId);
+    q.exec();
+}
+
+std::optional<RunStore::LeaseHolder> RunStore::leaseHolder(const QString &localId) const
+{
+    if (!isOpen())
+        return std::nullopt;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(
+        u"SELECT holder, operator, host, pid FROM run_leases WHERE local_id = ? AND expires_at >= %1"_s.arg(
+            m_engine->nowMs()));
+    q.addBindValue(localId);
+    if (!q.exec() || !q.next())
+        return std::nullopt;
+    return LeaseHolder{.holder = q.value(0).toString(),
+                       .operatorName = q.value(1).toString(),
+                       .host = q.value(2).toString(),
+                       .pid = q.value(3).toLongLong()};
+}
+
+RunStore::AnswerClaim RunStore::claimAnswer(const QString &localId, const QString &requestKey)
+{
+    AnswerClaim claim;
+    if (!isOpen()) {
+        claim.ours = true;
+        return claim;
+    }
+    const Operator who = currentOperator();
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    // The unique key decides between two answers given at the same moment.
+    q.prepare(
+        u"INSERT INTO run_answers (local_id, request, holder, operator, host, at) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (local_id, request) DO NOTHING"_s);
+    q.addBindValue(localId);
+    q.addBindValue(requestKey);
+    q.addBindValue(m_holderId);
+    q.addBindValue(who.name);
+    q.addBindValue(who.host);
+    q.addBindValue(isoMs(QDateTime::currentDateTimeUtc()));
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        claim.failed = true;
+        return claim;
+    }
+    if (q.numRowsAffected() > 0) {
+        claim.ours = true;
+        return claim;
+    }
+    q.prepare(u"SELECT operator, host, at FROM run_answers WHERE local_id = ? AND request = ?"_s);
+    q.addBindValue(localId);
+    q.addBindValue(requestKey);
+    if (!q.exec() || !q.next()) {
+        // Released between the two statements: the answer is free again.
+        return claimAnswer(localId, requestKey);
+    }
+    claim.operatorName = q.value(0).toString();
+    claim.host = q.value(1).toString();
+    claim.at = QDateTime::fromString(q.value(2).toString(), Qt::ISODateWithMs);
+    return claim;
+}
+
+std::optional<RunStore::AnswerClaim> RunStore::lastAnswer(const QString &localId) const
+{
+    if (!isOpen())
+        return std::nullopt;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"SELECT operator, host, at FROM run_answers WHERE local_id = ? ORDER BY at DESC"_s);
+    q.addBindValue(localId);
+    if (!q.exec() || !q.next())
+        return std::nullopt;
+    AnswerClaim claim;
+    claim.operatorName = q.value(0).toString();
+    claim.host = q.value(1).toString();
+    claim.at = QDateTime::fromString(q.value(2).toString(), Qt::ISODateWithMs);
+    return claim;
+}
+
+void RunStore::releaseAnswer(const QString &localId, const QString &requestKey)
+{
+    if (!isOpen())
+        return;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"DELETE FROM run_answers WHERE local_id = ? AND request = ? AND holder = ?"_s);
+    q.addBindValue(localId);
+    q.addBindValue(requestKey);
+    q.addBindValue(m_holderId);
+    q.exec();
+}
+
+bool RunStore::addJournal(const QString &localId, const QString &action, const QString &detail)
+{
+    if (!isOpen())
+        return false;
+    const Operator who = currentOperator();
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"INSERT INTO run_journal (id, local_id, at, operator, host, action, detail) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?)"_s);
+    q.addBindValue(QUuid::createUuid().toString(QUuid::WithoutBraces));
+    q.addBindValue(localId);
+    q.addBindValue(isoMs(QDateTime::currentDateTimeUtc()));
+    q.addBindValue(who.name);
+    q.addBindValue(who.host);
+    q.addBindValue(action);
+    q.addBindValue(detail);
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        qCWarning(lcStore) << "journal entry not written:" << m_error;
+        return false;
+    }
+    return true;
+}
+
+QList<RunStore::JournalEntry> RunStore::journal(const QString &localId) const
+{
+    QList<JournalEntry> out;
+    if (!isOpen())
+        return out;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(
+        u"SELECT at, operator, host, action, detail FROM run_journal WHERE local_id = ? ORDER BY at, id"_s);
+    q.addBindValue(localId);
+    if (!q.exec())
+        return out;
+    while (q.next()) {
+        out << JournalEntry{.at = QDateTime::fromString(q.value(0).toString(), Qt::ISODateWithMs),
+                            .operatorName = q.value(1).toString(),
+                            .host = q.value(2).toString(),
+                            .action = q.value(3).toString(),
+                            .detail = q.value(4).toString()};
+    }
+    return out;
+}
+
+} // namespace Runwatch
