@@ -68,10 +68,11 @@ void checkTask(const QJsonObject &task)
 void checkResult(const QJsonObject &result)
 {
     const Run completed = applied(resultEvents(result, u"completed"));
-    if (completed.status == RunStatus::Completed)
+    if (completed.status == RunStatus::Completed) {
         check(completed.primaryText == resultText(result), "the answer is not the result's text");
-    else
+    } else {
         check(!completed.error.message.isEmpty(), "an error result without a message");
+    }
     const Run failed = applied(resultEvents(result, u"failed"));
     check(failed.status == RunStatus::Failed, "a failed task did not fail the run");
     check(!failed.error.message.isEmpty(), "a failed task without a message");
