@@ -262,27 +262,6 @@ void A2aMapper::secondaryFor(const MessageInfo &message, const QString &title, Q
     e.text = message.text;
 }
 
-// Whether `out` already says this status with nothing since but items: an agent that reports
-// progress sends "working" with every message, and a batch of such updates needs the status once
-// (a RunEvent is large to build and apply: with 80,000 updates it was a fifth of the item path,
-// issue 25). Only within one batch, which is applied as a whole: a local change of the run's
-// status (an answer, a cancel) falls between batches, so the next batch says the status again.
-bool A2aMapper::repeatsStatus(const QList<RunEvent> &out, RunStatus status, const QString &raw)
-{
-    for (auto it = out.crbegin(); it != out.crend(); ++it) {
-        switch (it->type) {
-        case RunEvent::Type::SecondarySnapshot:
-        case RunEvent::Type::SecondaryDelta:
-            continue;
-        case RunEvent::Type::Status:
-            return it->status == status && it->rawStatus == raw;
-        default:
-            return false;
-        }
-    }
-    return false;
-}
-
 void A2aMapper::applyStatus(const TaskStatus &status, bool answered, QList<RunEvent> &out)
 {
     // ProtoJSON drops the default enum value.
@@ -305,10 +284,6 @@ void A2aMapper::applyStatus(const TaskStatus &status, bool answered, QList<RunEv
     // Unless answered, raw is the wire state, whose label is cached.
     if (message && !(answered && unified == RunStatus::InProgress))
         secondaryFor(*message, m_lastStateLabel, out);
-    const bool asks = unified == RunStatus::InputRequired || unified == RunStatus::Failed
-                      || unified == RunStatus::Rejected;
-    if (!asks && repeatsStatus(out, unified, raw))
-        return;
     RunEvent &change = out.emplaceBack(); // in place, as in secondaryFor()
     change.type = RunEvent::Type::Status;
     change.status = unified;

@@ -166,7 +166,6 @@ private:
     void applyTask(const QJsonObject &task, QList<RunEvent> &out);
     void applyMessage(const QJsonObject &message, QList<RunEvent> &out);
     void noteIds(const QString &taskId, const QString &contextId, QList<RunEvent> &out);
-    static bool repeatsStatus(const QList<RunEvent> &out, RunStatus status, const QString &raw);
     void applyStatus(const A2a::TaskStatus &status, bool answered, QList<RunEvent> &out);
     void secondaryFor(const A2a::MessageInfo &message, const QString &title, QList<RunEvent> &out);
     // The position of the artifact `id` is, or of a new one at the end (`created`).
