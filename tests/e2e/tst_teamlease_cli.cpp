@@ -60,8 +60,10 @@ class TestTeamLeaseCli final : public QObject
     QString startRun(const QString &prompt)
     {
         const Result started = cli({u"--json"_s, u"start"_s, u"--prompt"_s, prompt});
-        if (started.exitCode != 0)
+        if (started.exitCode != 0) {
+            qWarning("start exited %d: %s", started.exitCode, started.err.constData());
             return {};
+        }
         m_sim->resetCounters();
         return runIdFrom(started.out);
     }
