@@ -4,6 +4,7 @@
 
 #include "domain/enumnames.h"
 
+#include "conversationview.h"
 #include "demomode.h"
 #include "detailpane.h"
 #include "engine/runmanager.h"
@@ -22,6 +23,7 @@
 #include <QPixmap>
 #include <QPlainTextEdit>
 #include <QScreen>
+#include <QTabWidget>
 
 #include <array>
 
@@ -184,9 +186,17 @@ bool ScreenshotPlan::prepareAgentSession()
     if (m_agentFollowUp.isEmpty())
         m_agentFollowUp = m_manager->followUp(first, u"Which of them can go today?"_s);
     const Run *next = m_manager->run(m_agentFollowUp);
-    if (!next || next->status != RunStatus::Completed)
+    if (!next || next->status != RunStatus::Completed || !m_window->activateRun(m_agentFollowUp))
         return false;
-    return m_window->activateRun(m_agentFollowUp);
+    // Its Conversation tab: both turns, each prompt above its answer.
+    QWidget *view = m_window->detailPane()->conversationView();
+    for (QTabWidget *tabs : m_window->detailPane()->findChildren<QTabWidget *>()) {
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->widget(i) == view || tabs->widget(i)->isAncestorOf(view))
+                tabs->setCurrentIndex(i);
+        }
+    }
+    return true;
 }
 
 bool ScreenshotPlan::prepareNewRun()
