@@ -14,7 +14,9 @@
 # new-run-input.png (the New Run dialog with structured JSON input), both on a 1366x768 screen,
 # search.png (a full-text query over the demo, 1366x768), mcp-elicitation.png (the demo MCP
 # task's elicitation form with Send, Decline and Dismiss, 1366x768), run-store.png (Settings › Run
-# Store… with a team database, 1366x768). The
+# Store… with a team database, 1366x768), agent-sessions.png (an OpenAI Agents session of two turns with
+# its usage, 1366x768) and agent-approval.png (a Claude Managed Agents bash command waiting for
+# confirmation, 1366x768). The
 # demo behind them runs the
 # real OpenAI, A2A and jobs connectors against the built-in simulators (app/gui/demomode.h).
 # SCREEN=WxHxDEPTH sets the virtual screen (default 1600x1000x24), e.g. SCREEN=1366x768x24 to
@@ -62,6 +64,7 @@ PLAN=form,new-run SCREEN=1366x768x24 shoot "-form" --palette light
 PLAN=search SCREEN=1366x768x24 shoot "-search" --palette light
 PLAN=elicitation SCREEN=1366x768x24 shoot "-elicitation" --palette light
 PLAN=run-store SCREEN=1366x768x24 shoot "-store" --palette light
+PLAN=agent-session,agent-approval SCREEN=1366x768x24 shoot "-agents" --palette light
 
 mkdir -p "$out"
 cp "$tmp/shots/main-window.png" "$out/main-window.png"
@@ -75,5 +78,7 @@ cp "$tmp/shots-form/new-run.png" "$out/new-run-input.png"
 cp "$tmp/shots-search/search.png" "$out/search.png"
 cp "$tmp/shots-elicitation/elicitation.png" "$out/mcp-elicitation.png"
 cp "$tmp/shots-store/run-store.png" "$out/run-store.png"
+cp "$tmp/shots-agents/agent-session.png" "$out/agent-sessions.png"
+cp "$tmp/shots-agents/agent-approval.png" "$out/agent-approval.png"
 echo "screenshots in $out:"
 ls -l "$out"

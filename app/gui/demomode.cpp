@@ -121,6 +121,8 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     switch (seed) {
     case Seed::Completed:
     case Seed::Agent:
+    case Seed::AgentTurn:
+    case Seed::AgentTools:
         return RunStatus::Completed;
     case Seed::Failed:
         return RunStatus::Failed;
@@ -138,6 +140,8 @@ RunStatus DemoMode::intendedStatus(Seed seed)
     case Seed::Review:
     case Seed::Form:
     case Seed::Elicitation:
+    case Seed::ToolConfirmation:
+    case Seed::CallApproval:
         return RunStatus::InputRequired;
     }
     return RunStatus::Unknown;
@@ -158,6 +162,8 @@ std::optional<InputReason> DemoMode::intendedReason(Seed seed)
         return InputReason::Question;
     case Seed::Approval:
     case Seed::Review:
+    case Seed::ToolConfirmation:
+    case Seed::CallApproval:
         return InputReason::Approval;
     case Seed::ToolOutput:
         return InputReason::ToolOutput;

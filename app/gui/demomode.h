@@ -16,15 +16,16 @@ namespace Runwatch {
 
 class DemoSimulators;
 
-// The embedded default: the OpenAI Responses, A2A, jobs, Foundry and LangGraph simulators in-process
-// (DemoSimulators) and one transient connection to each, served by the real connectors (each
-// connector's registry row describes its demo connection and runs: ConnectorDemo), with runs in every state so that a first launch shows the
-// product working: one streaming with reasoning and a tool call, one completed, one failed, one
+// The embedded default: every connector's simulator in-process (DemoSimulators) and one transient
+// connection to each, served by the real connectors (each connector's registry row describes its
+// demo connection and runs: ConnectorDemo), with runs in every state so that a first launch shows
+// the product working: one streaming with reasoning and a tool call, one completed, one failed, one
 // cancelled, and one of each kind of wait — a question (A2A input-required), a two-step approval,
 // a choice of options, a webhook and a timer (jobs), two tool outputs due before the run expires
-// (Foundry, counting down), a review of two actions (LangGraph). Answering them in the Respond panel goes to the simulators like
-// any answer goes to a service. Nothing here is saved: the connections are transient and the
-// window uses a throw-away store while in demo mode.
+// (Foundry, counting down), a review of two actions (LangGraph), a managed agent's tool call to
+// confirm or approve (the agent session connectors, beside a finished turn each). Answering them in
+// the Respond panel goes to the simulators like any answer goes to a service. Nothing here is
+// saved: the connections are transient and the window uses a throw-away store while in demo mode.
 class DemoMode final : public QObject
 {
     Q_OBJECT

@@ -2,12 +2,14 @@
 #include "demosimulators.h"
 
 #include "a2a/a2asim.h"
+#include "claudeagents/claudeagentssim.h"
 #include "foundry/foundrysim.h"
 #include "gemini/geminisim.h"
 #include "jobs/jobssim.h"
 #include "langgraph/langgraphsim.h"
 #include "mcp/mcpsim.h"
 #include "openai/openaisim.h"
+#include "openaiagents/openaiagentssim.h"
 
 #include <QThread>
 
@@ -95,6 +97,37 @@ RunwatchSim::GeminiSimConfig geminiConfig()
     return config;
 }
 
+// What the demo's Claude agent answers after it has searched the web, word by word.
+const char kDemoClaudeReply[]
+    = "OpenSSL 3.0.13 fixes three low-severity issues over 3.0.12: a timing leak in RSA decryption, a "
+      "crash on malformed PKCS#12 files and slow checks of very large DH keys. Our build uses none of "
+      "the affected paths except RSA, so the upgrade is worth taking with the next release.";
+
+// What the demo's OpenAI agent answers, word by word (the approval run says it before it asks).
+const char kDemoOpenAiAgentReply[]
+    = "The branch old-feature was merged into main in March and has had no commits since. Its two "
+      "pull requests are closed and no workflow or release tag refers to it, so it is safe to delete.";
+
+// The agents' turns take a few seconds each: the demo starts them all at once, and the finished
+// ones are meant to be history by the time the window has settled.
+RunwatchSim::ClaudeAgentsSimConfig claudeAgentsConfig()
+{
+    RunwatchSim::ClaudeAgentsSimConfig config;
+    config.intervalMs = 80;
+    config.replyText = QString::fromUtf8(kDemoClaudeReply);
+    config.deltas = int(config.replyText.split(u' ', Qt::SkipEmptyParts).size());
+    return config;
+}
+
+RunwatchSim::OpenAIAgentsSimConfig openAiAgentsConfig()
+{
+    RunwatchSim::OpenAIAgentsSimConfig config;
+    config.intervalMs = 80;
+    config.replyText = QString::fromUtf8(kDemoOpenAiAgentReply);
+    config.deltas = int(config.replyText.split(u' ', Qt::SkipEmptyParts).size());
+    return config;
+}
+
 } // namespace
 
 DemoSimulators::DemoSimulators(QObject *parent)
@@ -116,6 +149,8 @@ QUrl DemoSimulators::urlFor(const QString &connector) const
         {RunwatchSim::LangGraphSimulator::kProtocol, m_langGraphUrl},
         {RunwatchSim::GeminiSimulator::kProtocol, m_geminiUrl},
         {RunwatchSim::McpSimulator::kProtocol, m_mcpUrl},
+        {RunwatchSim::ClaudeAgentsSimulator::kProtocol, m_claudeAgentsUrl},
+        {RunwatchSim::OpenAIAgentsSimulator::kProtocol, m_openAiAgentsUrl},
     };
     for (const auto &[protocol, url] : urls) {
         if (connector == protocol)
@@ -145,6 +180,8 @@ bool DemoSimulators::start(QString *error)
             m_langGraph = new RunwatchSim::LangGraphSimulator(m_host);
             m_gemini = new RunwatchSim::GeminiSimulator(geminiConfig(), m_host);
             m_mcp = new RunwatchSim::McpSimulator(m_host);
+            m_claudeAgents = new RunwatchSim::ClaudeAgentsSimulator(claudeAgentsConfig(), m_host);
+            m_openAiAgents = new RunwatchSim::OpenAIAgentsSimulator(openAiAgentsConfig(), m_host);
             if (!m_openAi->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
             } else if (!m_a2a->listen(QHostAddress::LocalHost, 0)) {
@@ -159,6 +196,10 @@ bool DemoSimulators::start(QString *error)
                 why = tr("Gemini simulator: %1").arg(m_gemini->errorString());
             } else if (!m_mcp->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("MCP simulator: %1").arg(m_mcp->errorString());
+            } else if (!m_claudeAgents->listen(QHostAddress::LocalHost, 0)) {
+                why = tr("Claude Managed Agents simulator: %1").arg(m_claudeAgents->errorString());
+            } else if (!m_openAiAgents->listen(QHostAddress::LocalHost, 0)) {
+                why = tr("OpenAI Agents simulator: %1").arg(m_openAiAgents->errorString());
             }
             m_openAiUrl = m_openAi->baseUrl();
             m_a2aUrl = m_a2a->baseUrl();
@@ -167,6 +208,8 @@ bool DemoSimulators::start(QString *error)
             m_langGraphUrl = m_langGraph->baseUrl();
             m_geminiUrl = m_gemini->baseUrl();
             m_mcpUrl = m_mcp->baseUrl();
+            m_claudeAgentsUrl = m_claudeAgents->baseUrl();
+            m_openAiAgentsUrl = m_openAiAgents->baseUrl();
         },
         Qt::BlockingQueuedConnection);
     if (why.isEmpty())
@@ -187,6 +230,8 @@ void DemoSimulators::stop()
     QMetaObject::invokeMethod(
         m_host,
         [this, home] {
+            delete m_openAiAgents;
+            delete m_claudeAgents;
             delete m_mcp;
             delete m_gemini;
             delete m_langGraph;
@@ -197,6 +242,8 @@ void DemoSimulators::stop()
             m_host->moveToThread(home);
         },
         Qt::BlockingQueuedConnection);
+    m_openAiAgents = nullptr;
+    m_claudeAgents = nullptr;
     m_mcp = nullptr;
     m_gemini = nullptr;
     m_langGraph = nullptr;
@@ -217,6 +264,8 @@ void DemoSimulators::stop()
     m_langGraphUrl.clear();
     m_geminiUrl.clear();
     m_mcpUrl.clear();
+    m_claudeAgentsUrl.clear();
+    m_openAiAgentsUrl.clear();
 }
 
 void DemoSimulators::finishResponse(const QString &responseId)

@@ -8,19 +8,21 @@ class QThread;
 
 namespace RunwatchSim {
 class A2aSimulator;
+class ClaudeAgentsSimulator;
 class FoundrySimulator;
 class GeminiSimulator;
 class McpSimulator;
 class LangGraphSimulator;
 class JobsSimulator;
 class OpenAiSimulator;
+class OpenAIAgentsSimulator;
 } // namespace RunwatchSim
 
 namespace Runwatch {
 
-// The demo's servers: the OpenAI Responses, A2A, jobs, Foundry, LangGraph, Gemini and MCP simulators of
-// runwatch_sim, in this
-// process but on a worker thread of their own ("runwatch-demo-sims"), each listening on
+// The demo's servers: the OpenAI Responses, A2A, jobs, Foundry, LangGraph, Gemini, MCP, Claude
+// Managed Agents and OpenAI Agents simulators of runwatch_sim, in this process but on a worker
+// thread of their own ("runwatch-demo-sims"), each listening on
 // 127.0.0.1 with a port the system picks. The GUI thread only ever talks to them over loopback
 // HTTP, through the real connectors, exactly as it would to remote services; the one exception
 // is finishResponse(), which lets the demo show finished OpenAI runs without waiting for them.
@@ -35,7 +37,7 @@ public:
     explicit DemoSimulators(QObject *parent = nullptr);
     ~DemoSimulators() override;
 
-    // Starts the thread and the six servers. False (with *error) when one cannot listen; then
+    // Starts the thread and the servers. False (with *error) when one cannot listen; then
     // nothing is left running.
     bool start(QString *error = nullptr);
     void stop();
@@ -50,6 +52,8 @@ public:
     QUrl langGraphUrl() const { return m_langGraphUrl; } // http://127.0.0.1:P (the deployment)
     QUrl geminiUrl() const { return m_geminiUrl; }       // http://127.0.0.1:P (the API's origin)
     QUrl mcpUrl() const { return m_mcpUrl; }             // http://127.0.0.1:P/mcp (the endpoint)
+    QUrl claudeAgentsUrl() const { return m_claudeAgentsUrl; } // http://127.0.0.1:P (the API's origin)
+    QUrl openAiAgentsUrl() const { return m_openAiAgentsUrl; } // http://127.0.0.1:P/v1
 
     // The URL of the simulator that speaks `connector`'s protocol (ConnectorDescriptor::name);
     // empty when none does.
@@ -70,6 +74,8 @@ private:
     RunwatchSim::LangGraphSimulator *m_langGraph = nullptr;
     RunwatchSim::GeminiSimulator *m_gemini = nullptr;
     RunwatchSim::McpSimulator *m_mcp = nullptr;
+    RunwatchSim::ClaudeAgentsSimulator *m_claudeAgents = nullptr;
+    RunwatchSim::OpenAIAgentsSimulator *m_openAiAgents = nullptr;
     QUrl m_openAiUrl;
     QUrl m_a2aUrl;
     QUrl m_jobsUrl;
@@ -77,6 +83,8 @@ private:
     QUrl m_langGraphUrl;
     QUrl m_geminiUrl;
     QUrl m_mcpUrl;
+    QUrl m_claudeAgentsUrl;
+    QUrl m_openAiAgentsUrl;
 };
 
 } // namespace Runwatch

@@ -4,6 +4,7 @@
 
 #include "domain/enumnames.h"
 
+#include "conversationview.h"
 #include "demomode.h"
 #include "detailpane.h"
 #include "engine/runmanager.h"
@@ -22,6 +23,7 @@
 #include <QPixmap>
 #include <QPlainTextEdit>
 #include <QScreen>
+#include <QTabWidget>
 
 #include <array>
 
@@ -37,23 +39,40 @@ constexpr int kMinStreamedChars = 520;
 // The run a shot selects: "main-window" the streaming run, "input-required" the approval, and
 // any other demo run by its DemoMode::Seed name in lower case ("timer", "webhook", "question",
 // "options", …), to review every panel by eye; "usage" the streaming run once completed (its
-// usage reported), with the usage columns shown and a price set. Unknown names show the streaming run.
+// usage reported), with the usage columns shown and a price set; "agent-session" a managed agent
+// session's finished turn (OpenAI Agents, with its usage) and "agent-approval" a managed agent's
+// tool call waiting for confirmation (Claude Managed Agents). Unknown names show the streaming run.
 DemoMode::Seed seedFor(const QString &shot)
 {
     if (shot == u"input-required")
         return DemoMode::Seed::Approval;
     if (shot == u"usage")
         return DemoMode::Seed::Streaming; // the demo's one OpenAI run that completes, with usage
+    if (shot == u"agent-session")
+        return DemoMode::Seed::AgentTurn;
+    if (shot == u"agent-approval")
+        return DemoMode::Seed::ToolConfirmation;
     using Seed = DemoMode::Seed;
     static constexpr std::array kSeedNames{
-        EnumName{Seed::Completed, "completed"_L1},     EnumName{Seed::Failed, "failed"_L1},
-        EnumName{Seed::Cancelled, "cancelled"_L1},     EnumName{Seed::Timer, "timer"_L1},
-        EnumName{Seed::Webhook, "webhook"_L1},         EnumName{Seed::Options, "options"_L1},
-        EnumName{Seed::Question, "question"_L1},       EnumName{Seed::Approval, "approval"_L1},
-        EnumName{Seed::ToolOutput, "tooloutput"_L1},   EnumName{Seed::Form, "form"_L1},
-        EnumName{Seed::Review, "review"_L1},           EnumName{Seed::Streaming, "streaming"_L1},
-        EnumName{Seed::Research, "research"_L1},       EnumName{Seed::Agent, "agent"_L1},
+        EnumName{Seed::Completed, "completed"_L1},
+        EnumName{Seed::Failed, "failed"_L1},
+        EnumName{Seed::Cancelled, "cancelled"_L1},
+        EnumName{Seed::Timer, "timer"_L1},
+        EnumName{Seed::Webhook, "webhook"_L1},
+        EnumName{Seed::Options, "options"_L1},
+        EnumName{Seed::Question, "question"_L1},
+        EnumName{Seed::Approval, "approval"_L1},
+        EnumName{Seed::ToolOutput, "tooloutput"_L1},
+        EnumName{Seed::Form, "form"_L1},
+        EnumName{Seed::Review, "review"_L1},
+        EnumName{Seed::Streaming, "streaming"_L1},
+        EnumName{Seed::Research, "research"_L1},
+        EnumName{Seed::Agent, "agent"_L1},
         EnumName{Seed::Elicitation, "elicitation"_L1},
+        EnumName{Seed::AgentTurn, "agentturn"_L1},
+        EnumName{Seed::AgentTools, "agenttools"_L1},
+        EnumName{Seed::ToolConfirmation, "toolconfirmation"_L1},
+        EnumName{Seed::CallApproval, "callapproval"_L1},
     };
     return fromName(kSeedNames, shot, Qt::CaseInsensitive).value_or(Seed::Streaming);
 }
@@ -144,6 +163,8 @@ bool ScreenshotPlan::prepare(const QString &shot)
         for (int c : {BackendColumn, StartedColumn, LastActivityColumn})
             toggles.at(c)->setChecked(false);
     }
+    if (shot == u"agent-session")
+        return prepareAgentSession();
     if (shot == u"new-run")
         return prepareNewRun();
     if (shot == u"run-store")
@@ -155,6 +176,27 @@ bool ScreenshotPlan::prepare(const QString &shot)
         return m_window->activateRun(m_demo->runId(DemoMode::Seed::Streaming));
     }
     return m_window->activateRun(m_demo->runId(seedFor(shot)));
+}
+
+bool ScreenshotPlan::prepareAgentSession()
+{
+    // A session of two turns, as an operator has it after one follow-up: the conversation in the
+    // detail pane, the selected (second) turn's usage beside it.
+    const QString first = m_demo->runId(DemoMode::Seed::AgentTurn);
+    if (m_agentFollowUp.isEmpty())
+        m_agentFollowUp = m_manager->followUp(first, u"Which of them can go today?"_s);
+    const Run *next = m_manager->run(m_agentFollowUp);
+    if (!next || next->status != RunStatus::Completed || !m_window->activateRun(m_agentFollowUp))
+        return false;
+    // Its Conversation tab: both turns, each prompt above its answer.
+    QWidget *view = m_window->detailPane()->conversationView();
+    for (QTabWidget *tabs : m_window->detailPane()->findChildren<QTabWidget *>()) {
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->widget(i) == view || tabs->widget(i)->isAncestorOf(view))
+                tabs->setCurrentIndex(i);
+        }
+    }
+    return true;
 }
 
 bool ScreenshotPlan::prepareNewRun()

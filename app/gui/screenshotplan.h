@@ -24,8 +24,12 @@ class RunManager;
 //   run-store       Settings › Run Store… over the list, a team database with TLS filled in
 //   search          the list filtered by a full-text query ("key exchange" since:1d), the
 //                   streaming run's answer that says it selected
+//   agent-session   a managed agent session of two turns (the demo's OpenAI Agents run and a
+//                   follow-up), its conversation, the second turn's usage
+//   agent-approval  a managed agent's bash command waiting for confirmation (the demo's Claude
+//                   Managed Agents run), its Respond panel showing
 //   completed, failed, cancelled, timer, webhook, options, question, approval, tooloutput, form,
-//   elicitation, streaming
+//   elicitation, agentturn, agenttools, toolconfirmation, callapproval, streaming
 //                   that demo run selected (for reviewing every panel; not used by the README)
 class ScreenshotPlan final : public QObject
 {
@@ -43,6 +47,7 @@ private:
     void poll();
     bool ready(const QString &shot);
     bool prepare(const QString &shot);
+    bool prepareAgentSession();
     bool prepareNewRun();
     bool prepareRunStore();
     void take(const QString &shot);
@@ -52,6 +57,7 @@ private:
     DemoMode *m_demo;
     QString m_dir;
     QStringList m_plan;
+    QString m_agentFollowUp; // the second turn of the agent-session shot's session
     bool m_prepared = false;
     int m_settleTicks = 0;
     QTimer m_poll;

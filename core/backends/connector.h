@@ -50,6 +50,10 @@ public:
         Failed,
         Cancelled,
         Agent, // a run on one of the service's agents (DemoRun::agent), to its end
+        // A managed agent session's turn that reasons, comments and answers, to its end (with usage)
+        AgentTurn,
+        // A managed agent session's turn that thinks and runs a tool of the service's, to its end
+        AgentTools,
         Timer,
         Webhook,
         Options,
@@ -60,6 +64,10 @@ public:
         Form,
         // A tool call run as a task that stops to ask for a typed form (an MCP elicitation)
         Elicitation,
+        // A managed agent's tool call held until the operator confirms or denies it
+        ToolConfirmation,
+        // A managed agent's remote (MCP) tool call held for the operator's approval
+        CallApproval,
         Streaming,
         // A long agent run, still working, that shows its thinking and tool activity as it goes
         Research

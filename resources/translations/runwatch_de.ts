@@ -4592,6 +4592,30 @@ Dort speichern?</translation>
         <source>Plan the database migration</source>
         <translation>Die Datenbankmigration planen</translation>
     </message>
+    <message>
+        <source>Demo Claude Agents</source>
+        <translation>Demo Claude-Agenten</translation>
+    </message>
+    <message>
+        <source>compare the OpenSSL 3.0.12 and 3.0.13 releases</source>
+        <translation>die Releases OpenSSL 3.0.12 und 3.0.13 vergleichen</translation>
+    </message>
+    <message>
+        <source>check the release folder before packaging</source>
+        <translation>den Release-Ordner vor dem Paketieren prüfen</translation>
+    </message>
+    <message>
+        <source>Demo OpenAI Agents</source>
+        <translation>Demo OpenAI-Agenten</translation>
+    </message>
+    <message>
+        <source>find the branches nobody works on any more</source>
+        <translation>die Branches finden, an denen niemand mehr arbeitet</translation>
+    </message>
+    <message>
+        <source>clean up the stale branches</source>
+        <translation>die veralteten Branches aufräumen</translation>
+    </message>
 </context>
 <context>
     <name>Runwatch::DemoSimulators</name>
@@ -4626,6 +4650,14 @@ Dort speichern?</translation>
     <message>
         <source>MCP simulator: %1</source>
         <translation>MCP-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>Claude Managed Agents simulator: %1</source>
+        <translation>Claude-Managed-Agents-Simulator: %1</translation>
+    </message>
+    <message>
+        <source>OpenAI Agents simulator: %1</source>
+        <translation>OpenAI-Agents-Simulator: %1</translation>
     </message>
 </context>
 <context>

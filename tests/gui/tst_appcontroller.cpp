@@ -14,6 +14,8 @@
 
 #include <QTemporaryDir>
 
+#include <algorithm>
+
 using namespace Runwatch;
 using namespace RunwatchUiTest;
 using namespace Qt::StringLiterals;
@@ -60,7 +62,9 @@ private Q_SLOTS:
             {DemoMode::connectionName(u"openai"_s), u"openai"_s},
             {DemoMode::connectionName(u"a2a"_s), u"a2a"_s},
             {DemoMode::connectionName(u"jobs"_s), u"jobs"_s},
-            {DemoMode::connectionName(u"foundry"_s), u"foundry"_s}};
+            {DemoMode::connectionName(u"foundry"_s), u"foundry"_s},
+            {DemoMode::connectionName(u"claude-agents"_s), u"claude-agents"_s},
+            {DemoMode::connectionName(u"openai-agents"_s), u"openai-agents"_s}};
         for (const auto &[name, backend] : kinds) {
             QVERIFY2(m->connection(name), qPrintable(name));
             QCOMPARE(m->connection(name)->backend, backend);
@@ -75,9 +79,19 @@ private Q_SLOTS:
                 n += m->run(id)->status == s ? 1 : 0;
             return n;
         };
-        QTRY_VERIFY_WITH_TIMEOUT(countOf(RunStatus::Completed) == 1 && countOf(RunStatus::Failed) == 1
-                                     && countOf(RunStatus::Cancelled) == 1
-                                     && countOf(RunStatus::InputRequired) == 8,
+        // As many in each state as the demo means to show (two finished turns of managed agents, an
+        // agent's run and a job completed; a failed and a cancelled one; every kind of wait).
+        const QList<DemoMode::Seed> seeds = DemoMode::seeds();
+        const auto meant = [&seeds](RunStatus s) {
+            return int(std::count_if(seeds.cbegin(), seeds.cend(), [s](DemoMode::Seed seed) {
+                return DemoMode::intendedStatus(seed) == s;
+            }));
+        };
+        QCOMPARE(meant(RunStatus::Completed), 4);
+        QCOMPARE(meant(RunStatus::InputRequired), 11);
+        QTRY_VERIFY_WITH_TIMEOUT(countOf(RunStatus::Completed) == meant(RunStatus::Completed)
+                                     && countOf(RunStatus::Failed) == 1 && countOf(RunStatus::Cancelled) == 1
+                                     && countOf(RunStatus::InputRequired) == meant(RunStatus::InputRequired),
                                  30000);
         const Run *streaming = m->run(app.demo()->streamingRunId());
         QTRY_VERIFY_WITH_TIMEOUT(!streaming->primaryText.isEmpty(), 30000);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The demo itself: its three simulators listen on loopback in a thread of their own and are gone
+// The demo itself: its simulators listen on loopback in a thread of their own and are gone
 // after stop(); its connections are transient and use the real openai / a2a / jobs connectors;
 // every seeded run reaches the state it is meant to show; answering the question, the two-step
 // approval and the options, and calling the webhook, complete those runs.
@@ -47,6 +47,8 @@ Expected expected(Seed seed)
     const QString langGraph = DemoMode::connectionName(u"langgraph"_s);
     const QString gemini = DemoMode::connectionName(u"gemini"_s);
     const QString mcp = DemoMode::connectionName(u"mcp"_s);
+    const QString claude = DemoMode::connectionName(u"claude-agents"_s);
+    const QString agents = DemoMode::connectionName(u"openai-agents"_s);
     switch (seed) {
     case Seed::Completed:
         return {jobs, u"jobs"_s, RunStatus::Completed, std::nullopt};
@@ -56,6 +58,10 @@ Expected expected(Seed seed)
         return {openAi, u"openai"_s, RunStatus::Cancelled, std::nullopt};
     case Seed::Agent:
         return {openAi, u"openai"_s, RunStatus::Completed, std::nullopt};
+    case Seed::AgentTurn:
+        return {agents, u"openai-agents"_s, RunStatus::Completed, std::nullopt};
+    case Seed::AgentTools:
+        return {claude, u"claude-agents"_s, RunStatus::Completed, std::nullopt};
     case Seed::Timer:
         return {jobs, u"jobs"_s, RunStatus::InputRequired, InputReason::Timer};
     case Seed::Webhook:
@@ -74,6 +80,10 @@ Expected expected(Seed seed)
         return {langGraph, u"langgraph"_s, RunStatus::InputRequired, InputReason::Approval};
     case Seed::Elicitation:
         return {mcp, u"mcp"_s, RunStatus::InputRequired, InputReason::Question};
+    case Seed::ToolConfirmation:
+        return {claude, u"claude-agents"_s, RunStatus::InputRequired, InputReason::Approval};
+    case Seed::CallApproval:
+        return {agents, u"openai-agents"_s, RunStatus::InputRequired, InputReason::Approval};
     case Seed::Streaming:
         return {openAi, u"openai"_s, RunStatus::InProgress, std::nullopt};
     case Seed::Research:
@@ -178,7 +188,7 @@ class TestDemoMode final : public QObject
 private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
-    // The six servers listen on 127.0.0.1 (ports the system picked) in one worker thread, and
+    // The nine servers listen on 127.0.0.1 (ports the system picked) in one worker thread, and
     // stop() ends them and joins that thread.
     void simulatorsOnLoopbackInAThreadOfTheirOwn()
     {
@@ -190,8 +200,9 @@ private Q_SLOTS:
         QVERIFY(thread != QThread::currentThread());
         QVERIFY(thread->isRunning());
         QCOMPARE(thread->objectName(), u"runwatch-demo-sims"_s);
-        const QList<QUrl> urls{sims.openAiUrl(),    sims.a2aUrl(),    sims.jobsUrl(), sims.foundryUrl(),
-                               sims.langGraphUrl(), sims.geminiUrl(), sims.mcpUrl()};
+        const QList<QUrl> urls{sims.openAiUrl(),  sims.a2aUrl(),          sims.jobsUrl(),
+                               sims.foundryUrl(), sims.langGraphUrl(),    sims.geminiUrl(),
+                               sims.mcpUrl(),     sims.claudeAgentsUrl(), sims.openAiAgentsUrl()};
         QSet<int> ports;
         for (const QUrl &url : urls) {
             QCOMPARE(url.scheme(), u"http"_s);
@@ -199,7 +210,11 @@ private Q_SLOTS:
             QVERIFY(url.port() > 0);
             ports.insert(url.port());
         }
-        QCOMPARE(ports.size(), 7);
+        QCOMPARE(ports.size(), 9);
+        // urlFor() finds each by its connector's name.
+        QCOMPARE(sims.urlFor(u"claude-agents"_s), sims.claudeAgentsUrl());
+        QCOMPARE(sims.urlFor(u"openai-agents"_s), sims.openAiAgentsUrl());
+        QCOMPARE(sims.openAiAgentsUrl().path(), u"/v1"_s);
 
         sims.stop();
         QVERIFY(!sims.isRunning());
@@ -213,7 +228,7 @@ private Q_SLOTS:
     {
         Rig rig;
         const QList<Connection> connections = rig.demo.connections();
-        QCOMPARE(connections.size(), 7);
+        QCOMPARE(connections.size(), 9);
         QStringList backends;
         for (const Connection &c : connections) {
             QVERIFY(knownBackends().contains(c.backend));
@@ -227,8 +242,8 @@ private Q_SLOTS:
             backends << c.backend;
         }
         backends.sort();
-        QCOMPARE(backends, (QStringList{u"a2a"_s, u"foundry"_s, u"gemini"_s, u"jobs"_s, u"langgraph"_s,
-                                        u"mcp"_s, u"openai"_s}));
+        QCOMPARE(backends, (QStringList{u"a2a"_s, u"claude-agents"_s, u"foundry"_s, u"gemini"_s, u"jobs"_s,
+                                        u"langgraph"_s, u"mcp"_s, u"openai"_s, u"openai-agents"_s}));
         // The OpenAI simulator's Foundry project: its Responses API, and its agents.
         QUrl project = rig.demo.simulators()->openAiUrl();
         project.setPath(u"/api/projects/runwatch-sim/openai/v1"_s);
@@ -246,6 +261,10 @@ private Q_SLOTS:
                  rig.demo.simulators()->foundryUrl());
         QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"gemini"_s))->baseUrl,
                  rig.demo.simulators()->geminiUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"claude-agents"_s))->baseUrl,
+                 rig.demo.simulators()->claudeAgentsUrl());
+        QCOMPARE(rig.manager.connection(DemoMode::connectionName(u"openai-agents"_s))->baseUrl,
+                 rig.demo.simulators()->openAiAgentsUrl());
         QVERIFY(rig.store.loadConnectionConfigs().isEmpty());
         QVERIFY(!ConnectionRegistry::hasSavedProfiles(&rig.store));
     }
@@ -278,6 +297,25 @@ private Q_SLOTS:
         QVERIFY(agentRun->token.extra.value(u"conversation"_s).toString().startsWith(u"conv_"_s));
         QVERIFY(!agentRun->primaryText.isEmpty());
 
+        // The managed agents' finished turns: the demo's words, on the simulators' research agents.
+        const Run *turn = rig.run(Seed::AgentTurn);
+        QVERIFY2(turn->primaryText.contains(u"The branch old-feature was merged into main in March"_s),
+                 qPrintable(turn->primaryText));
+        QVERIFY(turn->usage.outputTokens > 0); // each turn reports its usage
+        const Run *searched = rig.run(Seed::AgentTools);
+        QVERIFY2(searched->primaryText.contains(u"OpenSSL 3.0.13 fixes three low-severity issues"_s),
+                 qPrintable(searched->primaryText));
+        // Their waits: a bash command to confirm, an MCP call to approve.
+        const InputRequest &confirm = *rig.run(Seed::ToolConfirmation)->input;
+        QCOMPARE(confirm.toolCalls.size(), 1);
+        QCOMPARE(confirm.toolCalls.at(0).name, u"bash"_s);
+        QVERIFY(confirm.toolCalls.at(0).approval);
+        const InputRequest &mcpCall = *rig.run(Seed::CallApproval)->input;
+        QCOMPARE(mcpCall.toolCalls.size(), 1);
+        QCOMPARE(mcpCall.toolCalls.at(0).name, u"delete_branch"_s);
+        QCOMPARE(mcpCall.toolCalls.at(0).serverLabel, u"github"_s);
+        QVERIFY(mcpCall.toolCalls.at(0).approval);
+
         const Run *streaming = rig.run(Seed::Streaming);
         const auto has = [streaming](SecondaryKind kind) {
             return std::any_of(streaming->secondary.cbegin(), streaming->secondary.cend(),
@@ -286,8 +324,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(has(SecondaryKind::Reasoning) && has(SecondaryKind::ToolCall), kWait);
 
         // The people's waits can be answered from the Respond panel; the machines' cannot.
-        for (const Seed seed :
-             {Seed::Question, Seed::Approval, Seed::Options, Seed::ToolOutput, Seed::Review, Seed::Form})
+        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::ToolOutput, Seed::Review,
+                                Seed::Form, Seed::ToolConfirmation, Seed::CallApproval})
             QVERIFY(rig.run(seed)->capabilities.testFlag(Capability::Respond));
         // The form asks for typed fields: the Respond panel renders its JSON Schema.
         const QJsonObject form = rig.run(Seed::Form)->input->schema;
@@ -346,6 +384,12 @@ private Q_SLOTS:
                                     {u"region"_s, u"eu-west"_s}};
         rig.respond(Seed::Form, release);
 
+        // The managed agents' waits: confirming the command and approving the call end their turns.
+        InputAnswer allow;
+        allow.kind = InputAnswer::Kind::Approve;
+        rig.respond(Seed::ToolConfirmation, allow);
+        rig.respond(Seed::CallApproval, allow);
+
         InputAnswer choice;
         choice.kind = InputAnswer::Kind::Choice;
         choice.choice = u"deep"_s;
@@ -367,9 +411,11 @@ private Q_SLOTS:
         director.kind = InputAnswer::Kind::Approve;
         rig.respond(Seed::Approval, director);
 
-        for (const Seed seed :
-             {Seed::Question, Seed::Approval, Seed::Options, Seed::Webhook, Seed::ToolOutput, Seed::Form})
+        for (const Seed seed : {Seed::Question, Seed::Approval, Seed::Options, Seed::Webhook,
+                                Seed::ToolOutput, Seed::Form, Seed::ToolConfirmation, Seed::CallApproval})
             QTRY_COMPARE_WITH_TIMEOUT(rig.run(seed)->status, RunStatus::Completed, kWait);
+        QVERIFY(rig.run(Seed::ToolConfirmation)->primaryText.contains(u"It ran."_s));
+        QVERIFY(rig.run(Seed::CallApproval)->primaryText.contains(u"Approved."_s));
         QVERIFY(rig.run(Seed::Question)->primaryText.contains(u"Weather in Lisbon"_s));
         QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[manager approved: within budget]"_s));
         QVERIFY(rig.run(Seed::Approval)->primaryText.contains(u"[director approved]"_s));

@@ -40,6 +40,20 @@ ConnectorDescriptor claudeAgentsConnector()
         "same session. cancel: user.interrupt. delete: the session on the service (interrupted first "
         "when it runs). list --remote: the sessions. attach SESSION_ID: follows its last turn.");
     row.create = &makeBackend<ClaudeAgentsBackend>;
+    // The simulator's account (runwatch-sim --claude-agents): its research agent, in the first
+    // environment it lists. One turn thinks and searches the web to its end; the other holds a
+    // bash command for the operator's confirmation.
+    row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo Claude Agents");
+    row.demo.runs = {
+        {.seed = ConnectorDemo::Seed::AgentTools,
+         .keyword = "Think"_L1,
+         .task = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "compare the OpenSSL 3.0.12 and 3.0.13 releases"),
+         .agent = "agent_011Runwatch0Research"_L1},
+        {.seed = ConnectorDemo::Seed::ToolConfirmation,
+         .keyword = "Confirm"_L1,
+         .task = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "check the release folder before packaging"),
+         .agent = "agent_011Runwatch0Research"_L1},
+    };
     return row;
 }
 

@@ -37,6 +37,20 @@ ConnectorDescriptor openAiAgentsConnector()
         "session. cancel: the cancel input event. delete: the session on the service (cancelled first "
         "when it runs). list --remote: the sessions. attach SESSION_ID: follows its last turn.");
     row.create = &makeBackend<OpenAIAgentsBackend>;
+    // The simulator's account (runwatch-sim --openai-agents): its research agent, without an
+    // execution environment. One turn reasons and answers to its end, its usage reported; the
+    // other holds an MCP call (delete a branch on GitHub) for the operator's approval.
+    row.demo.connectionName = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "Demo OpenAI Agents");
+    row.demo.runs = {
+        {.seed = ConnectorDemo::Seed::AgentTurn,
+         .keyword = "Think"_L1,
+         .task = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "find the branches nobody works on any more"),
+         .agent = "agent_68e1runwatch0research"_L1},
+        {.seed = ConnectorDemo::Seed::CallApproval,
+         .keyword = "Approve"_L1,
+         .task = QT_TRANSLATE_NOOP("Runwatch::DemoMode", "clean up the stale branches"),
+         .agent = "agent_68e1runwatch0research"_L1},
+    };
     return row;
 }
 
