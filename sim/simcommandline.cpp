@@ -523,7 +523,7 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         claude.httpFaults.append(ClaudeAgentsHttpFault{{}, rateLimited, 429, 1, false});
     if (unavailable > 0)
         claude.httpFaults.append(ClaudeAgentsHttpFault{{}, unavailable, 503, 1, false});
-    OpenAIAgentsSimConfig &sessions = options.openAiAgentsConfig;
+    OpenAiAgentsSimConfig &sessions = options.openAiAgentsConfig;
     sessions.apiKey = config.apiKey;
     sessions.intervalMs = config.intervalMs;
     if (parser.isSet(u"deltas"_s))
@@ -547,9 +547,9 @@ CommandLineResult parseCommandLine(const QStringList &arguments)
         sessions.httpFaults.append(*fault);
     }
     if (rateLimited > 0)
-        sessions.httpFaults.append(OpenAIAgentsHttpFault{{}, rateLimited, 429, 1, false});
+        sessions.httpFaults.append(OpenAiAgentsHttpFault{{}, rateLimited, 429, 1, false});
     if (unavailable > 0)
-        sessions.httpFaults.append(OpenAIAgentsHttpFault{{}, unavailable, 503, 1, false});
+        sessions.httpFaults.append(OpenAiAgentsHttpFault{{}, unavailable, 503, 1, false});
     return result;
 }
 

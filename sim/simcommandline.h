@@ -55,13 +55,13 @@ struct ServerOptions
     // --claude-agents: serve Claude Managed Agents (ClaudeAgentsSimulator). The key (--key), pace,
     // deltas, long deltas, limits and stream faults are copied from `config`.
     bool claudeAgents = false;
-    // --openai-agents: serve the OpenAI Agents API (OpenAIAgentsSimulator). The key (--key), pace,
+    // --openai-agents: serve the OpenAI Agents API (OpenAiAgentsSimulator). The key (--key), pace,
     // deltas, long deltas, limits and stream faults are copied from `config`.
     bool openAiAgents = false;
     GeminiSimConfig geminiConfig;
     McpSimConfig mcpConfig;
     ClaudeAgentsSimConfig claudeAgentsConfig;
-    OpenAIAgentsSimConfig openAiAgentsConfig;
+    OpenAiAgentsSimConfig openAiAgentsConfig;
 };
 
 struct CommandLineResult

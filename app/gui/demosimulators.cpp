@@ -119,9 +119,9 @@ RunwatchSim::ClaudeAgentsSimConfig claudeAgentsConfig()
     return config;
 }
 
-RunwatchSim::OpenAIAgentsSimConfig openAiAgentsConfig()
+RunwatchSim::OpenAiAgentsSimConfig openAiAgentsConfig()
 {
-    RunwatchSim::OpenAIAgentsSimConfig config;
+    RunwatchSim::OpenAiAgentsSimConfig config;
     config.intervalMs = 80;
     config.replyText = QString::fromUtf8(kDemoOpenAiAgentReply);
     config.deltas = int(config.replyText.split(u' ', Qt::SkipEmptyParts).size());
@@ -150,7 +150,7 @@ QUrl DemoSimulators::urlFor(const QString &connector) const
         {RunwatchSim::GeminiSimulator::kProtocol, m_geminiUrl},
         {RunwatchSim::McpSimulator::kProtocol, m_mcpUrl},
         {RunwatchSim::ClaudeAgentsSimulator::kProtocol, m_claudeAgentsUrl},
-        {RunwatchSim::OpenAIAgentsSimulator::kProtocol, m_openAiAgentsUrl},
+        {RunwatchSim::OpenAiAgentsSimulator::kProtocol, m_openAiAgentsUrl},
     };
     for (const auto &[protocol, url] : urls) {
         if (connector == protocol)
@@ -181,7 +181,7 @@ bool DemoSimulators::start(QString *error)
             m_gemini = new RunwatchSim::GeminiSimulator(geminiConfig(), m_host);
             m_mcp = new RunwatchSim::McpSimulator(m_host);
             m_claudeAgents = new RunwatchSim::ClaudeAgentsSimulator(claudeAgentsConfig(), m_host);
-            m_openAiAgents = new RunwatchSim::OpenAIAgentsSimulator(openAiAgentsConfig(), m_host);
+            m_openAiAgents = new RunwatchSim::OpenAiAgentsSimulator(openAiAgentsConfig(), m_host);
             if (!m_openAi->listen(QHostAddress::LocalHost, 0)) {
                 why = tr("OpenAI simulator: %1").arg(m_openAi->errorString());
             } else if (!m_a2a->listen(QHostAddress::LocalHost, 0)) {

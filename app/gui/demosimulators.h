@@ -15,7 +15,7 @@ class McpSimulator;
 class LangGraphSimulator;
 class JobsSimulator;
 class OpenAiSimulator;
-class OpenAIAgentsSimulator;
+class OpenAiAgentsSimulator;
 } // namespace RunwatchSim
 
 namespace Runwatch {
@@ -75,7 +75,7 @@ private:
     RunwatchSim::GeminiSimulator *m_gemini = nullptr;
     RunwatchSim::McpSimulator *m_mcp = nullptr;
     RunwatchSim::ClaudeAgentsSimulator *m_claudeAgents = nullptr;
-    RunwatchSim::OpenAIAgentsSimulator *m_openAiAgents = nullptr;
+    RunwatchSim::OpenAiAgentsSimulator *m_openAiAgents = nullptr;
     QUrl m_openAiUrl;
     QUrl m_a2aUrl;
     QUrl m_jobsUrl;

@@ -188,11 +188,11 @@ int runClaudeAgents(QCoreApplication &app, const RunwatchSim::ServerOptions &opt
 
 int runOpenAiAgents(QCoreApplication &app, const RunwatchSim::ServerOptions &options)
 {
-    RunwatchSim::OpenAIAgentsSimulator simulator(options.openAiAgentsConfig);
+    RunwatchSim::OpenAiAgentsSimulator simulator(options.openAiAgentsConfig);
     // The announced URL is the client's baseURL (…/v1).
-    return serve(app, simulator, options, [](RunwatchSim::OpenAIAgentsSimulator &sim) {
-        QObject::connect(&sim, &RunwatchSim::OpenAIAgentsSimulator::requestAnswered, &sim,
-                         &printAnswered<RunwatchSim::OpenAIAgentsRequestRecord>);
+    return serve(app, simulator, options, [](RunwatchSim::OpenAiAgentsSimulator &sim) {
+        QObject::connect(&sim, &RunwatchSim::OpenAiAgentsSimulator::requestAnswered, &sim,
+                         &printAnswered<RunwatchSim::OpenAiAgentsRequestRecord>);
     });
 }
 

@@ -1460,7 +1460,7 @@
     </message>
 </context>
 <context>
-    <name>OpenAIAgentsConnector</name>
+    <name>OpenAiAgentsConnector</name>
     <message>
         <source>The service&apos;s answer is not a page.</source>
         <translation>Die Antwort des Dienstes ist keine Seite.</translation>

@@ -60,11 +60,11 @@ QString newSessionId()
 
 } // namespace
 
-OpenAIAgentsSimulator::OpenAIAgentsSimulator(QObject *parent)
-    : OpenAIAgentsSimulator(OpenAIAgentsSimConfig(), parent)
+OpenAiAgentsSimulator::OpenAiAgentsSimulator(QObject *parent)
+    : OpenAiAgentsSimulator(OpenAiAgentsSimConfig(), parent)
 {}
 
-OpenAIAgentsSimulator::OpenAIAgentsSimulator(const OpenAIAgentsSimConfig &config, QObject *parent)
+OpenAiAgentsSimulator::OpenAiAgentsSimulator(const OpenAiAgentsSimConfig &config, QObject *parent)
     : SimServer(parent)
 {
     // The client's baseURL names the version (https://api.openai.com/v1).
@@ -72,27 +72,27 @@ OpenAIAgentsSimulator::OpenAIAgentsSimulator(const OpenAIAgentsSimConfig &config
     setConfig(config);
 }
 
-OpenAIAgentsSimulator::~OpenAIAgentsSimulator() = default;
+OpenAiAgentsSimulator::~OpenAiAgentsSimulator() = default;
 
-void OpenAIAgentsSimulator::setConfig(const OpenAIAgentsSimConfig &config)
+void OpenAiAgentsSimulator::setConfig(const OpenAiAgentsSimConfig &config)
 {
     m_config = config;
     setLimits(config);
     m_faults.reset(config.httpFaults);
 }
 
-void OpenAIAgentsSimulator::addHttpFault(const OpenAIAgentsHttpFault &fault)
+void OpenAiAgentsSimulator::addHttpFault(const OpenAiAgentsHttpFault &fault)
 {
     m_config.httpFaults.append(fault);
     m_faults.append(fault);
 }
 
-std::optional<OpenAIAgentsSessionInfo> OpenAIAgentsSimulator::session(const QString &id) const
+std::optional<OpenAiAgentsSessionInfo> OpenAiAgentsSimulator::session(const QString &id) const
 {
-    const OpenAIAgentsSimSession *s = m_sessions.value(id);
+    const OpenAiAgentsSimSession *s = m_sessions.value(id);
     if (!s)
         return m_deletedInfo.contains(id) ? std::optional(m_deletedInfo.value(id)) : std::nullopt;
-    OpenAIAgentsSessionInfo info;
+    OpenAiAgentsSessionInfo info;
     info.id = id;
     info.status = s->status();
     info.agentId = s->agent().id;
@@ -101,9 +101,9 @@ std::optional<OpenAIAgentsSessionInfo> OpenAIAgentsSimulator::session(const QStr
     return info;
 }
 
-QString OpenAIAgentsSimulator::turnText(const QString &id, int index) const
+QString OpenAiAgentsSimulator::turnText(const QString &id, int index) const
 {
-    const std::optional<OpenAIAgentsSessionInfo> info = session(id);
+    const std::optional<OpenAiAgentsSessionInfo> info = session(id);
     if (!info || info->turns.isEmpty())
         return u"<no turn of session %1>"_s.arg(id);
     const qsizetype at = index < 0 ? info->turns.size() - 1 : index;
@@ -114,32 +114,32 @@ QString OpenAIAgentsSimulator::turnText(const QString &id, int index) const
     return outputs.join(u"\n\n"_s);
 }
 
-QString OpenAIAgentsSimulator::startSessionElsewhere(const QString &agentId, const QString &prompt)
+QString OpenAiAgentsSimulator::startSessionElsewhere(const QString &agentId, const QString &prompt)
 {
     const auto agent = std::find_if(m_config.agents.cbegin(), m_config.agents.cend(),
-                                    [&agentId](const OpenAIAgentsSimAgent &a) { return a.id == agentId; });
+                                    [&agentId](const OpenAiAgentsSimAgent &a) { return a.id == agentId; });
     if (agent == m_config.agents.cend())
         return {};
-    OpenAIAgentsSimSession *s = createSession(*agent, QJsonObject{{u"type"_s, u"none"_s}}, {});
+    OpenAiAgentsSimSession *s = createSession(*agent, QJsonObject{{u"type"_s, u"none"_s}}, {});
     s->begin(prompt);
     return s->id();
 }
 
-QString OpenAIAgentsSimulator::helpText()
+QString OpenAiAgentsSimulator::helpText()
 {
     return openAiAgentsOptionsHelpText();
 }
 
-void OpenAIAgentsSimulator::recordStatus(const Exchange &exchange, int status, bool faulted)
+void OpenAiAgentsSimulator::recordStatus(const Exchange &exchange, int status, bool faulted)
 {
-    if (OpenAIAgentsRequestRecord *record = m_log.find(exchange.serial)) {
+    if (OpenAiAgentsRequestRecord *record = m_log.find(exchange.serial)) {
         record->status = status;
         record->faulted = faulted;
         Q_EMIT requestAnswered(*record);
     }
 }
 
-void OpenAIAgentsSimulator::route(HttpConnection *connection, const HttpRequest &request)
+void OpenAiAgentsSimulator::route(HttpConnection *connection, const HttpRequest &request)
 {
     QString path = request.path;
     while (path.size() > 1 && path.endsWith(u'/'))
@@ -147,7 +147,7 @@ void OpenAIAgentsSimulator::route(HttpConnection *connection, const HttpRequest 
     const QStringList segments = path.split(u'/', Qt::SkipEmptyParts);
     const qsizetype n = segments.size();
     const QByteArray &method = request.method;
-    using E = OpenAIAgentsEndpoint;
+    using E = OpenAiAgentsEndpoint;
     E endpoint = E::Unknown;
     QString sessionId;
     QString turnId;
@@ -175,7 +175,7 @@ void OpenAIAgentsSimulator::route(HttpConnection *connection, const HttpRequest 
                 sessionId = segments.at(3);
         }
     }
-    OpenAIAgentsRequestRecord record;
+    OpenAiAgentsRequestRecord record;
     record.setRequest(request);
     record.endpoint = endpoint;
     record.sessionId = sessionId;
@@ -185,12 +185,12 @@ void OpenAIAgentsSimulator::route(HttpConnection *connection, const HttpRequest 
     Q_EMIT requestReceived(*m_log.find(exchange.serial));
     if (!checkHeaders(exchange, request))
         return;
-    if (const OpenAIAgentsHttpFault *fault
-        = m_faults.take([endpoint](const OpenAIAgentsHttpFault &f) { return f.aimsAt(endpoint); })) {
+    if (const OpenAiAgentsHttpFault *fault
+        = m_faults.take([endpoint](const OpenAiAgentsHttpFault &f) { return f.aimsAt(endpoint); })) {
         sendFault(exchange, *fault);
         return;
     }
-    OpenAIAgentsSimSession *session = nullptr;
+    OpenAiAgentsSimSession *session = nullptr;
     if (!sessionId.isEmpty()) {
         session = m_sessions.value(sessionId);
         if (!session) {
@@ -201,7 +201,7 @@ void OpenAIAgentsSimulator::route(HttpConnection *connection, const HttpRequest 
     switch (endpoint) {
     case E::Agents: {
         QJsonArray agents;
-        for (const OpenAIAgentsSimAgent &agent : std::as_const(m_config.agents)) {
+        for (const OpenAiAgentsSimAgent &agent : std::as_const(m_config.agents)) {
             agents.append(QJsonObject{{u"id"_s, agent.id},
                                       {u"object"_s, u"agent"_s},
                                       {u"name"_s, agent.name},
@@ -262,7 +262,7 @@ void OpenAIAgentsSimulator::route(HttpConnection *connection, const HttpRequest 
     }
 }
 
-bool OpenAIAgentsSimulator::checkHeaders(const Exchange &exchange, const HttpRequest &request)
+bool OpenAiAgentsSimulator::checkHeaders(const Exchange &exchange, const HttpRequest &request)
 {
     if (!m_config.apiKey.isEmpty() && !request.hasBearerToken(m_config.apiKey.toUtf8())) {
         sendError(exchange, 401,
@@ -284,7 +284,7 @@ bool OpenAIAgentsSimulator::checkHeaders(const Exchange &exchange, const HttpReq
     return true;
 }
 
-void OpenAIAgentsSimulator::sendJson(const Exchange &exchange, int status, const QJsonObject &body)
+void OpenAiAgentsSimulator::sendJson(const Exchange &exchange, int status, const QJsonObject &body)
 {
     if (!exchange.connection)
         return;
@@ -293,13 +293,13 @@ void OpenAIAgentsSimulator::sendJson(const Exchange &exchange, int status, const
     recordStatus(exchange, status);
 }
 
-void OpenAIAgentsSimulator::sendError(const Exchange &exchange, int status, const QString &message,
+void OpenAiAgentsSimulator::sendError(const Exchange &exchange, int status, const QString &message,
                                       const QString &code)
 {
     sendJson(exchange, status, errorJson(status, message, code));
 }
 
-void OpenAIAgentsSimulator::sendFault(const Exchange &exchange, const OpenAIAgentsHttpFault &fault)
+void OpenAiAgentsSimulator::sendFault(const Exchange &exchange, const OpenAiAgentsHttpFault &fault)
 {
     if (!exchange.connection)
         return;
@@ -317,7 +317,7 @@ void OpenAIAgentsSimulator::sendFault(const Exchange &exchange, const OpenAIAgen
     recordStatus(exchange, fault.status, true);
 }
 
-void OpenAIAgentsSimulator::sendPage(const Exchange &exchange, const HttpRequest &request, QJsonArray all,
+void OpenAiAgentsSimulator::sendPage(const Exchange &exchange, const HttpRequest &request, QJsonArray all,
                                      bool newestFirst)
 {
     // order: asc | desc, desc the default for sessions, turns and items (§1.2).
@@ -369,13 +369,13 @@ void OpenAIAgentsSimulator::sendPage(const Exchange &exchange, const HttpRequest
                          {u"has_more"_s, from + data.size() < all.size()}});
 }
 
-OpenAIAgentsSimSession *OpenAIAgentsSimulator::createSession(const OpenAIAgentsSimAgent &agent,
+OpenAiAgentsSimSession *OpenAiAgentsSimulator::createSession(const OpenAiAgentsSimAgent &agent,
                                                              const QJsonObject &environment,
                                                              const QJsonObject &metadata)
 {
     // A standalone server runs for days: the oldest idle sessions beyond the cap are forgotten.
     for (qsizetype i = 0; i < m_order.size() && m_sessions.size() >= m_config.maxSessions;) {
-        OpenAIAgentsSimSession *old = m_sessions.value(m_order.at(i));
+        OpenAiAgentsSimSession *old = m_sessions.value(m_order.at(i));
         if (old && !old->running()) {
             m_sessions.remove(old->id());
             m_order.removeAt(i);
@@ -385,19 +385,19 @@ OpenAIAgentsSimSession *OpenAIAgentsSimulator::createSession(const OpenAIAgentsS
         }
     }
     const QString id = newSessionId();
-    auto *session = new OpenAIAgentsSimSession(id, agent, environment, metadata, m_config, this);
+    auto *session = new OpenAiAgentsSimSession(id, agent, environment, metadata, m_config, this);
     m_sessions.insert(id, session);
     m_order.append(id);
     ++m_created;
-    connect(session, &OpenAIAgentsSimSession::statusChanged, this,
+    connect(session, &OpenAiAgentsSimSession::statusChanged, this,
             [this, id](const QString &status) { Q_EMIT sessionStatusChanged(id, status); });
-    connect(session, &OpenAIAgentsSimSession::turnEnded, this,
+    connect(session, &OpenAiAgentsSimSession::turnEnded, this,
             [this, id](int index) { Q_EMIT turnEnded(id, index); });
     Q_EMIT sessionCreated(id);
     return session;
 }
 
-void OpenAIAgentsSimulator::handleCreate(const Exchange &exchange, const HttpRequest &request)
+void OpenAiAgentsSimulator::handleCreate(const Exchange &exchange, const HttpRequest &request)
 {
     const std::optional<QJsonObject> body = bodyObject(request);
     if (!body) {
@@ -411,7 +411,7 @@ void OpenAIAgentsSimulator::handleCreate(const Exchange &exchange, const HttpReq
         return;
     }
     const auto agent = std::find_if(m_config.agents.cbegin(), m_config.agents.cend(),
-                                    [&agentId](const OpenAIAgentsSimAgent &a) { return a.id == agentId; });
+                                    [&agentId](const OpenAiAgentsSimAgent &a) { return a.id == agentId; });
     if (agent == m_config.agents.cend()) {
         sendError(exchange, 404, u"No agent found with id '%1'."_s.arg(agentId), u"not_found"_s);
         return;
@@ -437,7 +437,7 @@ void OpenAIAgentsSimulator::handleCreate(const Exchange &exchange, const HttpReq
         sendError(exchange, 400, u"'input' is required when environment.type is 'none'."_s);
         return;
     }
-    OpenAIAgentsSimSession *session
+    OpenAiAgentsSimSession *session
         = createSession(*agent, environment, body->value(u"metadata"_s).toObject());
     if (body->value(u"stream"_s).toBool()) {
         // The create call's own stream: the session's events from its first.
@@ -449,26 +449,26 @@ void OpenAIAgentsSimulator::handleCreate(const Exchange &exchange, const HttpReq
     sendJson(exchange, 200, session->json());
 }
 
-void OpenAIAgentsSimulator::handleList(const Exchange &exchange, const HttpRequest &request)
+void OpenAiAgentsSimulator::handleList(const Exchange &exchange, const HttpRequest &request)
 {
     const QString agentId = request.query.queryItemValue(u"agent_id"_s, QUrl::FullyDecoded);
     QJsonArray sessions;
     for (const QString &id : std::as_const(m_order)) {
-        const OpenAIAgentsSimSession *session = m_sessions.value(id);
+        const OpenAiAgentsSimSession *session = m_sessions.value(id);
         if (session && (agentId.isEmpty() || session->agent().id == agentId))
             sessions.append(session->json());
     }
     sendPage(exchange, request, sessions, true);
 }
 
-void OpenAIAgentsSimulator::handleDelete(const Exchange &exchange, OpenAIAgentsSimSession *session)
+void OpenAiAgentsSimulator::handleDelete(const Exchange &exchange, OpenAiAgentsSimSession *session)
 {
     if (session->running()) {
         sendError(exchange, 409, u"Running execution must be cancelled first."_s, u"session_active"_s);
         return;
     }
     const QString id = session->id();
-    std::optional<OpenAIAgentsSessionInfo> info = this->session(id);
+    std::optional<OpenAiAgentsSessionInfo> info = this->session(id);
     session->remove();
     if (info) {
         info->deleted = true;
@@ -481,15 +481,15 @@ void OpenAIAgentsSimulator::handleDelete(const Exchange &exchange, OpenAIAgentsS
              QJsonObject{{u"id"_s, id}, {u"deleted"_s, true}, {u"object"_s, u"agent.session.deleted"_s}});
 }
 
-void OpenAIAgentsSimulator::handleSend(const Exchange &exchange, const HttpRequest &request,
-                                       OpenAIAgentsSimSession *session)
+void OpenAiAgentsSimulator::handleSend(const Exchange &exchange, const HttpRequest &request,
+                                       OpenAiAgentsSimSession *session)
 {
     const std::optional<QJsonObject> body = bodyObject(request);
     if (!body || !body->value(u"events"_s).isArray()) {
         sendError(exchange, 400, u"Missing required parameter: 'events'."_s, u"missing_required_parameter"_s);
         return;
     }
-    const OpenAIAgentsSimSession::Sent sent
+    const OpenAiAgentsSimSession::Sent sent
         = session->send(body->value(u"events"_s).toArray(), request.header("idempotency-key"));
     if (sent.status != 202) {
         sendError(exchange, sent.status, sent.message, sent.code);
@@ -503,7 +503,7 @@ void OpenAIAgentsSimulator::handleSend(const Exchange &exchange, const HttpReque
     recordStatus(exchange, 202);
 }
 
-void OpenAIAgentsSimulator::openStream(const Exchange &exchange, OpenAIAgentsSimSession *session,
+void OpenAiAgentsSimulator::openStream(const Exchange &exchange, OpenAiAgentsSimSession *session,
                                        bool withState)
 {
     if (!exchange.connection)
@@ -512,7 +512,7 @@ void OpenAIAgentsSimulator::openStream(const Exchange &exchange, OpenAIAgentsSim
     recordStatus(exchange, 200);
     const int index = session->openStreamConnection();
     auto *stream
-        = new OpenAIAgentsSimStream(exchange.connection, session, m_config.streamFaults,
+        = new OpenAiAgentsSimStream(exchange.connection, session, m_config.streamFaults,
                                     m_config.streamFaults.hitConnection(index), m_config.heartbeatMs, this);
     Q_EMIT streamOpened(session->id(), index);
     stream->start(withState ? session->stateEvent() : QByteArray());

@@ -31,24 +31,24 @@
 
 namespace RunwatchSim {
 
-struct OpenAIAgentsRequestRecord : RequestRecord
+struct OpenAiAgentsRequestRecord : RequestRecord
 {
-    OpenAIAgentsEndpoint endpoint = OpenAIAgentsEndpoint::Unknown;
+    OpenAiAgentsEndpoint endpoint = OpenAiAgentsEndpoint::Unknown;
     QString sessionId;
 };
 
 // A session as the simulator sees it, for assertions.
-struct OpenAIAgentsSessionInfo
+struct OpenAiAgentsSessionInfo
 {
     QString id;
     QString status;
     QString agentId;
-    QList<OpenAIAgentsSimTurn> turns;
+    QList<OpenAiAgentsSimTurn> turns;
     int streamConnections = 0;
     bool deleted = false;
 };
 
-class OpenAIAgentsSimulator final : public SimServer
+class OpenAiAgentsSimulator final : public SimServer
 {
     Q_OBJECT
 
@@ -56,22 +56,22 @@ public:
     // The protocol it speaks, by the name of the connector that speaks it (demo mode finds it so).
     static constexpr QLatin1StringView kProtocol{"openai-agents"};
 
-    explicit OpenAIAgentsSimulator(QObject *parent = nullptr);
-    explicit OpenAIAgentsSimulator(const OpenAIAgentsSimConfig &config, QObject *parent = nullptr);
-    ~OpenAIAgentsSimulator() override;
+    explicit OpenAiAgentsSimulator(QObject *parent = nullptr);
+    explicit OpenAiAgentsSimulator(const OpenAiAgentsSimConfig &config, QObject *parent = nullptr);
+    ~OpenAiAgentsSimulator() override;
 
-    const OpenAIAgentsSimConfig &config() const { return m_config; }
+    const OpenAiAgentsSimConfig &config() const { return m_config; }
     // Applies to sessions created afterwards (auth and HTTP faults at once; fault counters restart).
-    void setConfig(const OpenAIAgentsSimConfig &config);
+    void setConfig(const OpenAiAgentsSimConfig &config);
     void setStreamFaults(const StreamFaults &faults) { m_config.streamFaults = faults; }
-    void addHttpFault(const OpenAIAgentsHttpFault &fault);
+    void addHttpFault(const OpenAiAgentsHttpFault &fault);
 
     int requestCount() const { return m_requestTotal; }
-    int requestCount(OpenAIAgentsEndpoint endpoint) const { return m_endpointCounts.value(endpoint); }
-    QList<OpenAIAgentsRequestRecord> requests() const { return m_log.records(); }
+    int requestCount(OpenAiAgentsEndpoint endpoint) const { return m_endpointCounts.value(endpoint); }
+    QList<OpenAiAgentsRequestRecord> requests() const { return m_log.records(); }
     int sessionsCreated() const { return m_created; }
     QString lastSessionId() const { return m_order.isEmpty() ? QString() : m_order.last(); }
-    std::optional<OpenAIAgentsSessionInfo> session(const QString &id) const;
+    std::optional<OpenAiAgentsSessionInfo> session(const QString &id) const;
     // The answer of a session's turn `index` (-1: its last): its completed assistant messages
     // (not commentary) joined as a client joins a turn's outputs (a blank line between them).
     QString turnText(const QString &id, int index = -1) const;
@@ -82,8 +82,8 @@ public:
     static QString helpText();
 
 Q_SIGNALS:
-    void requestReceived(const RunwatchSim::OpenAIAgentsRequestRecord &record);
-    void requestAnswered(const RunwatchSim::OpenAIAgentsRequestRecord &record);
+    void requestReceived(const RunwatchSim::OpenAiAgentsRequestRecord &record);
+    void requestAnswered(const RunwatchSim::OpenAiAgentsRequestRecord &record);
     void sessionCreated(const QString &id);
     void sessionStatusChanged(const QString &id, const QString &status);
     void turnEnded(const QString &id, int index);
@@ -101,24 +101,24 @@ private:
     void sendJson(const Exchange &exchange, int status, const QJsonObject &body);
     void sendError(const Exchange &exchange, int status, const QString &message,
                    const QString &code = QString());
-    void sendFault(const Exchange &exchange, const OpenAIAgentsHttpFault &fault);
+    void sendFault(const Exchange &exchange, const OpenAiAgentsHttpFault &fault);
     void recordStatus(const Exchange &exchange, int status, bool faulted = false);
     void sendPage(const Exchange &exchange, const HttpRequest &request, QJsonArray all, bool newestFirst);
-    OpenAIAgentsSimSession *createSession(const OpenAIAgentsSimAgent &agent, const QJsonObject &environment,
+    OpenAiAgentsSimSession *createSession(const OpenAiAgentsSimAgent &agent, const QJsonObject &environment,
                                           const QJsonObject &metadata);
     void handleCreate(const Exchange &exchange, const HttpRequest &request);
     void handleList(const Exchange &exchange, const HttpRequest &request);
-    void handleDelete(const Exchange &exchange, OpenAIAgentsSimSession *session);
-    void handleSend(const Exchange &exchange, const HttpRequest &request, OpenAIAgentsSimSession *session);
-    void openStream(const Exchange &exchange, OpenAIAgentsSimSession *session, bool withState);
+    void handleDelete(const Exchange &exchange, OpenAiAgentsSimSession *session);
+    void handleSend(const Exchange &exchange, const HttpRequest &request, OpenAiAgentsSimSession *session);
+    void openStream(const Exchange &exchange, OpenAiAgentsSimSession *session, bool withState);
 
-    OpenAIAgentsSimConfig m_config;
-    FaultList<OpenAIAgentsHttpFault> m_faults;
-    QHash<QString, OpenAIAgentsSimSession *> m_sessions;
+    OpenAiAgentsSimConfig m_config;
+    FaultList<OpenAiAgentsHttpFault> m_faults;
+    QHash<QString, OpenAiAgentsSimSession *> m_sessions;
     QStringList m_order;
-    QHash<QString, OpenAIAgentsSessionInfo> m_deletedInfo;
-    RequestLog<OpenAIAgentsRequestRecord> m_log;
-    QHash<OpenAIAgentsEndpoint, int> m_endpointCounts;
+    QHash<QString, OpenAiAgentsSessionInfo> m_deletedInfo;
+    RequestLog<OpenAiAgentsRequestRecord> m_log;
+    QHash<OpenAiAgentsEndpoint, int> m_endpointCounts;
     int m_requestTotal = 0;
     int m_created = 0;
 };

@@ -15,34 +15,34 @@ namespace {
 
 struct Named
 {
-    OpenAIAgentsEndpoint endpoint;
+    OpenAiAgentsEndpoint endpoint;
     QStringView name;
 };
 constexpr std::array<Named, 10> kNames{{
-    {OpenAIAgentsEndpoint::Agents, u"agents"},
-    {OpenAIAgentsEndpoint::CreateSession, u"create"},
-    {OpenAIAgentsEndpoint::ListSessions, u"list"},
-    {OpenAIAgentsEndpoint::GetSession, u"get"},
-    {OpenAIAgentsEndpoint::DeleteSession, u"delete"},
-    {OpenAIAgentsEndpoint::SendEvents, u"send"},
-    {OpenAIAgentsEndpoint::Stream, u"stream"},
-    {OpenAIAgentsEndpoint::Turns, u"turns"},
-    {OpenAIAgentsEndpoint::Items, u"items"},
-    {OpenAIAgentsEndpoint::Unknown, u"unknown"},
+    {OpenAiAgentsEndpoint::Agents, u"agents"},
+    {OpenAiAgentsEndpoint::CreateSession, u"create"},
+    {OpenAiAgentsEndpoint::ListSessions, u"list"},
+    {OpenAiAgentsEndpoint::GetSession, u"get"},
+    {OpenAiAgentsEndpoint::DeleteSession, u"delete"},
+    {OpenAiAgentsEndpoint::SendEvents, u"send"},
+    {OpenAiAgentsEndpoint::Stream, u"stream"},
+    {OpenAiAgentsEndpoint::Turns, u"turns"},
+    {OpenAiAgentsEndpoint::Items, u"items"},
+    {OpenAiAgentsEndpoint::Unknown, u"unknown"},
 }};
 
 constexpr qint64 kMaxDeltas = 10000000;
 constexpr qint64 kMaxIntervalMs = 3600 * 1000;
 
 const std::array kScenarios{
-    std::pair{OpenAIAgentsScenario::Normal, "normal"_L1},
-    std::pair{OpenAIAgentsScenario::Think, "think"_L1},
-    std::pair{OpenAIAgentsScenario::Approve, "approve"_L1},
-    std::pair{OpenAIAgentsScenario::Tool, "tool"_L1},
-    std::pair{OpenAIAgentsScenario::Signin, "signin"_L1},
-    std::pair{OpenAIAgentsScenario::Fail, "fail"_L1},
-    std::pair{OpenAIAgentsScenario::Budget, "budget"_L1},
-    std::pair{OpenAIAgentsScenario::Long, "long"_L1},
+    std::pair{OpenAiAgentsScenario::Normal, "normal"_L1},
+    std::pair{OpenAiAgentsScenario::Think, "think"_L1},
+    std::pair{OpenAiAgentsScenario::Approve, "approve"_L1},
+    std::pair{OpenAiAgentsScenario::Tool, "tool"_L1},
+    std::pair{OpenAiAgentsScenario::Signin, "signin"_L1},
+    std::pair{OpenAiAgentsScenario::Fail, "fail"_L1},
+    std::pair{OpenAiAgentsScenario::Budget, "budget"_L1},
+    std::pair{OpenAiAgentsScenario::Long, "long"_L1},
 };
 
 const QStringList &optionKeys()
@@ -58,7 +58,7 @@ bool isScenario(QStringView name)
 
 } // namespace
 
-QString openAiAgentsEndpointName(OpenAIAgentsEndpoint endpoint)
+QString openAiAgentsEndpointName(OpenAiAgentsEndpoint endpoint)
 {
     for (const Named &named : kNames) {
         if (named.endpoint == endpoint)
@@ -67,7 +67,7 @@ QString openAiAgentsEndpointName(OpenAIAgentsEndpoint endpoint)
     return u"unknown"_s;
 }
 
-std::optional<OpenAIAgentsEndpoint> openAiAgentsEndpointFromName(QStringView name)
+std::optional<OpenAiAgentsEndpoint> openAiAgentsEndpointFromName(QStringView name)
 {
     for (const Named &named : kNames) {
         if (named.name == name)
@@ -76,17 +76,17 @@ std::optional<OpenAIAgentsEndpoint> openAiAgentsEndpointFromName(QStringView nam
     return std::nullopt;
 }
 
-std::optional<OpenAIAgentsHttpFault> openAiAgentsHttpFaultFromSpec(QStringView spec, QString *error)
+std::optional<OpenAiAgentsHttpFault> openAiAgentsHttpFaultFromSpec(QStringView spec, QString *error)
 {
-    return httpFaultFromSpec(spec, OpenAIAgentsHttpFault(), &openAiAgentsEndpointFromName, u"json", error);
+    return httpFaultFromSpec(spec, OpenAiAgentsHttpFault(), &openAiAgentsEndpointFromName, u"json", error);
 }
 
-QString openAiAgentsScenarioName(OpenAIAgentsScenario scenario)
+QString openAiAgentsScenarioName(OpenAiAgentsScenario scenario)
 {
     return nameOfValue(kScenarios, scenario);
 }
 
-std::optional<OpenAIAgentsScenario> openAiAgentsScenarioFromName(QStringView name)
+std::optional<OpenAiAgentsScenario> openAiAgentsScenarioFromName(QStringView name)
 {
     return valueOfName(kScenarios, name);
 }
@@ -100,17 +100,17 @@ QString openAiAgentsDeltaText(int index, const QStringList &replyWords)
     return u"tok%1"_s.arg(index) + suffixes.at(index % suffixes.size()) + u' ';
 }
 
-std::optional<SimOptionError> resolveOpenAIAgentsTurn(const OpenAIAgentsSimConfig &config,
-                                                      const QString &prompt, OpenAIAgentsTurnOptions *options)
+std::optional<SimOptionError> resolveOpenAiAgentsTurn(const OpenAiAgentsSimConfig &config,
+                                                      const QString &prompt, OpenAiAgentsTurnOptions *options)
 {
-    OpenAIAgentsTurnOptions o;
+    OpenAiAgentsTurnOptions o;
     o.deltas = config.deltas;
     o.intervalMs = config.intervalMs;
     o.replyWords = config.replyText.split(u' ', Qt::SkipEmptyParts);
     const SimOptionValues raw(prompt, QJsonObject(), optionKeys(), &isScenario);
     if (raw.contains(u"scenario"_s))
         o.scenario = *openAiAgentsScenarioFromName(raw.value(u"scenario"_s));
-    if (o.scenario == OpenAIAgentsScenario::Long)
+    if (o.scenario == OpenAiAgentsScenario::Long)
         o.deltas = config.longDeltas;
     int unregistered = 0;
     std::optional<SimOptionError> error;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Configuration of the OpenAI Agents API simulator (OpenAIAgentsSimulator): pace, the key it
+// Configuration of the OpenAI Agents API simulator (OpenAiAgentsSimulator): pace, the key it
 // expects, the agents of its account, the largest page a listing gives, the keep-alive, injected
 // HTTP and stream faults, limits; and the scenarios a turn plays.
 //
@@ -48,7 +48,7 @@
 namespace RunwatchSim {
 
 // What a request addresses; aims HTTP faults and names requests in the log.
-enum class OpenAIAgentsEndpoint {
+enum class OpenAiAgentsEndpoint {
     Agents,        // GET /agents
     CreateSession, // POST /agents/sessions
     ListSessions,  // GET /agents/sessions
@@ -62,36 +62,36 @@ enum class OpenAIAgentsEndpoint {
 };
 
 // "agents", "create", "list", "get", "delete", "send", "stream", "turns", "items", "unknown".
-QString openAiAgentsEndpointName(OpenAIAgentsEndpoint endpoint);
-std::optional<OpenAIAgentsEndpoint> openAiAgentsEndpointFromName(QStringView name);
+QString openAiAgentsEndpointName(OpenAiAgentsEndpoint endpoint);
+std::optional<OpenAiAgentsEndpoint> openAiAgentsEndpointFromName(QStringView name);
 
 // Answer the first `count` requests to `endpoints` (empty: all) with `status` instead of serving them.
-struct OpenAIAgentsHttpFault
+struct OpenAiAgentsHttpFault
 {
-    QSet<OpenAIAgentsEndpoint> endpoints;
+    QSet<OpenAiAgentsEndpoint> endpoints;
     int count = 1; // -1: every matching request
     int status = 429;
     int retryAfterSeconds = 1; // Retry-After; -1: none
     bool htmlBody = false;
 
-    bool aimsAt(OpenAIAgentsEndpoint endpoint) const
+    bool aimsAt(OpenAiAgentsEndpoint endpoint) const
     {
         return endpoints.isEmpty() || endpoints.contains(endpoint);
     }
 };
 
 // "status=429,count=2,on=send+stream,retry-after=1,body=html|json"; every key optional.
-std::optional<OpenAIAgentsHttpFault> openAiAgentsHttpFaultFromSpec(QStringView spec,
+std::optional<OpenAiAgentsHttpFault> openAiAgentsHttpFaultFromSpec(QStringView spec,
                                                                    QString *error = nullptr);
 
-struct OpenAIAgentsSimAgent
+struct OpenAiAgentsSimAgent
 {
     QString id;
     QString name;
     QString model;
 };
 
-struct OpenAIAgentsSimConfig : ServerLimits
+struct OpenAiAgentsSimConfig : ServerLimits
 {
     // The key every request must carry as Authorization: Bearer; empty: none checked.
     QString apiKey;
@@ -100,7 +100,7 @@ struct OpenAIAgentsSimConfig : ServerLimits
     int longDeltas = 2000; // text deltas of the "long" scenario
     // If set, an answer's deltas are its words in turn (the demo's prose) instead of tok<i>.
     QString replyText;
-    QList<OpenAIAgentsSimAgent> agents{
+    QList<OpenAiAgentsSimAgent> agents{
         {QStringLiteral("agent_68e1runwatch0research"), QStringLiteral("Research assistant"),
          QStringLiteral("gpt-5.2")},
         {QStringLiteral("agent_68e1runwatch00support"), QStringLiteral("Support agent"),
@@ -110,19 +110,19 @@ struct OpenAIAgentsSimConfig : ServerLimits
     int maxPageSize = 100;
     // A stream's keep-alive comment while nothing else goes out.
     int heartbeatMs = 5000;
-    QList<OpenAIAgentsHttpFault> httpFaults; // checked in order, after auth
+    QList<OpenAiAgentsHttpFault> httpFaults; // checked in order, after auth
     // connections, dropAfterEvents, dropMode, dripIntervalMs: per session, counted per connection
     StreamFaults streamFaults;
     int maxSessions = 1000;
 };
 
-enum class OpenAIAgentsScenario { Normal, Think, Approve, Tool, Signin, Fail, Budget, Long };
-QString openAiAgentsScenarioName(OpenAIAgentsScenario scenario);
-std::optional<OpenAIAgentsScenario> openAiAgentsScenarioFromName(QStringView name);
+enum class OpenAiAgentsScenario { Normal, Think, Approve, Tool, Signin, Fail, Budget, Long };
+QString openAiAgentsScenarioName(OpenAiAgentsScenario scenario);
+std::optional<OpenAiAgentsScenario> openAiAgentsScenarioFromName(QStringView name);
 
-struct OpenAIAgentsTurnOptions
+struct OpenAiAgentsTurnOptions
 {
-    OpenAIAgentsScenario scenario = OpenAIAgentsScenario::Normal;
+    OpenAiAgentsScenario scenario = OpenAiAgentsScenario::Normal;
     int deltas = 8;
     int intervalMs = 20;
     int messages = 1;
@@ -131,9 +131,9 @@ struct OpenAIAgentsTurnOptions
 };
 
 // Later wins: config, the scenario's defaults, words of `prompt`.
-std::optional<SimOptionError> resolveOpenAIAgentsTurn(const OpenAIAgentsSimConfig &config,
+std::optional<SimOptionError> resolveOpenAiAgentsTurn(const OpenAiAgentsSimConfig &config,
                                                       const QString &prompt,
-                                                      OpenAIAgentsTurnOptions *options);
+                                                      OpenAiAgentsTurnOptions *options);
 // "tok<i>" + one of "", "é", "日本", "🎉" + " "; with reply words, word index (mod their number) + " ".
 QString openAiAgentsDeltaText(int index, const QStringList &replyWords = {});
 // The scenario and option documentation above, for --help.

@@ -43,9 +43,9 @@ QString promptOf(const QJsonObject &event)
 
 } // namespace
 
-OpenAIAgentsSimSession::OpenAIAgentsSimSession(QString id, OpenAIAgentsSimAgent agent,
+OpenAiAgentsSimSession::OpenAiAgentsSimSession(QString id, OpenAiAgentsSimAgent agent,
                                                QJsonObject environment, QJsonObject metadata,
-                                               const OpenAIAgentsSimConfig &config, QObject *parent)
+                                               const OpenAiAgentsSimConfig &config, QObject *parent)
     : QObject(parent)
     , m_id(std::move(id))
     , m_agent(std::move(agent))
@@ -55,17 +55,17 @@ OpenAIAgentsSimSession::OpenAIAgentsSimSession(QString id, OpenAIAgentsSimAgent 
     , m_createdAt(now())
 {
     m_timer.setSingleShot(true);
-    connect(&m_timer, &QTimer::timeout, this, &OpenAIAgentsSimSession::step);
+    connect(&m_timer, &QTimer::timeout, this, &OpenAiAgentsSimSession::step);
 }
 
-OpenAIAgentsSimSession::~OpenAIAgentsSimSession() = default;
+OpenAiAgentsSimSession::~OpenAiAgentsSimSession() = default;
 
-bool OpenAIAgentsSimSession::running() const
+bool OpenAiAgentsSimSession::running() const
 {
     return m_status == "in_progress"_L1 || m_status == "requires_action"_L1;
 }
 
-QJsonObject OpenAIAgentsSimSession::json() const
+QJsonObject OpenAiAgentsSimSession::json() const
 {
     return QJsonObject{
         {u"id"_s, m_id},
@@ -88,7 +88,7 @@ QJsonObject OpenAIAgentsSimSession::json() const
     };
 }
 
-QJsonObject OpenAIAgentsSimSession::turnJson(const OpenAIAgentsSimTurn &turn) const
+QJsonObject OpenAiAgentsSimSession::turnJson(const OpenAiAgentsSimTurn &turn) const
 {
     const bool over
         = turn.status == "completed"_L1 || turn.status == "failed"_L1 || turn.status == "cancelled"_L1;
@@ -111,24 +111,24 @@ QJsonObject OpenAIAgentsSimSession::turnJson(const OpenAIAgentsSimTurn &turn) co
     };
 }
 
-QJsonArray OpenAIAgentsSimSession::turnsJson() const
+QJsonArray OpenAiAgentsSimSession::turnsJson() const
 {
     QJsonArray turns;
-    for (const OpenAIAgentsSimTurn &turn : m_turns)
+    for (const OpenAiAgentsSimTurn &turn : m_turns)
         turns.append(turnJson(turn));
     return turns;
 }
 
-QJsonObject OpenAIAgentsSimSession::emitEvent(const QString &type, QJsonObject body)
+QJsonObject OpenAiAgentsSimSession::emitEvent(const QString &type, QJsonObject body)
 {
     body.insert(u"event_id"_s, newId(u"evt_"));
     body.insert(u"type"_s, type);
     body.insert(u"session_id"_s, m_id);
-    Q_EMIT event(type.toUtf8(), QJsonDocument(body).toJson(QJsonDocument::Compact));
+    Q_EMIT eventSent(type.toUtf8(), QJsonDocument(body).toJson(QJsonDocument::Compact));
     return body;
 }
 
-QByteArray OpenAIAgentsSimSession::stateEvent() const
+QByteArray OpenAiAgentsSimSession::stateEvent() const
 {
     // "Initial idle events … do not end iteration" (§1.6): a connection starts with the state.
     const QJsonObject body{{u"event_id"_s, newId(u"evt_")},
@@ -139,7 +139,7 @@ QByteArray OpenAIAgentsSimSession::stateEvent() const
     return sseFrame(type, QJsonDocument(body).toJson(QJsonDocument::Compact));
 }
 
-void OpenAIAgentsSimSession::setStatus(const QString &status, const QString &error)
+void OpenAiAgentsSimSession::setStatus(const QString &status, const QString &error)
 {
     m_status = status;
     m_error = error;
@@ -149,27 +149,27 @@ void OpenAIAgentsSimSession::setStatus(const QString &status, const QString &err
     Q_EMIT statusChanged(status);
 }
 
-void OpenAIAgentsSimSession::begin(const QString &input)
+void OpenAiAgentsSimSession::begin(const QString &input)
 {
     emitEvent(u"agent.session.created"_s, QJsonObject{{u"session"_s, json()}});
     if (!input.isEmpty())
         startTurn(input);
 }
 
-OpenAIAgentsSimTurn *OpenAIAgentsSimSession::currentTurn()
+OpenAiAgentsSimTurn *OpenAiAgentsSimSession::currentTurn()
 {
     return m_turns.isEmpty() ? nullptr : &m_turns.last();
 }
 
-void OpenAIAgentsSimSession::startTurn(const QString &prompt)
+void OpenAiAgentsSimSession::startTurn(const QString &prompt)
 {
-    OpenAIAgentsSimTurn turn;
+    OpenAiAgentsSimTurn turn;
     turn.id = newId(u"turn_");
     turn.prompt = prompt;
     turn.createdAt = now();
     turn.status = u"in_progress"_s;
-    if (resolveOpenAIAgentsTurn(m_config, prompt, &turn.options))
-        turn.options = OpenAIAgentsTurnOptions{};
+    if (resolveOpenAiAgentsTurn(m_config, prompt, &turn.options))
+        turn.options = OpenAiAgentsTurnOptions{};
     m_turns << turn;
     m_refusedOnce = false;
     m_items << QJsonObject{
@@ -188,7 +188,7 @@ void OpenAIAgentsSimSession::startTurn(const QString &prompt)
     m_timer.start(turn.options.intervalMs);
 }
 
-QStringList OpenAIAgentsSimSession::deltasOf(const OpenAIAgentsTurnOptions &options, int from,
+QStringList OpenAiAgentsSimSession::deltasOf(const OpenAiAgentsTurnOptions &options, int from,
                                              int count) const
 {
     QStringList deltas;
@@ -197,7 +197,7 @@ QStringList OpenAIAgentsSimSession::deltasOf(const OpenAIAgentsTurnOptions &opti
     return deltas;
 }
 
-void OpenAIAgentsSimSession::planAnswer(const QStringList &deltas, const QString &phase, bool cut)
+void OpenAiAgentsSimSession::planAnswer(const QStringList &deltas, const QString &phase, bool cut)
 {
     const QString itemId = newId(u"msg_");
     const QString turnId = currentTurn()->id;
@@ -223,7 +223,7 @@ void OpenAIAgentsSimSession::planAnswer(const QStringList &deltas, const QString
                 = item.value(u"content"_s).toArray().at(0).toObject().value(u"text"_s).toString();
             item.insert(u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"output_text"_s},
                                                              {u"text"_s, QString(text + delta)}}});
-            if (OpenAIAgentsSimTurn *turn = currentTurn())
+            if (OpenAiAgentsSimTurn *turn = currentTurn())
                 ++turn->outputTokens;
             emitEvent(u"agent.session.turn.output_text.delta"_s, QJsonObject{{u"item_id"_s, itemId},
                                                                              {u"output_index"_s, int(*index)},
@@ -241,7 +241,7 @@ void OpenAIAgentsSimSession::planAnswer(const QStringList &deltas, const QString
         item.insert(u"status"_s, u"completed"_s);
         const QString text = item.value(u"content"_s).toArray().at(0).toObject().value(u"text"_s).toString();
         if (phase != "commentary"_L1) {
-            if (OpenAIAgentsSimTurn *turn = currentTurn())
+            if (OpenAiAgentsSimTurn *turn = currentTurn())
                 turn->outputs << text;
         }
         emitEvent(u"agent.session.turn.output_text.done"_s, QJsonObject{{u"item_id"_s, itemId},
@@ -254,7 +254,7 @@ void OpenAIAgentsSimSession::planAnswer(const QStringList &deltas, const QString
     };
 }
 
-void OpenAIAgentsSimSession::planItem(const QJsonObject &item)
+void OpenAiAgentsSimSession::planItem(const QJsonObject &item)
 {
     m_plan << [this, item] {
         QJsonObject saved = item;
@@ -272,7 +272,7 @@ void OpenAIAgentsSimSession::planItem(const QJsonObject &item)
     };
 }
 
-void OpenAIAgentsSimSession::planRequire(const QJsonObject &action)
+void OpenAiAgentsSimSession::planRequire(const QJsonObject &action)
 {
     m_plan << [this, action] {
         QJsonObject a = action;
@@ -286,14 +286,14 @@ void OpenAIAgentsSimSession::planRequire(const QJsonObject &action)
     };
 }
 
-void OpenAIAgentsSimSession::planEnd(const QString &status, const QString &code, const QString &message)
+void OpenAiAgentsSimSession::planEnd(const QString &status, const QString &code, const QString &message)
 {
     m_plan << [this, status, code, message] { endTurn(status, code, message); };
 }
 
-void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
+void OpenAiAgentsSimSession::planTurn(OpenAiAgentsSimTurn &turn)
 {
-    const OpenAIAgentsTurnOptions &o = turn.options;
+    const OpenAiAgentsTurnOptions &o = turn.options;
     turn.inputTokens = 100 + turn.prompt.size();
     const QString turnId = turn.id;
     m_plan << [this, turnId] {
@@ -301,8 +301,8 @@ void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
                   QJsonObject{{u"turn"_s, turnJson(*currentTurn())}, {u"turn_id"_s, turnId}});
     };
     switch (o.scenario) {
-    case OpenAIAgentsScenario::Normal:
-    case OpenAIAgentsScenario::Long: {
+    case OpenAiAgentsScenario::Normal:
+    case OpenAiAgentsScenario::Long: {
         const int per = std::max(1, o.deltas / o.messages);
         for (int m = 0, from = 0; m < o.messages; ++m) {
             const int count = m == o.messages - 1 ? o.deltas - from : per;
@@ -312,7 +312,7 @@ void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
         planEnd(u"completed"_s);
         break;
     }
-    case OpenAIAgentsScenario::Think:
+    case OpenAiAgentsScenario::Think:
         turn.reasoningTokens = 12;
         planItem(
             QJsonObject{{u"id"_s, newId(u"rs_")},
@@ -324,7 +324,7 @@ void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
         planAnswer(deltasOf(o, 0, o.deltas));
         planEnd(u"completed"_s);
         break;
-    case OpenAIAgentsScenario::Approve: {
+    case OpenAiAgentsScenario::Approve: {
         planAnswer(deltasOf(o, 0, o.deltas));
         const QString requestId = newId(u"mcpr_");
         planRequire(QJsonObject{
@@ -337,7 +337,7 @@ void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
                                        {u"message"_s, u"Delete the branch old-feature?"_s}}}});
         break;
     }
-    case OpenAIAgentsScenario::Tool: {
+    case OpenAiAgentsScenario::Tool: {
         const QString callId = newId(u"call_");
         const QJsonObject arguments{{u"order_id"_s, u"A-1001"_s}};
         planItem(QJsonObject{{u"id"_s, newId(u"fc_")},
@@ -352,7 +352,7 @@ void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
                                 {u"arguments"_s, arguments}});
         break;
     }
-    case OpenAIAgentsScenario::Signin: {
+    case OpenAiAgentsScenario::Signin: {
         planRequire(QJsonObject{
             {u"type"_s, u"computer_use_approval_request"_s},
             {u"request_id"_s, newId(u"cuar_")},
@@ -370,18 +370,18 @@ void OpenAIAgentsSimSession::planTurn(OpenAIAgentsSimTurn &turn)
                                                                             {u"type"_s, u"password"_s}}}}}}});
         break;
     }
-    case OpenAIAgentsScenario::Fail:
+    case OpenAiAgentsScenario::Fail:
         planAnswer(deltasOf(o, 0, std::max(1, o.deltas / 2)), u"final_answer"_s, true);
         planEnd(u"failed"_s, u"server_error"_s, u"The model is overloaded."_s);
         break;
-    case OpenAIAgentsScenario::Budget:
+    case OpenAiAgentsScenario::Budget:
         planAnswer(deltasOf(o, 0, std::max(1, o.deltas / 2)), u"final_answer"_s, true);
         planEnd(u"budget_reached"_s, u"budget_reached"_s, u"Spend limit of $1.00 reached."_s);
         break;
     }
 }
 
-void OpenAIAgentsSimSession::step()
+void OpenAiAgentsSimSession::step()
 {
     if (m_plan.isEmpty() || m_deleted)
         return;
@@ -391,9 +391,9 @@ void OpenAIAgentsSimSession::step()
         m_timer.start(currentTurn()->options.intervalMs);
 }
 
-void OpenAIAgentsSimSession::endTurn(const QString &status, const QString &code, const QString &message)
+void OpenAiAgentsSimSession::endTurn(const QString &status, const QString &code, const QString &message)
 {
-    OpenAIAgentsSimTurn *turn = currentTurn();
+    OpenAiAgentsSimTurn *turn = currentTurn();
     if (!turn)
         return;
     m_plan.clear();
@@ -420,9 +420,9 @@ void OpenAIAgentsSimSession::endTurn(const QString &status, const QString &code,
         startTurn(m_queued.takeFirst());
 }
 
-void OpenAIAgentsSimSession::cancelTurn()
+void OpenAiAgentsSimSession::cancelTurn()
 {
-    OpenAIAgentsSimTurn *turn = currentTurn();
+    OpenAiAgentsSimTurn *turn = currentTurn();
     if (!turn || !running())
         return; // nothing runs: accepted, nothing happens (§4)
     // Unpublished outputs are abandoned.
@@ -434,13 +434,13 @@ void OpenAIAgentsSimSession::cancelTurn()
     endTurn(u"cancelled"_s, {}, {});
 }
 
-void OpenAIAgentsSimSession::resume(const QString &what, const QJsonObject &answer)
+void OpenAiAgentsSimSession::resume(const QString &what, const QJsonObject &answer)
 {
-    OpenAIAgentsSimTurn *turn = currentTurn();
+    OpenAiAgentsSimTurn *turn = currentTurn();
     turn->status = u"in_progress"_s;
     m_requiredActions = {};
     setStatus(u"in_progress"_s);
-    const OpenAIAgentsTurnOptions &o = turn->options;
+    const OpenAiAgentsTurnOptions &o = turn->options;
     if (what == "mcp"_L1) {
         const QString decision = answer.value(u"response"_s).toObject().value(u"decision"_s).toString();
         turn->decision = decision;
@@ -488,7 +488,7 @@ void OpenAIAgentsSimSession::resume(const QString &what, const QJsonObject &answ
     m_timer.start(o.intervalMs);
 }
 
-OpenAIAgentsSimSession::Sent OpenAIAgentsSimSession::send(const QJsonArray &events,
+OpenAiAgentsSimSession::Sent OpenAiAgentsSimSession::send(const QJsonArray &events,
                                                           const QByteArray &idempotencyKey)
 {
     if (!idempotencyKey.isEmpty() && m_keys.contains(idempotencyKey))
@@ -552,7 +552,7 @@ OpenAIAgentsSimSession::Sent OpenAIAgentsSimSession::send(const QJsonArray &even
     return {};
 }
 
-void OpenAIAgentsSimSession::remove()
+void OpenAiAgentsSimSession::remove()
 {
     m_deleted = true;
     m_timer.stop();
@@ -560,7 +560,7 @@ void OpenAIAgentsSimSession::remove()
     Q_EMIT deleted();
 }
 
-OpenAIAgentsSimStream::OpenAIAgentsSimStream(HttpConnection *connection, OpenAIAgentsSimSession *session,
+OpenAiAgentsSimStream::OpenAiAgentsSimStream(HttpConnection *connection, OpenAiAgentsSimSession *session,
                                              const StreamFaults &faults, bool faulted, int heartbeatMs,
                                              QObject *parent)
     : SimStream(connection, faults, faulted, parent)
@@ -568,10 +568,10 @@ OpenAIAgentsSimStream::OpenAIAgentsSimStream(HttpConnection *connection, OpenAIA
     , m_heartbeatMs(heartbeatMs)
 {}
 
-void OpenAIAgentsSimStream::start(const QByteArray &first)
+void OpenAiAgentsSimStream::start(const QByteArray &first)
 {
-    connect(m_session, &OpenAIAgentsSimSession::event, this, &OpenAIAgentsSimStream::onEvent);
-    connect(m_session, &OpenAIAgentsSimSession::deleted, this, [this] { end(); });
+    connect(m_session, &OpenAiAgentsSimSession::eventSent, this, &OpenAiAgentsSimStream::onEvent);
+    connect(m_session, &OpenAiAgentsSimSession::deleted, this, [this] { end(); });
     connect(m_session, &QObject::destroyed, this, [this] { end(); });
     applyDrip();
     if (m_heartbeatMs > 0)
@@ -584,7 +584,7 @@ void OpenAIAgentsSimStream::start(const QByteArray &first)
         writeEvent(first);
 }
 
-void OpenAIAgentsSimStream::onEvent(const QByteArray &type, const QByteArray &json)
+void OpenAiAgentsSimStream::onEvent(const QByteArray &type, const QByteArray &json)
 {
     if (isDone())
         return;

@@ -22,11 +22,11 @@
 namespace RunwatchSim {
 
 // One turn as the simulator played it, for assertions.
-struct OpenAIAgentsSimTurn
+struct OpenAiAgentsSimTurn
 {
     QString id;
     QString prompt;
-    OpenAIAgentsTurnOptions options;
+    OpenAiAgentsTurnOptions options;
     QStringList outputs; // the texts of its completed assistant messages (the turn's answer)
     QString status = QStringLiteral("queued");
     QString errorCode;
@@ -39,23 +39,23 @@ struct OpenAIAgentsSimTurn
     qint64 reasoningTokens = 0;
 };
 
-class OpenAIAgentsSimSession final : public QObject
+class OpenAiAgentsSimSession final : public QObject
 {
     Q_OBJECT
 
 public:
-    OpenAIAgentsSimSession(QString id, OpenAIAgentsSimAgent agent, QJsonObject environment,
-                           QJsonObject metadata, const OpenAIAgentsSimConfig &config,
+    OpenAiAgentsSimSession(QString id, OpenAiAgentsSimAgent agent, QJsonObject environment,
+                           QJsonObject metadata, const OpenAiAgentsSimConfig &config,
                            QObject *parent = nullptr);
-    ~OpenAIAgentsSimSession() override;
+    ~OpenAiAgentsSimSession() override;
 
     const QString &id() const { return m_id; }
-    const OpenAIAgentsSimAgent &agent() const { return m_agent; }
+    const OpenAiAgentsSimAgent &agent() const { return m_agent; }
     const QString &status() const { return m_status; }
     QJsonObject json() const;
     QJsonArray turnsJson() const;
-    QJsonObject turnJson(const OpenAIAgentsSimTurn &turn) const;
-    const QList<OpenAIAgentsSimTurn> &turns() const { return m_turns; }
+    QJsonObject turnJson(const OpenAiAgentsSimTurn &turn) const;
+    const QList<OpenAiAgentsSimTurn> &turns() const { return m_turns; }
     const QList<QJsonObject> &items() const { return m_items; }
     int streamConnections() const { return m_streamConnections; }
     int openStreamConnection() { return ++m_streamConnections; }
@@ -77,7 +77,7 @@ public:
     void remove();
 
 Q_SIGNALS:
-    void event(const QByteArray &type, const QByteArray &json);
+    void eventSent(const QByteArray &type, const QByteArray &json);
     void statusChanged(const QString &status);
     void turnEnded(int index);
     void deleted();
@@ -88,7 +88,7 @@ private:
     QJsonObject emitEvent(const QString &type, QJsonObject body);
     void setStatus(const QString &status, const QString &error = {});
     void startTurn(const QString &prompt);
-    void planTurn(OpenAIAgentsSimTurn &turn);
+    void planTurn(OpenAiAgentsSimTurn &turn);
     // An assistant message item of `deltas` deltas (from `from`); `cut`: never done.
     void planAnswer(const QStringList &deltas, const QString &phase = QStringLiteral("final_answer"),
                     bool cut = false);
@@ -96,22 +96,22 @@ private:
     void planRequire(const QJsonObject &action);
     void planEnd(const QString &status, const QString &code = {}, const QString &message = {});
     void endTurn(const QString &status, const QString &code, const QString &message);
-    QStringList deltasOf(const OpenAIAgentsTurnOptions &options, int from, int count) const;
+    QStringList deltasOf(const OpenAiAgentsTurnOptions &options, int from, int count) const;
     void resume(const QString &what, const QJsonObject &answer);
     void cancelTurn();
     void step();
-    OpenAIAgentsSimTurn *currentTurn();
+    OpenAiAgentsSimTurn *currentTurn();
 
     QString m_id;
-    OpenAIAgentsSimAgent m_agent;
+    OpenAiAgentsSimAgent m_agent;
     QJsonObject m_environment;
     QJsonObject m_metadata;
-    OpenAIAgentsSimConfig m_config;
+    OpenAiAgentsSimConfig m_config;
     qint64 m_createdAt = 0;
     QString m_status = QStringLiteral("idle");
     QString m_error;
     QJsonArray m_requiredActions;
-    QList<OpenAIAgentsSimTurn> m_turns;
+    QList<OpenAiAgentsSimTurn> m_turns;
     QList<QJsonObject> m_items;
     QStringList m_queued;
     QList<Step> m_plan;
@@ -126,12 +126,12 @@ private:
 
 // One SSE connection on a session: what happens from now on, a keep-alive comment while nothing
 // else goes out, and the stream faults of this connection.
-class OpenAIAgentsSimStream final : public SimStream
+class OpenAiAgentsSimStream final : public SimStream
 {
     Q_OBJECT
 
 public:
-    OpenAIAgentsSimStream(HttpConnection *connection, OpenAIAgentsSimSession *session,
+    OpenAiAgentsSimStream(HttpConnection *connection, OpenAiAgentsSimSession *session,
                           const StreamFaults &faults, bool faulted, int heartbeatMs,
                           QObject *parent = nullptr);
     // `first`: a frame to send at once (the session's state), or empty.
@@ -140,7 +140,7 @@ public:
 private:
     void onEvent(const QByteArray &type, const QByteArray &json);
 
-    QPointer<OpenAIAgentsSimSession> m_session;
+    QPointer<OpenAiAgentsSimSession> m_session;
     int m_heartbeatMs = 0;
 };
 

@@ -24,8 +24,8 @@
 #include <functional>
 
 using namespace Qt::StringLiterals;
-using RunwatchSim::OpenAIAgentsEndpoint;
-using RunwatchSim::OpenAIAgentsSimulator;
+using RunwatchSim::OpenAiAgentsEndpoint;
+using RunwatchSim::OpenAiAgentsSimulator;
 using Result = RunwatchTest::CliResult;
 using RunwatchTest::firstOfType;
 using RunwatchTest::jsonLines;
@@ -51,11 +51,11 @@ bool waitUntil(const std::function<bool()> &done, int ms = 30000)
 
 } // namespace
 
-class TestOpenAIAgentsCli final : public QObject
+class TestOpenAiAgentsCli final : public QObject
 {
     Q_OBJECT
 
-    OpenAIAgentsSimulator *m_sim = nullptr;
+    OpenAiAgentsSimulator *m_sim = nullptr;
     QTemporaryDir *m_dir = nullptr;
 
     QStringList globals() const
@@ -86,11 +86,11 @@ class TestOpenAIAgentsCli final : public QObject
 private Q_SLOTS:
     void init()
     {
-        RunwatchSim::OpenAIAgentsSimConfig config;
+        RunwatchSim::OpenAiAgentsSimConfig config;
         config.apiKey = QString::fromLatin1(kKey);
         config.intervalMs = 2;
         config.maxPageSize = 4; // every read of the history goes over several pages
-        m_sim = new OpenAIAgentsSimulator(config, this);
+        m_sim = new OpenAiAgentsSimulator(config, this);
         QVERIFY(m_sim->listen());
         m_dir = new QTemporaryDir;
         QVERIFY(m_dir->isValid());
@@ -107,7 +107,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(QString::fromUtf8(r.out), lastText() + u'\n');
         QCOMPARE(m_sim->sessionsCreated(), 1);
-        for (const RunwatchSim::OpenAIAgentsRequestRecord &request : m_sim->requests()) {
+        for (const RunwatchSim::OpenAiAgentsRequestRecord &request : m_sim->requests()) {
             QCOMPARE(request.header("authorization"), "Bearer " + QByteArray(kKey));
             QCOMPARE(request.header("openai-beta"), QByteArray("agents=v1"));
         }
@@ -151,14 +151,14 @@ private Q_SLOTS:
         QCOMPARE(m_sim->sessionsCreated(), 1);
         QCOMPARE(m_sim->session(m_sim->lastSessionId())->turns.size(), 1);
         // The second watch followed the same session: stream, then the history.
-        const QList<RunwatchSim::OpenAIAgentsRequestRecord> after = m_sim->requests().mid(before);
+        const QList<RunwatchSim::OpenAiAgentsRequestRecord> after = m_sim->requests().mid(before);
         QVERIFY(
-            std::any_of(after.cbegin(), after.cend(), [](const RunwatchSim::OpenAIAgentsRequestRecord &r) {
-                return r.endpoint == OpenAIAgentsEndpoint::Stream;
+            std::any_of(after.cbegin(), after.cend(), [](const RunwatchSim::OpenAiAgentsRequestRecord &r) {
+                return r.endpoint == OpenAiAgentsEndpoint::Stream;
             }));
         QVERIFY(
-            std::any_of(after.cbegin(), after.cend(), [](const RunwatchSim::OpenAIAgentsRequestRecord &r) {
-                return r.endpoint == OpenAIAgentsEndpoint::Items;
+            std::any_of(after.cbegin(), after.cend(), [](const RunwatchSim::OpenAiAgentsRequestRecord &r) {
+                return r.endpoint == OpenAiAgentsEndpoint::Items;
             }));
     }
 
@@ -263,7 +263,7 @@ private Q_SLOTS:
         const Result deleted = cli({u"delete"_s, id});
         QVERIFY2(deleted.exitCode == 0, deleted.err.constData());
         QVERIFY(m_sim->session(session)->deleted);
-        QCOMPARE(m_sim->requestCount(OpenAIAgentsEndpoint::DeleteSession), 1);
+        QCOMPARE(m_sim->requestCount(OpenAiAgentsEndpoint::DeleteSession), 1);
         QVERIFY(cli({u"status"_s, id}).exitCode != 0);
     }
 
@@ -315,5 +315,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpenAIAgentsCli)
+QTEST_GUILESS_MAIN(TestOpenAiAgentsCli)
 #include "tst_openai_agents_cli.moc"

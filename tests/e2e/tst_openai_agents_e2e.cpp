@@ -19,7 +19,7 @@
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
-using RunwatchSim::OpenAIAgentsEndpoint;
+using RunwatchSim::OpenAiAgentsEndpoint;
 using RunwatchTest::waitTerminal;
 
 namespace {
@@ -28,20 +28,20 @@ constexpr int kWait = RunwatchTest::kEngineWait;
 const QString kKey = u"sk-e2e-agents-0001"_s;
 const QString kAgent = u"agent_68e1runwatch0research"_s;
 
-RunwatchSim::OpenAIAgentsSimConfig simConfig(int pageSize)
+RunwatchSim::OpenAiAgentsSimConfig simConfig(int pageSize)
 {
-    RunwatchSim::OpenAIAgentsSimConfig config;
+    RunwatchSim::OpenAiAgentsSimConfig config;
     config.apiKey = kKey;
     config.intervalMs = 1;
     config.maxPageSize = pageSize;
     return config;
 }
 
-struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAIAgentsSimulator>
+struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiAgentsSimulator>
 {
     // Small pages by default: every listing and every read of the history goes over several.
     explicit Rig(int pageSize = 2, const QString &key = kKey)
-        : RunwatchTest::ServerRig<RunwatchSim::OpenAIAgentsSimulator>(simConfig(pageSize))
+        : RunwatchTest::ServerRig<RunwatchSim::OpenAiAgentsSimulator>(simConfig(pageSize))
     {
         QVERIFY(sim.listen());
         Connection c = RunwatchTest::plainConnection(u"agents"_s, u"openai-agents"_s, sim.baseUrl());
@@ -58,12 +58,12 @@ struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAIAgentsSimulator>
         return manager.startRun(connectionName, r);
     }
     QString textOf(const QString &id, int turn = -1) const { return sim.turnText(run(id).remoteId, turn); }
-    int count(OpenAIAgentsEndpoint endpoint) const { return sim.requestCount(endpoint); }
+    int count(OpenAiAgentsEndpoint endpoint) const { return sim.requestCount(endpoint); }
     QList<QJsonObject> sentEvents() const
     {
         QList<QJsonObject> events;
-        for (const RunwatchSim::OpenAIAgentsRequestRecord &r : sim.requests()) {
-            if (r.endpoint != OpenAIAgentsEndpoint::SendEvents || r.status != 202)
+        for (const RunwatchSim::OpenAiAgentsRequestRecord &r : sim.requests()) {
+            if (r.endpoint != OpenAiAgentsEndpoint::SendEvents || r.status != 202)
                 continue;
             for (const QJsonValue &e : QJsonDocument::fromJson(r.body).object().value(u"events"_s).toArray())
                 events << e.toObject();
@@ -84,7 +84,7 @@ QStringList itemIds(const Run &run)
 
 } // namespace
 
-class TestOpenAIAgentsEndToEnd final : public QObject
+class TestOpenAiAgentsEndToEnd final : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
@@ -106,9 +106,9 @@ private Q_SLOTS:
         QCOMPARE(run.token.extra.value(AgentSessions::kTurnKey).toString(),
                  rig.sim.session(run.remoteId)->turns.constLast().id);
         // One create call whose own stream was the session's: nothing else was needed.
-        QCOMPARE(rig.count(OpenAIAgentsEndpoint::CreateSession), 1);
-        QCOMPARE(rig.count(OpenAIAgentsEndpoint::SendEvents), 0);
-        for (const RunwatchSim::OpenAIAgentsRequestRecord &r : rig.sim.requests()) {
+        QCOMPARE(rig.count(OpenAiAgentsEndpoint::CreateSession), 1);
+        QCOMPARE(rig.count(OpenAiAgentsEndpoint::SendEvents), 0);
+        for (const RunwatchSim::OpenAiAgentsRequestRecord &r : rig.sim.requests()) {
             QCOMPARE(r.header("authorization"), "Bearer " + kKey.toUtf8());
             QCOMPARE(r.header("openai-beta"), QByteArray("agents=v1"));
         }
@@ -205,8 +205,8 @@ private Q_SLOTS:
         QCOMPARE(result.value(u"request_id"_s).toString(), waiting.input->toolCalls.at(0).id);
         QCOMPARE(result.value(u"response"_s).toObject().value(u"decision"_s).toString(), u"approve"_s);
         // Every submit carried a key of its own.
-        for (const RunwatchSim::OpenAIAgentsRequestRecord &r : rig.sim.requests()) {
-            if (r.endpoint == OpenAIAgentsEndpoint::SendEvents)
+        for (const RunwatchSim::OpenAiAgentsRequestRecord &r : rig.sim.requests()) {
+            if (r.endpoint == OpenAiAgentsEndpoint::SendEvents)
                 QVERIFY(!r.header("idempotency-key").isEmpty());
         }
     }
@@ -255,8 +255,8 @@ private Q_SLOTS:
         QCOMPARE(result.value(u"turn_id"_s).toString(),
                  run.token.extra.value(AgentSessions::kTurnKey).toString());
         int refused = 0;
-        for (const RunwatchSim::OpenAIAgentsRequestRecord &r : rig.sim.requests())
-            refused += r.endpoint == OpenAIAgentsEndpoint::SendEvents && r.status == 400 ? 1 : 0;
+        for (const RunwatchSim::OpenAiAgentsRequestRecord &r : rig.sim.requests())
+            refused += r.endpoint == OpenAiAgentsEndpoint::SendEvents && r.status == 400 ? 1 : 0;
         QCOMPARE(refused, 1);
     }
 
@@ -294,7 +294,7 @@ private Q_SLOTS:
         QVERIFY2(run.status == RunStatus::Completed, qPrintable(run.error.toString()));
         QCOMPARE(run.parentId, parent);
         QCOMPARE(run.remoteId, rig.run(parent).remoteId);
-        QCOMPARE(rig.count(OpenAIAgentsEndpoint::CreateSession), 1);
+        QCOMPARE(rig.count(OpenAiAgentsEndpoint::CreateSession), 1);
         QCOMPARE(rig.sim.session(run.remoteId)->turns.size(), 2);
         QCOMPARE(run.primaryText, rig.textOf(child, 1));
         QCOMPARE(rig.run(parent).primaryText, rig.textOf(parent, 0));
@@ -304,11 +304,11 @@ private Q_SLOTS:
         // The stream was opened before the message went out.
         int stream = -1;
         int send = -1;
-        const QList<RunwatchSim::OpenAIAgentsRequestRecord> requests = rig.sim.requests();
+        const QList<RunwatchSim::OpenAiAgentsRequestRecord> requests = rig.sim.requests();
         for (qsizetype i = 0; i < requests.size(); ++i) {
-            if (requests.at(i).endpoint == OpenAIAgentsEndpoint::Stream && stream < 0)
+            if (requests.at(i).endpoint == OpenAiAgentsEndpoint::Stream && stream < 0)
                 stream = int(i);
-            if (requests.at(i).endpoint == OpenAIAgentsEndpoint::SendEvents && send < 0)
+            if (requests.at(i).endpoint == OpenAiAgentsEndpoint::SendEvents && send < 0)
                 send = int(i);
         }
         QVERIFY(stream >= 0 && send > stream);
@@ -382,9 +382,9 @@ private Q_SLOTS:
         QCOMPARE(listed.size(), 5);
         for (const QString &id : std::as_const(started))
             QVERIFY(listed.contains(id));
-        QCOMPARE(rig.count(OpenAIAgentsEndpoint::ListSessions), 3);
+        QCOMPARE(rig.count(OpenAiAgentsEndpoint::ListSessions), 3);
 
-        RunwatchSim::OpenAIAgentsSimConfig config = rig.sim.config();
+        RunwatchSim::OpenAiAgentsSimConfig config = rig.sim.config();
         config.maxPageSize = 1;
         rig.sim.setConfig(config);
         const std::optional<CatalogResult> agents = RunwatchTest::awaitWithin(backend->catalog());
@@ -393,7 +393,7 @@ private Q_SLOTS:
         QCOMPARE(agents->entries.at(0).id, kAgent);
         QCOMPARE(agents->entries.at(0).name, u"Research assistant"_s);
         QCOMPARE(agents->entries.at(0).detail, u"gpt-5.2"_s);
-        QCOMPARE(rig.count(OpenAIAgentsEndpoint::Agents), 2);
+        QCOMPARE(rig.count(OpenAiAgentsEndpoint::Agents), 2);
     }
 
     void attachSessionStartedElsewhere()
@@ -421,7 +421,7 @@ private Q_SLOTS:
         const Run &run = rig.run(id);
         QCOMPARE(run.status, RunStatus::Completed);
         QCOMPARE(run.primaryText, rig.textOf(id));
-        QCOMPARE(rig.count(OpenAIAgentsEndpoint::Stream), 0);
+        QCOMPARE(rig.count(OpenAiAgentsEndpoint::Stream), 0);
     }
 
     void deleteCancelsFirst()
@@ -436,9 +436,9 @@ private Q_SLOTS:
         const auto info = rig.sim.session(session);
         QVERIFY(info && info->deleted);
         QCOMPARE(info->turns.constLast().status, u"cancelled"_s);
-        QCOMPARE(rig.count(OpenAIAgentsEndpoint::DeleteSession), 1);
+        QCOMPARE(rig.count(OpenAiAgentsEndpoint::DeleteSession), 1);
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpenAIAgentsEndToEnd)
+QTEST_GUILESS_MAIN(TestOpenAiAgentsEndToEnd)
 #include "tst_openai_agents_e2e.moc"

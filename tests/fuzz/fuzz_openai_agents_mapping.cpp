@@ -27,7 +27,7 @@
 #include <cstdint>
 
 using namespace Runwatch;
-using namespace Runwatch::OpenAIAgents;
+using namespace Runwatch::OpenAiAgents;
 
 const char *const RunwatchFuzz::kTarget = "openai-agents";
 using RunwatchFuzz::check;
@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     // A reattach: the saved history read by a new turn state puts the saved answer on the run.
-    OpenAIAgentsMapper again(gate.turn().turnId());
+    OpenAiAgentsMapper again(gate.turn().turnId());
     again.history(session, turns, items);
     if (again.turn().started()) {
         Run reattached = run;

@@ -20,19 +20,19 @@
 using namespace Runwatch;
 using namespace RunwatchUiTest;
 using namespace Qt::StringLiterals;
-using RunwatchSim::OpenAIAgentsSimulator;
+using RunwatchSim::OpenAiAgentsSimulator;
 
 namespace {
 const QString kAgents = u"Agents"_s;
 const QString kAgent = u"agent_68e1runwatch00support"_s;
 } // namespace
 
-class TestOpenAIAgentsPanels final : public RespondPanelTest
+class TestOpenAiAgentsPanels final : public RespondPanelTest
 {
     Q_OBJECT
 
     // Made before the window's engine and destroyed after it.
-    std::unique_ptr<OpenAIAgentsSimulator> m_sim;
+    std::unique_ptr<OpenAiAgentsSimulator> m_sim;
 
     QString startOnAgent(const QString &prompt)
     {
@@ -54,9 +54,9 @@ private Q_SLOTS:
 
     void init()
     {
-        RunwatchSim::OpenAIAgentsSimConfig config;
+        RunwatchSim::OpenAiAgentsSimConfig config;
         config.intervalMs = 2;
-        m_sim = std::make_unique<OpenAIAgentsSimulator>(config);
+        m_sim = std::make_unique<OpenAiAgentsSimulator>(config);
         QVERIFY(m_sim->listen());
         openWindow();
         m_b->add(kAgents, u"openai-agents"_s, m_sim->baseUrl());
@@ -156,5 +156,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestOpenAIAgentsPanels)
+QTEST_MAIN(TestOpenAiAgentsPanels)
 #include "tst_openaiagentspanels.moc"

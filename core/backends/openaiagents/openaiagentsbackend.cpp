@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// OpenAIAgentsBackend: requests, the saved history, and the operations on a session's turn (get,
+// OpenAiAgentsBackend: requests, the saved history, and the operations on a session's turn (get,
 // cancel, delete, answers); the listings (agents, sessions) are in openaiagentscatalog.cpp, the
 // stream in openaiagentsrunstream.cpp.
 #include "openaiagentsbackend.h"
@@ -22,13 +22,13 @@ using namespace Qt::StringLiterals;
 
 namespace Runwatch {
 
-Q_LOGGING_CATEGORY(lcOpenAIAgents, "runwatch.backend.openai-agents", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcOpenAiAgents, "runwatch.backend.openai-agents", QtInfoMsg)
 
 namespace {
-// Operator-facing messages; lupdate reads Text::tr() under "OpenAIAgentsConnector".
+// Operator-facing messages; lupdate reads Text::tr() under "OpenAiAgentsConnector".
 struct Text
 {
-    Q_DECLARE_TR_FUNCTIONS(OpenAIAgentsConnector)
+    Q_DECLARE_TR_FUNCTIONS(OpenAiAgentsConnector)
 };
 
 // The most pages of a session's turns or items read (100 each): a long conversation is still
@@ -50,9 +50,9 @@ QUrlQuery ascending()
 
 } // namespace
 
-using namespace OpenAIAgents;
+using namespace OpenAiAgents;
 
-OpenAIAgentsBackend::OpenAIAgentsBackend(Connection connection, QObject *parent)
+OpenAiAgentsBackend::OpenAiAgentsBackend(Connection connection, QObject *parent)
     : RunBackend(parent)
     , m_connection(std::move(connection))
     , m_http(new HttpClient(this))
@@ -61,29 +61,29 @@ OpenAIAgentsBackend::OpenAIAgentsBackend(Connection connection, QObject *parent)
     (new RequestAuth(m_connection, this))->attach(m_http);
 }
 
-QString OpenAIAgentsBackend::kind() const
+QString OpenAiAgentsBackend::kind() const
 {
     return u"openai-agents"_s;
 }
 
-Capabilities OpenAIAgentsBackend::capabilities() const
+Capabilities OpenAiAgentsBackend::capabilities() const
 {
     return Capability::Start | Capability::Get | Capability::Stream | Capability::ResumeStream
            | Capability::Cancel | Capability::Delete | Capability::Respond | Capability::List
            | Capability::FollowUp | Capability::Catalog;
 }
 
-QCoro::Task<> OpenAIAgentsBackend::shutdown()
+QCoro::Task<> OpenAiAgentsBackend::shutdown()
 {
     return m_http->shutdown();
 }
 
-QString OpenAIAgentsBackend::sessionPath(const QString &sessionId)
+QString OpenAiAgentsBackend::sessionPath(const QString &sessionId)
 {
     return u"/agents/sessions/"_s + QString::fromLatin1(QUrl::toPercentEncoding(sessionId));
 }
 
-HttpRequest OpenAIAgentsBackend::request(const QByteArray &method, const QString &path) const
+HttpRequest OpenAiAgentsBackend::request(const QByteArray &method, const QString &path) const
 {
     // The base names the version (https://api.openai.com/v1), as the client's baseURL does.
     QUrl url = m_connection.baseUrl;
@@ -103,7 +103,7 @@ HttpRequest OpenAIAgentsBackend::request(const QByteArray &method, const QString
     return r;
 }
 
-HttpRequest OpenAIAgentsBackend::jsonRequest(const QByteArray &method, const QString &path,
+HttpRequest OpenAiAgentsBackend::jsonRequest(const QByteArray &method, const QString &path,
                                              const QJsonObject &body) const
 {
     HttpRequest r = request(method, path);
@@ -112,7 +112,7 @@ HttpRequest OpenAIAgentsBackend::jsonRequest(const QByteArray &method, const QSt
     return r;
 }
 
-HttpRequest OpenAIAgentsBackend::streamRequest(const QString &sessionId) const
+HttpRequest OpenAiAgentsBackend::streamRequest(const QString &sessionId) const
 {
     HttpRequest r = request("GET", sessionPath(sessionId) + u"/events?include_obfuscation=false"_s);
     r.headers.removeIf([](const auto &header) { return header.first == "Accept"; });
@@ -120,13 +120,13 @@ HttpRequest OpenAIAgentsBackend::streamRequest(const QString &sessionId) const
     return r;
 }
 
-HttpRequest OpenAIAgentsBackend::createRequest(const QString &agent, const QString &prompt,
+HttpRequest OpenAiAgentsBackend::createRequest(const QString &agent, const QString &prompt,
                                                const QString &clientRunId, bool stream) const
 {
     // The environment the API requires: the connection's, else none (which then needs the input).
     QJsonObject environment{{u"type"_s, u"none"_s}};
     const QString configured
-        = m_connection.options.value(OpenAIAgentsOption::Environment).toString().trimmed();
+        = m_connection.options.value(OpenAiAgentsOption::Environment).toString().trimmed();
     if (!configured.isEmpty() && configured != "none"_L1) {
         const QJsonObject parsed = QJsonDocument::fromJson(configured.toUtf8()).object();
         environment = parsed.isEmpty() ? QJsonObject{{u"type"_s, configured}} : parsed;
@@ -148,15 +148,15 @@ HttpRequest OpenAIAgentsBackend::createRequest(const QString &agent, const QStri
     return r;
 }
 
-RunError OpenAIAgentsBackend::httpError(const HttpResponse &response)
+RunError OpenAiAgentsBackend::httpError(const HttpResponse &response)
 {
     return errorOf(QJsonDocument::fromJson(response.body).object(), response.error);
 }
 
-QCoro::Task<OpenAIAgentsBackend::Listed> OpenAIAgentsBackend::listAll(QString path, QUrlQuery query,
+QCoro::Task<OpenAiAgentsBackend::Listed> OpenAiAgentsBackend::listAll(QString path, QUrlQuery query,
                                                                       int maxPages)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     Listed listed;
     QString after;
     for (int n = 0; n < maxPages; ++n) {
@@ -194,9 +194,9 @@ QCoro::Task<OpenAIAgentsBackend::Listed> OpenAIAgentsBackend::listAll(QString pa
     co_return listed;
 }
 
-QCoro::Task<OpenAIAgentsBackend::Fetched> OpenAIAgentsBackend::fetch(QString path)
+QCoro::Task<OpenAiAgentsBackend::Fetched> OpenAiAgentsBackend::fetch(QString path)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     Fetched fetched;
     const HttpResponse response = co_await m_http->send(request("GET", path));
     if (!self) {
@@ -216,10 +216,10 @@ QCoro::Task<OpenAIAgentsBackend::Fetched> OpenAIAgentsBackend::fetch(QString pat
     co_return fetched;
 }
 
-QCoro::Task<OpenAIAgentsBackend::Fetched> OpenAIAgentsBackend::sendEvents(QString sessionId,
+QCoro::Task<OpenAiAgentsBackend::Fetched> OpenAiAgentsBackend::sendEvents(QString sessionId,
                                                                           QJsonArray events)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     Fetched sent;
     const QJsonObject body{{u"events"_s, events}};
     // One key for every attempt of this submit: a retry the service already took is not taken twice.
@@ -234,7 +234,7 @@ QCoro::Task<OpenAIAgentsBackend::Fetched> OpenAIAgentsBackend::sendEvents(QStrin
             co_return sent;
         }
         if (isUnregisteredCall(response) && attempt < kUnregisteredRetries.size()) {
-            qCDebug(lcOpenAIAgents) << "answer before its call was registered; again in"
+            qCDebug(lcOpenAiAgents) << "answer before its call was registered; again in"
                                     << kUnregisteredRetries.at(attempt).count() << "ms";
             co_await QCoro::sleepFor(kUnregisteredRetries.at(attempt));
             if (!self) {
@@ -251,9 +251,9 @@ QCoro::Task<OpenAIAgentsBackend::Fetched> OpenAIAgentsBackend::sendEvents(QStrin
     }
 }
 
-QCoro::Task<OpenAIAgentsBackend::History> OpenAIAgentsBackend::history(QString sessionId)
+QCoro::Task<OpenAiAgentsBackend::History> OpenAiAgentsBackend::history(QString sessionId)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     History history;
     const Fetched session = co_await fetch(sessionPath(sessionId));
     if (!self) {
@@ -288,9 +288,9 @@ QCoro::Task<OpenAIAgentsBackend::History> OpenAIAgentsBackend::history(QString s
     co_return history;
 }
 
-QCoro::Task<ActionResult> OpenAIAgentsBackend::turnState(ContinuationToken token)
+QCoro::Task<ActionResult> OpenAiAgentsBackend::turnState(ContinuationToken token)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     ActionResult result;
     const History saved = co_await history(token.remoteId);
     if (!self) {
@@ -302,7 +302,7 @@ QCoro::Task<ActionResult> OpenAIAgentsBackend::turnState(ContinuationToken token
         result.retryAfterMs = saved.retryAfterMs;
         co_return result;
     }
-    OpenAIAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
+    OpenAiAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
     mapper.history(saved.session, saved.turns, saved.items);
     const QJsonObject agent = saved.session.value(u"agent"_s).toObject();
     RunEvent identity = RunEvent::identity(token.remoteId, agent.value(u"model"_s).toString(), true);
@@ -312,44 +312,44 @@ QCoro::Task<ActionResult> OpenAIAgentsBackend::turnState(ContinuationToken token
     co_return result;
 }
 
-RunStream *OpenAIAgentsBackend::start(StartRequest request, QObject *parent)
+RunStream *OpenAiAgentsBackend::start(StartRequest request, QObject *parent)
 {
-    OpenAIAgentsRunStream::Kickoff kickoff;
+    OpenAiAgentsRunStream::Kickoff kickoff;
     kickoff.agent = request.agent.isEmpty() ? m_connection.options.value(ConnectionOption::Agent).toString()
                                             : request.agent;
     kickoff.prompt = request.prompt;
     kickoff.clientRunId = request.clientRunId;
     kickoff.stream = request.stream;
-    return new OpenAIAgentsRunStream(this, std::move(kickoff), parent);
+    return new OpenAiAgentsRunStream(this, std::move(kickoff), parent);
 }
 
-RunStream *OpenAIAgentsBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
+RunStream *OpenAiAgentsBackend::followUp(ContinuationToken parentToken, StartRequest request, QObject *parent)
 {
-    OpenAIAgentsRunStream::Kickoff kickoff;
+    OpenAiAgentsRunStream::Kickoff kickoff;
     kickoff.sessionId = parentToken.remoteId;
     kickoff.agent = parentToken.extra.value(kAgentKey).toString();
     kickoff.prompt = request.prompt;
     kickoff.stream = request.stream;
-    return new OpenAIAgentsRunStream(this, std::move(kickoff), parent);
+    return new OpenAiAgentsRunStream(this, std::move(kickoff), parent);
 }
 
-RunStream *OpenAIAgentsBackend::follow(ContinuationToken token, QObject *parent)
+RunStream *OpenAiAgentsBackend::follow(ContinuationToken token, QObject *parent)
 {
-    qCDebug(lcOpenAIAgents) << "follow session" << token.remoteId << "turn"
+    qCDebug(lcOpenAiAgents) << "follow session" << token.remoteId << "turn"
                             << token.extra.value(AgentSessions::kTurnKey).toString() << "after"
                             << token.eventId;
-    return new OpenAIAgentsRunStream(this, std::move(token), parent);
+    return new OpenAiAgentsRunStream(this, std::move(token), parent);
 }
 
-QCoro::Task<ActionResult> OpenAIAgentsBackend::get(ContinuationToken token)
+QCoro::Task<ActionResult> OpenAiAgentsBackend::get(ContinuationToken token)
 {
     co_return co_await turnState(std::move(token));
 }
 
-QCoro::Task<ActionResult> OpenAIAgentsBackend::cancel(ContinuationToken token)
+QCoro::Task<ActionResult> OpenAiAgentsBackend::cancel(ContinuationToken token)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
-    qCDebug(lcOpenAIAgents) << "cancel" << token.remoteId;
+    QPointer<OpenAiAgentsBackend> self = this;
+    qCDebug(lcOpenAiAgents) << "cancel" << token.remoteId;
     ActionResult result;
     const QJsonArray cancel{QJsonObject{{u"type"_s, u"agent.session.input.cancel"_s}}};
     const Fetched sent = co_await sendEvents(token.remoteId, cancel);
@@ -368,9 +368,9 @@ QCoro::Task<ActionResult> OpenAIAgentsBackend::cancel(ContinuationToken token)
     co_return result;
 }
 
-QCoro::Task<ActionResult> OpenAIAgentsBackend::remove(ContinuationToken token)
+QCoro::Task<ActionResult> OpenAiAgentsBackend::remove(ContinuationToken token)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     ActionResult result;
     const QString path = sessionPath(token.remoteId);
     Fetched session = co_await fetch(path);
@@ -419,9 +419,9 @@ QCoro::Task<ActionResult> OpenAIAgentsBackend::remove(ContinuationToken token)
     co_return result;
 }
 
-QCoro::Task<ActionResult> OpenAIAgentsBackend::respond(ContinuationToken token, InputAnswer answer)
+QCoro::Task<ActionResult> OpenAiAgentsBackend::respond(ContinuationToken token, InputAnswer answer)
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     ActionResult result;
     // What the turn waits for comes from the service, not from what we stored: an answer another
     // client gave first is not sent again.
@@ -435,7 +435,7 @@ QCoro::Task<ActionResult> OpenAIAgentsBackend::respond(ContinuationToken token, 
         result.retryAfterMs = saved.retryAfterMs;
         co_return result;
     }
-    OpenAIAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
+    OpenAiAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
     mapper.history(saved.session, saved.turns, saved.items);
     const std::optional<InputRequest> pending = mapper.turn().pendingRequest();
     if (!pending || (pending->toolCalls.isEmpty() && pending->schema.isEmpty())) {

@@ -12,14 +12,14 @@
 
 namespace Runwatch {
 
-namespace OpenAIAgents {
+namespace OpenAiAgents {
 
 // The beta every call names (OpenAI-Beta), as the openai client 7.59.0 sends it.
 inline constexpr QLatin1StringView kBeta{"agents=v1"};
 // ContinuationToken::extra: the agent the session runs (a follow-up's run shows it).
 inline constexpr QLatin1StringView kAgentKey{"agent"};
 
-} // namespace OpenAIAgents
+} // namespace OpenAiAgents
 
 // The OpenAI Agents API (docs/protocols/agent-sessions.md §1; the truth is the openai client
 // 7.59.0's beta.agents): a session is a conversation, each turn a local run (the shared model of
@@ -32,11 +32,11 @@ inline constexpr QLatin1StringView kAgentKey{"agent"};
 // Continuation token: remoteId = the session id; eventId = the last event or item id applied;
 // extra = {turn: the run's turn id, agent}. A reattach opens the stream, then reads every page of
 // the turns and items again and applies what it has not: each id counts once.
-class OpenAIAgentsBackend final : public RunBackend
+class OpenAiAgentsBackend final : public RunBackend
 {
     Q_OBJECT
 public:
-    explicit OpenAIAgentsBackend(Connection connection, QObject *parent = nullptr);
+    explicit OpenAiAgentsBackend(Connection connection, QObject *parent = nullptr);
 
     QString kind() const override;
     Capabilities capabilities() const override;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// OpenAIAgentsBackend: what the account has — its agents (what a session starts on) and its
+// OpenAiAgentsBackend: what the account has — its agents (what a session starts on) and its
 // sessions (list --remote, by the connection's agent when it names one).
 #include "openaiagentsbackend.h"
 
@@ -33,11 +33,11 @@ QDateTime timeOf(const QJsonValue &value)
 
 } // namespace
 
-using namespace OpenAIAgents;
+using namespace OpenAiAgents;
 
-QCoro::Task<CatalogResult> OpenAIAgentsBackend::catalog()
+QCoro::Task<CatalogResult> OpenAiAgentsBackend::catalog()
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     CatalogResult result;
     const Listed agents = co_await listAll(u"/agents"_s, pageOf(100), kMaxListPages);
     if (!self) {
@@ -62,9 +62,9 @@ QCoro::Task<CatalogResult> OpenAIAgentsBackend::catalog()
     co_return result;
 }
 
-QCoro::Task<ListResult> OpenAIAgentsBackend::list()
+QCoro::Task<ListResult> OpenAiAgentsBackend::list()
 {
-    QPointer<OpenAIAgentsBackend> self = this;
+    QPointer<OpenAiAgentsBackend> self = this;
     ListResult result;
     QUrlQuery query = pageOf(100);
     if (const QString agent = m_connection.options.value(ConnectionOption::Agent).toString();
@@ -94,7 +94,7 @@ QCoro::Task<ListResult> OpenAIAgentsBackend::list()
     co_return result;
 }
 
-QCoro::Task<ConnectionProbe> OpenAIAgentsBackend::probe()
+QCoro::Task<ConnectionProbe> OpenAiAgentsBackend::probe()
 {
     RetryPolicy policy = m_http->policy();
     policy.maxRetries = 0;

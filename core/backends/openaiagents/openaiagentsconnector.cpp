@@ -19,7 +19,7 @@ ConnectorDescriptor openAiAgentsConnector()
     row.apiKeyEnv = "OPENAI_API_KEY"_L1;
     row.needsAgent = true;
     row.options = {
-        {OpenAIAgentsOption::Environment, "--environment"_L1, "ENV"_L1, ConnectorOption::Kind::Text,
+        {OpenAiAgentsOption::Environment, "--environment"_L1, "ENV"_L1, ConnectorOption::Kind::Text,
          QT_TRANSLATE_NOOP("Runwatch::Connector", "&Environment:"),
          QT_TRANSLATE_NOOP("Runwatch::Connector", "none (default), or an environment's JSON"),
          QT_TRANSLATE_NOOP("Runwatch::Connector",
@@ -36,7 +36,7 @@ ConnectorDescriptor openAiAgentsConnector()
         "to a function call, --value JSON to a sign-in form. followup: the next turn on the same "
         "session. cancel: the cancel input event. delete: the session on the service (cancelled first "
         "when it runs). list --remote: the sessions. attach SESSION_ID: follows its last turn.");
-    row.create = &makeBackend<OpenAIAgentsBackend>;
+    row.create = &makeBackend<OpenAiAgentsBackend>;
     // The simulator's account (runwatch-sim --openai-agents): its research agent, without an
     // execution environment. One turn reasons and answers to its end, its usage reported; the
     // other holds an MCP call (delete a branch on GitHub) for the operator's approval.

@@ -6,11 +6,11 @@
 namespace Runwatch {
 
 // The options of an OpenAI Agents API connection.
-namespace OpenAIAgentsOption {
+namespace OpenAiAgentsOption {
 // The environment new sessions run in (the create call's `environment`): "none" (the default), or
 // the JSON of an environment object ({"type":"openai_hosted", …}).
 inline constexpr QLatin1StringView Environment{"environment"};
-} // namespace OpenAIAgentsOption
+} // namespace OpenAiAgentsOption
 
 // The registry row of the OpenAI Agents API connector (core/backends/registry.cpp).
 ConnectorDescriptor openAiAgentsConnector();

@@ -12,13 +12,13 @@
 
 using namespace Qt::StringLiterals;
 
-namespace Runwatch::OpenAIAgents {
+namespace Runwatch::OpenAiAgents {
 
 namespace {
-// Operator-facing messages; lupdate reads Text::tr() under "OpenAIAgentsConnector".
+// Operator-facing messages; lupdate reads Text::tr() under "OpenAiAgentsConnector".
 struct Text
 {
-    Q_DECLARE_TR_FUNCTIONS(OpenAIAgentsConnector)
+    Q_DECLARE_TR_FUNCTIONS(OpenAiAgentsConnector)
 };
 
 using AgentSessions::SessionEvent;
@@ -468,15 +468,15 @@ QJsonArray answerEvents(const InputRequest &request, const InputAnswer &answer, 
     return events;
 }
 
-void OpenAIAgentsMapper::history(const QJsonObject &session, const QJsonArray &turns, const QJsonArray &items)
+void OpenAiAgentsMapper::history(const QJsonObject &session, const QJsonArray &turns, const QJsonArray &items)
 {
     for (const SessionEvent &event : historyOf(session, turns, items))
         m_turn.history(event);
 }
 
-void OpenAIAgentsMapper::map(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out)
+void OpenAiAgentsMapper::map(QByteArrayView sseType, QByteArrayView data, QList<RunEvent> &out)
 {
     m_turn.live(AgentSessions::SessionGate::read(&sessionEventOf, sseType, data), out);
 }
 
-} // namespace Runwatch::OpenAIAgents
+} // namespace Runwatch::OpenAiAgents

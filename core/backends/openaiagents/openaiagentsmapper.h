@@ -7,7 +7,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
-namespace Runwatch::OpenAIAgents {
+namespace Runwatch::OpenAiAgents {
 
 // The OpenAI Agents API (docs/protocols/agent-sessions.md §1; the truth is the openai npm client
 // 7.59.0's resources/beta/agents/**) mapped to the shared session/turn model. This file is the
@@ -66,10 +66,10 @@ QJsonArray answerEvents(const InputRequest &request, const InputAnswer &answer, 
 
 // A turn's mapping fed with this connector's wire events: the stream's SSE events (map()) and the
 // saved history (history()). Pure, no I/O; used by get(), respond(), the fuzzer and the tests.
-class OpenAIAgentsMapper
+class OpenAiAgentsMapper
 {
 public:
-    explicit OpenAIAgentsMapper(QString turnId = {})
+    explicit OpenAiAgentsMapper(QString turnId = {})
         : m_turn(std::move(turnId))
     {}
 
@@ -83,4 +83,4 @@ private:
     AgentSessions::SessionTurn m_turn;
 };
 
-} // namespace Runwatch::OpenAIAgents
+} // namespace Runwatch::OpenAiAgents

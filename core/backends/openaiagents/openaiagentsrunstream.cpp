@@ -15,10 +15,10 @@ using namespace Qt::StringLiterals;
 namespace Runwatch {
 
 namespace {
-// Operator-facing messages; lupdate reads Text::tr() under "OpenAIAgentsConnector".
+// Operator-facing messages; lupdate reads Text::tr() under "OpenAiAgentsConnector".
 struct Text
 {
-    Q_DECLARE_TR_FUNCTIONS(OpenAIAgentsConnector)
+    Q_DECLARE_TR_FUNCTIONS(OpenAiAgentsConnector)
 };
 
 // A turn is created shortly after the 202 of its message (§4: about 100 ms); a follow-up that
@@ -55,10 +55,10 @@ QJsonArray messageEvent(const QString &prompt)
 
 } // namespace
 
-using namespace OpenAIAgents;
+using namespace OpenAiAgents;
 using AgentSessions::SessionGate;
 
-SseRunStream::Options OpenAIAgentsRunStream::readOptions(std::chrono::milliseconds stallTimeout)
+SseRunStream::Options OpenAiAgentsRunStream::readOptions(std::chrono::milliseconds stallTimeout)
 {
     return {
         .stallTimeout = stallTimeout,
@@ -73,7 +73,7 @@ SseRunStream::Options OpenAIAgentsRunStream::readOptions(std::chrono::millisecon
     };
 }
 
-OpenAIAgentsRunStream::OpenAIAgentsRunStream(OpenAIAgentsBackend *backend, Kickoff kickoff, QObject *parent)
+OpenAiAgentsRunStream::OpenAiAgentsRunStream(OpenAiAgentsBackend *backend, Kickoff kickoff, QObject *parent)
     : SseRunStream(readOptions(stallTimeoutFor(backend->connection())), parent)
     , m_backend(backend)
     , m_sessionId(kickoff.sessionId)
@@ -91,7 +91,7 @@ OpenAIAgentsRunStream::OpenAIAgentsRunStream(OpenAIAgentsBackend *backend, Kicko
     });
 }
 
-OpenAIAgentsRunStream::OpenAIAgentsRunStream(OpenAIAgentsBackend *backend, ContinuationToken token,
+OpenAiAgentsRunStream::OpenAiAgentsRunStream(OpenAiAgentsBackend *backend, ContinuationToken token,
                                              QObject *parent)
     : SseRunStream(readOptions(stallTimeoutFor(backend->connection())), parent)
     , m_backend(backend)
@@ -102,9 +102,9 @@ OpenAIAgentsRunStream::OpenAIAgentsRunStream(OpenAIAgentsBackend *backend, Conti
     QTimer::singleShot(0, this, [this] { runFollow(); });
 }
 
-QCoro::Task<> OpenAIAgentsRunStream::runCreate(Kickoff kickoff)
+QCoro::Task<> OpenAiAgentsRunStream::runCreate(Kickoff kickoff)
 {
-    QPointer<OpenAIAgentsRunStream> self = this;
+    QPointer<OpenAiAgentsRunStream> self = this;
     if (!m_backend || isAborted())
         co_return;
     if (kickoff.agent.isEmpty()) {
@@ -126,7 +126,7 @@ QCoro::Task<> OpenAIAgentsRunStream::runCreate(Kickoff kickoff)
             const RunError e
                 = created.ok()
                       ? created.protocolError(u"no_session_id"_s, Text::tr("The service created no session."))
-                      : OpenAIAgentsBackend::httpError(created);
+                      : OpenAiAgentsBackend::httpError(created);
             endWith({StreamEnd::Reason::Error, e, created.retryAfterMs});
             co_return;
         }
@@ -150,7 +150,7 @@ QCoro::Task<> OpenAIAgentsRunStream::runCreate(Kickoff kickoff)
         co_return;
     }
     if (!opened.response.ok() || !opened.reply) {
-        endWith({StreamEnd::Reason::Error, OpenAIAgentsBackend::httpError(opened.response),
+        endWith({StreamEnd::Reason::Error, OpenAiAgentsBackend::httpError(opened.response),
                  opened.response.retryAfterMs});
         co_return;
     }
@@ -162,13 +162,13 @@ QCoro::Task<> OpenAIAgentsRunStream::runCreate(Kickoff kickoff)
              std::nullopt});
         co_return;
     }
-    qCDebug(lcOpenAIAgents) << "created a session on" << kickoff.agent;
+    qCDebug(lcOpenAiAgents) << "created a session on" << kickoff.agent;
     startReading(opened);
 }
 
-QCoro::Task<> OpenAIAgentsRunStream::runFollowUp(Kickoff kickoff)
+QCoro::Task<> OpenAiAgentsRunStream::runFollowUp(Kickoff kickoff)
 {
-    QPointer<OpenAIAgentsRunStream> self = this;
+    QPointer<OpenAiAgentsRunStream> self = this;
     if (!m_backend || isAborted())
         co_return;
     // Subscribe before sending work, or the turn's first events are lost (§1.6).
@@ -184,13 +184,13 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollowUp(Kickoff kickoff)
         if (!opened.response.ok() || !opened.reply || !isEventStream(opened.response)) {
             streamError = opened.response.ok() ? unexpectedContentType(
                               opened.response, Text::tr("The session's stream is not an event stream."))
-                                               : OpenAIAgentsBackend::httpError(opened.response);
+                                               : OpenAiAgentsBackend::httpError(opened.response);
             discardReply(opened.reply);
             opened = {};
         }
     }
     // The turns so far: the run's is the next one.
-    const OpenAIAgentsBackend::History saved = co_await m_backend->history(m_sessionId);
+    const OpenAiAgentsBackend::History saved = co_await m_backend->history(m_sessionId);
     if (!self || isAborted() || !m_backend) {
         discardReply(opened.reply);
         co_return;
@@ -201,7 +201,7 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollowUp(Kickoff kickoff)
         co_return;
     }
     const SessionGate::Opened gate = m_gate->open(historyOf(saved.session, saved.turns, saved.items));
-    const OpenAIAgentsBackend::Fetched sent
+    const OpenAiAgentsBackend::Fetched sent
         = co_await m_backend->sendEvents(m_sessionId, messageEvent(kickoff.prompt));
     if (!self || isAborted() || !m_backend) {
         discardReply(opened.reply);
@@ -250,15 +250,15 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollowUp(Kickoff kickoff)
     startReading(opened);
 }
 
-QCoro::Task<QString> OpenAIAgentsRunStream::newTurn(QString previous)
+QCoro::Task<QString> OpenAiAgentsRunStream::newTurn(QString previous)
 {
-    QPointer<OpenAIAgentsRunStream> self = this;
+    QPointer<OpenAiAgentsRunStream> self = this;
     QUrlQuery query;
     query.addQueryItem(u"limit"_s, u"5"_s);
     query.addQueryItem(u"order"_s, u"desc"_s);
     for (int i = 0; i < kTurnChecks; ++i) {
-        const OpenAIAgentsBackend::Listed turns = co_await m_backend->listAll(
-            OpenAIAgentsBackend::sessionPath(m_sessionId) + u"/turns"_s, query, 1);
+        const OpenAiAgentsBackend::Listed turns = co_await m_backend->listAll(
+            OpenAiAgentsBackend::sessionPath(m_sessionId) + u"/turns"_s, query, 1);
         if (!self || isAborted() || !m_backend)
             co_return QString();
         const QString last = lastRootTurn(turns.items);
@@ -271,9 +271,9 @@ QCoro::Task<QString> OpenAIAgentsRunStream::newTurn(QString previous)
     co_return QString();
 }
 
-QCoro::Task<> OpenAIAgentsRunStream::runFollow()
+QCoro::Task<> OpenAiAgentsRunStream::runFollow()
 {
-    QPointer<OpenAIAgentsRunStream> self = this;
+    QPointer<OpenAiAgentsRunStream> self = this;
     if (!m_backend || isAborted() || isFinished())
         co_return;
     // The stream first, held; then the history; then what the stream brought meanwhile (§1.6).
@@ -284,7 +284,7 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollow()
         co_return;
     }
     if (!opened.response.ok() || !opened.reply) {
-        endWith({StreamEnd::Reason::Error, OpenAIAgentsBackend::httpError(opened.response),
+        endWith({StreamEnd::Reason::Error, OpenAiAgentsBackend::httpError(opened.response),
                  opened.response.retryAfterMs});
         co_return;
     }
@@ -297,7 +297,7 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollow()
              std::nullopt});
         co_return;
     }
-    const OpenAIAgentsBackend::History saved = co_await m_backend->history(m_sessionId);
+    const OpenAiAgentsBackend::History saved = co_await m_backend->history(m_sessionId);
     if (!self || isAborted() || !m_backend) {
         discardReply(opened.reply);
         co_return;
@@ -308,7 +308,7 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollow()
         co_return;
     }
     const SessionGate::Opened gate = m_gate->open(historyOf(saved.session, saved.turns, saved.items));
-    qCDebug(lcOpenAIAgents) << "session" << m_sessionId << "history" << saved.turns.size() << "turns"
+    qCDebug(lcOpenAiAgents) << "session" << m_sessionId << "history" << saved.turns.size() << "turns"
                             << saved.items.size() << "items";
     QList<RunEvent> events{RunEvent::identity(
         m_sessionId, saved.session.value(u"agent"_s).toObject().value(u"model"_s).toString(), true)};
@@ -345,7 +345,7 @@ QCoro::Task<> OpenAIAgentsRunStream::runFollow()
     startReading(opened);
 }
 
-std::unique_ptr<SseDecoder> OpenAIAgentsRunStream::decoderFor(std::shared_ptr<SessionGate> gate)
+std::unique_ptr<SseDecoder> OpenAiAgentsRunStream::decoderFor(std::shared_ptr<SessionGate> gate)
 {
     class Decoder final : public SseDecoder
     {
@@ -400,12 +400,12 @@ std::unique_ptr<SseDecoder> OpenAIAgentsRunStream::decoderFor(std::shared_ptr<Se
     return std::make_unique<Decoder>(std::move(gate));
 }
 
-std::unique_ptr<SseDecoder> OpenAIAgentsRunStream::makeDecoder()
+std::unique_ptr<SseDecoder> OpenAiAgentsRunStream::makeDecoder()
 {
     return decoderFor(m_gate);
 }
 
-void OpenAIAgentsRunStream::replyGone()
+void OpenAiAgentsRunStream::replyGone()
 {
     // Its network manager went away: nothing more can arrive. Follow again from the history.
     endWith({StreamEnd::Reason::Eof, {}, std::nullopt});

@@ -10,7 +10,7 @@
 
 namespace Runwatch {
 
-class OpenAIAgentsBackend;
+class OpenAiAgentsBackend;
 
 // One follow of a session's turn (agent-sessions.md §1.6). A new session is created with its
 // stream (POST /agents/sessions, stream: true): the session's events from its first, the run's turn
@@ -23,7 +23,7 @@ class OpenAIAgentsBackend;
 //   Eof            the stream closed before that: the engine follows again (same catch-up)
 //   ResumeRefused  not streamed (--no-stream): the engine reads the turn (get()) until it ends
 //   Error          a request failed (retryable or not)
-class OpenAIAgentsRunStream final : public SseRunStream
+class OpenAiAgentsRunStream final : public SseRunStream
 {
     Q_OBJECT
 public:
@@ -37,8 +37,8 @@ public:
         bool stream = true;
     };
 
-    OpenAIAgentsRunStream(OpenAIAgentsBackend *backend, Kickoff kickoff, QObject *parent);
-    OpenAIAgentsRunStream(OpenAIAgentsBackend *backend, ContinuationToken token, QObject *parent);
+    OpenAiAgentsRunStream(OpenAiAgentsBackend *backend, Kickoff kickoff, QObject *parent);
+    OpenAiAgentsRunStream(OpenAiAgentsBackend *backend, ContinuationToken token, QObject *parent);
 
     // The SSE decoder of a session's stream: hands each event to `gate`, announces the session a
     // create stream made, ends the stream once the turn is over. Runs on whichever thread reads
@@ -57,7 +57,7 @@ private:
     std::unique_ptr<SseDecoder> makeDecoder() override;
     void replyGone() override;
 
-    QPointer<OpenAIAgentsBackend> m_backend;
+    QPointer<OpenAiAgentsBackend> m_backend;
     QString m_sessionId;
     std::shared_ptr<AgentSessions::SessionGate> m_gate;
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// OpenAIAgentsBackend on the wire against a scripted server: the key and the beta header on every
+// OpenAiAgentsBackend on the wire against a scripted server: the key and the beta header on every
 // call, every page of a listing followed by its cursor (after = the last id), the service's error
 // words, a tool result sent before the service registered its call retried as the SDK does (one
 // Idempotency-Key for all attempts), a respond that finds the turn no longer waiting sends
@@ -71,7 +71,7 @@ ContinuationToken tokenOf(const QString &session, const QString &turn)
 
 } // namespace
 
-class TestOpenAIAgentsBackend final : public QObject
+class TestOpenAiAgentsBackend final : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
@@ -82,7 +82,7 @@ private Q_SLOTS:
         server.enqueue("/v1/agents", ScriptedReply::json(200, page({QJsonObject{{u"id"_s, u"a2"_s},
                                                                                 {u"name"_s, u"Two"_s},
                                                                                 {u"model"_s, u"gpt-5"_s}}})));
-        OpenAIAgentsBackend backend(connectionTo(server));
+        OpenAiAgentsBackend backend(connectionTo(server));
         const std::optional<CatalogResult> agents = RunwatchTest::awaitWithin(backend.catalog());
         QVERIFY(agents && !agents->error.isError());
         QCOMPARE(agents->entries.size(), 2);
@@ -105,7 +105,7 @@ private Q_SLOTS:
             "/v1/agents/sessions",
             ScriptedReply::json(403, R"({"error":{"type":"invalid_request_error","code":"no_beta_access",)"
                                      R"("message":"This organization has no access to the Agents API."}})"));
-        OpenAIAgentsBackend backend(connectionTo(server));
+        OpenAiAgentsBackend backend(connectionTo(server));
         const std::optional<ListResult> listed = RunwatchTest::awaitWithin(backend.list());
         QVERIFY(listed);
         QCOMPARE(listed->error.code, u"no_beta_access"_s);
@@ -125,7 +125,7 @@ private Q_SLOTS:
             = R"({"error":{"type":"invalid_request_error","code":null,"message":"Unknown pending tool call: c1"}})";
         server.enqueue("/v1/agents/sessions/s1/events", ScriptedReply::json(400, refusal), 2);
         server.enqueue("/v1/agents/sessions/s1/events", ScriptedReply::json(202, QByteArray()));
-        OpenAIAgentsBackend backend(connectionTo(server));
+        OpenAiAgentsBackend backend(connectionTo(server));
         InputAnswer answer;
         answer.kind = InputAnswer::Kind::Text;
         answer.text = u"42"_s;
@@ -161,7 +161,7 @@ private Q_SLOTS:
     {
         ScriptedServer server;
         enqueueWaiting(server, true);
-        OpenAIAgentsBackend backend(connectionTo(server));
+        OpenAiAgentsBackend backend(connectionTo(server));
         InputAnswer answer;
         answer.kind = InputAnswer::Kind::Text;
         answer.text = u"late"_s;
@@ -179,7 +179,7 @@ private Q_SLOTS:
         ScriptedServer server;
         server.enqueue("/v1/agents/sessions",
                        ScriptedReply::json(200, page({QJsonObject{{u"id"_s, u"s1"_s}}}, true)));
-        OpenAIAgentsBackend backend(connectionTo(server));
+        OpenAiAgentsBackend backend(connectionTo(server));
         const std::optional<ConnectionProbe> probe = RunwatchTest::awaitWithin(backend.probe());
         QVERIFY(probe && probe->ok);
         QCOMPARE(probe->runsListed, 1);
@@ -191,7 +191,7 @@ private Q_SLOTS:
     void environmentOfTheConnection()
     {
         ScriptedServer server;
-        OpenAIAgentsBackend plain(connectionTo(server));
+        OpenAiAgentsBackend plain(connectionTo(server));
         const QJsonObject none
             = QJsonDocument::fromJson(plain.createRequest(u"a1"_s, u"hi"_s, {}, true).body).object();
         QCOMPARE(none.value(u"environment"_s).toObject(), QJsonObject({{u"type"_s, u"none"_s}}));
@@ -199,8 +199,8 @@ private Q_SLOTS:
         QCOMPARE(none.value(u"agent_id"_s).toString(), u"a1"_s);
         QVERIFY(none.value(u"stream"_s).toBool());
         Connection c = connectionTo(server);
-        c.options.insert(OpenAIAgentsOption::Environment, uR"({"type":"openai_hosted","image":"x"})"_s);
-        OpenAIAgentsBackend hosted(c);
+        c.options.insert(OpenAiAgentsOption::Environment, uR"({"type":"openai_hosted","image":"x"})"_s);
+        OpenAiAgentsBackend hosted(c);
         const HttpRequest r = hosted.createRequest(u"a1"_s, u"hi"_s, u"cr1"_s, false);
         const QJsonObject body = QJsonDocument::fromJson(r.body).object();
         QCOMPARE(body.value(u"environment"_s).toObject().value(u"type"_s).toString(), u"openai_hosted"_s);
@@ -211,5 +211,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpenAIAgentsBackend)
+QTEST_GUILESS_MAIN(TestOpenAiAgentsBackend)
 #include "tst_openai_agents_backend.moc"

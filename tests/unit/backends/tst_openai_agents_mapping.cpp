@@ -14,7 +14,7 @@
 #include <QtTest>
 
 using namespace Runwatch;
-using namespace Runwatch::OpenAIAgents;
+using namespace Runwatch::OpenAiAgents;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -97,7 +97,7 @@ QJsonObject session(const QString &status, const QJsonArray &actions = {}, const
             {u"error"_s, error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(error)}};
 }
 
-void live(OpenAIAgentsMapper &mapper, const QJsonObject &e, QList<RunEvent> &out)
+void live(OpenAiAgentsMapper &mapper, const QJsonObject &e, QList<RunEvent> &out)
 {
     mapper.map(e.value(u"type"_s).toString().toUtf8(), QJsonDocument(e).toJson(QJsonDocument::Compact), out);
 }
@@ -125,7 +125,7 @@ QJsonArray mcpAction(const QString &turnId)
 
 } // namespace
 
-class TestOpenAIAgentsMapping final : public QObject
+class TestOpenAiAgentsMapping final : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
@@ -133,7 +133,7 @@ private Q_SLOTS:
     // usage and ends the run.
     void liveTurn()
     {
-        OpenAIAgentsMapper mapper(u"turn_1"_s);
+        OpenAiAgentsMapper mapper(u"turn_1"_s);
         QList<RunEvent> out;
         const QJsonObject m = message(u"msg_1"_s, u"turn_1"_s, u"Hello"_s);
         for (const QJsonObject &e :
@@ -163,7 +163,7 @@ private Q_SLOTS:
         const QJsonArray items{message(u"msg_0"_s, u"turn_1"_s, u"old"_s),
                                message(u"msg_1"_s, u"turn_2"_s, u"One"_s),
                                message(u"msg_2"_s, u"turn_2"_s, u"Tw"_s, u"in_progress"_s)};
-        OpenAIAgentsMapper mapper(u"turn_2"_s);
+        OpenAiAgentsMapper mapper(u"turn_2"_s);
         mapper.history(session(u"in_progress"_s), turns, items);
         QList<RunEvent> out = mapper.historyEvents();
         QCOMPARE(runAfter(out).primaryText, u"One"_s);
@@ -204,7 +204,7 @@ private Q_SLOTS:
     // Commentary and reasoning are secondary; tool calls and results are items.
     void secondaryItems()
     {
-        OpenAIAgentsMapper mapper(u"t"_s);
+        OpenAiAgentsMapper mapper(u"t"_s);
         QList<RunEvent> out;
         live(mapper, created(u"t"_s), out);
         live(mapper, done(message(u"c1"_s, u"t"_s, u"Looking."_s, u"completed"_s, u"commentary"_s)), out);
@@ -240,7 +240,7 @@ private Q_SLOTS:
     // input events naming their ids (and the turn for a tool result).
     void requiredActionsAndAnswers()
     {
-        OpenAIAgentsMapper mapper(u"t"_s);
+        OpenAiAgentsMapper mapper(u"t"_s);
         QList<RunEvent> out;
         live(mapper, created(u"t"_s), out);
         QJsonArray actions = mcpAction(u"t"_s);
@@ -302,7 +302,7 @@ private Q_SLOTS:
                                                                             {u"label"_s, u"User"_s},
                                                                             {u"required"_s, true},
                                                                             {u"type"_s, u"text"_s}}}}}}}};
-        OpenAIAgentsMapper mapper(u"t"_s);
+        OpenAiAgentsMapper mapper(u"t"_s);
         mapper.history(session(u"requires_action"_s, actions), QJsonArray{turn(u"t"_s, u"waiting"_s)}, {});
         const std::optional<InputRequest> request = mapper.turn().pendingRequest();
         QVERIFY(request);
@@ -335,7 +335,7 @@ private Q_SLOTS:
     void failuresAndCancels()
     {
         {
-            OpenAIAgentsMapper mapper(u"t"_s);
+            OpenAiAgentsMapper mapper(u"t"_s);
             QList<RunEvent> out;
             live(mapper, created(u"t"_s), out);
             live(mapper, added(message(u"m"_s, u"t"_s, QString(), u"in_progress"_s)), out);
@@ -351,7 +351,7 @@ private Q_SLOTS:
             QCOMPARE(run.primaryText, QString());
         }
         {
-            OpenAIAgentsMapper mapper(u"t"_s);
+            OpenAiAgentsMapper mapper(u"t"_s);
             QList<RunEvent> out;
             live(mapper, created(u"t"_s), out);
             live(mapper,
@@ -364,7 +364,7 @@ private Q_SLOTS:
             QCOMPARE(run.error.message, u"Spend limit reached."_s);
         }
         {
-            OpenAIAgentsMapper mapper(u"t"_s);
+            OpenAiAgentsMapper mapper(u"t"_s);
             QList<RunEvent> out;
             live(mapper, created(u"t"_s), out);
             live(mapper, ended(u"t"_s, u"cancelled"_s), out);
@@ -376,7 +376,7 @@ private Q_SLOTS:
     // crash.
     void hostileInput()
     {
-        OpenAIAgentsMapper mapper(u"t"_s);
+        OpenAiAgentsMapper mapper(u"t"_s);
         QList<RunEvent> out;
         live(mapper, created(u"t"_s), out);
         mapper.map("agent.session.turn.item.done", "{not json", out);
@@ -396,5 +396,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpenAIAgentsMapping)
+QTEST_GUILESS_MAIN(TestOpenAiAgentsMapping)
 #include "tst_openai_agents_mapping.moc"

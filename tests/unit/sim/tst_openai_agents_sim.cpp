@@ -103,11 +103,11 @@ QJsonArray message(const QString &text)
 
 } // namespace
 
-class TestOpenAIAgentsSim final : public QObject
+class TestOpenAiAgentsSim final : public QObject
 {
     Q_OBJECT
 
-    OpenAIAgentsSimulator *m_sim = nullptr;
+    OpenAiAgentsSimulator *m_sim = nullptr;
 
     bool waitIdle(const QString &session)
     {
@@ -122,11 +122,11 @@ class TestOpenAIAgentsSim final : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        OpenAIAgentsSimConfig config;
+        OpenAiAgentsSimConfig config;
         config.apiKey = QString::fromLatin1(kKey);
         config.intervalMs = 1;
         config.maxPageSize = 2;
-        m_sim = new OpenAIAgentsSimulator(config, this);
+        m_sim = new OpenAiAgentsSimulator(config, this);
         QVERIFY(m_sim->listen());
         QVERIFY(m_sim->baseUrl().path().endsWith(u"/v1"_s));
     }
@@ -259,5 +259,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOpenAIAgentsSim)
+QTEST_GUILESS_MAIN(TestOpenAiAgentsSim)
 #include "tst_openai_agents_sim.moc"
