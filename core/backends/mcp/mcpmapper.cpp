@@ -56,7 +56,8 @@ Message parseMessage(const QJsonObject &object)
         const QJsonObject error = object.value(u"error"_s).toObject();
         m.kind = Message::Kind::Error;
         m.id = id;
-        m.errorCode = qint64(error.value(u"code"_s).toDouble());
+        // An integer, or 0: a code outside qint64 (a hostile 1e300) must not reach the conversion.
+        m.errorCode = error.value(u"code"_s).toInteger();
         m.errorMessage = error.value(u"message"_s).toString().left(kMaxStatusChars);
         if (m.errorMessage.isEmpty())
             m.errorMessage = Text::tr("The server answered with error %1.").arg(m.errorCode);
