@@ -467,7 +467,7 @@ void MainWindow::openRunStoreDialog()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &RunStoreDialog::saved, this, [this](const StoreLocation &location) {
         // Opened at the next start, not now: the run list, the followed streams, the saved
-        // connections and the history reader all belong to the open store, and moving them
+        // connections and the history window all belong to the open store, and moving them
         // mid-stream could lose a write on one side or follow a run twice.
         const bool team = location.kind == StoreLocation::Kind::TeamDatabase;
         const QString where = !team                     ? QDir::toNativeSeparators(location.toLocation())

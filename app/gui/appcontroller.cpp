@@ -9,6 +9,7 @@
 #include "engine/stuckruns.h"
 #include "icons.h"
 #include "mainwindow.h"
+#include "models/historywindow.h"
 #include "models/runlistmodel.h"
 #include "notifier.h"
 #include "screenshotplan.h"
@@ -19,7 +20,6 @@
 
 #include <QApplication>
 #include <QDBusConnection>
-#include <QElapsedTimer>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QStyle>
@@ -41,8 +41,8 @@ AppController::AppController(AppOptions options, QObject *parent)
 
 AppController::~AppController()
 {
-    // A history still loading: its thread stops here, before the engine it feeds goes.
-    delete std::exchange(m_historyReader, nullptr);
+    // The history window reads into the engine: it goes first.
+    delete std::exchange(m_history, nullptr);
     delete m_window;
     // End every stream and request while the connectors, the store and the keychain are alive,
     // and let their coroutines unwind before anything they touch goes (RunManager::shutdown).
@@ -136,7 +136,7 @@ bool AppController::start(QString *error)
     if (m_storeChoice.source == StoreChoice::Source::Settings
         && detail::StoreEngine::isDatabaseUrl(storePath)) {
         // The team database's password, if one was saved in the keychain with the choice. Read
-        // before the store opens (its writer and history reader connect with it too), and waited
+        // before the store opens (its writer connects with it too), and waited
         // for: nothing can start before the store is open, and no window exists yet to freeze.
         // None saved: libpq's own conventions (~/.pgpass, PGPASSWORD, a service file).
         const KeyStore::Result password
@@ -267,73 +267,17 @@ void AppController::loadSavedRuns(const QStringList &problems)
     }
     if (!notes.isEmpty() && m_window)
         m_window->statusBar()->showMessage(notes.join(u"  "_s), 20000);
-    // Newest first: the first screenful is read here and painted before the rest of a big history
-    // has been read; the rest is read on the history reader's thread in one pass and adopted in
-    // slices between paints (README "The desktop app on that history").
+    // Every live run and the newest finished ones; older runs are read a page at a time when the
+    // list is scrolled to its end (HistoryWindow), so a ledger of a million runs starts as fast
+    // and as small as one of a thousand (README "A year of a team's history").
     if (!m_store.isOpen()) {
         historyLoaded();
         return;
     }
-    RunStore::PagePosition position;
-    const QList<Run> first = m_store.loadRunsPage(RunStore::Load::Summary, kFirstHistoryPage, &position);
-    for (const Run &run : first) {
-        // A run the engine already has (started or attached while the history loads) is newer
-        // than its stored copy.
-        if (!m_manager.run(run.localId))
-            m_manager.adoptRun(run, m_manager.backend(run.connection) != nullptr);
-    }
-    if (position.atEnd) {
-        historyLoaded();
-        return;
-    }
-    // The reader sees the file, not this process's unwritten saves: a run the engine has by the
-    // time its stored copy arrives is kept as it is, and one deleted meanwhile stays deleted.
-    m_historyReader = new RunHistoryReader(this);
-    connect(m_historyReader, &RunHistoryReader::runsAvailable, this, &AppController::adoptHistorySlice);
-    connect(&m_manager, &RunManager::runRemoved, m_historyReader,
-            [this](const QString &id) { m_removedWhileLoading.insert(id); });
-    m_historyReader->start(m_store.path(), position.createdAt, position.localId);
-}
-
-void AppController::adoptHistorySlice()
-{
-    if (!m_historyReader)
-        return;
-    QElapsedTimer slice;
-    slice.start();
-    bool drained = false; // the reader had nothing more waiting: it signals again with the next batch
-    do {
-        if (m_historyBatchNext >= m_historyBatch.size()) {
-            m_historyBatch = m_historyReader->takeBatch();
-            m_historyBatchNext = 0;
-            drained = m_historyBatch.isEmpty();
-            if (drained)
-                break;
-        }
-        // Checked every 64 runs: adopting one takes a few microseconds, reading the clock is not free.
-        const qsizetype end = std::min(m_historyBatch.size(), m_historyBatchNext + 64);
-        for (; m_historyBatchNext < end; ++m_historyBatchNext) {
-            Run &run = m_historyBatch[m_historyBatchNext];
-            if (m_manager.run(run.localId) || m_removedWhileLoading.contains(run.localId))
-                continue;
-            const bool follow = m_manager.backend(run.connection) != nullptr;
-            m_manager.adoptRun(std::move(run), follow);
-        }
-    } while (slice.elapsed() < kHistorySliceMs);
-    if (!drained) {
-        // Out of time: paint, take input, then go on.
-        QTimer::singleShot(0, this, &AppController::adoptHistorySlice);
-        return;
-    }
-    if (!m_historyReader->isDone())
-        return; // runsAvailable comes with the next batch
-    if (const QString error = m_historyReader->errorString(); !error.isEmpty() && m_window)
-        m_window->statusBar()->showMessage(error, 20000);
-    m_historyReader->deleteLater();
-    m_historyReader = nullptr;
-    m_historyBatch = {};
-    m_historyBatchNext = 0;
-    m_removedWhileLoading.clear();
+    m_history = new HistoryWindow(&m_manager, &m_store, this);
+    m_history->start(kFirstHistoryPage);
+    if (m_window)
+        m_window->runModel()->setHistory(m_history);
     historyLoaded();
 }
 

@@ -2,14 +2,12 @@
 #pragma once
 
 #include "engine/runmanager.h"
-#include "store/runhistoryreader.h"
 #include "store/runstore.h"
 
 #include "mainwindow.h"
 
 #include <QObject>
 #include <QPointer>
-#include <QSet>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -21,6 +19,7 @@ namespace Runwatch {
 class ConnectionRegistry;
 class DeadlineWatcher;
 class DemoMode;
+class HistoryWindow;
 class Notifier;
 class KeyStore;
 class StartupTrace;
@@ -68,15 +67,10 @@ private:
     void setUpRunWatchers();
     void startDemo();
     void loadSavedRuns(const QStringList &problems);
-    // The rest of the history, from RunHistoryReader's batches, in slices that leave the GUI
-    // thread to paint and to the user between them.
-    void adoptHistorySlice();
     void historyLoaded();
 
-    // A screenful and then some, read here so that it is painted before the rest has been read.
-    static constexpr int kFirstHistoryPage = 200;
-    // GUI-thread time per slice of adopted history: well within a 60 Hz frame.
-    static constexpr int kHistorySliceMs = 8;
+    // A few screenfuls of finished runs besides the live ones; the rest is read as it is scrolled to.
+    static constexpr int kFirstHistoryPage = 500;
 
     AppOptions m_options;
     StoreChoice m_storeChoice;
@@ -94,10 +88,7 @@ private:
     TrayStatus *m_trayStatus = nullptr;
     DemoMode *m_demo = nullptr;
     StartupTrace *m_startupTrace = nullptr;
-    RunHistoryReader *m_historyReader = nullptr; // while the history loads
-    QList<Run> m_historyBatch;                   // taken from the reader, not yet adopted
-    qsizetype m_historyBatchNext = 0;
-    QSet<QString> m_removedWhileLoading; // deleted by the user before the reader's copy arrived
+    HistoryWindow *m_history = nullptr; // which stored runs the manager holds
     QPointer<MainWindow> m_window;
 };
 

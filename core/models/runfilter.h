@@ -72,6 +72,8 @@ public:
     StatusCategory category() const { return m_category; }
     QString text() const { return m_text; }
     QString connection() const { return m_connection; }
+    // The store's search answered the current text (setSearchHits with a value).
+    bool hasSearchHits() const { return m_hits.has_value(); }
     bool isEmpty() const;
 
     bool matches(const Run &run) const;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runfilterproxy.h"
 
+#include "historywindow.h"
 #include "runlistmodel.h"
 
 #include "domain/searchquery.h"
@@ -78,8 +79,29 @@ bool RunFilterProxy::search()
             }
         }
     }
+    // Hits older than the runs held are read in, so that the list can show them.
+    if (hits && m_model && m_model->history()) {
+        m_model->history()->hold(hits->keys());
+        m_model->flush();
+    }
     Q_EMIT searchChanged(error, found, more);
     return m_filter.setSearchHits(std::move(hits));
+}
+
+bool RunFilterProxy::canFetchMore(const QModelIndex &parent) const
+{
+    const HistoryWindow *history = m_model ? m_model->history() : nullptr;
+    if (parent.isValid() || !history || m_filter.hasSearchHits())
+        return false;
+    return history->canFetchMore(m_filter.category(), m_filter.connection());
+}
+
+void RunFilterProxy::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    m_model->history()->fetchMore(RunListModel::kHistoryPage, m_filter.category(), m_filter.connection());
+    m_model->flush(); // in now: the view asked because its last row is in sight
 }
 
 QVariant RunFilterProxy::data(const QModelIndex &index, int role) const

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runlistmodel.h"
+
+#include "historywindow.h"
 #include "modelslog.h"
 
 #include "domain/runprogress.h"
@@ -421,6 +423,47 @@ void RunListModel::flush()
     m_insertTimer.stop();
     m_changeTimer.stop();
     emitChanges();
+}
+
+RunCounts RunListModel::counts() const
+{
+    RunCounts all = m_counts;
+    if (m_history) {
+        const RunCounts &rest = m_history->notHeldCounts();
+        for (std::size_t i = 0; i < all.values.size(); ++i)
+            all.values.at(i) += rest.values.at(i);
+    }
+    return all;
+}
+
+void RunListModel::setHistory(HistoryWindow *history)
+{
+    if (m_history)
+        disconnect(m_history, nullptr, this, nullptr);
+    m_history = history;
+    if (history)
+        connect(history, &HistoryWindow::notHeldCountsChanged, this, &RunListModel::countsChanged);
+    Q_EMIT countsChanged();
+}
+
+HistoryWindow *RunListModel::history() const
+{
+    return m_history;
+}
+
+bool RunListModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_history && m_history->canFetchMore(StatusCategory::All, {});
+}
+
+void RunListModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    m_history->fetchMore(kHistoryPage, StatusCategory::All, {});
+    // The view asked because its last row is in sight: the rows go in now, not after the bulk
+    // interval, or it would ask again for the same end.
+    flush();
 }
 
 void RunListModel::endBulkLoad()

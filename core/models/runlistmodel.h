@@ -17,6 +17,7 @@
 namespace Runwatch {
 
 class DeadlineWatcher;
+class HistoryWindow;
 class StuckRunWatcher;
 
 // The run list as a table: one row per run of a RunManager, in the order the manager knows
@@ -72,6 +73,11 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
+    // Older stored runs, a page at a time, when a view reaches the end (setHistory()).
+    bool canFetchMore(const QModelIndex &parent) const override;
+    void fetchMore(const QModelIndex &parent) override;
+    // Runs of one page of older history (a view asks for more when its last row is in sight).
+    static constexpr int kHistoryPage = 500;
 
     RunManager *manager() const { return m_manager; }
     // The watchers whose flags the status badge shows ("Stuck", "Over deadline"); either may be
@@ -82,7 +88,13 @@ public:
     QString runId(int row) const;
     int rowOf(const QString &id) const; // -1 when not (yet) in the model
     const Run *runAt(int row) const;
-    RunCounts counts() const { return m_counts; }
+    // Of every run: those held, and those of the store the history window has not read yet.
+    RunCounts counts() const;
+    // Where rows beyond the runs the manager holds come from: the model reads the next page of
+    // the whole history into the manager when a view scrolls to its end, and counts the runs not
+    // read yet. Without one, the model lists what the manager holds.
+    void setHistory(HistoryWindow *history);
+    HistoryWindow *history() const;
 
     // How long changes are collected before views hear of them (default 100 ms).
     void setUpdateInterval(int ms) { m_changeTimer.setInterval(ms); }
@@ -123,6 +135,7 @@ private:
     QPointer<RunManager> m_manager;
     QPointer<StuckRunWatcher> m_stuck;
     QPointer<DeadlineWatcher> m_deadlines;
+    QPointer<HistoryWindow> m_history;
     QList<QString> m_ids;
     // The manager keeps each Run at a fixed address until it emits runRemoved() (it holds them
     // by shared_ptr); caching the pointer spares a hash lookup per cell and per sort comparison.

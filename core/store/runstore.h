@@ -8,6 +8,7 @@
 
 #include <QHash>
 #include <QJsonObject>
+#include <QMap>
 #include <QObject>
 #include <QSet>
 #include <QSqlDatabase>
@@ -85,8 +86,19 @@ public:
         bool started = false;
         bool atEnd = false; // the last page has been returned
     };
-    QList<Run> loadRunsPage(Load load, int limit, PagePosition *position) const;
+    // Which runs a page holds: the run list's filter, pushed down so that a filtered list of a big
+    // history reads the runs it shows instead of every run before them.
+    struct PageFilter
+    {
+        QList<RunStatus> statuses; // any of these; empty: any status
+        QString connection;        // empty: any connection
+    };
+    QList<Run> loadRunsPage(Load load, int limit, PagePosition *position,
+                            const PageFilter &filter = {}) const;
     int runCount() const;
+    // How many stored runs have each status: one grouped count the status index answers (a front
+    // end that holds only part of a big history counts the rest with it).
+    QMap<RunStatus, int> countByStatus() const;
     // The runs that match `query` (SearchQuery: words and phrases anywhere in a run's title,
     // prompt, answer, items and error, and filters), the last stored first, at most `limit` (-1: all),
     // the first `snippets` of them (-1: all) with the part that matched. nullopt on a database

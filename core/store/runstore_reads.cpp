@@ -95,7 +95,8 @@ QList<Run> RunStore::loadRuns(Load load) const
     return sorted;
 }
 
-QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position) const
+QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position,
+                                  const PageFilter &filter) const
 {
     QList<Run> runs;
     if (!isOpen() || !position || position->atEnd || limit <= 0)
@@ -104,21 +105,32 @@ QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position) 
     m_engine->prepareNestedRead(q); // each run's output is read as the rows go by
     // Keyset paging on (created_at, local_id) walks the created_at index: each page costs its own
     // rows, however deep into the history it starts. created_at is never NULL (the writer stores
-    // '' for an unknown time, which sorts last).
-    const QString where = position->started ? u"WHERE (r.created_at, r.local_id) < (?, ?) "_s : QString();
+    // '' for an unknown time, which sorts last). A filter is checked on the rows the walk passes.
+    QStringList conditions;
+    if (position->started)
+        conditions << u"(r.created_at, r.local_id) < (?, ?)"_s;
+    if (!filter.statuses.isEmpty())
+        conditions << u"r.status IN (%1)"_s.arg(QStringList(filter.statuses.size(), u"?"_s).join(u','));
+    if (!filter.connection.isEmpty())
+        conditions << u"r.connection = ?"_s;
+    const QString where = conditions.isEmpty() ? QString() : u"WHERE "_s + conditions.join(u" AND "_s) + u' ';
     q.prepare(u"SELECT %1 %2ORDER BY r.created_at DESC, r.local_id DESC LIMIT ?"_s.arg(
         detail::selectRuns(load == Load::Summary), where));
     if (position->started) {
         q.addBindValue(position->createdAt);
         q.addBindValue(position->localId);
     }
+    for (const RunStatus status : filter.statuses)
+        q.addBindValue(statusName(status));
+    if (!filter.connection.isEmpty())
+        q.addBindValue(filter.connection);
     q.addBindValue(limit);
     if (!q.exec()) {
         m_error = q.lastError().text();
         position->atEnd = true;
         return runs;
     }
-    runs.reserve(limit);
+    runs.reserve(std::min(limit, 4096)); // "every live run" asks for INT_MAX
     detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
     while (q.next()) {
         position->createdAt = q.value(detail::kCreatedAtColumn).toString();
@@ -177,6 +189,22 @@ QList<Run> RunStore::loadCompletedTimings(const QString &connection, const QStri
         run.finishedAt = detail::fromIso(q.value(2));
     }
     return runs;
+}
+
+QMap<RunStatus, int> RunStore::countByStatus() const
+{
+    QMap<RunStatus, int> counts;
+    if (!isOpen())
+        return counts;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    if (!q.exec(u"SELECT status, COUNT(*) FROM runs GROUP BY status"_s)) {
+        m_error = q.lastError().text();
+        return counts;
+    }
+    while (q.next())
+        counts[statusFromName(q.value(0).toString())] += q.value(1).toInt();
+    return counts;
 }
 
 int RunStore::runCount() const

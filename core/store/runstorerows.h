@@ -15,8 +15,8 @@ class QVariant;
 
 namespace Runwatch::detail {
 
-// How the store's readers (RunStore on its thread, RunHistoryReader on its own) select and decode
-// a run: one definition, so a listing read on another thread is the same run as one read here.
+// How the store reads a run (a listing, a page, one run): one definition of its columns and
+// their decoding, so every read gives the same run.
 
 // The column list and FROM clause of a run query (no WHERE). A summary leaves a finished run's
 // output, prompt, continuation token and input request on disk.

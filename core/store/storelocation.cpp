@@ -64,7 +64,7 @@ QMutex &passwordMutex()
     return mutex;
 }
 
-// Read by the writer's and the history reader's threads when they connect, set by the GUI thread.
+// Read by the writer's thread when it connects, set by the GUI thread.
 QHash<QString, QString> &passwords()
 {
     static QHash<QString, QString> map;

@@ -9,6 +9,7 @@
 #include "domain/connection.h"
 #include "mainwindow.h"
 #include "models/runlistmodel.h"
+#include "runtableview.h"
 #include "store/runstore.h"
 #include "uitesthelpers.h"
 
@@ -134,11 +135,12 @@ private Q_SLOTS:
         QVERIFY(forced.manager()->connection(DemoMode::connectionName(u"openai"_s)));
     }
 
-    // A history bigger than the first page: the newest runs are listed first, then every other run
-    // joins from the history reader's thread, each once and newest first.
+    // A history bigger than the first page: the newest runs are listed first; scrolling the list to
+    // its end reads the older ones a page at a time (HistoryWindow), each once and newest first,
+    // and the filter bar counts every stored run from the start.
     void historyLoadsNewestFirstInPages()
     {
-        const int count = 4500; // the first page, two full pages and a partial one
+        const int count = 1800; // the first page, two full pages and a partial one
         const QDateTime t0 = QDateTime::currentDateTimeUtc().addDays(-2);
         {
             RunStore store;
@@ -168,7 +170,26 @@ private Q_SLOTS:
         AppController app(options);
         QSignalSpy added(app.manager(), &RunManager::runAdded);
         QVERIFY(app.start());
-        QTRY_COMPARE_WITH_TIMEOUT(app.manager()->runIds().size(), qsizetype(count), 20000);
+        QCOMPARE(app.manager()->runIds().size(), qsizetype(RunListModel::kHistoryPage));
+        // The counts are the whole ledger's once the first rows are in.
+        QTRY_COMPARE(app.window()->runModel()->counts().value(StatusCategory::All), count);
+        QCOMPARE(app.window()->runModel()->counts().value(StatusCategory::Completed), count);
+        // As the operator scrolls: each time the list's end is in sight the view asks for more.
+        RunTableView *table = app.window()->table();
+        app.window()->resize(1366, 768);
+        app.window()->show();
+        QVERIFY(QTest::qWaitForWindowExposed(app.window()));
+        int scrolls = 0;
+        while (app.manager()->runIds().size() < count && scrolls < 10) {
+            ++scrolls;
+            table->scrollToBottom();
+            const int expected = std::min(count, RunListModel::kHistoryPage * (scrolls + 1));
+            QTRY_COMPARE_WITH_TIMEOUT(app.window()->runModel()->rowCount(), expected, 5000);
+        }
+        QCOMPARE(app.manager()->runIds().size(), qsizetype(count));
+        QCOMPARE(scrolls, 3); // a page at a time
+        QVERIFY(!app.window()->runModel()->canFetchMore({}));
+        QCOMPARE(app.window()->runModel()->counts().value(StatusCategory::All), count);
         QCOMPARE(added.size(), count);
         QStringList order;
         for (const QList<QVariant> &args : std::as_const(added))
