@@ -7,10 +7,10 @@
 // same session, an interrupt the session confirms, the service's failure reason, listings over
 // several pages, attach of a session started elsewhere, delete (interrupted first), and the key
 // and beta headers as the SDK sends them.
+#include "agentsessionsrig.h"
 #include "awaitwithin.h"
 #include "backends/agentsessions/sessionturn.h"
 #include "claudeagents/claudeagentssim.h"
-#include "enginerig.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,69 +20,32 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchSim::ClaudeAgentsEndpoint;
+using RunwatchTest::itemIds;
 using RunwatchTest::waitTerminal;
 
 namespace {
 
 constexpr int kWait = RunwatchTest::kEngineWait;
-const QString kKey = u"sk-ant-e2e-key-0001"_s;
-const QString kAgent = u"agent_011Runwatch0Research"_s;
 
-RunwatchSim::ClaudeAgentsSimConfig simConfig(int pageSize)
+struct ClaudeAgentsE2eTraits
 {
-    RunwatchSim::ClaudeAgentsSimConfig config;
-    config.apiKey = kKey;
-    config.intervalMs = 1;
-    config.maxPageSize = pageSize;
-    return config;
-}
-
-struct Rig : RunwatchTest::ServerRig<RunwatchSim::ClaudeAgentsSimulator>
-{
-    // Small pages by default: every listing and every read of the event log goes over several.
-    explicit Rig(int pageSize = 3, const QString &key = kKey)
-        : RunwatchTest::ServerRig<RunwatchSim::ClaudeAgentsSimulator>(simConfig(pageSize))
-    {
-        QVERIFY(sim.listen());
-        Connection c = RunwatchTest::plainConnection(u"claude"_s, u"claude-agents"_s, sim.baseUrl());
-        c.auth = AuthStyle::Bearer;
-        c.apiKey = key;
-        QVERIFY(addConnection(c));
-    }
-    QString startOn(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.agent = kAgent;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(connectionName, r);
-    }
-    QString textOf(const QString &id, int turn = -1) const { return sim.turnText(run(id).remoteId, turn); }
-    int count(ClaudeAgentsEndpoint endpoint) const { return sim.requestCount(endpoint); }
-    QList<QJsonObject> sentEvents() const
-    {
-        QList<QJsonObject> events;
-        for (const RunwatchSim::ClaudeAgentsRequestRecord &r : sim.requests()) {
-            if (r.endpoint != ClaudeAgentsEndpoint::SendEvents)
-                continue;
-            for (const QJsonValue &e : QJsonDocument::fromJson(r.body).object().value(u"events"_s).toArray())
-                events << e.toObject();
-        }
-        return events;
-    }
+    using Sim = RunwatchSim::ClaudeAgentsSimulator;
+    using Config = RunwatchSim::ClaudeAgentsSimConfig;
+    using Record = RunwatchSim::ClaudeAgentsRequestRecord;
+    using Endpoint = RunwatchSim::ClaudeAgentsEndpoint;
+    static constexpr auto kBackend = "claude-agents";
+    static constexpr auto kConnection = "claude";
+    static constexpr auto kKey = "sk-ant-e2e-key-0001";
+    static constexpr auto kAgent = "agent_011Runwatch0Research";
+    static constexpr int kPageSize = 3;
+    static constexpr Endpoint kSendEvents = Endpoint::SendEvents;
+    // Every request that reached the service: what it did with them is the test's to check.
+    static bool taken(const Record &) { return true; }
 };
 
-// The items a run shows besides its status changes (their kind, title and text; the ids are the
-// session's): what a replay must not repeat.
-QStringList itemIds(const Run &run)
-{
-    QStringList ids;
-    for (const SecondaryItem &item : run.secondary) {
-        if (item.kind != SecondaryKind::StatusChange)
-            ids << secondaryKindName(item.kind) + u':' + item.title + u':' + item.text;
-    }
-    return ids;
-}
+using Rig = RunwatchTest::AgentSessionsRig<ClaudeAgentsE2eTraits>;
+const QString kKey = QString::fromLatin1(ClaudeAgentsE2eTraits::kKey);
+const QString kAgent = QString::fromLatin1(ClaudeAgentsE2eTraits::kAgent);
 
 } // namespace
 

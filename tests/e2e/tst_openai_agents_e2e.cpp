@@ -7,9 +7,9 @@
 // on the same session, a cancel the turn confirms, the service's failure reason and budget,
 // listings over several pages, attach of a session started elsewhere, delete (cancelled first),
 // and the key and beta header as the client sends them.
+#include "agentsessionsrig.h"
 #include "awaitwithin.h"
 #include "backends/agentsessions/sessionturn.h"
-#include "enginerig.h"
 #include "openaiagents/openaiagentssim.h"
 
 #include <QJsonArray>
@@ -20,67 +20,32 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchSim::OpenAiAgentsEndpoint;
+using RunwatchTest::itemIds;
 using RunwatchTest::waitTerminal;
 
 namespace {
 
 constexpr int kWait = RunwatchTest::kEngineWait;
-const QString kKey = u"sk-e2e-agents-0001"_s;
-const QString kAgent = u"agent_68e1runwatch0research"_s;
 
-RunwatchSim::OpenAiAgentsSimConfig simConfig(int pageSize)
+struct OpenAiAgentsE2eTraits
 {
-    RunwatchSim::OpenAiAgentsSimConfig config;
-    config.apiKey = kKey;
-    config.intervalMs = 1;
-    config.maxPageSize = pageSize;
-    return config;
-}
-
-struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiAgentsSimulator>
-{
-    // Small pages by default: every listing and every read of the history goes over several.
-    explicit Rig(int pageSize = 2, const QString &key = kKey)
-        : RunwatchTest::ServerRig<RunwatchSim::OpenAiAgentsSimulator>(simConfig(pageSize))
-    {
-        QVERIFY(sim.listen());
-        Connection c = RunwatchTest::plainConnection(u"agents"_s, u"openai-agents"_s, sim.baseUrl());
-        c.auth = AuthStyle::Bearer;
-        c.apiKey = key;
-        QVERIFY(addConnection(c));
-    }
-    QString startOn(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.agent = kAgent;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(connectionName, r);
-    }
-    QString textOf(const QString &id, int turn = -1) const { return sim.turnText(run(id).remoteId, turn); }
-    int count(OpenAiAgentsEndpoint endpoint) const { return sim.requestCount(endpoint); }
-    QList<QJsonObject> sentEvents() const
-    {
-        QList<QJsonObject> events;
-        for (const RunwatchSim::OpenAiAgentsRequestRecord &r : sim.requests()) {
-            if (r.endpoint != OpenAiAgentsEndpoint::SendEvents || r.status != 202)
-                continue;
-            for (const QJsonValue &e : QJsonDocument::fromJson(r.body).object().value(u"events"_s).toArray())
-                events << e.toObject();
-        }
-        return events;
-    }
+    using Sim = RunwatchSim::OpenAiAgentsSimulator;
+    using Config = RunwatchSim::OpenAiAgentsSimConfig;
+    using Record = RunwatchSim::OpenAiAgentsRequestRecord;
+    using Endpoint = RunwatchSim::OpenAiAgentsEndpoint;
+    static constexpr auto kBackend = "openai-agents";
+    static constexpr auto kConnection = "agents";
+    static constexpr auto kKey = "sk-e2e-agents-0001";
+    static constexpr auto kAgent = "agent_68e1runwatch0research";
+    static constexpr int kPageSize = 2;
+    static constexpr Endpoint kSendEvents = Endpoint::SendEvents;
+    // 202: accepted (a refusal changes nothing).
+    static bool taken(const Record &r) { return r.status == 202; }
 };
 
-QStringList itemIds(const Run &run)
-{
-    QStringList ids;
-    for (const SecondaryItem &item : run.secondary) {
-        if (item.kind != SecondaryKind::StatusChange)
-            ids << secondaryKindName(item.kind) + u':' + item.title + u':' + item.text;
-    }
-    return ids;
-}
+using Rig = RunwatchTest::AgentSessionsRig<OpenAiAgentsE2eTraits>;
+const QString kKey = QString::fromLatin1(OpenAiAgentsE2eTraits::kKey);
+const QString kAgent = QString::fromLatin1(OpenAiAgentsE2eTraits::kAgent);
 
 } // namespace
 
