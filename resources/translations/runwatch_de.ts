@@ -290,6 +290,10 @@
         <source>not found on the service (already deleted)</source>
         <translation>auf dem Dienst nicht gefunden (bereits gelöscht)</translation>
     </message>
+    <message>
+        <source>The session does not wait for an answer.</source>
+        <translation>Die Sitzung wartet auf keine Antwort.</translation>
+    </message>
 </context>
 <context>
     <name>BatchRespond</name>
@@ -399,10 +403,6 @@
     <message>
         <source>interrupt sent; waiting for the session to stop</source>
         <translation>Unterbrechung gesendet; warte, bis die Sitzung anhält</translation>
-    </message>
-    <message>
-        <source>The session does not wait for an answer.</source>
-        <translation>Die Sitzung wartet auf keine Antwort.</translation>
     </message>
     <message>
         <source>The account has no environment for a session to run in: create one, or name one with --environment.</source>
@@ -1468,10 +1468,6 @@
     <message>
         <source>cancel sent; waiting for the turn to stop</source>
         <translation>Abbruch gesendet; es wird gewartet, bis die Runde endet</translation>
-    </message>
-    <message>
-        <source>The session does not wait for an answer.</source>
-        <translation>Die Sitzung wartet auf keine Antwort.</translation>
     </message>
     <message>
         <source>The session reached its budget.</source>

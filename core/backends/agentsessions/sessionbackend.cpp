@@ -69,9 +69,9 @@ QCoro::Task<SessionBackend::Fetched> SessionBackend::fetch(QString path)
 QCoro::Task<ActionResult> SessionBackend::cancel(ContinuationToken token)
 {
     QPointer<SessionBackend> self = this;
-    const StopPlan plan = stopPlan();
+    const SessionPlan plan = sessionPlan();
     ActionResult result;
-    const QJsonArray stop{plan.event};
+    const QJsonArray stop{plan.stopEvent};
     const Fetched sent = co_await sendEvents(token.remoteId, stop);
     if (!self) {
         result.error = RunError::cancelled();
@@ -91,7 +91,7 @@ QCoro::Task<ActionResult> SessionBackend::cancel(ContinuationToken token)
 QCoro::Task<ActionResult> SessionBackend::remove(ContinuationToken token)
 {
     QPointer<SessionBackend> self = this;
-    const StopPlan plan = stopPlan();
+    const SessionPlan plan = sessionPlan();
     ActionResult result;
     const QString path = pathOfSession(token.remoteId);
     Fetched session = co_await fetch(path);
@@ -103,7 +103,7 @@ QCoro::Task<ActionResult> SessionBackend::remove(ContinuationToken token)
         = [&plan](const Fetched &s) { return plan.running.contains(s.object.value(u"status"_s).toString()); };
     if (!session.error.isError() && running(session)) {
         // Running work is stopped first; the session is deleted once it no longer runs.
-        const QJsonArray stop{plan.event};
+        const QJsonArray stop{plan.stopEvent};
         const Fetched sent = co_await sendEvents(token.remoteId, stop);
         if (!self) {
             result.error = RunError::cancelled();
@@ -135,6 +135,49 @@ QCoro::Task<ActionResult> SessionBackend::remove(ContinuationToken token)
         co_return result;
     }
     result.events << RunEvent::statusChange(RunStatus::Deleted, u"deleted"_s);
+    co_return result;
+}
+
+QCoro::Task<ActionResult> SessionBackend::respond(ContinuationToken token, InputAnswer answer)
+{
+    QPointer<SessionBackend> self = this;
+    ActionResult result;
+    const SavedTurn saved = co_await savedTurn(token);
+    if (!self) {
+        result.error = RunError::cancelled();
+        co_return result;
+    }
+    if (saved.error.isError()) {
+        result.error = saved.error;
+        result.retryAfterMs = saved.retryAfterMs;
+        co_return result;
+    }
+    const std::optional<InputRequest> pending = saved.turn.pendingRequest();
+    if (!pending || (pending->toolCalls.isEmpty() && pending->schema.isEmpty())) {
+        result.error
+            = RunError::client(u"not_waiting"_s, Text::tr("The session does not wait for an answer."));
+        result.error.kind = ErrorKind::Conflict;
+        result.events = saved.turn.historyEvents();
+        co_return result;
+    }
+    QString why;
+    const QJsonArray events = answerEventsFor(*pending, answer, saved.turn, &why);
+    if (events.isEmpty()) {
+        result.error = RunError::client(u"bad_answer"_s, why);
+        co_return result;
+    }
+    const Fetched sent = co_await sendEvents(token.remoteId, events);
+    if (!self) {
+        result.error = RunError::cancelled();
+        co_return result;
+    }
+    if (sent.error.isError()) {
+        result.error = sent.error;
+        result.retryAfterMs = sent.retryAfterMs;
+        co_return result;
+    }
+    // The session goes on in the same turn: the engine follows its stream again.
+    result.events << RunEvent::statusChange(RunStatus::InProgress, sessionPlan().workingRaw);
     co_return result;
 }
 

@@ -254,59 +254,35 @@ QCoro::Task<ActionResult> ClaudeAgentsBackend::get(ContinuationToken token)
     co_return co_await turnState(std::move(token));
 }
 
-ClaudeAgentsBackend::StopPlan ClaudeAgentsBackend::stopPlan() const
+ClaudeAgentsBackend::SessionPlan ClaudeAgentsBackend::sessionPlan() const
 {
-    return {.event = QJsonObject{{u"type"_s, u"user.interrupt"_s}},
+    return {.stopEvent = QJsonObject{{u"type"_s, u"user.interrupt"_s}},
             .running = {u"running"_s, u"rescheduling"_s},
             .cancellingRaw = u"interrupting"_s,
-            .cancelNote = Text::tr("interrupt sent; waiting for the session to stop")};
+            .cancelNote = Text::tr("interrupt sent; waiting for the session to stop"),
+            .workingRaw = u"running"_s};
 }
 
-QCoro::Task<ActionResult> ClaudeAgentsBackend::respond(ContinuationToken token, InputAnswer answer)
+QCoro::Task<ClaudeAgentsBackend::SavedTurn> ClaudeAgentsBackend::savedTurn(ContinuationToken token)
 {
     QPointer<ClaudeAgentsBackend> self = this;
-    ActionResult result;
-    // What the turn waits for comes from the service's log, not from what we stored: an answer
-    // from another window or a teammate that got there first is not sent again.
     const Listed log = co_await eventLog(token.remoteId);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (log.error.isError()) {
-        result.error = log.error;
-        co_return result;
-    }
     ClaudeAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
+    SavedTurn turn{.turn = AgentSessions::SessionTurn(), .error = log.error, .retryAfterMs = std::nullopt};
+    if (!self) {
+        turn.error = RunError::cancelled();
+        co_return turn;
+    }
     for (const QJsonValue &event : log.items)
         mapper.history(event.toObject());
-    const std::optional<InputRequest> pending = mapper.turn().pendingRequest();
-    if (!pending || pending->toolCalls.isEmpty()) {
-        result.error
-            = RunError::client(u"not_waiting"_s, Text::tr("The session does not wait for an answer."));
-        result.error.kind = ErrorKind::Conflict;
-        result.events = mapper.historyEvents();
-        co_return result;
-    }
-    QString why;
-    const QJsonArray events = answerEvents(*pending, answer, &why);
-    if (events.isEmpty()) {
-        result.error = RunError::client(u"bad_answer"_s, why);
-        co_return result;
-    }
-    const Fetched sent = co_await sendEvents(token.remoteId, events);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (sent.error.isError()) {
-        result.error = sent.error;
-        result.retryAfterMs = sent.retryAfterMs;
-        co_return result;
-    }
-    // The session goes on in the same turn: the engine follows its stream again.
-    result.events << RunEvent::statusChange(RunStatus::InProgress, u"running"_s);
-    co_return result;
+    turn.turn = mapper.turn();
+    co_return turn;
+}
+
+QJsonArray ClaudeAgentsBackend::answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                                                const AgentSessions::SessionTurn &, QString *error) const
+{
+    return answerEvents(request, answer, error);
 }
 
 } // namespace Runwatch

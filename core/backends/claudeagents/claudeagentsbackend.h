@@ -49,8 +49,8 @@ public:
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
     // cancel() and remove() are SessionBackend's: user.interrupt stops the running work (the idle
     // that follows ends the turn as cancelled), and a delete sends it first (§3).
-    // user.tool_confirmation / user.custom_tool_result for every call the turn waits on.
-    QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
+    // respond() is SessionBackend's: user.tool_confirmation / user.custom_tool_result
+    // (answerEventsFor()) for every call the turn waits on, read from the event log first.
     // The sessions (GET /v1/sessions, every page).
     QCoro::Task<ListResult> list() override;
     // The account's agents (GET /v1/agents, every page).
@@ -88,7 +88,10 @@ public:
     QCoro::Task<ActionResult> turnState(ContinuationToken token);
 
 protected:
-    StopPlan stopPlan() const override;
+    SessionPlan sessionPlan() const override;
+    QCoro::Task<SavedTurn> savedTurn(ContinuationToken token) override;
+    QJsonArray answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                               const AgentSessions::SessionTurn &turn, QString *error) const override;
     QString pathOfSession(const QString &sessionId) const override { return sessionPath(sessionId); }
     RunError errorOfReply(const HttpResponse &response) const override { return httpError(response); }
 };

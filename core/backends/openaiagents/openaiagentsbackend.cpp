@@ -301,59 +301,35 @@ QCoro::Task<ActionResult> OpenAiAgentsBackend::get(ContinuationToken token)
     co_return co_await turnState(std::move(token));
 }
 
-OpenAiAgentsBackend::StopPlan OpenAiAgentsBackend::stopPlan() const
+OpenAiAgentsBackend::SessionPlan OpenAiAgentsBackend::sessionPlan() const
 {
-    return {.event = QJsonObject{{u"type"_s, u"agent.session.input.cancel"_s}},
+    return {.stopEvent = QJsonObject{{u"type"_s, u"agent.session.input.cancel"_s}},
             .running = {u"in_progress"_s, u"requires_action"_s},
             .cancellingRaw = u"cancelling"_s,
-            .cancelNote = Text::tr("cancel sent; waiting for the turn to stop")};
+            .cancelNote = Text::tr("cancel sent; waiting for the turn to stop"),
+            .workingRaw = u"in_progress"_s};
 }
 
-QCoro::Task<ActionResult> OpenAiAgentsBackend::respond(ContinuationToken token, InputAnswer answer)
+QCoro::Task<OpenAiAgentsBackend::SavedTurn> OpenAiAgentsBackend::savedTurn(ContinuationToken token)
 {
     QPointer<OpenAiAgentsBackend> self = this;
-    ActionResult result;
-    // What the turn waits for comes from the service, not from what we stored: an answer another
-    // client gave first is not sent again.
     const History saved = co_await history(token.remoteId);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (saved.error.isError()) {
-        result.error = saved.error;
-        result.retryAfterMs = saved.retryAfterMs;
-        co_return result;
-    }
     OpenAiAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
-    mapper.history(saved.session, saved.turns, saved.items);
-    const std::optional<InputRequest> pending = mapper.turn().pendingRequest();
-    if (!pending || (pending->toolCalls.isEmpty() && pending->schema.isEmpty())) {
-        result.error
-            = RunError::client(u"not_waiting"_s, Text::tr("The session does not wait for an answer."));
-        result.error.kind = ErrorKind::Conflict;
-        result.events = mapper.historyEvents();
-        co_return result;
-    }
-    QString why;
-    const QJsonArray events = answerEvents(*pending, answer, mapper.turn().turnId(), &why);
-    if (events.isEmpty()) {
-        result.error = RunError::client(u"bad_answer"_s, why);
-        co_return result;
-    }
-    const Fetched sent = co_await sendEvents(token.remoteId, events);
+    SavedTurn turn{
+        .turn = AgentSessions::SessionTurn(), .error = saved.error, .retryAfterMs = saved.retryAfterMs};
     if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
+        turn.error = RunError::cancelled();
+        co_return turn;
     }
-    if (sent.error.isError()) {
-        result.error = sent.error;
-        result.retryAfterMs = sent.retryAfterMs;
-        co_return result;
-    }
-    // The session goes on in the same turn: the engine follows its stream again.
-    result.events << RunEvent::statusChange(RunStatus::InProgress, u"in_progress"_s);
-    co_return result;
+    mapper.history(saved.session, saved.turns, saved.items);
+    turn.turn = mapper.turn();
+    co_return turn;
+}
+
+QJsonArray OpenAiAgentsBackend::answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                                                const AgentSessions::SessionTurn &turn, QString *error) const
+{
+    return answerEvents(request, answer, turn.turnId(), error);
 }
 
 } // namespace Runwatch

@@ -47,8 +47,8 @@ public:
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
     // cancel() and remove() are SessionBackend's: agent.session.input.cancel stops the running
     // turn (its cancelled event ends the run), and a delete sends it first (the API demands it).
-    // Tool results and approval decisions for everything the session waits on.
-    QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
+    // respond() is SessionBackend's: tool results and approval decisions (answerEventsFor()) for
+    // everything the session waits on, read from its turns and items first.
     // The sessions (GET /agents/sessions, every page; by agent when the connection names one).
     QCoro::Task<ListResult> list() override;
     // The account's agents (GET /agents, every page).
@@ -93,7 +93,10 @@ public:
     QCoro::Task<ActionResult> turnState(ContinuationToken token);
 
 protected:
-    StopPlan stopPlan() const override;
+    SessionPlan sessionPlan() const override;
+    QCoro::Task<SavedTurn> savedTurn(ContinuationToken token) override;
+    QJsonArray answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                               const AgentSessions::SessionTurn &turn, QString *error) const override;
     QString pathOfSession(const QString &sessionId) const override { return sessionPath(sessionId); }
     RunError errorOfReply(const HttpResponse &response) const override { return httpError(response); }
 };
