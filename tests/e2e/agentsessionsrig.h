@@ -10,8 +10,11 @@
 //   Sim, Config, Record, Endpoint   the simulator's types
 //   kBackend, kConnection           the connector's name, the connection's
 //   kKey, kAgent, kPageSize         the account's key and agent, the pages' size by default
-//   kSendEvents                     the endpoint input events go to
+//   kSendEvents, kCreateSession, kStream   the endpoints input events, new sessions and the live
+//                                   stream go to
 //   taken(record)                   the service took the events of that request
+//   turnOver(info)                  the session's last turn is over
+#include "backends/agentsessions/sessionturn.h"
 #include "enginerig.h"
 
 #include <QJsonArray>
@@ -75,6 +78,93 @@ struct AgentSessionsRig : ServerRig<typename Traits::Sim>
         return events;
     }
 };
+
+// --- the steps every connector has -----------------------------------------------------------
+
+// A second turn as a follow-up of a finished run: a new run, its parent the first, on the same
+// session (no second session created), each run with its own turn's text. The follow-up's id.
+template<typename Traits>
+QString followUpIsTheNextTurnOfTheSession(AgentSessionsRig<Traits> &rig)
+{
+    using namespace Runwatch;
+    const QString parent = rig.startOn(QStringLiteral("normal deltas=3"));
+    if (!waitTerminal(rig.manager, parent))
+        return {};
+    QString why;
+    const QString child = rig.manager.followUp(parent, QStringLiteral("normal deltas=7"), &why);
+    if (child.isEmpty()) {
+        qWarning("no follow-up: %s", qPrintable(why));
+        return {};
+    }
+    if (!waitTerminal(rig.manager, child))
+        return {};
+    const Run &run = rig.run(child);
+    const bool same = run.status == RunStatus::Completed && run.parentId == parent
+                      && run.remoteId == rig.run(parent).remoteId && rig.count(Traits::kCreateSession) == 1
+                      && rig.sim.session(run.remoteId)->turns.size() == 2
+                      && run.primaryText == rig.textOf(child, 1)
+                      && rig.run(parent).primaryText == rig.textOf(parent, 0)
+                      && run.token.extra.value(AgentSessions::kTurnKey)
+                             != rig.run(parent).token.extra.value(AgentSessions::kTurnKey);
+    if (!same)
+        qWarning("follow-up %s: %s", qPrintable(child), qPrintable(run.error.toString()));
+    return same ? child : QString();
+}
+
+// A run started without a stream is read from the saved history: the same text, no stream.
+template<typename Traits>
+void notStreamedIsRead()
+{
+    AgentSessionsRig<Traits> rig;
+    const QString id = rig.startOn(QStringLiteral("normal deltas=6"), false);
+    QVERIFY(waitTerminal(rig.manager, id));
+    const Runwatch::Run &run = rig.run(id);
+    QCOMPARE(run.status, Runwatch::RunStatus::Completed);
+    QCOMPARE(run.primaryText, rig.textOf(id));
+    QCOMPARE(rig.count(Traits::kStream), 0);
+}
+
+// Through the engine and the real connector: a session another client held three turns in,
+// attached by its id, is three runs chained by parentId, each with its message and its text as
+// the simulator has it, the first two finished and never followed; a second attach makes none.
+template<typename Traits>
+void attachShowsEarlierTurns()
+{
+    using namespace Runwatch;
+    AgentSessionsRig<Traits> rig;
+    const QStringList prompts{QStringLiteral("normal deltas=4 one"), QStringLiteral("normal deltas=2 two"),
+                              QStringLiteral("normal deltas=5 three")};
+    const auto turnsOver = [&](const QString &session, int n) {
+        return waitFor([&] {
+            const auto info = rig.sim.session(session);
+            return info && info->turns.size() == n && Traits::turnOver(*info);
+        });
+    };
+    const QString session = rig.sim.startSessionElsewhere(QString::fromLatin1(Traits::kAgent), prompts.at(0));
+    QVERIFY(turnsOver(session, 1));
+    QVERIFY(rig.sim.sendElsewhere(session, prompts.at(1)));
+    QVERIFY(turnsOver(session, 2));
+    QVERIFY(rig.sim.sendElsewhere(session, prompts.at(2)));
+    QVERIFY(turnsOver(session, 3));
+    const QString id = rig.manager.attachRemoteRun(rig.connectionName, session);
+    QVERIFY(!id.isEmpty());
+    QVERIFY(waitTerminal(rig.manager, id));
+    QCOMPARE(rig.manager.runIds().size(), 3);
+    QString at = id;
+    for (int turn = 2; turn >= 0; --turn) {
+        const Run *run = rig.manager.run(at);
+        QVERIFY(run);
+        QCOMPARE(run->remoteId, session);
+        QCOMPARE(run->prompt, prompts.at(turn));
+        QCOMPARE(run->primaryText, rig.sim.turnText(session, turn));
+        QCOMPARE(run->status, RunStatus::Completed);
+        QVERIFY(!rig.manager.isFollowing(at));
+        at = run->parentId;
+    }
+    QVERIFY(at.isEmpty());
+    QCOMPARE(rig.manager.attachRemoteRun(rig.connectionName, session), id);
+    QVERIFY(!waitFor([&] { return rig.manager.runIds().size() != 3; }, 500));
+}
 
 // The items a run shows besides its status changes (their kind, title and text; the ids are the
 // session's): what a replay must not repeat.

@@ -5,8 +5,9 @@
 // (stream + event log, nothing twice), a preview the service did not keep, tool confirmations
 // allowed and denied with a message, a custom tool's result, a second turn as a follow-up on the
 // same session, an interrupt the session confirms, the service's failure reason, listings over
-// several pages, attach of a session started elsewhere, delete (interrupted first), and the key
-// and beta headers as the SDK sends them.
+// several pages, attach of a session started elsewhere (also of one with earlier turns: the
+// conversation), delete (interrupted first), and the key and beta headers as the SDK sends them.
+// The steps every session connector shares are in agentsessionsrig.h.
 #include "agentsessionsrig.h"
 #include "awaitwithin.h"
 #include "backends/agentsessions/sessionturn.h"
@@ -39,6 +40,14 @@ struct ClaudeAgentsE2eTraits
     static constexpr auto kAgent = "agent_011Runwatch0Research";
     static constexpr int kPageSize = 3;
     static constexpr Endpoint kSendEvents = Endpoint::SendEvents;
+    static constexpr Endpoint kCreateSession = Endpoint::CreateSession;
+    static constexpr Endpoint kStream = Endpoint::Stream;
+    // Idle with a stop reason: idle alone is also the state before the first turn.
+    static bool turnOver(const RunwatchSim::ClaudeAgentsSessionInfo &info)
+    {
+        return info.status == u"idle"_s && !info.turns.isEmpty()
+               && !info.turns.constLast().stopReason.isEmpty();
+    }
     // Every request that reached the service: what it did with them is the test's to check.
     static bool taken(const Record &) { return true; }
 };
@@ -263,22 +272,7 @@ private Q_SLOTS:
     void followUpIsTheNextTurnOfTheSession()
     {
         Rig rig;
-        const QString parent = rig.startOn(u"normal deltas=3"_s);
-        QVERIFY(waitTerminal(rig.manager, parent, kWait));
-        QString why;
-        const QString child = rig.manager.followUp(parent, u"normal deltas=7"_s, &why);
-        QVERIFY2(!child.isEmpty(), qPrintable(why));
-        QVERIFY(waitTerminal(rig.manager, child, kWait));
-        const Run &run = rig.run(child);
-        QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.parentId, parent);
-        QCOMPARE(run.remoteId, rig.run(parent).remoteId);
-        QCOMPARE(rig.count(ClaudeAgentsEndpoint::CreateSession), 1);
-        QCOMPARE(rig.sim.session(run.remoteId)->turns.size(), 2);
-        QCOMPARE(run.primaryText, rig.textOf(child, 1));
-        QCOMPARE(rig.run(parent).primaryText, rig.textOf(parent, 0));
-        QVERIFY(run.token.extra.value(AgentSessions::kTurnKey)
-                != rig.run(parent).token.extra.value(AgentSessions::kTurnKey));
+        QVERIFY(!RunwatchTest::followUpIsTheNextTurnOfTheSession(rig).isEmpty());
     }
 
     void interruptConfirmedBySession()
@@ -368,16 +362,8 @@ private Q_SLOTS:
                  rig.sim.session(session)->turns.constLast().messageId);
     }
 
-    void notStreamedIsRead()
-    {
-        Rig rig;
-        const QString id = rig.startOn(u"normal deltas=6"_s, false);
-        QVERIFY(waitTerminal(rig.manager, id, kWait));
-        const Run &run = rig.run(id);
-        QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.primaryText, rig.textOf(id));
-        QCOMPARE(rig.count(ClaudeAgentsEndpoint::Stream), 0);
-    }
+    void notStreamedIsRead() { RunwatchTest::notStreamedIsRead<ClaudeAgentsE2eTraits>(); }
+    void attachShowsEarlierTurns() { RunwatchTest::attachShowsEarlierTurns<ClaudeAgentsE2eTraits>(); }
 
     void deleteInterruptsFirst()
     {

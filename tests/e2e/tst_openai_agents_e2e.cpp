@@ -5,8 +5,9 @@
 // turns and items, nothing twice), MCP approvals approved and denied, a function call's result
 // (retried while the call is not registered), a browser sign-in form, a second turn as a follow-up
 // on the same session, a cancel the turn confirms, the service's failure reason and budget,
-// listings over several pages, attach of a session started elsewhere, delete (cancelled first),
-// and the key and beta header as the client sends them.
+// listings over several pages, attach of a session started elsewhere (also of one with earlier
+// turns: the conversation), delete (cancelled first), and the key and beta header as the client
+// sends them. The steps every session connector shares are in agentsessionsrig.h.
 #include "agentsessionsrig.h"
 #include "awaitwithin.h"
 #include "backends/agentsessions/sessionturn.h"
@@ -39,6 +40,12 @@ struct OpenAiAgentsE2eTraits
     static constexpr auto kAgent = "agent_68e1runwatch0research";
     static constexpr int kPageSize = 2;
     static constexpr Endpoint kSendEvents = Endpoint::SendEvents;
+    static constexpr Endpoint kCreateSession = Endpoint::CreateSession;
+    static constexpr Endpoint kStream = Endpoint::Stream;
+    static bool turnOver(const RunwatchSim::OpenAiAgentsSessionInfo &info)
+    {
+        return info.status == u"idle"_s;
+    }
     // 202: accepted (a refusal changes nothing).
     static bool taken(const Record &r) { return r.status == 202; }
 };
@@ -249,20 +256,9 @@ private Q_SLOTS:
     void followUpIsTheNextTurnOfTheSession()
     {
         Rig rig;
-        const QString parent = rig.startOn(u"normal deltas=3"_s);
-        QVERIFY(waitTerminal(rig.manager, parent, kWait));
-        QString why;
-        const QString child = rig.manager.followUp(parent, u"normal deltas=7"_s, &why);
-        QVERIFY2(!child.isEmpty(), qPrintable(why));
-        QVERIFY(waitTerminal(rig.manager, child, kWait));
+        const QString child = RunwatchTest::followUpIsTheNextTurnOfTheSession(rig);
+        QVERIFY(!child.isEmpty());
         const Run &run = rig.run(child);
-        QVERIFY2(run.status == RunStatus::Completed, qPrintable(run.error.toString()));
-        QCOMPARE(run.parentId, parent);
-        QCOMPARE(run.remoteId, rig.run(parent).remoteId);
-        QCOMPARE(rig.count(OpenAiAgentsEndpoint::CreateSession), 1);
-        QCOMPARE(rig.sim.session(run.remoteId)->turns.size(), 2);
-        QCOMPARE(run.primaryText, rig.textOf(child, 1));
-        QCOMPARE(rig.run(parent).primaryText, rig.textOf(parent, 0));
         QCOMPARE(run.usage.outputTokens, 7);
         QCOMPARE(run.token.extra.value(AgentSessions::kTurnKey).toString(),
                  rig.sim.session(run.remoteId)->turns.at(1).id);
@@ -378,16 +374,8 @@ private Q_SLOTS:
                  rig.sim.session(session)->turns.constLast().id);
     }
 
-    void notStreamedIsRead()
-    {
-        Rig rig;
-        const QString id = rig.startOn(u"normal deltas=6"_s, false);
-        QVERIFY(waitTerminal(rig.manager, id, kWait));
-        const Run &run = rig.run(id);
-        QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.primaryText, rig.textOf(id));
-        QCOMPARE(rig.count(OpenAiAgentsEndpoint::Stream), 0);
-    }
+    void notStreamedIsRead() { RunwatchTest::notStreamedIsRead<OpenAiAgentsE2eTraits>(); }
+    void attachShowsEarlierTurns() { RunwatchTest::attachShowsEarlierTurns<OpenAiAgentsE2eTraits>(); }
 
     void deleteCancelsFirst()
     {
