@@ -73,6 +73,14 @@ private:
     bool m_finished = false;
 };
 
+// A turn of a conversation the service keeps, before the turn a run follows (ActionResult::
+// earlierTurns): the engine makes it a finished local run of its own.
+struct EarlierTurn
+{
+    QString prompt;         // the message that started it
+    QList<RunEvent> events; // its state as get() gives a run's; its Identity's tokenExtra names it
+};
+
 // Result of a one-shot request (poll, cancel, delete, respond).
 struct ActionResult
 {
@@ -80,6 +88,13 @@ struct ActionResult
     QList<RunEvent> events; // what the reply told us about the run
     QString note;           // operator-facing remark, e.g. "already completed"
     std::optional<qint64> retryAfterMs;
+    // get() of a run whose token names only the conversation (attached by the service's id of a
+    // session, not of a turn): the conversation's turns before the one the run follows, oldest
+    // first, and the message that started the followed turn. RunManager::attachRemoteRun() makes
+    // each earlier turn a finished run, chained by Run::parentId before the attached run, so that
+    // the conversation shows them all. Empty for every other read.
+    QList<EarlierTurn> earlierTurns;
+    QString prompt;
 
     bool ok() const { return !error.isError(); }
 };

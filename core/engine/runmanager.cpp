@@ -226,7 +226,9 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
             = RunError::client({}, Text::tr("No connection named \"%1\".").arg(connectionName));
         applyEvents(id,
                     {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
-        Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
+        ActionResult failed;
+        failed.error = error;
+        Q_EMIT actionFinished(id, Action::Start, failed);
         return id;
     }
     if (!request.input.isUndefined() && !takesStructuredInput(backend)) {
@@ -237,7 +239,9 @@ QString RunManager::startRun(const QString &connectionName, StartRequest request
                                         "This connection cannot start a run from structured input."));
         applyEvents(id,
                     {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
-        Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
+        ActionResult failed;
+        failed.error = error;
+        Q_EMIT actionFinished(id, Action::Start, failed);
         return id;
     }
     e->follower.active = true;

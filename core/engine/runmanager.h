@@ -227,6 +227,9 @@ private:
     QCoro::Task<> doRespond(QString id, InputAnswer answer);
     QCoro::Task<> doFollowUpWorking(QString id, QString prompt);
     QCoro::Task<> doAttach(QString id, bool created);
+    // The attached run's prompt and the conversation's earlier turns (ActionResult::earlierTurns)
+    // as finished runs chained before it; a turn this process has already is not made again.
+    void adoptEarlierTurns(const QString &id, const ActionResult &result);
     // Takes a run out of this process; its row too, unless another process deleted it already.
     enum class StoreRow { Delete, AlreadyGone };
     void removeLocal(const QString &id, StoreRow row = StoreRow::Delete);

@@ -330,9 +330,102 @@ QCoro::Task<> RunManager::doAttach(QString id, bool created)
         co_return;
     }
     applyEvents(id, result.events);
+    adoptEarlierTurns(id, result);
     if (const Entry *e = entry(id); e && needsFollowing(e->run))
         follow(id);
     Q_EMIT actionFinished(id, Action::Refresh, result);
+}
+
+void RunManager::adoptEarlierTurns(const QString &id, const ActionResult &result)
+{
+    Entry *e = entry(id);
+    if (!e)
+        return;
+    Run &attached = e->run;
+    bool changed = false;
+    if (attached.prompt.isEmpty() && !result.prompt.isEmpty()) {
+        attached.prompt = result.prompt;
+        // A title given by the caller (the Browse dialog's) stays; the remote id is no title.
+        if (attached.title.isEmpty() || attached.title == attached.remoteId)
+            attached.title = Run::summarize(result.prompt);
+        changed = true;
+    }
+    // Chained already (a reattach, or a follow-up made here): the conversation is in place.
+    if (!attached.parentId.isEmpty() || result.earlierTurns.isEmpty()) {
+        if (changed) {
+            persist(id);
+            Q_EMIT runChanged(id, RunChange::Identity);
+        }
+        return;
+    }
+    // What the loop needs of the attached run, as values: runAdded's slots run in between.
+    const QString connection = attached.connection;
+    const QString remoteId = attached.remoteId;
+    const QDateTime attachedAt = attached.createdAt;
+    // A turn this process has already, from another attach of the same conversation: the run of
+    // that remote id whose token holds what the turn's identity names (its turn on the service).
+    const auto known = [&](const QJsonObject &names) -> QString {
+        if (names.isEmpty())
+            return {};
+        for (const QString &other : std::as_const(m_order)) {
+            const Entry *o = entry(other);
+            if (!o || other == id || o->run.connection != connection || o->run.remoteId != remoteId)
+                continue;
+            bool same = true;
+            for (auto it = names.constBegin(); same && it != names.constEnd(); ++it)
+                same = o->run.token.extra.value(it.key()) == it.value();
+            if (same)
+                return other;
+        }
+        return {};
+    };
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const qsizetype count = result.earlierTurns.size();
+    QString parent;
+    for (qsizetype i = 0; i < count; ++i) {
+        const EarlierTurn &turn = result.earlierTurns.at(i);
+        QJsonObject names;
+        for (const RunEvent &event : turn.events) {
+            if (event.type == RunEvent::Type::Identity) {
+                for (auto it = event.tokenExtra.constBegin(); it != event.tokenExtra.constEnd(); ++it)
+                    names.insert(it.key(), it.value());
+            }
+        }
+        if (const QString existing = known(names); !existing.isEmpty()) {
+            parent = existing;
+            continue;
+        }
+        auto earlier = std::make_shared<Entry>();
+        earlier->run = newRun(connection);
+        Run &run = earlier->run;
+        run.remoteId = remoteId;
+        run.token.remoteId = remoteId;
+        run.prompt = turn.prompt;
+        run.title = Run::summarize(turn.prompt.isEmpty() ? remoteId : turn.prompt);
+        run.parentId = parent;
+        run.deadlineAt = {}; // over already: no time budget to watch
+        run.status = RunStatus::Unknown;
+        // Before the attached run, in the conversation's order: the listings and the lookup of a
+        // remote id's latest run (attachRemoteRun) go by creation time.
+        run.createdAt = attachedAt.addMSecs(-(count - i));
+        for (const RunEvent &event : turn.events)
+            applyEvent(run, event, now);
+        // An earlier turn is over: the service went on to the next one. One whose end the history
+        // does not show is taken as done rather than followed for ever.
+        if (!run.isTerminal()) {
+            applyEvent(run, RunEvent::statusChange(RunStatus::Completed, run.rawStatus), now);
+            run.input.reset();
+        }
+        parent = run.localId;
+        addEntry(earlier);
+        persist(parent);
+    }
+    e = entry(id);
+    if (!e)
+        return;
+    e->run.parentId = parent;
+    persist(id);
+    Q_EMIT runChanged(id, RunChange::Identity);
 }
 
 void RunManager::refuse(const QString &id, Action action, const QString &message)

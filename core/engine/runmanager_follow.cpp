@@ -78,7 +78,9 @@ void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)
         f.active = false;
         applyEvents(id,
                     {RunEvent::failure(error), RunEvent::statusChange(RunStatus::Failed, u"start_failed"_s)});
-        Q_EMIT actionFinished(id, Action::Start, ActionResult{error, {}, {}, std::nullopt});
+        ActionResult failed;
+        failed.error = error;
+        Q_EMIT actionFinished(id, Action::Start, failed);
         return;
     }
     switch (end.reason) {

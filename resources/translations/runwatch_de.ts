@@ -282,6 +282,18 @@
         <source>The turn ended: %1.</source>
         <translation>Die Runde endete: %1.</translation>
     </message>
+    <message>
+        <source>The service&apos;s reply is not a JSON object.</source>
+        <translation>Die Antwort des Dienstes ist kein JSON-Objekt.</translation>
+    </message>
+    <message>
+        <source>not found on the service (already deleted)</source>
+        <translation>auf dem Dienst nicht gefunden (bereits gelöscht)</translation>
+    </message>
+    <message>
+        <source>The session does not wait for an answer.</source>
+        <translation>Die Sitzung wartet auf keine Antwort.</translation>
+    </message>
 </context>
 <context>
     <name>BatchRespond</name>
@@ -385,24 +397,12 @@
         <translation>Die Antwort des Dienstes ist keine Seite.</translation>
     </message>
     <message>
-        <source>The service&apos;s reply is not a JSON object.</source>
-        <translation>Die Antwort des Dienstes ist kein JSON-Objekt.</translation>
-    </message>
-    <message>
         <source>The session was terminated.</source>
         <translation>Die Sitzung wurde beendet.</translation>
     </message>
     <message>
         <source>interrupt sent; waiting for the session to stop</source>
         <translation>Unterbrechung gesendet; warte, bis die Sitzung anhält</translation>
-    </message>
-    <message>
-        <source>not found on the service (already deleted)</source>
-        <translation>auf dem Dienst nicht gefunden (bereits gelöscht)</translation>
-    </message>
-    <message>
-        <source>The session does not wait for an answer.</source>
-        <translation>Die Sitzung wartet auf keine Antwort.</translation>
     </message>
     <message>
         <source>The account has no environment for a session to run in: create one, or name one with --environment.</source>
@@ -1466,20 +1466,8 @@
         <translation>Die Antwort des Dienstes ist keine Seite.</translation>
     </message>
     <message>
-        <source>The service&apos;s reply is not a JSON object.</source>
-        <translation>Die Antwort des Dienstes ist kein JSON-Objekt.</translation>
-    </message>
-    <message>
         <source>cancel sent; waiting for the turn to stop</source>
         <translation>Abbruch gesendet; es wird gewartet, bis die Runde endet</translation>
-    </message>
-    <message>
-        <source>not found on the service (already deleted)</source>
-        <translation>auf dem Dienst nicht gefunden (bereits gelöscht)</translation>
-    </message>
-    <message>
-        <source>The session does not wait for an answer.</source>
-        <translation>Die Sitzung wartet auf keine Antwort.</translation>
     </message>
     <message>
         <source>The session reached its budget.</source>

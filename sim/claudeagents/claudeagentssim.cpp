@@ -83,6 +83,17 @@ QString ClaudeAgentsSimulator::startSessionElsewhere(const QString &agentId, con
     return s->id();
 }
 
+bool ClaudeAgentsSimulator::sendElsewhere(const QString &id, const QString &prompt)
+{
+    ClaudeAgentsSimSession *s = m_sessions.value(id);
+    if (!s)
+        return false;
+    const QJsonArray message{
+        QJsonObject{{u"type"_s, u"user.message"_s},
+                    {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"text"_s}, {u"text"_s, prompt}}}}}};
+    return s->send(message).status == 200;
+}
+
 QString ClaudeAgentsSimulator::helpText()
 {
     return claudeAgentsOptionsHelpText();

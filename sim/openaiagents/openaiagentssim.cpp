@@ -3,6 +3,7 @@
 // faults), the endpoints, pages, and the table of sessions. A session's turns are played in
 // openaiagentssimsession.cpp.
 #include "openaiagentssim.h"
+#include "openaiagentssimstream.h"
 
 #include "server/httpconnection.h"
 
@@ -123,6 +124,19 @@ QString OpenAiAgentsSimulator::startSessionElsewhere(const QString &agentId, con
     OpenAiAgentsSimSession *s = createSession(*agent, QJsonObject{{u"type"_s, u"none"_s}}, {});
     s->begin(prompt);
     return s->id();
+}
+
+bool OpenAiAgentsSimulator::sendElsewhere(const QString &id, const QString &prompt)
+{
+    OpenAiAgentsSimSession *s = m_sessions.value(id);
+    if (!s)
+        return false;
+    const QJsonObject message{
+        {u"role"_s, u"user"_s},
+        {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"input_text"_s}, {u"text"_s, prompt}}}}};
+    const QJsonArray events{
+        QJsonObject{{u"type"_s, u"agent.session.input.message"_s}, {u"input"_s, QJsonArray{message}}}};
+    return s->send(events, {}).status == 202;
 }
 
 QString OpenAiAgentsSimulator::helpText()

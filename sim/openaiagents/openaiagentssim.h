@@ -78,6 +78,9 @@ public:
     // A session started by another client (the console, a script): created on `agentId` with
     // `prompt` as its input. Its id.
     QString startSessionElsewhere(const QString &agentId, const QString &prompt);
+    // The next message on session `id` sent by another client: its next turn (queued while one
+    // runs). False for an unknown session or a refused message.
+    bool sendElsewhere(const QString &id, const QString &prompt);
 
     static QString helpText();
 

@@ -3,11 +3,9 @@
 // One simulated session of the OpenAI Agents API (agent-sessions.md §1.3–1.7): its turns, its
 // saved items, its status and required actions, played step by step on a timer as the scenario
 // of each message says (openaiagentssimconfig.h). Every live event (with its event_id) goes out
-// through event() to the session's streams, which replay nothing; the history is read through
-// turnsJson() and itemsJson().
+// through eventSent() to the session's streams (openaiagentssimstream.h), which replay nothing;
+// the history is read through turnsJson() and items().
 #include "openaiagentssimconfig.h"
-
-#include "server/simstream.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -85,9 +83,13 @@ Q_SIGNALS:
 private:
     using Step = std::function<void()>;
 
+    // A new id with `prefix` (turn_, msg_, evt_ …), unique in this process.
+    static QString newId(QStringView prefix);
+
     QJsonObject emitEvent(const QString &type, QJsonObject body);
     void setStatus(const QString &status, const QString &error = {});
     void startTurn(const QString &prompt);
+    // openaiagentssimplan.cpp: the steps of a turn's scenario.
     void planTurn(OpenAiAgentsSimTurn &turn);
     // An assistant message item of `deltas` deltas (from `from`); `cut`: never done.
     void planAnswer(const QStringList &deltas, const QString &phase = QStringLiteral("final_answer"),
@@ -122,26 +124,6 @@ private:
     bool m_refusedOnce = false;
     bool m_deleted = false;
     int m_streamConnections = 0;
-};
-
-// One SSE connection on a session: what happens from now on, a keep-alive comment while nothing
-// else goes out, and the stream faults of this connection.
-class OpenAiAgentsSimStream final : public SimStream
-{
-    Q_OBJECT
-
-public:
-    OpenAiAgentsSimStream(HttpConnection *connection, OpenAiAgentsSimSession *session,
-                          const StreamFaults &faults, bool faulted, int heartbeatMs,
-                          QObject *parent = nullptr);
-    // `first`: a frame to send at once (the session's state), or empty.
-    void start(const QByteArray &first);
-
-private:
-    void onEvent(const QByteArray &type, const QByteArray &json);
-
-    QPointer<OpenAiAgentsSimSession> m_session;
-    int m_heartbeatMs = 0;
 };
 
 } // namespace RunwatchSim

@@ -124,8 +124,11 @@ ActionResult actionAndWait(RunManager &manager, const QString &id, RunManager::A
         return std::nullopt;
     };
     command();
-    if (!waitFor([&] { return mine().has_value(); }, ms))
-        return ActionResult{RunError{ErrorKind::Timeout, {}, u"no answer"_s, false, 0, {}}, {}, {}, {}};
+    if (!waitFor([&] { return mine().has_value(); }, ms)) {
+        ActionResult none;
+        none.error = RunError{ErrorKind::Timeout, {}, u"no answer"_s, false, 0, {}};
+        return none;
+    }
     return *mine();
 }
 

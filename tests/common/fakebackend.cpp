@@ -242,8 +242,10 @@ void FakeBackend::cutShort()
             stream->endSoon(StreamEnd{StreamEnd::Reason::Error, cancelledError(), std::nullopt});
     }
     const QList<detail::PendingAnswer *> pending = m_pending;
+    ActionResult cancelled;
+    cancelled.error = cancelledError();
     for (detail::PendingAnswer *p : pending)
-        p->settle(ActionResult{cancelledError(), {}, {}, std::nullopt});
+        p->settle(cancelled);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,50 +4,48 @@
 // start --prompt T --agent AGENT_ID [--follow] (the run line's remote_id is the session id), watch
 // (also after SIGKILL), status, cancel, delete, respond --approve | --reject [--comment] |
 // --output CALL_ID=TEXT, followup (the next turn, same session), list --remote (sessions), attach
-// SESSION_ID, the key from the environment as the SDK sends it, and the exit codes every backend
-// has.
+// SESSION_ID (earlier turns as the conversation), the key from the environment as the SDK sends
+// it, and the exit codes every backend has. The steps every session connector shares are in
+// agentsessionscli.h; here is what this API has of its own.
+#include "agentsessionscli.h"
 #include "claudeagents/claudeagentssim.h"
-#include "cliprocess.h"
-
-#include <QElapsedTimer>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QSignalSpy>
-#include <QTemporaryDir>
-#include <QtTest>
-
-#include <algorithm>
-
-#include <csignal>
-#include <functional>
 
 using namespace Qt::StringLiterals;
-using RunwatchSim::ClaudeAgentsEndpoint;
-using RunwatchSim::ClaudeAgentsSimulator;
 using Result = RunwatchTest::CliResult;
 using RunwatchTest::firstOfType;
-using RunwatchTest::jsonLines;
 using RunwatchTest::runIdFrom;
 
 namespace {
 
-constexpr auto kKey = "sk-ant-cli-key-0001";
-constexpr auto kAgent = "agent_011Runwatch0Research";
-constexpr int kProcessWait = 120000;
-
-bool waitUntil(const std::function<bool()> &done, int ms = 30000)
+struct ClaudeAgentsCliTraits
 {
-    QElapsedTimer clock;
-    clock.start();
-    while (!done()) {
-        if (clock.elapsed() > ms)
-            return false;
-        QTest::qWait(5);
+    using Sim = RunwatchSim::ClaudeAgentsSimulator;
+    using Config = RunwatchSim::ClaudeAgentsSimConfig;
+    using Record = RunwatchSim::ClaudeAgentsRequestRecord;
+    using Endpoint = RunwatchSim::ClaudeAgentsEndpoint;
+    static constexpr auto kBackend = "claude-agents";
+    static constexpr auto kKeyVariable = "ANTHROPIC_API_KEY";
+    static constexpr auto kKey = "sk-ant-cli-key-0001";
+    static constexpr auto kWrongKey = "sk-ant-wrong";
+    static constexpr auto kAgent = "agent_011Runwatch0Research";
+    static constexpr auto kBetaHeader = "anthropic-beta";
+    static constexpr auto kBeta = "managed-agents-2026-04-01";
+    static constexpr Endpoint kStream = Endpoint::Stream;
+    static constexpr Endpoint kHistory = Endpoint::ListEvents; // the event log
+    static constexpr Endpoint kDelete = Endpoint::DeleteSession;
+    static constexpr auto kRunning = "running";
+    static constexpr auto kFailure = "The model is overloaded; retries exhausted.";
+    // Idle with a stop reason: idle alone is also the state before the first turn.
+    static bool turnOver(const RunwatchSim::ClaudeAgentsSessionInfo &info)
+    {
+        return info.status == u"idle"_s && !info.turns.isEmpty()
+               && !info.turns.constLast().stopReason.isEmpty();
     }
-    return true;
-}
+    static bool cancelled(const RunwatchSim::ClaudeAgentsSessionInfo &info)
+    {
+        return !info.turns.isEmpty() && info.turns.constLast().interrupted;
+    }
+};
 
 } // namespace
 
@@ -55,112 +53,28 @@ class TestClaudeAgentsCli final : public QObject
 {
     Q_OBJECT
 
-    ClaudeAgentsSimulator *m_sim = nullptr;
-    QTemporaryDir *m_dir = nullptr;
+    RunwatchTest::AgentSessionsCli<ClaudeAgentsCliTraits> m_cli;
 
-    QStringList globals() const
-    {
-        return {u"--backend"_s, u"claude-agents"_s,
-                u"--url"_s,     m_sim->baseUrl().toString(),
-                u"--store"_s,   m_dir->filePath(u"runs.sqlite"_s)};
-    }
-    // The key from the environment variable the SDK reads too.
-    QStringList env(const QString &key = QString::fromLatin1(kKey)) const
-    {
-        return {u"ANTHROPIC_API_KEY="_s + key};
-    }
-    Result cli(const QStringList &args, int ms = kProcessWait)
-    {
-        return RunwatchTest::runCli(globals() + args, this, env(), ms);
-    }
-    QProcess *launch(const QStringList &args)
-    {
-        return RunwatchTest::launchCli(QStringLiteral(RUNWATCH_CLI_PATH), globals() + args, this, env());
-    }
-    QStringList start(const QString &prompt) const
-    {
-        return {u"start"_s, u"--prompt"_s, prompt, u"--agent"_s, QString::fromLatin1(kAgent)};
-    }
-    QString lastText() const { return m_sim->turnText(m_sim->lastSessionId()); }
+    Result cli(const QStringList &args) { return m_cli.cli(args); }
+    QStringList start(const QString &prompt) const { return m_cli.start(prompt); }
+    QString lastText() const { return m_cli.lastText(); }
+    RunwatchSim::ClaudeAgentsSimulator *sim() const { return &m_cli.sim(); }
 
 private Q_SLOTS:
-    void init()
-    {
-        RunwatchSim::ClaudeAgentsSimConfig config;
-        config.apiKey = QString::fromLatin1(kKey);
-        config.intervalMs = 2;
-        config.maxPageSize = 4; // every read of the log goes over several pages
-        m_sim = new ClaudeAgentsSimulator(config, this);
-        QVERIFY(m_sim->listen());
-        m_dir = new QTemporaryDir;
-        QVERIFY(m_dir->isValid());
-    }
-    void cleanup()
-    {
-        delete m_sim;
-        delete m_dir;
-    }
+    void init() { m_cli.init(this); }
+    void cleanup() { m_cli.cleanup(); }
 
-    void startFollow()
-    {
-        const Result r = cli(start(u"normal deltas=15"_s) << u"--follow"_s);
-        QVERIFY2(r.exitCode == 0, r.err.constData());
-        QCOMPARE(QString::fromUtf8(r.out), lastText() + u'\n');
-        QCOMPARE(m_sim->sessionsCreated(), 1);
-        for (const RunwatchSim::ClaudeAgentsRequestRecord &request : m_sim->requests()) {
-            QCOMPARE(request.header("authorization"), "Bearer " + QByteArray(kKey));
-            QCOMPARE(request.header("anthropic-beta"), QByteArray("managed-agents-2026-04-01"));
-        }
-        QVERIFY(!r.out.contains(kKey) && !r.err.contains(kKey));
-    }
-
-    // The run line's remote_id is the session id.
-    void runLineNamesTheSession()
-    {
-        const Result r = cli(QStringList{u"--json"_s} + start(u"normal deltas=3"_s) << u"--follow"_s);
-        QCOMPARE(r.exitCode, 0);
-        const QJsonObject run = firstOfType(r.out, u"run"_s);
-        QCOMPARE(run.value(u"remote_id"_s).toString(), m_sim->lastSessionId());
-    }
-
-    // `watch` killed with SIGKILL mid-turn (an agent's turn of 30 messages); the next `watch` opens
-    // the stream, reads the log and prints the whole answer once.
-    void watchSurvivesSigkill()
-    {
-        const Result started
-            = cli(QStringList{u"--json"_s} + start(u"normal deltas=300 messages=30 interval_ms=10"_s));
-        QCOMPARE(started.exitCode, 0);
-        const QString id = runIdFrom(started.out);
-        QVERIFY(!id.isEmpty());
-        QProcess *first = launch({u"watch"_s, id});
-        QByteArray partial;
-        QVERIFY(waitUntil([&] {
-            partial += first->readAllStandardOutput();
-            return partial.count(' ') >= 100;
-        }));
-        ::kill(pid_t(first->processId()), SIGKILL);
-        QSignalSpy done(first, &QProcess::finished);
-        QVERIFY(first->state() == QProcess::NotRunning || done.wait(10000));
-        first->deleteLater();
-        const qsizetype before = m_sim->requests().size();
-        const Result watched = cli({u"watch"_s, id});
-        QVERIFY2(watched.exitCode == 0, watched.err.constData());
-        const QString expected = lastText();
-        QCOMPARE(QString::fromUtf8(watched.out), expected + u'\n');
-        QVERIFY(expected.toUtf8().startsWith(partial.left(partial.lastIndexOf(' ') + 1)));
-        QCOMPARE(m_sim->sessionsCreated(), 1);
-        QCOMPARE(m_sim->session(m_sim->lastSessionId())->turns.size(), 1);
-        // The second watch followed the same session: stream, then the log.
-        const QList<RunwatchSim::ClaudeAgentsRequestRecord> after = m_sim->requests().mid(before);
-        QVERIFY(
-            std::any_of(after.cbegin(), after.cend(), [](const RunwatchSim::ClaudeAgentsRequestRecord &r) {
-                return r.endpoint == ClaudeAgentsEndpoint::Stream;
-            }));
-        QVERIFY(
-            std::any_of(after.cbegin(), after.cend(), [](const RunwatchSim::ClaudeAgentsRequestRecord &r) {
-                return r.endpoint == ClaudeAgentsEndpoint::ListEvents;
-            }));
-    }
+    void startFollow() { m_cli.startFollow(); }
+    void runLineNamesTheSession() { m_cli.runLineNamesTheSession(); }
+    void watchSurvivesSigkill() { m_cli.watchSurvivesSigkill(); }
+    void followUpSameSession() { m_cli.followUpSameSession(); }
+    void cancelAndStatus() { m_cli.cancelAndStatus(); }
+    void deleteOnTheService() { m_cli.deleteOnTheService(); }
+    void failureExitCodeAndReason() { m_cli.failureExitCodeAndReason(); }
+    void wrongKey() { m_cli.wrongKey(); }
+    void agentsListsTheAccountsAgents() { m_cli.agentsListsTheAccountsAgents(); }
+    void listRemoteAndAttach() { m_cli.listRemoteAndAttach(); }
+    void attachShowsEarlierTurns() { m_cli.attachShowsEarlierTurns(); }
 
     // A tool confirmation: exit 5 with the call; --reject --comment denies it with that message.
     void rejectWithComment()
@@ -177,7 +91,7 @@ private Q_SLOTS:
         const Result watched = cli({u"watch"_s, id});
         QVERIFY2(watched.exitCode == 0, watched.err.constData());
         QCOMPARE(QString::fromUtf8(watched.out), lastText() + u'\n');
-        QCOMPARE(m_sim->session(m_sim->lastSessionId())->turns.constLast().denyMessage, u"not today"_s);
+        QCOMPARE(sim()->session(sim()->lastSessionId())->turns.constLast().denyMessage, u"not today"_s);
     }
 
     void approve()
@@ -208,98 +122,6 @@ private Q_SLOTS:
         QVERIFY2(watched.exitCode == 0, watched.err.constData());
         QCOMPARE(QString::fromUtf8(watched.out), lastText() + u'\n');
         QVERIFY(lastText().startsWith(u"The order says: in transit. "_s));
-    }
-
-    void followUpSameSession()
-    {
-        const Result parent = cli(QStringList{u"--json"_s} + start(u"normal deltas=3"_s) << u"--follow"_s);
-        QCOMPARE(parent.exitCode, 0);
-        const QString parentId = runIdFrom(parent.out);
-        const Result next
-            = cli({u"followup"_s, parentId, u"--prompt"_s, u"normal deltas=6"_s, u"--follow"_s});
-        QVERIFY2(next.exitCode == 0, next.err.constData());
-        QVERIFY2(QString::fromUtf8(next.out).endsWith(lastText() + u'\n'), next.out.constData());
-        QCOMPARE(m_sim->sessionsCreated(), 1);
-        QCOMPARE(m_sim->session(m_sim->lastSessionId())->turns.size(), 2);
-    }
-
-    void cancelAndStatus()
-    {
-        const Result started = cli(QStringList{u"--json"_s} + start(u"long interval_ms=20"_s));
-        QCOMPARE(started.exitCode, 0);
-        const QString id = runIdFrom(started.out);
-        QVERIFY(waitUntil([&] { return m_sim->session(m_sim->lastSessionId())->status == u"running"_s; }));
-        const Result cancelled = cli({u"cancel"_s, id});
-        QVERIFY2(cancelled.exitCode == 0 || cancelled.exitCode == 4, cancelled.err.constData());
-        QTRY_VERIFY_WITH_TIMEOUT(m_sim->session(m_sim->lastSessionId())->turns.constLast().interrupted,
-                                 10000);
-        const Result watched = cli({u"watch"_s, id});
-        QCOMPARE(watched.exitCode, 4);
-        const Result status = cli({u"status"_s, id});
-        QCOMPARE(status.exitCode, 4);
-    }
-
-    void deleteOnTheService()
-    {
-        const Result done = cli(QStringList{u"--json"_s} + start(u"normal deltas=2"_s) << u"--follow"_s);
-        QCOMPARE(done.exitCode, 0);
-        const QString id = runIdFrom(done.out);
-        const QString session = m_sim->lastSessionId();
-        const Result deleted = cli({u"delete"_s, id});
-        QVERIFY2(deleted.exitCode == 0, deleted.err.constData());
-        QVERIFY(m_sim->session(session)->deleted);
-        QCOMPARE(m_sim->requestCount(ClaudeAgentsEndpoint::DeleteSession), 1);
-        QVERIFY(cli({u"status"_s, id}).exitCode != 0);
-    }
-
-    void failureExitCodeAndReason()
-    {
-        const Result r = cli(start(u"fail deltas=2"_s) << u"--follow"_s);
-        QCOMPARE(r.exitCode, 3);
-        QVERIFY2(r.err.contains("The model is overloaded; retries exhausted."), r.err.constData());
-    }
-
-    void wrongKey()
-    {
-        const Result r = RunwatchTest::runCli(globals() + start(u"normal"_s) << u"--follow"_s, this,
-                                              env(u"sk-ant-wrong"_s), kProcessWait);
-        QVERIFY2(r.exitCode != 0, r.out.constData());
-        QVERIFY(!r.err.contains("sk-ant-wrong"));
-    }
-
-    void agentsListsTheAccountsAgents()
-    {
-        const Result r = cli({u"--json"_s, u"agents"_s});
-        QVERIFY2(r.exitCode == 0, r.err.constData());
-        QList<QJsonObject> agents;
-        for (const QJsonObject &line : jsonLines(r.out)) {
-            if (line.value(u"type"_s).toString() == u"agent"_s)
-                agents << line;
-        }
-        QCOMPARE(agents.size(), 2);
-        QCOMPARE(agents.at(0).value(u"id"_s).toString(), QString::fromLatin1(kAgent));
-        QCOMPARE(agents.at(0).value(u"name"_s).toString(), u"Research assistant"_s);
-    }
-
-    void listRemoteAndAttach()
-    {
-        QStringList sessions;
-        for (int i = 0; i < 6; ++i)
-            sessions << m_sim->startSessionElsewhere(QString::fromLatin1(kAgent), u"normal deltas=4"_s);
-        QVERIFY(waitUntil([&] {
-            return m_sim->session(sessions.constLast())->status == u"idle"_s
-                   && !m_sim->session(sessions.constLast())->turns.constLast().stopReason.isEmpty();
-        }));
-        const Result listed = cli({u"--json"_s, u"list"_s, u"--remote"_s});
-        QVERIFY2(listed.exitCode == 0, listed.err.constData());
-        QStringList ids;
-        for (const QJsonObject &line : jsonLines(listed.out))
-            ids << line.value(u"remote_id"_s).toString();
-        for (const QString &session : std::as_const(sessions))
-            QVERIFY2(ids.contains(session), listed.out.constData());
-        const Result attached = cli({u"attach"_s, sessions.at(2)});
-        QVERIFY2(attached.exitCode == 0, attached.err.constData());
-        QCOMPARE(QString::fromUtf8(attached.out), m_sim->turnText(sessions.at(2)) + u'\n');
     }
 };
 

@@ -5,12 +5,13 @@
 // (stream + event log, nothing twice), a preview the service did not keep, tool confirmations
 // allowed and denied with a message, a custom tool's result, a second turn as a follow-up on the
 // same session, an interrupt the session confirms, the service's failure reason, listings over
-// several pages, attach of a session started elsewhere, delete (interrupted first), and the key
-// and beta headers as the SDK sends them.
+// several pages, attach of a session started elsewhere (also of one with earlier turns: the
+// conversation), delete (interrupted first), and the key and beta headers as the SDK sends them.
+// The steps every session connector shares are in agentsessionsrig.h.
+#include "agentsessionsrig.h"
 #include "awaitwithin.h"
 #include "backends/agentsessions/sessionturn.h"
 #include "claudeagents/claudeagentssim.h"
-#include "enginerig.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,69 +21,40 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchSim::ClaudeAgentsEndpoint;
+using RunwatchTest::itemIds;
 using RunwatchTest::waitTerminal;
 
 namespace {
 
 constexpr int kWait = RunwatchTest::kEngineWait;
-const QString kKey = u"sk-ant-e2e-key-0001"_s;
-const QString kAgent = u"agent_011Runwatch0Research"_s;
 
-RunwatchSim::ClaudeAgentsSimConfig simConfig(int pageSize)
+struct ClaudeAgentsE2eTraits
 {
-    RunwatchSim::ClaudeAgentsSimConfig config;
-    config.apiKey = kKey;
-    config.intervalMs = 1;
-    config.maxPageSize = pageSize;
-    return config;
-}
-
-struct Rig : RunwatchTest::ServerRig<RunwatchSim::ClaudeAgentsSimulator>
-{
-    // Small pages by default: every listing and every read of the event log goes over several.
-    explicit Rig(int pageSize = 3, const QString &key = kKey)
-        : RunwatchTest::ServerRig<RunwatchSim::ClaudeAgentsSimulator>(simConfig(pageSize))
+    using Sim = RunwatchSim::ClaudeAgentsSimulator;
+    using Config = RunwatchSim::ClaudeAgentsSimConfig;
+    using Record = RunwatchSim::ClaudeAgentsRequestRecord;
+    using Endpoint = RunwatchSim::ClaudeAgentsEndpoint;
+    static constexpr auto kBackend = "claude-agents";
+    static constexpr auto kConnection = "claude";
+    static constexpr auto kKey = "sk-ant-e2e-key-0001";
+    static constexpr auto kAgent = "agent_011Runwatch0Research";
+    static constexpr int kPageSize = 3;
+    static constexpr Endpoint kSendEvents = Endpoint::SendEvents;
+    static constexpr Endpoint kCreateSession = Endpoint::CreateSession;
+    static constexpr Endpoint kStream = Endpoint::Stream;
+    // Idle with a stop reason: idle alone is also the state before the first turn.
+    static bool turnOver(const RunwatchSim::ClaudeAgentsSessionInfo &info)
     {
-        QVERIFY(sim.listen());
-        Connection c = RunwatchTest::plainConnection(u"claude"_s, u"claude-agents"_s, sim.baseUrl());
-        c.auth = AuthStyle::Bearer;
-        c.apiKey = key;
-        QVERIFY(addConnection(c));
+        return info.status == u"idle"_s && !info.turns.isEmpty()
+               && !info.turns.constLast().stopReason.isEmpty();
     }
-    QString startOn(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.agent = kAgent;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(connectionName, r);
-    }
-    QString textOf(const QString &id, int turn = -1) const { return sim.turnText(run(id).remoteId, turn); }
-    int count(ClaudeAgentsEndpoint endpoint) const { return sim.requestCount(endpoint); }
-    QList<QJsonObject> sentEvents() const
-    {
-        QList<QJsonObject> events;
-        for (const RunwatchSim::ClaudeAgentsRequestRecord &r : sim.requests()) {
-            if (r.endpoint != ClaudeAgentsEndpoint::SendEvents)
-                continue;
-            for (const QJsonValue &e : QJsonDocument::fromJson(r.body).object().value(u"events"_s).toArray())
-                events << e.toObject();
-        }
-        return events;
-    }
+    // Every request that reached the service: what it did with them is the test's to check.
+    static bool taken(const Record &) { return true; }
 };
 
-// The items a run shows besides its status changes (their kind, title and text; the ids are the
-// session's): what a replay must not repeat.
-QStringList itemIds(const Run &run)
-{
-    QStringList ids;
-    for (const SecondaryItem &item : run.secondary) {
-        if (item.kind != SecondaryKind::StatusChange)
-            ids << secondaryKindName(item.kind) + u':' + item.title + u':' + item.text;
-    }
-    return ids;
-}
+using Rig = RunwatchTest::AgentSessionsRig<ClaudeAgentsE2eTraits>;
+const QString kKey = QString::fromLatin1(ClaudeAgentsE2eTraits::kKey);
+const QString kAgent = QString::fromLatin1(ClaudeAgentsE2eTraits::kAgent);
 
 } // namespace
 
@@ -300,22 +272,7 @@ private Q_SLOTS:
     void followUpIsTheNextTurnOfTheSession()
     {
         Rig rig;
-        const QString parent = rig.startOn(u"normal deltas=3"_s);
-        QVERIFY(waitTerminal(rig.manager, parent, kWait));
-        QString why;
-        const QString child = rig.manager.followUp(parent, u"normal deltas=7"_s, &why);
-        QVERIFY2(!child.isEmpty(), qPrintable(why));
-        QVERIFY(waitTerminal(rig.manager, child, kWait));
-        const Run &run = rig.run(child);
-        QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.parentId, parent);
-        QCOMPARE(run.remoteId, rig.run(parent).remoteId);
-        QCOMPARE(rig.count(ClaudeAgentsEndpoint::CreateSession), 1);
-        QCOMPARE(rig.sim.session(run.remoteId)->turns.size(), 2);
-        QCOMPARE(run.primaryText, rig.textOf(child, 1));
-        QCOMPARE(rig.run(parent).primaryText, rig.textOf(parent, 0));
-        QVERIFY(run.token.extra.value(AgentSessions::kTurnKey)
-                != rig.run(parent).token.extra.value(AgentSessions::kTurnKey));
+        QVERIFY(!RunwatchTest::followUpIsTheNextTurnOfTheSession(rig).isEmpty());
     }
 
     void interruptConfirmedBySession()
@@ -405,16 +362,8 @@ private Q_SLOTS:
                  rig.sim.session(session)->turns.constLast().messageId);
     }
 
-    void notStreamedIsRead()
-    {
-        Rig rig;
-        const QString id = rig.startOn(u"normal deltas=6"_s, false);
-        QVERIFY(waitTerminal(rig.manager, id, kWait));
-        const Run &run = rig.run(id);
-        QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.primaryText, rig.textOf(id));
-        QCOMPARE(rig.count(ClaudeAgentsEndpoint::Stream), 0);
-    }
+    void notStreamedIsRead() { RunwatchTest::notStreamedIsRead<ClaudeAgentsE2eTraits>(); }
+    void attachShowsEarlierTurns() { RunwatchTest::attachShowsEarlierTurns<ClaudeAgentsE2eTraits>(); }
 
     void deleteInterruptsFirst()
     {

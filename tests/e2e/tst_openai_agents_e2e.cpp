@@ -5,11 +5,12 @@
 // turns and items, nothing twice), MCP approvals approved and denied, a function call's result
 // (retried while the call is not registered), a browser sign-in form, a second turn as a follow-up
 // on the same session, a cancel the turn confirms, the service's failure reason and budget,
-// listings over several pages, attach of a session started elsewhere, delete (cancelled first),
-// and the key and beta header as the client sends them.
+// listings over several pages, attach of a session started elsewhere (also of one with earlier
+// turns: the conversation), delete (cancelled first), and the key and beta header as the client
+// sends them. The steps every session connector shares are in agentsessionsrig.h.
+#include "agentsessionsrig.h"
 #include "awaitwithin.h"
 #include "backends/agentsessions/sessionturn.h"
-#include "enginerig.h"
 #include "openaiagents/openaiagentssim.h"
 
 #include <QJsonArray>
@@ -20,67 +21,38 @@
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchSim::OpenAiAgentsEndpoint;
+using RunwatchTest::itemIds;
 using RunwatchTest::waitTerminal;
 
 namespace {
 
 constexpr int kWait = RunwatchTest::kEngineWait;
-const QString kKey = u"sk-e2e-agents-0001"_s;
-const QString kAgent = u"agent_68e1runwatch0research"_s;
 
-RunwatchSim::OpenAiAgentsSimConfig simConfig(int pageSize)
+struct OpenAiAgentsE2eTraits
 {
-    RunwatchSim::OpenAiAgentsSimConfig config;
-    config.apiKey = kKey;
-    config.intervalMs = 1;
-    config.maxPageSize = pageSize;
-    return config;
-}
-
-struct Rig : RunwatchTest::ServerRig<RunwatchSim::OpenAiAgentsSimulator>
-{
-    // Small pages by default: every listing and every read of the history goes over several.
-    explicit Rig(int pageSize = 2, const QString &key = kKey)
-        : RunwatchTest::ServerRig<RunwatchSim::OpenAiAgentsSimulator>(simConfig(pageSize))
+    using Sim = RunwatchSim::OpenAiAgentsSimulator;
+    using Config = RunwatchSim::OpenAiAgentsSimConfig;
+    using Record = RunwatchSim::OpenAiAgentsRequestRecord;
+    using Endpoint = RunwatchSim::OpenAiAgentsEndpoint;
+    static constexpr auto kBackend = "openai-agents";
+    static constexpr auto kConnection = "agents";
+    static constexpr auto kKey = "sk-e2e-agents-0001";
+    static constexpr auto kAgent = "agent_68e1runwatch0research";
+    static constexpr int kPageSize = 2;
+    static constexpr Endpoint kSendEvents = Endpoint::SendEvents;
+    static constexpr Endpoint kCreateSession = Endpoint::CreateSession;
+    static constexpr Endpoint kStream = Endpoint::Stream;
+    static bool turnOver(const RunwatchSim::OpenAiAgentsSessionInfo &info)
     {
-        QVERIFY(sim.listen());
-        Connection c = RunwatchTest::plainConnection(u"agents"_s, u"openai-agents"_s, sim.baseUrl());
-        c.auth = AuthStyle::Bearer;
-        c.apiKey = key;
-        QVERIFY(addConnection(c));
+        return info.status == u"idle"_s;
     }
-    QString startOn(const QString &prompt, bool stream = true)
-    {
-        StartRequest r;
-        r.agent = kAgent;
-        r.prompt = prompt;
-        r.stream = stream;
-        return manager.startRun(connectionName, r);
-    }
-    QString textOf(const QString &id, int turn = -1) const { return sim.turnText(run(id).remoteId, turn); }
-    int count(OpenAiAgentsEndpoint endpoint) const { return sim.requestCount(endpoint); }
-    QList<QJsonObject> sentEvents() const
-    {
-        QList<QJsonObject> events;
-        for (const RunwatchSim::OpenAiAgentsRequestRecord &r : sim.requests()) {
-            if (r.endpoint != OpenAiAgentsEndpoint::SendEvents || r.status != 202)
-                continue;
-            for (const QJsonValue &e : QJsonDocument::fromJson(r.body).object().value(u"events"_s).toArray())
-                events << e.toObject();
-        }
-        return events;
-    }
+    // 202: accepted (a refusal changes nothing).
+    static bool taken(const Record &r) { return r.status == 202; }
 };
 
-QStringList itemIds(const Run &run)
-{
-    QStringList ids;
-    for (const SecondaryItem &item : run.secondary) {
-        if (item.kind != SecondaryKind::StatusChange)
-            ids << secondaryKindName(item.kind) + u':' + item.title + u':' + item.text;
-    }
-    return ids;
-}
+using Rig = RunwatchTest::AgentSessionsRig<OpenAiAgentsE2eTraits>;
+const QString kKey = QString::fromLatin1(OpenAiAgentsE2eTraits::kKey);
+const QString kAgent = QString::fromLatin1(OpenAiAgentsE2eTraits::kAgent);
 
 } // namespace
 
@@ -284,20 +256,9 @@ private Q_SLOTS:
     void followUpIsTheNextTurnOfTheSession()
     {
         Rig rig;
-        const QString parent = rig.startOn(u"normal deltas=3"_s);
-        QVERIFY(waitTerminal(rig.manager, parent, kWait));
-        QString why;
-        const QString child = rig.manager.followUp(parent, u"normal deltas=7"_s, &why);
-        QVERIFY2(!child.isEmpty(), qPrintable(why));
-        QVERIFY(waitTerminal(rig.manager, child, kWait));
+        const QString child = RunwatchTest::followUpIsTheNextTurnOfTheSession(rig);
+        QVERIFY(!child.isEmpty());
         const Run &run = rig.run(child);
-        QVERIFY2(run.status == RunStatus::Completed, qPrintable(run.error.toString()));
-        QCOMPARE(run.parentId, parent);
-        QCOMPARE(run.remoteId, rig.run(parent).remoteId);
-        QCOMPARE(rig.count(OpenAiAgentsEndpoint::CreateSession), 1);
-        QCOMPARE(rig.sim.session(run.remoteId)->turns.size(), 2);
-        QCOMPARE(run.primaryText, rig.textOf(child, 1));
-        QCOMPARE(rig.run(parent).primaryText, rig.textOf(parent, 0));
         QCOMPARE(run.usage.outputTokens, 7);
         QCOMPARE(run.token.extra.value(AgentSessions::kTurnKey).toString(),
                  rig.sim.session(run.remoteId)->turns.at(1).id);
@@ -413,16 +374,8 @@ private Q_SLOTS:
                  rig.sim.session(session)->turns.constLast().id);
     }
 
-    void notStreamedIsRead()
-    {
-        Rig rig;
-        const QString id = rig.startOn(u"normal deltas=6"_s, false);
-        QVERIFY(waitTerminal(rig.manager, id, kWait));
-        const Run &run = rig.run(id);
-        QCOMPARE(run.status, RunStatus::Completed);
-        QCOMPARE(run.primaryText, rig.textOf(id));
-        QCOMPARE(rig.count(OpenAiAgentsEndpoint::Stream), 0);
-    }
+    void notStreamedIsRead() { RunwatchTest::notStreamedIsRead<OpenAiAgentsE2eTraits>(); }
+    void attachShowsEarlierTurns() { RunwatchTest::attachShowsEarlierTurns<OpenAiAgentsE2eTraits>(); }
 
     void deleteCancelsFirst()
     {

@@ -3,86 +3,53 @@
 // loopback through the real connector: New Run offers the account's agents through the one
 // catalog (no connector named in ui/) and the run starts a session on the agent picked; a tool
 // confirmation shows the Respond panel's approve/reject row with its reason (the deny message); a
-// custom tool shows the tool-output row; each answer goes to the same session and the same run.
+// custom tool shows the tool-output row; each answer goes to the same session and the same run; a
+// session attached by its id shows its earlier turns as the conversation. The steps every session
+// connector shares are in agentsessionspaneltest.h.
+#include "agentsessionspaneltest.h"
 #include "claudeagents/claudeagentssim.h"
-#include "newrundialog.h"
-#include "respondpaneltest.h"
 
-#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
 
 using namespace Runwatch;
 using namespace RunwatchUiTest;
 using namespace Qt::StringLiterals;
-using RunwatchSim::ClaudeAgentsSimulator;
 
 namespace {
-const QString kClaude = u"Claude"_s;
-const QString kAgent = u"agent_011Runwatch00Support"_s;
+
+struct ClaudeAgentsPanelTraits
+{
+    using Sim = RunwatchSim::ClaudeAgentsSimulator;
+    using Config = RunwatchSim::ClaudeAgentsSimConfig;
+    static constexpr auto kBackend = "claude-agents";
+    static constexpr auto kConnection = "Claude";
+    static constexpr auto kAgent = "agent_011Runwatch00Support";
+    static constexpr auto kOtherAgent = "agent_011Runwatch0Research";
+    static constexpr auto kShotPrefix = "claude-agents";
+    // Idle with a stop reason: idle alone is also the state before the first turn.
+    static bool turnOver(const RunwatchSim::ClaudeAgentsSessionInfo &info)
+    {
+        return info.status == u"idle"_s && !info.turns.isEmpty()
+               && !info.turns.constLast().stopReason.isEmpty();
+    }
+};
+
 } // namespace
 
-class TestClaudeAgentsPanels final : public RespondPanelTest
+class TestClaudeAgentsPanels final : public AgentSessionsPanelTest<ClaudeAgentsPanelTraits>
 {
     Q_OBJECT
 
-    // Made before the window's engine and destroyed after it.
-    std::unique_ptr<ClaudeAgentsSimulator> m_claude;
-
-    QString startOnAgent(const QString &prompt)
-    {
-        StartRequest r;
-        r.agent = kAgent;
-        r.prompt = prompt;
-        return m_b->manager.startRun(kClaude, r);
-    }
-    bool waitInput(const QString &id)
-    {
-        return waitFor([&] {
-            const Run *r = run(id);
-            return r && r->status == RunStatus::InputRequired && r->input;
-        });
-    }
-
 private Q_SLOTS:
     void initTestCase() { isolateSettings(); }
+    void init() { openOnSimulator(); }
+    void cleanup() { closeAll(); }
 
-    void init()
-    {
-        RunwatchSim::ClaudeAgentsSimConfig config;
-        config.intervalMs = 2;
-        m_claude = std::make_unique<ClaudeAgentsSimulator>(config);
-        QVERIFY(m_claude->listen());
-        openWindow();
-        m_b->add(kClaude, u"claude-agents"_s, m_claude->baseUrl());
-    }
-    void cleanup()
-    {
-        closeWindow();
-        m_claude.reset();
-    }
-
-    void newRunOnAnAgentOfTheAccount()
-    {
-        NewRunDialog dialog(&m_b->manager);
-        QComboBox *agents = dialog.agentBox();
-        dialog.setConnection(kClaude);
-        QVERIFY(agents->isVisibleTo(&dialog));
-        QTRY_VERIFY(agents->findData(kAgent) >= 0);
-        QVERIFY(agents->findData(u"agent_011Runwatch0Research"_s) >= 0);
-        agents->setCurrentIndex(agents->findData(kAgent));
-        dialog.promptEdit()->setPlainText(u"normal deltas=5"_s);
-        const StartRequest request = dialog.request();
-        QCOMPARE(request.agent, kAgent);
-        const QString id = m_b->manager.startRun(dialog.connection(), request);
-        QVERIFY(waitStatus(id, RunStatus::Completed));
-        QCOMPARE(run(id)->remoteId, m_claude->lastSessionId());
-        QCOMPARE(m_claude->session(run(id)->remoteId)->agentId, kAgent);
-        QCOMPARE(run(id)->primaryText, m_claude->turnText(run(id)->remoteId));
-    }
+    void newRunOnAnAgentOfTheAccount() { AgentSessionsPanelTest::newRunOnAnAgentOfTheAccount(); }
+    void attachedSessionShowsItsTurns() { AgentSessionsPanelTest::attachedSessionShowsItsTurns(); }
 
     // A tool confirmation: one row, approve or reject with a reason; the reason is the deny message.
     void confirmationRejectedWithAReason()
@@ -101,8 +68,8 @@ private Q_SLOTS:
         grabForReview(u"claude-agents-confirmation"_s);
         QTest::mouseClick(send, Qt::LeftButton);
         QVERIFY(waitStatus(id, RunStatus::Completed));
-        QCOMPARE(m_claude->session(run(id)->remoteId)->turns.constLast().denyMessage, u"wrong host"_s);
-        QTRY_COMPARE(run(id)->primaryText, m_claude->turnText(run(id)->remoteId));
+        QCOMPARE(m_sim->session(run(id)->remoteId)->turns.constLast().denyMessage, u"wrong host"_s);
+        QTRY_COMPARE(run(id)->primaryText, m_sim->turnText(run(id)->remoteId));
         QCOMPARE(m_b->manager.runIds().count(id), 1);
     }
 
@@ -119,7 +86,7 @@ private Q_SLOTS:
         grabForReview(u"claude-agents-custom-tool"_s);
         QTest::mouseClick(send, Qt::LeftButton);
         QVERIFY(waitStatus(id, RunStatus::Completed));
-        QCOMPARE(m_claude->session(run(id)->remoteId)->turns.constLast().toolResult, u"packed"_s);
+        QCOMPARE(m_sim->session(run(id)->remoteId)->turns.constLast().toolResult, u"packed"_s);
         QTRY_VERIFY(run(id)->primaryText.startsWith(u"The order says: packed. "_s));
     }
 };

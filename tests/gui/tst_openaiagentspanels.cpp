@@ -3,88 +3,50 @@
 // through the real connector: New Run offers the account's agents through the one catalog (no
 // connector named in ui/); an MCP approval shows the Respond panel's approve/reject row (no reason:
 // the API takes none); a function call shows the tool-output row; a session's turns (the first run
-// and its follow-up) are shown as one conversation; each turn shows its own usage.
-#include "conversationview.h"
-#include "newrundialog.h"
+// and its follow-up) are shown as one conversation, and so are the turns of a session attached by
+// its id; each turn shows its own usage.
+#include "agentsessionspaneltest.h"
 #include "openaiagents/openaiagentssim.h"
-#include "respondpaneltest.h"
 
-#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QTabWidget>
 
 using namespace Runwatch;
 using namespace RunwatchUiTest;
 using namespace Qt::StringLiterals;
-using RunwatchSim::OpenAiAgentsSimulator;
 
 namespace {
-const QString kAgents = u"Agents"_s;
-const QString kAgent = u"agent_68e1runwatch00support"_s;
+
+struct OpenAiAgentsPanelTraits
+{
+    using Sim = RunwatchSim::OpenAiAgentsSimulator;
+    using Config = RunwatchSim::OpenAiAgentsSimConfig;
+    static constexpr auto kBackend = "openai-agents";
+    static constexpr auto kConnection = "Agents";
+    static constexpr auto kAgent = "agent_68e1runwatch00support";
+    static constexpr auto kOtherAgent = "agent_68e1runwatch0research";
+    static constexpr auto kShotPrefix = "openai-agents";
+    static bool turnOver(const RunwatchSim::OpenAiAgentsSessionInfo &info)
+    {
+        return info.status == u"idle"_s;
+    }
+};
+
 } // namespace
 
-class TestOpenAiAgentsPanels final : public RespondPanelTest
+class TestOpenAiAgentsPanels final : public AgentSessionsPanelTest<OpenAiAgentsPanelTraits>
 {
     Q_OBJECT
 
-    // Made before the window's engine and destroyed after it.
-    std::unique_ptr<OpenAiAgentsSimulator> m_sim;
-
-    QString startOnAgent(const QString &prompt)
-    {
-        StartRequest r;
-        r.agent = kAgent;
-        r.prompt = prompt;
-        return m_b->manager.startRun(kAgents, r);
-    }
-    bool waitInput(const QString &id)
-    {
-        return waitFor([&] {
-            const Run *r = run(id);
-            return r && r->status == RunStatus::InputRequired && r->input;
-        });
-    }
-
 private Q_SLOTS:
     void initTestCase() { isolateSettings(); }
+    void init() { openOnSimulator(); }
+    void cleanup() { closeAll(); }
 
-    void init()
-    {
-        RunwatchSim::OpenAiAgentsSimConfig config;
-        config.intervalMs = 2;
-        m_sim = std::make_unique<OpenAiAgentsSimulator>(config);
-        QVERIFY(m_sim->listen());
-        openWindow();
-        m_b->add(kAgents, u"openai-agents"_s, m_sim->baseUrl());
-    }
-    void cleanup()
-    {
-        closeWindow();
-        m_sim.reset();
-    }
-
-    void newRunOnAnAgentOfTheAccount()
-    {
-        NewRunDialog dialog(&m_b->manager);
-        QComboBox *agents = dialog.agentBox();
-        dialog.setConnection(kAgents);
-        QVERIFY(agents->isVisibleTo(&dialog));
-        QTRY_VERIFY(agents->findData(kAgent) >= 0);
-        QVERIFY(agents->findData(u"agent_68e1runwatch0research"_s) >= 0);
-        agents->setCurrentIndex(agents->findData(kAgent));
-        dialog.promptEdit()->setPlainText(u"normal deltas=5"_s);
-        const StartRequest request = dialog.request();
-        QCOMPARE(request.agent, kAgent);
-        const QString id = m_b->manager.startRun(dialog.connection(), request);
-        QVERIFY(waitStatus(id, RunStatus::Completed));
-        QCOMPARE(run(id)->remoteId, m_sim->lastSessionId());
-        QCOMPARE(m_sim->session(run(id)->remoteId)->agentId, kAgent);
-        QCOMPARE(run(id)->primaryText, m_sim->turnText(run(id)->remoteId));
-    }
+    void newRunOnAnAgentOfTheAccount() { AgentSessionsPanelTest::newRunOnAnAgentOfTheAccount(); }
+    void attachedSessionShowsItsTurns() { AgentSessionsPanelTest::attachedSessionShowsItsTurns(); }
 
     // An MCP approval: one row, approve or reject; the API takes no reason, so none is asked.
     void approvalInThePanel()

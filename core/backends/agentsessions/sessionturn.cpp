@@ -46,9 +46,10 @@ void SessionTurn::followNextTurn()
     m_turnId.clear();
 }
 
-void SessionTurn::resetTurn(const QString &turnId)
+void SessionTurn::resetTurn(const QString &turnId, const QString &prompt)
 {
     m_turnId = turnId;
+    m_prompt = prompt;
     m_started = true;
     m_ended = false;
     m_interrupted = false;
@@ -154,28 +155,35 @@ QList<RunEvent> SessionTurn::historyEvents() const
 {
     QList<RunEvent> events;
     if (m_started) {
-        RunEvent identity = RunEvent::identity({}, {}, false);
-        identity.tokenExtra.insert(kTurnKey, m_turnId);
-        events << identity;
-        for (const Item &item : m_items)
-            events << RunEvent::secondarySnapshot(item.kind, item.id, item.title, item.text);
-        // The answer as saved: whatever a preview left in the run before a drop or a restart goes.
-        RunEvent text = RunEvent::primarySnapshot(savedText());
-        text.authoritative = true;
-        events << text;
-        if (m_usageKnown)
-            events << usageEvent();
-        if (m_ended && m_status == RunStatus::Failed && m_failure.isError())
-            events << RunEvent::failure(m_failure);
-        const RunStatus now = status();
-        events << RunEvent::statusChange(now, m_raw.isEmpty() ? statusName(now) : m_raw);
-        if (const std::optional<InputRequest> request = pendingRequest())
-            events << RunEvent::inputRequired(*request);
+        events = turnEvents();
     } else if (m_ended) {
         events << RunEvent::statusChange(m_status, m_raw);
     }
     if (!m_lastId.isEmpty())
         events << RunEvent::cursor(-1, m_lastId);
+    return events;
+}
+
+QList<RunEvent> SessionTurn::turnEvents() const
+{
+    QList<RunEvent> events;
+    RunEvent identity = RunEvent::identity({}, {}, false);
+    identity.tokenExtra.insert(kTurnKey, m_turnId);
+    events << identity;
+    for (const Item &item : m_items)
+        events << RunEvent::secondarySnapshot(item.kind, item.id, item.title, item.text);
+    // The answer as saved: whatever a preview left in the run before a drop or a restart goes.
+    RunEvent text = RunEvent::primarySnapshot(savedText());
+    text.authoritative = true;
+    events << text;
+    if (m_usageKnown)
+        events << usageEvent();
+    if (m_ended && m_status == RunStatus::Failed && m_failure.isError())
+        events << RunEvent::failure(m_failure);
+    const RunStatus now = status();
+    events << RunEvent::statusChange(now, m_raw.isEmpty() ? statusName(now) : m_raw);
+    if (const std::optional<InputRequest> request = pendingRequest())
+        events << RunEvent::inputRequired(*request);
     return events;
 }
 
@@ -212,19 +220,23 @@ bool SessionTurn::apply(const SessionEvent &event, QList<RunEvent> *out)
         if (m_next && out && !event.id.isEmpty()) {
             // The run's turn: the first the stream starts once the run's message went out.
             m_next = false;
-            resetTurn(event.id);
+            resetTurn(event.id, event.text);
             RunEvent identity = RunEvent::identity({}, {}, true);
             identity.tokenExtra.insert(kTurnKey, m_turnId);
             *out << identity;
             return true;
         }
         if (m_latest && !out) {
-            // Attached by session id: the history's last turn is the one followed.
-            resetTurn(event.id);
+            // Attached by session id: the history's last turn is the one followed; the ones before
+            // it are the conversation's earlier turns.
+            if (m_started)
+                m_earlier << EarlierTurn{.prompt = m_prompt, .events = turnEvents()};
+            resetTurn(event.id, event.text);
             return true;
         }
         if (!m_started && !event.id.isEmpty() && event.id == m_turnId) {
             m_started = true;
+            m_prompt = event.text;
             return true;
         }
         // Another turn's message: a later turn, or one queued while this one runs.
@@ -452,6 +464,16 @@ bool SessionTurn::apply(const SessionEvent &event, QList<RunEvent> *out)
     }
     }
     return false;
+}
+
+void putTurnState(const SessionTurn &turn, const RunEvent &session, ActionResult &result)
+{
+    result.events << session << turn.historyEvents();
+    result.prompt = turn.prompt();
+    for (EarlierTurn earlier : turn.earlierTurns()) {
+        earlier.events.prepend(session);
+        result.earlierTurns << earlier;
+    }
 }
 
 } // namespace Runwatch::AgentSessions

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/runbackend.h"
 #include "domain/runevent.h"
 
 #include <QHash>
@@ -96,6 +97,12 @@ public:
     // its items, its answer (authoritative), its usage, its status and what it waits for.
     // `cursor`: put on the last event as its id (the last history event applied).
     QList<RunEvent> historyEvents() const;
+    // Attached by session id (no turn id given): the history's turns before the last one, oldest
+    // first, each with its message and its state as historyEvents() gives a turn's (no cursor:
+    // their runs are never followed), so that the conversation shows them (issue 29).
+    const QList<EarlierTurn> &earlierTurns() const { return m_earlier; }
+    // The words of the message that started the turn, where the service says them.
+    const QString &prompt() const { return m_prompt; }
 
     // One live event: what changed, appended to `out`.
     void live(const SessionEvent &event, QList<RunEvent> &out);
@@ -124,8 +131,9 @@ private:
     // Applies `event` to the state; false for an event that is not news (a repeat, another
     // turn's). Fills `out` with what changed when `emit` is set.
     bool apply(const SessionEvent &event, QList<RunEvent> *out);
-    void resetTurn(const QString &turnId);
-    QString shownText() const; // saved outputs + the open previews, as the run shows it now
+    void resetTurn(const QString &turnId, const QString &prompt);
+    QList<RunEvent> turnEvents() const; // historyEvents() of a started turn, without the cursor
+    QString shownText() const;          // saved outputs + the open previews, as the run shows it now
     RunEvent usageEvent() const;
 
     struct Item
@@ -137,6 +145,8 @@ private:
     };
 
     QString m_turnId;
+    QString m_prompt;
+    QList<EarlierTurn> m_earlier;
     bool m_latest = false; // no turn id was given: each user message of the history starts the turn
     bool m_next = false;   // the first live user message starts the turn (followNextTurn())
     bool m_started = false;
@@ -163,5 +173,11 @@ private:
 
 // ContinuationToken::extra key of a session run: the user message that started its turn.
 inline constexpr QLatin1StringView kTurnKey{"turn"};
+
+// get()'s answer from a turn fed with the saved history: `session` (the connector's Identity of
+// the session: its remote id, model, agent) and the turn's history events, and for a run attached
+// by session id the earlier turns (each under the same identity, so that a follow-up from one of
+// them finds its agent) and the turn's message.
+void putTurnState(const SessionTurn &turn, const RunEvent &session, ActionResult &result);
 
 } // namespace Runwatch::AgentSessions

@@ -10,8 +10,6 @@
 #include "claudeagentsrunstream.h"
 
 #include "backends/agentsessions/sessionretry.h"
-#include "backends/requestauth.h"
-#include "net/transportoptions.h"
 
 #include <QCoreApplication>
 #include <QCoroTimer>
@@ -35,8 +33,6 @@ struct Text
 constexpr int kMaxLogPages = 1000;
 
 using AgentSessions::isUnregisteredCall;
-using AgentSessions::kStopCheckEvery;
-using AgentSessions::kStopChecks;
 using AgentSessions::kUnregisteredRetries;
 
 } // namespace
@@ -44,13 +40,8 @@ using AgentSessions::kUnregisteredRetries;
 using namespace ClaudeAgents;
 
 ClaudeAgentsBackend::ClaudeAgentsBackend(Connection connection, QObject *parent)
-    : RunBackend(parent)
-    , m_connection(std::move(connection))
-    , m_http(new HttpClient(this))
-{
-    applyTransportOptions(m_http, m_connection);
-    (new RequestAuth(m_connection, this))->attach(m_http);
-}
+    : SessionBackend(std::move(connection), parent)
+{}
 
 QString ClaudeAgentsBackend::kind() const
 {
@@ -64,11 +55,6 @@ Capabilities ClaudeAgentsBackend::capabilities() const
            | Capability::FollowUp | Capability::Catalog;
 }
 
-QCoro::Task<> ClaudeAgentsBackend::shutdown()
-{
-    return m_http->shutdown();
-}
-
 QString ClaudeAgentsBackend::sessionPath(const QString &sessionId)
 {
     return u"/v1/sessions/"_s + QString::fromLatin1(QUrl::toPercentEncoding(sessionId));
@@ -76,7 +62,7 @@ QString ClaudeAgentsBackend::sessionPath(const QString &sessionId)
 
 HttpRequest ClaudeAgentsBackend::request(const QByteArray &method, const QString &path) const
 {
-    QUrl url = m_connection.baseUrl;
+    QUrl url = connection().baseUrl;
     QString base = url.path(QUrl::FullyEncoded);
     while (base.endsWith(u'/'))
         base.chop(1);
@@ -94,15 +80,6 @@ HttpRequest ClaudeAgentsBackend::request(const QByteArray &method, const QString
     // On every call, as the SDK sends them (§2.1).
     r.headers.emplaceBack("anthropic-version", QByteArray(kApiVersion.data(), kApiVersion.size()));
     r.headers.emplaceBack("anthropic-beta", QByteArray(kBeta.data(), kBeta.size()));
-    return r;
-}
-
-HttpRequest ClaudeAgentsBackend::jsonRequest(const QByteArray &method, const QString &path,
-                                             const QJsonObject &body) const
-{
-    HttpRequest r = request(method, path);
-    r.headers.emplaceBack("Content-Type", "application/json");
-    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     return r;
 }
 
@@ -132,7 +109,7 @@ QCoro::Task<ClaudeAgentsBackend::Listed> ClaudeAgentsBackend::listAll(QString pa
             q.addQueryItem(u"page"_s, QString::fromLatin1(QUrl::toPercentEncoding(page)));
         const QString query = q.toString(QUrl::FullyEncoded);
         HttpRequest r = request("GET", query.isEmpty() ? path : path + u'?' + query);
-        const HttpResponse response = co_await m_http->send(std::move(r));
+        const HttpResponse response = co_await httpClient()->send(std::move(r));
         if (!self) {
             listed.error = RunError::cancelled();
             co_return listed;
@@ -165,28 +142,6 @@ QCoro::Task<ClaudeAgentsBackend::Listed> ClaudeAgentsBackend::eventLog(QString s
     co_return co_await listAll(sessionPath(sessionId) + u"/events"_s, query, kMaxLogPages);
 }
 
-QCoro::Task<ClaudeAgentsBackend::Fetched> ClaudeAgentsBackend::fetch(QString path)
-{
-    QPointer<ClaudeAgentsBackend> self = this;
-    Fetched fetched;
-    const HttpResponse response = co_await m_http->send(request("GET", path));
-    if (!self) {
-        fetched.error = RunError::cancelled();
-        co_return fetched;
-    }
-    fetched.retryAfterMs = response.retryAfterMs;
-    if (!response.ok()) {
-        fetched.error = httpError(response);
-        co_return fetched;
-    }
-    fetched.object = QJsonDocument::fromJson(response.body).object();
-    if (fetched.object.isEmpty()) {
-        fetched.error = response.protocolError(u"unexpected_reply"_s,
-                                               Text::tr("The service's reply is not a JSON object."));
-    }
-    co_return fetched;
-}
-
 QCoro::Task<ClaudeAgentsBackend::Fetched> ClaudeAgentsBackend::sendEvents(QString sessionId,
                                                                           QJsonArray events)
 {
@@ -197,7 +152,7 @@ QCoro::Task<ClaudeAgentsBackend::Fetched> ClaudeAgentsBackend::sendEvents(QStrin
         HttpRequest r = jsonRequest("POST", sessionPath(sessionId) + u"/events"_s, body);
         // Never repeated by the client once it may have arrived: a message sent twice is two turns.
         r.idempotent = false;
-        const HttpResponse response = co_await m_http->send(std::move(r));
+        const HttpResponse response = co_await httpClient()->send(std::move(r));
         if (!self) {
             sent.error = RunError::cancelled();
             co_return sent;
@@ -255,7 +210,7 @@ QCoro::Task<ActionResult> ClaudeAgentsBackend::turnState(ContinuationToken token
     if (const QString agent = session.object.value(u"agent"_s).toObject().value(u"id"_s).toString();
         !agent.isEmpty())
         identity.tokenExtra.insert(kAgentKey, agent);
-    result.events << identity << mapper.historyEvents();
+    AgentSessions::putTurnState(mapper.turn(), identity, result);
     // A session the service terminated ends a turn its log left open.
     if (session.object.value(u"status"_s).toString() == "terminated"_L1 && !mapper.turn().ended()) {
         RunError e = RunError::client(u"terminated"_s, Text::tr("The session was terminated."));
@@ -268,7 +223,7 @@ QCoro::Task<ActionResult> ClaudeAgentsBackend::turnState(ContinuationToken token
 RunStream *ClaudeAgentsBackend::start(StartRequest request, QObject *parent)
 {
     ClaudeAgentsRunStream::Kickoff kickoff;
-    kickoff.agent = request.agent.isEmpty() ? m_connection.options.value(ConnectionOption::Agent).toString()
+    kickoff.agent = request.agent.isEmpty() ? connection().options.value(ConnectionOption::Agent).toString()
                                             : request.agent;
     kickoff.prompt = request.prompt;
     kickoff.clientRunId = request.clientRunId;
@@ -299,124 +254,35 @@ QCoro::Task<ActionResult> ClaudeAgentsBackend::get(ContinuationToken token)
     co_return co_await turnState(std::move(token));
 }
 
-QCoro::Task<ActionResult> ClaudeAgentsBackend::cancel(ContinuationToken token)
+ClaudeAgentsBackend::SessionPlan ClaudeAgentsBackend::sessionPlan() const
 {
-    QPointer<ClaudeAgentsBackend> self = this;
-    qCDebug(lcClaudeAgents) << "interrupt" << token.remoteId;
-    ActionResult result;
-    const QJsonArray interrupt{QJsonObject{{u"type"_s, u"user.interrupt"_s}}};
-    const Fetched sent = co_await sendEvents(token.remoteId, interrupt);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (sent.error.isError()) {
-        result.error = sent.error;
-        result.retryAfterMs = sent.retryAfterMs;
-        co_return result;
-    }
-    // Taken; the turn ends when the session says so (its idle after the interrupt).
-    result.note = Text::tr("interrupt sent; waiting for the session to stop");
-    result.events << RunEvent::statusChange(RunStatus::Cancelling, u"interrupting"_s);
-    co_return result;
+    return {.stopEvent = QJsonObject{{u"type"_s, u"user.interrupt"_s}},
+            .running = {u"running"_s, u"rescheduling"_s},
+            .cancellingRaw = u"interrupting"_s,
+            .cancelNote = Text::tr("interrupt sent; waiting for the session to stop"),
+            .workingRaw = u"running"_s};
 }
 
-QCoro::Task<ActionResult> ClaudeAgentsBackend::remove(ContinuationToken token)
+QCoro::Task<ClaudeAgentsBackend::SavedTurn> ClaudeAgentsBackend::savedTurn(ContinuationToken token)
 {
     QPointer<ClaudeAgentsBackend> self = this;
-    ActionResult result;
-    const QString path = sessionPath(token.remoteId);
-    Fetched session = co_await fetch(path);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    const auto running = [](const Fetched &s) {
-        const QString status = s.object.value(u"status"_s).toString();
-        return status == "running"_L1 || status == "rescheduling"_L1;
-    };
-    if (!session.error.isError() && running(session)) {
-        // Running work is stopped first; the session is deleted once it is idle.
-        const QJsonArray interrupt{QJsonObject{{u"type"_s, u"user.interrupt"_s}}};
-        const Fetched sent = co_await sendEvents(token.remoteId, interrupt);
-        if (!self) {
-            result.error = RunError::cancelled();
-            co_return result;
-        }
-        for (int i = 0; i < kStopChecks && !sent.error.isError() && running(session); ++i) {
-            co_await QCoro::sleepFor(kStopCheckEvery);
-            if (!self) {
-                result.error = RunError::cancelled();
-                co_return result;
-            }
-            session = co_await fetch(path);
-            if (!self) {
-                result.error = RunError::cancelled();
-                co_return result;
-            }
-        }
-    }
-    const HttpResponse response = co_await m_http->send(request("DELETE", path));
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (response.error.kind == ErrorKind::NotFound) {
-        result.note = Text::tr("not found on the service (already deleted)");
-    } else if (!response.ok()) {
-        result.error = httpError(response);
-        result.retryAfterMs = response.retryAfterMs;
-        co_return result;
-    }
-    result.events << RunEvent::statusChange(RunStatus::Deleted, u"deleted"_s);
-    co_return result;
-}
-
-QCoro::Task<ActionResult> ClaudeAgentsBackend::respond(ContinuationToken token, InputAnswer answer)
-{
-    QPointer<ClaudeAgentsBackend> self = this;
-    ActionResult result;
-    // What the turn waits for comes from the service's log, not from what we stored: an answer
-    // from another window or a teammate that got there first is not sent again.
     const Listed log = co_await eventLog(token.remoteId);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (log.error.isError()) {
-        result.error = log.error;
-        co_return result;
-    }
     ClaudeAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
+    SavedTurn turn{.turn = AgentSessions::SessionTurn(), .error = log.error, .retryAfterMs = std::nullopt};
+    if (!self) {
+        turn.error = RunError::cancelled();
+        co_return turn;
+    }
     for (const QJsonValue &event : log.items)
         mapper.history(event.toObject());
-    const std::optional<InputRequest> pending = mapper.turn().pendingRequest();
-    if (!pending || pending->toolCalls.isEmpty()) {
-        result.error
-            = RunError::client(u"not_waiting"_s, Text::tr("The session does not wait for an answer."));
-        result.error.kind = ErrorKind::Conflict;
-        result.events = mapper.historyEvents();
-        co_return result;
-    }
-    QString why;
-    const QJsonArray events = answerEvents(*pending, answer, &why);
-    if (events.isEmpty()) {
-        result.error = RunError::client(u"bad_answer"_s, why);
-        co_return result;
-    }
-    const Fetched sent = co_await sendEvents(token.remoteId, events);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (sent.error.isError()) {
-        result.error = sent.error;
-        result.retryAfterMs = sent.retryAfterMs;
-        co_return result;
-    }
-    // The session goes on in the same turn: the engine follows its stream again.
-    result.events << RunEvent::statusChange(RunStatus::InProgress, u"running"_s);
-    co_return result;
+    turn.turn = mapper.turn();
+    co_return turn;
+}
+
+QJsonArray ClaudeAgentsBackend::answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                                                const AgentSessions::SessionTurn &, QString *error) const
+{
+    return answerEvents(request, answer, error);
 }
 
 } // namespace Runwatch

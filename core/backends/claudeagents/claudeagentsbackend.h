@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/agentsessions/sessionbackend.h"
 #include "backends/agentsessions/sessionturn.h"
-#include "backends/runbackend.h"
-#include "domain/connection.h"
-#include "net/httpclient.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -34,7 +32,7 @@ inline constexpr QLatin1StringView kAgentKey{"agent"};
 // {turn: the user.message that started the run's turn, agent}. A reattach reads the event log
 // again from its start (every page, as the SDK's SessionToolRunner does) and applies what it has
 // not: the turn's state is rebuilt from it, and each event id counts once.
-class ClaudeAgentsBackend final : public RunBackend
+class ClaudeAgentsBackend final : public AgentSessions::SessionBackend
 {
     Q_OBJECT
 public:
@@ -49,12 +47,10 @@ public:
     RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent) override;
 
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
-    // user.interrupt; the session's idle that follows ends the turn as cancelled.
-    QCoro::Task<ActionResult> cancel(ContinuationToken token) override;
-    // The session on the service, interrupted first while it runs (§3: running work first).
-    QCoro::Task<ActionResult> remove(ContinuationToken token) override;
-    // user.tool_confirmation / user.custom_tool_result for every call the turn waits on.
-    QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
+    // cancel() and remove() are SessionBackend's: user.interrupt stops the running work (the idle
+    // that follows ends the turn as cancelled), and a delete sends it first (§3).
+    // respond() is SessionBackend's: user.tool_confirmation / user.custom_tool_result
+    // (answerEventsFor()) for every call the turn waits on, read from the event log first.
     // The sessions (GET /v1/sessions, every page).
     QCoro::Task<ListResult> list() override;
     // The account's agents (GET /v1/agents, every page).
@@ -62,15 +58,11 @@ public:
     // One page of the sessions, without retries: "Test connection" answers at once, and an
     // account with thousands of sessions is not paged through for it.
     QCoro::Task<ConnectionProbe> probe() override;
-    QCoro::Task<> shutdown() override;
 
     // --- used by the connector's stream and its tests -------------------------------------------
 
-    const Connection &connection() const { return m_connection; }
-    HttpClient *httpClient() const { return m_http; }
     // A request to `path` (under /v1, already encoded) with the beta's headers.
-    HttpRequest request(const QByteArray &method, const QString &path) const;
-    HttpRequest jsonRequest(const QByteArray &method, const QString &path, const QJsonObject &body) const;
+    HttpRequest request(const QByteArray &method, const QString &path) const override;
     // The live stream of a session, with the answer's previews (event_deltas[]=agent.message).
     HttpRequest streamRequest(const QString &sessionId) const;
     // A request's error with the service's words ({type:"error", error:{type, message}}).
@@ -88,23 +80,20 @@ public:
     QCoro::Task<Listed> listAll(QString path, QUrlQuery query, int maxPages);
     // The session's whole event log, oldest first.
     QCoro::Task<Listed> eventLog(QString sessionId);
-    struct Fetched
-    {
-        QJsonObject object;
-        RunError error;
-        std::optional<qint64> retryAfterMs;
-    };
-    QCoro::Task<Fetched> fetch(QString path);
     // POST …/events {events}: the service's echo of them (each with its id), or the refusal.
-    QCoro::Task<Fetched> sendEvents(QString sessionId, QJsonArray events);
+    QCoro::Task<Fetched> sendEvents(QString sessionId, QJsonArray events) override;
     // The environment new sessions run in: the connection's, else the account's first.
     QCoro::Task<Fetched> environment();
     // The turn a token follows, from the event log (history events, identity extra included).
     QCoro::Task<ActionResult> turnState(ContinuationToken token);
 
-private:
-    Connection m_connection;
-    HttpClient *m_http;
+protected:
+    SessionPlan sessionPlan() const override;
+    QCoro::Task<SavedTurn> savedTurn(ContinuationToken token) override;
+    QJsonArray answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                               const AgentSessions::SessionTurn &turn, QString *error) const override;
+    QString pathOfSession(const QString &sessionId) const override { return sessionPath(sessionId); }
+    RunError errorOfReply(const HttpResponse &response) const override { return httpError(response); }
 };
 
 } // namespace Runwatch

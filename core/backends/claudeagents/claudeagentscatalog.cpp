@@ -93,10 +93,10 @@ QCoro::Task<ListResult> ClaudeAgentsBackend::list()
 
 QCoro::Task<ConnectionProbe> ClaudeAgentsBackend::probe()
 {
-    RetryPolicy policy = m_http->policy();
+    RetryPolicy policy = httpClient()->policy();
     policy.maxRetries = 0;
     policy.connectTimeout = std::chrono::milliseconds(8000);
-    m_http->setPolicy(policy);
+    httpClient()->setPolicy(policy);
     const Listed sessions = co_await listAll(u"/v1/sessions"_s, pageOf(100), 1);
     ConnectionProbe probe;
     probe.ok = !sessions.error.isError();
@@ -110,7 +110,7 @@ QCoro::Task<ClaudeAgentsBackend::Fetched> ClaudeAgentsBackend::environment()
 {
     QPointer<ClaudeAgentsBackend> self = this;
     Fetched found;
-    const QString configured = m_connection.options.value(ClaudeAgentsOption::Environment).toString();
+    const QString configured = connection().options.value(ClaudeAgentsOption::Environment).toString();
     if (!configured.isEmpty()) {
         found.object.insert(u"id"_s, configured);
         co_return found;

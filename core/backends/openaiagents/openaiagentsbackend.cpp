@@ -10,8 +10,6 @@
 #include "openaiagentsrunstream.h"
 
 #include "backends/agentsessions/sessionretry.h"
-#include "backends/requestauth.h"
-#include "net/transportoptions.h"
 
 #include <QCoreApplication>
 #include <QCoroTimer>
@@ -36,8 +34,6 @@ struct Text
 constexpr int kMaxHistoryPages = 1000;
 
 using AgentSessions::isUnregisteredCall;
-using AgentSessions::kStopCheckEvery;
-using AgentSessions::kStopChecks;
 using AgentSessions::kUnregisteredRetries;
 
 QUrlQuery ascending()
@@ -53,13 +49,8 @@ QUrlQuery ascending()
 using namespace OpenAiAgents;
 
 OpenAiAgentsBackend::OpenAiAgentsBackend(Connection connection, QObject *parent)
-    : RunBackend(parent)
-    , m_connection(std::move(connection))
-    , m_http(new HttpClient(this))
-{
-    applyTransportOptions(m_http, m_connection);
-    (new RequestAuth(m_connection, this))->attach(m_http);
-}
+    : SessionBackend(std::move(connection), parent)
+{}
 
 QString OpenAiAgentsBackend::kind() const
 {
@@ -73,11 +64,6 @@ Capabilities OpenAiAgentsBackend::capabilities() const
            | Capability::FollowUp | Capability::Catalog;
 }
 
-QCoro::Task<> OpenAiAgentsBackend::shutdown()
-{
-    return m_http->shutdown();
-}
-
 QString OpenAiAgentsBackend::sessionPath(const QString &sessionId)
 {
     return u"/agents/sessions/"_s + QString::fromLatin1(QUrl::toPercentEncoding(sessionId));
@@ -86,7 +72,7 @@ QString OpenAiAgentsBackend::sessionPath(const QString &sessionId)
 HttpRequest OpenAiAgentsBackend::request(const QByteArray &method, const QString &path) const
 {
     // The base names the version (https://api.openai.com/v1), as the client's baseURL does.
-    QUrl url = m_connection.baseUrl;
+    QUrl url = connection().baseUrl;
     QString base = url.path(QUrl::FullyEncoded);
     while (base.endsWith(u'/'))
         base.chop(1);
@@ -100,15 +86,6 @@ HttpRequest OpenAiAgentsBackend::request(const QByteArray &method, const QString
     r.headers.emplaceBack("Accept", "application/json");
     // On every call, as the client sends it (§1.1).
     r.headers.emplaceBack("OpenAI-Beta", QByteArray(kBeta.data(), kBeta.size()));
-    return r;
-}
-
-HttpRequest OpenAiAgentsBackend::jsonRequest(const QByteArray &method, const QString &path,
-                                             const QJsonObject &body) const
-{
-    HttpRequest r = request(method, path);
-    r.headers.emplaceBack("Content-Type", "application/json");
-    r.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     return r;
 }
 
@@ -126,7 +103,7 @@ HttpRequest OpenAiAgentsBackend::createRequest(const QString &agent, const QStri
     // The environment the API requires: the connection's, else none (which then needs the input).
     QJsonObject environment{{u"type"_s, u"none"_s}};
     const QString configured
-        = m_connection.options.value(OpenAiAgentsOption::Environment).toString().trimmed();
+        = connection().options.value(OpenAiAgentsOption::Environment).toString().trimmed();
     if (!configured.isEmpty() && configured != "none"_L1) {
         const QJsonObject parsed = QJsonDocument::fromJson(configured.toUtf8()).object();
         environment = parsed.isEmpty() ? QJsonObject{{u"type"_s, configured}} : parsed;
@@ -165,7 +142,7 @@ QCoro::Task<OpenAiAgentsBackend::Listed> OpenAiAgentsBackend::listAll(QString pa
             q.addQueryItem(u"after"_s, QString::fromLatin1(QUrl::toPercentEncoding(after)));
         const QString encoded = q.toString(QUrl::FullyEncoded);
         HttpRequest r = request("GET", encoded.isEmpty() ? path : path + u'?' + encoded);
-        const HttpResponse response = co_await m_http->send(std::move(r));
+        const HttpResponse response = co_await httpClient()->send(std::move(r));
         if (!self) {
             listed.error = RunError::cancelled();
             co_return listed;
@@ -194,28 +171,6 @@ QCoro::Task<OpenAiAgentsBackend::Listed> OpenAiAgentsBackend::listAll(QString pa
     co_return listed;
 }
 
-QCoro::Task<OpenAiAgentsBackend::Fetched> OpenAiAgentsBackend::fetch(QString path)
-{
-    QPointer<OpenAiAgentsBackend> self = this;
-    Fetched fetched;
-    const HttpResponse response = co_await m_http->send(request("GET", path));
-    if (!self) {
-        fetched.error = RunError::cancelled();
-        co_return fetched;
-    }
-    fetched.retryAfterMs = response.retryAfterMs;
-    if (!response.ok()) {
-        fetched.error = httpError(response);
-        co_return fetched;
-    }
-    fetched.object = QJsonDocument::fromJson(response.body).object();
-    if (fetched.object.isEmpty()) {
-        fetched.error = response.protocolError(u"unexpected_reply"_s,
-                                               Text::tr("The service's reply is not a JSON object."));
-    }
-    co_return fetched;
-}
-
 QCoro::Task<OpenAiAgentsBackend::Fetched> OpenAiAgentsBackend::sendEvents(QString sessionId,
                                                                           QJsonArray events)
 {
@@ -228,7 +183,7 @@ QCoro::Task<OpenAiAgentsBackend::Fetched> OpenAiAgentsBackend::sendEvents(QStrin
         HttpRequest r = jsonRequest("POST", sessionPath(sessionId) + u"/events"_s, body);
         r.headers.emplaceBack("Idempotency-Key", key);
         r.idempotent = true;
-        const HttpResponse response = co_await m_http->send(std::move(r));
+        const HttpResponse response = co_await httpClient()->send(std::move(r));
         if (!self) {
             sent.error = RunError::cancelled();
             co_return sent;
@@ -308,14 +263,14 @@ QCoro::Task<ActionResult> OpenAiAgentsBackend::turnState(ContinuationToken token
     RunEvent identity = RunEvent::identity(token.remoteId, agent.value(u"model"_s).toString(), true);
     if (const QString id = agent.value(u"id"_s).toString(); !id.isEmpty())
         identity.tokenExtra.insert(kAgentKey, id);
-    result.events << identity << mapper.historyEvents();
+    AgentSessions::putTurnState(mapper.turn(), identity, result);
     co_return result;
 }
 
 RunStream *OpenAiAgentsBackend::start(StartRequest request, QObject *parent)
 {
     OpenAiAgentsRunStream::Kickoff kickoff;
-    kickoff.agent = request.agent.isEmpty() ? m_connection.options.value(ConnectionOption::Agent).toString()
+    kickoff.agent = request.agent.isEmpty() ? connection().options.value(ConnectionOption::Agent).toString()
                                             : request.agent;
     kickoff.prompt = request.prompt;
     kickoff.clientRunId = request.clientRunId;
@@ -346,124 +301,35 @@ QCoro::Task<ActionResult> OpenAiAgentsBackend::get(ContinuationToken token)
     co_return co_await turnState(std::move(token));
 }
 
-QCoro::Task<ActionResult> OpenAiAgentsBackend::cancel(ContinuationToken token)
+OpenAiAgentsBackend::SessionPlan OpenAiAgentsBackend::sessionPlan() const
 {
-    QPointer<OpenAiAgentsBackend> self = this;
-    qCDebug(lcOpenAiAgents) << "cancel" << token.remoteId;
-    ActionResult result;
-    const QJsonArray cancel{QJsonObject{{u"type"_s, u"agent.session.input.cancel"_s}}};
-    const Fetched sent = co_await sendEvents(token.remoteId, cancel);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (sent.error.isError()) {
-        result.error = sent.error;
-        result.retryAfterMs = sent.retryAfterMs;
-        co_return result;
-    }
-    // Accepted; the turn ends when the service says so (its turn.cancelled).
-    result.note = Text::tr("cancel sent; waiting for the turn to stop");
-    result.events << RunEvent::statusChange(RunStatus::Cancelling, u"cancelling"_s);
-    co_return result;
+    return {.stopEvent = QJsonObject{{u"type"_s, u"agent.session.input.cancel"_s}},
+            .running = {u"in_progress"_s, u"requires_action"_s},
+            .cancellingRaw = u"cancelling"_s,
+            .cancelNote = Text::tr("cancel sent; waiting for the turn to stop"),
+            .workingRaw = u"in_progress"_s};
 }
 
-QCoro::Task<ActionResult> OpenAiAgentsBackend::remove(ContinuationToken token)
+QCoro::Task<OpenAiAgentsBackend::SavedTurn> OpenAiAgentsBackend::savedTurn(ContinuationToken token)
 {
     QPointer<OpenAiAgentsBackend> self = this;
-    ActionResult result;
-    const QString path = sessionPath(token.remoteId);
-    Fetched session = co_await fetch(path);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    const auto running = [](const Fetched &s) {
-        const QString status = s.object.value(u"status"_s).toString();
-        return status == "in_progress"_L1 || status == "requires_action"_L1;
-    };
-    if (!session.error.isError() && running(session)) {
-        // "Running execution must be cancelled first" (§1.2).
-        const QJsonArray cancel{QJsonObject{{u"type"_s, u"agent.session.input.cancel"_s}}};
-        const Fetched sent = co_await sendEvents(token.remoteId, cancel);
-        if (!self) {
-            result.error = RunError::cancelled();
-            co_return result;
-        }
-        for (int i = 0; i < kStopChecks && !sent.error.isError() && running(session); ++i) {
-            co_await QCoro::sleepFor(kStopCheckEvery);
-            if (!self) {
-                result.error = RunError::cancelled();
-                co_return result;
-            }
-            session = co_await fetch(path);
-            if (!self) {
-                result.error = RunError::cancelled();
-                co_return result;
-            }
-        }
-    }
-    const HttpResponse response = co_await m_http->send(request("DELETE", path));
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (response.error.kind == ErrorKind::NotFound) {
-        result.note = Text::tr("not found on the service (already deleted)");
-    } else if (!response.ok()) {
-        result.error = httpError(response);
-        result.retryAfterMs = response.retryAfterMs;
-        co_return result;
-    }
-    result.events << RunEvent::statusChange(RunStatus::Deleted, u"deleted"_s);
-    co_return result;
-}
-
-QCoro::Task<ActionResult> OpenAiAgentsBackend::respond(ContinuationToken token, InputAnswer answer)
-{
-    QPointer<OpenAiAgentsBackend> self = this;
-    ActionResult result;
-    // What the turn waits for comes from the service, not from what we stored: an answer another
-    // client gave first is not sent again.
     const History saved = co_await history(token.remoteId);
-    if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
-    }
-    if (saved.error.isError()) {
-        result.error = saved.error;
-        result.retryAfterMs = saved.retryAfterMs;
-        co_return result;
-    }
     OpenAiAgentsMapper mapper(token.extra.value(AgentSessions::kTurnKey).toString());
-    mapper.history(saved.session, saved.turns, saved.items);
-    const std::optional<InputRequest> pending = mapper.turn().pendingRequest();
-    if (!pending || (pending->toolCalls.isEmpty() && pending->schema.isEmpty())) {
-        result.error
-            = RunError::client(u"not_waiting"_s, Text::tr("The session does not wait for an answer."));
-        result.error.kind = ErrorKind::Conflict;
-        result.events = mapper.historyEvents();
-        co_return result;
-    }
-    QString why;
-    const QJsonArray events = answerEvents(*pending, answer, mapper.turn().turnId(), &why);
-    if (events.isEmpty()) {
-        result.error = RunError::client(u"bad_answer"_s, why);
-        co_return result;
-    }
-    const Fetched sent = co_await sendEvents(token.remoteId, events);
+    SavedTurn turn{
+        .turn = AgentSessions::SessionTurn(), .error = saved.error, .retryAfterMs = saved.retryAfterMs};
     if (!self) {
-        result.error = RunError::cancelled();
-        co_return result;
+        turn.error = RunError::cancelled();
+        co_return turn;
     }
-    if (sent.error.isError()) {
-        result.error = sent.error;
-        result.retryAfterMs = sent.retryAfterMs;
-        co_return result;
-    }
-    // The session goes on in the same turn: the engine follows its stream again.
-    result.events << RunEvent::statusChange(RunStatus::InProgress, u"in_progress"_s);
-    co_return result;
+    mapper.history(saved.session, saved.turns, saved.items);
+    turn.turn = mapper.turn();
+    co_return turn;
+}
+
+QJsonArray OpenAiAgentsBackend::answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                                                const AgentSessions::SessionTurn &turn, QString *error) const
+{
+    return answerEvents(request, answer, turn.turnId(), error);
 }
 
 } // namespace Runwatch

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "backends/agentsessions/sessionbackend.h"
 #include "backends/agentsessions/sessionturn.h"
-#include "backends/runbackend.h"
-#include "domain/connection.h"
-#include "net/httpclient.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -32,7 +30,7 @@ inline constexpr QLatin1StringView kAgentKey{"agent"};
 // Continuation token: remoteId = the session id; eventId = the last event or item id applied;
 // extra = {turn: the run's turn id, agent}. A reattach opens the stream, then reads every page of
 // the turns and items again and applies what it has not: each id counts once.
-class OpenAiAgentsBackend final : public RunBackend
+class OpenAiAgentsBackend final : public AgentSessions::SessionBackend
 {
     Q_OBJECT
 public:
@@ -47,27 +45,21 @@ public:
     RunStream *followUp(ContinuationToken parentToken, StartRequest request, QObject *parent) override;
 
     QCoro::Task<ActionResult> get(ContinuationToken token) override;
-    // agent.session.input.cancel; the turn's cancelled event ends the run.
-    QCoro::Task<ActionResult> cancel(ContinuationToken token) override;
-    // The session on the service, its running turn cancelled first (the API demands it).
-    QCoro::Task<ActionResult> remove(ContinuationToken token) override;
-    // Tool results and approval decisions for everything the session waits on.
-    QCoro::Task<ActionResult> respond(ContinuationToken token, InputAnswer answer) override;
+    // cancel() and remove() are SessionBackend's: agent.session.input.cancel stops the running
+    // turn (its cancelled event ends the run), and a delete sends it first (the API demands it).
+    // respond() is SessionBackend's: tool results and approval decisions (answerEventsFor()) for
+    // everything the session waits on, read from its turns and items first.
     // The sessions (GET /agents/sessions, every page; by agent when the connection names one).
     QCoro::Task<ListResult> list() override;
     // The account's agents (GET /agents, every page).
     QCoro::Task<CatalogResult> catalog() override;
     // One page of the sessions, without retries.
     QCoro::Task<ConnectionProbe> probe() override;
-    QCoro::Task<> shutdown() override;
 
     // --- used by the connector's stream and its tests -------------------------------------------
 
-    const Connection &connection() const { return m_connection; }
-    HttpClient *httpClient() const { return m_http; }
     // A request to `path` (under the base, already encoded) with the beta's header.
-    HttpRequest request(const QByteArray &method, const QString &path) const;
-    HttpRequest jsonRequest(const QByteArray &method, const QString &path, const QJsonObject &body) const;
+    HttpRequest request(const QByteArray &method, const QString &path) const override;
     // The live stream of a session (GET …/events, no obfuscation padding).
     HttpRequest streamRequest(const QString &sessionId) const;
     // POST /agents/sessions with stream: true: the new session's own stream.
@@ -85,15 +77,8 @@ public:
     // Every page of a cursor-paged listing ({data, has_more}, the next asked for with
     // after=<the last item's id>), at most `maxPages`.
     QCoro::Task<Listed> listAll(QString path, QUrlQuery query, int maxPages);
-    struct Fetched
-    {
-        QJsonObject object;
-        RunError error;
-        std::optional<qint64> retryAfterMs;
-    };
-    QCoro::Task<Fetched> fetch(QString path);
     // POST …/events {events} with an Idempotency-Key: 202 and nothing else, or the refusal.
-    QCoro::Task<Fetched> sendEvents(QString sessionId, QJsonArray events);
+    QCoro::Task<Fetched> sendEvents(QString sessionId, QJsonArray events) override;
     // The saved history: the session, every page of its turns and of its items.
     struct History
     {
@@ -107,9 +92,13 @@ public:
     // The turn a token follows, from the history (history events, identity extra included).
     QCoro::Task<ActionResult> turnState(ContinuationToken token);
 
-private:
-    Connection m_connection;
-    HttpClient *m_http;
+protected:
+    SessionPlan sessionPlan() const override;
+    QCoro::Task<SavedTurn> savedTurn(ContinuationToken token) override;
+    QJsonArray answerEventsFor(const InputRequest &request, const InputAnswer &answer,
+                               const AgentSessions::SessionTurn &turn, QString *error) const override;
+    QString pathOfSession(const QString &sessionId) const override { return sessionPath(sessionId); }
+    RunError errorOfReply(const HttpResponse &response) const override { return httpError(response); }
 };
 
 } // namespace Runwatch

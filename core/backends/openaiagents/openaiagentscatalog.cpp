@@ -67,7 +67,7 @@ QCoro::Task<ListResult> OpenAiAgentsBackend::list()
     QPointer<OpenAiAgentsBackend> self = this;
     ListResult result;
     QUrlQuery query = pageOf(100);
-    if (const QString agent = m_connection.options.value(ConnectionOption::Agent).toString();
+    if (const QString agent = connection().options.value(ConnectionOption::Agent).toString();
         !agent.isEmpty())
         query.addQueryItem(u"agent_id"_s, QString::fromLatin1(QUrl::toPercentEncoding(agent)));
     const Listed sessions = co_await listAll(u"/agents/sessions"_s, query, kMaxListPages);
@@ -96,10 +96,10 @@ QCoro::Task<ListResult> OpenAiAgentsBackend::list()
 
 QCoro::Task<ConnectionProbe> OpenAiAgentsBackend::probe()
 {
-    RetryPolicy policy = m_http->policy();
+    RetryPolicy policy = httpClient()->policy();
     policy.maxRetries = 0;
     policy.connectTimeout = std::chrono::milliseconds(8000);
-    m_http->setPolicy(policy);
+    httpClient()->setPolicy(policy);
     const Listed sessions = co_await listAll(u"/agents/sessions"_s, pageOf(100), 1);
     ConnectionProbe probe;
     probe.ok = !sessions.error.isError();

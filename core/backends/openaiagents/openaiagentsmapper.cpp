@@ -361,12 +361,20 @@ QList<SessionEvent> historyOf(const QJsonObject &session, const QJsonArray &turn
         SessionEvent start;
         start.kind = Kind::UserMessage;
         start.id = id;
-        history << start;
+        QList<SessionEvent> events;
         for (const QJsonValue &value : items) {
             const QJsonObject item = value.toObject();
-            if (item.value(u"turn_id"_s).toString() == id)
-                history << itemEventOf(item);
+            if (item.value(u"turn_id"_s).toString() != id)
+                continue;
+            // The user's message of the turn: its words are the turn's prompt.
+            if (item.value(u"type"_s).toString() == "message"_L1
+                && item.value(u"role"_s).toString() == "user"_L1 && start.text.isEmpty()) {
+                start.text = contentText(item.value(u"content"_s));
+                continue;
+            }
+            events << itemEventOf(item);
         }
+        history << start << events;
         if (SessionEvent end = turnEndOf(turn); end.kind == Kind::TurnEnd)
             history << end;
     }

@@ -183,6 +183,22 @@ private Q_SLOTS:
         QCOMPARE(run.status, RunStatus::InProgress);
         QCOMPARE(run.token.extra.value(AgentSessions::kTurnKey).toString(), u"u1"_s);
         QCOMPARE(mapper.turn().turnId(), u"u1"_s);
+        // The turn before it, split from the log at its user message and its idle: the
+        // conversation's earlier turn, with its message, its answer and its end.
+        QCOMPARE(mapper.turn().prompt(), u"b"_s);
+        const QList<EarlierTurn> earlier = mapper.turn().earlierTurns();
+        QCOMPARE(earlier.size(), 1);
+        QCOMPARE(earlier.at(0).prompt, u"a"_s);
+        const Run first = runAfter(earlier.at(0).events);
+        QCOMPARE(first.primaryText, u"one"_s);
+        QCOMPARE(first.status, RunStatus::Completed);
+        QCOMPARE(first.token.extra.value(AgentSessions::kTurnKey).toString(), u"u0"_s);
+        // Following a turn by its id keeps no earlier ones: only an attach asks for them.
+        ClaudeAgentsMapper byId(u"u1"_s);
+        for (const QJsonObject &e : {userMessage(u"u0"_s, u"a"_s), userMessage(u"u1"_s, u"b"_s)})
+            byId.history(e);
+        QVERIFY(byId.turn().earlierTurns().isEmpty());
+        QCOMPARE(byId.turn().prompt(), u"b"_s);
     }
 
     void confirmationAndCustomToolWait()

@@ -178,6 +178,46 @@ private Q_SLOTS:
         QCOMPARE(mapper.turn().droppedRepeats(), 1);
     }
 
+    // Attached by session id: the last turn is followed, the ones before it are the conversation's
+    // earlier turns, each with its user message (the prompt), its saved answer, its usage and end.
+    void attachKeepsEarlierTurns()
+    {
+        const auto user = [](const QString &id, const QString &turnId, const QString &text) {
+            return QJsonObject{
+                {u"id"_s, id},
+                {u"type"_s, u"message"_s},
+                {u"role"_s, u"user"_s},
+                {u"status"_s, u"completed"_s},
+                {u"turn_id"_s, turnId},
+                {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"input_text"_s}, {u"text"_s, text}}}}};
+        };
+        const QJsonArray turns{turn(u"turn_3"_s, u"in_progress"_s), turn(u"turn_2"_s, u"completed"_s),
+                               turn(u"turn_1"_s, u"completed"_s)};
+        const QJsonArray items{
+            user(u"msg_u1"_s, u"turn_1"_s, u"first?"_s), message(u"msg_1"_s, u"turn_1"_s, u"one"_s),
+            user(u"msg_u2"_s, u"turn_2"_s, u"second?"_s), message(u"msg_2"_s, u"turn_2"_s, u"two"_s),
+            user(u"msg_u3"_s, u"turn_3"_s, u"third?"_s)};
+        OpenAiAgentsMapper mapper;
+        mapper.history(session(u"in_progress"_s), turns, items);
+        QCOMPARE(mapper.turn().turnId(), u"turn_3"_s);
+        QCOMPARE(mapper.turn().prompt(), u"third?"_s);
+        QCOMPARE(runAfter(mapper.historyEvents()).status, RunStatus::InProgress);
+        const QList<EarlierTurn> earlier = mapper.turn().earlierTurns();
+        QCOMPARE(earlier.size(), 2);
+        const QStringList prompts{u"first?"_s, u"second?"_s};
+        const QStringList answers{u"one"_s, u"two"_s};
+        for (int i = 0; i < 2; ++i) {
+            QCOMPARE(earlier.at(i).prompt, prompts.at(i));
+            const Run run = runAfter(earlier.at(i).events);
+            QCOMPARE(run.primaryText, answers.at(i));
+            QCOMPARE(run.status, RunStatus::Completed);
+            QCOMPARE(run.usage.outputTokens, 7);
+            QCOMPARE(run.token.extra.value(AgentSessions::kTurnKey).toString(), u"turn_%1"_s.arg(i + 1));
+            // Never followed: no cursor to resume from.
+            QVERIFY(run.token.eventId.isEmpty());
+        }
+    }
+
     // A follow-up: the history's turns are earlier ones; the next turn the stream starts is the
     // run's, announced with its id.
     void nextTurnIsTheRuns()

@@ -58,7 +58,73 @@ private Q_SLOTS:
     void commandsGatedByCapabilityAndStatus();
     void cancelShowsCancellingUntilTheServerAnswers();
     void shutdownEndsEverythingAndEmitsNothing();
+    void attachShowsEarlierTurnsAsTheConversation();
 };
+
+namespace {
+
+// One earlier turn of a conversation as a connector's get() gives it: named by `turn` in its
+// identity's token extra, finished with `answer`.
+EarlierTurn earlierTurn(const QString &turn, const QString &prompt, const QString &answer)
+{
+    RunEvent named = identity(u"conv-1"_s, -1);
+    named.tokenExtra.insert(u"turn"_s, turn);
+    EarlierTurn earlier;
+    earlier.prompt = prompt;
+    earlier.events << named << RunEvent::primarySnapshot(answer) << status(RunStatus::Completed);
+    return earlier;
+}
+
+} // namespace
+
+// Attach by the id of a conversation whose service keeps earlier turns (a managed agent session):
+// each earlier turn becomes a finished run of its own, chained by parentId before the attached
+// run, with its prompt and answer; the attached run takes its turn's prompt. A second attach
+// makes nothing again.
+void TestRunManager::attachShowsEarlierTurnsAsTheConversation()
+{
+    FakeRig rig;
+    ActionResult state;
+    RunEvent current = identity(u"conv-1"_s, -1);
+    current.tokenExtra.insert(u"turn"_s, u"t3"_s);
+    state.events << current << RunEvent::primarySnapshot(u"third answer"_s) << status(RunStatus::Completed);
+    state.prompt = u"third question"_s;
+    state.earlierTurns << earlierTurn(u"t1"_s, u"first question"_s, u"first answer"_s)
+                       << earlierTurn(u"t2"_s, u"second question"_s, u"second answer"_s);
+    FakeAnswer answer;
+    answer.result = state;
+    rig.backend->setDefaultAnswer(Op::Get, answer);
+    QSignalSpy finished(&rig.manager, &RunManager::actionFinished);
+
+    const QString id = rig.manager.attachRemoteRun(rig.connectionName, u"conv-1"_s);
+    QVERIFY(!id.isEmpty());
+    QVERIFY(waitFor([&] { return finished.count() == 1; }));
+    QCOMPARE(rig.manager.runIds().size(), 3);
+    const Run &third = rig.run(id);
+    QCOMPARE(third.prompt, u"third question"_s);
+    QCOMPARE(third.title, u"third question"_s);
+    QCOMPARE(third.primaryText, u"third answer"_s);
+    QVERIFY(!third.parentId.isEmpty());
+    const Run &second = rig.run(third.parentId);
+    QCOMPARE(second.prompt, u"second question"_s);
+    QCOMPARE(second.primaryText, u"second answer"_s);
+    QCOMPARE(second.status, RunStatus::Completed);
+    QCOMPARE(second.remoteId, u"conv-1"_s);
+    QCOMPARE(second.token.extra.value(u"turn"_s).toString(), u"t2"_s);
+    QVERIFY(!second.parentId.isEmpty());
+    const Run &first = rig.run(second.parentId);
+    QCOMPARE(first.prompt, u"first question"_s);
+    QCOMPARE(first.primaryText, u"first answer"_s);
+    QVERIFY(first.parentId.isEmpty());
+    // Oldest first, the attached run last: it stays the one a later attach of the id finds.
+    QVERIFY(first.createdAt < second.createdAt && second.createdAt < third.createdAt);
+    QVERIFY(!rig.manager.isFollowing(first.localId) && !rig.manager.isFollowing(second.localId));
+
+    QCOMPARE(rig.manager.attachRemoteRun(rig.connectionName, u"conv-1"_s), id);
+    QVERIFY(waitFor([&] { return finished.count() == 2; }));
+    QCOMPARE(rig.manager.runIds().size(), 3);
+    QCOMPARE(rig.backend->count(Op::Get), 2);
+}
 
 void TestRunManager::commandsGatedByCapabilityAndStatus_data()
 {
