@@ -7,6 +7,7 @@
 // history (≤ 1 s), measured from the moment the process was started.
 //
 //   bench_store [runs=100000] [db=/tmp/runwatch-bench-store.sqlite] [--app PATH/runwatch] [--rounds N]
+#include "calibration.h"
 #include "domain/connection.h"
 #include "engine/runmanager.h"
 #include "store/runstore.h"
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
             probe.saveConnectionConfig(bench.name, bench.toJson());
         }
         probe.close();
+        RunwatchBench::printCalibration();
         if (!appPath.isEmpty()) {
             std::printf("%-40s %10s %12s\n", "round (fresh app process)", "ms", "RSS MB");
             bool ok = true;
