@@ -166,9 +166,10 @@ Written populate(const QString &path, int count, bool withIndex)
                     if (step == 3) {
                         run.status = i % 9 == 0 ? RunStatus::Failed : RunStatus::Completed;
                         run.finishedAt = run.createdAt.addSecs(600);
-                        if (run.status == RunStatus::Failed)
+                        if (run.status == RunStatus::Failed) {
                             run.error
                                 = RunError::protocol(u"server_error"_s, u"The upstream model timed out"_s);
+                        }
                     }
                 }
                 store.scheduleSave(id, runs.value(id).status);
