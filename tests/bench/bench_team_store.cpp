@@ -517,8 +517,8 @@ int main(int argc, char **argv)
     std::sort(latency.begin(), latency.end());
 
     const RunwatchBench::FrameMeter::Stats frames = meter.stats();
-    std::printf("team: %d runs started, %d creates, all processes done after %.1f s\n", lanes->startedRuns(),
-                creates, teamSeconds);
+    std::printf("team: %d runs started, %d creates, %s after %.1f s\n", lanes->startedRuns(), creates,
+                finished ? "all processes done" : "processes still running (stopped)", teamSeconds);
     std::printf("runs: %lld in the window, %d with a text or status other than the simulator's, %d streamed "
                 "more than once, %d never streamed after the create (ended within it)\n",
                 qlonglong(ids.size()), differing, doubled, unstreamed);
