@@ -7,6 +7,7 @@
 // The simulator runs in its own thread so its work is not counted as client CPU.
 #include "backends/openai/openaibackend.h"
 #include "backends/openai/openaimapper.h"
+#include "calibration.h"
 #include "domain/runreducer.h"
 #include "net/sseparser.h"
 #include "openai/openaisim.h"
@@ -273,6 +274,7 @@ int main(int argc, char **argv)
 
     std::printf("Runwatch catch-up benchmark: %d deltas (%lld events, %.1f MB on the wire)\n", deltas,
                 qlonglong(wire.count("\n\n")), double(wire.size()) / 1e6);
+    RunwatchBench::printCalibration();
     std::printf("%-46s %10s %10s %12s %12s\n", "what (best of rounds)", "wall s", "cpu s", "cpu µs/ev",
                 "events/s");
 

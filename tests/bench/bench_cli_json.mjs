@@ -5,7 +5,8 @@
 // true, stream: true})`, accumulating the text and printing nothing). Each starts a response of
 // DELTAS text deltas on one runwatch-sim (no pacing, loopback) and reads the stream to the end:
 // user + system CPU of the client process (GNU time), median of ROUNDS, interleaved; the
-// simulator's own CPU is not counted.
+// simulator's own CPU is not counted. Before each round the calibration figure (tests/bench/calibrate
+// of the CLI's build, tests/bench/calibration.h), its median printed with the results.
 //
 //   node tests/bench/bench_cli_json.mjs RUNWATCH_SIM RUNWATCH_CLI [DELTAS=200000] [ROUNDS=5]
 //
@@ -46,6 +47,16 @@ if (!simPath || !cliPath) {
     process.exit(2);
 }
 const deltas = Number(deltasArg ?? 200000);
+// The build's calibrate beside its runwatch-cli (BUILD/app/cli/runwatch-cli, BUILD/tests/bench/calibrate),
+// or RUNWATCH_CALIBRATE's (bench_compare.sh: one calibrate for an older build that has none).
+const calibratePath = process.env.RUNWATCH_CALIBRATE ?? join(dirname(cliPath), '../../tests/bench/calibrate');
+function calibrate() {
+    const r = spawnSync(calibratePath, ['--ms'], { encoding: 'utf8' });
+    if (r.status !== 0)
+        throw new Error(`${calibratePath} failed (${r.error ?? r.status}): build the calibrate target`);
+    return Number(r.stdout.trim());
+}
+const calibrations = [];
 const rounds = Number(roundsArg ?? 5);
 
 const sim = spawn(simPath, ['--port', '0', '--key', KEY, '--interval-ms', '0'],
@@ -84,6 +95,7 @@ const modes = {
 };
 const results = Object.fromEntries(Object.keys(modes).map((m) => [m, []]));
 for (let i = 0; i < rounds; ++i) {
+    calibrations.push(calibrate());
     // Interleaved, so that a change in the machine's load touches every mode alike.
     for (const [name, run] of Object.entries(modes))
         results[name].push(run(i));
@@ -94,6 +106,8 @@ rmSync(dir, { recursive: true, force: true });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`${deltas} deltas, ${rounds} rounds, median of whole-process CPU (user + system):`);
 const npm = median(results['openai npm client'].map((r) => r.cpu));
+console.log(`calibration: ${median(calibrations)} ms (median of the rounds: ${calibrations.join(' ')}; `
+            + 'tests/bench/calibration.h)');
 for (const [name, rs] of Object.entries(results)) {
     const cpu = median(rs.map((r) => r.cpu));
     console.log(`  ${name.padEnd(22)} CPU ${cpu.toFixed(2)} s  (all: ${rs.map((r) => r.cpu.toFixed(2)).join(' ')})  `

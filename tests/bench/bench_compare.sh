@@ -3,14 +3,16 @@
 # commit's build) and a new one, interleaved round by round (A B, then B A, …) so that whatever the
 # machine does meanwhile falls on both. Before each round a calibration figure: how long a fixed
 # CPU-bound task takes on this machine right now (a figure that grows says the machine slowed down,
-# not the code). Every run's whole output goes to OUT/<bench>.<old|new>.<round>.log; the summary
-# prints each run's headline lines, with the load average.
+# not the code; NEW_BUILD/tests/bench/calibrate, the figure every benchmark prints). Every run's
+# whole output goes to OUT/<bench>.<old|new>.<round>.log; the summary prints each run's headline
+# lines, with the load average.
 #
 #   tests/bench/bench_compare.sh OLD_BUILD NEW_BUILD [ROUNDS=3] [OUT=/tmp/bench-compare]
 #
-# A build folder needs tests/bench/{bench_gui_live,bench_catchup,bench_store}, app/gui/runwatch,
-# app/cli/runwatch-cli and app/sim/runwatch-sim (configure with -DRUNWATCH_BUILD_BENCH=ON, build
-# those targets). bench_cli_json.mjs needs node and the npm peer (scripts/setup-test-peers.sh).
+# A build folder needs tests/bench/{bench_gui_live,bench_catchup,bench_store} (the new one also
+# tests/bench/calibrate), app/gui/runwatch, app/cli/runwatch-cli and app/sim/runwatch-sim
+# (configure with -DRUNWATCH_BUILD_BENCH=ON, build those targets). bench_cli_json.mjs needs node
+# and the npm peer (scripts/setup-test-peers.sh).
 # Takes about 8 minutes a round. Run it on an idle machine: no build beside it.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,10 +23,7 @@ out="${4:-/tmp/bench-compare}"
 mkdir -p "$out"
 
 calibrate() {
-    python3 -c 'import time
-t = time.perf_counter()
-sum(i * i for i in range(3_000_000))
-print(f"{(time.perf_counter() - t) * 1000:.0f}")'
+    "$new/tests/bench/calibrate" --ms
 }
 
 # bench NAME BUILD-LABEL BUILD-DIR ROUND: one run of NAME, logged.
@@ -42,7 +41,10 @@ bench() {
             QT_QPA_PLATFORM=offscreen "$dir/tests/bench/bench_store" 100000 "$out/store.$label.sqlite" \
                 --app "$dir/app/gui/runwatch" --rounds 3
             ;;
-        clijson) node "$here/bench_cli_json.mjs" "$dir/app/sim/runwatch-sim" "$dir/app/cli/runwatch-cli" 200000 3 ;;
+        clijson)
+            RUNWATCH_CALIBRATE="$new/tests/bench/calibrate" node "$here/bench_cli_json.mjs" \
+                "$dir/app/sim/runwatch-sim" "$dir/app/cli/runwatch-cli" 200000 3
+            ;;
         esac
     } >"$log" 2>&1 || echo "# exit $?" >>"$log"
     echo "== $name $label round $round"

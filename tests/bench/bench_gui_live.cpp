@@ -17,6 +17,7 @@
 // RUNWATCH_STREAM_TRANSPORT=qnam stays possible: Qt 6.4's QNetworkAccessManager opens at most six
 // HTTP/1.1 connections per host and each SSE stream holds one. The stream pump has no such limit.
 
+#include "calibration.h"
 #include "engine/runmanager.h"
 #include "framemeter.h"
 #include "mainwindow.h"
@@ -195,6 +196,8 @@ int main(int argc, char **argv)
                          for (const RunEvent &e : events)
                              deltas += e.type == RunEvent::Type::PrimaryDelta ? 1 : 0;
                      });
+    // Outside the measured stretch, after the warm-up: the machine as the measurement finds it.
+    RunwatchBench::printCalibration();
     RunwatchBench::FrameMeter meter;
     app.meter = &meter;
     LatencyProbe latency;

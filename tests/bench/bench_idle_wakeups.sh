@@ -3,7 +3,8 @@
 # Idle wake-ups (issue 13): the desktop app with RUNS finished runs listed and nothing live — no
 # stream open, no poll due — for SECONDS; prints how often each of its threads woke up (voluntary
 # + involuntary context switches from /proc/PID/task/TID/status, which count every return from a
-# sleeping poll). Target: the GUI thread ≤ 1 per second.
+# sleeping poll). Target: the GUI thread ≤ 1 per second. Last, the calibration figure of the same
+# run (BUILD_DIR/tests/bench/calibrate, tests/bench/calibration.h).
 #
 #   tests/bench/bench_idle_wakeups.sh BUILD_DIR [RUNS=1000] [SECONDS=60]
 #
@@ -17,6 +18,7 @@ seconds="${3:-60}"
 for tool in xvfb-run sqlite3; do
     command -v "$tool" >/dev/null || { echo "bench_idle_wakeups: $tool is missing" >&2; exit 1; }
 done
+[ -x "$build/tests/bench/calibrate" ] || { echo "bench_idle_wakeups: $build/tests/bench/calibrate is missing" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 store="$work/runs.sqlite"
@@ -48,3 +50,4 @@ INNER
 chmod +x "$work/measure.sh"
 echo "$runs finished runs, nothing live, $seconds s idle (after 10 s of start-up):"
 xvfb-run -a -s "-screen 0 1366x768x24" "$work/measure.sh"
+"$build/tests/bench/calibrate"

@@ -22,6 +22,7 @@
 #include "backends/openai/openaimapper.h"
 #include "backends/openai/openairunstream.h"
 #include "backends/ssedecoder.h"
+#include "calibration.h"
 #include "domain/runreducer.h"
 
 #include <QCoreApplication>
@@ -49,19 +50,6 @@ double threadCpuSeconds()
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
-// A fixed CPU-bound task: its time says how fast the machine is right now.
-double calibrationMs()
-{
-    const double t0 = threadCpuSeconds();
-    volatile quint64 sink = 0;
-    quint64 x = 1;
-    for (quint64 i = 0; i < 100'000'000; ++i)
-        x = x * 6364136223846793005ULL + i;
-    sink = x;
-    (void)sink;
-    return (threadCpuSeconds() - t0) * 1000;
 }
 
 // Short words, a little varied, a line end every 40: the text a model streams.
@@ -235,7 +223,7 @@ int main(int argc, char **argv)
                     {"A2A distinct items", &items, &itemsBase, &itemsQuarter, {}, {}, {}, {}}};
     bool ok = true;
     for (int round = 1; round <= rounds; ++round) {
-        const double calibration = calibrationMs();
+        const double calibration = RunwatchBench::calibrationMs();
         for (Row &row : rows) {
             // The baseline first in odd rounds, second in even ones: drift falls on both.
             Result base, measured;

@@ -5,6 +5,7 @@
 //
 //   bench_output_ingest [deltas=100000] [delta-text="tok "]
 
+#include "calibration.h"
 #include "framemeter.h"
 #include "outputview.h"
 
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 40; ++i)
         pieces << delta + QString(i % 3, u'x') + (i == 39 ? u"\n"_s : QString());
 
+    RunwatchBench::printCalibration();
     RunwatchBench::FrameMeter meter;
     app.meter = &meter;
     QElapsedTimer clock;

@@ -7,10 +7,11 @@
 //  - the write overhead of the index: the same runs written into a store without it (its
 //    triggers and tables dropped), in the same process, and the ratio;
 //  - the index's size: the file with and without it.
-// Calibration: a fixed CPU-bound loop, printed before the queries.
+// Calibration (calibration.h): a fixed CPU-bound loop, printed before the queries.
 //
 //   bench_search [runs=100000] [rounds=5] [dir=/tmp] [--reuse]
 //       --reuse: query the store a previous call left in dir (same runs), writing nothing
+#include "calibration.h"
 #include "store/runstore.h"
 
 #include <QCoreApplication>
@@ -23,7 +24,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
@@ -32,20 +32,6 @@ namespace {
 
 constexpr int kVocabulary = 20000;
 constexpr double kMaxQueryMs = 200;
-
-double calibrationMs()
-{
-    timespec a{}, b{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-    volatile quint64 sink = 0;
-    quint64 x = 1;
-    for (quint64 i = 0; i < 100'000'000; ++i)
-        x = x * 6364136223846793005ULL + i;
-    sink = x;
-    (void)sink;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-    return double(b.tv_sec - a.tv_sec) * 1e3 + double(b.tv_nsec - a.tv_nsec) / 1e6;
-}
 
 // Pronounceable words: w0 = "ba", w1 = "be", …; the index is the word's rank.
 QString wordAt(int rank)
@@ -180,9 +166,10 @@ Written populate(const QString &path, int count, bool withIndex)
                     if (step == 3) {
                         run.status = i % 9 == 0 ? RunStatus::Failed : RunStatus::Completed;
                         run.finishedAt = run.createdAt.addSecs(600);
-                        if (run.status == RunStatus::Failed)
+                        if (run.status == RunStatus::Failed) {
                             run.error
                                 = RunError::protocol(u"server_error"_s, u"The upstream model timed out"_s);
+                        }
                     }
                 }
                 store.scheduleSave(id, runs.value(id).status);
@@ -259,7 +246,7 @@ int main(int argc, char **argv)
     bool ok = true;
     std::printf("calibration %.0f ms; median of %d rounds, the first 200 results with snippets (as the app "
                 "asks):\n",
-                calibrationMs(), rounds);
+                RunwatchBench::calibrationMs(), rounds);
     for (const QString &text : queries) {
         QString why;
         const std::optional<SearchQuery> query = SearchQuery::parse(text, now, &why);

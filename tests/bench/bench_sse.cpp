@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SSE framing throughput (bytes -> events, no JSON) on the docs/performance-targets.md test stream, next to
 // the memcpy and memchr line-scan floors measured in the same run: absolute figures move between
-// runs and machines, the ratios are what the targets are written against.
+// runs and machines, the ratios are what the targets are written against. Last, the calibration
+// figure (calibration.h), which the other benchmarks print too.
 //
 //   bench_sse [megabytes=100]
+#include "calibration.h"
 #include "net/sseparser.h"
 
 #include <QByteArray>
@@ -189,5 +191,6 @@ int main(int argc, char **argv)
     row("SseParser, LF, 1-byte chunks (4 MB input)",
         measure(small, smallEvents, [&] { return parseChunked(small, 1); }), true, floorMBps);
     std::printf("\n(x memchr: MB/s relative to the memchr line scan of the same run)\n");
+    RunwatchBench::printCalibration();
     return 0;
 }

@@ -9,6 +9,7 @@
 // measured from the moment the process was started.
 //
 //   bench_store [runs=100000] [db=/tmp/runwatch-bench-store.sqlite] [--app PATH/runwatch] [--rounds N]
+#include "calibration.h"
 #include "domain/connection.h"
 #include "engine/runmanager.h"
 #include "models/historywindow.h"
@@ -178,6 +179,7 @@ int main(int argc, char **argv)
             probe.saveConnectionConfig(bench.name, bench.toJson());
         }
         probe.close();
+        RunwatchBench::printCalibration();
         if (!appPath.isEmpty()) {
             std::printf("%-40s %10s %12s\n", "round (fresh app process)", "ms", "RSS MB");
             bool ok = true;

@@ -5,6 +5,7 @@
 //
 //   bench_table_scroll [runs=100000]
 
+#include "calibration.h"
 #include "engine/runmanager.h"
 #include "framemeter.h"
 #include "mainwindow.h"
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
     const double unfilterMs = double(clock.nsecsElapsed()) / 1e6;
 
     std::printf("bench_table_scroll: %d runs\n", runs);
+    RunwatchBench::printCalibration();
     std::printf("adopt into the engine: %.0f ms; window with the sorted list (newest first) shown: %.0f ms "
                 "(%d rows)\n",
                 adoptMs, listMs, rows);

@@ -6,6 +6,7 @@
 //
 //   bench_usage_totals [runs=100000]
 
+#include "calibration.h"
 #include "engine/runmanager.h"
 #include "mainwindow.h"
 #include "models/runfilterproxy.h"
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
 
     std::printf("bench_usage_totals: %d runs (%d with usage, %d unpriced)\n", all.runs, all.withUsage,
                 all.unpriced);
+    RunwatchBench::printCalibration();
     std::printf(
         "totals, full pass through the proxy: median %.1f ms; label recompute (pass + text): %.1f ms\n",
         fullMs, labelMs);

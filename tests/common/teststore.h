@@ -3,6 +3,7 @@
 
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 
 namespace RunwatchTest {
@@ -49,6 +50,10 @@ class PgCluster
 {
 public:
     static PgCluster &instance();
+    // A server setting ("name=value", e.g. track_commit_timestamp=on) for the cluster's start,
+    // after the defaults (so it wins over them); no effect once started. For bench_team_store,
+    // which needs more connections and the commits' timestamps.
+    void addServerSetting(const QString &setting) { m_settings << setting; }
     // Starts the cluster once; false with the reason (a missing tool, a server that did not come
     // up within 30 s, with its log).
     bool ensureStarted(QString *error);
@@ -69,6 +74,7 @@ private:
     ~PgCluster() = default;
 
     std::unique_ptr<QTemporaryDir> m_dir;
+    QStringList m_settings;
     qint64 m_pid = 0;
     int m_port = 0;
     bool m_tried = false;
