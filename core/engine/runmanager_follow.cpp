@@ -410,6 +410,8 @@ void RunManager::follow(const QString &id)
         tailFromStore(id);
         return;
     }
+    if (endedInStore(id))
+        return;
     resumeNow(id);
 }
 

@@ -13,9 +13,11 @@ Q_DECLARE_LOGGING_CATEGORY(lcStore)
 
 namespace Runwatch::detail {
 
-RunStoreWriter::RunStoreWriter(std::shared_ptr<const StoreEngine> engine, std::function<void()> changed)
+RunStoreWriter::RunStoreWriter(std::shared_ptr<const StoreEngine> engine, QString holderId,
+                               std::function<void()> changed)
     : m_engine(std::move(engine))
     , m_connectionName(u"runwatch-store-writer-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
+    , m_holderId(std::move(holderId))
     , m_changed(std::move(changed))
 {}
 
@@ -54,8 +56,14 @@ bool RunStoreWriter::ensureOpen(QString *error)
     return true;
 }
 
-void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
+void RunStoreWriter::write(const QList<Run> &runs, quint64 generation, const LeaseReleases &newReleases)
 {
+    LeaseReleases releases = std::exchange(m_unwrittenReleases, {});
+    for (const QString &id : newReleases.localIds) {
+        if (!releases.localIds.contains(id))
+            releases.localIds << id;
+    }
+    releases.all = releases.all || newReleases.all;
     // What failed last time goes again, each run replaced by its newer copy in this batch. The
     // usual case (nothing failed) takes the batch as it is.
     QList<Run> batch = runs;
@@ -94,6 +102,8 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
             if (outcome == RunWriteStatements::Outcome::Gone)
                 gone << run.localId;
         }
+        if (error.isEmpty() && !releases.isEmpty())
+            releaseLeases(db, releases, &error);
         if (error.isEmpty() && !gone.isEmpty()) {
             qCInfo(lcStore) << "runs deleted by another process, not written back:" << gone;
             const QMutexLocker lock(&m_errorMutex);
@@ -119,11 +129,42 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
     } else {
         qCWarning(lcStore) << "run store write failed, kept for the next try:" << error;
         m_unwritten = std::move(batch);
+        m_unwrittenReleases = std::move(releases);
         setError(error, m_unwritten);
     }
     m_completed.store(generation, std::memory_order_release);
     if (m_changed && (failedBefore || !error.isEmpty() || foundGone))
         m_changed();
+}
+
+bool RunStoreWriter::releaseLeases(const QSqlDatabase &db, const LeaseReleases &releases,
+                                   QString *error) const
+{
+    QSqlQuery q(db);
+    if (releases.all) {
+        q.prepare(u"DELETE FROM run_leases WHERE holder = ?"_s);
+        q.addBindValue(m_holderId);
+        if (!q.exec()) {
+            *error = q.lastError().text();
+            return false;
+        }
+        return true;
+    }
+    q.prepare(u"DELETE FROM run_leases WHERE local_id = ? AND holder = ?"_s);
+    for (const QString &id : releases.localIds) {
+        q.addBindValue(id);
+        q.addBindValue(m_holderId);
+        if (!q.exec()) {
+            *error = q.lastError().text();
+            return false;
+        }
+    }
+    return true;
+}
+
+void RunStoreWriter::cancelRelease(const QString &localId)
+{
+    m_unwrittenReleases.localIds.removeAll(localId);
 }
 
 QString RunStoreWriter::error() const
