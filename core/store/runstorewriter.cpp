@@ -7,6 +7,8 @@
 #include <QSqlError>
 #include <QUuid>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 Q_DECLARE_LOGGING_CATEGORY(lcStore)
@@ -88,6 +90,11 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation, const Lea
             }
         }
     }
+    // In one order in every process: a batch takes each run's row locks (runs, then its run_text
+    // and run_items rows) as it writes it, and two processes writing the same runs in their own
+    // hash orders (an old and a new holder around a take-over) each held a row the other waited
+    // for — PostgreSQL's "deadlock detected", or a lock timeout, and the batch written again.
+    std::sort(batch.begin(), batch.end(), [](const Run &a, const Run &b) { return a.localId < b.localId; });
     QString error;
     if (QString why; !ensureOpen(&why)) {
         error = why.isEmpty() ? u"cannot open the run store for writing"_s : why;
