@@ -140,6 +140,7 @@ void RunStore::close()
     m_releases.clear();
     m_releaseAll = false;
     m_releasing.clear();
+    m_releaseGeneration = 0; // the next writer counts its batches from zero
     releaseAllLeases();
     m_inFlight.clear();
     m_statements = {};
