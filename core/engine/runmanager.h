@@ -253,6 +253,9 @@ private:
     // A tailed run as the store has it now, shown as if its events had arrived here.
     void tailFromStore(const QString &id);
     void takeTailedRun(const QString &id, Run stored);
+    // Just after this process took the run's lease: whether the store has it ended (its last
+    // holder let go after writing so), shown as such, neither followed nor leased any more.
+    bool endedInStore(const QString &id);
 
     QHash<QString, Connection> m_connections;
     QHash<QString, QPointer<RunBackend>> m_backends;

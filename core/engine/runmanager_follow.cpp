@@ -412,6 +412,8 @@ void RunManager::follow(const QString &id)
         tailFromStore(id);
         return;
     }
+    if (endedInStore(id))
+        return;
     resumeNow(id);
 }
 

@@ -127,15 +127,43 @@ void RunManager::leaseTick()
             continue;
         }
         // Ours now: go on from where the last holder's writes left the run (its text and its
-        // continuation token are written together), so nothing is fetched twice or skipped.
-        qCInfo(lcEngine) << "took over following" << id;
+        // continuation token are written together), so nothing is fetched twice or skipped. Read
+        // after the lease was taken: the last holder lets go only once the run's last state is
+        // written (RunStore::releaseLease), so a run it ended reads as ended here and is not
+        // followed again.
         tailFromStore(id);
         e = entry(id);
-        if (e && e->follower.active && needsFollowing(e->run))
-            resumeNow(id);
+        if (!e || !e->follower.active || !needsFollowing(e->run)) {
+            releaseLease(id);
+            continue;
+        }
+        qCInfo(lcEngine) << "took over following" << id;
+        resumeNow(id);
     }
     if (m_leased.isEmpty() && tailed.isEmpty())
         m_leaseTimer->stop();
+}
+
+bool RunManager::endedInStore(const QString &id)
+{
+    Entry *e = entry(id);
+    // A run the store never had was started here: no other process can have ended it.
+    if (!e || !m_store || !m_store->isOpen() || !e->run.inStore)
+        return false;
+    // The copy in memory was read before the lease was ours: the process that let the lease go
+    // may have ended the run since (it releases once the run's last state is written), and a
+    // stream opened now would be one more for a run that is over. The stored status decides.
+    std::optional<Run> stored = m_store->loadRun(id);
+    if (!stored || needsFollowing(*stored))
+        return false;
+    qCInfo(lcEngine) << "not taking over" << id << "- ended in the store";
+    takeTailedRun(id, std::move(*stored));
+    if ((e = entry(id))) {
+        e->follower.active = false;
+        e->follower.tailing = false;
+    }
+    releaseLease(id);
+    return true;
 }
 
 void RunManager::tailFromStore(const QString &id)

@@ -105,7 +105,7 @@ bool RunStore::open(const QString &location)
         m_engine.reset();
         return false;
     }
-    m_writer = new detail::RunStoreWriter(m_engine, [this] {
+    m_writer = new detail::RunStoreWriter(m_engine, m_holderId, [this] {
         // On the writer thread: checkWriteError() runs on this object's (a queued call is
         // dropped if the store is gone by then; close() deletes the writer first anyway).
         detail::invokeAcross(
@@ -137,6 +137,10 @@ void RunStore::close()
     }
     // A process that quits lets its runs go at once: another that wants them need not wait for
     // the leases to expire.
+    m_releases.clear();
+    m_releaseAll = false;
+    m_releasing.clear();
+    m_releaseGeneration = 0; // the next writer counts its batches from zero
     releaseAllLeases();
     m_inFlight.clear();
     m_statements = {};
@@ -242,8 +246,11 @@ void RunStore::submitPending()
     if (m_writer)
         checkWriteError();
     // While writes fail an empty batch is still sent: it carries the unwritten state again.
-    if (!m_writer || (m_pending.isEmpty() && m_pendingIds.isEmpty() && m_writeError.isEmpty()))
+    if (!m_writer
+        || (m_pending.isEmpty() && m_pendingIds.isEmpty() && m_writeError.isEmpty() && m_releases.isEmpty()
+            && !m_releaseAll)) {
         return;
+    }
     // Copies of implicitly shared runs, and the writer thread owns them from now on. Cheap per
     // run, but not for a thousand live runs at once: one batch of all of them took the GUI
     // thread ≈ 4 ms, its worst frame every second (bench_gui_live). At most kRunsPerBatch go per
@@ -252,6 +259,7 @@ void RunStore::submitPending()
     // of a run's text until the next flush().
     const quint64 written = m_writer->completed();
     m_inFlight.removeIf([written](const auto &entry) { return entry.value().first <= written; });
+    settleReleases();
     const quint64 generation = ++m_generation;
     ++m_queueGeneration;
     QList<Run> batch;
@@ -277,21 +285,26 @@ void RunStore::submitPending()
     }
     if (!m_pending.isEmpty() || !m_pendingIds.isEmpty())
         m_flushTimer.start(kNextBatchMs);
+    detail::RunStoreWriter::LeaseReleases releases = takeReleases(generation);
     // An empty batch still goes while writes fail: the writer merges it with what failed and
     // tries that again (without it a failed batch waited for the next change of some run).
-    if (batch.isEmpty() && m_writeError.isEmpty())
+    if (batch.isEmpty() && m_writeError.isEmpty() && releases.isEmpty())
         return;
     detail::invokeAcross(
         m_writer,
-        [writer = m_writer, batch = std::move(batch), generation] { writer->write(batch, generation); },
+        [writer = m_writer, batch = std::move(batch), generation, releases = std::move(releases)] {
+            writer->write(batch, generation, releases);
+        },
         Qt::QueuedConnection);
 }
 
 void RunStore::waitForWriter(const QString &forgetRun)
 {
     // A retry of unwritten state carries no new runs: wait for it too.
-    if (!m_writer || (m_inFlight.isEmpty() && m_writeError.isEmpty()))
+    if (!m_writer
+        || (m_inFlight.isEmpty() && m_writeError.isEmpty() && m_releaseGeneration <= m_writer->completed())) {
         return;
+    }
     // Batches are written in order: once this ran on the writer thread, all are on disk.
     detail::invokeAcross(
         m_writer,
@@ -301,6 +314,7 @@ void RunStore::waitForWriter(const QString &forgetRun)
         },
         Qt::BlockingQueuedConnection);
     m_inFlight.clear();
+    settleReleases();
 }
 
 void RunStore::flush()

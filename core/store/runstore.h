@@ -192,7 +192,13 @@ public:
     // Renews every lease this store holds; returns the ids it still holds (a process stalled past
     // the lease's life may have lost some to another one), nullopt on a database error.
     std::optional<QSet<QString>> renewLeases();
+    // Lets the run go — once the state scheduled for it is in the store: a run with a write
+    // pending, in flight or failed is released by the writer in the transaction that writes it
+    // (handed over at once), so another process never finds the lease free beside an older state
+    // of the run and follows a run that has ended. Otherwise at once.
     void releaseLease(const QString &localId);
+    // Likewise for every lease of this store, after everything scheduled (for quitting: a lease
+    // taken again before the writer got to it would go too).
     void releaseAllLeases();
     // The live lease on a run (expired ones are no one's), if any.
     std::optional<LeaseHolder> leaseHolder(const QString &localId) const;
@@ -267,6 +273,12 @@ private:
     bool migrateTo8();
     // Takes a lease from a holder on this host whose process is gone (SIGKILL, a crash).
     bool takeFromDeadHolder(const QString &localId, const LeaseHolder &dead);
+    // Whether a write of the run is scheduled, in flight or failed: its lease waits for it.
+    bool hasUnwrittenState(const QString &localId) const;
+    // Forgets releases the writer has carried out (runstore_leases.cpp).
+    void settleReleases();
+    // The releases that go with batch `generation`: those whose runs have no write left pending.
+    detail::RunStoreWriter::LeaseReleases takeReleases(quint64 generation);
     bool exec(const QString &sql);
     bool runMigrations(const QSqlDatabase &database);
     // Search without a full-text index (PostgreSQL): the candidates' text read and matched here
@@ -307,6 +319,10 @@ private:
     RunSource m_source;
     QHash<QString, std::pair<quint64, Run>> m_inFlight; // handed over, by batch generation
     QHash<QString, RunStatus> m_writtenStatus;          // as last handed over or written
+    QSet<QString> m_releases;                           // leases released, waiting for their run's batch
+    bool m_releaseAll = false;                          // likewise for all of them (releaseAllLeases)
+    QHash<QString, quint64> m_releasing;                // released with the batch of this generation
+    quint64 m_releaseGeneration = 0;                    // the last batch that carried releases
     detail::RunWriteStatements m_statements;            // saveRun() on this thread's connection
     detail::RunStoreWriter *m_writer = nullptr;         // lives in m_writerThread
     QThread m_writerThread;

@@ -6,6 +6,8 @@
 // the clock's SQL comes from the engine.
 #include "store/runstore.h"
 
+#include "net/threadhandoff.h"
+
 #include <QCoreApplication>
 #include <QLoggingCategory>
 #include <QSqlError>
@@ -85,6 +87,15 @@ bool RunStore::acquireLease(const QString &localId, std::optional<LeaseHolder> *
         other->reset();
     if (!isOpen())
         return true; // no store, no one else: follow
+    // Taken again before an earlier release of it went (a follow-up right after the run ended):
+    // that release must not delete the lease taken now. One handed to the writer is either done
+    // once this round trip returns (batches go in order) or, kept from a failed batch, dropped.
+    m_releases.remove(localId);
+    if (m_writer && m_releasing.remove(localId) > 0) {
+        detail::invokeAcross(
+            m_writer, [writer = m_writer, localId] { writer->cancelRelease(localId); },
+            Qt::BlockingQueuedConnection);
+    }
     const Operator who = currentOperator();
     const QString now = m_engine->nowMs();
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
@@ -163,10 +174,64 @@ std::optional<QSet<QString>> RunStore::renewLeases()
     return held;
 }
 
+bool RunStore::hasUnwrittenState(const QString &localId) const
+{
+    return m_writer
+           && (pendingRun(localId) || inFlight(localId) || m_writer->unwrittenIds().contains(localId));
+}
+
+void RunStore::settleReleases()
+{
+    if (m_releasing.isEmpty() || !m_writer)
+        return;
+    // completed() before error(): the writer sets its error before it marks a batch done, so a
+    // batch counted done here whose write failed shows its error (and its releases wait).
+    const quint64 done = m_writer->completed();
+    if (m_writer->error().isEmpty())
+        m_releasing.removeIf([done](const auto &entry) { return entry.value() <= done; });
+}
+
+// A released lease goes with the batch that writes its run's last state, or with any later one
+// (batches are written in order): not before, however many runs wait for a later batch.
+detail::RunStoreWriter::LeaseReleases RunStore::takeReleases(quint64 generation)
+{
+    detail::RunStoreWriter::LeaseReleases releases;
+    for (auto it = m_releases.begin(); it != m_releases.end();) {
+        if (pendingRun(*it)) {
+            ++it;
+            continue;
+        }
+        releases.localIds << *it;
+        m_releasing.insert(*it, generation);
+        it = m_releases.erase(it);
+    }
+    if (m_releaseAll && m_pending.isEmpty() && m_pendingIds.isEmpty()) {
+        releases.all = true;
+        m_releaseAll = false;
+    }
+    if (!releases.isEmpty())
+        m_releaseGeneration = generation;
+    return releases;
+}
+
+// Why the writer releases, in the transaction that writes the run's last state, and not this
+// connection once it is written: a release here before that transaction commits let another
+// process find the lease free beside a stored state that is not terminal yet, take the run over
+// and open one more stream to the service for an ended run (and write the run beside this
+// process's writer). Waiting for the writer here instead (flush()) would block the GUI thread for
+// a round trip per ended run. The lease is held at most a batch longer, and a failed write keeps
+// it until the write goes through (or the lease expires: then the stored state is the last word).
 void RunStore::releaseLease(const QString &localId)
 {
     if (!isOpen())
         return;
+    if (hasUnwrittenState(localId)) {
+        m_releases.insert(localId);
+        // Handed over at once: the lease is not held longer than the write takes.
+        if (!m_flushTimer.isActive() || m_flushTimer.remainingTime() > 0)
+            m_flushTimer.start(0);
+        return;
+    }
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(u"DELETE FROM run_leases WHERE local_id = ? AND holder = ?"_s);
     q.addBindValue(localId);
@@ -178,6 +243,15 @@ void RunStore::releaseAllLeases()
 {
     if (!isOpen())
         return;
+    m_releases.clear();
+    if (m_writer
+        && (!m_pending.isEmpty() || !m_pendingIds.isEmpty() || !m_inFlight.isEmpty()
+            || !m_writeError.isEmpty() || !m_writer->unwrittenIds().isEmpty())) {
+        m_releaseAll = true;
+        if (!m_flushTimer.isActive() || m_flushTimer.remainingTime() > 0)
+            m_flushTimer.start(0);
+        return;
+    }
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     q.prepare(u"DELETE FROM run_leases WHERE holder = ?"_s);
     q.addBindValue(m_holderId);

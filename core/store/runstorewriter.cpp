@@ -7,15 +7,19 @@
 #include <QSqlError>
 #include <QUuid>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 Q_DECLARE_LOGGING_CATEGORY(lcStore)
 
 namespace Runwatch::detail {
 
-RunStoreWriter::RunStoreWriter(std::shared_ptr<const StoreEngine> engine, std::function<void()> changed)
+RunStoreWriter::RunStoreWriter(std::shared_ptr<const StoreEngine> engine, QString holderId,
+                               std::function<void()> changed)
     : m_engine(std::move(engine))
     , m_connectionName(u"runwatch-store-writer-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
+    , m_holderId(std::move(holderId))
     , m_changed(std::move(changed))
 {}
 
@@ -54,8 +58,14 @@ bool RunStoreWriter::ensureOpen(QString *error)
     return true;
 }
 
-void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
+void RunStoreWriter::write(const QList<Run> &runs, quint64 generation, const LeaseReleases &newReleases)
 {
+    LeaseReleases releases = std::exchange(m_unwrittenReleases, {});
+    for (const QString &id : newReleases.localIds) {
+        if (!releases.localIds.contains(id))
+            releases.localIds << id;
+    }
+    releases.all = releases.all || newReleases.all;
     // What failed last time goes again, each run replaced by its newer copy in this batch. The
     // usual case (nothing failed) takes the batch as it is.
     QList<Run> batch = runs;
@@ -80,6 +90,11 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
             }
         }
     }
+    // In one order in every process: a batch takes each run's row locks (runs, then its run_text
+    // and run_items rows) as it writes it, and two processes writing the same runs in their own
+    // hash orders (an old and a new holder around a take-over) each held a row the other waited
+    // for — PostgreSQL's "deadlock detected", or a lock timeout, and the batch written again.
+    std::sort(batch.begin(), batch.end(), [](const Run &a, const Run &b) { return a.localId < b.localId; });
     QString error;
     if (QString why; !ensureOpen(&why)) {
         error = why.isEmpty() ? u"cannot open the run store for writing"_s : why;
@@ -94,6 +109,8 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
             if (outcome == RunWriteStatements::Outcome::Gone)
                 gone << run.localId;
         }
+        if (error.isEmpty() && !releases.isEmpty())
+            releaseLeases(db, releases, &error);
         if (error.isEmpty() && !gone.isEmpty()) {
             qCInfo(lcStore) << "runs deleted by another process, not written back:" << gone;
             const QMutexLocker lock(&m_errorMutex);
@@ -119,11 +136,42 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation)
     } else {
         qCWarning(lcStore) << "run store write failed, kept for the next try:" << error;
         m_unwritten = std::move(batch);
+        m_unwrittenReleases = std::move(releases);
         setError(error, m_unwritten);
     }
     m_completed.store(generation, std::memory_order_release);
     if (m_changed && (failedBefore || !error.isEmpty() || foundGone))
         m_changed();
+}
+
+bool RunStoreWriter::releaseLeases(const QSqlDatabase &db, const LeaseReleases &releases,
+                                   QString *error) const
+{
+    QSqlQuery q(db);
+    if (releases.all) {
+        q.prepare(u"DELETE FROM run_leases WHERE holder = ?"_s);
+        q.addBindValue(m_holderId);
+        if (!q.exec()) {
+            *error = q.lastError().text();
+            return false;
+        }
+        return true;
+    }
+    q.prepare(u"DELETE FROM run_leases WHERE local_id = ? AND holder = ?"_s);
+    for (const QString &id : releases.localIds) {
+        q.addBindValue(id);
+        q.addBindValue(m_holderId);
+        if (!q.exec()) {
+            *error = q.lastError().text();
+            return false;
+        }
+    }
+    return true;
+}
+
+void RunStoreWriter::cancelRelease(const QString &localId)
+{
+    m_unwrittenReleases.localIds.removeAll(localId);
 }
 
 QString RunStoreWriter::error() const

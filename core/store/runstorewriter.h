@@ -28,11 +28,27 @@ public:
     // `changed` runs on the writer thread after a write whose outcome the store has to act on (it
     // failed, went through after failing, or found runs deleted elsewhere): the store learns of
     // it then, not only at its next batch, which may never come (the last run finished).
-    RunStoreWriter(std::shared_ptr<const StoreEngine> engine, std::function<void()> changed);
+    // `holderId`: the store's id in the lease table (RunStore::holderId), whose leases
+    // write() releases.
+    RunStoreWriter(std::shared_ptr<const StoreEngine> engine, QString holderId,
+                   std::function<void()> changed);
     ~RunStoreWriter() override; // on the writer thread: closes its connection there
 
-    // Writer thread. One transaction for the whole batch; `generation` is done afterwards.
-    void write(const QList<Run> &runs, quint64 generation);
+    // The leases a batch lets go of once its runs are written (RunStore::releaseLease).
+    struct LeaseReleases
+    {
+        QStringList localIds;
+        bool all = false; // every lease of this store (RunStore::releaseAllLeases)
+        bool isEmpty() const { return localIds.isEmpty() && !all; }
+    };
+    // Writer thread. One transaction for the whole batch, `releases` in it after the runs: another
+    // process finds a run's lease free only once the run's last state is in the store, never a
+    // free lease beside an older state it would go on following. Kept and tried again with the
+    // batch when it fails. `generation` is done afterwards.
+    void write(const QList<Run> &runs, quint64 generation, const LeaseReleases &releases);
+    // Writer thread: a release of `localId` kept from a failed batch is not tried again (the run's
+    // lease has been taken again since).
+    void cancelRelease(const QString &localId);
     // Any thread: the last generation written (or given up on).
     quint64 completed() const { return m_completed.load(std::memory_order_acquire); }
     // Any thread: why the last batch could not be written (a full disk, a read-only file, a lock
@@ -52,14 +68,17 @@ private:
     bool ensureOpen(QString *error);
     void closeConnection();
     void setError(const QString &error, const QList<Run> &unwritten = {});
+    bool releaseLeases(const QSqlDatabase &db, const LeaseReleases &releases, QString *error) const;
 
     std::shared_ptr<const StoreEngine> m_engine;
     QString m_connectionName;
+    QString m_holderId;
     std::function<void()> m_changed;
     RunWriteStatements m_statements;
     bool m_open = false;
     bool m_failed = false;
-    QList<Run> m_unwritten; // the batch that failed, written again with the next one
+    QList<Run> m_unwritten;            // the batch that failed, written again with the next one
+    LeaseReleases m_unwrittenReleases; // its lease releases, likewise
     std::atomic<quint64> m_completed{0};
     mutable QMutex m_errorMutex;
     QString m_error;

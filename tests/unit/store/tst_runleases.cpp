@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Schema 8 on both engines (tst_runleases_pg): a run's lease is one store's at a time, taken over
 // when released or expired, renewed together; an input request's answer is claimed once, and
-// freed again after a failed send; the operator journal keeps who did what, oldest first. Two
-// stores on one database stand for two processes.
+// freed again after a failed send; the operator journal keeps who did what, oldest first. A lease
+// is let go only once the run's last state is in the store. Two stores on one database stand for
+// two processes.
 #include "store/runstore.h"
 #include "teststore.h"
 
@@ -11,6 +12,39 @@
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
+
+namespace {
+Run liveRun(const QString &localId)
+{
+    Run run;
+    run.localId = localId;
+    run.connection = u"local"_s;
+    run.backend = u"openai"_s;
+    run.baseUrl = u"http://127.0.0.1:9/v1"_s;
+    run.remoteId = u"resp_"_s + localId;
+    run.createdAt = QDateTime::fromMSecsSinceEpoch(1700000000123, Qt::UTC);
+    run.updatedAt = run.createdAt;
+    run.model = u"gpt-5"_s;
+    run.prompt = u"Write a long novel about otters"_s;
+    run.status = RunStatus::InProgress;
+    run.rawStatus = u"in_progress"_s;
+    run.primaryText = u"Once upon"_s;
+    run.token.remoteId = run.remoteId;
+    run.token.sequence = 3;
+    return run;
+}
+
+// The run ended: its last text and status, as the holder's stream brought them.
+Run ended(Run run)
+{
+    run.status = RunStatus::Completed;
+    run.rawStatus = u"completed"_s;
+    run.primaryText += u" a time. The end."_s;
+    run.token.sequence = 9;
+    run.finishedAt = run.createdAt.addSecs(60);
+    return run;
+}
+} // namespace
 
 class TestRunLeases final : public QObject
 {
@@ -104,6 +138,89 @@ private Q_SLOTS:
         QVERIFY(!a.acquireLease(u"run2"_s, &other));
         QCOMPARE(other->operatorName, u"trent"_s);
         QCOMPARE(other->host, u"another-host"_s);
+    }
+
+    // A run ended by one process with its last state still queued for its store's writer: the
+    // lease is let go only in the transaction that writes that state, so the other process never
+    // finds the run free while the store still has it live (it would follow an ended run once
+    // more). Once the lease is free, the run reads as ended.
+    void releasedOnlyOnceTheLastStateIsStored()
+    {
+        RunStore a;
+        RunStore b;
+        QVERIFY2(a.open(m_location), qPrintable(a.errorString()));
+        QVERIFY2(b.open(m_location), qPrintable(b.errorString()));
+        a.setFlushInterval(600000); // nothing goes to the writer by itself
+        const Run run = liveRun(u"run1"_s);
+        QVERIFY(a.saveRun(run));
+        QVERIFY(a.acquireLease(run.localId));
+        a.scheduleSave(ended(run));
+        a.releaseLease(run.localId);
+        std::optional<RunStore::LeaseHolder> other;
+        QVERIFY(!b.acquireLease(run.localId, &other));
+        QVERIFY(other);
+        QCOMPARE(other->holder, a.holderId());
+        QCOMPARE(b.loadRun(run.localId)->status, RunStatus::InProgress);
+        // Handed to the writer at once, not after the flush interval.
+        QTRY_VERIFY_WITH_TIMEOUT(b.acquireLease(run.localId), 10000);
+        const std::optional<Run> stored = b.loadRun(run.localId);
+        QVERIFY(stored);
+        QCOMPARE(stored->status, RunStatus::Completed);
+        QCOMPARE(stored->primaryText, ended(run).primaryText);
+        QCOMPARE(stored->token.sequence, 9);
+        // A's writer has nothing of it left that could take B's lease away.
+        a.flush();
+        QCOMPARE(b.leaseHolder(run.localId)->holder, b.holderId());
+    }
+
+    // Quitting lets every lease go, likewise after the runs' last writes; a run with nothing
+    // pending is let go at once.
+    void releaseAllWaitsForTheLastWrites()
+    {
+        RunStore a;
+        RunStore b;
+        QVERIFY(a.open(m_location));
+        QVERIFY(b.open(m_location));
+        a.setFlushInterval(600000);
+        const Run run = liveRun(u"run1"_s);
+        QVERIFY(a.saveRun(run));
+        QVERIFY(a.acquireLease(run.localId));
+        QVERIFY(a.acquireLease(u"run2"_s));
+        a.scheduleSave(ended(run));
+        a.releaseAllLeases();
+        QVERIFY(!b.acquireLease(run.localId));
+        QVERIFY(!b.acquireLease(u"run2"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(b.acquireLease(run.localId), 10000);
+        QCOMPARE(b.loadRun(run.localId)->status, RunStatus::Completed);
+        QVERIFY(b.acquireLease(u"run2"_s));
+        // Nothing pending: at once.
+        QVERIFY(b.acquireLease(u"run3"_s));
+        b.releaseAllLeases();
+        QVERIFY(a.acquireLease(u"run3"_s));
+    }
+
+    // A lease taken again before its release reached the store (a follow-up right after the run
+    // ended) stays taken: the release waiting for the run's write does not delete it later.
+    void takenAgainBeforeTheReleaseWent()
+    {
+        RunStore a;
+        RunStore b;
+        QVERIFY(a.open(m_location));
+        QVERIFY(b.open(m_location));
+        a.setFlushInterval(600000);
+        const Run run = liveRun(u"run1"_s);
+        QVERIFY(a.saveRun(run));
+        QVERIFY(a.acquireLease(run.localId));
+        a.scheduleSave(ended(run));
+        a.releaseLease(run.localId);
+        QVERIFY(a.acquireLease(run.localId));
+        a.flush();
+        QCOMPARE(b.loadRun(run.localId)->status, RunStatus::Completed);
+        QVERIFY(!b.acquireLease(run.localId));
+        QCOMPARE(b.leaseHolder(run.localId)->holder, a.holderId());
+        // Released after its write went: at once.
+        a.releaseLease(run.localId);
+        QVERIFY(b.acquireLease(run.localId));
     }
 
     void answeredOnce()
