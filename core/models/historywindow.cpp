@@ -3,7 +3,6 @@
 
 #include "engine/runmanager.h"
 
-#include <limits>
 #include <utility>
 
 using namespace Qt::StringLiterals;
@@ -31,13 +30,12 @@ void HistoryWindow::start(int firstPage)
         m_notHeld.add(categoryOf(it.key()), it.value());
     // Every live run, however old: the engine follows it, the watchers and notifications need it,
     // and the Active and Needs-me lists are then complete without reading further.
-    RunStore::PageFilter live;
+    QList<RunStatus> live;
     for (int s = 0; s <= int(kLastRunStatus); ++s) {
         if (!isTerminal(RunStatus(s)))
-            live.statuses << RunStatus(s);
+            live << RunStatus(s);
     }
-    RunStore::PagePosition everyLive;
-    adopt(m_store->loadRunsPage(RunStore::Load::Summary, std::numeric_limits<int>::max(), &everyLive, live));
+    adopt(m_store->loadRunsWithStatus(RunStore::Load::Summary, live));
     adopt(m_store->loadRunsPage(RunStore::Load::Summary, firstPage, &m_all));
     Q_EMIT notHeldCountsChanged();
 }

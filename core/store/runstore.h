@@ -95,6 +95,10 @@ public:
     };
     QList<Run> loadRunsPage(Load load, int limit, PagePosition *position,
                             const PageFilter &filter = {}) const;
+    // Every run with one of `statuses`, in no particular order, through the status index: the few
+    // live runs of a big history (a newest-first page with a status filter walks the start-time
+    // index instead, which for a rare status reads most of the history: 1,000,000 runs took minutes).
+    QList<Run> loadRunsWithStatus(Load load, const QList<RunStatus> &statuses) const;
     int runCount() const;
     // How many stored runs have each status: one grouped count the status index answers (a front
     // end that holds only part of a big history counts the rest with it).

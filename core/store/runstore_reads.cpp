@@ -130,7 +130,7 @@ QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position,
         position->atEnd = true;
         return runs;
     }
-    runs.reserve(std::min(limit, 4096)); // "every live run" asks for INT_MAX
+    runs.reserve(std::min(limit, 4096));
     detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
     while (q.next()) {
         position->createdAt = q.value(detail::kCreatedAtColumn).toString();
@@ -188,6 +188,27 @@ QList<Run> RunStore::loadCompletedTimings(const QString &connection, const QStri
         run.createdAt = detail::fromIso(q.value(1));
         run.finishedAt = detail::fromIso(q.value(2));
     }
+    return runs;
+}
+
+QList<Run> RunStore::loadRunsWithStatus(Load load, const QList<RunStatus> &statuses) const
+{
+    QList<Run> runs;
+    if (!isOpen() || statuses.isEmpty())
+        return runs;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    m_engine->prepareNestedRead(q);
+    q.prepare(u"SELECT %1 WHERE r.status IN (%2)"_s.arg(detail::selectRuns(load == Load::Summary),
+                                                        QStringList(statuses.size(), u"?"_s).join(u',')));
+    for (const RunStatus status : statuses)
+        q.addBindValue(statusName(status));
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return runs;
+    }
+    detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
+    while (q.next())
+        runs.append(listedRun(q, load, &reader));
     return runs;
 }
 

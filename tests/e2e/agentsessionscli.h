@@ -251,9 +251,10 @@ public:
     void listRemoteAndAttach()
     {
         QStringList sessions;
-        for (int i = 0; i < 6; ++i)
+        for (int i = 0; i < 6; ++i) {
             sessions << m_sim->startSessionElsewhere(QString::fromLatin1(Traits::kAgent),
                                                      QStringLiteral("normal deltas=4"));
+        }
         QVERIFY(waitTurnOver(sessions.constLast()));
         const CliResult listed
             = cli({QStringLiteral("--json"), QStringLiteral("list"), QStringLiteral("--remote")});

@@ -34,18 +34,21 @@ Run storedRun(int i)
     run.updatedAt = run.createdAt;
     run.title = u"Run %1"_s.arg(i);
     run.primaryText = u"answer %1"_s.arg(i);
-    if (i == kRuns - 5 || i == 2)
+    if (i == kRuns - 5 || i == 2) {
         run.parentId = u"r%1"_s.arg(i == 2 ? 1 : 2, 4, 10, QLatin1Char('0'));
-    if (i % 40 == 0)
+    }
+    if (i % 40 == 0) {
         run.status = i % 80 == 0 ? RunStatus::InProgress : RunStatus::InputRequired;
-    else if (i % 7 == 0)
+    } else if (i % 7 == 0) {
         run.status = RunStatus::Failed;
-    else if (i % 11 == 0)
+    } else if (i % 11 == 0) {
         run.status = RunStatus::Cancelled;
-    else
+    } else {
         run.status = RunStatus::Completed;
-    if (run.isTerminal())
+    }
+    if (run.isTerminal()) {
         run.finishedAt = run.createdAt.addSecs(30);
+    }
     return run;
 }
 
@@ -53,8 +56,9 @@ RunCounts storedCounts(const std::function<bool(int)> &which = {})
 {
     RunCounts counts;
     for (int i = 0; i < kRuns; ++i) {
-        if (!which || which(i))
+        if (!which || which(i)) {
             counts.add(categoryOf(storedRun(i).status), 1);
+        }
     }
     return counts;
 }
@@ -172,10 +176,11 @@ private Q_SLOTS:
         QCOMPARE(history.notHeldCounts().value(StatusCategory::Failed), 0);
         for (int i = 0; i < kRuns; ++i) {
             const Run run = storedRun(i);
-            if (run.status == RunStatus::Failed)
+            if (run.status == RunStatus::Failed) {
                 QVERIFY2(manager.run(run.localId), qPrintable(run.localId));
-            else if (run.status == RunStatus::Completed && i < kRuns - 10 && i > 2) // 1, 2: earlier turns
+            } else if (run.status == RunStatus::Completed && i < kRuns - 10 && i > 2) { // 1, 2: earlier turns
                 QVERIFY2(!manager.run(run.localId), qPrintable(run.localId));
+            }
         }
         // A connection's runs, of every category.
         while (history.canFetchMore(StatusCategory::All, u"b"_s))
