@@ -76,14 +76,7 @@ int HistoryWindow::hold(const QStringList &ids)
 {
     if (!m_manager || !m_store)
         return 0;
-    QList<Run> missing;
-    for (const QString &id : ids) {
-        if (m_manager->run(id) || m_removed.contains(id))
-            continue;
-        if (std::optional<Run> run = m_store->loadRun(id))
-            missing << std::move(*run);
-    }
-    const int adopted = adopt(std::move(missing));
+    const int adopted = adopt(readMissing(ids));
     if (adopted > 0)
         Q_EMIT notHeldCountsChanged();
     return adopted;
@@ -107,15 +100,21 @@ int HistoryWindow::adopt(QList<Run> runs)
             ++adopted;
         }
         // A follow-up shows its conversation's earlier turns: they are held with it, however old.
-        runs.clear();
-        for (const QString &id : std::as_const(parents)) {
-            if (m_manager->run(id) || m_removed.contains(id))
-                continue;
-            if (std::optional<Run> parent = m_store->loadRun(id))
-                runs << std::move(*parent);
-        }
+        runs = readMissing(parents);
     }
     return adopted;
+}
+
+QList<Run> HistoryWindow::readMissing(const QStringList &ids) const
+{
+    QList<Run> missing;
+    for (const QString &id : ids) {
+        if (m_manager->run(id) || m_removed.contains(id))
+            continue;
+        if (std::optional<Run> run = m_store->loadRun(id))
+            missing << std::move(*run);
+    }
+    return missing;
 }
 
 QString HistoryWindow::filterKey(StatusCategory category, const QString &connection)

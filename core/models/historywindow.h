@@ -57,6 +57,8 @@ private:
     };
     // Adopts the runs a read brought that the manager does not hold; returns how many.
     int adopt(QList<Run> runs);
+    // The runs of `ids` the manager does not hold and that were not deleted here, from the store.
+    QList<Run> readMissing(const QStringList &ids) const;
     static QString filterKey(StatusCategory category, const QString &connection);
     // The cursor of a filter, started where the whole history's cursor stands (everything newer
     // is held) and moved there whenever that one has gone further.
