@@ -237,9 +237,13 @@ private:
     // write, the file has them gone already), and a followed run's deadline set elsewhere is read.
     void letGoDeletedRuns(const QStringList &ids);
     void syncFromStore();
-    // Runs another process changed, added or deleted in a store that pushes changes (PostgreSQL):
-    // read again, unless this process follows them (its stream is newer than the store).
+    // Runs another process changed, added or deleted (pushed by PostgreSQL; on SQLite the tailed
+    // runs, every tick): read again together, unless this process follows them (its stream is
+    // newer than the store).
     void takeChangesFromStore(const QStringList &ids);
+    // After a lost connection to a store that pushes changes: the runs shown, not followed here,
+    // read again (what changed meanwhile was not announced).
+    void readShownRunsAgain();
     void wakeStoreSync(); // a run is followed: sync while any is
     // The operator journal (RunStore::addJournal): who gave `action` on the run, when, `detail`.
     void journal(const QString &id, const QString &action, const QString &detail);
@@ -250,8 +254,13 @@ private:
     void releaseLeases();
     // Every kLeaseRenewMs while leases are held or runs tailed: renew, let go, take over.
     void leaseTick();
+    // The tailed runs whose lease is free are taken over; the others read as the store has them
+    // (where it does not push changes).
+    void tryTakeOver(const QStringList &tailed);
     // A tailed run as the store has it now, shown as if its events had arrived here.
     void tailFromStore(const QString &id);
+    // The same, read with the others asked for in this turn of the event loop.
+    void tailSoon(const QString &id);
     void takeTailedRun(const QString &id, Run stored);
     // Just after this process took the run's lease: whether the store has it ended (its last
     // holder let go after writing so), shown as such, neither followed nor leased any more.
@@ -266,6 +275,7 @@ private:
     QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
     QSet<QString> m_leased;         // the runs whose lease this process holds
     int m_leaseTicks = 0;
+    QSet<QString> m_toTail; // tailSoon()'s runs, read once the event loop turns
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

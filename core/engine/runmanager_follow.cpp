@@ -409,7 +409,7 @@ void RunManager::follow(const QString &id)
     // One stream per run across the team: while another process follows it, this one shows it
     // from the store (and takes over when that process goes).
     if (!takeLease(id)) {
-        tailFromStore(id);
+        tailSoon(id);
         return;
     }
     if (endedInStore(id))

@@ -118,14 +118,32 @@ void RunManager::leaseTick()
         if ((*it)->follower.active && (*it)->follower.tailing)
             tailed << it.key();
     }
-    for (const QString &id : std::as_const(tailed)) {
-        Entry *e = entry(id);
-        if (!e || !e->follower.tailing)
-            continue;
-        if (!takeLease(id)) {
-            tailFromStore(id);
+    if (!tailed.isEmpty())
+        tryTakeOver(tailed);
+    if (m_leased.isEmpty() && tailed.isEmpty())
+        m_leaseTimer->stop();
+}
+
+void RunManager::tryTakeOver(const QStringList &tailed)
+{
+    // One read of the lease table for all of them: a process that tails a thousand runs others
+    // follow tries only the leases found free, not a statement per run every tick (ten processes
+    // on a thousand runs would be tens of thousands a second, and stall past the leases' life).
+    const std::optional<QHash<QString, RunStore::LeaseHolder>> holders = m_store->leaseHolders();
+    QStringList free;
+    for (const QString &id : tailed) {
+        if (!holders) {
+            free << id; // a database error: takeLease() decides (and follows if the store is gone)
             continue;
         }
+        const auto holder = holders->constFind(id);
+        if (holder == holders->cend() || holder->holder == m_store->holderId() || RunStore::holderGone(*holder))
+            free << id;
+    }
+    for (const QString &id : std::as_const(free)) {
+        Entry *e = entry(id);
+        if (!e || !e->follower.tailing || !takeLease(id))
+            continue;
         // Ours now: go on from where the last holder's writes left the run (its text and its
         // continuation token are written together), so nothing is fetched twice or skipped. Read
         // after the lease was taken: the last holder lets go only once the run's last state is
@@ -140,8 +158,30 @@ void RunManager::leaseTick()
         qCInfo(lcEngine) << "took over following" << id;
         resumeNow(id);
     }
-    if (m_leased.isEmpty() && tailed.isEmpty())
-        m_leaseTimer->stop();
+    // What the holders wrote: a store that pushes changes has said so (takeChangesFromStore);
+    // from one that cannot (SQLite), the tailed runs are read here, together.
+    if (!m_store->pushesChanges()) {
+        QStringList still;
+        for (const QString &id : tailed) {
+            const Entry *e = entry(id);
+            if (e && e->follower.active && e->follower.tailing)
+                still << id;
+        }
+        takeChangesFromStore(still);
+    }
+}
+
+void RunManager::tailSoon(const QString &id)
+{
+    // Many runs found followed elsewhere at once (`resume` of a shared store) are read together.
+    if (m_toTail.isEmpty()) {
+        QTimer::singleShot(0, this, [this] {
+            const QStringList ids = m_toTail.values();
+            m_toTail.clear();
+            takeChangesFromStore(ids);
+        });
+    }
+    m_toTail.insert(id);
 }
 
 bool RunManager::endedInStore(const QString &id)

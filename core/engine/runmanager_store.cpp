@@ -38,6 +38,10 @@ void RunManager::setStore(RunStore *store)
         });
         connect(m_store, &RunStore::runsDeletedElsewhere, this, &RunManager::letGoDeletedRuns);
         connect(m_store, &RunStore::runsChangedElsewhere, this, &RunManager::takeChangesFromStore);
+        connect(m_store, &RunStore::connectionChanged, this, [this](bool connected) {
+            if (connected)
+                readShownRunsAgain();
+        });
         connect(m_store, &RunStore::unsavedRunsChanged, this, [this](const QStringList &ids) {
             for (const QString &id : ids) {
                 if (entry(id))
@@ -66,16 +70,31 @@ void RunManager::letGoDeletedRuns(const QStringList &ids)
 
 void RunManager::takeChangesFromStore(const QStringList &ids)
 {
-    if (!m_store)
+    if (!m_store || ids.isEmpty())
         return;
+    QStringList toRead;
     for (const QString &id : ids) {
         const Entry *e = entry(id);
         // Followed here: this process's stream writes the run; what others change on it (the
         // deadline) syncFromStore() reads.
-        if (e && e->follower.active && !e->follower.tailing)
-            continue;
-        std::optional<Run> stored = m_store->loadRun(id);
-        if (!stored) {
+        if (!e || !e->follower.active || e->follower.tailing)
+            toRead << id;
+    }
+    if (toRead.isEmpty())
+        return;
+    // Read together, each from where the copy here ends: a batch of a colleague's hundred
+    // streaming runs is a handful of statements and their new text, not a hundred whole runs.
+    std::optional<QHash<QString, Run>> stored
+        = m_store->loadChangedRuns(toRead, [this](const QString &id) -> const Run * {
+              const Entry *e = entry(id);
+              return e ? &e->run : nullptr;
+          });
+    if (!stored)
+        return; // a database error: the next change (or tick) reads them again
+    for (const QString &id : std::as_const(toRead)) {
+        const Entry *e = entry(id);
+        const auto it = stored->find(id);
+        if (it == stored->end()) {
             // Gone from the store (and not a run of ours still on its way there).
             if (e && e->run.inStore)
                 removeLocal(id, StoreRow::AlreadyGone);
@@ -83,11 +102,23 @@ void RunManager::takeChangesFromStore(const QStringList &ids)
         }
         // Shown, not followed: the process that holds the run's lease streams it.
         if (e && e->follower.tailing) {
-            takeTailedRun(id, std::move(*stored));
+            takeTailedRun(id, std::move(*it));
             continue;
         }
-        adoptRun(std::move(*stored), false);
+        adoptRun(std::move(*it), false);
     }
+}
+
+void RunManager::readShownRunsAgain()
+{
+    // What other processes wrote while the connection was down was not announced.
+    QStringList ids;
+    for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
+        const Entry &e = **it;
+        if (!(e.follower.active && !e.follower.tailing) && !e.run.isTerminal())
+            ids << it.key();
+    }
+    takeChangesFromStore(ids);
 }
 
 void RunManager::wakeStoreSync()

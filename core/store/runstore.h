@@ -125,6 +125,18 @@ public:
     QJsonObject setting(const QString &key) const;
     bool saveSetting(const QString &key, const QJsonObject &value);
     std::optional<Run> loadRun(const QString &localId) const;
+    // The runs `localIds` as stored, read together (a handful of statements for any number of
+    // them, not a round of its own per run): what a process that shows runs other processes write
+    // reads on each batch of their changes. `known` gives the copy this process holds, if any:
+    // only the text stored past its end is read and added to it — the usual change of a streaming
+    // run is a new piece of text — unless the stored text no longer begins with it (replaced, or
+    // shorter) or the run just ended, which read it whole. An id missing from the answer is not in
+    // the store (deleted). nullopt on a database error: nothing can be told then.
+    using KnownRun = std::function<const Run *(const QString &localId)>;
+    std::optional<QHash<QString, Run>> loadChangedRuns(const QStringList &localIds, const KnownRun &known) const;
+    // Whether other processes' changes are pushed to this one (runsChangedElsewhere): PostgreSQL's
+    // NOTIFY. Without it (SQLite) a process that shows runs others write reads them itself.
+    bool pushesChanges() const;
     // By local id, or by remote id when no local id matches (also an earlier remote id of a run
     // that went on in a new remote object: Run::token.previousRemoteIds).
     std::optional<Run> findRun(const QString &idOrRemoteId) const;
@@ -206,6 +218,12 @@ public:
     void releaseAllLeases();
     // The live lease on a run (expired ones are no one's), if any.
     std::optional<LeaseHolder> leaseHolder(const QString &localId) const;
+    // Every live lease, by run: one read for however many runs a process waits to take over
+    // (RunManager tries only the leases this shows free). nullopt on a database error.
+    std::optional<QHash<QString, LeaseHolder>> leaseHolders() const;
+    // Whether `holder` holds nothing any more: its process, on this host, is gone (killed,
+    // crashed). acquireLease() takes such a lease at once.
+    static bool holderGone(const LeaseHolder &holder);
 
     // An input request answered once: claims the answer to request `requestKey` of the run for
     // this store, atomically (a row with a unique key). `ours` false: someone answered it already,
@@ -284,6 +302,8 @@ private:
     // The releases that go with batch `generation`: those whose runs have no write left pending.
     detail::RunStoreWriter::LeaseReleases takeReleases(quint64 generation);
     bool exec(const QString &sql);
+    // One round of loadChangedRuns() (runstore_reads.cpp).
+    bool readChangedRuns(const QStringList &ids, const KnownRun &known, QHash<QString, Run> *runs) const;
     bool runMigrations(const QSqlDatabase &database);
     // Search without a full-text index (PostgreSQL): the candidates' text read and matched here
     // (runstore_searchscan.cpp).

@@ -125,13 +125,17 @@ bool RunStore::acquireLease(const QString &localId, std::optional<LeaseHolder> *
         return acquireLease(localId, other); // expired or released between the two statements
     // A holder on this host whose process is gone (killed, crashed) holds nothing: the run goes
     // on at once rather than after the lease's life.
-    if (holder->host == who.host && holder->pid != QCoreApplication::applicationPid()
-        && !processAlive(holder->pid) && takeFromDeadHolder(localId, *holder)) {
+    if (holderGone(*holder) && takeFromDeadHolder(localId, *holder))
         return true;
-    }
     if (other)
         *other = holder;
     return false;
+}
+
+bool RunStore::holderGone(const LeaseHolder &holder)
+{
+    return holder.host == QSysInfo::machineHostName() && holder.pid != QCoreApplication::applicationPid()
+           && !processAlive(holder.pid);
 }
 
 bool RunStore::takeFromDeadHolder(const QString &localId, const LeaseHolder &dead)
@@ -273,6 +277,28 @@ std::optional<RunStore::LeaseHolder> RunStore::leaseHolder(const QString &localI
                        .operatorName = q.value(1).toString(),
                        .host = q.value(2).toString(),
                        .pid = q.value(3).toLongLong()};
+}
+
+std::optional<QHash<QString, RunStore::LeaseHolder>> RunStore::leaseHolders() const
+{
+    if (!isOpen())
+        return std::nullopt;
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    // The table holds the team's followed runs, not its history: a few thousand rows at most.
+    if (!q.exec(u"SELECT local_id, holder, operator, host, pid FROM run_leases WHERE expires_at >= %1"_s.arg(
+            m_engine->nowMs()))) {
+        m_error = q.lastError().text();
+        return std::nullopt;
+    }
+    QHash<QString, LeaseHolder> holders;
+    while (q.next()) {
+        holders.insert(q.value(0).toString(), LeaseHolder{.holder = q.value(1).toString(),
+                                                          .operatorName = q.value(2).toString(),
+                                                          .host = q.value(3).toString(),
+                                                          .pid = q.value(4).toLongLong()});
+    }
+    return holders;
 }
 
 RunStore::AnswerClaim RunStore::claimAnswer(const QString &localId, const QString &requestKey)

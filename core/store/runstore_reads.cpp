@@ -9,6 +9,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QStringView>
 
 #include <algorithm>
 
@@ -51,6 +52,164 @@ std::optional<Run> RunStore::findRun(const QString &idOrRemoteId) const
     // A run that went on in new remote objects (an OpenAI response continued with
     // previous_response_id) is found by every id it went through: a script may hold the first.
     return queryOne(m_engine->earlierRemoteIdCondition(), idOrRemoteId);
+}
+
+bool RunStore::pushesChanges() const
+{
+    return m_engine && !m_engine->changeChannel().isEmpty();
+}
+
+namespace {
+// Ids per round of statements: two bound values each in the text query, well inside SQLite's
+// limit of 32,766 and PostgreSQL's of 65,535.
+constexpr qsizetype kChangedRunsPerRound = 500;
+
+QString marks(qsizetype count)
+{
+    return QStringList(count, u"?"_s).join(u',');
+}
+
+// `known`'s text with the stored pieces past its end added, or nullopt when the stored text does
+// not go on from it (replaced, cut, or a gap): then it is read whole.
+std::optional<QString> extendText(const QString &known, qint64 storedEnd, const QList<std::pair<qint64, QString>> &pieces)
+{
+    if (storedEnd < known.size())
+        return std::nullopt;
+    QString text = known;
+    for (const auto &[pos, piece] : pieces) {
+        if (pos > text.size())
+            return std::nullopt;
+        // Pieces are appended at the stored end; one that starts inside the known text was written
+        // by a replacement (it starts at 0), which is ours only if it agrees with what we hold.
+        const qint64 overlap = text.size() - pos;
+        if (overlap > 0) {
+            if (overlap > piece.size() || QStringView(piece).left(overlap) != QStringView(text).mid(pos, overlap))
+                return std::nullopt;
+            text += QStringView(piece).mid(overlap);
+        } else {
+            text += piece;
+        }
+    }
+    return text.size() == storedEnd ? std::optional<QString>(std::move(text)) : std::nullopt;
+}
+} // namespace
+
+std::optional<QHash<QString, Run>> RunStore::loadChangedRuns(const QStringList &localIds,
+                                                             const KnownRun &known) const
+{
+    if (!isOpen())
+        return std::nullopt;
+    QHash<QString, Run> runs;
+    QStringList toRead;
+    QSet<QString> seen;
+    for (const QString &id : localIds) {
+        if (seen.contains(id))
+            continue;
+        seen.insert(id);
+        // A save that is scheduled or being written wins over what the file holds (loadRun()).
+        if (const Run *run = pendingRun(id)) {
+            runs.insert(id, *run);
+        } else if (const Run *written = inFlight(id)) {
+            runs.insert(id, *written);
+        } else {
+            toRead << id;
+        }
+    }
+    for (qsizetype from = 0; from < toRead.size(); from += kChangedRunsPerRound) {
+        if (!readChangedRuns(toRead.mid(from, kChangedRunsPerRound), known, &runs))
+            return std::nullopt;
+    }
+    return runs;
+}
+
+// One round: the rows, where each run's stored text ends, the text past what is known, the items.
+bool RunStore::readChangedRuns(const QStringList &ids, const KnownRun &known, QHash<QString, Run> *runs) const
+{
+    const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    const auto failed = [this](const QSqlQuery &q) {
+        m_error = q.lastError().text();
+        return false;
+    };
+    QSqlQuery q(db);
+    q.setForwardOnly(true);
+    q.prepare(u"SELECT %1 WHERE r.local_id IN (%2)"_s.arg(detail::selectRuns(false), marks(ids.size())));
+    for (const QString &id : ids)
+        q.addBindValue(id);
+    if (!q.exec())
+        return failed(q);
+    QHash<QString, Run> fresh;
+    while (q.next()) {
+        Run run = detail::runFromRow(q);
+        fresh.insert(run.localId, std::move(run));
+    }
+    if (fresh.isEmpty())
+        return true; // all gone
+    QStringList found = fresh.keys();
+    q.prepare(u"SELECT local_id, MAX(pos + len) FROM run_text WHERE local_id IN (%1) GROUP BY local_id"_s.arg(
+        marks(found.size())));
+    for (const QString &id : std::as_const(found))
+        q.addBindValue(id);
+    if (!q.exec())
+        return failed(q);
+    QHash<QString, qint64> ends;
+    while (q.next())
+        ends.insert(q.value(0).toString(), q.value(1).toLongLong());
+    // Only the pieces past the known end: a tailed run's new text, not its whole answer again.
+    QStringList rows;
+    QList<qint64> knownEnds;
+    for (const QString &id : std::as_const(found)) {
+        const Run *base = known ? known(id) : nullptr;
+        knownEnds << (base && base->outputLoaded ? base->primaryText.size() : 0);
+        rows << u"(CAST(? AS TEXT), CAST(? AS BIGINT))"_s;
+    }
+    q.prepare(u"WITH k(id, known) AS (VALUES %1) SELECT t.local_id, t.pos, t.text FROM run_text t "
+              "JOIN k ON t.local_id = k.id WHERE t.pos + t.len > k.known ORDER BY t.local_id, t.pos"_s.arg(
+                  rows.join(u',')));
+    for (qsizetype i = 0; i < found.size(); ++i) {
+        q.addBindValue(found.at(i));
+        q.addBindValue(knownEnds.at(i));
+    }
+    if (!q.exec())
+        return failed(q);
+    QHash<QString, QList<std::pair<qint64, QString>>> pieces;
+    while (q.next())
+        pieces[q.value(0).toString()].append({q.value(1).toLongLong(), q.value(2).toString()});
+    q.prepare(u"SELECT local_id, item FROM run_items WHERE local_id IN (%1) ORDER BY local_id, idx"_s.arg(
+        marks(found.size())));
+    for (const QString &id : std::as_const(found))
+        q.addBindValue(id);
+    if (!q.exec())
+        return failed(q);
+    while (q.next()) {
+        const auto it = fresh.find(q.value(0).toString());
+        // A damaged item is left out rather than failing the run (RunRowReader does the same).
+        const QJsonObject item = detail::jsonObjectFromText(q.value(1));
+        if (it != fresh.end() && !item.isEmpty())
+            it->secondary.append(SecondaryItem::fromJson(item));
+    }
+    q.finish();
+    detail::RunRowReader reader(db);
+    for (auto it = fresh.begin(); it != fresh.end(); ++it) {
+        Run &run = *it;
+        const Run *base = known ? known(run.localId) : nullptr;
+        const QString empty;
+        const QString &knownText = base && base->outputLoaded ? base->primaryText : empty;
+        // A run that just ended is read whole once: its last word on the text, whatever a
+        // replacement of the same length could have hidden from the piece-wise read.
+        const bool justEnded = run.isTerminal() && (!base || !base->isTerminal());
+        std::optional<QString> text;
+        if (!justEnded)
+            text = extendText(knownText, ends.value(run.localId, 0), pieces.value(run.localId));
+        if (text) {
+            run.primaryText = std::move(*text);
+        } else if (!reader.readOutput(run)) {
+            m_error = reader.errorString();
+            return false;
+        }
+        run.stored = detail::baselineOf(run);
+        runs->insert(run.localId, std::move(run));
+    }
+    return true;
 }
 
 // One row of a listing, as this process sees it: a save that is scheduled or being written wins

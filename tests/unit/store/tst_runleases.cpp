@@ -223,6 +223,135 @@ private Q_SLOTS:
         QVERIFY(b.acquireLease(run.localId));
     }
 
+    // One read of the lease table tells a process which of the runs it tails are free: only live
+    // leases are in it, with their holders.
+    void leaseHoldersInOneRead()
+    {
+        RunStore a;
+        RunStore b;
+        RunStore c;
+        QVERIFY(a.open(m_location));
+        QVERIFY(b.open(m_location));
+        QVERIFY(c.open(m_location));
+        QVERIFY(a.acquireLease(u"run1"_s));
+        QVERIFY(b.acquireLease(u"run2"_s));
+        QVERIFY(b.acquireLease(u"run3"_s));
+        {
+            RunwatchTest::RawStore raw(m_location);
+            QVERIFY2(raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 60000 WHERE local_id = 'run3'"_s),
+                     qPrintable(raw.error()));
+        }
+        const std::optional<QHash<QString, RunStore::LeaseHolder>> holders = c.leaseHolders();
+        QVERIFY(holders);
+        QCOMPARE(holders->size(), 2);
+        QCOMPARE(holders->value(u"run1"_s).holder, a.holderId());
+        QCOMPARE(holders->value(u"run2"_s).holder, b.holderId());
+        QCOMPARE(holders->value(u"run2"_s).pid, QCoreApplication::applicationPid());
+        QVERIFY(!holders->contains(u"run3"_s));
+        // Alive, on this host: not gone. A pid no process has: gone; on another host: unknown.
+        QVERIFY(!RunStore::holderGone(holders->value(u"run1"_s)));
+        RunStore::LeaseHolder dead = holders->value(u"run1"_s);
+        dead.pid = 99999999;
+        QVERIFY(RunStore::holderGone(dead));
+        dead.host = u"another-host"_s;
+        QVERIFY(!RunStore::holderGone(dead));
+    }
+
+    // What a process that shows another's runs reads on each batch of their changes: all of them
+    // in one round, each from where its copy ends (only the new pieces of text), whole when the
+    // stored text does not go on from the copy or the run just ended; a deleted one is missing.
+    void changedRunsReadFromWhereTheCopyEnds()
+    {
+        RunStore a;
+        RunStore b;
+        QVERIFY(a.open(m_location));
+        QVERIFY(b.open(m_location));
+        Run one = liveRun(u"run1"_s);
+        SecondaryItem item;
+        item.id = u"rs1"_s;
+        item.kind = SecondaryKind::Reasoning;
+        item.text = u"Hm"_s;
+        one.secondary.append(item);
+        const Run two = liveRun(u"run2"_s);
+        QVERIFY(a.saveRun(one));
+        QVERIFY(a.saveRun(two));
+        QHash<QString, Run> held;
+        const RunStore::KnownRun known = [&held](const QString &id) -> const Run * {
+            const auto it = held.constFind(id);
+            return it == held.cend() ? nullptr : &*it;
+        };
+        std::optional<QHash<QString, Run>> read = b.loadChangedRuns({u"run1"_s, u"run2"_s, u"nope"_s}, known);
+        QVERIFY2(read, qPrintable(b.errorString()));
+        QCOMPARE(read->size(), 2);
+        QCOMPARE(read->value(u"run1"_s).primaryText, u"Once upon"_s);
+        QCOMPARE(read->value(u"run1"_s).secondary.size(), 1);
+        QCOMPARE(read->value(u"run1"_s).secondary.at(0).text, u"Hm"_s);
+        QCOMPARE(read->value(u"run2"_s).status, RunStatus::InProgress);
+        held = *read;
+        // The holder appends a piece. The copy here is told apart from the stored prefix of the
+        // same length on purpose: what comes back is the copy and the new piece, so only the
+        // piece was read.
+        {
+            RunwatchTest::RawStore raw(m_location);
+            QVERIFY2(raw.exec(u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 9, 7, ' a time')"_s),
+                     qPrintable(raw.error()));
+        }
+        held[u"run1"_s].primaryText = u"ONCE UPON"_s;
+        read = b.loadChangedRuns({u"run1"_s}, known);
+        QVERIFY(read);
+        QCOMPARE(read->value(u"run1"_s).primaryText, u"ONCE UPON a time"_s);
+        QVERIFY(read->value(u"run1"_s).stored);
+        QCOMPARE(read->value(u"run1"_s).stored->primaryText, u"ONCE UPON a time"_s);
+        held = *read;
+        // Replaced by a text that does not begin with the copy: read whole.
+        {
+            RunwatchTest::RawStore raw(m_location);
+            QVERIFY(raw.exec(u"DELETE FROM run_text WHERE local_id = 'run1'"_s));
+            QVERIFY(raw.exec(u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 0, 20, 'Twice upon a time...')"_s));
+        }
+        read = b.loadChangedRuns({u"run1"_s}, known);
+        QVERIFY(read);
+        QCOMPARE(read->value(u"run1"_s).primaryText, u"Twice upon a time..."_s);
+        held = *read;
+        // Shorter than the copy: whole.
+        {
+            RunwatchTest::RawStore raw(m_location);
+            QVERIFY(raw.exec(u"DELETE FROM run_text WHERE local_id = 'run1'"_s));
+            QVERIFY(raw.exec(u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 0, 5, 'Twice')"_s));
+        }
+        read = b.loadChangedRuns({u"run1"_s}, known);
+        QVERIFY(read);
+        QCOMPARE(read->value(u"run1"_s).primaryText, u"Twice"_s);
+        held = *read;
+        // Ended: its text read whole once, whatever the copy here says.
+        held[u"run1"_s].primaryText = u"TWICE"_s;
+        {
+            RunwatchTest::RawStore raw(m_location);
+            QVERIFY(raw.exec(u"UPDATE runs SET status = 'completed' WHERE local_id = 'run1'"_s));
+        }
+        read = b.loadChangedRuns({u"run1"_s}, known);
+        QVERIFY(read);
+        QCOMPARE(read->value(u"run1"_s).status, RunStatus::Completed);
+        QCOMPARE(read->value(u"run1"_s).primaryText, u"Twice"_s);
+        // Deleted: missing from the answer.
+        QVERIFY(a.removeRun(u"run2"_s));
+        read = b.loadChangedRuns({u"run1"_s, u"run2"_s}, known);
+        QVERIFY(read);
+        QCOMPARE(read->keys(), QList<QString>{u"run1"_s});
+        // Many at once (more than one round of statements).
+        QStringList many;
+        for (int i = 0; i < 1200; ++i) {
+            Run run = liveRun(u"many%1"_s.arg(i));
+            run.primaryText = u"text %1"_s.arg(i);
+            QVERIFY(a.saveRun(run));
+            many << run.localId;
+        }
+        read = b.loadChangedRuns(many, {});
+        QVERIFY(read);
+        QCOMPARE(read->size(), 1200);
+        QCOMPARE(read->value(u"many1199"_s).primaryText, u"text 1199"_s);
+    }
+
     void answeredOnce()
     {
         qputenv("RUNWATCH_OPERATOR", "carol");
