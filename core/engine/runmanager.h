@@ -7,6 +7,7 @@
 #include "domain/runreducer.h"
 #include "store/pricebook.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
@@ -241,6 +242,8 @@ private:
     // runs, every tick): read again together, unless this process follows them (its stream is
     // newer than the store).
     void takeChangesFromStore(const QStringList &ids);
+    void readQueuedChanges();
+    void readChanges(const QStringList &ids);
     // After a lost connection to a store that pushes changes: the runs shown, not followed here,
     // read again (what changed meanwhile was not announced).
     void readShownRunsAgain();
@@ -257,6 +260,8 @@ private:
     // The tailed runs whose lease is free are taken over; the others read as the store has them
     // (where it does not push changes).
     void tryTakeOver(const QStringList &tailed);
+    // Renews the leases held when kLeaseRenewMs have passed since the last renewal.
+    void renewLeasesIfDue();
     // A tailed run as the store has it now, shown as if its events had arrived here.
     void tailFromStore(const QString &id);
     // The same, read with the others asked for in this turn of the event loop.
@@ -274,8 +279,11 @@ private:
     QTimer *m_storeSync = nullptr;  // while runs are followed: syncFromStore()
     QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
     QSet<QString> m_leased;         // the runs whose lease this process holds
-    int m_leaseTicks = 0;
-    QSet<QString> m_toTail; // tailSoon()'s runs, read once the event loop turns
+    QElapsedTimer m_lastRenewal; // since the leases were last renewed (renewLeasesIfDue())
+    // Runs changed elsewhere, to be read a slice per turn (takeChangesFromStore()).
+    QStringList m_changeQueue;
+    QSet<QString> m_changesQueued;
+    bool m_changeReadScheduled = false;
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

@@ -12,6 +12,7 @@
 
 #include "store/runstore.h"
 
+#include <QLoggingCategory>
 #include <QTimer>
 
 #include <algorithm>
@@ -39,8 +40,12 @@ bool RunManager::takeLease(const QString &id)
     // A database error leaves no one to defer to: follow (losing the store must not stop runs).
     const bool held = m_store->acquireLease(id, &other) || !other;
     e->follower.tailing = !held;
-    if (held)
+    if (held) {
+        if (m_leased.isEmpty())
+            m_lastRenewal.start(); // the first lease: just taken, its life starts now
         m_leased.insert(id);
+    }
+    renewLeasesIfDue();
     if (!m_leaseTimer) {
         m_leaseTimer = new QTimer(this);
         m_leaseTimer->setInterval(kLeaseTickMs);
@@ -53,14 +58,23 @@ bool RunManager::takeLease(const QString &id)
 
 void RunManager::releaseLease(const QString &id)
 {
-    if (m_leased.remove(id) && m_store)
+    if (m_leased.remove(id) && m_store) {
+        if (qEnvironmentVariableIsSet("RUNWATCH_LEASE_DIAG")) {
+            const Entry *e = entry(id);
+            qCInfo(lcEngine) << "releasing" << id << (e ? statusName(e->run.status) : u"gone"_s)
+                             << (e ? e->run.token.sequence : -1) << "holder" << m_store->holderId();
+        }
         m_store->releaseLease(id);
+    }
 }
 
 void RunManager::releaseLeases()
 {
-    if (m_store && !m_leased.isEmpty())
+    if (m_store && !m_leased.isEmpty()) {
+        if (qEnvironmentVariableIsSet("RUNWATCH_LEASE_DIAG"))
+            qCInfo(lcEngine) << "releasing all" << m_leased.size() << "holder" << m_store->holderId();
         m_store->releaseAllLeases();
+    }
     m_leased.clear();
     for (const std::shared_ptr<Entry> &e : std::as_const(m_runs))
         e->follower.tailing = false;
@@ -86,33 +100,13 @@ void RunManager::leaseTick()
     const QSet<QString> leased = m_leased;
     for (const QString &id : leased) {
         const Entry *e = entry(id);
-        if (!e || !e->follower.active || !needsFollowing(e->run))
+        if (!e || !e->follower.active || !needsFollowing(e->run)) {
+            if (e && needsFollowing(e->run))
+                qCInfo(lcEngine) << "letting go of" << id << "while it is live: no longer followed here";
             releaseLease(id);
-    }
-    // Renewed every kLeaseRenewMs; tailed runs are read and their leases tried every tick.
-    constexpr int kTicksPerRenewal = RunStore::kLeaseRenewMs / kLeaseTickMs;
-    if (!m_leased.isEmpty() && ++m_leaseTicks % kTicksPerRenewal == 0) {
-        // Renewed together; one lost meanwhile (this process stalled past the lease's life and
-        // another took over) is shown from the store from now on, not streamed twice.
-        static_assert(RunStore::kLeaseRenewMs * 3 <= RunStore::kLeaseTtlMs);
-        if (const std::optional<QSet<QString>> held = m_store->renewLeases()) {
-            const QSet<QString> ours = m_leased;
-            for (const QString &id : ours) {
-                if (held->contains(id))
-                    continue;
-                m_leased.remove(id);
-                if (Entry *e = entry(id)) {
-                    qCInfo(lcEngine) << "lease on" << id
-                                     << "lost to another process; showing it from the store";
-                    e->follower.tailing = true;
-                    if (e->follower.timer)
-                        e->follower.timer->stop();
-                    if (e->follower.stream)
-                        e->follower.stream->abort();
-                }
-            }
         }
     }
+    renewLeasesIfDue();
     QStringList tailed;
     for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
         if ((*it)->follower.active && (*it)->follower.tailing)
@@ -120,8 +114,46 @@ void RunManager::leaseTick()
     }
     if (!tailed.isEmpty())
         tryTakeOver(tailed);
-    if (m_leased.isEmpty() && tailed.isEmpty())
+    if (m_leased.isEmpty() && tailed.isEmpty() && !m_store->releasesPending())
         m_leaseTimer->stop();
+}
+
+void RunManager::renewLeasesIfDue()
+{
+    // By the clock, not by ticks: a tick comes late when the event loop was busy, and a long
+    // synchronous stretch (`resume` taking the leases of a thousand runs one by one) renews from
+    // takeLease() as it goes, or the leases it took first would lapse before it is done.
+    // Also while a release waits for its run's last write (which the writer may be slow to get
+    // to): the lease must not lapse beside an older state of the run.
+    if ((m_leased.isEmpty() && !m_store->releasesPending())
+        || (m_lastRenewal.isValid() && m_lastRenewal.elapsed() < RunStore::kLeaseRenewMs)) {
+        return;
+    }
+    static_assert(RunStore::kLeaseRenewMs * 3 <= RunStore::kLeaseTtlMs);
+    if (m_lastRenewal.isValid() && m_lastRenewal.elapsed() > RunStore::kLeaseTtlMs / 2) {
+        qCWarning(lcEngine) << "leases renewed" << m_lastRenewal.elapsed()
+                            << "ms after the last renewal: this process was too busy to renew sooner";
+    }
+    m_lastRenewal.start();
+    // Renewed together; one lost meanwhile (this process stalled past the lease's life and
+    // another took over) is shown from the store from now on, not streamed twice.
+    const std::optional<QSet<QString>> held = m_store->renewLeases();
+    if (!held)
+        return;
+    const QSet<QString> ours = m_leased;
+    for (const QString &id : ours) {
+        if (held->contains(id))
+            continue;
+        m_leased.remove(id);
+        if (Entry *e = entry(id)) {
+            qCInfo(lcEngine) << "lease on" << id << "lost to another process; showing it from the store";
+            e->follower.tailing = true;
+            if (e->follower.timer)
+                e->follower.timer->stop();
+            if (e->follower.stream)
+                e->follower.stream->abort();
+        }
+    }
 }
 
 void RunManager::tryTakeOver(const QStringList &tailed)
@@ -142,8 +174,13 @@ void RunManager::tryTakeOver(const QStringList &tailed)
     }
     for (const QString &id : std::as_const(free)) {
         Entry *e = entry(id);
-        if (!e || !e->follower.tailing || !takeLease(id))
+        if (!e || !e->follower.tailing)
             continue;
+        const QString before = qEnvironmentVariableIsSet("RUNWATCH_LEASE_DIAG") ? m_store->leaseDiagnosis(id) : QString();
+        if (!takeLease(id))
+            continue;
+        if (!before.isEmpty())
+            qCInfo(lcEngine) << "lease row before taking" << id << ":" << before;
         // Ours now: go on from where the last holder's writes left the run (its text and its
         // continuation token are written together), so nothing is fetched twice or skipped. Read
         // after the lease was taken: the last holder lets go only once the run's last state is
@@ -155,7 +192,8 @@ void RunManager::tryTakeOver(const QStringList &tailed)
             releaseLease(id);
             continue;
         }
-        qCInfo(lcEngine) << "took over following" << id;
+        qCInfo(lcEngine) << "took over following" << id << "at" << e->run.token.sequence
+                         << (holders && holders->contains(id) ? "from a holder that is gone" : "(lease free)");
         resumeNow(id);
     }
     // What the holders wrote: a store that pushes changes has said so (takeChangesFromStore);
@@ -173,15 +211,8 @@ void RunManager::tryTakeOver(const QStringList &tailed)
 
 void RunManager::tailSoon(const QString &id)
 {
-    // Many runs found followed elsewhere at once (`resume` of a shared store) are read together.
-    if (m_toTail.isEmpty()) {
-        QTimer::singleShot(0, this, [this] {
-            const QStringList ids = m_toTail.values();
-            m_toTail.clear();
-            takeChangesFromStore(ids);
-        });
-    }
-    m_toTail.insert(id);
+    // Read with the others found followed elsewhere in this turn (`resume` of a shared store).
+    takeChangesFromStore({id});
 }
 
 bool RunManager::endedInStore(const QString &id)

@@ -19,6 +19,8 @@ namespace Runwatch {
 namespace {
 // How often a followed run's deadline is read back: well inside the deadline watcher's warning.
 constexpr int kStoreSyncMs = 2000;
+// Runs read per turn of the event loop (readQueuedChanges()): a few milliseconds of reading.
+constexpr qsizetype kChangedRunsPerTurn = 50;
 } // namespace
 
 void RunManager::setStore(RunStore *store)
@@ -69,6 +71,36 @@ void RunManager::letGoDeletedRuns(const QStringList &ids)
 }
 
 void RunManager::takeChangesFromStore(const QStringList &ids)
+{
+    // Read a slice per turn of the event loop, not all at once: a batch of a thousand runs read
+    // in one go kept a process from its timers (lease renewals, the GUI's frames) for seconds.
+    for (const QString &id : ids) {
+        if (!m_changesQueued.contains(id)) {
+            m_changesQueued.insert(id);
+            m_changeQueue.append(id);
+        }
+    }
+    if (m_changeQueue.isEmpty() || m_changeReadScheduled)
+        return;
+    m_changeReadScheduled = true;
+    QTimer::singleShot(0, this, &RunManager::readQueuedChanges);
+}
+
+void RunManager::readQueuedChanges()
+{
+    m_changeReadScheduled = false;
+    const QStringList slice = m_changeQueue.first(std::min(m_changeQueue.size(), kChangedRunsPerTurn));
+    m_changeQueue.remove(0, slice.size());
+    for (const QString &id : slice)
+        m_changesQueued.remove(id);
+    readChanges(slice);
+    if (!m_changeQueue.isEmpty()) {
+        m_changeReadScheduled = true;
+        QTimer::singleShot(0, this, &RunManager::readQueuedChanges);
+    }
+}
+
+void RunManager::readChanges(const QStringList &ids)
 {
     if (!m_store || ids.isEmpty())
         return;

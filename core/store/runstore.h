@@ -187,9 +187,11 @@ public:
     static Operator currentOperator();
     // A lease lasts this long unless renewed (RunManager renews every kLeaseRenewMs): a process
     // that dies without releasing holds its runs this long at most (on its own host, not at all:
-    // a lease whose holder process is gone is free).
-    static constexpr int kLeaseTtlMs = 5000;
-    static constexpr int kLeaseRenewMs = 1500;
+    // a lease whose holder process is gone is free). Ten processes following a thousand runs on
+    // a loaded 2-core machine (bench_team_store 10 100) renewed up to 5.2 s after the last
+    // renewal: with a 5 s life, leases lapsed under live streams and the runs were streamed twice.
+    static constexpr int kLeaseTtlMs = 10000;
+    static constexpr int kLeaseRenewMs = 2000;
     struct LeaseHolder
     {
         QString holder; // the holding store's id (holderId())
@@ -216,6 +218,9 @@ public:
     // Likewise for every lease of this store, after everything scheduled (for quitting: a lease
     // taken again before the writer got to it would go too).
     void releaseAllLeases();
+    // Whether leases let go wait for their runs' last writes: they are renewed until then (a
+    // writer slow to get there must not let a lease lapse beside an older state of the run).
+    bool releasesPending();
     // The live lease on a run (expired ones are no one's), if any.
     std::optional<LeaseHolder> leaseHolder(const QString &localId) const;
     // Every live lease, by run: one read for however many runs a process waits to take over
@@ -224,6 +229,7 @@ public:
     // Whether `holder` holds nothing any more: its process, on this host, is gone (killed,
     // crashed). acquireLease() takes such a lease at once.
     static bool holderGone(const LeaseHolder &holder);
+    QString leaseDiagnosis(const QString &localId) const;
 
     // An input request answered once: claims the answer to request `requestKey` of the run for
     // this store, atomically (a row with a unique key). `ours` false: someone answered it already,

@@ -132,6 +132,18 @@ bool RunStore::acquireLease(const QString &localId, std::optional<LeaseHolder> *
     return false;
 }
 
+QString RunStore::leaseDiagnosis(const QString &localId) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"SELECT holder, pid, expires_at - %1 FROM run_leases WHERE local_id = ?"_s.arg(m_engine->nowMs()));
+    q.addBindValue(localId);
+    if (!q.exec())
+        return u"error "_s + q.lastError().text();
+    if (!q.next())
+        return u"no row"_s;
+    return u"holder %1 pid %2 expires in %3 ms"_s.arg(q.value(0).toString()).arg(q.value(1).toLongLong()).arg(q.value(2).toLongLong());
+}
+
 bool RunStore::holderGone(const LeaseHolder &holder)
 {
     return holder.host == QSysInfo::machineHostName() && holder.pid != QCoreApplication::applicationPid()
@@ -182,6 +194,12 @@ bool RunStore::hasUnwrittenState(const QString &localId) const
 {
     return m_writer
            && (pendingRun(localId) || inFlight(localId) || m_writer->unwrittenIds().contains(localId));
+}
+
+bool RunStore::releasesPending()
+{
+    settleReleases();
+    return !m_releases.isEmpty() || !m_releasing.isEmpty() || m_releaseAll;
 }
 
 void RunStore::settleReleases()
