@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include "enumnames.h"
+#include "stringhash.h"
 
 #include <QCoreApplication>
 #include <QHash>
@@ -268,7 +269,7 @@ namespace {
 
 quint64 idHash(const QString &id)
 {
-    return qHash(id, QHashSeed::globalSeed());
+    return seededStringHash(id);
 }
 
 quint32 tagOf(quint64 hash)

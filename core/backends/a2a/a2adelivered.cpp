@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "a2adelivered.h"
 
-#include <QHash>
+#include "domain/stringhash.h"
 
 namespace Runwatch::A2a {
 
@@ -9,37 +9,46 @@ namespace {
 
 constexpr qsizetype kMaxRemembered = 20000;
 
+// The upper half of the id's hash: it picks the slot and stays in it, so that growing needs no
+// hash again.
+quint32 idTag(size_t hash)
+{
+    const auto tag = quint32(quint64(hash) >> 32);
+    return tag != 0 ? tag : 1;
+}
+
 } // namespace
 
-DeliveredItems::Slot &DeliveredItems::slotFor(size_t id)
+DeliveredItems::Slot &DeliveredItems::slotFor(quint32 tag)
 {
-    if ((m_used + 1) * 2 > m_slots.size()) {
+    if ((m_used + 1) * 4 > m_slots.size() * 3) {
         if (m_used >= kMaxRemembered) {
             m_slots.fill(Slot{});
             m_used = 0;
         } else {
-            // Grow: the ids are hashes already, each goes to the first free slot of the new table.
+            // Grow: the entries are distinct ids, each goes to the first free slot from its tag.
             const QList<Slot> old
                 = std::exchange(m_slots, QList<Slot>(std::max<qsizetype>(64, m_slots.size() * 2)));
-            const size_t mask = size_t(m_slots.size()) - 1;
+            const quint32 mask = quint32(m_slots.size()) - 1;
+            Slot *slots = m_slots.data();
             for (const Slot &entry : old) {
                 if (entry.id == 0)
                     continue;
-                size_t i = entry.id & mask;
-                while (m_slots.at(qsizetype(i)).id != 0)
+                quint32 i = entry.id & mask;
+                while (slots[i].id != 0)
                     i = (i + 1) & mask;
-                m_slots[qsizetype(i)] = entry;
+                slots[i] = entry;
             }
         }
     }
-    const size_t mask = size_t(m_slots.size()) - 1;
+    const quint32 mask = quint32(m_slots.size()) - 1;
     Slot *slots = m_slots.data();
-    for (size_t i = id & mask;; i = (i + 1) & mask) {
+    for (quint32 i = tag & mask;; i = (i + 1) & mask) {
         Slot &slot = slots[i];
-        if (slot.id == id)
+        if (slot.id == tag)
             return slot;
         if (slot.id == 0) {
-            slot.id = id;
+            slot.id = tag;
             ++m_used;
             return slot;
         }
@@ -51,13 +60,9 @@ void DeliveredItems::dropRepeats(QList<RunEvent> &events)
     events.removeIf([this](const RunEvent &e) {
         if (e.type != RunEvent::Type::SecondarySnapshot || e.itemId.isEmpty())
             return false;
-        const size_t seed = QHashSeed::globalSeed();
-        // Never 0, the mark of an empty slot; the text's made odd, never the 0 of one not
-        // delivered yet (the id's low bits pick the slot: they stay as they are).
-        const size_t idHash = qHash(e.itemId, seed);
-        const size_t id = idHash != 0 ? idHash : 1;
-        const size_t text = qHash(e.text, seed) | 1;
-        Slot &slot = slotFor(id);
+        // The text's made odd: never the 0 of an item not delivered yet.
+        const auto text = quint32(seededStringHash(e.text)) | 1;
+        Slot &slot = slotFor(idTag(seededStringHash(e.itemId)));
         if (slot.text == text)
             return true;
         slot.text = text;

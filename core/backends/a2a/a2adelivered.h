@@ -11,7 +11,7 @@ namespace Runwatch::A2a {
 // (every subscribe, poll and answer repeats the task's status messages, and printers such as the
 // CLI would show each of them again). An item is kept as the seeded hash of its id and of its
 // text: a genuine item taken for a repeat needs both to collide, and no string is copied or
-// compared per item. An open-addressing table of 16-byte slots, one cache line away per new item:
+// compared per item. An open-addressing table of 8-byte slots, one cache line away per new item:
 // a live task with tens of thousands of distinct status messages paid most of its per-item cost
 // in QHash's nodes (issue 25). Forgets everything past a bound: in a long-lived GUI, forgetting
 // only costs a repeated line.
@@ -23,15 +23,18 @@ public:
     void dropRepeats(QList<RunEvent> &events);
 
 private:
+    // Half of each seeded hash: a genuine item still needs 64 bits of them to collide with one
+    // delivered before, and the table at its bound is 256 KB, which a core's cache keeps where
+    // 16-byte slots at half load (1 MB) cost a cache miss per new item (issue 25).
     struct Slot
     {
-        size_t id = 0;   // the id's hash, never 0 (0: empty)
-        size_t text = 0; // the text's hash
+        quint32 id = 0;   // the upper half of the id's hash, never 0 (0: empty); it picks the slot
+        quint32 text = 0; // half of the text's hash, never 0 (0: none delivered yet)
     };
-    // The slot that holds `id`, or the empty one that takes it now (its text 0: none yet).
-    Slot &slotFor(size_t id);
+    // The slot that holds the id of `tag`, or the empty one that takes it now.
+    Slot &slotFor(quint32 tag);
 
-    QList<Slot> m_slots; // a power of two long, at most half full
+    QList<Slot> m_slots; // a power of two long, at most three quarters full
     qsizetype m_used = 0;
 };
 

@@ -64,6 +64,13 @@ QString jsonText(const QJsonValue &value)
     return {};
 }
 
+// The same characters in the same place: equal without a comparison (a string the scanner handed
+// back from its hints, ScanHints).
+bool sameText(const QString &a, const QString &b)
+{
+    return a.constData() == b.constData() && a.size() == b.size();
+}
+
 QString lastHistoryMessageId(const QJsonObject &task)
 {
     const QJsonArray history = task.value(u"history"_s).toArray();
@@ -245,7 +252,7 @@ void A2aMapper::noteIds(const QString &taskId, const QString &contextId, QList<R
     }
 }
 
-void A2aMapper::secondaryFor(const MessageInfo &message, const QString &title, QList<RunEvent> &out)
+void A2aMapper::secondaryFor(MessageInfo message, const QString &title, QList<RunEvent> &out)
 {
     if (message.text.isEmpty())
         return;
@@ -256,23 +263,27 @@ void A2aMapper::secondaryFor(const MessageInfo &message, const QString &title, Q
     RunEvent &e = out.emplaceBack();
     e.type = RunEvent::Type::SecondarySnapshot;
     e.kind = message.fromUser ? SecondaryKind::Log : SecondaryKind::Progress;
+    // One allocation of the exact size: a QString literal + a QString copies the literal into a
+    // string grown for appending (a tenth of a status update's cost, issue 25).
     if (!message.messageId.isEmpty())
-        e.itemId = u"a2a-msg:"_s + message.messageId;
+        e.itemId = "a2a-msg:"_L1 + message.messageId;
     e.title = title;
-    e.text = message.text;
+    e.text = std::move(message.text);
 }
 
-void A2aMapper::applyStatus(const TaskStatus &status, bool answered, QList<RunEvent> &out)
+void A2aMapper::applyStatus(TaskStatus status, bool answered, QList<RunEvent> &out)
 {
     // ProtoJSON drops the default enum value.
-    QString raw = status.state.isEmpty() ? u"TASK_STATE_UNSPECIFIED"_s : status.state;
-    if (raw != m_lastWireState) {
+    QString raw = status.state.isEmpty() ? u"TASK_STATE_UNSPECIFIED"_s : std::move(status.state);
+    // The scanner hands back the last wire state itself when it is the same (ScanHints): one
+    // look at the pointer, and no string copied or compared per status update.
+    if (!sameText(raw, m_lastWireState) && raw != m_lastWireState) {
         m_lastWireState = raw;
         m_lastStateLabel = stripped(raw);
         m_lastUnified = mapState(raw);
     }
     RunStatus unified = m_lastUnified;
-    const std::optional<MessageInfo> &message = status.message;
+    std::optional<MessageInfo> &message = status.message;
     if (answered && unified == RunStatus::InputRequired) {
         // Our answer is in the history but the agent has not moved on yet (§7, the JS SDK
         // republishes the stored task first): it is working on it, not asking again.
@@ -280,18 +291,29 @@ void A2aMapper::applyStatus(const TaskStatus &status, bool answered, QList<RunEv
         raw += u" (answered)"_s;
     }
     m_status = unified;
-    m_rawState = raw;
+    if (!sameText(raw, m_rawState))
+        m_rawState = raw;
+    // What a question or a failure below reads of the message, before its text moves into the
+    // item's event.
+    QString messageText;
+    QString messageId;
+    if (message
+        && (unified == RunStatus::InputRequired || unified == RunStatus::Failed
+            || unified == RunStatus::Rejected)) {
+        messageText = message->text;
+        messageId = message->messageId;
+    }
     // Unless answered, raw is the wire state, whose label is cached.
     if (message && !(answered && unified == RunStatus::InProgress))
-        secondaryFor(*message, m_lastStateLabel, out);
+        secondaryFor(std::move(*message), m_lastStateLabel, out);
     RunEvent &change = out.emplaceBack(); // in place, as in secondaryFor()
     change.type = RunEvent::Type::Status;
     change.status = unified;
-    change.rawStatus = raw;
+    change.rawStatus = std::move(raw); // m_rawState has it too, for what follows
     if (unified == RunStatus::InputRequired) {
         InputRequest request;
-        request.reason = isAuthState(raw) ? InputReason::Auth : InputReason::Question;
-        request.prompt = message ? message->text : QString();
+        request.reason = isAuthState(m_rawState) ? InputReason::Auth : InputReason::Question;
+        request.prompt = messageText;
         if (request.prompt.isEmpty()) {
             request.prompt = request.reason == InputReason::Auth
                                  ? Text::tr("The agent needs authorization to continue.")
@@ -300,16 +322,16 @@ void A2aMapper::applyStatus(const TaskStatus &status, bool answered, QList<RunEv
         request.raw.insert(u"taskId"_s, m_taskId);
         if (!m_contextId.isEmpty())
             request.raw.insert(u"contextId"_s, m_contextId);
-        request.raw.insert(u"state"_s, raw);
-        if (message && !message->messageId.isEmpty())
-            request.raw.insert(u"messageId"_s, message->messageId);
+        request.raw.insert(u"state"_s, m_rawState);
+        if (!messageId.isEmpty())
+            request.raw.insert(u"messageId"_s, messageId);
         out << RunEvent::inputRequired(request);
     } else if (unified == RunStatus::Failed || unified == RunStatus::Rejected) {
         RunError e;
         e.kind = ErrorKind::Run;
-        e.code = stripped(raw);
-        e.message = message && !message->text.isEmpty()
-                        ? message->text
+        e.code = stripped(m_rawState);
+        e.message = !messageText.isEmpty()
+                        ? messageText
                         : (unified == RunStatus::Failed ? Text::tr("The agent reported that the task failed.")
                                                         : Text::tr("The agent rejected the task."));
         out << RunEvent::failure(e);
@@ -335,13 +357,13 @@ void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
     // Status messages the stream may have missed (they move into history as the task advances).
     const QJsonArray history = task.value(u"history"_s).toArray();
     for (const QJsonValue &v : history) {
-        const MessageInfo m = parseMessage(v.toObject());
+        MessageInfo m = parseMessage(v.toObject());
         if (!m.fromUser) {
-            secondaryFor(m, u"agent"_s, out);
+            secondaryFor(std::move(m), u"agent"_s, out);
         } else if (m.messageId.startsWith(kAnswerIdPrefix)) {
-            secondaryFor(m, u"answer"_s, out);
+            secondaryFor(std::move(m), u"answer"_s, out);
         } else if (m.messageId.startsWith(kFollowUpIdPrefix)) {
-            secondaryFor(m, QString(kFollowUpItemTitle), out);
+            secondaryFor(std::move(m), QString(kFollowUpItemTitle), out);
         }
     }
     const bool answered = lastHistoryMessageId(task).startsWith(kAnswerIdPrefix);
@@ -352,7 +374,7 @@ void A2aMapper::applyTask(const QJsonObject &task, QList<RunEvent> &out)
 
 void A2aMapper::applyMessage(const QJsonObject &message, QList<RunEvent> &out)
 {
-    const MessageInfo m = parseMessage(message);
+    MessageInfo m = parseMessage(message);
     if (m_taskId.isEmpty() && !m_messageReply && m.taskId.isEmpty()) {
         // A direct answer without a task: the run is complete at once (§6, 1.0 §3.1.2).
         m_messageReply = true;
@@ -375,14 +397,15 @@ void A2aMapper::applyMessage(const QJsonObject &message, QList<RunEvent> &out)
         out << RunEvent::statusChange(RunStatus::Completed, m_rawState);
         return;
     }
-    secondaryFor(m, m.fromUser ? u"user"_s : u"agent"_s, out);
+    const QString title = m.fromUser ? u"user"_s : u"agent"_s;
+    secondaryFor(std::move(m), title, out);
 }
 
-void A2aMapper::applyStatusUpdate(const StatusUpdate &update, QList<RunEvent> &out)
+void A2aMapper::applyStatusUpdate(StatusUpdate update, QList<RunEvent> &out)
 {
     noteIds(update.taskId, update.contextId, out);
     if (update.status)
-        applyStatus(*update.status, false, out);
+        applyStatus(std::move(*update.status), false, out);
 }
 
 void A2aMapper::applyArtifactChunk(const ArtifactChunk &chunk, QList<RunEvent> &out)
@@ -396,6 +419,7 @@ void A2aMapper::applyArtifactChunk(const ArtifactChunk &chunk, QList<RunEvent> &
     const qsizetype at = artifactFor(chunk.artifactId, name, &created);
     Artifact &artifact = m_artifacts[at];
     m_lastArtifactId = artifact.id;
+    m_lastArtifactAt = at;
     const bool hadText = !artifact.text.isEmpty();
     if (created || append) {
         if (!created && !name.isEmpty())
@@ -429,6 +453,13 @@ void A2aMapper::applyArtifactChunk(const ArtifactChunk &chunk, QList<RunEvent> &
 
 qsizetype A2aMapper::artifactFor(const QString &id, const QString &name, bool *created)
 {
+    // The usual chunk extends the artifact the one before it did: found without hashing its id
+    // (a QHash lookup, with what Qt 6.4's string hash costs the code after it, stringhash.h, was a
+    // fifth of a chunk's cost, issue 25).
+    if (m_lastArtifactAt >= 0 && m_artifacts.at(m_lastArtifactAt).id == id) {
+        *created = false;
+        return m_lastArtifactAt;
+    }
     const auto it = m_artifactIndex.constFind(id);
     *created = it == m_artifactIndex.cend();
     if (!*created)
@@ -442,6 +473,7 @@ void A2aMapper::resetArtifacts()
 {
     m_artifacts.clear();
     m_artifactIndex.clear();
+    m_lastArtifactAt = -1;
     m_lastWithText = -1;
 }
 

@@ -126,8 +126,9 @@ public:
     void apply(const A2a::StreamItem &item, QList<RunEvent> &out);
     // Maps one artifact-update event (what apply() does with one, from scanStreamEvent()).
     void applyArtifactChunk(const A2a::ArtifactChunk &chunk, QList<RunEvent> &out);
-    // Maps one status-update event (what apply() does with one, from scanStreamEvent()).
-    void applyStatusUpdate(const A2a::StatusUpdate &update, QList<RunEvent> &out);
+    // Maps one status-update event (what apply() does with one, from scanStreamEvent()). Taken by
+    // value: its message's text moves into the item's event.
+    void applyStatusUpdate(A2a::StatusUpdate update, QList<RunEvent> &out);
     // Whether the next event's task and context ids can change anything: once both are known
     // they never do, and the scanner need not decode them (scanStreamEvent's `withIds`).
     bool needsIds() const { return !m_identified || m_contextId.isEmpty(); }
@@ -166,8 +167,8 @@ private:
     void applyTask(const QJsonObject &task, QList<RunEvent> &out);
     void applyMessage(const QJsonObject &message, QList<RunEvent> &out);
     void noteIds(const QString &taskId, const QString &contextId, QList<RunEvent> &out);
-    void applyStatus(const A2a::TaskStatus &status, bool answered, QList<RunEvent> &out);
-    void secondaryFor(const A2a::MessageInfo &message, const QString &title, QList<RunEvent> &out);
+    void applyStatus(A2a::TaskStatus status, bool answered, QList<RunEvent> &out);
+    void secondaryFor(A2a::MessageInfo message, const QString &title, QList<RunEvent> &out);
     // The position of the artifact `id` is, or of a new one at the end (`created`).
     qsizetype artifactFor(const QString &id, const QString &name, bool *created);
     void resetArtifacts();
@@ -206,6 +207,7 @@ private:
     mutable QString m_emitted;
     mutable bool m_emittedBehind = false;
     QString m_lastArtifactId;
+    qsizetype m_lastArtifactAt = -1; // its position, while m_artifacts has it
     bool m_shrank = false;
 };
 

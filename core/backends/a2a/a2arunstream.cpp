@@ -235,11 +235,11 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
         return scanStreamEvent(
             binding, data, ScanHints{tracker.needsIds(), tracker.lastWireState(), tracker.lastArtifactId()});
     };
-    if (const std::optional<ScannedEvent> scanned = type == "error" ? std::nullopt : scan()) {
+    if (std::optional<ScannedEvent> scanned = type == "error" ? std::nullopt : scan()) {
         if (scanned->kind == ScannedEvent::Kind::ArtifactUpdate) {
             tracker.applyArtifactChunk(scanned->chunk, out);
         } else {
-            tracker.applyStatusUpdate(scanned->status, out);
+            tracker.applyStatusUpdate(std::move(scanned->status), out);
         }
         return endStateVerdict(tracker);
     }
