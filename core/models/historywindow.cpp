@@ -4,12 +4,22 @@
 #include "engine/runmanager.h"
 #include "modelslog.h"
 
+#include <QTimer>
+
 #include <algorithm>
 #include <utility>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+
+// Live runs adopted per turn of the event loop by completeStart(): a big history's 2,500 at once,
+// with the list inserting them, held the GUI thread for 60-80 ms right after the first paint.
+constexpr qsizetype kLiveRunsPerTurn = 500;
+
+} // namespace
 
 HistoryWindow::HistoryWindow(RunManager *manager, RunStore *store, QObject *parent)
     : QObject(parent)
@@ -46,7 +56,24 @@ void HistoryWindow::completeStart()
         if (!isTerminal(RunStatus(s)))
             live << RunStatus(s);
     }
-    adopt(m_store->loadRunsWithStatus(RunStore::Load::Listing, live));
+    m_liveToAdopt = m_store->loadRunsWithStatus(RunStore::Load::Listing, live);
+    adoptLiveRuns();
+}
+
+void HistoryWindow::adoptLiveRuns()
+{
+    if (!m_manager || !m_store)
+        return;
+    QList<Run> slice;
+    slice.reserve(std::min(kLiveRunsPerTurn, m_liveToAdopt.size()));
+    while (!m_liveToAdopt.isEmpty() && slice.size() < kLiveRunsPerTurn)
+        slice.append(m_liveToAdopt.takeLast()); // in no particular order anyway
+    adopt(std::move(slice));
+    if (!m_liveToAdopt.isEmpty()) {
+        QTimer::singleShot(0, this, &HistoryWindow::adoptLiveRuns);
+        return;
+    }
+    m_liveToAdopt = {}; // (its capacity)
     countNotHeld();
 }
 

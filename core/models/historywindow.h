@@ -26,9 +26,9 @@ class RunManager;
 // those of the whole ledger.
 // The start comes in two steps so that the first screenful is not kept waiting for what it does
 // not show: start() reads the newest page (the screenful), completeStart() — once the list has
-// painted — the live runs older than that page (a big history's thousands, read and adopted in
-// ~75 ms) and the count, which walks a million rows' status index (~300 ms) on a thread of its
-// own (StoredCounts).
+// painted — the live runs older than that page (a big history's thousands: ~35 ms to read, as
+// long again to adopt, in slices) and the count, which walks a million rows' status index
+// (~300 ms) on a thread of its own (StoredCounts).
 class HistoryWindow final : public QObject
 {
     Q_OBJECT
@@ -40,9 +40,10 @@ public:
     // the detail pane that of the run it shows); a live run is followed when its connection
     // exists.
     void start(int firstPage);
-    // After start(), once: adopts every other live run (likewise), then counts the stored runs not
-    // held on a thread of its own: notHeldCountsChanged() when the counts are in (countsKnown();
-    // until then notHeldCounts() is empty).
+    // After start(), once: adopts every other live run (likewise; 500 at once, the rest on the
+    // next turns of the event loop), then counts the stored runs not held on a thread of its own:
+    // notHeldCountsChanged() when the counts are in (countsKnown(); until then notHeldCounts() is
+    // empty).
     void completeStart();
     bool startCompleted() const { return m_completed; }
     bool countsKnown() const { return m_countsKnown; }
@@ -70,6 +71,8 @@ private:
         RunStore::PagePosition position;
         RunStore::PageFilter filter;
     };
+    // The next of the live runs completeStart() read; the count once they are all in.
+    void adoptLiveRuns();
     void countNotHeld();
     // Adopts the runs a read brought that the manager does not hold; returns how many.
     int adopt(QList<Run> runs);
@@ -92,6 +95,7 @@ private:
     RunCounts m_adopted;               // every run adopted, by its category as read
     RunCounts m_adoptedSinceCount;     // adopted while the count ran
     QPointer<StoredCounts> m_counting; // while the count runs
+    QList<Run> m_liveToAdopt;          // read by completeStart(), adopted a slice per turn
     bool m_completed = false;          // completeStart() ran
     bool m_countsKnown = false;
 };

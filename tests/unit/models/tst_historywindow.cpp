@@ -195,6 +195,42 @@ private Q_SLOTS:
         QCOMPARE(model.counts(), expected);
     }
 
+    // Many live runs (a big history's thousands) are adopted a slice per turn of the event loop,
+    // so the GUI thread is not held by all of them at once; the count waits for the last slice.
+    void manyLiveRunsComeInSlices()
+    {
+        constexpr int kLive = 1200;
+        {
+            RunStore writer;
+            QVERIFY2(writer.open(m_location), qPrintable(writer.errorString()));
+            for (int i = 0; i < kLive; ++i) {
+                Run run = storedRun(80); // in progress, older than the first page
+                run.localId = u"live%1"_s.arg(i, 4, 10, QLatin1Char('0'));
+                run.createdAt = run.createdAt.addMSecs(i);
+                writer.scheduleSave(run);
+            }
+            writer.flush();
+        }
+        RunManager manager;
+        manager.setStore(m_store.get());
+        HistoryWindow history(&manager, m_store.get());
+        RunListModel model(&manager);
+        model.setHistory(&history);
+        history.start(10);
+        const qsizetype atStart = manager.runIds().size();
+        history.completeStart();
+        QVERIFY(manager.runIds().size() > atStart);
+        QVERIFY(manager.runIds().size() < atStart + kLive); // the rest on the next turns
+        QVERIFY(!history.countsKnown());
+        QTRY_VERIFY_WITH_TIMEOUT(history.countsKnown(), 10000);
+        for (int i = 0; i < kLive; ++i)
+            QVERIFY(manager.run(u"live%1"_s.arg(i, 4, 10, QLatin1Char('0'))));
+        model.flush();
+        RunCounts expected = storedCounts();
+        expected.add(StatusCategory::Active, kLive);
+        QCOMPARE(model.counts(), expected);
+    }
+
     // Live runs come without their output; the detail pane's read (ensureOutputLoaded) brings
     // it, and a change written meanwhile leaves the stored text as it was.
     void liveRunsAreListedWithoutOutput()
