@@ -238,6 +238,7 @@ int main(int argc, char **argv)
     if (!history.countsKnown())
         wait.exec();
     const qint64 countMs = c.elapsed();
+    model.flush(); // the last live runs' rows, which the model inserts from its timer
     std::printf("%-40s %10lld %12.1f %12.1f   (cpu %.0f ms; %lld runs held; open %lld ms, first page %lld "
                 "ms, model %lld ms; %.1f MB before)\n",
                 "open + first page + model", qlonglong(ms), double(rss) / 1024, double(peak) / 1024, cpuMs,
