@@ -12,6 +12,7 @@
 #include "models/historywindow.h"
 #include "models/runlistmodel.h"
 #include "notifier.h"
+#include "runtableview.h"
 #include "screenshotplan.h"
 #include "startuptrace.h"
 #include "store/storeengine.h"
@@ -21,6 +22,7 @@
 #include <QApplication>
 #include <QDBusConnection>
 #include <QMessageBox>
+#include <QPointer>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
@@ -28,11 +30,61 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
+
+namespace {
+
+// The rest of the history's start (HistoryWindow::completeStart) comes after the list's first
+// paint, or after this long at the latest.
+constexpr int kCompleteStartAfterMs = 1000;
+
+// Calls `then` once, a turn or two of the event loop after `widget` first painted (the paint is on
+// the screen by then), unless `context` went first.
+class AfterFirstPaint final : public QObject
+{
+public:
+    AfterFirstPaint(QWidget *widget, QObject *context, std::function<void()> then)
+        : QObject(widget)
+        , m_context(context)
+        , m_then(std::move(then))
+    {
+        widget->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint && m_then) {
+            // Two turns on: what the paint itself posted for the next one (the startup trace's
+            // report of it) goes first.
+            if (m_context) {
+                QTimer::singleShot(0, m_context, [context = m_context, then = std::exchange(m_then, {})] {
+                    if (context)
+                        QTimer::singleShot(0, context, then);
+                });
+            }
+            watched->removeEventFilter(this);
+            deleteLater();
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QPointer<QObject> m_context;
+    std::function<void()> m_then;
+};
+
+void afterFirstPaint(QWidget *widget, QObject *context, std::function<void()> then)
+{
+    new AfterFirstPaint(widget, context, std::move(then));
+}
+
+} // namespace
 
 AppController::AppController(AppOptions options, QObject *parent)
     : QObject(parent)
@@ -267,9 +319,9 @@ void AppController::loadSavedRuns(const QStringList &problems)
     }
     if (!notes.isEmpty() && m_window)
         m_window->statusBar()->showMessage(notes.join(u"  "_s), 20000);
-    // Every live run and the newest finished ones; older runs are read a page at a time when the
-    // list is scrolled to its end (HistoryWindow), so a ledger of a million runs starts as fast
-    // and as small as one of a thousand (README "A year of a team's history").
+    // The newest runs and every live run; older runs are read a page at a time when the list is
+    // scrolled to its end (HistoryWindow), so a ledger of a million runs starts as fast and as
+    // small as one of a thousand (README "A year of a team's history").
     if (!m_store.isOpen()) {
         historyLoaded();
         return;
@@ -278,7 +330,20 @@ void AppController::loadSavedRuns(const QStringList &problems)
     m_history->start(kFirstHistoryPage);
     if (m_window)
         m_window->runModel()->setHistory(m_history);
-    historyLoaded();
+    // The newest page is the first screenful; the older live runs and the filter bar's counts of
+    // the runs not held (a walk of a million rows' status index, on a thread) come after it has
+    // painted, or a moment later for a window that does not paint soon (kept in the tray).
+    const auto complete = [this] {
+        if (!m_history || m_history->startCompleted())
+            return;
+        m_history->completeStart();
+        historyLoaded();
+    };
+    if (m_window) {
+        m_window->runModel()->endBulkLoad();
+        afterFirstPaint(m_window->table()->viewport(), this, complete);
+    }
+    QTimer::singleShot(kCompleteStartAfterMs, this, complete);
 }
 
 void AppController::historyLoaded()

@@ -441,8 +441,15 @@ void RunListModel::setHistory(HistoryWindow *history)
     if (m_history)
         disconnect(m_history, nullptr, this, nullptr);
     m_history = history;
-    if (history)
-        connect(history, &HistoryWindow::notHeldCountsChanged, this, &RunListModel::countsChanged);
+    if (history) {
+        // A run that left "not held" counts here once its row is in: in it goes now, or the sum
+        // would be short of it until the next bulk insert (the counts arriving after the last
+        // live runs, a page, search hits).
+        connect(history, &HistoryWindow::notHeldCountsChanged, this, [this] {
+            flush();
+            Q_EMIT countsChanged();
+        });
+    }
     Q_EMIT countsChanged();
 }
 

@@ -72,10 +72,13 @@ public:
     // Where the store lives without RUNWATCH_STORE: the per-user data folder.
     static QString defaultDataPath();
 
-    enum class Load { Full, Summary };
+    enum class Load { Full, Summary, Listing };
     // Summary skips primary output, secondary items, prompt, token and input request
     // (Run::outputLoaded = false; RunManager::ensureOutputLoaded() fetches them), except for runs
     // that are not terminal: those are always loaded in full because they will be followed.
+    // Listing is Summary without output for the live runs too (their prompt, token and input
+    // request are read): a big history's thousands of live runs, of which the engine reads the
+    // output of those it follows (RunManager::follow) and the detail pane that of the one shown.
     QList<Run> loadRuns(Load load = Load::Full) const;
     // Newest first, a page at a time: a big history shows its first screenful before the rest has
     // loaded. Start with a default PagePosition; each call moves it past the page it returns.

@@ -221,7 +221,7 @@ Run RunStore::listedRun(const QSqlQuery &q, Load load, detail::RunRowReader *rea
         return *pending;
     if (const Run *written = inFlight(localId))
         return *written;
-    return reader->read(q, load == Load::Summary);
+    return reader->read(q, load != Load::Full, load != Load::Listing);
 }
 
 QList<Run> RunStore::loadRuns(Load load) const
@@ -232,7 +232,7 @@ QList<Run> RunStore::loadRuns(Load load) const
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     m_engine->prepareNestedRead(q); // each run's output is read as the rows go by
     // A sequential scan sorted here beats walking the created_at index with a lookup per row.
-    if (!q.exec(u"SELECT %1"_s.arg(detail::selectRuns(load == Load::Summary))))
+    if (!q.exec(u"SELECT %1"_s.arg(detail::selectRuns(load != Load::Full))))
         return runs;
     runs.reserve(runCount());
     detail::RunRowReader reader(QSqlDatabase::database(m_connectionName, false));
@@ -274,7 +274,7 @@ QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position,
         conditions << u"r.connection = ?"_s;
     const QString where = conditions.isEmpty() ? QString() : u"WHERE "_s + conditions.join(u" AND "_s) + u' ';
     q.prepare(u"SELECT %1 %2ORDER BY r.created_at DESC, r.local_id DESC LIMIT ?"_s.arg(
-        detail::selectRuns(load == Load::Summary), where));
+        detail::selectRuns(load != Load::Full), where));
     if (position->started) {
         q.addBindValue(position->createdAt);
         q.addBindValue(position->localId);
@@ -357,7 +357,7 @@ QList<Run> RunStore::loadRunsWithStatus(Load load, const QList<RunStatus> &statu
         return runs;
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
     m_engine->prepareNestedRead(q);
-    q.prepare(u"SELECT %1 WHERE r.status IN (%2)"_s.arg(detail::selectRuns(load == Load::Summary),
+    q.prepare(u"SELECT %1 WHERE r.status IN (%2)"_s.arg(detail::selectRuns(load != Load::Full),
                                                         QStringList(statuses.size(), u"?"_s).join(u',')));
     for (const RunStatus status : statuses)
         q.addBindValue(statusName(status));

@@ -135,11 +135,17 @@ RunRowReader::RunRowReader(const QSqlDatabase &db)
         m_error = m_text.lastError().text() + m_items.lastError().text();
 }
 
-Run RunRowReader::read(const QSqlQuery &row, bool summary)
+Run RunRowReader::read(const QSqlQuery &row, bool summary, bool liveOutput)
 {
     Run run = runFromRow(row);
-    if (summary && run.isTerminal()) {
+    if (summary && (run.isTerminal() || !liveOutput)) {
         run.outputLoaded = false; // RunManager::ensureOutputLoaded() reads it on demand
+        // A live run is still written to (a deadline set here): with a baseline its writes send
+        // what changed. Without one a summary's write sends only what a finished run's commands
+        // change, and a deadline would be lost. (Finished runs go without: 100,000 baselines would
+        // double the history's memory.)
+        if (!run.isTerminal())
+            run.stored = baselineOf(run);
         return run;
     }
     readOutput(run);

@@ -39,8 +39,9 @@ class RunRowReader
 public:
     explicit RunRowReader(const QSqlDatabase &db);
     // `summary`: a finished run is listed without its output (Run::outputLoaded = false) and
-    // without a baseline; every other run is read in full with Run::stored set to what was read.
-    Run read(const QSqlQuery &row, bool summary);
+    // without a baseline; so is a live one unless `liveOutput`, but with its baseline (Run::stored
+    // set to what was read). Every other run is read in full with Run::stored set to what was read.
+    Run read(const QSqlQuery &row, bool summary, bool liveOutput = true);
     // The stored output of `run` (by local id) into it; false, leaving it empty, on an SQL error.
     bool readOutput(Run &run);
     QString errorString() const { return m_error; }

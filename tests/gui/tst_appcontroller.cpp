@@ -9,6 +9,7 @@
 #include "domain/connection.h"
 #include "mainwindow.h"
 #include "models/runlistmodel.h"
+#include "outputview.h"
 #include "runtableview.h"
 #include "store/runstore.h"
 #include "uitesthelpers.h"
@@ -137,10 +138,13 @@ private Q_SLOTS:
 
     // A history bigger than the first page: the newest runs are listed first; scrolling the list to
     // its end reads the older ones a page at a time (HistoryWindow), each once and newest first,
-    // and the filter bar counts every stored run from the start.
+    // and the filter bar counts every stored run once the list has painted (the count of the runs
+    // not held comes from a thread). A live run, however old, is held from the start without its
+    // output, which is read when the run is shown.
     void historyLoadsNewestFirstInPages()
     {
         const int count = 1800; // the first page, two full pages and a partial one
+        const int kLive = 3;    // an old run still in progress
         const QDateTime t0 = QDateTime::currentDateTimeUtc().addDays(-2);
         {
             RunStore store;
@@ -159,8 +163,14 @@ private Q_SLOTS:
                 run.backend = u"openai"_s;
                 run.remoteId = u"resp_%1"_s.arg(i);
                 run.createdAt = t0.addSecs(i);
-                run.status = RunStatus::Completed;
+                run.status = i == kLive ? RunStatus::InProgress : RunStatus::Completed;
                 run.title = u"run %1"_s.arg(i);
+                if (i == kLive) {
+                    run.prompt = u"an old run still going"_s;
+                    run.primaryText = u"the answer so far"_s;
+                } else {
+                    run.finishedAt = run.createdAt.addSecs(1);
+                }
                 store.scheduleSave(run);
             }
             store.flush();
@@ -170,10 +180,18 @@ private Q_SLOTS:
         AppController app(options);
         QSignalSpy added(app.manager(), &RunManager::runAdded);
         QVERIFY(app.start());
+        // The newest page; until the list has painted, its counts are those of what is held.
         QCOMPARE(app.manager()->runIds().size(), qsizetype(RunListModel::kHistoryPage));
-        // The counts are the whole ledger's once the first rows are in.
+        const QString live = u"hist%1"_s.arg(kLive, 5, 10, QLatin1Char('0'));
+        QVERIFY(!app.manager()->run(live));
+        app.window()->runModel()->flush(); // (rows go in from the event loop)
+        QCOMPARE(app.window()->runModel()->counts().value(StatusCategory::All), RunListModel::kHistoryPage);
+        // Then the old live run, and the whole ledger's counts.
         QTRY_COMPARE(app.window()->runModel()->counts().value(StatusCategory::All), count);
-        QCOMPARE(app.window()->runModel()->counts().value(StatusCategory::Completed), count);
+        QVERIFY(app.manager()->run(live));
+        QVERIFY(!app.manager()->run(live)->outputLoaded);
+        QCOMPARE(app.window()->runModel()->counts().value(StatusCategory::Completed), count - 1);
+        QCOMPARE(app.window()->runModel()->counts().value(StatusCategory::Active), 1);
         // As the operator scrolls: each time the list's end is in sight the view asks for more.
         RunTableView *table = app.window()->table();
         app.window()->resize(1366, 768);
@@ -183,7 +201,8 @@ private Q_SLOTS:
         while (app.manager()->runIds().size() < count && scrolls < 10) {
             ++scrolls;
             table->scrollToBottom();
-            const int expected = std::min(count, RunListModel::kHistoryPage * (scrolls + 1));
+            const int expected
+                = std::min(count, RunListModel::kHistoryPage * (scrolls + 1) + 1); // + the live run
             QTRY_COMPARE_WITH_TIMEOUT(app.window()->runModel()->rowCount(), expected, 5000);
         }
         QCOMPARE(app.manager()->runIds().size(), qsizetype(count));
@@ -194,9 +213,22 @@ private Q_SLOTS:
         QStringList order;
         for (const QList<QVariant> &args : std::as_const(added))
             order << args.constFirst().toString();
-        for (int i = 0; i < count; ++i)
-            QCOMPARE(order.at(i), u"hist%1"_s.arg(count - 1 - i, 5, 10, QLatin1Char('0')));
+        // The newest page, the live run, then the others newest first.
+        QCOMPARE(order.at(RunListModel::kHistoryPage), live);
+        order.removeAt(RunListModel::kHistoryPage);
+        for (int i = count - 1, at = 0; i >= 0; --i) {
+            if (i != kLive) {
+                QCOMPARE(order.at(at++), u"hist%1"_s.arg(i, 5, 10, QLatin1Char('0')));
+            }
+        }
         QTRY_COMPARE_WITH_TIMEOUT(app.window()->runModel()->rowCount(), count, 10000);
+        // Shown (selected, which scrolls the list to it), the live run's stored output is read.
+        QVERIFY(!app.manager()->run(live)->outputLoaded);
+        QVERIFY(app.window()->activateRun(live));
+        QTRY_COMPARE(app.window()->detailPane()->runId(), live);
+        QVERIFY(app.manager()->run(live)->outputLoaded);
+        QCOMPARE(app.manager()->run(live)->primaryText, u"the answer so far"_s);
+        QTRY_VERIFY(app.window()->detailPane()->outputView()->toPlainText().contains(u"the answer so far"_s));
     }
 };
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which stored runs a front end holds (HistoryWindow), on both engines (tst_historywindow_pg):
-// every live run and the newest page at start, older runs a page at a time for the whole list or
-// for a filter (its runs only), search hits read in, the counts of the runs not held, a run
-// deleted here not brought back; and the model and proxy asking for pages as a view would.
+// every live run and the newest page at start (live runs without their output, which the engine
+// reads before it follows one), older runs a page at a time for the whole list or for a filter
+// (its runs only), search hits read in, the counts of the runs not held (from a thread, after the
+// start), a run deleted here not brought back; and the model and proxy asking for pages as a view
+// would.
 #include "engine/runmanager.h"
+#include "enginerig.h"
+#include "fakebackend.h"
 #include "models/historywindow.h"
 #include "models/runfilterproxy.h"
 #include "models/runlistmodel.h"
@@ -11,11 +15,14 @@
 #include "teststore.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
+using RunwatchTest::FakeBackend;
+using RunwatchTest::FakeStreamScript;
 
 namespace {
 
@@ -81,6 +88,15 @@ class TestHistoryWindow final : public QObject
         return ids;
     }
 
+    // start(), then the rest of it (the live runs, the counts from a thread).
+    static bool startCounted(HistoryWindow &history, int firstPage)
+    {
+        history.start(firstPage);
+        QSignalSpy counted(&history, &HistoryWindow::notHeldCountsChanged);
+        history.completeStart();
+        return history.countsKnown() || counted.wait(10000);
+    }
+
 private Q_SLOTS:
     void init()
     {
@@ -108,7 +124,7 @@ private Q_SLOTS:
         RunManager manager;
         manager.setStore(m_store.get());
         HistoryWindow history(&manager, m_store.get());
-        history.start(10);
+        QVERIFY(startCounted(history, 10));
         QStringList expected;
         for (int i = 0; i < kRuns; ++i) {
             if (i >= kRuns - 10 || !storedRun(i).isTerminal() || i == 1 || i == 2)
@@ -128,13 +144,165 @@ private Q_SLOTS:
         QCOMPARE(model.counts(), storedCounts());
     }
 
+    // start() holds the newest page; completeStart() the older live runs, then the counts of the
+    // runs not held, from a thread. Until then the model counts what it holds; then the whole
+    // ledger's, as of one snapshot of the store: a held run that another process ended meanwhile
+    // is counted once (where it is held), and the runs a page brought while the count ran are
+    // not counted twice.
+    void countsArriveAfterStart()
+    {
+        RunManager manager;
+        manager.setStore(m_store.get());
+        HistoryWindow history(&manager, m_store.get());
+        history.start(45); // runs 75..119, and 1 and 2 (the earlier turns of 115)
+        QVERIFY(!history.startCompleted());
+        QVERIFY(!history.countsKnown());
+        QCOMPARE(history.notHeldCounts(), RunCounts{});
+        QCOMPARE(manager.runIds().size(), 47);
+        RunListModel model(&manager);
+        model.setHistory(&history);
+        QCOMPARE(model.counts().value(StatusCategory::All), 47);
+        const Run live = storedRun(80);
+        QVERIFY(manager.run(live.localId));
+        QCOMPARE(manager.run(live.localId)->status, RunStatus::InProgress);
+        QVERIFY(!manager.run(storedRun(40).localId)); // live, older than the page
+
+        {
+            RunStore other;
+            QVERIFY2(other.open(m_location), qPrintable(other.errorString()));
+            Run ended = live;
+            ended.status = RunStatus::Completed;
+            ended.finishedAt = ended.createdAt.addSecs(90);
+            QVERIFY(other.saveRun(ended));
+        }
+        QSignalSpy counted(&history, &HistoryWindow::notHeldCountsChanged);
+        history.completeStart();
+        QVERIFY(manager.run(storedRun(40).localId));
+        QCOMPARE(history.fetchMore(25, StatusCategory::All, {}), 25); // while the count runs
+        QTRY_VERIFY_WITH_TIMEOUT(history.countsKnown(), 10000);
+        QVERIFY(!counted.isEmpty());
+        // However the run is held by now (PostgreSQL tells this process of the change).
+        RunCounts expected = storedCounts([](int i) { return i != 80; });
+        expected.add(categoryOf(manager.run(live.localId)->status), 1);
+        QCOMPARE(model.counts(), expected); // with the rows of the runs adopted meanwhile
+        QCOMPARE(model.counts().value(StatusCategory::All), kRuns);
+        // And down as pages bring the rest in, to none; the model's sum stays the ledger's at
+        // every step (the rows of a page go in with its counts).
+        while (history.canFetchMore(StatusCategory::All, {})) {
+            history.fetchMore(25, StatusCategory::All, {});
+            QCOMPARE(model.counts(), expected);
+        }
+        QCOMPARE(history.notHeldCounts(), RunCounts{});
+    }
+
+    // Many live runs (a big history's thousands) are adopted a slice per turn of the event loop,
+    // so the GUI thread is not held by all of them at once; the count waits for the last slice.
+    void manyLiveRunsComeInSlices()
+    {
+        constexpr int kLive = 1200;
+        {
+            RunStore writer;
+            QVERIFY2(writer.open(m_location), qPrintable(writer.errorString()));
+            for (int i = 0; i < kLive; ++i) {
+                Run run = storedRun(80); // in progress, older than the first page
+                run.localId = u"live%1"_s.arg(i, 4, 10, QLatin1Char('0'));
+                run.createdAt = run.createdAt.addMSecs(i);
+                writer.scheduleSave(run);
+            }
+            writer.flush();
+        }
+        RunManager manager;
+        manager.setStore(m_store.get());
+        HistoryWindow history(&manager, m_store.get());
+        RunListModel model(&manager);
+        model.setHistory(&history);
+        history.start(10);
+        const qsizetype atStart = manager.runIds().size();
+        history.completeStart();
+        QVERIFY(manager.runIds().size() > atStart);
+        QVERIFY(manager.runIds().size() < atStart + kLive); // the rest on the next turns
+        QVERIFY(!history.countsKnown());
+        QTRY_VERIFY_WITH_TIMEOUT(history.countsKnown(), 10000);
+        for (int i = 0; i < kLive; ++i)
+            QVERIFY(manager.run(u"live%1"_s.arg(i, 4, 10, QLatin1Char('0'))));
+        RunCounts expected = storedCounts();
+        expected.add(StatusCategory::Active, kLive);
+        QCOMPARE(model.counts(), expected); // the last slice's rows are in with the counts
+    }
+
+    // Live runs come without their output; the detail pane's read (ensureOutputLoaded) brings
+    // it, and a change written meanwhile leaves the stored text as it was.
+    void liveRunsAreListedWithoutOutput()
+    {
+        RunManager manager;
+        manager.setStore(m_store.get());
+        HistoryWindow history(&manager, m_store.get());
+        history.start(10);
+        history.completeStart();
+        const Run stored = storedRun(40); // waits for input: its question is read
+        const Run *run = manager.run(stored.localId);
+        QVERIFY(run);
+        QCOMPARE(run->status, RunStatus::InputRequired);
+        QVERIFY(!run->outputLoaded);
+        QVERIFY(run->primaryText.isEmpty());
+        QVERIFY(manager.setDeadline(stored.localId, QDateTime::currentDateTimeUtc().addDays(1), false));
+        m_store->flush();
+        QCOMPARE(m_store->loadRun(stored.localId)->primaryText, stored.primaryText);
+        QVERIFY(m_store->loadRun(stored.localId)->deadlineAt.isValid());
+        QVERIFY(manager.ensureOutputLoaded(stored.localId));
+        run = manager.run(stored.localId);
+        QVERIFY(run->outputLoaded);
+        QCOMPARE(run->primaryText, stored.primaryText);
+        QVERIFY(run->deadlineAt.isValid()); // what changed here stays
+    }
+
+    // A live run on a connection of this process is followed from its stored continuation: the
+    // engine reads its stored text first, so what the stream appends follows it, once.
+    void followedLiveRunContinuesItsStoredText()
+    {
+        Run live;
+        live.localId = u"followed"_s;
+        live.connection = u"fake"_s;
+        live.backend = u"fake"_s;
+        live.remoteId = u"r-followed"_s;
+        live.createdAt = storedRun(0).createdAt.addSecs(-60); // older than any page
+        live.updatedAt = live.createdAt;
+        live.prompt = u"Tell a story"_s;
+        live.title = live.prompt;
+        live.token.remoteId = live.remoteId;
+        live.token.sequence = 7;
+        live.token.streamable = true;
+        live.status = RunStatus::InProgress;
+        live.rawStatus = statusName(live.status);
+        live.primaryText = u"Once upon"_s;
+        QVERIFY(m_store->saveRun(live));
+
+        RunwatchTest::FakeRig rig;
+        rig.backend->queueFollow(FakeStreamScript::ending(
+            {{RunEvent::primaryDelta(u" a time."_s, 8), RunwatchTest::status(RunStatus::Completed, 9)}},
+            StreamEnd::Reason::Terminal));
+        rig.manager.setStore(m_store.get());
+        HistoryWindow history(&rig.manager, m_store.get());
+        history.start(10);
+        QVERIFY(!rig.manager.run(live.localId));
+        history.completeStart();
+        QVERIFY(RunwatchTest::waitTerminal(rig.manager, live.localId));
+        QCOMPARE(rig.backend->count(FakeBackend::Op::Follow), 1);
+        QCOMPARE(rig.backend->calls(FakeBackend::Op::Follow).constFirst().token.sequence, 7);
+        QCOMPARE(rig.manager.run(live.localId)->primaryText, u"Once upon a time."_s);
+        m_store->flush();
+        QCOMPARE(m_store->loadRun(live.localId)->primaryText, u"Once upon a time."_s);
+        rig.manager.shutdown();
+        QVERIFY(RunwatchTest::waitFor([] { return FakeBackend::liveRequests() == 0; }, 5000));
+    }
+
     // The whole list, a page at a time, newest first: every run once, then nothing more.
     void pagesReadTheWholeHistory()
     {
         RunManager manager;
         manager.setStore(m_store.get());
         HistoryWindow history(&manager, m_store.get());
-        history.start(10);
+        QVERIFY(startCounted(history, 10));
         const qsizetype atStart = manager.runIds().size();
         QVERIFY(history.canFetchMore(StatusCategory::All, {}));
         QCOMPARE(history.fetchMore(25, StatusCategory::All, {}), 25);
@@ -160,7 +328,7 @@ private Q_SLOTS:
         RunManager manager;
         manager.setStore(m_store.get());
         HistoryWindow history(&manager, m_store.get());
-        history.start(10);
+        QVERIFY(startCounted(history, 10));
         // Live categories are complete from the start.
         QVERIFY(!history.canFetchMore(StatusCategory::Active, {}));
         QVERIFY(!history.canFetchMore(StatusCategory::NeedsInput, {}));
@@ -198,7 +366,7 @@ private Q_SLOTS:
         RunManager manager;
         manager.setStore(m_store.get());
         HistoryWindow history(&manager, m_store.get());
-        history.start(10);
+        QVERIFY(startCounted(history, 10));
         history.fetchMore(60, StatusCategory::All, {}); // runs 50..119 held
         int adopted = 0;
         while (history.canFetchMore(StatusCategory::Cancelled, {}))
@@ -216,7 +384,7 @@ private Q_SLOTS:
         RunManager manager;
         manager.setStore(m_store.get());
         HistoryWindow history(&manager, m_store.get());
-        history.start(10);
+        QVERIFY(startCounted(history, 10));
         const QString old = storedRun(5).localId;
         QVERIFY(!manager.run(old));
         QCOMPARE(history.hold({old, storedRun(kRuns - 1).localId, u"no-such-run"_s}), 1);
@@ -239,7 +407,7 @@ private Q_SLOTS:
         RunManager manager;
         manager.setStore(m_store.get());
         HistoryWindow history(&manager, m_store.get());
-        history.start(10);
+        QVERIFY(startCounted(history, 10));
         RunListModel model(&manager);
         model.setHistory(&history);
         RunFilterProxy proxy;
@@ -257,7 +425,7 @@ private Q_SLOTS:
         RunManager manager2;
         manager2.setStore(m_store.get());
         HistoryWindow history2(&manager2, m_store.get());
-        history2.start(10);
+        QVERIFY(startCounted(history2, 10));
         RunListModel model2(&manager2);
         model2.setHistory(&history2);
         RunFilterProxy proxy2;
