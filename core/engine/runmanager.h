@@ -284,6 +284,7 @@ private:
     QStringList m_changeQueue;
     QSet<QString> m_changesQueued;
     bool m_changeReadScheduled = false;
+    QElapsedTimer m_changeRound; // since the last round of those reads began
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

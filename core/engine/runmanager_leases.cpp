@@ -59,10 +59,10 @@ bool RunManager::takeLease(const QString &id)
 void RunManager::releaseLease(const QString &id)
 {
     if (m_leased.remove(id) && m_store) {
-        if (qEnvironmentVariableIsSet("RUNWATCH_LEASE_DIAG")) {
+        if (lcEngine().isDebugEnabled()) {
             const Entry *e = entry(id);
-            qCInfo(lcEngine) << "releasing" << id << (e ? statusName(e->run.status) : u"gone"_s)
-                             << (e ? e->run.token.sequence : -1) << "holder" << m_store->holderId();
+            qCDebug(lcEngine) << "releasing" << id << (e ? statusName(e->run.status) : u"gone"_s) << "at"
+                              << (e ? e->run.token.sequence : -1) << "holder" << m_store->holderId();
         }
         m_store->releaseLease(id);
     }
@@ -71,8 +71,7 @@ void RunManager::releaseLease(const QString &id)
 void RunManager::releaseLeases()
 {
     if (m_store && !m_leased.isEmpty()) {
-        if (qEnvironmentVariableIsSet("RUNWATCH_LEASE_DIAG"))
-            qCInfo(lcEngine) << "releasing all" << m_leased.size() << "holder" << m_store->holderId();
+        qCDebug(lcEngine) << "releasing all" << m_leased.size() << "leases of holder" << m_store->holderId();
         m_store->releaseAllLeases();
     }
     m_leased.clear();
@@ -172,15 +171,21 @@ void RunManager::tryTakeOver(const QStringList &tailed)
         if (holder == holders->cend() || holder->holder == m_store->holderId() || RunStore::holderGone(*holder))
             free << id;
     }
+    // A lease comes free mostly because its run ended: read those runs first (together), and take
+    // only the leases of runs still live — not a lease, a whole read and a release in every
+    // tailing process for every run that ends.
+    if (!free.isEmpty())
+        readChanges(free);
     for (const QString &id : std::as_const(free)) {
         Entry *e = entry(id);
-        if (!e || !e->follower.tailing)
+        if (!e || !e->follower.active || !e->follower.tailing)
             continue;
-        const QString before = qEnvironmentVariableIsSet("RUNWATCH_LEASE_DIAG") ? m_store->leaseDiagnosis(id) : QString();
+        // Why it came free (expired: its holder stopped renewing), for whoever debugs a takeover.
+        const QString before = lcEngine().isDebugEnabled() ? m_store->leaseDiagnosis(id) : QString();
         if (!takeLease(id))
             continue;
         if (!before.isEmpty())
-            qCInfo(lcEngine) << "lease row before taking" << id << ":" << before;
+            qCDebug(lcEngine) << "lease row of" << id << "before it was taken:" << before;
         // Ours now: go on from where the last holder's writes left the run (its text and its
         // continuation token are written together), so nothing is fetched twice or skipped. Read
         // after the lease was taken: the last holder lets go only once the run's last state is
@@ -202,7 +207,7 @@ void RunManager::tryTakeOver(const QStringList &tailed)
         QStringList still;
         for (const QString &id : tailed) {
             const Entry *e = entry(id);
-            if (e && e->follower.active && e->follower.tailing)
+            if (e && e->follower.active && e->follower.tailing && !free.contains(id))
                 still << id;
         }
         takeChangesFromStore(still);

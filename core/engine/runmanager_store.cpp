@@ -12,6 +12,9 @@
 #include <QLoggingCategory>
 #include <QTimer>
 
+#include <algorithm>
+#include <chrono>
+
 using namespace Qt::StringLiterals;
 
 namespace Runwatch {
@@ -21,6 +24,7 @@ namespace {
 constexpr int kStoreSyncMs = 2000;
 // Runs read per turn of the event loop (readQueuedChanges()): a few milliseconds of reading.
 constexpr qsizetype kChangedRunsPerTurn = 50;
+constexpr qint64 kChangeRoundMs = 250;
 } // namespace
 
 void RunManager::setStore(RunStore *store)
@@ -83,7 +87,14 @@ void RunManager::takeChangesFromStore(const QStringList &ids)
     if (m_changeQueue.isEmpty() || m_changeReadScheduled)
         return;
     m_changeReadScheduled = true;
-    QTimer::singleShot(0, this, &RunManager::readQueuedChanges);
+    // A new round of reads starts at most every kChangeRoundMs: runs that keep changing (a
+    // colleague's hundred streams) are read a few times a second each, not as fast as the
+    // database answers — ten processes reading so kept a 2-core server saturated.
+    const qint64 wait = m_changeRound.isValid() ? std::max<qint64>(0, kChangeRoundMs - m_changeRound.elapsed()) : 0;
+    QTimer::singleShot(std::chrono::milliseconds(wait), this, [this] {
+        m_changeRound.start();
+        readQueuedChanges();
+    });
 }
 
 void RunManager::readQueuedChanges()

@@ -232,6 +232,8 @@ public:
     // Whether `holder` holds nothing any more: its process, on this host, is gone (killed,
     // crashed). acquireLease() takes such a lease at once.
     static bool holderGone(const LeaseHolder &holder);
+    // The run's lease row as it is, expired or not (holder, pid, milliseconds to its expiry), or
+    // "no row": for the engine's debug log of takeovers (runwatch.engine.debug).
     QString leaseDiagnosis(const QString &localId) const;
 
     // An input request answered once: claims the answer to request `requestKey` of the run for
