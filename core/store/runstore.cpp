@@ -17,6 +17,9 @@
 #include <QStandardPaths>
 #include <QUuid>
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 
 using namespace Qt::StringLiterals;
 
@@ -306,13 +309,31 @@ void RunStore::waitForWriter(const QString &forgetRun)
         return;
     }
     // Batches are written in order: once this ran on the writer thread, all are on disk.
-    detail::invokeAcross(
-        m_writer,
-        [writer = m_writer, forgetRun] {
-            if (!forgetRun.isEmpty())
-                writer->forget(forgetRun);
-        },
-        Qt::BlockingQueuedConnection);
+    struct Done
+    {
+        std::mutex mutex;
+        std::condition_variable ended;
+        bool done = false;
+    };
+    auto done = std::make_shared<Done>();
+    detail::invokeAcross(m_writer, [writer = m_writer, forgetRun, done] {
+        if (!forgetRun.isEmpty())
+            writer->forget(forgetRun);
+        const std::lock_guard lock(done->mutex);
+        done->done = true;
+        done->ended.notify_one();
+    });
+    std::unique_lock lock(done->mutex);
+    while (!done->ended.wait_for(lock, std::chrono::milliseconds(kLeaseRenewMs), [&done] { return done->done; })) {
+        // A writer far behind (a process that followed hundreds of runs, quitting) is waited for
+        // here for many seconds: the leases this store holds — their releases wait for these very
+        // writes — must not lapse meanwhile, or another process takes the runs over beside an
+        // older state and streams them again.
+        lock.unlock();
+        renewLeases();
+        lock.lock();
+    }
+    lock.unlock();
     m_inFlight.clear();
     settleReleases();
 }
