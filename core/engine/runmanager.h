@@ -279,7 +279,7 @@ private:
     QTimer *m_storeSync = nullptr;  // while runs are followed: syncFromStore()
     QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
     QSet<QString> m_leased;         // the runs whose lease this process holds
-    QElapsedTimer m_lastRenewal; // since the leases were last renewed (renewLeasesIfDue())
+    QElapsedTimer m_lastRenewal;    // since the leases were last renewed (renewLeasesIfDue())
     // Runs changed elsewhere, to be read a slice per turn (takeChangesFromStore()).
     QStringList m_changeQueue;
     QSet<QString> m_changesQueued;

@@ -168,7 +168,8 @@ void RunManager::tryTakeOver(const QStringList &tailed)
             continue;
         }
         const auto holder = holders->constFind(id);
-        if (holder == holders->cend() || holder->holder == m_store->holderId() || RunStore::holderGone(*holder))
+        if (holder == holders->cend() || holder->holder == m_store->holderId()
+            || RunStore::holderGone(*holder))
             free << id;
     }
     // A lease comes free mostly because its run ended: read those runs first (together), and take
@@ -198,7 +199,8 @@ void RunManager::tryTakeOver(const QStringList &tailed)
             continue;
         }
         qCInfo(lcEngine) << "took over following" << id << "at" << e->run.token.sequence
-                         << (holders && holders->contains(id) ? "from a holder that is gone" : "(lease free)");
+                         << (holders && holders->contains(id) ? "from a holder that is gone"
+                                                              : "(lease free)");
         resumeNow(id);
     }
     // What the holders wrote: a store that pushes changes has said so (takeChangesFromStore);

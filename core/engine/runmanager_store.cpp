@@ -90,7 +90,8 @@ void RunManager::takeChangesFromStore(const QStringList &ids)
     // A new round of reads starts at most every kChangeRoundMs: runs that keep changing (a
     // colleague's hundred streams) are read a few times a second each, not as fast as the
     // database answers — ten processes reading so kept a 2-core server saturated.
-    const qint64 wait = m_changeRound.isValid() ? std::max<qint64>(0, kChangeRoundMs - m_changeRound.elapsed()) : 0;
+    const qint64 wait
+        = m_changeRound.isValid() ? std::max<qint64>(0, kChangeRoundMs - m_changeRound.elapsed()) : 0;
     QTimer::singleShot(std::chrono::milliseconds(wait), this, [this] {
         m_changeRound.start();
         readQueuedChanges();

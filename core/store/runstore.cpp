@@ -324,7 +324,8 @@ void RunStore::waitForWriter(const QString &forgetRun)
         done->ended.notify_one();
     });
     std::unique_lock lock(done->mutex);
-    while (!done->ended.wait_for(lock, std::chrono::milliseconds(kLeaseRenewMs), [&done] { return done->done; })) {
+    while (!done->ended.wait_for(lock, std::chrono::milliseconds(kLeaseRenewMs),
+                                 [&done] { return done->done; })) {
         // A writer far behind (a process that followed hundreds of runs, quitting) is waited for
         // here for many seconds: the leases this store holds — their releases wait for these very
         // writes — must not lapse meanwhile, or another process takes the runs over beside an

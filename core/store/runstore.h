@@ -136,7 +136,8 @@ public:
     // shorter) or the run just ended, which read it whole. An id missing from the answer is not in
     // the store (deleted). nullopt on a database error: nothing can be told then.
     using KnownRun = std::function<const Run *(const QString &localId)>;
-    std::optional<QHash<QString, Run>> loadChangedRuns(const QStringList &localIds, const KnownRun &known) const;
+    std::optional<QHash<QString, Run>> loadChangedRuns(const QStringList &localIds,
+                                                       const KnownRun &known) const;
     // Whether other processes' changes are pushed to this one (runsChangedElsewhere): PostgreSQL's
     // NOTIFY. Without it (SQLite) a process that shows runs others write reads them itself.
     bool pushesChanges() const;

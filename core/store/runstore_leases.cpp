@@ -135,13 +135,16 @@ bool RunStore::acquireLease(const QString &localId, std::optional<LeaseHolder> *
 QString RunStore::leaseDiagnosis(const QString &localId) const
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"SELECT holder, pid, expires_at - %1 FROM run_leases WHERE local_id = ?"_s.arg(m_engine->nowMs()));
+    q.prepare(
+        u"SELECT holder, pid, expires_at - %1 FROM run_leases WHERE local_id = ?"_s.arg(m_engine->nowMs()));
     q.addBindValue(localId);
     if (!q.exec())
         return u"error "_s + q.lastError().text();
     if (!q.next())
         return u"no row"_s;
-    return u"holder %1 pid %2 expires in %3 ms"_s.arg(q.value(0).toString()).arg(q.value(1).toLongLong()).arg(q.value(2).toLongLong());
+    return u"holder %1 pid %2 expires in %3 ms"_s.arg(q.value(0).toString())
+        .arg(q.value(1).toLongLong())
+        .arg(q.value(2).toLongLong());
 }
 
 bool RunStore::holderGone(const LeaseHolder &holder)

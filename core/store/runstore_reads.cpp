@@ -69,9 +69,16 @@ QString marks(qsizetype count)
     return QStringList(count, u"?"_s).join(u',');
 }
 
+void bindAll(QSqlQuery &q, const QStringList &values)
+{
+    for (const QString &value : values)
+        q.addBindValue(value);
+}
+
 // `known`'s text with the stored pieces past its end added, or nullopt when the stored text does
 // not go on from it (replaced, cut, or a gap): then it is read whole.
-std::optional<QString> extendText(const QString &known, qint64 storedEnd, const QList<std::pair<qint64, QString>> &pieces)
+std::optional<QString> extendText(const QString &known, qint64 storedEnd,
+                                  const QList<std::pair<qint64, QString>> &pieces)
 {
     if (storedEnd < known.size())
         return std::nullopt;
@@ -83,7 +90,8 @@ std::optional<QString> extendText(const QString &known, qint64 storedEnd, const 
         // by a replacement (it starts at 0), which is ours only if it agrees with what we hold.
         const qint64 overlap = text.size() - pos;
         if (overlap > 0) {
-            if (overlap > piece.size() || QStringView(piece).left(overlap) != QStringView(text).mid(pos, overlap))
+            if (overlap > piece.size()
+                || QStringView(piece).left(overlap) != QStringView(text).mid(pos, overlap))
                 return std::nullopt;
             text += QStringView(piece).mid(overlap);
         } else {
@@ -133,22 +141,21 @@ bool RunStore::readChangedRuns(const QStringList &ids, const KnownRun &known, QH
     QSqlQuery q(db);
     q.setForwardOnly(true);
     q.prepare(u"SELECT %1 WHERE r.local_id IN (%2)"_s.arg(detail::selectRuns(false), marks(ids.size())));
-    for (const QString &id : ids)
-        q.addBindValue(id);
+    bindAll(q, ids);
     if (!q.exec())
         return failed(q);
     QHash<QString, Run> fresh;
     while (q.next()) {
         Run run = detail::runFromRow(q);
-        fresh.insert(run.localId, std::move(run));
+        const QString id = run.localId;
+        fresh.emplace(id, std::move(run));
     }
     if (fresh.isEmpty())
         return true; // all gone
-    QStringList found = fresh.keys();
+    const QStringList found = fresh.keys();
     q.prepare(u"SELECT local_id, MAX(pos + len) FROM run_text WHERE local_id IN (%1) GROUP BY local_id"_s.arg(
         marks(found.size())));
-    for (const QString &id : std::as_const(found))
-        q.addBindValue(id);
+    bindAll(q, found);
     if (!q.exec())
         return failed(q);
     QHash<QString, qint64> ends;
@@ -176,8 +183,7 @@ bool RunStore::readChangedRuns(const QStringList &ids, const KnownRun &known, QH
         pieces[q.value(0).toString()].append({q.value(1).toLongLong(), q.value(2).toString()});
     q.prepare(u"SELECT local_id, item FROM run_items WHERE local_id IN (%1) ORDER BY local_id, idx"_s.arg(
         marks(found.size())));
-    for (const QString &id : std::as_const(found))
-        q.addBindValue(id);
+    bindAll(q, found);
     if (!q.exec())
         return failed(q);
     while (q.next()) {
@@ -207,7 +213,8 @@ bool RunStore::readChangedRuns(const QStringList &ids, const KnownRun &known, QH
             return false;
         }
         run.stored = detail::baselineOf(run);
-        runs->insert(run.localId, std::move(run));
+        const QString id = run.localId;
+        runs->emplace(id, std::move(run));
     }
     return true;
 }

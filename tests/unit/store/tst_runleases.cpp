@@ -7,6 +7,7 @@
 #include "store/runstore.h"
 #include "teststore.h"
 
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -238,8 +239,9 @@ private Q_SLOTS:
         QVERIFY(b.acquireLease(u"run3"_s));
         {
             RunwatchTest::RawStore raw(m_location);
-            QVERIFY2(raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 60000 WHERE local_id = 'run3'"_s),
-                     qPrintable(raw.error()));
+            QVERIFY2(
+                raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 60000 WHERE local_id = 'run3'"_s),
+                qPrintable(raw.error()));
         }
         const std::optional<QHash<QString, RunStore::LeaseHolder>> holders = c.leaseHolders();
         QVERIFY(holders);
@@ -293,8 +295,10 @@ private Q_SLOTS:
         // piece was read.
         {
             RunwatchTest::RawStore raw(m_location);
-            QVERIFY2(raw.exec(u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 9, 7, ' a time')"_s),
-                     qPrintable(raw.error()));
+            QVERIFY2(
+                raw.exec(
+                    u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 9, 7, ' a time')"_s),
+                qPrintable(raw.error()));
         }
         held[u"run1"_s].primaryText = u"ONCE UPON"_s;
         read = b.loadChangedRuns({u"run1"_s}, known);
@@ -303,22 +307,23 @@ private Q_SLOTS:
         QVERIFY(read->value(u"run1"_s).stored);
         QCOMPARE(read->value(u"run1"_s).stored->primaryText, u"ONCE UPON a time"_s);
         held = *read;
-        // Replaced by a text that does not begin with the copy: read whole.
-        {
+        // What a writer that replaces the text leaves: one piece from the start.
+        const auto storeTextAsReplaced = [this](const QString &text) {
             RunwatchTest::RawStore raw(m_location);
-            QVERIFY(raw.exec(u"DELETE FROM run_text WHERE local_id = 'run1'"_s));
-            QVERIFY(raw.exec(u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 0, 20, 'Twice upon a time...')"_s));
-        }
+            QSqlQuery q(raw.db());
+            q.prepare(u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 0, ?, ?)"_s);
+            q.addBindValue(qint64(text.size()));
+            q.addBindValue(text);
+            return raw.exec(u"DELETE FROM run_text WHERE local_id = 'run1'"_s) && q.exec();
+        };
+        // Replaced by a text that does not begin with the copy: read whole.
+        QVERIFY(storeTextAsReplaced(u"Twice upon a time..."_s));
         read = b.loadChangedRuns({u"run1"_s}, known);
         QVERIFY(read);
         QCOMPARE(read->value(u"run1"_s).primaryText, u"Twice upon a time..."_s);
         held = *read;
         // Shorter than the copy: whole.
-        {
-            RunwatchTest::RawStore raw(m_location);
-            QVERIFY(raw.exec(u"DELETE FROM run_text WHERE local_id = 'run1'"_s));
-            QVERIFY(raw.exec(u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 0, 5, 'Twice')"_s));
-        }
+        QVERIFY(storeTextAsReplaced(u"Twice"_s));
         read = b.loadChangedRuns({u"run1"_s}, known);
         QVERIFY(read);
         QCOMPARE(read->value(u"run1"_s).primaryText, u"Twice"_s);
