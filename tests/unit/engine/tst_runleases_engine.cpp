@@ -6,6 +6,7 @@
 // On SQLite and on PostgreSQL (tst_runleases_engine_pg).
 #include "enginerig.h"
 #include "fakebackend.h"
+#include "fakeruns.h"
 #include "store/runstore.h"
 #include "teststore.h"
 
@@ -20,25 +21,6 @@ using RunwatchTest::waitFor;
 using Op = RunwatchTest::FakeBackend::Op;
 
 namespace {
-Run liveRun(const QString &localId)
-{
-    Run run;
-    run.localId = localId;
-    run.connection = u"fake"_s;
-    run.backend = u"fake"_s;
-    run.remoteId = u"r-"_s + localId;
-    run.createdAt = QDateTime::currentDateTimeUtc();
-    run.updatedAt = run.createdAt;
-    run.prompt = u"Write a long novel about otters"_s;
-    run.token.remoteId = run.remoteId;
-    run.token.sequence = 7;
-    run.token.streamable = true;
-    run.status = RunStatus::InProgress;
-    run.rawStatus = statusName(run.status);
-    run.primaryText = u"Once upon"_s;
-    return run;
-}
-
 // The run as its holder's stream ended it.
 Run ended(Run run)
 {
@@ -82,7 +64,7 @@ private Q_SLOTS:
         QVERIFY2(holder.open(m_location), qPrintable(holder.errorString()));
         QVERIFY2(mine.open(m_location), qPrintable(mine.errorString()));
         holder.setFlushInterval(600000); // its writer gets the run's last state only when pushed
-        const Run run = liveRun(u"run1"_s);
+        const Run run = RunwatchTest::liveFakeRun(u"run1"_s);
         QVERIFY(holder.saveRun(run));
         QVERIFY(holder.acquireLease(run.localId));
 
@@ -111,7 +93,7 @@ private Q_SLOTS:
         RunStore mine;
         QVERIFY(holder.open(m_location));
         QVERIFY(mine.open(m_location));
-        const Run run = liveRun(u"run1"_s);
+        const Run run = RunwatchTest::liveFakeRun(u"run1"_s);
         QVERIFY(holder.saveRun(run));
         QVERIFY(holder.acquireLease(run.localId));
 

@@ -8,6 +8,7 @@
 #include "engine/runmanager.h"
 #include "enginerig.h"
 #include "fakebackend.h"
+#include "fakeruns.h"
 #include "models/historywindow.h"
 #include "models/runfilterproxy.h"
 #include "models/runlistmodel.h"
@@ -260,21 +261,10 @@ private Q_SLOTS:
     // engine reads its stored text first, so what the stream appends follows it, once.
     void followedLiveRunContinuesItsStoredText()
     {
-        Run live;
-        live.localId = u"followed"_s;
-        live.connection = u"fake"_s;
-        live.backend = u"fake"_s;
-        live.remoteId = u"r-followed"_s;
+        Run live = RunwatchTest::liveFakeRun(u"followed"_s);
         live.createdAt = storedRun(0).createdAt.addSecs(-60); // older than any page
         live.updatedAt = live.createdAt;
-        live.prompt = u"Tell a story"_s;
         live.title = live.prompt;
-        live.token.remoteId = live.remoteId;
-        live.token.sequence = 7;
-        live.token.streamable = true;
-        live.status = RunStatus::InProgress;
-        live.rawStatus = statusName(live.status);
-        live.primaryText = u"Once upon"_s;
         QVERIFY(m_store->saveRun(live));
 
         RunwatchTest::FakeRig rig;
