@@ -153,14 +153,18 @@ bool RunStore::readChangedRuns(const QStringList &ids, const KnownRun &known, QH
     if (fresh.isEmpty())
         return true; // all gone
     const QStringList found = fresh.keys();
-    q.prepare(u"SELECT local_id, MAX(pos + len) FROM run_text WHERE local_id IN (%1) GROUP BY local_id"_s.arg(
-        marks(found.size())));
+    // Each run's last piece, found through the (local_id, pos) key: a MAX(pos + len) over a
+    // run's pieces read every piece of it, 12,000 rows for 50 streaming runs (2.4 ms per call, a
+    // fifth of the server's time at 10 processes x 100 runs).
+    q.prepare(u"WITH k(id) AS (VALUES %1) SELECT k.id, (SELECT t.pos + t.len FROM run_text t "
+              "WHERE t.local_id = k.id ORDER BY t.pos DESC LIMIT 1) FROM k"_s.arg(
+                  QStringList(found.size(), u"(CAST(? AS TEXT))"_s).join(u',')));
     bindAll(q, found);
     if (!q.exec())
         return failed(q);
     QHash<QString, qint64> ends;
     while (q.next())
-        ends.insert(q.value(0).toString(), q.value(1).toLongLong());
+        ends.insert(q.value(0).toString(), q.value(1).toLongLong()); // NULL (no text): 0
     // Only the pieces past the known end: a tailed run's new text, not its whole answer again.
     QStringList rows;
     QList<qint64> knownEnds;
@@ -169,9 +173,13 @@ bool RunStore::readChangedRuns(const QStringList &ids, const KnownRun &known, QH
         knownEnds << (base && base->outputLoaded ? base->primaryText.size() : 0);
         rows << u"(CAST(? AS TEXT), CAST(? AS BIGINT))"_s;
     }
-    q.prepare(u"WITH k(id, known) AS (VALUES %1) SELECT t.local_id, t.pos, t.text FROM run_text t "
-              "JOIN k ON t.local_id = k.id WHERE t.pos + t.len > k.known ORDER BY t.local_id, t.pos"_s.arg(
-                  rows.join(u',')));
+    // From the piece the known end falls in (the last that starts at or before it), so that the
+    // key bounds the scan: "pos + len > known" alone is no index condition, and PostgreSQL read
+    // the whole table for it (25 ms per call at 1,000 runs, half the server's time at 10 x 100).
+    q.prepare(u"WITH k(id, known) AS (VALUES %1) SELECT t.local_id, t.pos, t.text FROM k JOIN run_text t "
+              "ON t.local_id = k.id AND t.pos >= COALESCE((SELECT MAX(p.pos) FROM run_text p "
+              "WHERE p.local_id = k.id AND p.pos <= k.known), 0) "
+              "WHERE t.pos + t.len > k.known ORDER BY t.local_id, t.pos"_s.arg(rows.join(u',')));
     for (qsizetype i = 0; i < found.size(); ++i) {
         q.addBindValue(found.at(i));
         q.addBindValue(knownEnds.at(i));

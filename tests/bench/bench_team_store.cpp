@@ -9,6 +9,9 @@
 //
 //   bench_team_store [processes=10] [runs-per-process=100] [--deltas N=600] [--interval-ms MS=250]
 //
+// BENCH_PG_STATS=1 loads pg_stat_statements and prints the server's costliest statements at the
+// end (where its time went: it found the changed-run reads' whole-table scans).
+//
 // Exit 1 when a run's text differs from the simulator's, a run was streamed more than once, a
 // change never reached the window, a process failed, or the latency's p99 is over 1 s.
 //
@@ -83,6 +86,26 @@ double realtimeMs()
     timespec ts{};
     clock_gettime(CLOCK_REALTIME, &ts);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+// The statements the server spent the most time on, with their calls and rows.
+void printServerStatements(const RunwatchTest::RawStore &raw)
+{
+    QSqlQuery q(raw.db());
+    q.exec(u"CREATE EXTENSION IF NOT EXISTS pg_stat_statements"_s);
+    if (!q.exec(u"SELECT round(total_exec_time), calls, round(mean_exec_time::numeric, 3), rows, "
+                "left(regexp_replace(query, '\\s+', ' ', 'g'), 140) FROM pg_stat_statements "
+                "ORDER BY total_exec_time DESC LIMIT 25"_s)) {
+        std::fprintf(stderr, "bench_team_store: no statement figures: %s\n",
+                     qPrintable(q.lastError().text()));
+        return;
+    }
+    std::printf(
+        "the server's costliest statements (pg_stat_statements): total ms, calls, ms per call, rows\n");
+    while (q.next()) {
+        std::printf("  %8lld %8lld %8.3f %9lld  %s\n", q.value(0).toLongLong(), q.value(1).toLongLong(),
+                    q.value(2).toDouble(), q.value(3).toLongLong(), qPrintable(q.value(4).toString()));
+    }
 }
 
 // Runs the event loop until `done` or `ms`; false on timeout.
@@ -335,6 +358,9 @@ int main(int argc, char **argv)
     RunwatchTest::PgCluster &cluster = RunwatchTest::PgCluster::instance();
     cluster.addServerSetting(u"track_commit_timestamp=on"_s);
     cluster.addServerSetting(u"max_connections=%1"_s.arg(4 * processes + 40));
+    const bool serverStats = qEnvironmentVariableIsSet("BENCH_PG_STATS");
+    if (serverStats)
+        cluster.addServerSetting(u"shared_preload_libraries=pg_stat_statements"_s);
     QString why;
     if (!cluster.ensureStarted(&why) || !cluster.createDatabase(u"team"_s, &why)) {
         std::fprintf(stderr, "bench_team_store: no PostgreSQL cluster: %s\n", qPrintable(why));
@@ -417,6 +443,8 @@ int main(int argc, char **argv)
     const bool shown = spinUntil([&] { return screen.ended() >= runs; }, 30000);
     meter.stop();
     app.meter = nullptr;
+    if (serverStats)
+        printServerStatements(raw);
 
     QStringList problems = lanes->problems();
     if (!finished)
