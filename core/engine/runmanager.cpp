@@ -313,6 +313,7 @@ QString RunManager::followUp(const QString &parentId, const QString &prompt, QSt
 
 void RunManager::adoptRun(Run run, bool follow)
 {
+    noteReadHere(run.localId);
     const QString id = run.localId;
     if (id.isEmpty())
         return;
@@ -469,6 +470,7 @@ bool RunManager::ensureOutputLoaded(const QString &id)
 
 void RunManager::removeLocal(const QString &id, StoreRow row)
 {
+    noteReadHere(id);
     stopFollowing(id);
     Entry *e = entry(id);
     if (!e)

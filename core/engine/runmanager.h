@@ -242,8 +242,16 @@ private:
     // runs, every tick): read again together, unless this process follows them (its stream is
     // newer than the store).
     void takeChangesFromStore(const QStringList &ids);
+    // A slice of the queue asked of the store's reader thread (RunStore::requestChangedRuns),
+    // one at a time; its answer applied by applyChangedRuns().
     void readQueuedChanges();
+    void applyChangedRuns(const QStringList &ids, const QHash<QString, Run> &runs, bool ok);
+    // The same read on this thread (a takeover reads the runs found free before taking them).
     void readChanges(const QStringList &ids);
+    // Runs read from the store (or let go): shown as they are stored now, unless followed here.
+    void applyStoredRuns(const QStringList &ids, QHash<QString, Run> &stored);
+    // The copy of a run asked of the reader changed here: its answer is dropped, the run read again.
+    void noteReadHere(const QString &id);
     // After a lost connection to a store that pushes changes: the runs shown, not followed here,
     // read again (what changed meanwhile was not announced).
     void readShownRunsAgain();
@@ -264,8 +272,6 @@ private:
     void renewLeasesIfDue();
     // A tailed run as the store has it now, shown as if its events had arrived here.
     void tailFromStore(const QString &id);
-    // The same, read with the others asked for in this turn of the event loop.
-    void tailSoon(const QString &id);
     void takeTailedRun(const QString &id, Run stored);
     // Just after this process took the run's lease: whether the store has it ended (its last
     // holder let go after writing so), shown as such, neither followed nor leased any more.
@@ -280,11 +286,13 @@ private:
     QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
     QSet<QString> m_leased;         // the runs whose lease this process holds
     QElapsedTimer m_lastRenewal;    // since the leases were last renewed (renewLeasesIfDue())
-    // Runs changed elsewhere, to be read a slice per turn (takeChangesFromStore()).
+    // Runs changed elsewhere, to be read a slice at a time (takeChangesFromStore()).
     QStringList m_changeQueue;
     QSet<QString> m_changesQueued;
     bool m_changeReadScheduled = false;
-    QElapsedTimer m_changeRound; // since the last round of those reads began
+    QSet<QString> m_readInFlight;  // asked of the store's reader, not answered yet
+    QSet<QString> m_readMeanwhile; // of those, read or let go here since (noteReadHere())
+    QElapsedTimer m_changeRound;   // since the last round of those reads began
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

@@ -409,7 +409,8 @@ void RunManager::follow(const QString &id)
     // One stream per run across the team: while another process follows it, this one shows it
     // from the store (and takes over when that process goes).
     if (!takeLease(id)) {
-        tailSoon(id);
+        // Read with the others found followed elsewhere in this turn (`resume` of a shared store).
+        takeChangesFromStore({id});
         return;
     }
     if (endedInStore(id))

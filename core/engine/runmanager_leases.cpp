@@ -216,12 +216,6 @@ void RunManager::tryTakeOver(const QStringList &tailed)
     }
 }
 
-void RunManager::tailSoon(const QString &id)
-{
-    // Read with the others found followed elsewhere in this turn (`resume` of a shared store).
-    takeChangesFromStore({id});
-}
-
 bool RunManager::endedInStore(const QString &id)
 {
     Entry *e = entry(id);
@@ -261,6 +255,7 @@ void RunManager::tailFromStore(const QString &id)
 
 void RunManager::takeTailedRun(const QString &id, Run stored)
 {
+    noteReadHere(id);
     Entry *e = entry(id);
     if (!e)
         return;

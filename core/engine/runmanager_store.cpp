@@ -22,8 +22,9 @@ namespace Runwatch {
 namespace {
 // How often a followed run's deadline is read back: well inside the deadline watcher's warning.
 constexpr int kStoreSyncMs = 2000;
-// Runs read per turn of the event loop (readQueuedChanges()): a few milliseconds of reading.
-constexpr qsizetype kChangedRunsPerTurn = 50;
+// Runs asked of the store's reader at a time (readQueuedChanges()): their answer is applied in
+// one turn of the event loop, ~6 µs a run.
+constexpr qsizetype kChangedRunsPerRequest = 500;
 constexpr qint64 kChangeRoundMs = 250;
 } // namespace
 
@@ -36,6 +37,9 @@ void RunManager::setStore(RunStore *store)
     m_store = store;
     for (const std::shared_ptr<Entry> &e : std::as_const(m_runs))
         e->queuedIn = 0; // another store's generation
+    // An answer the last store owes will not come (its signals are no longer heard).
+    m_readInFlight.clear();
+    m_readMeanwhile.clear();
     // The store reads a run when it writes it, not on every batch of events (persist()).
     if (m_store) {
         m_store->setRunSource([this](const QString &id) -> Run * {
@@ -44,6 +48,7 @@ void RunManager::setStore(RunStore *store)
         });
         connect(m_store, &RunStore::runsDeletedElsewhere, this, &RunManager::letGoDeletedRuns);
         connect(m_store, &RunStore::runsChangedElsewhere, this, &RunManager::takeChangesFromStore);
+        connect(m_store, &RunStore::changedRunsRead, this, &RunManager::applyChangedRuns);
         connect(m_store, &RunStore::connectionChanged, this, [this](bool connected) {
             if (connected)
                 readShownRunsAgain();
@@ -76,15 +81,13 @@ void RunManager::letGoDeletedRuns(const QStringList &ids)
 
 void RunManager::takeChangesFromStore(const QStringList &ids)
 {
-    // Read a slice per turn of the event loop, not all at once: a batch of a thousand runs read
-    // in one go kept a process from its timers (lease renewals, the GUI's frames) for seconds.
     for (const QString &id : ids) {
         if (!m_changesQueued.contains(id)) {
             m_changesQueued.insert(id);
             m_changeQueue.append(id);
         }
     }
-    if (m_changeQueue.isEmpty() || m_changeReadScheduled)
+    if (m_changeQueue.isEmpty() || m_changeReadScheduled || !m_readInFlight.isEmpty())
         return;
     m_changeReadScheduled = true;
     // A new round of reads starts at most every kChangeRoundMs: runs that keep changing (a
@@ -101,15 +104,66 @@ void RunManager::takeChangesFromStore(const QStringList &ids)
 void RunManager::readQueuedChanges()
 {
     m_changeReadScheduled = false;
-    const QStringList slice = m_changeQueue.first(std::min(m_changeQueue.size(), kChangedRunsPerTurn));
+    if (!m_store || m_shutDown || !m_readInFlight.isEmpty())
+        return;
+    const QStringList slice = m_changeQueue.first(std::min(m_changeQueue.size(), kChangedRunsPerRequest));
     m_changeQueue.remove(0, slice.size());
     for (const QString &id : slice)
         m_changesQueued.remove(id);
-    readChanges(slice);
-    if (!m_changeQueue.isEmpty()) {
-        m_changeReadScheduled = true;
-        QTimer::singleShot(0, this, &RunManager::readQueuedChanges);
+    // Read on the store's reader thread, from what this process holds of each run: the GUI
+    // thread only applies the answer (applyChangedRuns()). What is held is handed over as
+    // copies of the three things the read goes on from.
+    QStringList toRead;
+    QHash<QString, Run> known;
+    for (const QString &id : slice) {
+        const Entry *e = entry(id);
+        if (e && e->follower.active && !e->follower.tailing)
+            continue; // followed here: this process's stream is newer than the store
+        toRead << id;
+        if (e) {
+            Run copy;
+            copy.localId = id;
+            copy.primaryText = e->run.primaryText;
+            copy.outputLoaded = e->run.outputLoaded;
+            copy.status = e->run.status;
+            known.insert(id, std::move(copy));
+        }
     }
+    if (toRead.isEmpty()) {
+        takeChangesFromStore({}); // the next slice, if any
+        return;
+    }
+    if (!m_store->requestChangedRuns(toRead, std::move(known)))
+        return;
+    m_readInFlight = QSet<QString>(toRead.cbegin(), toRead.cend());
+    m_readMeanwhile.clear();
+}
+
+void RunManager::applyChangedRuns(const QStringList &ids, const QHash<QString, Run> &runs, bool ok)
+{
+    if (m_readInFlight.isEmpty())
+        return; // asked before the store changed (setStore())
+    m_readInFlight.clear();
+    // Runs read here meanwhile (a takeover's read, a run let go) may be newer than the answer,
+    // which went on from the copy as it was: read those again.
+    const QSet<QString> meanwhile = std::exchange(m_readMeanwhile, {});
+    if (ok && !m_shutDown) {
+        QStringList current;
+        for (const QString &id : ids) {
+            if (!meanwhile.contains(id))
+                current << id;
+        }
+        QHash<QString, Run> stored = runs;
+        applyStoredRuns(current, stored);
+    }
+    // A database error: the next change (or tick) reads them again.
+    takeChangesFromStore(QStringList(meanwhile.cbegin(), meanwhile.cend()));
+}
+
+void RunManager::noteReadHere(const QString &id)
+{
+    if (m_readInFlight.contains(id))
+        m_readMeanwhile.insert(id);
 }
 
 void RunManager::readChanges(const QStringList &ids)
@@ -135,10 +189,18 @@ void RunManager::readChanges(const QStringList &ids)
           });
     if (!stored)
         return; // a database error: the next change (or tick) reads them again
-    for (const QString &id : std::as_const(toRead)) {
+    applyStoredRuns(toRead, *stored);
+}
+
+void RunManager::applyStoredRuns(const QStringList &ids, QHash<QString, Run> &stored)
+{
+    for (const QString &id : ids) {
         const Entry *e = entry(id);
-        const auto it = stored->find(id);
-        if (it == stored->end()) {
+        // Followed here since it was asked for (this process took its lease): its stream is newer.
+        if (e && e->follower.active && !e->follower.tailing)
+            continue;
+        const auto it = stored.find(id);
+        if (it == stored.end()) {
             // Gone from the store (and not a run of ours still on its way there).
             if (e && e->run.inStore)
                 removeLocal(id, StoreRow::AlreadyGone);

@@ -2,6 +2,7 @@
 #include "store/runstore.h"
 
 #include "net/threadhandoff.h"
+#include "store/changedrunsreader.h"
 #include "store/runstorerows.h"
 #include "store/runstorewriter.h"
 
@@ -123,6 +124,10 @@ bool RunStore::open(const QString &location)
     m_writer->moveToThread(&m_writerThread);
     m_writerThread.setObjectName(u"Runwatch store"_s);
     m_writerThread.start();
+    m_reader = new detail::ChangedRunsReader(m_engine);
+    m_reader->moveToThread(&m_readerThread);
+    m_readerThread.setObjectName(u"Runwatch store reader"_s);
+    m_readerThread.start();
     subscribeToChanges();
     return true;
 }
@@ -137,6 +142,15 @@ void RunStore::close()
         m_writer = nullptr;
         m_writerThread.quit();
         m_writerThread.wait();
+    }
+    if (m_reader) {
+        // After the reads it was given (their answers, queued here, are of an old generation now).
+        detail::invokeAcross(
+            m_reader, [reader = m_reader] { delete reader; }, Qt::BlockingQueuedConnection);
+        m_reader = nullptr;
+        ++m_readerGeneration;
+        m_readerThread.quit();
+        m_readerThread.wait();
     }
     // A process that quits lets its runs go at once: another that wants them need not wait for
     // the leases to expire.

@@ -23,8 +23,9 @@ class QSqlQuery;
 
 namespace Runwatch {
 namespace detail {
+class ChangedRunsReader;
 class RunRowReader;
-}
+} // namespace detail
 
 // Persistence of runs, their continuation tokens and output, so that a run started by one process
 // can be watched, cancelled or deleted from another, and survives restarts: in a SQLite file (the
@@ -138,6 +139,11 @@ public:
     using KnownRun = std::function<const Run *(const QString &localId)>;
     std::optional<QHash<QString, Run>> loadChangedRuns(const QStringList &localIds,
                                                        const KnownRun &known) const;
+    // loadChangedRuns() on a thread and a connection of the store's own: the caller's thread only
+    // applies what comes back (changedRunsRead). `known` holds copies of what the caller has of
+    // the runs (their text, whether it was loaded, their status: its own may change meanwhile).
+    // False when the store is not open (nothing will come back).
+    bool requestChangedRuns(const QStringList &localIds, QHash<QString, Run> known);
     // Whether other processes' changes are pushed to this one (runsChangedElsewhere): PostgreSQL's
     // NOTIFY. Without it (SQLite) a process that shows runs others write reads them itself.
     bool pushesChanges() const;
@@ -294,6 +300,9 @@ Q_SIGNALS:
     // Meanwhile writes wait in memory (writeError() says so) and reads find nothing; the store
     // tries again with a growing pause (0.5 s doubling to 30 s). The GUI shows it in its status bar.
     void connectionChanged(bool connected, const QString &why);
+    // The answer to requestChangedRuns(localIds): `runs` as loadChangedRuns() gives them; `ok`
+    // false (and nothing in `runs`) on a database error or when the store was closed meanwhile.
+    void changedRunsRead(const QStringList &localIds, const QHash<QString, Run> &runs, bool ok);
 
 private:
     bool migrate();
@@ -314,8 +323,9 @@ private:
     // The releases that go with batch `generation`: those whose runs have no write left pending.
     detail::RunStoreWriter::LeaseReleases takeReleases(quint64 generation);
     bool exec(const QString &sql);
-    // One round of loadChangedRuns() (runstore_reads.cpp).
-    bool readChangedRuns(const QStringList &ids, const KnownRun &known, QHash<QString, Run> *runs) const;
+    // The runs of `localIds` that wait to be written here go to *runs as they are (newer than the
+    // store); the others are returned, to be read.
+    QStringList takeUnwritten(const QStringList &localIds, QHash<QString, Run> *runs) const;
     bool runMigrations(const QSqlDatabase &database);
     // Search without a full-text index (PostgreSQL): the candidates' text read and matched here
     // (runstore_searchscan.cpp).
@@ -362,6 +372,9 @@ private:
     detail::RunWriteStatements m_statements;            // saveRun() on this thread's connection
     detail::RunStoreWriter *m_writer = nullptr;         // lives in m_writerThread
     QThread m_writerThread;
+    detail::ChangedRunsReader *m_reader = nullptr; // lives in m_readerThread
+    QThread m_readerThread;
+    quint64 m_readerGeneration = 0; // an answer of another generation was asked of a closed store
     quint64 m_generation = 0;
     quint64 m_queueGeneration = 1;
     int m_flushMs = 200;

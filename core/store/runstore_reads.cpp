@@ -4,6 +4,8 @@
 // that is scheduled or being written wins over what the file holds.
 #include "store/runstore.h"
 
+#include "net/threadhandoff.h"
+#include "store/changedrunsreader.h"
 #include "store/runstorerows.h"
 
 #include <QSqlDatabase>
@@ -59,55 +61,8 @@ bool RunStore::pushesChanges() const
     return m_engine && !m_engine->changeChannel().isEmpty();
 }
 
-namespace {
-// Ids per round of statements: two bound values each in the text query, well inside SQLite's
-// limit of 32,766 and PostgreSQL's of 65,535.
-constexpr qsizetype kChangedRunsPerRound = 500;
-
-QString marks(qsizetype count)
+QStringList RunStore::takeUnwritten(const QStringList &localIds, QHash<QString, Run> *runs) const
 {
-    return QStringList(count, u"?"_s).join(u',');
-}
-
-void bindAll(QSqlQuery &q, const QStringList &values)
-{
-    for (const QString &value : values)
-        q.addBindValue(value);
-}
-
-// `known`'s text with the stored pieces past its end added, or nullopt when the stored text does
-// not go on from it (replaced, cut, or a gap): then it is read whole.
-std::optional<QString> extendText(const QString &known, qint64 storedEnd,
-                                  const QList<std::pair<qint64, QString>> &pieces)
-{
-    if (storedEnd < known.size())
-        return std::nullopt;
-    QString text = known;
-    for (const auto &[pos, piece] : pieces) {
-        if (pos > text.size())
-            return std::nullopt;
-        // Pieces are appended at the stored end; one that starts inside the known text was written
-        // by a replacement (it starts at 0), which is ours only if it agrees with what we hold.
-        const qint64 overlap = text.size() - pos;
-        if (overlap > 0) {
-            if (overlap > piece.size()
-                || QStringView(piece).left(overlap) != QStringView(text).mid(pos, overlap))
-                return std::nullopt;
-            text += QStringView(piece).mid(overlap);
-        } else {
-            text += piece;
-        }
-    }
-    return text.size() == storedEnd ? std::optional<QString>(std::move(text)) : std::nullopt;
-}
-} // namespace
-
-std::optional<QHash<QString, Run>> RunStore::loadChangedRuns(const QStringList &localIds,
-                                                             const KnownRun &known) const
-{
-    if (!isOpen())
-        return std::nullopt;
-    QHash<QString, Run> runs;
     QStringList toRead;
     QSet<QString> seen;
     for (const QString &id : localIds) {
@@ -116,114 +71,56 @@ std::optional<QHash<QString, Run>> RunStore::loadChangedRuns(const QStringList &
         seen.insert(id);
         // A save that is scheduled or being written wins over what the file holds (loadRun()).
         if (const Run *run = pendingRun(id)) {
-            runs.insert(id, *run);
+            runs->insert(id, *run);
         } else if (const Run *written = inFlight(id)) {
-            runs.insert(id, *written);
+            runs->insert(id, *written);
         } else {
             toRead << id;
         }
     }
-    for (qsizetype from = 0; from < toRead.size(); from += kChangedRunsPerRound) {
-        if (!readChangedRuns(toRead.mid(from, kChangedRunsPerRound), known, &runs))
+    return toRead;
+}
+
+std::optional<QHash<QString, Run>> RunStore::loadChangedRuns(const QStringList &localIds,
+                                                             const KnownRun &known) const
+{
+    if (!isOpen())
+        return std::nullopt;
+    QHash<QString, Run> runs;
+    const QStringList toRead = takeUnwritten(localIds, &runs);
+    const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    for (qsizetype from = 0; from < toRead.size(); from += detail::kChangedRunsPerRound) {
+        if (!detail::readChangedRuns(db, toRead.mid(from, detail::kChangedRunsPerRound), known, &runs,
+                                     &m_error))
             return std::nullopt;
     }
     return runs;
 }
 
-// One round: the rows, where each run's stored text ends, the text past what is known, the items.
-bool RunStore::readChangedRuns(const QStringList &ids, const KnownRun &known, QHash<QString, Run> *runs) const
+bool RunStore::requestChangedRuns(const QStringList &localIds, QHash<QString, Run> known)
 {
-    const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    const auto failed = [this](const QSqlQuery &q) {
-        m_error = q.lastError().text();
+    if (!m_reader)
         return false;
-    };
-    QSqlQuery q(db);
-    q.setForwardOnly(true);
-    q.prepare(u"SELECT %1 WHERE r.local_id IN (%2)"_s.arg(detail::selectRuns(false), marks(ids.size())));
-    bindAll(q, ids);
-    if (!q.exec())
-        return failed(q);
-    QHash<QString, Run> fresh;
-    while (q.next()) {
-        Run run = detail::runFromRow(q);
-        const QString id = run.localId;
-        fresh.emplace(id, std::move(run));
-    }
-    if (fresh.isEmpty())
-        return true; // all gone
-    const QStringList found = fresh.keys();
-    // Each run's last piece, found through the (local_id, pos) key: a MAX(pos + len) over a
-    // run's pieces read every piece of it, 12,000 rows for 50 streaming runs (2.4 ms per call, a
-    // fifth of the server's time at 10 processes x 100 runs).
-    q.prepare(u"WITH k(id) AS (VALUES %1) SELECT k.id, (SELECT t.pos + t.len FROM run_text t "
-              "WHERE t.local_id = k.id ORDER BY t.pos DESC LIMIT 1) FROM k"_s.arg(
-                  QStringList(found.size(), u"(CAST(? AS TEXT))"_s).join(u',')));
-    bindAll(q, found);
-    if (!q.exec())
-        return failed(q);
-    QHash<QString, qint64> ends;
-    while (q.next())
-        ends.insert(q.value(0).toString(), q.value(1).toLongLong()); // NULL (no text): 0
-    // Only the pieces past the known end: a tailed run's new text, not its whole answer again.
-    QStringList rows;
-    QList<qint64> knownEnds;
-    for (const QString &id : std::as_const(found)) {
-        const Run *base = known ? known(id) : nullptr;
-        knownEnds << (base && base->outputLoaded ? base->primaryText.size() : 0);
-        rows << u"(CAST(? AS TEXT), CAST(? AS BIGINT))"_s;
-    }
-    // From the piece the known end falls in (the last that starts at or before it), so that the
-    // key bounds the scan: "pos + len > known" alone is no index condition, and PostgreSQL read
-    // the whole table for it (25 ms per call at 1,000 runs, half the server's time at 10 x 100).
-    q.prepare(u"WITH k(id, known) AS (VALUES %1) SELECT t.local_id, t.pos, t.text FROM k JOIN run_text t "
-              "ON t.local_id = k.id AND t.pos >= COALESCE((SELECT MAX(p.pos) FROM run_text p "
-              "WHERE p.local_id = k.id AND p.pos <= k.known), 0) "
-              "WHERE t.pos + t.len > k.known ORDER BY t.local_id, t.pos"_s.arg(rows.join(u',')));
-    for (qsizetype i = 0; i < found.size(); ++i) {
-        q.addBindValue(found.at(i));
-        q.addBindValue(knownEnds.at(i));
-    }
-    if (!q.exec())
-        return failed(q);
-    QHash<QString, QList<std::pair<qint64, QString>>> pieces;
-    while (q.next())
-        pieces[q.value(0).toString()].append({q.value(1).toLongLong(), q.value(2).toString()});
-    q.prepare(u"SELECT local_id, item FROM run_items WHERE local_id IN (%1) ORDER BY local_id, idx"_s.arg(
-        marks(found.size())));
-    bindAll(q, found);
-    if (!q.exec())
-        return failed(q);
-    while (q.next()) {
-        const auto it = fresh.find(q.value(0).toString());
-        // A damaged item is left out rather than failing the run (RunRowReader does the same).
-        const QJsonObject item = detail::jsonObjectFromText(q.value(1));
-        if (it != fresh.end() && !item.isEmpty())
-            it->secondary.append(SecondaryItem::fromJson(item));
-    }
-    q.finish();
-    detail::RunRowReader reader(db);
-    for (auto it = fresh.begin(); it != fresh.end(); ++it) {
-        Run &run = *it;
-        const Run *base = known ? known(run.localId) : nullptr;
-        const QString empty;
-        const QString &knownText = base && base->outputLoaded ? base->primaryText : empty;
-        // A run that just ended is read whole once: its last word on the text, whatever a
-        // replacement of the same length could have hidden from the piece-wise read.
-        const bool justEnded = run.isTerminal() && (!base || !base->isTerminal());
-        std::optional<QString> text;
-        if (!justEnded)
-            text = extendText(knownText, ends.value(run.localId, 0), pieces.value(run.localId));
-        if (text) {
-            run.primaryText = std::move(*text);
-        } else if (!reader.readOutput(run)) {
-            m_error = reader.errorString();
-            return false;
-        }
-        run.stored = detail::baselineOf(run);
-        const QString id = run.localId;
-        runs->emplace(id, std::move(run));
-    }
+    QHash<QString, Run> runs;
+    QStringList toRead = takeUnwritten(localIds, &runs);
+    // The answer comes back queued to this object: close() deletes the reader (after the reads
+    // it was given) before this object can go, and a store closed or opened again meanwhile
+    // (another generation) answers that nothing was read.
+    detail::invokeAcross(m_reader, [this, reader = m_reader, generation = m_readerGeneration, localIds,
+                                    toRead = std::move(toRead), known = std::move(known),
+                                    runs = std::move(runs)]() mutable {
+        std::optional<QHash<QString, Run>> read = reader->read(toRead, known);
+        const bool ok = read.has_value();
+        if (read)
+            runs.insert(*read);
+        detail::invokeAcross(
+            this,
+            [this, generation, localIds, ok, runs = std::move(runs)] {
+                const bool current = generation == m_readerGeneration;
+                Q_EMIT changedRunsRead(localIds, current ? runs : QHash<QString, Run>(), ok && current);
+            },
+            Qt::QueuedConnection);
+    });
     return true;
 }
 

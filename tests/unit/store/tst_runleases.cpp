@@ -357,6 +357,58 @@ private Q_SLOTS:
         QCOMPARE(read->value(u"many1199"_s).primaryText, u"text 1199"_s);
     }
 
+    // The same reads on the store's reader thread: what comes back is what the copies handed over
+    // make of the stored runs (only the pieces past their end), a run's unwritten save wins, the
+    // ids asked for come back with the answer, and a store closed meanwhile answers nothing.
+    void changedRunsReadOnTheReaderThread()
+    {
+        RunStore a;
+        RunStore b;
+        QVERIFY(a.open(m_location));
+        QVERIFY(b.open(m_location));
+        QVERIFY(a.saveRun(liveRun(u"run1"_s)));
+        QVERIFY(a.saveRun(liveRun(u"run2"_s)));
+        {
+            RunwatchTest::RawStore raw(m_location);
+            QVERIFY2(
+                raw.exec(
+                    u"INSERT INTO run_text (local_id, pos, len, text) VALUES ('run1', 9, 7, ' a time')"_s),
+                qPrintable(raw.error()));
+        }
+        QSignalSpy answered(&b, &RunStore::changedRunsRead);
+        Run copy;
+        copy.localId = u"run1"_s;
+        copy.primaryText = u"ONCE UPON"_s; // not the stored prefix: only the new piece is read
+        copy.outputLoaded = true;
+        copy.status = RunStatus::InProgress;
+        // Saved here and not written yet: as this process has it, not as the store does.
+        Run unwritten = liveRun(u"run3"_s);
+        unwritten.primaryText = u"not on disk yet"_s;
+        b.scheduleSave(unwritten);
+        const QStringList asked{u"run1"_s, u"run2"_s, u"run3"_s, u"nope"_s};
+        QHash<QString, Run> held;
+        held.insert(copy.localId, copy);
+        QVERIFY(b.requestChangedRuns(asked, held));
+        QVERIFY(answered.wait(10000));
+        QCOMPARE(answered.size(), 1);
+        QCOMPARE(answered.at(0).at(0).toStringList(), asked);
+        QVERIFY(answered.at(0).at(2).toBool());
+        using Runs = QHash<QString, Run>;
+        const auto runs = answered.at(0).at(1).value<Runs>();
+        QCOMPARE(runs.size(), 3);
+        QCOMPARE(runs.value(u"run1"_s).primaryText, u"ONCE UPON a time"_s);
+        QCOMPARE(runs.value(u"run2"_s).primaryText, u"Once upon"_s);
+        QCOMPARE(runs.value(u"run3"_s).primaryText, u"not on disk yet"_s);
+        // Closed before the answer came: nothing, and not ok.
+        answered.clear();
+        QVERIFY(b.requestChangedRuns({u"run1"_s}, {}));
+        b.close();
+        QVERIFY(answered.wait(10000));
+        QVERIFY(!answered.at(0).at(2).toBool());
+        QVERIFY(answered.at(0).at(1).value<Runs>().isEmpty());
+        QVERIFY(!b.requestChangedRuns({u"run1"_s}, {}));
+    }
+
     void answeredOnce()
     {
         qputenv("RUNWATCH_OPERATOR", "carol");
