@@ -126,7 +126,7 @@ void RunManager::readQueuedChanges()
             copy.primaryText = e->run.primaryText;
             copy.outputLoaded = e->run.outputLoaded;
             copy.status = e->run.status;
-            known.insert(id, std::move(copy));
+            known.emplace(id, std::move(copy));
         }
     }
     if (toRead.isEmpty()) {
