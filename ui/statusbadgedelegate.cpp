@@ -45,7 +45,7 @@ void StatusBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &o
                                 const QModelIndex &index) const
 {
     if (index.column() != StatusColumn) {
-        QStyledItemDelegate::paint(painter, option, index);
+        paintText(painter, option, index);
         return;
     }
     QStyleOptionViewItem opt = option;
@@ -80,6 +80,69 @@ void StatusBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &o
     done.setWidth(qRound(track.width() * std::clamp(progress.toDouble(), 0.0, 1.0)));
     painter->setBrush(badge.accent);
     painter->drawRect(done);
+    painter->restore();
+}
+
+void StatusBadgeDelegate::paintText(QPainter *painter, const QStyleOptionViewItem &option,
+                                    const QModelIndex &index) const
+{
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    // A cell with a check box or an icon is laid out by the style (the run list has none).
+    if (opt.features & (QStyleOptionViewItem::HasCheckIndicator | QStyleOptionViewItem::HasDecoration)) {
+        QStyledItemDelegate::paint(painter, option, index);
+        return;
+    }
+    const QString text = opt.text;
+    opt.text.clear();
+    const QWidget *widget = option.widget;
+    QStyle *style = widget ? widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+    if (text.isEmpty())
+        return;
+    // The cell less the style's text margin on each side, where QCommonStyle draws the text of a
+    // cell without check box or icon (asking it for that rectangle measures the text again).
+    const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
+    const QRect area = opt.rect.adjusted(margin, 0, -margin, 0);
+    if (area.width() <= 0)
+        return;
+    if (opt.font != m_textFont) {
+        m_texts.clear();
+        m_textFont = opt.font;
+    }
+    // One line: the view does not wrap (RunTableView), and a title's line breaks are not shown.
+    const QString key
+        = QString::number(area.width()) + u'\x1f' + QString::number(int(opt.textElideMode)) + u'\x1f' + text;
+    // A copy (shared data): the cache may drop its own at the next insert.
+    QStaticText laidOut;
+    if (const QStaticText *cached = m_texts.object(key)) {
+        laidOut = *cached;
+    } else {
+        QString line = text;
+        line.replace(u'\n', u' ');
+        laidOut.setText(QFontMetrics(opt.font).elidedText(line, opt.textElideMode, area.width()));
+        laidOut.setTextFormat(Qt::PlainText);
+        laidOut.setPerformanceHint(QStaticText::AggressiveCaching);
+        laidOut.prepare(QTransform(), opt.font);
+        m_texts.insert(key, new QStaticText(laidOut));
+    }
+    const QSizeF size = laidOut.size();
+    const Qt::Alignment align = QStyle::visualAlignment(opt.direction, opt.displayAlignment);
+    qreal x = area.left();
+    if (align & Qt::AlignRight) {
+        x = area.right() + 1 - size.width();
+    } else if (align & Qt::AlignHCenter) {
+        x = area.left() + (area.width() - size.width()) / 2;
+    }
+    const qreal y = area.top() + (area.height() - size.height()) / 2;
+    const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                       : (opt.state & QStyle::State_Active) ? QPalette::Normal
+                                                                            : QPalette::Inactive;
+    painter->save();
+    painter->setFont(opt.font);
+    painter->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText
+                                                                                  : QPalette::Text));
+    painter->drawStaticText(QPointF(x, y), laidOut);
     painter->restore();
 }
 

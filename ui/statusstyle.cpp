@@ -7,6 +7,7 @@
 #include <QFontMetrics>
 #include <QPainter>
 #include <QPainterPath>
+#include <QPixmapCache>
 
 using namespace Qt::StringLiterals;
 
@@ -157,19 +158,14 @@ QSize badgeSize(const BadgeStyle &style, const QFont &font)
     return {kPadX + kIcon + kGap + fm.horizontalAdvance(style.text) + kPadX, fm.height() + 6};
 }
 
-void paintBadge(QPainter *painter, const QRect &rect, const BadgeStyle &style, const QFont &font)
+namespace {
+// The pill drawn into `painter` at (0, 0), `w` × `h`.
+void drawBadge(QPainter *painter, int w, int h, const BadgeStyle &style, const QFont &font, qreal dpr)
 {
     QFont f = font;
     f.setBold(style.bold);
     const QFontMetrics fm(f);
-    const QSize want = badgeSize(style, font);
-    const int h = qMin(want.height(), rect.height());
-    const int w = qMin(want.width(), rect.width());
-    // Centred on a whole pixel (the integer halving is meant), then on the pixel grid.
-    const int top = rect.top() + (rect.height() - h) / 2;
-    const QRectF pill(rect.left() + 0.5, top + 0.5, w - 1, h - 1);
-
-    painter->save();
+    const QRectF pill(0.5, 0.5, w - 1, h - 1);
     painter->setRenderHint(QPainter::Antialiasing);
     QPainterPath path;
     path.addRoundedRect(pill, pill.height() / 2, pill.height() / 2);
@@ -182,7 +178,6 @@ void paintBadge(QPainter *painter, const QRect &rect, const BadgeStyle &style, c
     painter->setPen(pen);
     painter->drawPath(path);
 
-    const qreal dpr = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
     const int iconTop = int(pill.top() + (pill.height() - kIcon) / 2);
     painter->drawPixmap(int(pill.left()) + kPadX, iconTop,
                         Icons::pixmap(style.icon, kIcon, style.accent, dpr));
@@ -194,7 +189,38 @@ void paintBadge(QPainter *painter, const QRect &rect, const BadgeStyle &style, c
                          int(pill.height()));
     painter->drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft,
                       fm.elidedText(style.text, Qt::ElideRight, textRect.width()));
-    painter->restore();
+}
+} // namespace
+
+void paintBadge(QPainter *painter, const QRect &rect, const BadgeStyle &style, const QFont &font)
+{
+    const QSize want = badgeSize(style, font);
+    const int h = qMin(want.height(), rect.height());
+    const int w = qMin(want.width(), rect.width());
+    if (w <= 0 || h <= 0)
+        return;
+    // Centred on a whole pixel (the integer halving is meant), then on the pixel grid.
+    const int top = rect.top() + (rect.height() - h) / 2;
+    const qreal dpr = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
+    // Drawn once per look and size, then copied: a list shows the same few badges on every row,
+    // and laying out each one's text and antialiased outline again was a good part of a repaint
+    // of a thousand live runs (bench_team_store, BENCH_BREAKDOWN=1).
+    const QString key = u"runwatch-badge\x1f%1\x1f%2\x1f%3\x1f%4\x1f%5\x1f%6\x1f%7\x1f%8\x1f%9"_s.arg(
+        style.text, style.icon, style.accent.name(QColor::HexArgb), style.fill.name(QColor::HexArgb),
+        style.textColor.name(QColor::HexArgb), font.key(),
+        QString::number(int(style.dashed) | int(style.bold) << 1),
+        QString::number(w) + u'x' + QString::number(h), QString::number(dpr));
+    QPixmap badge;
+    if (!QPixmapCache::find(key, &badge)) {
+        badge = QPixmap(QSize(w, h) * dpr);
+        badge.setDevicePixelRatio(dpr);
+        badge.fill(Qt::transparent);
+        QPainter p(&badge);
+        drawBadge(&p, w, h, style, font, dpr);
+        p.end();
+        QPixmapCache::insert(key, badge);
+    }
+    painter->drawPixmap(rect.left(), top, badge);
 }
 
 } // namespace Runwatch
