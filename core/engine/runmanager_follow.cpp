@@ -248,7 +248,7 @@ void RunManager::schedulePoll(const QString &id, std::optional<qint64> serverDel
 void RunManager::resumeNow(const QString &id)
 {
     Entry *e = entry(id);
-    if (m_shutDown || !e || !e->follower.active || e->follower.tailing || !needsFollowing(e->run))
+    if (m_shutDown || !e || !e->follower.streamsHere() || !needsFollowing(e->run))
         return;
     RunBackend *b = backend(e->run.connection);
     if (!b) {

@@ -117,7 +117,7 @@ void RunManager::readQueuedChanges()
     QHash<QString, Run> known;
     for (const QString &id : slice) {
         const Entry *e = entry(id);
-        if (e && e->follower.active && !e->follower.tailing)
+        if (e && e->follower.streamsHere())
             continue; // followed here: this process's stream is newer than the store
         toRead << id;
         if (e) {
@@ -175,7 +175,7 @@ void RunManager::readChanges(const QStringList &ids)
         const Entry *e = entry(id);
         // Followed here: this process's stream writes the run; what others change on it (the
         // deadline) syncFromStore() reads.
-        if (!e || !e->follower.active || e->follower.tailing)
+        if (!e || !e->follower.streamsHere())
             toRead << id;
     }
     if (toRead.isEmpty())
@@ -197,7 +197,7 @@ void RunManager::applyStoredRuns(const QStringList &ids, QHash<QString, Run> &st
     for (const QString &id : ids) {
         const Entry *e = entry(id);
         // Followed here since it was asked for (this process took its lease): its stream is newer.
-        if (e && e->follower.active && !e->follower.tailing)
+        if (e && e->follower.streamsHere())
             continue;
         const auto it = stored.find(id);
         if (it == stored.end()) {
@@ -221,7 +221,7 @@ void RunManager::readShownRunsAgain()
     QStringList ids;
     for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
         const Entry &e = **it;
-        if (!(e.follower.active && !e.follower.tailing) && !e.run.isTerminal())
+        if (!e.follower.streamsHere() && !e.run.isTerminal())
             ids << it.key();
     }
     takeChangesFromStore(ids);
@@ -238,7 +238,7 @@ void RunManager::syncFromStore()
     QStringList ids;
     for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
         const Entry &e = **it;
-        if (e.follower.active && !e.follower.tailing && !e.run.isTerminal() && e.run.inStore && e.run.stored)
+        if (e.follower.streamsHere() && !e.run.isTerminal() && e.run.inStore && e.run.stored)
             ids << it.key();
     }
     if (ids.isEmpty() || !m_store) {
