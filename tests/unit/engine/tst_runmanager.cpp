@@ -258,14 +258,15 @@ void TestRunManager::cancelShowsCancellingUntilTheServerAnswers()
 
 void TestRunManager::shutdownEndsEverythingAndEmitsNothing()
 {
-    FollowPolicy policy = RunwatchTest::quickFollowPolicy();
-    policy.reconnectInitial = 1000ms; // run "backoff" is between two attempts when we shut down
-    FakeRig rig(kStreaming, policy);
+    FakeRig rig(kStreaming);
     // "live": a stream that stays open. "backoff": its stream dropped, a reconnect is pending.
+    // The server asks for a second's wait, so the reconnect is due in exactly a second: the
+    // engine's own backoff is fully jittered and could come before the checks below look.
     rig.backend->queueStart(FakeStreamScript::open(
         {{identity(u"r-live"_s, 0), status(RunStatus::InProgress, 1), RunEvent::primaryDelta(u"x"_s, 2)}}));
     rig.backend->queueStart(FakeStreamScript::ending(
-        {{identity(u"r-backoff"_s, 0), status(RunStatus::InProgress, 1)}}, StreamEnd::Reason::Eof));
+        {{identity(u"r-backoff"_s, 0), status(RunStatus::InProgress, 1)}}, StreamEnd::Reason::Error,
+        error(ErrorKind::Network, u"connection reset"_s, true), 1000));
     // "polled": a status request the server never answers. "cancelled": a cancel likewise.
     rig.backend->setDefaultAnswer(Op::Get, FakeAnswer::holding());
     rig.backend->setDefaultAnswer(Op::Cancel, FakeAnswer::holding());
