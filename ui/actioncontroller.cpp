@@ -375,7 +375,7 @@ void ActionController::copySelected()
     if (!run || run->primaryText.isEmpty())
         return;
     // The run's true text, not the view's soft-split and possibly trimmed copy.
-    QApplication::clipboard()->setText(run->primaryText);
+    QApplication::clipboard()->setText(run->primaryText.toString());
     Q_EMIT message(tr("Copied %n character(s) of output.", nullptr, int(run->primaryText.size())), 3000);
 }
 

@@ -24,7 +24,7 @@ void ConversationView::showConversation(const QList<Run> &turns, int shown)
     for (const Run &run : turns) {
         const bool isShown = turn == shown;
         // Plain text escaped: answers are the service's words, never markup to interpret.
-        const QString answer = run.primaryText.isEmpty() ? tr("(no answer yet)") : run.primaryText;
+        const QString answer = run.primaryText.isEmpty() ? tr("(no answer yet)") : run.primaryText.toString();
         const QString heading = isShown ? tr("Turn %1 · %2 · this run") : tr("Turn %1 · %2");
         html += u"<h4>%1</h4><p><b>%2</b></p><p style=\"white-space: pre-wrap\">%3</p>"_s.arg(
             heading.arg(++turn).arg(statusLabel(run.status)).toHtmlEscaped(), tr("Prompt").toHtmlEscaped(),

@@ -349,11 +349,11 @@ void DetailPane::syncOutput(bool reset)
     }
     // The reducer counts every time the server's text replaced ours; only then (or when the
     // text shrank) is a redraw needed, otherwise the new tail is appended.
-    const QString &text = run->primaryText;
+    const RunText &text = run->primaryText;
     if (reset || run->reconciliations != m_seenReconciliations || text.size() < m_shownChars) {
-        m_output->setText(text);
+        m_output->setText(text.toString());
     } else if (text.size() > m_shownChars) {
-        m_output->appendText(QStringView(text).mid(m_shownChars));
+        m_output->appendText(text.mid(m_shownChars));
     }
     m_shownChars = text.size();
     m_seenReconciliations = run->reconciliations;

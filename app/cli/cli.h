@@ -144,7 +144,7 @@ private:
     QSet<QString> m_announced;
     bool m_printPrimary = true;        // `status` prints the run line only, not text a refresh brought
     bool m_printEvents = true;         // `respond RUN RUN…` prints one result line per run, nothing else
-    QHash<QString, QString> m_printed; // run → primary text printed so far
+    QHash<QString, RunText> m_printed; // run → primary text printed so far
     QHash<QString, QDateTime> m_reconnectPrinted; // run → the next try last announced
     RunStore m_store;
     RunManager m_manager;

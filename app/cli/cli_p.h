@@ -53,7 +53,7 @@ struct PrimaryUpdate
     Kind kind = Kind::None;
     QString text;
 };
-PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event);
+PrimaryUpdate advancePrinted(RunText &printed, const RunEvent &event);
 
 // The signal (SIGINT, SIGTERM) that asked this process to stop, or 0. Set by the handler that
 // installInterruptHandler() puts in place; every wait of a command ends on it, so the command

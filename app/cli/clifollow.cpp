@@ -68,10 +68,10 @@ int CliApp::cmdWatch(const Options &o, const QStringList &args)
     // after it, so every byte is printed once.
     if (!run->primaryText.isEmpty()) {
         if (m_json) {
-            QJsonObject d{{u"type"_s, u"delta"_s}, {u"run"_s, id}, {u"text"_s, run->primaryText}};
+            QJsonObject d{{u"type"_s, u"delta"_s}, {u"run"_s, id}, {u"text"_s, run->primaryText.toString()}};
             writeJson(d);
         } else {
-            writeOut(run->primaryText);
+            writeOut(run->primaryText.toString());
         }
     }
     if (!RunManager::needsFollowing(*run) && !run->isTerminal()) {

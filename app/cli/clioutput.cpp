@@ -32,7 +32,7 @@ QJsonObject runObject(const Run &run)
     return o;
 }
 
-PrimaryUpdate advancePrinted(QString &printed, const RunEvent &event)
+PrimaryUpdate advancePrinted(RunText &printed, const RunEvent &event)
 {
     PrimaryUpdate update;
     if (event.type == RunEvent::Type::PrimaryDelta) {
@@ -77,7 +77,7 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
     // Appended text is written once per batch (one network read): human output after the
     // batch's stderr lines, JSON as one `delta` line before the next line of another type.
     QString primary;
-    QString &printed = m_printed[run.localId];
+    RunText &printed = m_printed[run.localId];
     const auto jsonText = [&](QStringView type, QStringView text) {
         JsonObjectWriter(m_outBuffer)
             .addString("type"_L1, type)
@@ -185,10 +185,10 @@ void CliApp::printEvents(const Run &run, const QList<RunEvent> &events)
         PrimaryUpdate update;
         if (run.primaryText.startsWith(printed)) {
             update.kind = PrimaryUpdate::Kind::Append;
-            update.text = run.primaryText.mid(printed.size());
+            update.text = run.primaryText.mid(printed.size()).toString();
         } else if (!printed.startsWith(run.primaryText)) {
             update.kind = PrimaryUpdate::Kind::Replace;
-            update.text = run.primaryText;
+            update.text = run.primaryText.toString();
         }
         printed = run.primaryText;
         emitPrimary(update, atLineStart);

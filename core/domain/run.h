@@ -3,6 +3,7 @@
 
 #include "runerror.h"
 #include "runstatus.h"
+#include "runtext.h"
 
 #include <QDateTime>
 #include <QFlags>
@@ -289,7 +290,7 @@ struct Run
     QJsonValue startInput{QJsonValue::Undefined};
     RunStatus status = RunStatus::Queued;
     QString rawStatus;
-    QString primaryText;
+    RunText primaryText;
     QList<SecondaryItem> secondary;
     // The reducer's lookup of `secondary` by item id; not stored, rebuilt when needed.
     SecondaryIndex secondaryIndex;

@@ -92,7 +92,8 @@ RunChanges applyDeltaAtCursor(Run &run, const QString &delta)
         run.primaryText += QStringView(delta).mid(ahead.size());
         changes |= RunChange::Primary;
     } else {
-        run.primaryText = run.primaryText.left(at) + delta;
+        run.primaryText.truncate(at);
+        run.primaryText += delta;
         ++run.reconciliations;
         changes |= RunChange::Primary;
     }
@@ -209,7 +210,13 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         } else if (hasCursor && run.token.textAtCursor < 0) {
             run.token.textAtCursor = run.primaryText.size();
         }
-        run.primaryText = text;
+        // A poll's growing answer extends the text in place (its copies stay cheap); anything else
+        // replaces it.
+        if (text.startsWith(run.primaryText)) {
+            run.primaryText += QStringView(text).mid(run.primaryText.size());
+        } else {
+            run.primaryText = text;
+        }
         changes |= RunChange::Primary;
         break;
     }

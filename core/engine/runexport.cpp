@@ -72,7 +72,7 @@ QString conversationMarkdown(const QList<Run> &turns, const QString &heading, in
               + fenceFor(t.prompt) + u"\n"_s;
         md += u"\n"_s + Text::tr("Answer:") + u"\n\n"_s
               + (t.primaryText.isEmpty() ? QString(u"_"_s + Text::tr("No output.") + u"_\n"_s)
-                                         : t.primaryText + u'\n');
+                                         : t.primaryText.toString() + u'\n');
     }
     return md;
 }
@@ -85,7 +85,7 @@ QJsonArray conversationJson(const QList<Run> &turns)
                                {u"remote_id"_s, t.remoteId},
                                {u"status"_s, statusName(t.status)},
                                {u"prompt"_s, t.prompt},
-                               {u"output"_s, t.primaryText}});
+                               {u"output"_s, t.primaryText.toString()}});
     }
     return out;
 }
@@ -132,7 +132,7 @@ QByteArray toMarkdown(const Run &run, const PriceTable &prices, const QList<Run>
 
     md += u"\n## "_s + Text::tr("Output") + u"\n\n"_s;
     md += run.primaryText.isEmpty() ? QString(u"_"_s + Text::tr("No output.") + u"_\n"_s)
-                                    : run.primaryText + u'\n';
+                                    : run.primaryText.toString() + u'\n';
 
     QString secondary;
     for (const SecondaryItem &item : run.secondary) {
@@ -192,7 +192,7 @@ QByteArray toJson(const Run &run, const PriceTable &prices, const QList<Run> &ea
         }
     }
     o.insert(u"status_history"_s, history);
-    o.insert(u"output"_s, run.primaryText);
+    o.insert(u"output"_s, run.primaryText.toString());
     o.insert(u"secondary"_s, secondary);
     if (run.error.isError())
         o.insert(u"error"_s, run.error.toJson());

@@ -22,6 +22,7 @@ class QTimer;
 namespace Runwatch {
 
 class RunStore;
+struct StoredDeadline;
 
 // How the manager keeps following runs across drops. Retryable trouble (drops, refused or reset
 // connections, timeouts, 429/5xx) never ends following while the run may still be live: the
@@ -237,7 +238,10 @@ private:
     // runmanager_store.cpp: runs another process deleted from the store leave this one too (no
     // write, the file has them gone already), and a followed run's deadline set elsewhere is read.
     void letGoDeletedRuns(const QStringList &ids);
+    // Asks the store's reader for the deadlines of the runs followed here (one read at a time);
+    // applyStoredDeadlines() takes what another process set.
     void syncFromStore();
+    void applyStoredDeadlines(const QHash<QString, StoredDeadline> &fields);
     // Runs another process changed, added or deleted (pushed by PostgreSQL; on SQLite the tailed
     // runs, every tick): read again together, unless this process follows them (its stream is
     // newer than the store).
@@ -293,6 +297,11 @@ private:
     QSet<QString> m_readInFlight;  // asked of the store's reader, not answered yet
     QSet<QString> m_readMeanwhile; // of those, read or let go here since (noteReadHere())
     QElapsedTimer m_changeRound;   // since the last round of those reads began
+    // The baselines of the runs whose deadlines are being read (syncFromStore()): a run handed to
+    // the writer since (a new baseline) may be newer on disk than the answer, and waits for the
+    // next read.
+    QHash<QString, std::shared_ptr<const Run>> m_deadlineBaselines;
+    bool m_deadlinesAsked = false;
     PriceBook m_prices;
     FollowPolicy m_policy;
     BackendFactory m_factory;

@@ -48,6 +48,7 @@ bool RunManager::takeLease(const QString &id)
     renewLeasesIfDue();
     if (!m_leaseTimer) {
         m_leaseTimer = new QTimer(this);
+        m_leaseTimer->setObjectName(u"leaseTimer"_s);
         m_leaseTimer->setInterval(kLeaseTickMs);
         connect(m_leaseTimer, &QTimer::timeout, this, &RunManager::leaseTick);
     }

@@ -40,6 +40,8 @@ void RunManager::setStore(RunStore *store)
     // An answer the last store owes will not come (its signals are no longer heard).
     m_readInFlight.clear();
     m_readMeanwhile.clear();
+    m_deadlinesAsked = false;
+    m_deadlineBaselines.clear();
     // The store reads a run when it writes it, not on every batch of events (persist()).
     if (m_store) {
         m_store->setRunSource([this](const QString &id) -> Run * {
@@ -49,6 +51,7 @@ void RunManager::setStore(RunStore *store)
         connect(m_store, &RunStore::runsDeletedElsewhere, this, &RunManager::letGoDeletedRuns);
         connect(m_store, &RunStore::runsChangedElsewhere, this, &RunManager::takeChangesFromStore);
         connect(m_store, &RunStore::changedRunsRead, this, &RunManager::applyChangedRuns);
+        connect(m_store, &RunStore::deadlinesRead, this, &RunManager::applyStoredDeadlines);
         connect(m_store, &RunStore::connectionChanged, this, [this](bool connected) {
             if (connected)
                 readShownRunsAgain();
@@ -61,6 +64,7 @@ void RunManager::setStore(RunStore *store)
         });
         if (!m_storeSync) {
             m_storeSync = new QTimer(this);
+            m_storeSync->setObjectName(u"storeSync"_s);
             m_storeSync->setInterval(kStoreSyncMs);
             connect(m_storeSync, &QTimer::timeout, this, &RunManager::syncFromStore);
         }
@@ -235,20 +239,34 @@ void RunManager::wakeStoreSync()
 
 void RunManager::syncFromStore()
 {
+    if (m_deadlinesAsked)
+        return; // the last answer is still on its way
     QStringList ids;
+    QHash<QString, std::shared_ptr<const Run>> baselines;
     for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
         const Entry &e = **it;
-        if (e.follower.streamsHere() && !e.run.isTerminal() && e.run.inStore && e.run.stored)
+        if (e.follower.streamsHere() && !e.run.isTerminal() && e.run.inStore && e.run.stored) {
             ids << it.key();
+            baselines.insert(it.key(), e.run.stored);
+        }
     }
     if (ids.isEmpty() || !m_store) {
         m_storeSync->stop(); // follow() starts it again
         return;
     }
-    const QHash<QString, RunStore::DeadlineFields> stored = m_store->readDeadlines(ids);
-    for (auto it = stored.cbegin(); it != stored.cend(); ++it) {
+    if (!m_store->requestDeadlines(ids))
+        return;
+    m_deadlinesAsked = true;
+    m_deadlineBaselines = std::move(baselines);
+}
+
+void RunManager::applyStoredDeadlines(const QHash<QString, StoredDeadline> &fields)
+{
+    m_deadlinesAsked = false;
+    const QHash<QString, std::shared_ptr<const Run>> asked = std::exchange(m_deadlineBaselines, {});
+    for (auto it = fields.cbegin(); it != fields.cend(); ++it) {
         Entry *e = entry(it.key());
-        if (!e || !e->run.stored)
+        if (!e || !e->run.stored || e->run.stored != asked.value(it.key()))
             continue;
         const Run &baseline = *e->run.stored;
         const bool changedThere

@@ -34,12 +34,12 @@ void bindAll(QSqlQuery &q, const QStringList &values)
 
 // `known`'s text with the stored pieces past its end added, or nullopt when the stored text does
 // not go on from it (replaced, cut, or a gap): then it is read whole.
-std::optional<QString> extendText(const QString &known, qint64 storedEnd,
+std::optional<RunText> extendText(const RunText &known, qint64 storedEnd,
                                   const QList<std::pair<qint64, QString>> &pieces)
 {
     if (storedEnd < known.size())
         return std::nullopt;
-    QString text = known;
+    RunText text = known;
     for (const auto &[pos, piece] : pieces) {
         if (pos > text.size())
             return std::nullopt;
@@ -52,10 +52,10 @@ std::optional<QString> extendText(const QString &known, qint64 storedEnd,
                 return std::nullopt;
             text += QStringView(piece).mid(overlap);
         } else {
-            text += piece;
+            text += QStringView(piece);
         }
     }
-    return text.size() == storedEnd ? std::optional<QString>(std::move(text)) : std::nullopt;
+    return text.size() == storedEnd ? std::optional<RunText>(std::move(text)) : std::nullopt;
 }
 } // namespace
 
@@ -134,12 +134,12 @@ bool readChangedRuns(const QSqlDatabase &db, const QStringList &ids, const RunSt
     for (auto it = fresh.begin(); it != fresh.end(); ++it) {
         Run &run = *it;
         const Run *base = known ? known(run.localId) : nullptr;
-        const QString empty;
-        const QString &knownText = base && base->outputLoaded ? base->primaryText : empty;
+        const RunText empty;
+        const RunText &knownText = base && base->outputLoaded ? base->primaryText : empty;
         // A run that just ended is read whole once: its last word on the text, whatever a
         // replacement of the same length could have hidden from the piece-wise read.
         const bool justEnded = run.isTerminal() && (!base || !base->isTerminal());
-        std::optional<QString> text;
+        std::optional<RunText> text;
         if (!justEnded)
             text = extendText(knownText, ends.value(run.localId, 0), pieces.value(run.localId));
         if (text) {
@@ -214,6 +214,35 @@ std::optional<QHash<QString, Run>> ChangedRunsReader::read(const QStringList &id
         }
     }
     return runs;
+}
+
+QHash<QString, StoredDeadline> ChangedRunsReader::readDeadlines(const QStringList &ids)
+{
+    QHash<QString, StoredDeadline> fields;
+    QString error;
+    if (ids.isEmpty() || !ensureOpen(&error)) {
+        if (!error.isEmpty())
+            qCWarning(lcStore) << "run store reader:" << error;
+        return fields;
+    }
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.setForwardOnly(true);
+    for (qsizetype from = 0; from < ids.size(); from += kChangedRunsPerRound) {
+        const QStringList slice = ids.mid(from, kChangedRunsPerRound);
+        q.prepare(u"SELECT local_id, deadline_at, cancel_at_deadline FROM runs WHERE local_id IN (%1)"_s.arg(
+            QStringList(slice.size(), u"?"_s).join(u',')));
+        for (const QString &id : slice)
+            q.addBindValue(id);
+        if (!q.exec()) {
+            qCWarning(lcStore) << "run store reader:" << q.lastError().text();
+            closeConnection();
+            return {};
+        }
+        while (q.next())
+            fields.insert(q.value(0).toString(), {fromIso(q.value(1)), q.value(2).toInt() != 0});
+        q.finish();
+    }
+    return fields;
 }
 
 } // namespace Runwatch::detail

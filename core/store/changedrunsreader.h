@@ -42,6 +42,8 @@ public:
     // whether it was loaded, their status); nullopt on a database error (the connection is made
     // again for the next read, as a server's may have dropped).
     std::optional<QHash<QString, Run>> read(const QStringList &ids, const QHash<QString, Run> &known);
+    // On the reader's thread: the deadline fields of the rows of `ids` (RunStore::requestDeadlines).
+    QHash<QString, StoredDeadline> readDeadlines(const QStringList &ids);
 
 private:
     bool ensureOpen(QString *error);

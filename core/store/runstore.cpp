@@ -55,6 +55,7 @@ RunStore::RunStore(QObject *parent)
     , m_holderId(QUuid::createUuid().toString(QUuid::WithoutBraces))
 {
     setUpChangeTimers();
+    m_flushTimer.setObjectName(u"storeFlush"_s);
     m_flushTimer.setSingleShot(true);
     connect(&m_flushTimer, &QTimer::timeout, this, &RunStore::submitPending);
     // A full disk may get room again (a file deleted, a volume grown): try every few seconds.
@@ -182,10 +183,11 @@ bool RunStore::saveRun(const Run &run)
         return false;
     m_pending.remove(run.localId);
     m_pendingIds.remove(run.localId);
+    m_draining.remove(run.localId);
     ++m_queueGeneration;
     // An older version of this run may be on its way to disk: it must not land after this one.
     waitForWriter();
-    const auto outcome = m_statements.write(run, &m_error, false);
+    const auto outcome = m_statements.write(run, run.stored.get(), run.inStore, &m_error, false);
     if (outcome == detail::RunWriteStatements::Outcome::Failed) {
         qCWarning(lcStore) << m_error;
         return false;
@@ -201,6 +203,7 @@ void RunStore::scheduleSave(const Run &run)
     if (!m_writer)
         return;
     m_pendingIds.remove(run.localId);
+    m_draining.remove(run.localId);
     ++m_queueGeneration;
     m_pending.insert(run.localId, run);
     armFlush(run.localId, run.status);
@@ -227,6 +230,11 @@ void RunStore::armFlush(const QString &localId, RunStatus status, bool now)
     const auto written = m_writtenStatus.constFind(localId);
     const bool statusChanged = written == m_writtenStatus.constEnd() || *written != status;
     const int delay = now ? 0 : statusChanged ? m_flushMs : 5 * m_flushMs;
+    if (!m_draining.isEmpty()) {
+        // The flush under way goes on in the next frames; this run's turn comes after it.
+        m_nextFlushMs = m_nextFlushMs < 0 ? delay : std::min(m_nextFlushMs, delay);
+        return;
+    }
     if (!m_flushTimer.isActive() || m_flushTimer.remainingTime() > delay)
         m_flushTimer.start(delay);
 }
@@ -240,11 +248,14 @@ void RunStore::setRunSource(RunSource source)
 
 void RunStore::takePendingFromSource()
 {
-    for (const QString &id : std::as_const(m_pendingIds)) {
-        if (const Run *run = m_source ? m_source(id) : nullptr)
-            m_pending.insert(id, *run);
+    for (const QSet<QString> *ids : {&m_pendingIds, &m_draining}) {
+        for (const QString &id : *ids) {
+            if (const Run *run = m_source ? m_source(id) : nullptr)
+                m_pending.insert(id, *run);
+        }
     }
     m_pendingIds.clear();
+    m_draining.clear();
     ++m_queueGeneration;
 }
 
@@ -252,7 +263,7 @@ const Run *RunStore::pendingRun(const QString &localId) const
 {
     if (const auto it = m_pending.constFind(localId); it != m_pending.cend())
         return &*it;
-    if (m_source && m_pendingIds.contains(localId))
+    if (m_source && (m_pendingIds.contains(localId) || m_draining.contains(localId)))
         return m_source(localId);
     return nullptr;
 }
@@ -263,9 +274,7 @@ void RunStore::submitPending()
     if (m_writer)
         checkWriteError();
     // While writes fail an empty batch is still sent: it carries the unwritten state again.
-    if (!m_writer
-        || (m_pending.isEmpty() && m_pendingIds.isEmpty() && m_writeError.isEmpty() && m_releases.isEmpty()
-            && !m_releaseAll)) {
+    if (!m_writer || (!hasPending() && m_writeError.isEmpty() && m_releases.isEmpty() && !m_releaseAll)) {
         return;
     }
     // Copies of implicitly shared runs, and the writer thread owns them from now on. Cheap per
@@ -279,29 +288,42 @@ void RunStore::submitPending()
     settleReleases();
     const quint64 generation = ++m_generation;
     ++m_queueGeneration;
-    QList<Run> batch;
-    batch.reserve(std::min<qsizetype>(m_pending.size() + m_pendingIds.size(), kRunsPerBatch));
+    QList<detail::RunWrite> batch;
+    if (m_draining.isEmpty()) {
+        // A new flush: what is pending now goes, a batch per frame; what is scheduled meanwhile
+        // waits for the next one.
+        m_draining = std::exchange(m_pendingIds, {});
+        m_nextFlushMs = -1;
+    }
+    batch.reserve(std::min<qsizetype>(m_pending.size() + m_draining.size(), kRunsPerBatch));
     const auto take = [&](const Run &run) {
-        batch.append(run);
-        m_inFlight.insert(run.localId, {generation, run});
+        detail::RunWrite write{detail::baselineOf(run), run.stored, run.inStore};
+        m_inFlight.insert(run.localId, {generation, write});
         m_writtenStatus.insert(run.localId, run.status);
+        batch.append(std::move(write));
     };
     // The source's runs straight into the batch: no copy in m_pending on the way. What goes to
-    // disk now is the baseline of the run's next write, which then sends only what changes after.
-    for (auto it = m_pendingIds.begin(); it != m_pendingIds.end() && batch.size() < kRunsPerBatch;) {
+    // disk now is the baseline of the run's next write, which then sends only what changes after:
+    // the very state the batch carries, one copy of the run for both.
+    for (auto it = m_draining.begin(); it != m_draining.end() && batch.size() < kRunsPerBatch;) {
         if (Run *run = m_source ? m_source(*it) : nullptr) {
             take(*run);
-            run->stored = detail::baselineOf(*run);
+            run->stored = batch.constLast().run;
             run->inStore = true;
         }
-        it = m_pendingIds.erase(it);
+        // Its state as of now goes: a schedule since the flush began is covered.
+        m_pendingIds.remove(*it);
+        it = m_draining.erase(it);
     }
     for (auto it = m_pending.begin(); it != m_pending.end() && batch.size() < kRunsPerBatch;) {
         take(it.value());
         it = m_pending.erase(it);
     }
-    if (!m_pending.isEmpty() || !m_pendingIds.isEmpty())
+    if (!m_pending.isEmpty() || !m_draining.isEmpty()) {
         m_flushTimer.start(kNextBatchMs);
+    } else if (!m_pendingIds.isEmpty()) {
+        m_flushTimer.start(m_nextFlushMs < 0 ? 5 * m_flushMs : m_nextFlushMs);
+    }
     detail::RunStoreWriter::LeaseReleases releases = takeReleases(generation);
     // An empty batch still goes while writes fail: the writer merges it with what failed and
     // tries that again (without it a failed batch waited for the next change of some run).
@@ -358,7 +380,7 @@ void RunStore::flush()
     // At least once: with nothing pending, a failed batch still goes again (submitPending).
     do {
         submitPending();
-    } while (m_writer && (!m_pending.isEmpty() || !m_pendingIds.isEmpty()));
+    } while (m_writer && hasPending());
     m_flushTimer.stop();
     waitForWriter();
     if (m_writer)
@@ -394,6 +416,7 @@ bool RunStore::removeRun(const QString &localId)
 {
     m_pending.remove(localId);
     m_pendingIds.remove(localId);
+    m_draining.remove(localId);
     ++m_queueGeneration;
     m_writtenStatus.remove(localId);
     m_unsaved.remove(localId);
@@ -420,7 +443,7 @@ bool RunStore::removeRun(const QString &localId)
     return db.commit();
 }
 
-const Run *RunStore::inFlight(const QString &localId) const
+const detail::RunWrite *RunStore::inFlight(const QString &localId) const
 {
     const auto it = m_inFlight.constFind(localId);
     if (it == m_inFlight.cend() || it->first <= m_writer->completed())

@@ -27,6 +27,14 @@ class ChangedRunsReader;
 class RunRowReader;
 } // namespace detail
 
+// The fields of a stored run that another process may change while this one follows it: the
+// operator's deadline (RunStore::requestDeadlines()).
+struct StoredDeadline
+{
+    QDateTime deadlineAt;
+    bool cancelAtDeadline = false;
+};
+
 // Persistence of runs, their continuation tokens and output, so that a run started by one process
 // can be watched, cancelled or deleted from another, and survives restarts: in a SQLite file (the
 // default) or a team's PostgreSQL database, one API over both (the dialect: StoreEngine).
@@ -157,15 +165,13 @@ public:
 
     // Immediate. False when it failed, or found the run deleted by another process (not restored).
     bool saveRun(const Run &run);
-    // What other processes may change on a run this one follows: the operator's deadline. For the
-    // ids whose row is on disk and not being written from here just now; a run that is missing
+    // What other processes may change on a run this one follows: the operator's deadline. Read on
+    // the reader thread (a window following hundreds of runs asks every two seconds, and the
+    // read took ≈ 1.5 ms of a frame on the GUI thread), answered by deadlinesRead(): for the ids
+    // whose row is on disk and was not being written from here when asked; a run that is missing
     // was deleted by another process (or not yet written), which the writer finds for itself.
-    struct DeadlineFields
-    {
-        QDateTime deadlineAt;
-        bool cancelAtDeadline = false;
-    };
-    QHash<QString, DeadlineFields> readDeadlines(const QStringList &localIds) const;
+    // False when the store has no reader (closed).
+    bool requestDeadlines(const QStringList &localIds);
     void scheduleSave(const Run &run);
     // Where scheduleSave(localId, status) finds the run when the batch is handed over (and when a
     // read wants the newest version): the engine's own copy. A run that streams a batch every
@@ -303,6 +309,9 @@ Q_SIGNALS:
     // The answer to requestChangedRuns(localIds): `runs` as loadChangedRuns() gives them; `ok`
     // false (and nothing in `runs`) on a database error or when the store was closed meanwhile.
     void changedRunsRead(const QStringList &localIds, const QHash<QString, Run> &runs, bool ok);
+    // The answer to requestDeadlines(); empty on a database error or when the store was closed
+    // meanwhile.
+    void deadlinesRead(const QHash<QString, Runwatch::StoredDeadline> &fields);
 
 private:
     bool migrate();
@@ -345,11 +354,15 @@ private:
     // Takes the writer's error state (main thread): signal on change, retry while failing.
     void checkWriteError();
     // The run as handed to the writer when that batch is not written yet.
-    const Run *inFlight(const QString &localId) const;
+    const detail::RunWrite *inFlight(const QString &localId) const;
     // The run scheduled and not yet handed over: a copy, or the source's run.
     const Run *pendingRun(const QString &localId) const;
-    // Copies the source's runs of m_pendingIds into m_pending.
+    // Copies the source's runs of m_pendingIds and m_draining into m_pending.
     void takePendingFromSource();
+    bool hasPending() const
+    {
+        return !m_pending.isEmpty() || !m_pendingIds.isEmpty() || !m_draining.isEmpty();
+    }
     void armFlush(const QString &localId, RunStatus status, bool now = false);
     Run listedRun(const QSqlQuery &q, Load load, detail::RunRowReader *reader) const;
     // The first run matching an SQL condition on `r` whose every `?` is `value`.
@@ -362,15 +375,20 @@ private:
     mutable QString m_error;
     QHash<QString, Run> m_pending; // scheduled, not yet handed to the writer
     QSet<QString> m_pendingIds;    // likewise, the run still in m_source
+    // The source's runs a flush found pending, handed over kRunsPerBatch a frame. Runs scheduled
+    // meanwhile wait in m_pendingIds for the next flush: a live run is written once per flush,
+    // not once per frame while more than a batch of runs keeps changing.
+    QSet<QString> m_draining;
+    int m_nextFlushMs = -1; // the soonest delay asked for while m_draining was handed over
     RunSource m_source;
-    QHash<QString, std::pair<quint64, Run>> m_inFlight; // handed over, by batch generation
-    QHash<QString, RunStatus> m_writtenStatus;          // as last handed over or written
-    QSet<QString> m_releases;                           // leases released, waiting for their run's batch
-    bool m_releaseAll = false;                          // likewise for all of them (releaseAllLeases)
-    QHash<QString, quint64> m_releasing;                // released with the batch of this generation
-    quint64 m_releaseGeneration = 0;                    // the last batch that carried releases
-    detail::RunWriteStatements m_statements;            // saveRun() on this thread's connection
-    detail::RunStoreWriter *m_writer = nullptr;         // lives in m_writerThread
+    QHash<QString, std::pair<quint64, detail::RunWrite>> m_inFlight; // handed over, by batch generation
+    QHash<QString, RunStatus> m_writtenStatus;                       // as last handed over or written
+    QSet<QString> m_releases;                   // leases released, waiting for their run's batch
+    bool m_releaseAll = false;                  // likewise for all of them (releaseAllLeases)
+    QHash<QString, quint64> m_releasing;        // released with the batch of this generation
+    quint64 m_releaseGeneration = 0;            // the last batch that carried releases
+    detail::RunWriteStatements m_statements;    // saveRun() on this thread's connection
+    detail::RunStoreWriter *m_writer = nullptr; // lives in m_writerThread
     QThread m_writerThread;
     detail::ChangedRunsReader *m_reader = nullptr; // lives in m_readerThread
     QThread m_readerThread;

@@ -230,7 +230,7 @@ detail::RunStoreWriter::LeaseReleases RunStore::takeReleases(quint64 generation)
         m_releasing.insert(*it, generation);
         it = m_releases.erase(it);
     }
-    if (m_releaseAll && m_pending.isEmpty() && m_pendingIds.isEmpty()) {
+    if (m_releaseAll && !hasPending()) {
         releases.all = true;
         m_releaseAll = false;
     }
@@ -270,8 +270,8 @@ void RunStore::releaseAllLeases()
         return;
     m_releases.clear();
     if (m_writer
-        && (!m_pending.isEmpty() || !m_pendingIds.isEmpty() || !m_inFlight.isEmpty()
-            || !m_writeError.isEmpty() || !m_writer->unwrittenIds().isEmpty())) {
+        && (hasPending() || !m_inFlight.isEmpty() || !m_writeError.isEmpty()
+            || !m_writer->unwrittenIds().isEmpty())) {
         m_releaseAll = true;
         if (!m_flushTimer.isActive() || m_flushTimer.remainingTime() > 0)
             m_flushTimer.start(0);

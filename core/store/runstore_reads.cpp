@@ -38,8 +38,8 @@ std::optional<Run> RunStore::loadRun(const QString &localId) const
 {
     if (const Run *run = pendingRun(localId))
         return *run;
-    if (const Run *run = inFlight(localId))
-        return *run;
+    if (const detail::RunWrite *write = inFlight(localId))
+        return write->toRun();
     return queryOne(u"r.local_id = ?"_s, localId);
 }
 
@@ -72,8 +72,8 @@ QStringList RunStore::takeUnwritten(const QStringList &localIds, QHash<QString, 
         // A save that is scheduled or being written wins over what the file holds (loadRun()).
         if (const Run *run = pendingRun(id)) {
             runs->insert(id, *run);
-        } else if (const Run *written = inFlight(id)) {
-            runs->insert(id, *written);
+        } else if (const detail::RunWrite *written = inFlight(id)) {
+            runs->insert(id, written->toRun());
         } else {
             toRead << id;
         }
@@ -131,8 +131,8 @@ Run RunStore::listedRun(const QSqlQuery &q, Load load, detail::RunRowReader *rea
     const QString localId = q.value(detail::kLocalIdColumn).toString();
     if (const Run *pending = pendingRun(localId))
         return *pending;
-    if (const Run *written = inFlight(localId))
-        return *written;
+    if (const detail::RunWrite *written = inFlight(localId))
+        return written->toRun();
     return reader->read(q, load != Load::Full, load != Load::Listing);
 }
 
@@ -213,25 +213,29 @@ QList<Run> RunStore::loadRunsPage(Load load, int limit, PagePosition *position,
     return runs;
 }
 
-QHash<QString, RunStore::DeadlineFields> RunStore::readDeadlines(const QStringList &localIds) const
+bool RunStore::requestDeadlines(const QStringList &localIds)
 {
-    QHash<QString, DeadlineFields> fields;
-    if (!isOpen())
-        return fields;
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.setForwardOnly(true);
-    q.prepare(u"SELECT deadline_at, cancel_at_deadline FROM runs WHERE local_id = ?"_s);
+    if (!m_reader)
+        return false;
+    // Handed to the writer and not on disk yet: the file is older than the run's baseline. (A run
+    // merely scheduled is fine: its baseline is what was last written.)
+    QStringList ids;
+    ids.reserve(localIds.size());
     for (const QString &id : localIds) {
-        // Handed to the writer and not on disk yet: the file is older than the run's baseline.
-        // (A run merely scheduled is fine: its baseline is what was last written.)
-        if (inFlight(id))
-            continue;
-        q.addBindValue(id);
-        if (q.exec() && q.next())
-            fields.insert(id, {detail::fromIso(q.value(0)), q.value(1).toInt() != 0});
-        q.finish();
+        if (!inFlight(id))
+            ids << id;
     }
-    return fields;
+    detail::invokeAcross(m_reader, [this, reader = m_reader, generation = m_readerGeneration, ids] {
+        QHash<QString, StoredDeadline> fields = reader->readDeadlines(ids);
+        detail::invokeAcross(
+            this,
+            [this, generation, fields = std::move(fields)] {
+                Q_EMIT deadlinesRead(generation == m_readerGeneration ? fields
+                                                                      : QHash<QString, StoredDeadline>());
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
 }
 
 QList<Run> RunStore::loadCompletedTimings(const QString &connection, const QString &model) const

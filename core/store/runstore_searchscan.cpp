@@ -82,7 +82,7 @@ QStringList partsOf(const Run &run)
 {
     const QString prompt = run.prompt == run.title ? QString() : run.prompt;
     QStringList parts{run.title + u'\n' + prompt + u'\n' + run.error.message + u' ' + run.error.code,
-                      run.primaryText};
+                      run.primaryText.toString()};
     for (const SecondaryItem &item : run.secondary) {
         if (item.kind != SecondaryKind::StatusChange)
             parts << item.title + u'\n' + item.text;

@@ -58,7 +58,7 @@ bool RunStoreWriter::ensureOpen(QString *error)
     return true;
 }
 
-void RunStoreWriter::write(const QList<Run> &runs, quint64 generation, const LeaseReleases &newReleases)
+void RunStoreWriter::write(const QList<RunWrite> &runs, quint64 generation, const LeaseReleases &newReleases)
 {
     LeaseReleases releases = std::exchange(m_unwrittenReleases, {});
     for (const QString &id : newReleases.localIds) {
@@ -68,25 +68,21 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation, const Lea
     releases.all = releases.all || newReleases.all;
     // What failed last time goes again, each run replaced by its newer copy in this batch. The
     // usual case (nothing failed) takes the batch as it is.
-    QList<Run> batch = runs;
+    QList<RunWrite> batch = runs;
     if (!m_unwritten.isEmpty()) {
         batch = std::exchange(m_unwritten, {});
         QHash<QString, qsizetype> at;
         for (qsizetype i = 0; i < batch.size(); ++i)
-            at.insert(batch.at(i).localId, i);
-        for (const Run &run : runs) {
-            if (const auto it = at.constFind(run.localId); it != at.cend()) {
-                // The newer state, compared with what is on disk: the failed copy's baseline
-                // (the newer copy's is the failed copy, which never got there).
-                Run &merged = batch[*it];
-                std::shared_ptr<const Run> baseline = std::move(merged.stored);
-                const bool inStore = merged.inStore;
-                merged = run;
-                merged.stored = std::move(baseline);
-                merged.inStore = inStore;
+            at.insert(batch.at(i).run->localId, i);
+        for (const RunWrite &write : runs) {
+            if (const auto it = at.constFind(write.run->localId); it != at.cend()) {
+                // The newer state, compared with what is on disk: the failed write's baseline
+                // and membership (the newer one's baseline is the failed state, which never got
+                // there).
+                batch[*it].run = write.run;
             } else {
-                at.insert(run.localId, batch.size());
-                batch.append(run);
+                at.insert(write.run->localId, batch.size());
+                batch.append(write);
             }
         }
     }
@@ -94,7 +90,8 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation, const Lea
     // and run_items rows) as it writes it, and two processes writing the same runs in their own
     // hash orders (an old and a new holder around a take-over) each held a row the other waited
     // for — PostgreSQL's "deadlock detected", or a lock timeout, and the batch written again.
-    std::sort(batch.begin(), batch.end(), [](const Run &a, const Run &b) { return a.localId < b.localId; });
+    std::sort(batch.begin(), batch.end(),
+              [](const RunWrite &a, const RunWrite &b) { return a.run->localId < b.run->localId; });
     QString error;
     if (QString why; !ensureOpen(&why)) {
         error = why.isEmpty() ? u"cannot open the run store for writing"_s : why;
@@ -102,12 +99,13 @@ void RunStoreWriter::write(const QList<Run> &runs, quint64 generation, const Lea
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         db.transaction();
         QStringList gone;
-        for (const Run &run : std::as_const(batch)) {
-            const auto outcome = m_statements.write(run, &error, true);
+        for (const RunWrite &write : std::as_const(batch)) {
+            const auto outcome
+                = m_statements.write(*write.run, write.baseline.get(), write.inStore, &error, true);
             if (outcome == RunWriteStatements::Outcome::Failed)
                 break;
             if (outcome == RunWriteStatements::Outcome::Gone)
-                gone << run.localId;
+                gone << write.run->localId;
         }
         if (error.isEmpty() && !releases.isEmpty())
             releaseLeases(db, releases, &error);
@@ -188,7 +186,7 @@ QStringList RunStoreWriter::takeGone()
 
 void RunStoreWriter::forget(const QString &localId)
 {
-    m_unwritten.removeIf([&localId](const Run &run) { return run.localId == localId; });
+    m_unwritten.removeIf([&localId](const RunWrite &write) { return write.run->localId == localId; });
     const QMutexLocker lock(&m_errorMutex);
     m_unwrittenIds.removeAll(localId);
 }
@@ -199,12 +197,12 @@ QStringList RunStoreWriter::unwrittenIds() const
     return m_unwrittenIds;
 }
 
-void RunStoreWriter::setError(const QString &error, const QList<Run> &unwritten)
+void RunStoreWriter::setError(const QString &error, const QList<RunWrite> &unwritten)
 {
     QStringList ids;
     ids.reserve(unwritten.size());
-    for (const Run &run : unwritten)
-        ids << run.localId;
+    for (const RunWrite &write : unwritten)
+        ids << write.run->localId;
     const QMutexLocker lock(&m_errorMutex);
     m_error = error;
     m_unwrittenIds = std::move(ids);

@@ -45,7 +45,7 @@ public:
     // process finds a run's lease free only once the run's last state is in the store, never a
     // free lease beside an older state it would go on following. Kept and tried again with the
     // batch when it fails. `generation` is done afterwards.
-    void write(const QList<Run> &runs, quint64 generation, const LeaseReleases &releases);
+    void write(const QList<RunWrite> &runs, quint64 generation, const LeaseReleases &releases);
     // Writer thread: a release of `localId` kept from a failed batch is not tried again (the run's
     // lease has been taken again since).
     void cancelRelease(const QString &localId);
@@ -67,7 +67,7 @@ public:
 private:
     bool ensureOpen(QString *error);
     void closeConnection();
-    void setError(const QString &error, const QList<Run> &unwritten = {});
+    void setError(const QString &error, const QList<RunWrite> &unwritten = {});
     bool releaseLeases(const QSqlDatabase &db, const LeaseReleases &releases, QString *error) const;
 
     std::shared_ptr<const StoreEngine> m_engine;
@@ -77,7 +77,7 @@ private:
     RunWriteStatements m_statements;
     bool m_open = false;
     bool m_failed = false;
-    QList<Run> m_unwritten;            // the batch that failed, written again with the next one
+    QList<RunWrite> m_unwritten;       // the batch that failed, written again with the next one
     LeaseReleases m_unwrittenReleases; // its lease releases, likewise
     std::atomic<quint64> m_completed{0};
     mutable QMutex m_errorMutex;

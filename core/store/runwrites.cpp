@@ -221,7 +221,16 @@ bool RunWriteStatements::exec(QSqlQuery *q, QString *error)
     return ok;
 }
 
-RunWriteStatements::Outcome RunWriteStatements::write(const Run &run, QString *error, bool inTransaction)
+Run RunWrite::toRun() const
+{
+    Run copy = *run;
+    copy.stored = baseline;
+    copy.inStore = inStore;
+    return copy;
+}
+
+RunWriteStatements::Outcome RunWriteStatements::write(const Run &run, const Run *baseline, bool inStore,
+                                                      QString *error, bool inTransaction)
 {
     if (!m_db.isValid())
         return Outcome::Failed;
@@ -229,11 +238,10 @@ RunWriteStatements::Outcome RunWriteStatements::write(const Run &run, QString *e
     // Not "try BEGIN and see": PostgreSQL answers a nested BEGIN with a warning, not an error, and
     // the COMMIT after it would end the writer's batch halfway.
     const bool ownTransaction = !inTransaction && m_db.transaction();
-    const Run *baseline = run.stored.get();
     bool ok = true;
     bool present = true;
     bool wholeOutput = !baseline || !baseline->outputLoaded;
-    if (!run.inStore) {
+    if (!inStore) {
         bool inserted = false;
         ok = insertRun(run, &inserted, &why);
         // Already there (written by another process under the same id): it is ours, whole.
@@ -330,10 +338,11 @@ bool RunWriteStatements::rowExists(const QString &localId, bool *found, QString 
 
 bool RunWriteStatements::writeText(const Run &run, const Run *baseline, QString *error)
 {
-    const QString &text = run.primaryText;
+    const RunText &text = run.primaryText;
     if (!baseline)
         return replaceText(run.localId, text, error);
-    const QString &base = baseline->primaryText;
+    // Both share the run's buffer while the text only grew: no character is compared then.
+    const RunText &base = baseline->primaryText;
     if (text == base)
         return true;
     // Where the stored text ends: this process's baseline unless another one wrote in between.
@@ -346,7 +355,7 @@ bool RunWriteStatements::writeText(const Run &run, const Run *baseline, QString 
         return false;
     const qint64 storedEnd = end->next() ? end->value(0).toLongLong() : 0;
     end->finish();
-    if (storedEnd == base.size() && text.startsWith(base))
+    if (storedEnd == base.size() && text.extends(base))
         return appendText(run.localId, base.size(), QStringView(text).mid(base.size()), error);
     // The text was replaced here (a server snapshot that disagreed), or another process wrote
     // this run's text too. Rare: read what is stored and settle it.
@@ -358,17 +367,17 @@ bool RunWriteStatements::writeText(const Run &run, const Run *baseline, QString 
             *error = reader.errorString();
         return false;
     }
-    const QString &onDisk = stored.primaryText;
+    const RunText &onDisk = stored.primaryText;
     if (onDisk == base)
         return replaceText(run.localId, text, error); // ours is the newer version
-    if (text.startsWith(onDisk))
+    if (text.extends(onDisk))
         return appendText(run.localId, onDisk.size(), QStringView(text).mid(onDisk.size()), error);
-    if (onDisk.startsWith(text))
+    if (onDisk.extends(text))
         return true;                              // the other process is further along the same text
     return replaceText(run.localId, text, error); // they disagree: the last writer's text stands
 }
 
-bool RunWriteStatements::replaceText(const QString &localId, const QString &text, QString *error)
+bool RunWriteStatements::replaceText(const QString &localId, QStringView text, QString *error)
 {
     QSqlQuery *clear = statement(u"DELETE FROM run_text WHERE local_id = ?"_s);
     if (!clear)

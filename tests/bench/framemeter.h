@@ -223,6 +223,9 @@ private:
         QByteArray kind = named->metaObject()->className();
         if (named != receiver)
             kind += " (timer)";
+        // A named timer by its name: an owner's several timers apart.
+        if (qobject_cast<QTimer *>(receiver) && !receiver->objectName().isEmpty())
+            kind += ' ' + receiver->objectName().toLatin1();
         kind += ' ';
         kind += QMetaEnum::fromType<QEvent::Type>().valueToKey(event->type());
         kind += ' ';

@@ -150,8 +150,9 @@ private Q_SLOTS:
                 const Run &run = rig.run(id);
                 QVERIFY2(run.status == RunStatus::Completed,
                          qPrintable(where + u": "_s + statusName(run.status) + u' ' + run.error.toString()));
-                QVERIFY2(run.primaryText == rig.textOf(id),
-                         qPrintable(where + u": "_s + run.primaryText + u" | "_s + rig.textOf(id)));
+                QVERIFY2(
+                    run.primaryText == rig.textOf(id),
+                    qPrintable(where + u": "_s + run.primaryText.toString() + u" | "_s + rig.textOf(id)));
                 QCOMPARE(run.primaryText, clean.run(reference).primaryText);
                 QCOMPARE(run.reconciliations, 0);
                 QVERIFY2(itemIds(run) == cleanItems, qPrintable(where + u": "_s + itemIds(run).join(u',')

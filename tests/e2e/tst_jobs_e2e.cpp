@@ -83,7 +83,7 @@ InputAnswer choice(const QString &c)
 // secondary item but the status-change log (whose timing differs from run to run).
 QStringList visibleOutput(const Run &run)
 {
-    QStringList out{run.primaryText, statusName(run.status)};
+    QStringList out{run.primaryText.toString(), statusName(run.status)};
     for (const SecondaryItem &item : run.secondary) {
         if (item.kind != SecondaryKind::StatusChange)
             out << secondaryKindName(item.kind) + u'|' + item.title + u'|' + item.text;

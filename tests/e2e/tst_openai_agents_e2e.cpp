@@ -137,8 +137,9 @@ private Q_SLOTS:
                 const Run &run = rig.run(id);
                 QVERIFY2(run.status == RunStatus::Completed,
                          qPrintable(where + u": "_s + statusName(run.status) + u' ' + run.error.toString()));
-                QVERIFY2(run.primaryText == rig.textOf(id),
-                         qPrintable(where + u": "_s + run.primaryText + u" | "_s + rig.textOf(id)));
+                QVERIFY2(
+                    run.primaryText == rig.textOf(id),
+                    qPrintable(where + u": "_s + run.primaryText.toString() + u" | "_s + rig.textOf(id)));
                 QCOMPARE(run.primaryText, clean.run(reference).primaryText);
                 QVERIFY2(itemIds(run) == cleanItems, qPrintable(where + u": "_s + itemIds(run).join(u',')
                                                                 + u" | "_s + cleanItems.join(u',')));

@@ -125,7 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         }
         if (!ended) {
             const bool wasTerminal = streamed.isTerminal();
-            const QString before = streamed.primaryText;
+            const RunText before = streamed.primaryText;
             for (const RunEvent &e : std::as_const(out))
                 applyEvent(streamed, e);
             check(!wasTerminal || streamed.isTerminal(), "a terminal run was reopened");

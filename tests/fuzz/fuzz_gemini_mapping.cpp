@@ -51,7 +51,7 @@ void checkInteraction(const QByteArray &json)
     const QDateTime now = QDateTime::currentDateTimeUtc();
     for (const RunEvent &e : events)
         applyEvent(run, e, now);
-    const QString text = run.primaryText;
+    const QString text = run.primaryText.toString();
     const qsizetype items = itemCount(run);
     for (const RunEvent &e : events)
         applyEvent(run, e, now);
@@ -133,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const QDateTime now = QDateTime::currentDateTimeUtc();
     for (const Event &e : std::as_const(events)) {
         QList<RunEvent> out;
-        const QString textBefore = run.primaryText;
+        const QString textBefore = run.primaryText.toString();
         const GeminiMapper::Outcome outcome = mapper.map(e.type, e.data, out);
         const bool failure = std::any_of(out.cbegin(), out.cend(),
                                          [](const RunEvent &r) { return r.type == RunEvent::Type::Error; });
@@ -163,7 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(run.primaryText.startsWith(textBefore), "the stream took text back");
     }
     // The same events again, on the same mapper (a reattach that replays from the start).
-    const QString text = run.primaryText;
+    const QString text = run.primaryText.toString();
     const qsizetype items = itemCount(run);
     mapper.startConnection();
     for (const Event &e : std::as_const(events)) {

@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (const Event &e : std::as_const(events)) {
         QList<RunEvent> out;
         const qint64 before = run.token.sequence;
-        const QString textBefore = run.primaryText;
+        const QString textBefore = run.primaryText.toString();
         (void)mapper.map(e.type, e.data, e.id, out);
         for (const RunEvent &event : std::as_const(out))
             applyEvent(run, event, now);
@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(run.primaryText.startsWith(textBefore), "the stream took text back");
     }
     // The same events again (a rejoin from -1): nothing changes.
-    const QString text = run.primaryText;
+    const QString text = run.primaryText.toString();
     const qsizetype items = run.secondary.size();
     LangGraphMapper again(QStringLiteral("run"));
     bool numbered = true;

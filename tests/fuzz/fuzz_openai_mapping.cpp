@@ -176,7 +176,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         if (!ended) {
             const bool wasTerminal = streamed.isTerminal();
             const qint64 cursorBefore = streamed.token.sequence;
-            const QString textBefore = streamed.primaryText;
+            const QString textBefore = streamed.primaryText.toString();
             for (const RunEvent &e : std::as_const(out))
                 applyEvent(streamed, e);
             check(streamed.token.sequence >= cursorBefore, "the run's cursor went backwards");

@@ -300,11 +300,11 @@ private Q_SLOTS:
         // The managed agents' finished turns: the demo's words, on the simulators' research agents.
         const Run *turn = rig.run(Seed::AgentTurn);
         QVERIFY2(turn->primaryText.contains(u"The branch old-feature was merged into main in March"_s),
-                 qPrintable(turn->primaryText));
+                 qPrintable(turn->primaryText.toString()));
         QVERIFY(turn->usage.outputTokens > 0); // each turn reports its usage
         const Run *searched = rig.run(Seed::AgentTools);
         QVERIFY2(searched->primaryText.contains(u"OpenSSL 3.0.13 fixes three low-severity issues"_s),
-                 qPrintable(searched->primaryText));
+                 qPrintable(searched->primaryText.toString()));
         // Their waits: a bash command to confirm, an MCP call to approve.
         const InputRequest &confirm = *rig.run(Seed::ToolConfirmation)->input;
         QCOMPARE(confirm.toolCalls.size(), 1);

@@ -127,7 +127,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(m_engine->status(id), RunStatus::Completed, kWait);
         QCOMPARE(m_engine->manager.runIds().size(), before);
         QVERIFY2(run(id)->primaryText.contains(u"[noted: mention the 2025 figures] "_s),
-                 qPrintable(run(id)->primaryText));
+                 qPrintable(run(id)->primaryText.toString()));
         QCOMPARE(m_window->table()->selectedRunIds(), QStringList{id});
         ConversationView *view = m_window->detailPane()->conversationView();
         QTRY_COMPARE(view->messages(),

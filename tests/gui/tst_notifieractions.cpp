@@ -103,7 +103,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(m_manager->run(run)->status, RunStatus::Completed, 10000);
         QCOMPARE(answersOf(run), (QList<QJsonObject>{QJsonObject{{u"approved"_s, true}}}));
         QVERIFY2(m_manager->run(run)->primaryText.contains(u"approved]"_s),
-                 qPrintable(m_manager->run(run)->primaryText));
+                 qPrintable(m_manager->run(run)->primaryText.toString()));
         QTRY_VERIFY_WITH_TIMEOUT(closedIds().contains(id), 10000);
         QCOMPARE(withdrawn.count(), 1);
     }

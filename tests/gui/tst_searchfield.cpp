@@ -64,7 +64,7 @@ private Q_SLOTS:
         m_store.flush();
         FilterBar *bar = m_window->filterBar();
         const QString answerWord
-            = m_engine->manager.run(done)->primaryText.split(u' ', Qt::SkipEmptyParts).value(1);
+            = m_engine->manager.run(done)->primaryText.toString().split(u' ', Qt::SkipEmptyParts).value(1);
         QVERIFY(!answerWord.isEmpty());
         // A word of the answer only: not in any title, id or connection.
         QVERIFY(!m_engine->manager.run(done)->title.contains(answerWord)

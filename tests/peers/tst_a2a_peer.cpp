@@ -370,8 +370,8 @@ private Q_SLOTS:
         QCOMPARE(rig.manager.runIds().size(), 1);
         QVERIFY(!run.error.isError());
         const QString note = u"[noted: mind the 2025 figures] "_s;
-        QVERIFY2(run.primaryText.count(note) == 1, qPrintable(run.primaryText));
-        QCOMPARE(QString(run.primaryText).remove(note), chunks(30));
+        QVERIFY2(run.primaryText.view().count(note) == 1, qPrintable(run.primaryText.toString()));
+        QCOMPARE(run.primaryText.toString().remove(note), chunks(30));
     }
 };
 

@@ -176,7 +176,7 @@ private Q_SLOTS:
         QCOMPARE(waiting.input->toolCalls.at(1).name, u"delete_file"_s);
         QCOMPARE(QJsonDocument::fromJson(waiting.input->toolCalls.at(0).arguments.toUtf8()).object(),
                  (QJsonObject{{u"to"_s, u"ops@example.com"_s}, {u"subject"_s, u"Report"_s}}));
-        const QString plan = waiting.primaryText;
+        const QString plan = waiting.primaryText.toString();
         QVERIFY(plan.startsWith(u"Plan: "_s));
         const QString runBefore = waiting.token.extra.value(u"run_id"_s).toString();
 
@@ -188,7 +188,7 @@ private Q_SLOTS:
         QVERIFY(run.token.extra.value(u"run_id"_s).toString() != runBefore);
         QCOMPARE(rig.lastAiMessage(id), u"send_email: approved; delete_file: rejected (reason: not now)"_s);
         QVERIFY2(run.primaryText.startsWith(plan) && run.primaryText.endsWith(rig.lastAiMessage(id)),
-                 qPrintable(run.primaryText));
+                 qPrintable(run.primaryText.toString()));
         QVERIFY(!run.input);
     }
 
@@ -416,7 +416,7 @@ private Q_SLOTS:
         QVERIFY2(
             run->primaryText.endsWith(
                 u"send_email: rejected (reason: not today); delete_file: rejected (reason: not today)"_s),
-            qPrintable(run->primaryText));
+            qPrintable(run->primaryText.toString()));
 
         // The next turn runs the graph again: it asks for a review again (exit 5), on the same thread.
         const RunwatchTest::CliResult next
@@ -465,7 +465,8 @@ private Q_SLOTS:
         Rig rig(m_peer->url());
         const QString id = rig.manager.attachRemoteRun(u"peer"_s, thread, {});
         QVERIFY(waitTerminal(rig.manager, id, kWait));
-        QVERIFY2(rig.run(id).primaryText.startsWith(u"Echo: newer"_s), qPrintable(rig.run(id).primaryText));
+        QVERIFY2(rig.run(id).primaryText.startsWith(u"Echo: newer"_s),
+                 qPrintable(rig.run(id).primaryText.toString()));
     }
 
     // --no-stream: the run is polled and its answer read from the thread's state.

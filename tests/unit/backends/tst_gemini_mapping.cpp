@@ -235,7 +235,7 @@ private Q_SLOTS:
         QCOMPARE(QSet<QString>(streamedItems.cbegin(), streamedItems.cend()).size(), streamedItems.size());
 
         // A reattach without last_event_id replays everything: nothing is applied twice.
-        const QString text = run.primaryText;
+        const QString text = run.primaryText.toString();
         const qsizetype secondary = run.secondary.size();
         mapper.startConnection();
         feed(u"research-cut.sse"_s, 5, mapper, run);

@@ -235,7 +235,7 @@ private Q_SLOTS:
         const Replay resumed
             = replay(u"approval-resume-stream.sse"_s, 64, u"01a223f7-05d2-710b-97ae-1d71dd9ddbfe"_s, run);
         QCOMPARE(resumed.run.primaryText,
-                 first.run.primaryText
+                 first.run.primaryText.toString()
                      + u"\n\nsend_email: approved; delete_file: rejected (reason: not now)"_s);
         // Its items are its own, not the first run's (whose ids restart at 0).
         QVERIFY(resumed.run.secondary.size() > first.run.secondary.size());

@@ -59,7 +59,10 @@ public:
             m_writer,
             [writer = m_writer, runs] {
                 const detail::RunStoreWriter::LeaseReleases none;
-                writer->write(runs, 1, none);
+                QList<detail::RunWrite> writes;
+                for (const Run &run : runs)
+                    writes << detail::RunWrite{std::make_shared<const Run>(run), run.stored, run.inStore};
+                writer->write(writes, 1, none);
             },
             Qt::QueuedConnection);
     }

@@ -79,7 +79,7 @@ QList<QStringList> partsOf(const Run &run)
     const QString prompt = run.prompt == run.title ? QString() : run.prompt;
     QList<QStringList> parts{
         tokens(run.title + u'\n' + prompt + u'\n' + run.error.message + u' ' + run.error.code),
-        tokens(run.primaryText)};
+        tokens(run.primaryText.toString())};
     for (const SecondaryItem &item : run.secondary) {
         if (item.kind != SecondaryKind::StatusChange)
             parts << tokens(item.title + u'\n' + item.text);
@@ -261,7 +261,7 @@ private Q_SLOTS:
             const int kind = random.bounded(4);
             if (kind == 0) { // a phrase somebody saw in an answer
                 const Run &run = all.at(random.bounded(int(all.size())));
-                const QStringList t = tokens(run.primaryText);
+                const QStringList t = tokens(run.primaryText.toString());
                 const qsizetype at = random.bounded(int(t.size() - 1));
                 text = u"\"%1 %2\""_s.arg(t.at(at), t.at(at + 1));
             } else if (kind == 1) { // a word's start

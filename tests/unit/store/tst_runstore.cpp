@@ -257,7 +257,7 @@ private Q_SLOTS:
         QVERIFY(store.open(path));
         Run run = sampleRun();
         for (int i = 0; i < 100; ++i) {
-            run.primaryText += u'x';
+            run.primaryText += u"x";
             store.scheduleSave(run);
         }
         RunStore reader;
