@@ -51,7 +51,9 @@ RunText &RunText::append(QStringView text)
             return *this;
         }
     }
-    auto grown = std::make_shared<Buffer>(grownCapacity(m_size + n));
+    // A text's first characters get a buffer of their size (a run read whole from the store keeps
+    // no spare room); a text that grows gets room to grow into.
+    auto grown = std::make_shared<Buffer>(m_size == 0 ? n : grownCapacity(m_size + n));
     std::copy(data(), data() + m_size, grown->chars.get());
     std::copy(text.utf16(), text.utf16() + n, grown->chars.get() + m_size);
     m_size += n;
@@ -65,10 +67,11 @@ void RunText::truncate(qsizetype size)
     // The characters past `size` stay for the copies that see them; this copy's next append
     // moves to a buffer of its own (it is no longer at the end).
     m_size = std::clamp<qsizetype>(size, 0, m_size);
-    if (m_size == 0)
+    if (m_size == 0) {
         m_buffer.reset();
-    else if (m_buffer.use_count() == 1)
+    } else if (m_buffer.use_count() == 1) {
         m_buffer->used.store(m_size, std::memory_order_relaxed); // no copy sees past it: room again
+    }
 }
 
 void RunText::clear()

@@ -175,11 +175,7 @@ bool RunRowReader::readOutput(Run &run)
                 continue;
             piece.remove(0, overlap);
         }
-        if (run.primaryText.isEmpty()) {
-            run.primaryText = std::move(piece);
-        } else {
-            run.primaryText += piece;
-        }
+        run.primaryText += piece;
     }
     m_text.finish();
     m_items.addBindValue(run.localId);

@@ -46,7 +46,7 @@ private Q_SLOTS:
             copies << text;
             buffers.insert(text.view().data());
         }
-        QVERIFY2(buffers.size() <= 12, qPrintable(QString::number(buffers.size())));
+        QVERIFY2(buffers.size() <= 16, qPrintable(QString::number(buffers.size())));
         QCOMPARE(text.size(), 50000);
         for (int i = 0; i < copies.size(); i += 997) {
             QCOMPARE(copies.at(i).size(), 5 * (i + 1));
