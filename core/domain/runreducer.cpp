@@ -200,7 +200,9 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
             }
             break;
         }
-        if (!event.authoritative && (event.verify || !text.startsWith(run.primaryText)))
+        // Whether the snapshot goes on from our text: asked once (it compares the whole answer).
+        const bool extendsOurs = text.startsWith(run.primaryText);
+        if (!event.authoritative && (event.verify || !extendsOurs))
             ++run.reconciliations;
         // A stream's snapshot is where its cursor is. A poll's (no cursor) may be ahead of a
         // stream's cursor: remember where the stream had got to, for when it is resumed.
@@ -212,7 +214,7 @@ RunChanges applyEvent(Run &run, const RunEvent &event, const QDateTime &now)
         }
         // A poll's growing answer extends the text in place (its copies stay cheap); anything else
         // replaces it.
-        if (text.startsWith(run.primaryText)) {
+        if (extendsOurs) {
             run.primaryText += QStringView(text).mid(run.primaryText.size());
         } else {
             run.primaryText = text;

@@ -230,9 +230,8 @@ QHash<QString, StoredDeadline> ChangedRunsReader::readDeadlines(const QStringLis
     for (qsizetype from = 0; from < ids.size(); from += kChangedRunsPerRound) {
         const QStringList slice = ids.mid(from, kChangedRunsPerRound);
         q.prepare(u"SELECT local_id, deadline_at, cancel_at_deadline FROM runs WHERE local_id IN (%1)"_s.arg(
-            QStringList(slice.size(), u"?"_s).join(u',')));
-        for (const QString &id : slice)
-            q.addBindValue(id);
+            marks(slice.size())));
+        bindAll(q, slice);
         if (!q.exec()) {
             qCWarning(lcStore) << "run store reader:" << q.lastError().text();
             closeConnection();
