@@ -109,6 +109,7 @@ ActionController::ActionController(RunManager *manager, RunTableView *table, Det
             m_manager->follow(id);
     });
 
+    m_update.setObjectName(u"actionUpdate"_s);
     m_update.setSingleShot(true);
     m_update.setInterval(50);
     connect(&m_update, &QTimer::timeout, this, &ActionController::updateActions);

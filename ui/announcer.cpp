@@ -28,6 +28,7 @@ Announcer::Announcer(RunManager *manager, RunTableView *table, QWidget *parent)
     setObjectName(u"announcer"_s);
     setAccessibleDescription(tr("Announces status changes of the selected run and runs that need you"));
     setTextFormat(Qt::PlainText);
+    m_flush.setObjectName(u"announcerFlush"_s);
     m_flush.setSingleShot(true);
     m_flush.setInterval(kBurstMs);
     connect(&m_flush, &QTimer::timeout, this, &Announcer::flush);

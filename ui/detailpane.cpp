@@ -234,6 +234,7 @@ DetailPane::DetailPane(RunManager *manager, RawEventRecorder *recorder, QWidget 
     layout->addWidget(m_tabs, 1);
     m_pages->addWidget(page);
 
+    m_refresh.setObjectName(u"detailRefresh"_s);
     m_refresh.setSingleShot(true);
     m_refresh.setInterval(100);
     connect(&m_refresh, &QTimer::timeout, this, &DetailPane::refresh);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "outputview.h"
 
+#include "quietscrollbar.h"
+
 #include <QPlainTextDocumentLayout>
 #include <QScrollBar>
 #include <QSignalBlocker>
@@ -72,6 +74,7 @@ protected:
 OutputView::OutputView(QWidget *parent)
     : QPlainTextEdit(parent)
 {
+    setVerticalScrollBar(new QuietScrollBar(Qt::Vertical, this));
     auto *doc = new QTextDocument(this);
     auto *layout = new OutputLayout(doc);
     layout->setPaintDevice(viewport());
@@ -84,6 +87,7 @@ OutputView::OutputView(QWidget *parent)
     setLineWrapMode(QPlainTextEdit::WidgetWidth);
     setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     document()->setDocumentMargin(10);
+    m_frameTimer.setObjectName(u"outputFrame"_s);
     m_frameTimer.setSingleShot(true);
     m_frameTimer.setInterval(16);
     m_frameTimer.setTimerType(Qt::PreciseTimer);

@@ -18,6 +18,7 @@ UsageTotalsLabel::UsageTotalsLabel(QAbstractItemModel *listed, PriceBook *prices
     setAccessibleName(tr("Totals of the listed runs"));
     setAccessibleDescription(tr("Number of runs the filter lets through, their tokens and their cost"));
     setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_timer.setObjectName(u"usageTotals"_s);
     m_timer.setSingleShot(true);
     m_timer.setInterval(250);
     connect(&m_timer, &QTimer::timeout, this, &UsageTotalsLabel::recompute);

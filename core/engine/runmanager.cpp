@@ -7,6 +7,7 @@
 #include "runmanager_p.h"
 #include "store/runstore.h"
 
+#include "domain/rundiff.h"
 #include "domain/timebudget.h"
 
 #include <QCoreApplication>
@@ -318,9 +319,12 @@ void RunManager::adoptRun(Run run, bool follow)
     if (id.isEmpty())
         return;
     if (Entry *existing = entry(id)) {
-        // Another process may have moved it on: take the newer state, keep our follower.
+        // Another process may have moved it on: take the newer state, keep our follower, and tell
+        // what moved (a colleague's growing answer is new text, not a new status for every view).
+        const RunChanges changes = runDifferences(existing->run, run);
         existing->run = std::move(run);
-        Q_EMIT runChanged(id, RunChange::Status | RunChange::Primary | RunChange::Secondary);
+        if (changes)
+            Q_EMIT runChanged(id, changes);
     } else {
         auto e = std::make_shared<Entry>();
         e->run = std::move(run);

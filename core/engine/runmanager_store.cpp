@@ -22,10 +22,13 @@ namespace Runwatch {
 namespace {
 // How often a followed run's deadline is read back: well inside the deadline watcher's warning.
 constexpr int kStoreSyncMs = 2000;
-// Runs asked of the store's reader at a time (readQueuedChanges()): their answer is applied in
-// one turn of the event loop, ~6 µs a run.
+// Runs asked of the store's reader at a time (readQueuedChanges()); their answer is applied a
+// frame's share at a time (applyChangedSlice(): 3-7 µs a run).
 constexpr qsizetype kChangedRunsPerRequest = 500;
 constexpr qint64 kChangeRoundMs = 250;
+// What one frame spends applying an answer; the rest waits for the next frame.
+constexpr qint64 kApplyBudgetNs = 1'000'000;
+constexpr std::chrono::milliseconds kFrame{16};
 } // namespace
 
 void RunManager::setStore(RunStore *store)
@@ -40,8 +43,12 @@ void RunManager::setStore(RunStore *store)
     // An answer the last store owes will not come (its signals are no longer heard).
     m_readInFlight.clear();
     m_readMeanwhile.clear();
+    m_applyIds.clear();
+    m_applyRuns.clear();
+    m_applyAt = 0;
     m_deadlinesAsked = false;
     m_deadlineBaselines.clear();
+    m_renewalsAsked.clear();
     // The store reads a run when it writes it, not on every batch of events (persist()).
     if (m_store) {
         m_store->setRunSource([this](const QString &id) -> Run * {
@@ -52,6 +59,7 @@ void RunManager::setStore(RunStore *store)
         connect(m_store, &RunStore::runsChangedElsewhere, this, &RunManager::takeChangesFromStore);
         connect(m_store, &RunStore::changedRunsRead, this, &RunManager::applyChangedRuns);
         connect(m_store, &RunStore::deadlinesRead, this, &RunManager::applyStoredDeadlines);
+        connect(m_store, &RunStore::leasesRenewed, this, &RunManager::applyRenewedLeases);
         connect(m_store, &RunStore::connectionChanged, this, [this](bool connected) {
             if (connected)
                 readShownRunsAgain();
@@ -145,22 +153,64 @@ void RunManager::readQueuedChanges()
 
 void RunManager::applyChangedRuns(const QStringList &ids, const QHash<QString, Run> &runs, bool ok)
 {
-    if (m_readInFlight.isEmpty())
+    if (m_readInFlight.isEmpty() || !m_applyIds.isEmpty())
         return; // asked before the store changed (setStore())
-    m_readInFlight.clear();
-    // Runs read here meanwhile (a takeover's read, a run let go) may be newer than the answer,
-    // which went on from the copy as it was: read those again.
-    const QSet<QString> meanwhile = std::exchange(m_readMeanwhile, {});
-    if (ok && !m_shutDown) {
-        QStringList current;
-        for (const QString &id : ids) {
-            if (!meanwhile.contains(id))
-                current << id;
-        }
-        QHash<QString, Run> stored = runs;
-        applyStoredRuns(current, stored);
+    if (!ok || m_shutDown) {
+        endChangedRead(); // a database error: the next change (or tick) reads them again
+        return;
     }
-    // A database error: the next change (or tick) reads them again.
+    m_applyIds = ids;
+    m_applyRuns = runs;
+    m_applyAt = 0;
+    applyChangedSlice();
+}
+
+void RunManager::applyChangedSlice()
+{
+    if (m_applyIds.isEmpty())
+        return; // ended meanwhile (setStore())
+    if (m_shutDown || !m_store) {
+        endChangedRead();
+        return;
+    }
+    QElapsedTimer spent;
+    spent.start();
+    while (m_applyAt < m_applyIds.size()) {
+        const QString id = m_applyIds.at(m_applyAt++);
+        // Applied, it is no longer in flight: a read of it here from now on is newer, not older.
+        m_readInFlight.remove(id);
+        // Read here meanwhile (a takeover's read, a run let go): newer than the answer, which
+        // went on from the copy as it was. endChangedRead() reads it again.
+        if (m_readMeanwhile.contains(id))
+            continue;
+        // The answer is ours alone once the signal that brought it has returned (its first slice
+        // runs inside it): from then on its runs are moved out, not copied.
+        const auto it = m_applyRuns.isDetached() ? m_applyRuns.find(id) : m_applyRuns.end();
+        if (it != m_applyRuns.end()) {
+            applyStoredRun(id, &*it);
+        } else if (const auto shared = m_applyRuns.constFind(id); shared != m_applyRuns.cend()) {
+            Run copy = *shared;
+            applyStoredRun(id, &copy);
+        } else {
+            applyStoredRun(id, nullptr);
+        }
+        if (m_applyAt % 16 == 0 && spent.nsecsElapsed() >= kApplyBudgetNs)
+            break;
+    }
+    if (m_applyAt < m_applyIds.size()) {
+        QTimer::singleShot(kFrame, Qt::PreciseTimer, this, &RunManager::applyChangedSlice);
+        return;
+    }
+    endChangedRead();
+}
+
+void RunManager::endChangedRead()
+{
+    m_applyIds.clear();
+    m_applyRuns.clear();
+    m_applyAt = 0;
+    m_readInFlight.clear();
+    const QSet<QString> meanwhile = std::exchange(m_readMeanwhile, {});
     takeChangesFromStore(QStringList(meanwhile.cbegin(), meanwhile.cend()));
 }
 
@@ -199,24 +249,29 @@ void RunManager::readChanges(const QStringList &ids)
 void RunManager::applyStoredRuns(const QStringList &ids, QHash<QString, Run> &stored)
 {
     for (const QString &id : ids) {
-        const Entry *e = entry(id);
-        // Followed here since it was asked for (this process took its lease): its stream is newer.
-        if (e && e->follower.streamsHere())
-            continue;
         const auto it = stored.find(id);
-        if (it == stored.end()) {
-            // Gone from the store (and not a run of ours still on its way there).
-            if (e && e->run.inStore)
-                removeLocal(id, StoreRow::AlreadyGone);
-            continue;
-        }
-        // Shown, not followed: the process that holds the run's lease streams it.
-        if (e && e->follower.tailing) {
-            takeTailedRun(id, std::move(*it));
-            continue;
-        }
-        adoptRun(std::move(*it), false);
+        applyStoredRun(id, it == stored.end() ? nullptr : &*it);
     }
+}
+
+void RunManager::applyStoredRun(const QString &id, Run *stored)
+{
+    const Entry *e = entry(id);
+    // Followed here since it was asked for (this process took its lease): its stream is newer.
+    if (e && e->follower.streamsHere())
+        return;
+    if (!stored) {
+        // Gone from the store (and not a run of ours still on its way there).
+        if (e && e->run.inStore)
+            removeLocal(id, StoreRow::AlreadyGone);
+        return;
+    }
+    // Shown, not followed: the process that holds the run's lease streams it.
+    if (e && e->follower.tailing) {
+        takeTailedRun(id, std::move(*stored));
+        return;
+    }
+    adoptRun(std::move(*stored), false);
 }
 
 void RunManager::readShownRunsAgain()

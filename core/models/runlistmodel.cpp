@@ -100,6 +100,9 @@ RunListModel::RunListModel(RunManager *manager, QObject *parent)
     : QAbstractTableModel(parent)
     , m_manager(manager)
 {
+    m_insertTimer.setObjectName(u"runListInsert"_s);
+    m_changeTimer.setObjectName(u"runListChanges"_s);
+    m_ticker.setObjectName(u"runListTicker"_s);
     m_insertTimer.setSingleShot(true);
     m_insertTimer.setInterval(0);
     m_changeTimer.setSingleShot(true);

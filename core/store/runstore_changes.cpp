@@ -37,6 +37,7 @@ constexpr int kLastReconnectMs = 30000;
 
 void RunStore::setUpChangeTimers()
 {
+    m_changeTimer.setObjectName(u"storeChanges"_s);
     m_changeTimer.setSingleShot(true);
     m_changeTimer.setInterval(kChangeBatchMs);
     connect(&m_changeTimer, &QTimer::timeout, this, [this] {

@@ -10,6 +10,7 @@
 #include "store/runstore.h"
 #include "teststore.h"
 
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -113,6 +114,40 @@ private Q_SLOTS:
         QCOMPARE(rig.backend->count(Op::Follow), 0);
         // Let go again: no one follows an ended run.
         QVERIFY(!mine.leaseHolder(run.localId));
+    }
+
+    // A lease this process lost while it stalled (it expired and another process took the run) is
+    // learnt of at the next renewal, made on the store's reader thread: the run is shown from the
+    // store from then on and its stream here ends; nothing is streamed twice.
+    void lostLeaseEndsTheStreamHere()
+    {
+        RunStore mine;
+        RunStore other;
+        QVERIFY(mine.open(m_location));
+        QVERIFY(other.open(m_location));
+        const Run run = RunwatchTest::liveFakeRun(u"run1"_s);
+        QVERIFY(mine.saveRun(run));
+
+        FakeRig rig;
+        rig.manager.setStore(&mine);
+        rig.manager.adoptRun(*mine.loadRun(run.localId), true);
+        QVERIFY(rig.manager.isFollowing(run.localId));
+        QVERIFY(rig.manager.followedElsewhereBy(run.localId).isEmpty()); // followed here
+        QVERIFY(waitFor([&] { return rig.backend->count(Op::Follow) == 1; }, 5000));
+
+        QSignalSpy renewed(&mine, &RunStore::leasesRenewed);
+        {
+            RunwatchTest::RawStore raw(m_location);
+            QVERIFY2(raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 60000"_s),
+                     qPrintable(raw.error()));
+        }
+        QVERIFY(other.acquireLease(run.localId));
+        QVERIFY(waitFor([&] { return !rig.manager.followedElsewhereBy(run.localId).isEmpty(); },
+                        3 * RunStore::kLeaseRenewMs));
+        QVERIFY(!renewed.isEmpty());
+        QVERIFY(waitFor([] { return FakeBackend::liveRequests() == 0; }, 5000)); // its stream ended
+        QCOMPARE(rig.backend->count(Op::Follow), 1);
+        QCOMPARE(other.leaseHolder(run.localId)->holder, other.holderId());
     }
 };
 

@@ -298,6 +298,56 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 0, 1000);
     }
 
+    // Five hundred runs a colleague changed in one transaction come back from the store's reader
+    // as one answer, which the engine applies a frame's share at a time (in one turn it held the
+    // GUI thread for milliseconds: the team window's heaviest frames): the signal that brings it
+    // returns with part of it applied, and the rest follows, every run as the store has it.
+    void aBigAnswerIsAppliedAFrameAtATime()
+    {
+        const QString url = newDatabase(u"sliced"_s);
+        QVERIFY(!url.isEmpty());
+        constexpr int kRuns = 500;
+        QStringList ids;
+        {
+            RunStore theirs;
+            QVERIFY(theirs.open(url));
+            for (int i = 0; i < kRuns; ++i) {
+                ids << u"slice%1"_s.arg(i, 4, 10, QLatin1Char('0'));
+                QVERIFY(theirs.saveRun(sampleRun(ids.constLast())));
+            }
+        }
+        RunStore mine;
+        QVERIFY(mine.open(url));
+        RunManager manager;
+        manager.setStore(&mine);
+        for (const QString &id : std::as_const(ids))
+            manager.adoptRun(*mine.loadRun(id), false);
+        const QString renamed = u"Renamed together"_s;
+        // After the engine's own slot (connected first, in setStore()): what the answer's signal
+        // left applied when it returned.
+        QList<std::pair<qsizetype, int>> answers;
+        connect(&mine, &RunStore::changedRunsRead, this,
+                [&](const QStringList &asked, const QHash<QString, Run> &, bool ok) {
+                    QVERIFY(ok);
+                    int applied = 0;
+                    for (const QString &id : asked)
+                        applied += manager.run(id) && manager.run(id)->title == renamed ? 1 : 0;
+                    answers.append({asked.size(), applied});
+                });
+
+        RunwatchTest::RawStore raw(url);
+        QVERIFY2(raw.exec(u"UPDATE runs SET title = '%1'"_s.arg(renamed)), qPrintable(raw.error()));
+        const auto allRenamed = [&] {
+            return std::all_of(ids.cbegin(), ids.cend(),
+                               [&](const QString &id) { return manager.run(id)->title == renamed; });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(allRenamed(), 5000);
+        QVERIFY(!answers.isEmpty());
+        QCOMPARE(answers.first().first, qsizetype(kRuns)); // one notice batch, one answer
+        QVERIFY2(answers.first().second > 0 && answers.first().second < kRuns,
+                 qPrintable(u"%1 of %2 applied in the first turn"_s.arg(answers.first().second).arg(kRuns)));
+    }
+
     // The server drops every Runwatch connection (a restart, a failover): the store says so,
     // connects again, and what the process wrote meanwhile reaches the database — nothing lost.
     void droppedConnectionIsMadeAgain()

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The output view's scroll bar repaints only when what it shows changes: a view streaming a long
+// answer grows its range with every line, and the slider, at its minimum length at the bottom,
+// stays where it is. What the window shows is the scroll bar as it is, whatever was skipped.
+#include "outputview.h"
+#include "quietscrollbar.h"
+
+#include <QScreen>
+#include <QScrollBar>
+#include <QStyle>
+#include <QStyleOptionSlider>
+#include <QtTest>
+
+using namespace Runwatch;
+using namespace Qt::StringLiterals;
+
+namespace {
+QRect sliderRect(QScrollBar *bar)
+{
+    QStyleOptionSlider option;
+    option.initFrom(bar);
+    option.subControls = QStyle::SC_None;
+    option.activeSubControls = QStyle::SC_None;
+    option.orientation = bar->orientation();
+    option.minimum = bar->minimum();
+    option.maximum = bar->maximum();
+    option.sliderPosition = bar->sliderPosition();
+    option.sliderValue = bar->value();
+    option.singleStep = bar->singleStep();
+    option.pageStep = bar->pageStep();
+    option.upsideDown = bar->invertedAppearance();
+    return bar->style()->subControlRect(QStyle::CC_ScrollBar, &option, QStyle::SC_ScrollBarSlider, bar);
+}
+
+// Handles what is posted: the scroll bar's look at the caller's changes, then the repaint it asks
+// for (posted in turn).
+void settle()
+{
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+}
+
+// What the window shows of `widget` against a fresh rendering of it.
+bool showsFresh(QWidget *window, QWidget *widget)
+{
+    const QImage shown
+        = window->screen()->grabWindow(window->winId()).toImage().convertToFormat(QImage::Format_RGB32);
+    const QRect area(widget->mapTo(window, QPoint()), widget->size());
+    const QImage fresh = widget->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    return shown.copy(area) == fresh;
+}
+} // namespace
+
+class TestQuietScrollBar final : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void repaintsOnlyWhenItsLookChanges()
+    {
+        QuietScrollBar bar(Qt::Vertical);
+        bar.resize(16, 600);
+        bar.setPageStep(50);
+        bar.setRange(0, 100);
+        bar.setValue(100);
+        bar.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&bar));
+        QTRY_VERIFY(bar.paintCount() > 0);
+        settle();
+        // (showsFresh() renders the bar once more for its comparison: counted from after it.)
+        int painted = bar.paintCount();
+        // A range that grows at the bottom shortens the slider: a repaint, of the slider's old
+        // and new place only, after which the window shows what a whole repaint would.
+        const QRect longer = sliderRect(&bar);
+        bar.setRange(0, 200);
+        bar.setValue(200);
+        QVERIFY(sliderRect(&bar) != longer);
+        QTRY_COMPARE(bar.paintCount(), painted + 1);
+        QVERIFY(showsFresh(&bar, &bar));
+        settle();
+        painted = bar.paintCount();
+
+        // Far past the point where the slider has its minimum length: the same pixels.
+        bar.setRange(0, 1'000'000);
+        bar.setValue(1'000'000);
+        QTRY_COMPARE(bar.paintCount(), painted + 1);
+        QVERIFY(showsFresh(&bar, &bar));
+        settle();
+        painted = bar.paintCount();
+        const QRect atBottom = sliderRect(&bar);
+        for (int step = 1; step <= 50; ++step) {
+            bar.setRange(0, 1'000'000 + step * 20);
+            bar.setValue(bar.maximum());
+            QCOMPARE(sliderRect(&bar), atBottom);
+        }
+        settle();
+        QCOMPARE(bar.paintCount(), painted);
+
+        // Leaving the end changes the look (the slider moves; the arrow is enabled again).
+        bar.setValue(0);
+        QTRY_COMPARE(bar.paintCount(), painted + 1);
+        QVERIFY(showsFresh(&bar, &bar));
+    }
+
+    // In the output view: a long answer streaming at the bottom leaves the scroll bar alone, and
+    // what the window shows of it is a fresh rendering of the bar as it is.
+    void outputViewStreamingAtTheBottom()
+    {
+        OutputView view;
+        view.setCursorWidth(0);
+        view.resize(420, 260);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto *bar = qobject_cast<QuietScrollBar *>(view.verticalScrollBar());
+        QVERIFY(bar);
+        QString lines;
+        for (int i = 0; i < 3000; ++i)
+            lines += u"line %1\n"_s.arg(i);
+        view.appendText(lines);
+        view.flushAll();
+        QTRY_VERIFY(view.isAtBottom());
+        settle();
+        const int before = bar->paintCount();
+        for (int i = 0; i < 20; ++i) {
+            view.appendText(u"more %1\n"_s.arg(i));
+            view.flushAll();
+            settle();
+        }
+        QVERIFY(view.isAtBottom());
+        QCOMPARE(bar->paintCount(), before);
+        QVERIFY(showsFresh(&view, bar));
+    }
+};
+
+QTEST_MAIN(TestQuietScrollBar)
+#include "tst_quietscrollbar.moc"

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QRect>
+#include <QScrollBar>
+
+namespace Runwatch {
+
+// A scroll bar that repaints on a range, value or step change only what changed: nothing when it
+// looks the same (the slider's rectangle, and whether it stands at either end, where styles draw
+// the arrow disabled), the slider's old and new place when only the slider moved, all of it
+// otherwise. QScrollBar repaints all of itself on every change, and a view that streams text
+// grows its range with every line: its whole scroll bar was drawn again several times a second
+// (0.3-0.5 ms each, in the heaviest frames of `bench_gui_live`: Fusion fills the groove with a
+// gradient, which Qt's raster engine splits over its thread pool for anything taller than ~100
+// pixels), and once the slider had shrunk to its minimum length at the bottom, for no change.
+class QuietScrollBar final : public QScrollBar
+{
+    Q_OBJECT
+public:
+    explicit QuietScrollBar(Qt::Orientation orientation, QWidget *parent = nullptr);
+
+    // Repaints done since construction (tests).
+    int paintCount() const { return m_paints; }
+
+protected:
+    void sliderChange(SliderChange change) override;
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    struct Look
+    {
+        QRect slider;
+        bool atMinimum = false;
+        bool atMaximum = false;
+        bool operator==(const Look &) const = default;
+    };
+    Look look() const;
+    // Once the changes of one call are done: repaints what differs from the last paint.
+    void repaintWhatMoved();
+
+    Look m_painted;
+    bool m_everPainted = false;
+    bool m_lookQueued = false;
+    int m_paints = 0;
+};
+
+} // namespace Runwatch
