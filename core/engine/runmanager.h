@@ -14,7 +14,6 @@
 #include <QSet>
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -281,8 +280,6 @@ private:
     void tryTakeOver(const QStringList &tailed);
     // Renews the leases held when kLeaseRenewMs have passed since the last renewal.
     void renewLeasesIfDue();
-    // The store's answer to a renewal: the leases asked for and not held any more are let go.
-    void applyRenewedLeases(const QSet<QString> &held, bool ok);
     // A tailed run as the store has it now, shown as if its events had arrived here.
     void tailFromStore(const QString &id);
     void takeTailedRun(const QString &id, Run stored);
@@ -299,7 +296,6 @@ private:
     QTimer *m_leaseTimer = nullptr;            // while leases are held or runs tailed: leaseTick()
     QSet<QString> m_leased;                    // the runs whose lease this process holds
     QElapsedTimer m_lastRenewal;               // since the leases were last renewed (renewLeasesIfDue())
-    std::deque<QSet<QString>> m_renewalsAsked; // the leases held at each renewal not answered yet
     // Runs changed elsewhere, to be read a slice at a time (takeChangesFromStore()).
     QStringList m_changeQueue;
     QSet<QString> m_changesQueued;

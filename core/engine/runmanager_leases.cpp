@@ -46,10 +46,6 @@ bool RunManager::takeLease(const QString &id)
         if (m_leased.isEmpty())
             m_lastRenewal.start(); // the first lease: just taken, its life starts now
         m_leased.insert(id);
-        // Taken (again) after the renewals on their way were asked: their answers do not speak
-        // for it (the reader may have looked while it was let go).
-        for (QSet<QString> &asked : m_renewalsAsked)
-            asked.remove(id);
     }
     renewLeasesIfDue();
     if (!m_leaseTimer) {
@@ -141,26 +137,14 @@ void RunManager::renewLeasesIfDue()
                             << "ms after the last renewal: this process was too busy to renew sooner";
     }
     m_lastRenewal.start();
-    // Renewed together, on the store's reader thread (applyRenewedLeases() takes the answer). A
-    // long synchronous stretch asks again every kLeaseRenewMs: the reader renews while this
-    // thread is still busy, and the answers come in order, each with the leases it was asked for.
-    if (m_store->requestLeaseRenewal())
-        m_renewalsAsked.push_back(m_leased);
-}
-
-void RunManager::applyRenewedLeases(const QSet<QString> &held, bool ok)
-{
-    if (m_renewalsAsked.empty())
-        return; // asked of another store (setStore())
-    const QSet<QString> asked = std::move(m_renewalsAsked.front());
-    m_renewalsAsked.pop_front();
-    if (!ok)
+    // Renewed together; one lost meanwhile (this process stalled past the lease's life and
+    // another took over) is shown from the store from now on, not streamed twice.
+    const std::optional<QSet<QString>> held = m_store->renewLeases();
+    if (!held)
         return;
-    // One lost meanwhile (this process stalled past the lease's life and another took over) is
-    // shown from the store from now on, not streamed twice. Only leases held when asked can be
-    // missing from the answer: one taken since may have been taken after the reader looked.
-    for (const QString &id : asked) {
-        if (held.contains(id) || !m_leased.contains(id))
+    const QSet<QString> ours = m_leased;
+    for (const QString &id : ours) {
+        if (held->contains(id))
             continue;
         m_leased.remove(id);
         if (Entry *e = entry(id)) {

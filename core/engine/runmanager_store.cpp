@@ -48,7 +48,6 @@ void RunManager::setStore(RunStore *store)
     m_applyAt = 0;
     m_deadlinesAsked = false;
     m_deadlineBaselines.clear();
-    m_renewalsAsked.clear();
     // The store reads a run when it writes it, not on every batch of events (persist()).
     if (m_store) {
         m_store->setRunSource([this](const QString &id) -> Run * {
@@ -59,7 +58,6 @@ void RunManager::setStore(RunStore *store)
         connect(m_store, &RunStore::runsChangedElsewhere, this, &RunManager::takeChangesFromStore);
         connect(m_store, &RunStore::changedRunsRead, this, &RunManager::applyChangedRuns);
         connect(m_store, &RunStore::deadlinesRead, this, &RunManager::applyStoredDeadlines);
-        connect(m_store, &RunStore::leasesRenewed, this, &RunManager::applyRenewedLeases);
         connect(m_store, &RunStore::connectionChanged, this, [this](bool connected) {
             if (connected)
                 readShownRunsAgain();

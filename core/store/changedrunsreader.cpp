@@ -244,18 +244,4 @@ QHash<QString, StoredDeadline> ChangedRunsReader::readDeadlines(const QStringLis
     return fields;
 }
 
-std::optional<QSet<QString>> ChangedRunsReader::renewLeases(const QString &holder)
-{
-    QString error;
-    if (!ensureOpen(&error)) {
-        qCWarning(lcStore) << "run store reader:" << error;
-        return std::nullopt;
-    }
-    std::optional<QSet<QString>> held
-        = renewLeasesOn(QSqlDatabase::database(m_connectionName, false), *m_engine, holder);
-    if (!held)
-        closeConnection(); // made again for the next request, as a server's may have dropped
-    return held;
-}
-
 } // namespace Runwatch::detail

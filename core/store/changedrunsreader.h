@@ -5,7 +5,6 @@
 
 #include <QHash>
 #include <QObject>
-#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -29,11 +28,6 @@ constexpr qsizetype kChangedRunsPerRound = 500;
 bool readChangedRuns(const QSqlDatabase &db, const QStringList &ids, const RunStore::KnownRun &known,
                      QHash<QString, Run> *runs, QString *error);
 
-// Renews every lease `holder` holds (RunStore::renewLeases, requestLeaseRenewal): the ids it holds
-// now, nullopt on a database error.
-std::optional<QSet<QString>> renewLeasesOn(const QSqlDatabase &db, const StoreEngine &engine,
-                                           const QString &holder);
-
 // Those reads on a thread and a connection of their own (RunStore::requestChangedRuns()), so that
 // the front end's thread only applies what comes back: reading a round of a colleague's thousand
 // streaming runs was most of the GUI thread's work per frame with ten processes on one database
@@ -50,10 +44,6 @@ public:
     std::optional<QHash<QString, Run>> read(const QStringList &ids, const QHash<QString, Run> &known);
     // On the reader's thread: the deadline fields of the rows of `ids` (RunStore::requestDeadlines).
     QHash<QString, StoredDeadline> readDeadlines(const QStringList &ids);
-    // On the reader's thread: renewLeasesOn() on its connection (RunStore::requestLeaseRenewal). A
-    // write, the one this thread makes: it is the thread that does not wait for the writer's
-    // backlog, which a lease must not wait for either.
-    std::optional<QSet<QString>> renewLeases(const QString &holder);
 
 private:
     bool ensureOpen(QString *error);

@@ -226,11 +226,6 @@ public:
     // Renews every lease this store holds; returns the ids it still holds (a process stalled past
     // the lease's life may have lost some to another one), nullopt on a database error.
     std::optional<QSet<QString>> renewLeases();
-    // The same on the store's reader thread and connection, answered by leasesRenewed(): the
-    // front end's thread neither runs the statement nor waits for a database lock the writer
-    // holds (0.3-0.5 ms of a frame every two seconds, more on a busy SQLite file). False when the
-    // store has no reader (closed): nothing comes back. Every request is answered once, in order.
-    bool requestLeaseRenewal();
     // Lets the run go — once the state scheduled for it is in the store: a run with a write
     // pending, in flight or failed is released by the writer in the transaction that writes it
     // (handed over at once), so another process never finds the lease free beside an older state
@@ -317,9 +312,6 @@ Q_SIGNALS:
     // The answer to requestDeadlines(); empty on a database error or when the store was closed
     // meanwhile.
     void deadlinesRead(const QHash<QString, Runwatch::StoredDeadline> &fields);
-    // The answer to requestLeaseRenewal(): the ids whose lease this store holds now; `ok` false
-    // (and none) on a database error or when the store was closed meanwhile.
-    void leasesRenewed(const QSet<QString> &held, bool ok);
 
 private:
     bool migrate();

@@ -7,8 +7,6 @@
 #include "store/runstore.h"
 
 #include "net/threadhandoff.h"
-#include "store/changedrunsreader.h"
-#include "store/storeengine.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
@@ -172,53 +170,27 @@ bool RunStore::takeFromDeadHolder(const QString &localId, const LeaseHolder &dea
     return q.exec() && q.numRowsAffected() > 0;
 }
 
-namespace detail {
-std::optional<QSet<QString>> renewLeasesOn(const QSqlDatabase &db, const StoreEngine &engine,
-                                           const QString &holder)
+std::optional<QSet<QString>> RunStore::renewLeases()
 {
+    QSet<QString> held;
+    if (!isOpen())
+        return std::nullopt;
     // One statement for all of them, however many runs this process follows.
-    QSqlQuery q(db);
-    q.prepare(u"UPDATE run_leases SET expires_at = %1 + %2 WHERE holder = ?"_s.arg(engine.nowMs())
-                  .arg(RunStore::kLeaseTtlMs));
-    q.addBindValue(holder);
+    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    q.prepare(u"UPDATE run_leases SET expires_at = %1 + %2 WHERE holder = ?"_s.arg(m_engine->nowMs())
+                  .arg(kLeaseTtlMs));
+    q.addBindValue(m_holderId);
     if (!q.exec()) {
         qCWarning(lcStore) << "leases not renewed:" << q.lastError().text();
         return std::nullopt;
     }
     q.prepare(u"SELECT local_id FROM run_leases WHERE holder = ?"_s);
-    q.addBindValue(holder);
+    q.addBindValue(m_holderId);
     if (!q.exec())
         return std::nullopt;
-    QSet<QString> held;
     while (q.next())
         held.insert(q.value(0).toString());
     return held;
-}
-} // namespace detail
-
-std::optional<QSet<QString>> RunStore::renewLeases()
-{
-    if (!isOpen())
-        return std::nullopt;
-    return detail::renewLeasesOn(QSqlDatabase::database(m_connectionName, false), *m_engine, m_holderId);
-}
-
-bool RunStore::requestLeaseRenewal()
-{
-    if (!m_reader)
-        return false;
-    detail::invokeAcross(
-        m_reader, [this, reader = m_reader, generation = m_readerGeneration, holder = m_holderId] {
-            std::optional<QSet<QString>> held = reader->renewLeases(holder);
-            detail::invokeAcross(
-                this,
-                [this, generation, held = std::move(held)] {
-                    const bool current = generation == m_readerGeneration && held.has_value();
-                    Q_EMIT leasesRenewed(current ? *held : QSet<QString>(), current);
-                },
-                Qt::QueuedConnection);
-        });
-    return true;
 }
 
 bool RunStore::hasUnwrittenState(const QString &localId) const

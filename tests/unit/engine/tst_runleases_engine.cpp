@@ -10,7 +10,6 @@
 #include "store/runstore.h"
 #include "teststore.h"
 
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -117,8 +116,8 @@ private Q_SLOTS:
     }
 
     // A lease this process lost while it stalled (it expired and another process took the run) is
-    // learnt of at the next renewal, made on the store's reader thread: the run is shown from the
-    // store from then on and its stream here ends; nothing is streamed twice.
+    // learnt of at the next renewal: the run is shown from the store from then on and its stream
+    // here ends; nothing is streamed twice.
     void lostLeaseEndsTheStreamHere()
     {
         RunStore mine;
@@ -135,7 +134,6 @@ private Q_SLOTS:
         QVERIFY(rig.manager.followedElsewhereBy(run.localId).isEmpty()); // followed here
         QVERIFY(waitFor([&] { return rig.backend->count(Op::Follow) == 1; }, 5000));
 
-        QSignalSpy renewed(&mine, &RunStore::leasesRenewed);
         {
             RunwatchTest::RawStore raw(m_location);
             QVERIFY2(raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 60000"_s),
@@ -144,7 +142,6 @@ private Q_SLOTS:
         QVERIFY(other.acquireLease(run.localId));
         QVERIFY(waitFor([&] { return !rig.manager.followedElsewhereBy(run.localId).isEmpty(); },
                         3 * RunStore::kLeaseRenewMs));
-        QVERIFY(!renewed.isEmpty());
         QVERIFY(waitFor([] { return FakeBackend::liveRequests() == 0; }, 5000)); // its stream ended
         QCOMPARE(rig.backend->count(Op::Follow), 1);
         QCOMPARE(other.leaseHolder(run.localId)->holder, other.holderId());

@@ -7,7 +7,6 @@
 #include "store/runstore.h"
 #include "teststore.h"
 
-#include <QSignalSpy>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -117,47 +116,6 @@ private Q_SLOTS:
         QVERIFY(held);
         QVERIFY(held->isEmpty());
         QCOMPARE(a.leaseHolder(u"run1"_s)->holder, b.holderId());
-    }
-
-    // The front end's renewal runs on the store's reader thread and connection and is answered
-    // by a signal: the leases moved on, the ids held said; one taken over since is missing from
-    // the next answer; a closed store answers nothing more.
-    void renewalOnTheReaderThread()
-    {
-        RunStore a;
-        RunStore b;
-        QVERIFY(a.open(m_location));
-        QVERIFY(b.open(m_location));
-        QVERIFY(a.acquireLease(u"run1"_s));
-        QVERIFY(a.acquireLease(u"run2"_s));
-        RunwatchTest::RawStore raw(m_location);
-        QVERIFY2(raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 5000"_s),
-                 qPrintable(raw.error()));
-        const qint64 before = raw.value(u"SELECT MAX(expires_at) FROM run_leases"_s).toLongLong();
-
-        QSignalSpy renewed(&a, &RunStore::leasesRenewed);
-        QVERIFY(a.requestLeaseRenewal());
-        QVERIFY(renewed.wait(5000));
-        QCOMPARE(renewed.size(), 1);
-        QCOMPARE(renewed.at(0).at(0).value<QSet<QString>>(), (QSet<QString>{u"run1"_s, u"run2"_s}));
-        QVERIFY(renewed.at(0).at(1).toBool());
-        QVERIFY(raw.value(u"SELECT MIN(expires_at) FROM run_leases"_s).toLongLong() >= before + 4000);
-
-        QVERIFY2(raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 60000 WHERE local_id = 'run2'"_s),
-                 qPrintable(raw.error()));
-        QVERIFY(b.acquireLease(u"run2"_s));
-        renewed.clear();
-        QVERIFY(a.requestLeaseRenewal());
-        QVERIFY(a.requestLeaseRenewal()); // two on their way: two answers, in order
-        QTRY_COMPARE_WITH_TIMEOUT(renewed.size(), 2, 5000);
-        for (const QList<QVariant> &answer : std::as_const(renewed)) {
-            QCOMPARE(answer.at(0).value<QSet<QString>>(), QSet<QString>{u"run1"_s});
-            QVERIFY(answer.at(1).toBool());
-        }
-        QCOMPARE(b.leaseHolder(u"run2"_s)->holder, b.holderId());
-
-        a.close();
-        QVERIFY(!a.requestLeaseRenewal());
     }
 
     // A holder on this host whose process is gone (killed) holds nothing, expired or not.
