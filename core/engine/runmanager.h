@@ -292,10 +292,10 @@ private:
     QHash<QString, std::shared_ptr<Entry>> m_runs;
     QStringList m_order; // insertion order, for stable listings
     RunStore *m_store = nullptr;
-    QTimer *m_storeSync = nullptr;             // while runs are followed: syncFromStore()
-    QTimer *m_leaseTimer = nullptr;            // while leases are held or runs tailed: leaseTick()
-    QSet<QString> m_leased;                    // the runs whose lease this process holds
-    QElapsedTimer m_lastRenewal;               // since the leases were last renewed (renewLeasesIfDue())
+    QTimer *m_storeSync = nullptr;  // while runs are followed: syncFromStore()
+    QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
+    QSet<QString> m_leased;         // the runs whose lease this process holds
+    QElapsedTimer m_lastRenewal;    // since the leases were last renewed (renewLeasesIfDue())
     // Runs changed elsewhere, to be read a slice at a time (takeChangesFromStore()).
     QStringList m_changeQueue;
     QSet<QString> m_changesQueued;
