@@ -291,6 +291,8 @@ void DetailPane::focusInput()
 void DetailPane::showRuns(const QStringList &ids)
 {
     m_ids = ids;
+    if (m_manager)
+        m_manager->setRunsInView(ids);
     const QString single = ids.size() == 1 ? ids.first() : QString();
     if (single != m_runId) {
         // Runs listed from the store come without output; fetch it for the one being shown.

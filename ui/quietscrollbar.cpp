@@ -8,7 +8,13 @@ namespace Runwatch {
 
 QuietScrollBar::QuietScrollBar(Qt::Orientation orientation, QWidget *parent)
     : QScrollBar(orientation, parent)
-{}
+    , m_nextFrame(this)
+{
+    m_nextFrame.setSingleShot(true);
+    m_nextFrame.setInterval(16);
+    m_nextFrame.setObjectName(QStringLiteral("scrollBarLook"));
+    connect(&m_nextFrame, &QTimer::timeout, this, &QuietScrollBar::repaintWhatMoved);
+}
 
 QuietScrollBar::Look QuietScrollBar::look() const
 {
@@ -28,8 +34,15 @@ void QuietScrollBar::sliderChange(SliderChange change)
     }
     // A range, a value or a page step shows only through the slider's place. Looked at once the
     // caller is done: QPlainTextEdit sets all three again for every line it lays out, and the
-    // range first, which shows the slider off the bottom until the value follows.
-    if (!m_lookQueued) {
+    // range first, which shows the slider off the bottom until the value follows. A new range or
+    // page step (the text grew, the view was resized) waits for the next frame, and so does a
+    // value set meanwhile; a value alone (the operator scrolled) is shown with the text.
+    if (change == SliderRangeChange || change == SliderStepsChange) {
+        if (!m_nextFrame.isActive())
+            m_nextFrame.start();
+        return;
+    }
+    if (!m_lookQueued && !m_nextFrame.isActive()) {
         m_lookQueued = true;
         QMetaObject::invokeMethod(this, &QuietScrollBar::repaintWhatMoved, Qt::QueuedConnection);
     }
@@ -38,6 +51,8 @@ void QuietScrollBar::sliderChange(SliderChange change)
 void QuietScrollBar::repaintWhatMoved()
 {
     m_lookQueued = false;
+    if (m_nextFrame.isActive())
+        return; // a new range came meanwhile: looked at with it
     const Look now = look();
     if (now == m_painted)
         return;

@@ -60,6 +60,10 @@ public:
 
     virtual void abort() = 0;
     bool isFinished() const { return m_finished; }
+    // Relaxed: nobody looks at this run closely (RunManager::setRunsInView), so its events may
+    // come a few at a time, a few times a second, instead of every frame. A stream that has no
+    // such pace ignores it.
+    virtual void setRelaxed(bool /*relaxed*/) {}
 
 Q_SIGNALS:
     void eventsReceived(const QList<Runwatch::RunEvent> &events);

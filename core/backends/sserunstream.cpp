@@ -106,8 +106,10 @@ void SseRunStream::startReading(const OpenedStream &opened)
     m_decoding = m_decoded != nullptr;
     // A reply read by the stream pump already brings a whole frame's data at once.
     m_deferDrain = m_options.deferDrain && !opened.inFrames;
-    if (m_decoded)
+    if (m_decoded) {
         m_decoded->setReader(this);
+        m_decoded->setRelaxed(m_relaxed);
+    }
     connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
     m_sinceActivity.start();
@@ -117,6 +119,13 @@ void SseRunStream::startReading(const OpenedStream &opened)
         drain();
     if (m_reply && m_reply->isFinished())
         onReplyFinished();
+}
+
+void SseRunStream::setRelaxed(bool relaxed)
+{
+    m_relaxed = relaxed;
+    if (m_reply && m_decoded)
+        m_decoded->setRelaxed(relaxed);
 }
 
 bool SseRunStream::consumeBytes(QByteArrayView)

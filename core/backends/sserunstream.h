@@ -36,6 +36,7 @@ public:
     ~SseRunStream() override;
 
     void abort() override;
+    void setRelaxed(bool relaxed) override;
     // Largest SSE line or event accepted (SseParser::setMaxEventSize); a larger one ends the
     // stream with a Protocol error "event_too_large". Call before the stream is opened.
     void setMaxEventSize(qsizetype bytes) { m_maxEventSize = bytes; }
@@ -138,6 +139,7 @@ private:
     Options m_options;
     DecodedStream *m_decoded = nullptr; // the reply's; valid while m_reply is
     bool m_decoding = false;            // a decoder reads the body
+    bool m_relaxed = false;             // setRelaxed(), passed on to every reply
     std::optional<qsizetype> m_maxEventSize;
     std::optional<qint64> m_retryMs; // the decoder's last retry: field
     QPointer<QNetworkReply> m_reply;

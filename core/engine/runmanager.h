@@ -128,6 +128,12 @@ public:
     // Summaries (RunStore::Load::Summary) carry no output; this reads it from the store. Returns
     // false when the run is unknown or the store cannot provide it.
     bool ensureOutputLoaded(const QString &id);
+    // The runs a front end shows closely (the GUI's detail pane): their streams hand their events
+    // over every frame. Once a front end has named them, every other run's stream hands over four
+    // times a second, the streams taking turns (StreamPump::setRelaxed): a list row needs no
+    // 60 Hz, and a dozen events cost the GUI thread little more than one (bench_gui_live). Until then (the CLI, which prints
+    // every run it follows as it comes) every stream hands over every frame.
+    void setRunsInView(const QStringList &ids);
 
     void follow(const QString &id); // (re)start following (the Resume action)
     void stopFollowing(const QString &id);
@@ -292,10 +298,11 @@ private:
     QHash<QString, std::shared_ptr<Entry>> m_runs;
     QStringList m_order; // insertion order, for stable listings
     RunStore *m_store = nullptr;
-    QTimer *m_storeSync = nullptr;  // while runs are followed: syncFromStore()
-    QTimer *m_leaseTimer = nullptr; // while leases are held or runs tailed: leaseTick()
-    QSet<QString> m_leased;         // the runs whose lease this process holds
-    QElapsedTimer m_lastRenewal;    // since the leases were last renewed (renewLeasesIfDue())
+    QTimer *m_storeSync = nullptr;         // while runs are followed: syncFromStore()
+    QTimer *m_leaseTimer = nullptr;        // while leases are held or runs tailed: leaseTick()
+    QSet<QString> m_leased;                // the runs whose lease this process holds
+    std::optional<QSet<QString>> m_inView; // setRunsInView(); none: every stream every frame
+    QElapsedTimer m_lastRenewal;           // since the leases were last renewed (renewLeasesIfDue())
     // Runs changed elsewhere, to be read a slice at a time (takeChangesFromStore()).
     QStringList m_changeQueue;
     QSet<QString> m_changesQueued;

@@ -36,6 +36,7 @@ void RunManager::attachStream(const QString &id, RunStream *stream)
     if (e->follower.stream)
         e->follower.stream->abort();
     e->follower.stream = stream;
+    stream->setRelaxed(m_inView && !m_inView->contains(id));
     // The entry itself rather than a lookup by id for every batch (a cold hash probe per live
     // stream per frame); a stream that outlives its run delivers nowhere.
     connect(stream, &RunStream::eventsReceived, this,
@@ -50,6 +51,19 @@ void RunManager::attachStream(const QString &id, RunStream *stream)
             e->follower.stream = nullptr;
         onStreamFinished(id, end);
     });
+}
+
+void RunManager::setRunsInView(const QStringList &ids)
+{
+    QSet<QString> inView(ids.cbegin(), ids.cend());
+    const bool first = !m_inView;
+    for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
+        RunStream *stream = (*it)->follower.stream;
+        const bool shown = inView.contains(it.key());
+        if (stream && (first || shown != m_inView->contains(it.key())))
+            stream->setRelaxed(!shown);
+    }
+    m_inView = std::move(inView);
 }
 
 void RunManager::onStreamFinished(const QString &id, const StreamEnd &end)

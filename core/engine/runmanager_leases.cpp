@@ -46,6 +46,7 @@ bool RunManager::takeLease(const QString &id)
         if (m_leased.isEmpty())
             m_lastRenewal.start(); // the first lease: just taken, its life starts now
         m_leased.insert(id);
+        e->follower.leased = true;
     }
     renewLeasesIfDue();
     if (!m_leaseTimer) {
@@ -61,6 +62,8 @@ bool RunManager::takeLease(const QString &id)
 
 void RunManager::releaseLease(const QString &id)
 {
+    if (Entry *e = entry(id))
+        e->follower.leased = false;
     if (m_leased.remove(id) && m_store) {
         if (lcEngine().isDebugEnabled()) {
             const Entry *e = entry(id);
@@ -78,8 +81,10 @@ void RunManager::releaseLeases()
         m_store->releaseAllLeases();
     }
     m_leased.clear();
-    for (const std::shared_ptr<Entry> &e : std::as_const(m_runs))
+    for (const std::shared_ptr<Entry> &e : std::as_const(m_runs)) {
         e->follower.tailing = false;
+        e->follower.leased = false;
+    }
 }
 
 QString RunManager::followedElsewhereBy(const QString &id) const
@@ -98,22 +103,38 @@ void RunManager::leaseTick()
         m_leaseTimer->stop();
         return;
     }
-    // Runs no longer followed here (ended, given up, removed) are free for others at once.
-    const QSet<QString> leased = m_leased;
-    for (const QString &id : leased) {
-        const Entry *e = entry(id);
-        if (!e || !e->follower.active || !needsFollowing(e->run)) {
-            if (e && needsFollowing(e->run))
-                qCInfo(lcEngine) << "letting go of" << id << "while it is live: no longer followed here";
-            releaseLease(id);
-        }
-    }
     renewLeasesIfDue();
+    // One pass over the runs (a thousand lookups by id, twice a second, were a tenth of a
+    // millisecond each time on the GUI thread): runs no longer followed here (ended, given up)
+    // are free for others at once; the tailed ones are tried.
+    QStringList release;
     QStringList tailed;
+    qsizetype leasedSeen = 0;
     for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
-        if ((*it)->follower.active && (*it)->follower.tailing)
+        const Entry &e = **it;
+        if (e.follower.leased) {
+            ++leasedSeen;
+            if (!e.follower.active || !needsFollowing(e.run)) {
+                if (needsFollowing(e.run)) {
+                    qCInfo(lcEngine) << "letting go of" << it.key()
+                                     << "while it is live: no longer followed here";
+                }
+                release << it.key();
+            }
+        }
+        if (e.follower.active && e.follower.tailing)
             tailed << it.key();
     }
+    // A lease of a run no longer here: removing a run stops following it, which lets go; this is
+    // the net for any other way.
+    if (leasedSeen != m_leased.size()) {
+        for (const QString &id : std::as_const(m_leased)) {
+            if (!entry(id))
+                release << id;
+        }
+    }
+    for (const QString &id : std::as_const(release))
+        releaseLease(id);
     if (!tailed.isEmpty())
         tryTakeOver(tailed);
     if (m_leased.isEmpty() && tailed.isEmpty() && !m_store->releasesPending())
@@ -139,15 +160,18 @@ void RunManager::renewLeasesIfDue()
     m_lastRenewal.start();
     // Renewed together; one lost meanwhile (this process stalled past the lease's life and
     // another took over) is shown from the store from now on, not streamed twice.
-    const std::optional<QSet<QString>> held = m_store->renewLeases();
+    const std::optional<QSet<QString>> held = m_store->renewLeases(m_leased);
     if (!held)
         return;
+    if (*held == m_leased)
+        return; // the usual answer: the very set asked about (RunStore::renewLeases)
     const QSet<QString> ours = m_leased;
     for (const QString &id : ours) {
         if (held->contains(id))
             continue;
         m_leased.remove(id);
         if (Entry *e = entry(id)) {
+            e->follower.leased = false;
             qCInfo(lcEngine) << "lease on" << id << "lost to another process; showing it from the store";
             e->follower.tailing = true;
             if (e->follower.timer)

@@ -27,6 +27,9 @@ struct RunManager::Follower
     // Another process holds the run's lease and streams it: this one shows it from the store and
     // takes over when that lease ends (runmanager_leases.cpp).
     bool tailing = false;
+    // This process holds the run's lease (RunManager::m_leased has its id): the lease tick looks
+    // at every run once instead of looking each leased id up.
+    bool leased = false;
 
     // Followed by this process's own stream or polls: what it holds is newer than the store.
     bool streamsHere() const { return active && !tailing; }

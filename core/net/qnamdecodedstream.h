@@ -23,6 +23,8 @@ public:
     void setReader(StreamDecodedReader * /*reader*/) override {}
     // Decodes what the reply holds, in bounded slices, until the decoder has decided the end.
     std::unique_ptr<StreamDecoded> take() override;
+    // QNAM paces nothing: its chunks come as they come, and the reader batches them per turn.
+    void setRelaxed(bool /*relaxed*/) override {}
 
 private:
     QNetworkReply *m_reply; // the parent

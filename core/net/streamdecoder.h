@@ -90,6 +90,9 @@ public:
     virtual void setReader(StreamDecodedReader *reader) = 0;
     // What the decoder made since the last call; null when nothing.
     virtual std::unique_ptr<StreamDecoded> take() = 0;
+    // Relaxed: the reader is told a few times a second instead of every frame, where the stream
+    // pump reads the stream (StreamPump::setRelaxed); a QNAM reply ignores it.
+    virtual void setRelaxed(bool relaxed) = 0;
 
 protected:
     ~DecodedStream() = default;

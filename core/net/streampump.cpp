@@ -28,24 +28,50 @@ class StreamInbox final : public QObject
 public:
     explicit StreamInbox(StreamPump *pump)
         : m_pump(pump)
-    {}
+        , m_wake(this)
+    {
+        m_wake.setSingleShot(true);
+        m_wake.setInterval(2 * kFrame);
+        m_wake.setObjectName(QStringLiteral("relaxedStreams"));
+        QObject::connect(&m_wake, &QTimer::timeout, this, &StreamInbox::deliver);
+    }
 
-    // Owner thread, from the queued call the pump posted.
+    // Owner thread, from the queued call the pump posted (at most one a frame), or from the
+    // wake-up that stands in for it while only relaxed streams wait. Each call is a turn.
     void deliver()
     {
+        const qint64 turn = ++m_turn;
         QList<std::shared_ptr<StreamChannel>> ready;
+        bool waiting = false;
         {
             QMutexLocker lock(&m_pump->m_mutex);
-            ready = std::exchange(pending, {});
+            ready.reserve(pending.size());
+            QList<std::shared_ptr<StreamChannel>> later;
+            for (std::shared_ptr<StreamChannel> &channel : pending) {
+                if (channel->relaxed && !urgent(channel->incoming) && turn < nextTurn(*channel)) {
+                    later.append(std::move(channel));
+                } else {
+                    channel->queued = false;
+                    ready.append(std::move(channel));
+                }
+            }
+            pending = std::move(later);
+            waiting = !pending.isEmpty();
             posted = false;
-            for (const auto &channel : ready)
-                channel->queued = false;
+        }
+        // Relaxed streams wait for their turns: if no data brings the pump's call within two
+        // frames, this one comes instead (restarted by every turn, so it fires only then).
+        if (waiting) {
+            m_wake.start();
+        } else {
+            m_wake.stop();
         }
         // A reply may be deleted, or the last stream closed, by a slot below. A deleted reply has
         // closed its channel (~StreamReply), which clears channel->reply on this thread: no
         // QPointer per stream per frame (a cold cache line each, ≈ 5 % of the GUI thread).
         m_delivering = true;
         for (const auto &channel : ready) {
+            channel->handedAt = turn;
             if (StreamReply *reply = channel->reply)
                 reply->absorb();
         }
@@ -53,6 +79,9 @@ public:
         if (m_orphaned)
             delete this;
     }
+
+    // Owner thread: a stream that no longer waits for its turn (StreamPump::setRelaxed).
+    void hurry() { QMetaObject::invokeMethod(this, &StreamInbox::deliver, Qt::QueuedConnection); }
 
     // Under the pump's mutex.
     QList<std::shared_ptr<StreamChannel>> pending;
@@ -71,7 +100,27 @@ public:
     }
 
 private:
+    // What a relaxed stream hands over without waiting: its end, its headers (the run's identity
+    // follows), and a backlog (a catch-up must not wait for its turns).
+    static bool urgent(const StreamIncoming &in)
+    {
+        return in.finished || in.headers || in.data.size() + in.decodedBytes >= StreamPump::RelaxedUnread;
+    }
+
+    // The first turn after the last hand-over that is this stream's: the turns whose number is its
+    // id modulo kRelaxedFrames, so that each turn hands over a fifteenth of the relaxed streams,
+    // however many started together. A stream quiet for longer than that hands over at once.
+    static qint64 nextTurn(const StreamChannel &channel)
+    {
+        constexpr qint64 k = StreamPump::kRelaxedFrames;
+        const qint64 after = channel.handedAt + 1;
+        const qint64 phase = qint64(channel.id % quint64(k));
+        return after + ((phase - after) % k + k) % k;
+    }
+
     StreamPump *m_pump;
+    QTimer m_wake;
+    qint64 m_turn = 0;
     bool m_delivering = false;
     bool m_orphaned = false;
 };
@@ -277,6 +326,19 @@ void StreamPump::attachDecoder(const std::shared_ptr<StreamChannel> &channel,
             worker->scheduleFlush();
         },
         Qt::QueuedConnection);
+}
+
+void StreamPump::setRelaxed(const std::shared_ptr<StreamChannel> &channel, bool relaxed)
+{
+    if (!channel || channel->relaxed == relaxed)
+        return;
+    channel->relaxed = relaxed;
+    if (relaxed)
+        return;
+    // Looked at closely now: what waits for its turn goes in the next frame.
+    QMutexLocker lock(&m_mutex);
+    if (channel->queued && channel->inbox)
+        channel->inbox->hurry();
 }
 
 void StreamPump::queueLocked(const std::shared_ptr<StreamChannel> &channel)

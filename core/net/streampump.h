@@ -11,6 +11,7 @@
 #include <QString>
 #include <QThread>
 
+#include <limits>
 #include <memory>
 
 namespace Runwatch::detail {
@@ -61,6 +62,10 @@ struct StreamChannel
     std::unique_ptr<StreamDecoder> decoder;
     // Owner thread only.
     StreamReply *reply = nullptr;
+    // Handed over on one of its inbox's turns in StreamPump::kRelaxedFrames, not on every one
+    // (setRelaxed).
+    bool relaxed = false;
+    qint64 handedAt = std::numeric_limits<qint64>::min() / 2; // the inbox's turn of the last hand-over
 };
 
 // Reads event streams on one thread of its own and hands what arrived to the owners' threads at
@@ -92,6 +97,12 @@ public:
     // rest, and the end after it, stay for later); a paused connection reads again once it holds
     // back less than MaxUnread.
     StreamIncoming take(const std::shared_ptr<StreamChannel> &channel, qsizetype maxData);
+    // Owner thread. A relaxed stream hands over on one of its inbox's turns in kRelaxedFrames (a
+    // turn a frame while data comes; which one, its id picks, so that the relaxed streams take
+    // turns), and at once when it ends, gets its headers or holds RelaxedUnread bytes: for a run
+    // nobody looks at closely, a dozen events handed over together cost the owner's thread little
+    // more than one (bench_gui_live).
+    void setRelaxed(const std::shared_ptr<StreamChannel> &channel, bool relaxed);
     // Owner thread. From now on the body goes through `decoder` on the pump thread and the owner
     // takes its results (StreamIncoming::decoded) instead of bytes. Body bytes not taken yet are
     // decoded first, so nothing is lost or reordered.
@@ -154,6 +165,12 @@ public:
     // Unread data a stream's reply holds at most; its connection stops reading (TCP
     // backpressure) once it holds back as much again.
     static constexpr qsizetype MaxUnread = 8 * 1024 * 1024;
+    // A relaxed stream's turn comes once in this many of its inbox's turns (a turn a frame while
+    // data comes: four times a second).
+    static constexpr qint64 kRelaxedFrames = 15;
+    // A relaxed stream holding this much hands over without waiting for its turn: a catch-up
+    // goes at full speed.
+    static constexpr qsizetype RelaxedUnread = 1024 * 1024;
 
 private:
     friend class StreamInbox;

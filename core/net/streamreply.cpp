@@ -228,6 +228,12 @@ void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder)
         m_pump->attachDecoder(m_channel, std::move(decoder));
 }
 
+void StreamReply::setRelaxed(bool relaxed)
+{
+    if (m_channel)
+        m_pump->setRelaxed(m_channel, relaxed);
+}
+
 void StreamReply::absorb()
 {
     if (m_done || !m_channel)

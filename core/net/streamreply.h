@@ -49,6 +49,7 @@ public:
     // DecodedStream
     void setReader(StreamDecodedReader *reader) override { m_reader = reader; }
     std::unique_ptr<StreamDecoded> take() override { return std::move(m_decoded); }
+    void setRelaxed(bool relaxed) override;
 
 protected:
     qint64 readData(char *data, qint64 maxSize) override;

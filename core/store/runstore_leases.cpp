@@ -172,6 +172,16 @@ bool RunStore::takeFromDeadHolder(const QString &localId, const LeaseHolder &dea
 
 std::optional<QSet<QString>> RunStore::renewLeases()
 {
+    return renewAll(std::nullopt);
+}
+
+std::optional<QSet<QString>> RunStore::renewLeases(const QSet<QString> &ours)
+{
+    return renewAll(ours);
+}
+
+std::optional<QSet<QString>> RunStore::renewAll(const std::optional<QSet<QString>> &ours)
+{
     QSet<QString> held;
     if (!isOpen())
         return std::nullopt;
@@ -183,6 +193,13 @@ std::optional<QSet<QString>> RunStore::renewLeases()
     if (!q.exec()) {
         qCWarning(lcStore) << "leases not renewed:" << q.lastError().text();
         return std::nullopt;
+    }
+    // Rows of this holder are the leases taken and the releases not done yet (each retried
+    // until done), while no release of all is on its way: a row lost to another process makes
+    // the count smaller, and only a row of this holder outside both could make up for it.
+    if (ours && !m_releaseAll
+        && q.numRowsAffected() == ours->size() + m_releases.size() + m_releasing.size()) {
+        return ours;
     }
     q.prepare(u"SELECT local_id FROM run_leases WHERE holder = ?"_s);
     q.addBindValue(m_holderId);

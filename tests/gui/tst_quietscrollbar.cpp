@@ -32,10 +32,11 @@ QRect sliderRect(QScrollBar *bar)
     return bar->style()->subControlRect(QStyle::CC_ScrollBar, &option, QStyle::SC_ScrollBarSlider, bar);
 }
 
-// Handles what is posted: the scroll bar's look at the caller's changes, then the repaint it asks
-// for (posted in turn).
-void settle()
+// Handles what is posted: the scroll bar's look at the caller's changes (a new range: a frame
+// later), then the repaint it asks for (posted in turn).
+void settle(const QuietScrollBar &bar)
 {
+    QTRY_VERIFY(!bar.lookPending());
     for (int i = 0; i < 3; ++i)
         QCoreApplication::processEvents();
 }
@@ -65,7 +66,7 @@ private Q_SLOTS:
         bar.show();
         QVERIFY(QTest::qWaitForWindowExposed(&bar));
         QTRY_VERIFY(bar.paintCount() > 0);
-        settle();
+        settle(bar);
         // (showsFresh() renders the bar once more for its comparison: counted from after it.)
         int painted = bar.paintCount();
         // A range that grows at the bottom shortens the slider: a repaint, of the slider's old
@@ -74,9 +75,12 @@ private Q_SLOTS:
         bar.setRange(0, 200);
         bar.setValue(200);
         QVERIFY(sliderRect(&bar) != longer);
+        // Not in the frame that grew the range: in the next one.
+        QVERIFY(bar.lookPending());
+        QCOMPARE(bar.paintCount(), painted);
         QTRY_COMPARE(bar.paintCount(), painted + 1);
         QVERIFY(showsFresh(&bar, &bar));
-        settle();
+        settle(bar);
         painted = bar.paintCount();
 
         // Far past the point where the slider has its minimum length: the same pixels.
@@ -84,7 +88,7 @@ private Q_SLOTS:
         bar.setValue(1'000'000);
         QTRY_COMPARE(bar.paintCount(), painted + 1);
         QVERIFY(showsFresh(&bar, &bar));
-        settle();
+        settle(bar);
         painted = bar.paintCount();
         const QRect atBottom = sliderRect(&bar);
         for (int step = 1; step <= 50; ++step) {
@@ -92,7 +96,7 @@ private Q_SLOTS:
             bar.setValue(bar.maximum());
             QCOMPARE(sliderRect(&bar), atBottom);
         }
-        settle();
+        settle(bar);
         QCOMPARE(bar.paintCount(), painted);
 
         // Leaving the end changes the look (the slider moves; the arrow is enabled again).
@@ -118,12 +122,12 @@ private Q_SLOTS:
         view.appendText(lines);
         view.flushAll();
         QTRY_VERIFY(view.isAtBottom());
-        settle();
+        settle(*bar);
         const int before = bar->paintCount();
         for (int i = 0; i < 20; ++i) {
             view.appendText(u"more %1\n"_s.arg(i));
             view.flushAll();
-            settle();
+            settle(*bar);
         }
         QVERIFY(view.isAtBottom());
         QCOMPARE(bar->paintCount(), before);

@@ -104,7 +104,11 @@ private Q_SLOTS:
         QVERIFY(a.open(m_location));
         QVERIFY(b.open(m_location));
         QVERIFY(a.acquireLease(u"run1"_s));
+        QVERIFY(a.acquireLease(u"run2"_s));
         QVERIFY(!b.acquireLease(u"run1"_s));
+        // Nothing lost: the renewal's count says so.
+        const QSet<QString> ours{u"run1"_s, u"run2"_s};
+        QCOMPARE(a.renewLeases(ours), ours);
         {
             RunwatchTest::RawStore raw(m_location);
             QVERIFY2(raw.exec(u"UPDATE run_leases SET expires_at = expires_at - 60000"_s),
@@ -112,10 +116,12 @@ private Q_SLOTS:
         }
         QVERIFY(!a.leaseHolder(u"run1"_s));
         QVERIFY(b.acquireLease(u"run1"_s));
-        const std::optional<QSet<QString>> held = a.renewLeases();
+        // The caller's count is one more than the rows renewed: the table tells which is left.
+        const std::optional<QSet<QString>> held = a.renewLeases(ours);
         QVERIFY(held);
-        QVERIFY(held->isEmpty());
+        QCOMPARE(*held, QSet<QString>{u"run2"_s});
         QCOMPARE(a.leaseHolder(u"run1"_s)->holder, b.holderId());
+        QCOMPARE(a.renewLeases(), QSet<QString>{u"run2"_s});
     }
 
     // A holder on this host whose process is gone (killed) holds nothing, expired or not.
