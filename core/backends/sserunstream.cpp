@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sserunstream.h"
 
+#include "stallwatch.h"
+
 #include <QNetworkReply>
 
 using namespace Qt::StringLiterals;
@@ -24,11 +26,7 @@ std::chrono::milliseconds SseRunStream::stallTimeoutFor(const Connection &connec
 SseRunStream::SseRunStream(Options options, QObject *parent)
     : RunStream(parent)
     , m_options(std::move(options))
-{
-    m_stallTimer.setSingleShot(true);
-    m_stallTimer.setInterval(m_options.stallTimeout);
-    connect(&m_stallTimer, &QTimer::timeout, this, &SseRunStream::onStalled);
-}
+{}
 
 SseRunStream::~SseRunStream()
 {
@@ -60,7 +58,8 @@ void SseRunStream::discardReply(QNetworkReply *reply)
 
 void SseRunStream::detachReply()
 {
-    m_stallTimer.stop();
+    if (std::exchange(m_stallWatched, false))
+        StallWatch::local().unwatch(this);
     if (m_reply) {
         // Disconnect first: abort() emits finished() synchronously. deleteLater, not delete:
         // QNAM may still be delivering to the reply from a slot further up the stack.
@@ -113,7 +112,8 @@ void SseRunStream::startReading(const OpenedStream &opened)
     connect(m_reply, &QNetworkReply::readyRead, this, &SseRunStream::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &SseRunStream::onReplyFinished);
     m_sinceActivity.start();
-    m_stallTimer.start();
+    m_stallWatched = true;
+    StallWatch::local().watch(this, m_sinceActivity.msecsSinceReference() + m_options.stallTimeout.count());
     // Results, bytes or the end may already be there: openStream hands over a live reply.
     if (m_decoding || m_reply->bytesAvailable() > 0)
         drain();
@@ -282,24 +282,26 @@ void SseRunStream::bodyEnded()
 void SseRunStream::replyGone()
 {}
 
-void SseRunStream::onStalled()
+qint64 SseRunStream::checkStall()
 {
-    if (isFinished() || m_settling)
-        return;
+    if (isFinished() || m_settling) {
+        m_stallWatched = false;
+        return -1;
+    }
     // Activity only stamps the time (restarting a timer per stream per frame cost the GUI thread
-    // more than the events did); the timer re-arms for the rest of the interval here.
+    // more than the events did); the watch looks again at the end of the rest of the interval.
     const qint64 idleMs
         = m_sinceActivity.isValid() ? m_sinceActivity.elapsed() : m_options.stallTimeout.count();
-    if (idleMs < m_options.stallTimeout.count()) {
-        m_stallTimer.start(std::chrono::milliseconds(m_options.stallTimeout.count() - idleMs));
-        return;
-    }
+    if (idleMs < m_options.stallTimeout.count())
+        return m_sinceActivity.msecsSinceReference() + m_options.stallTimeout.count();
+    m_stallWatched = false; // ending it lets go of the watch's entry here
     RunError e;
     e.kind = ErrorKind::Timeout;
     e.code = u"stalled"_s;
     e.message = m_options.stalledMessage.arg(double(m_options.stallTimeout.count()) / 1000.0, 0, 'f', 1);
     e.retryable = true;
     endWith({StreamEnd::Reason::Error, e, streamRetry()});
+    return -1;
 }
 
 } // namespace Runwatch

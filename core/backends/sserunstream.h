@@ -132,7 +132,10 @@ private:
     void onReadyRead();
     void drain();
     void onReplyFinished();
-    void onStalled();
+    friend class StallWatch;
+    // The stall watch's look (StallWatch): ends the stream as stalled when it was quiet for the
+    // whole timeout and gives -1, or gives when to look again; -1 too once it has ended.
+    qint64 checkStall();
     // Takes what the decoder made (on the pump's thread, or now from a QNAM reply's bytes).
     bool drainDecoded(bool &gotBytes);
 
@@ -143,7 +146,7 @@ private:
     std::optional<qsizetype> m_maxEventSize;
     std::optional<qint64> m_retryMs; // the decoder's last retry: field
     QPointer<QNetworkReply> m_reply;
-    QTimer m_stallTimer;
+    bool m_stallWatched = false;   // StallWatch::local() has it
     QElapsedTimer m_sinceActivity; // since the last event (or bytes, with stallOnBytes)
     QList<RunEvent> m_batch;
     std::optional<StreamEnd> m_pendingEnd; // decided while reading; ends the stream after the batch

@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 
 using namespace std::chrono_literals;
@@ -23,6 +25,30 @@ constexpr auto kFrame = 16ms;
 
 // Lives on one owner thread and hands that thread's streams what arrived, in one queued call per
 // flush. Created with the thread's first stream, deleted with its last.
+namespace {
+// What a relaxed stream hands over without waiting for its turn: its end, its headers (the run's
+// identity follows), and a backlog (a catch-up must not wait for its turns). Under the mutex.
+bool urgent(const StreamIncoming &in)
+{
+    return in.finished || in.headers || in.data.size() + in.decodedBytes >= StreamPump::RelaxedUnread;
+}
+
+// The turns of a relaxed stream: those whose number is its id modulo kRelaxedFrames, so that each
+// turn hands over a fifteenth of the relaxed streams however many started together.
+qsizetype phaseOf(const StreamChannel &channel)
+{
+    return qsizetype(channel.id % quint64(StreamPump::kRelaxedFrames));
+}
+
+// The first of its turns after its last hand-over: a stream quiet for longer hands over at once.
+qint64 nextTurn(const StreamChannel &channel)
+{
+    constexpr qint64 k = StreamPump::kRelaxedFrames;
+    const qint64 after = channel.handedAt + 1;
+    return after + ((qint64(phaseOf(channel)) - after) % k + k) % k;
+}
+} // namespace
+
 class StreamInbox final : public QObject
 {
 public:
@@ -33,39 +59,56 @@ public:
         m_wake.setSingleShot(true);
         m_wake.setInterval(2 * kFrame);
         m_wake.setObjectName(QStringLiteral("relaxedStreams"));
-        QObject::connect(&m_wake, &QTimer::timeout, this, &StreamInbox::deliver);
+        QObject::connect(&m_wake, &QTimer::timeout, this, [this] {
+            // Turns come with the pump's calls while data comes; this one only stands in when
+            // none came for a while.
+            if (m_sinceTurn.isValid() && m_sinceTurn.elapsed() < kFrame.count()) {
+                m_wake.start();
+            } else {
+                deliver();
+            }
+        });
     }
 
     // Owner thread, from the queued call the pump posted (at most one a frame), or from the
-    // wake-up that stands in for it while only relaxed streams wait. Each call is a turn.
+    // wake-up that stands in for it while only relaxed streams wait. Each call is a turn: what
+    // arrived, but for the relaxed streams whose turn it is not (they wait in the bucket of their
+    // turns, and are not looked at again until then), and the relaxed streams whose turn it is.
     void deliver()
     {
         const qint64 turn = ++m_turn;
+        m_sinceTurn.start();
         QList<std::shared_ptr<StreamChannel>> ready;
         bool waiting = false;
         {
             QMutexLocker lock(&m_pump->m_mutex);
-            ready.reserve(pending.size());
-            QList<std::shared_ptr<StreamChannel>> later;
+            QList<std::shared_ptr<StreamChannel>> &due = m_waiting[turn % StreamPump::kRelaxedFrames];
+            ready.reserve(pending.size() + due.size());
             for (std::shared_ptr<StreamChannel> &channel : pending) {
                 if (channel->relaxed && !urgent(channel->incoming) && turn < nextTurn(*channel)) {
-                    later.append(std::move(channel));
+                    channel->waiting = true;
+                    m_waiting[phaseOf(*channel)].append(std::move(channel));
                 } else {
                     channel->queued = false;
                     ready.append(std::move(channel));
                 }
             }
-            pending = std::move(later);
-            waiting = !pending.isEmpty();
+            pending.clear();
+            // A channel that went meanwhile (urgent, looked at closely, closed) is no longer
+            // waiting: its entry here is left behind.
+            for (std::shared_ptr<StreamChannel> &channel : due) {
+                if (channel->waiting) {
+                    channel->waiting = false;
+                    channel->queued = false;
+                    ready.append(std::move(channel));
+                }
+            }
+            due.clear();
+            waiting = hasWaitingLocked();
             posted = false;
         }
-        // Relaxed streams wait for their turns: if no data brings the pump's call within two
-        // frames, this one comes instead (restarted by every turn, so it fires only then).
-        if (waiting) {
+        if (waiting && !m_wake.isActive())
             m_wake.start();
-        } else {
-            m_wake.stop();
-        }
         // A reply may be deleted, or the last stream closed, by a slot below. A deleted reply has
         // closed its channel (~StreamReply), which clears channel->reply on this thread: no
         // QPointer per stream per frame (a cold cache line each, ≈ 5 % of the GUI thread).
@@ -80,7 +123,21 @@ public:
             delete this;
     }
 
-    // Owner thread: a stream that no longer waits for its turn (StreamPump::setRelaxed).
+    // Under the pump's mutex: `channel` waits for its turn no longer (what arrived must not
+    // wait, or it is looked at closely now), and goes in the next turn.
+    void takeOutOfTurnLocked(const std::shared_ptr<StreamChannel> &channel)
+    {
+        channel->waiting = false;
+        pending.append(channel);
+    }
+
+    // Under the pump's mutex.
+    bool hasWaitingLocked() const
+    {
+        return std::any_of(m_waiting.cbegin(), m_waiting.cend(), [](const auto &b) { return !b.isEmpty(); });
+    }
+
+    // Owner thread: the next turn now rather than at the next data (StreamPump::setRelaxed).
     void hurry() { QMetaObject::invokeMethod(this, &StreamInbox::deliver, Qt::QueuedConnection); }
 
     // Under the pump's mutex.
@@ -100,26 +157,12 @@ public:
     }
 
 private:
-    // What a relaxed stream hands over without waiting: its end, its headers (the run's identity
-    // follows), and a backlog (a catch-up must not wait for its turns).
-    static bool urgent(const StreamIncoming &in)
-    {
-        return in.finished || in.headers || in.data.size() + in.decodedBytes >= StreamPump::RelaxedUnread;
-    }
-
-    // The first turn after the last hand-over that is this stream's: the turns whose number is its
-    // id modulo kRelaxedFrames, so that each turn hands over a fifteenth of the relaxed streams,
-    // however many started together. A stream quiet for longer than that hands over at once.
-    static qint64 nextTurn(const StreamChannel &channel)
-    {
-        constexpr qint64 k = StreamPump::kRelaxedFrames;
-        const qint64 after = channel.handedAt + 1;
-        const qint64 phase = qint64(channel.id % quint64(k));
-        return after + ((phase - after) % k + k) % k;
-    }
-
     StreamPump *m_pump;
+    // Under the pump's mutex: relaxed channels waiting for their turns, by turn modulo
+    // kRelaxedFrames.
+    std::array<QList<std::shared_ptr<StreamChannel>>, StreamPump::kRelaxedFrames> m_waiting;
     QTimer m_wake;
+    QElapsedTimer m_sinceTurn;
     qint64 m_turn = 0;
     bool m_delivering = false;
     bool m_orphaned = false;
@@ -255,6 +298,7 @@ void StreamPump::close(const std::shared_ptr<StreamChannel> &channel)
             return;
         inbox->pending.removeOne(channel);
         channel->queued = false;
+        channel->waiting = false; // its entry in a bucket is left behind
         if (--inbox->streams == 0) {
             // Unregistered under the mutex: the pump posts nothing to it any more, and a call
             // already posted goes with it (~QObject drops pending posted events).
@@ -337,14 +381,21 @@ void StreamPump::setRelaxed(const std::shared_ptr<StreamChannel> &channel, bool 
         return;
     // Looked at closely now: what waits for its turn goes in the next frame.
     QMutexLocker lock(&m_mutex);
-    if (channel->queued && channel->inbox)
+    if (channel->waiting && channel->inbox) {
+        channel->inbox->takeOutOfTurnLocked(channel);
         channel->inbox->hurry();
+    }
 }
 
 void StreamPump::queueLocked(const std::shared_ptr<StreamChannel> &channel)
 {
-    if (channel->queued || !channel->inbox)
+    if (!channel->inbox)
         return;
+    if (channel->queued) {
+        if (channel->waiting && urgent(channel->incoming))
+            channel->inbox->takeOutOfTurnLocked(channel);
+        return;
+    }
     channel->queued = true;
     channel->inbox->pending.append(channel);
 }
@@ -358,7 +409,9 @@ void StreamPump::flush()
 {
     QMutexLocker lock(&m_mutex);
     for (StreamInbox *inbox : std::as_const(m_inboxes)) {
-        if (inbox->pending.isEmpty() || inbox->posted)
+        // Also while relaxed streams wait: data for them, though it joins them there, is what
+        // makes turns come (one a frame).
+        if ((inbox->pending.isEmpty() && !inbox->hasWaitingLocked()) || inbox->posted)
             continue;
         inbox->posted = true;
         invokeAcross(

@@ -55,7 +55,8 @@ struct StreamChannel
     // Under StreamPump's mutex.
     StreamIncoming incoming;
     bool paused = false;          // the connection stopped reading until the owner takes data
-    bool queued = false;          // in its inbox's pending list
+    bool queued = false;          // in its inbox's pending list, or waiting there for its turn
+    bool waiting = false;         // relaxed, in its inbox's bucket of its turns (setRelaxed)
     StreamInbox *inbox = nullptr; // null once closed
     // Set once by the owner (attachDecoder), then used only on the pump thread; destroyed with
     // the channel, which the pump thread holds while it decodes.

@@ -25,6 +25,7 @@ McpSimSession *McpSimStore::addSession(const QString &protocolVersion, const QJs
     session->protocolVersion = protocolVersion;
     session->clientCapabilities = clientCapabilities;
     session->lastUsedMs = mcpNowMs();
+    session->lastUse = ++m_uses;
     m_sessions.insert(session->id, session);
     return session;
 }
@@ -40,6 +41,7 @@ McpSimSession *McpSimStore::use(const QString &id, qint64 idleMs)
         return nullptr;
     }
     session->lastUsedMs = now;
+    session->lastUse = ++m_uses;
     return session;
 }
 
@@ -59,7 +61,7 @@ QString McpSimStore::leastRecentlyUsed() const
 {
     const McpSimSession *oldest = nullptr;
     for (const McpSimSession *session : m_sessions) {
-        if (!oldest || session->lastUsedMs < oldest->lastUsedMs)
+        if (!oldest || session->lastUse < oldest->lastUse)
             oldest = session;
     }
     return oldest ? oldest->id : QString();

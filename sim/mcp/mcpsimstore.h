@@ -31,6 +31,9 @@ struct McpSimSession
     std::shared_ptr<qint64> nextRequestId = std::make_shared<qint64>(0);
     QPointer<McpSimStream> standalone; // the GET stream, while open
     qint64 lastUsedMs = 0;
+    // The store's use count at its last use: the order of uses, which two uses within one
+    // millisecond keep too (lastUsedMs does not).
+    quint64 lastUse = 0;
 };
 
 class McpSimStore
@@ -81,6 +84,7 @@ private:
     void forgetExpired();
 
     bool m_sessionFree = false;
+    quint64 m_uses = 0;
     QHash<QString, McpSimSession *> m_sessions;
     QHash<QString, McpSimTask *> m_tasks;
     QStringList m_order; // tasks in creation order

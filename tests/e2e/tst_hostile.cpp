@@ -315,6 +315,32 @@ private Q_SLOTS:
         QVERIFY(clock.elapsed() < 5000);
         stream->deleteLater();
     }
+
+    // The streams of a thread share one stall watch (StallWatch): each keeps its own deadline.
+    // One quiet for longer than the timeout stalls; one beside it whose deltas come more often
+    // than that streams to its end, through several of the watch's looks.
+    void stallWatchKeepsEachStreamsDeadline()
+    {
+        RunwatchSim::OpenAiSimulator sim;
+        sim.setIntervalMs(1);
+        QVERIFY(sim.listen());
+        OpenAiBackend backend(connectionTo(sim.baseUrl(), {{u"stall_timeout_ms"_s, 700}}));
+        StartRequest quiet;
+        quiet.prompt = u"normal deltas=5 drip_ms=1500"_s;
+        StartRequest busy;
+        busy.prompt = u"normal deltas=8 interval_ms=250"_s;
+        RunStream *stalls = backend.start(quiet, this);
+        RunStream *streams = backend.start(busy, this);
+        QSignalSpy stalled(stalls, &RunStream::finished);
+        QSignalSpy ended(streams, &RunStream::finished);
+        QVERIFY(stalled.wait(kWait));
+        QCOMPARE(stalled.first().first().value<StreamEnd>().error.code, u"stalled"_s);
+        QVERIFY(ended.count() > 0 || ended.wait(kWait));
+        const auto end = ended.first().first().value<StreamEnd>();
+        QVERIFY2(end.reason == StreamEnd::Reason::Terminal, qPrintable(end.error.toString()));
+        stalls->deleteLater();
+        streams->deleteLater();
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHostile)

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QHash>
+#include <QTimer>
+
+namespace Runwatch {
+
+class SseRunStream;
+
+// One timer per thread for the stall deadlines of all the event streams on it, instead of a QTimer
+// per stream. Qt 6.4 keeps a thread's timers in one list sorted by due time, and every start or
+// firing of a timer walks it from its end: with a thousand streams' two-minute timers on the GUI
+// thread, each start of a short timer there (the output view's frame, the pump's turns, the
+// list's ticks) walked past all of them — 7 % of the GUI thread in `bench_gui_live 1000 …`
+// (QTimerInfoList::timerInsert).
+class StallWatch final : public QObject
+{
+public:
+    ~StallWatch() override;
+
+    // The calling thread's: created with its first stream, deleted with its last.
+    static StallWatch &local();
+    // Looks at `stream` once `deadline` (in QElapsedTimer::msecsSinceReference()) has passed;
+    // SseRunStream::checkStall() then ends it as stalled or says when to look again.
+    void watch(SseRunStream *stream, qint64 deadline);
+    void unwatch(SseRunStream *stream);
+
+private:
+    StallWatch();
+    void check();
+    void arm();
+
+    QHash<SseRunStream *, qint64> m_deadlines;
+    QTimer m_timer;
+    bool m_checking = false;
+};
+
+} // namespace Runwatch
