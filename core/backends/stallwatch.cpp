@@ -84,10 +84,8 @@ void StallWatch::check()
         }
     }
     m_checking = false;
-    if (m_deadlines.isEmpty()) {
-        delete this;
-        return;
-    }
+    // Not deleted here, inside its own timer's signal, when the last stream went meanwhile: it
+    // waits for the thread's next stream, stopped.
     arm();
 }
 

@@ -19,7 +19,8 @@ class StallWatch final : public QObject
 public:
     ~StallWatch() override;
 
-    // The calling thread's: created with its first stream, deleted with its last.
+    // The calling thread's: created with its first stream, deleted when its last one lets go (one
+    // that ends as stalled leaves it stopped, for the thread's next stream).
     static StallWatch &local();
     // Looks at `stream` once `deadline` (in QElapsedTimer::msecsSinceReference()) has passed;
     // SseRunStream::checkStall() then ends it as stalled or says when to look again.
