@@ -45,19 +45,20 @@ StallWatch &StallWatch::local()
 void StallWatch::watch(SseRunStream *stream, qint64 deadline)
 {
     m_deadlines.insert(stream, deadline);
-    if (!m_checking)
-        arm();
+    // Only an earlier deadline moves the timer: a thousand streams starting together do not
+    // look for the earliest of all a thousand times.
+    if (!m_checking && (!m_timer.isActive() || deadline < m_armedFor))
+        armFor(deadline);
 }
 
 void StallWatch::unwatch(SseRunStream *stream)
 {
     if (!m_deadlines.remove(stream) || m_checking)
         return;
-    if (m_deadlines.isEmpty()) {
+    // The timer may stay for a deadline that went: firing, it finds nothing due and looks for the
+    // next one then.
+    if (m_deadlines.isEmpty())
         delete this; // the thread's last stream went
-        return;
-    }
-    arm();
 }
 
 void StallWatch::check()
@@ -77,10 +78,13 @@ void StallWatch::check()
         const qint64 next = stream->checkStall();
         if (!stream)
             continue;
+        const auto entry = m_deadlines.find(stream.data());
+        if (entry == m_deadlines.end())
+            continue;
         if (next < 0) {
-            m_deadlines.remove(stream.data());
-        } else if (m_deadlines.contains(stream.data())) {
-            m_deadlines[stream.data()] = next;
+            m_deadlines.erase(entry);
+        } else {
+            *entry = next;
         }
     }
     m_checking = false;
@@ -95,9 +99,13 @@ void StallWatch::arm()
         m_timer.stop();
         return;
     }
-    const qint64 first = *std::min_element(m_deadlines.cbegin(), m_deadlines.cend());
-    const qint64 waitMs = std::clamp<qint64>(first - nowMs(), 0, std::numeric_limits<int>::max());
-    m_timer.start(int(waitMs));
+    armFor(*std::min_element(m_deadlines.cbegin(), m_deadlines.cend()));
+}
+
+void StallWatch::armFor(qint64 deadline)
+{
+    m_armedFor = deadline;
+    m_timer.start(int(std::clamp<qint64>(deadline - nowMs(), 0, std::numeric_limits<int>::max())));
 }
 
 } // namespace Runwatch

@@ -30,10 +30,13 @@ public:
 private:
     StallWatch();
     void check();
+    // The timer for the earliest deadline (none: stopped).
     void arm();
+    void armFor(qint64 deadline);
 
     QHash<SseRunStream *, qint64> m_deadlines;
     QTimer m_timer;
+    qint64 m_armedFor = 0; // the deadline the running timer is for
     bool m_checking = false;
 };
 

@@ -131,8 +131,9 @@ public:
     // The runs a front end shows closely (the GUI's detail pane): their streams hand their events
     // over every frame. Once a front end has named them, every other run's stream hands over four
     // times a second, the streams taking turns (StreamPump::setRelaxed): a list row needs no
-    // 60 Hz, and a dozen events cost the GUI thread little more than one (bench_gui_live). Until then (the CLI, which prints
-    // every run it follows as it comes) every stream hands over every frame.
+    // 60 Hz, and a dozen events cost the GUI thread little more than one (bench_gui_live). Until
+    // then (the CLI, which prints every run it follows as it comes) every stream hands over every
+    // frame.
     void setRunsInView(const QStringList &ids);
 
     void follow(const QString &id); // (re)start following (the Resume action)

@@ -224,14 +224,13 @@ public:
     // *other when another live process holds it; false without one on a database error.
     bool acquireLease(const QString &localId, std::optional<LeaseHolder> *other = nullptr);
     // Renews every lease this store holds; returns the ids it still holds (a process stalled past
-    // the lease's life may have lost some to another one), nullopt on a database error.
-    std::optional<QSet<QString>> renewLeases();
-    // renewLeases() for a caller that knows which leases it took and has not let go (`ours`):
-    // when the renewal changed as many rows as those and the releases still on their way, it
-    // changed exactly those, so none was lost and `ours` is the answer without reading the table
-    // again (the read was half of a renewal's time: 0.35 of 0.7 ms for 1,000 leases, on the GUI
-    // thread every two seconds). Any other count reads the table, as renewLeases() does.
-    std::optional<QSet<QString>> renewLeases(const QSet<QString> &ours);
+    // the lease's life may have lost some to another one), nullopt on a database error. A caller
+    // that knows which leases it took and has not let go passes them (`ours`): when the renewal
+    // changed as many rows as those and the releases still on their way, it changed exactly
+    // those, so none was lost and `ours` is the answer without reading the table again (the read
+    // was half of a renewal's time: 0.35 of 0.7 ms for 1,000 leases, on the GUI thread every two
+    // seconds). Any other count, or none given, reads the table.
+    std::optional<QSet<QString>> renewLeases(const std::optional<QSet<QString>> &ours = std::nullopt);
     // Lets the run go — once the state scheduled for it is in the store: a run with a write
     // pending, in flight or failed is released by the writer in the transaction that writes it
     // (handed over at once), so another process never finds the lease free beside an older state
@@ -320,7 +319,6 @@ Q_SIGNALS:
     void deadlinesRead(const QHash<QString, Runwatch::StoredDeadline> &fields);
 
 private:
-    std::optional<QSet<QString>> renewAll(const std::optional<QSet<QString>> &ours);
     bool migrate();
     bool migrateTo1();
     bool migrateTo2();

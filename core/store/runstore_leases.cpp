@@ -170,17 +170,7 @@ bool RunStore::takeFromDeadHolder(const QString &localId, const LeaseHolder &dea
     return q.exec() && q.numRowsAffected() > 0;
 }
 
-std::optional<QSet<QString>> RunStore::renewLeases()
-{
-    return renewAll(std::nullopt);
-}
-
-std::optional<QSet<QString>> RunStore::renewLeases(const QSet<QString> &ours)
-{
-    return renewAll(ours);
-}
-
-std::optional<QSet<QString>> RunStore::renewAll(const std::optional<QSet<QString>> &ours)
+std::optional<QSet<QString>> RunStore::renewLeases(const std::optional<QSet<QString>> &ours)
 {
     QSet<QString> held;
     if (!isOpen())

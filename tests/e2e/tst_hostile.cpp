@@ -11,6 +11,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <optional>
+
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchTest::ScriptedReply;
@@ -54,6 +56,27 @@ QByteArray opening(const QByteArray &firstText)
 }
 
 const RunwatchTest::HeaderList kSse{{"Content-Type", "text/event-stream"}};
+
+// The connector alone against the simulator, its streams stalling after 0.7 s without an event.
+struct StallRig
+{
+    StallRig()
+    {
+        sim.setIntervalMs(1);
+        const bool listening = sim.listen();
+        backend.emplace(connectionTo(sim.baseUrl(), {{u"stall_timeout_ms"_s, 700}}));
+        QVERIFY(listening);
+    }
+    // A stream of the answer `prompt` asks the simulator for.
+    RunStream *start(const QString &prompt, QObject *parent)
+    {
+        StartRequest request;
+        request.prompt = prompt;
+        return backend->start(request, parent);
+    }
+    RunwatchSim::OpenAiSimulator sim;
+    std::optional<OpenAiBackend> backend;
+};
 
 } // namespace
 
@@ -295,15 +318,10 @@ private Q_SLOTS:
     // The same at the connector: the stream itself ends with Timeout "stalled", retryable.
     void stallEndsStream()
     {
-        RunwatchSim::OpenAiSimulator sim;
-        sim.setIntervalMs(1);
-        QVERIFY(sim.listen());
-        OpenAiBackend backend(connectionTo(sim.baseUrl(), {{u"stall_timeout_ms"_s, 700}}));
-        StartRequest request;
-        request.prompt = u"normal deltas=5 drip_ms=1000"_s;
+        StallRig rig;
         QElapsedTimer clock;
         clock.start();
-        RunStream *stream = backend.start(request, this);
+        RunStream *stream = rig.start(u"normal deltas=5 drip_ms=1000"_s, this);
         QSignalSpy finished(stream, &RunStream::finished);
         QVERIFY(finished.wait(kWait));
         const auto end = finished.first().first().value<StreamEnd>();
@@ -321,16 +339,9 @@ private Q_SLOTS:
     // than that streams to its end, through several of the watch's looks.
     void stallWatchKeepsEachStreamsDeadline()
     {
-        RunwatchSim::OpenAiSimulator sim;
-        sim.setIntervalMs(1);
-        QVERIFY(sim.listen());
-        OpenAiBackend backend(connectionTo(sim.baseUrl(), {{u"stall_timeout_ms"_s, 700}}));
-        StartRequest quiet;
-        quiet.prompt = u"normal deltas=5 drip_ms=1500"_s;
-        StartRequest busy;
-        busy.prompt = u"normal deltas=8 interval_ms=250"_s;
-        RunStream *stalls = backend.start(quiet, this);
-        RunStream *streams = backend.start(busy, this);
+        StallRig rig;
+        RunStream *stalls = rig.start(u"normal deltas=5 drip_ms=1500"_s, this);
+        RunStream *streams = rig.start(u"normal deltas=8 interval_ms=250"_s, this);
         QSignalSpy stalled(stalls, &RunStream::finished);
         QSignalSpy ended(streams, &RunStream::finished);
         QVERIFY(stalled.wait(kWait));
