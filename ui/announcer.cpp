@@ -15,7 +15,10 @@ namespace Runwatch {
 
 namespace {
 constexpr int kTitleChars = 60;
-constexpr int kBurstMs = 150;   // changes this close together are one announcement
+constexpr int kBurstMs = 150; // changes this close together are one announcement
+// Runs asking together reach the window up to the engine's pace for runs out of view apart
+// (RunManager::kOutOfViewDelay): still one announcement.
+constexpr int kNeedyBurstMs = kBurstMs + int(RunManager::kOutOfViewDelay.count());
 constexpr int kShownMs = 15000; // how long the words stay on screen
 constexpr int kMaxWidthEm = 40; // the widest the label asks to be, in average characters
 } // namespace
@@ -30,7 +33,6 @@ Announcer::Announcer(RunManager *manager, RunTableView *table, QWidget *parent)
     setTextFormat(Qt::PlainText);
     m_flush.setObjectName(u"announcerFlush"_s);
     m_flush.setSingleShot(true);
-    m_flush.setInterval(kBurstMs);
     connect(&m_flush, &QTimer::timeout, this, &Announcer::flush);
     m_clear.setSingleShot(true);
     m_clear.setInterval(kShownMs);
@@ -67,7 +69,7 @@ void Announcer::onRunChanged(const QString &id, RunChanges changes)
         // Wherever it is in the list, and whether or not the list shows it: someone must act.
         if (!m_needy.contains(shortRunTitle(*run, kTitleChars)))
             m_needy << shortRunTitle(*run, kTitleChars);
-        m_flush.start();
+        m_flush.start(kNeedyBurstMs);
         return;
     }
     if (!changes.testFlag(RunChange::Status) || !m_table)
@@ -81,7 +83,7 @@ void Announcer::queue(const QString &sentence)
 {
     if (!m_pending.contains(sentence))
         m_pending << sentence;
-    m_flush.start();
+    m_flush.start(m_needy.isEmpty() ? kBurstMs : kNeedyBurstMs);
 }
 
 void Announcer::flush()

@@ -4,6 +4,7 @@
 #include "runmanager.h"
 
 #include "eventloopwait.h"
+#include "net/streampump.h"
 #include "runmanager_p.h"
 #include "store/runstore.h"
 
@@ -20,6 +21,9 @@ using namespace Qt::StringLiterals;
 Q_LOGGING_CATEGORY(lcEngine, "runwatch.engine", QtInfoMsg)
 
 namespace Runwatch {
+
+static_assert(RunManager::kOutOfViewDelay >= detail::StreamPump::kRelaxedWait,
+              "front ends group what arrives together over the relaxed streams' longest wait");
 
 namespace {
 // Operator-facing messages; lupdate reads Text::tr() under "RunManager".

@@ -135,6 +135,9 @@ public:
     // then (the CLI, which prints every run it follows as it comes) every stream hands over every
     // frame.
     void setRunsInView(const QStringList &ids);
+    // The longest a change of a run out of view may reach the front end after its event arrived
+    // (the relaxed stream's wait for its turn): what arrives together may be shown this far apart.
+    static constexpr std::chrono::milliseconds kOutOfViewDelay{480};
 
     void follow(const QString &id); // (re)start following (the Resume action)
     void stopFollowing(const QString &id);

@@ -57,7 +57,7 @@ public:
         , m_wake(this)
     {
         m_wake.setSingleShot(true);
-        m_wake.setInterval(2 * kFrame);
+        m_wake.setInterval(StreamPump::kRelaxedWait / StreamPump::kRelaxedFrames);
         m_wake.setObjectName(QStringLiteral("relaxedStreams"));
         QObject::connect(&m_wake, &QTimer::timeout, this, [this] {
             // Turns come with the pump's calls while data comes; this one only stands in when

@@ -11,6 +11,7 @@
 #include <QString>
 #include <QThread>
 
+#include <chrono>
 #include <limits>
 #include <memory>
 
@@ -169,6 +170,9 @@ public:
     // A relaxed stream's turn comes once in this many of its inbox's turns (a turn a frame while
     // data comes: four times a second).
     static constexpr qint64 kRelaxedFrames = 15;
+    // The longest a relaxed stream's data waits for its turn: kRelaxedFrames turns, two frames
+    // apart at most (the wake-up that stands in while only relaxed streams wait).
+    static constexpr std::chrono::milliseconds kRelaxedWait{kRelaxedFrames * 2 * 16};
     // A relaxed stream holding this much hands over without waiting for its turn: a catch-up
     // goes at full speed.
     static constexpr qsizetype RelaxedUnread = 1024 * 1024;
