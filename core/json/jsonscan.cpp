@@ -229,12 +229,27 @@ bool scanObject(QByteArrayView json, MemberSink sink)
 }
 
 Reader::Reader(QByteArrayView json)
-    : m_p(json.data())
+    : m_begin(json.data())
+    , m_p(json.data())
     , m_end(json.data() + json.size())
 {
     Cursor c{m_p, m_end};
     c.skipWs();
     m_p = c.p;
+}
+
+Reader Reader::resumed(QByteArrayView json, const Mark &mark)
+{
+    Reader r(json);
+    if (mark.offset > json.size() || mark.depth <= 0) {
+        r.fail();
+        return r;
+    }
+    r.m_p = json.data() + mark.offset;
+    r.m_depth = mark.depth;
+    r.m_first = true;
+    r.m_nonAscii = mark.nonAscii;
+    return r;
 }
 
 bool Reader::finish()

@@ -62,6 +62,22 @@ public:
     // A byte >= 0x80 was in a string it passed: UTF-8 is checked only on what gets decoded.
     bool sawNonAscii() const { return m_nonAscii; }
 
+    // Where a walk is, to go on from there in other JSON that begins with the same bytes: they
+    // would be read the same way (A2a::ScanMemo). Taken right after an enterObject() or
+    // enterArray(), where the walk's next step reads nothing before the cursor.
+    struct Mark
+    {
+        qsizetype offset = 0; // bytes read
+        int depth = 0;
+        bool nonAscii = false;
+    };
+    Mark mark() const { return {qsizetype(m_p - m_begin), m_depth, m_nonAscii}; }
+    // The reader of `json`, whose first mark.offset bytes are those of the marked JSON, at the
+    // mark: as if it had read them.
+    static Reader resumed(QByteArrayView json, const Mark &mark);
+    // The containers entered and not yet left.
+    int depth() const { return m_depth; }
+
 private:
     bool fail();
     // At the end of the container entered last (consumed, true), or past the comma before its
@@ -69,6 +85,7 @@ private:
     bool closes(char close);
     bool enter(char open);
 
+    const char *m_begin;
     const char *m_p;
     const char *m_end;
     int m_depth = 0;

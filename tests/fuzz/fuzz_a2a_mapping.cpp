@@ -77,6 +77,35 @@ void fuzzCard(const QByteArray &bytes)
     (void)p.card->toJson();
 }
 
+// Two scans of one event read the same (a ScanMemo's against one without).
+bool sameScan(const std::optional<ScannedEvent> &a, const std::optional<ScannedEvent> &b)
+{
+    if (a.has_value() != b.has_value())
+        return false;
+    if (!a)
+        return true;
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == ScannedEvent::Kind::ArtifactUpdate) {
+        const ArtifactChunk &x = a->chunk;
+        const ArtifactChunk &y = b->chunk;
+        return x.taskId == y.taskId && x.contextId == y.contextId && x.artifactId == y.artifactId
+               && x.name == y.name && x.text == y.text && x.append == y.append && x.lastChunk == y.lastChunk;
+    }
+    const StatusUpdate &x = a->status;
+    const StatusUpdate &y = b->status;
+    if (x.taskId != y.taskId || x.contextId != y.contextId || x.status.has_value() != y.status.has_value())
+        return false;
+    if (!x.status)
+        return true;
+    const std::optional<MessageInfo> &m = x.status->message;
+    const std::optional<MessageInfo> &n = y.status->message;
+    return x.status->state == y.status->state && m.has_value() == n.has_value()
+           && (!m
+               || (m->messageId == n->messageId && m->taskId == n->taskId && m->contextId == n->contextId
+                   && m->fromUser == n->fromUser && m->text == n->text));
+}
+
 void fuzzReply(const QByteArray &bytes)
 {
     for (const Reply &r : {decodeJsonRpc(bytes), decodeRest(bytes, 400)}) {
@@ -105,10 +134,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Run run;
     QList<RunEvent> all;
     SseParser parser(1 << 20);
+    ScanMemo memo; // the stream's, as the decoder keeps one
     parser.feed(rest, [&](const SseEvent &event) {
         const Reply reply = binding == Binding::JsonRpc ? decodeJsonRpc(event.data) : decodeRest(event.data);
+        const std::optional<ScannedEvent> alone = scanStreamEvent(binding, event.data);
+        // An event that begins as one read before reads the same from where that one was.
+        check(sameScan(scanStreamEvent(binding, event.data, {}, &memo), alone),
+              "the scan with the stream's memo differs from the scan without it");
         // What the scanner reads, the general path reads the same (a2ascan.h).
-        if (const std::optional<ScannedEvent> scanned = scanStreamEvent(binding, event.data)) {
+        if (const std::optional<ScannedEvent> &scanned = alone) {
             check(reply.ok(), "scanned an event the general path refuses");
             const StreamItem item = classify(reply.result);
             if (scanned->kind == ScannedEvent::Kind::ArtifactUpdate) {

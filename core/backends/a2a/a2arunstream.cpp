@@ -225,7 +225,8 @@ A2aRunStream::Verdict A2aRunStream::mapError(const A2aMapper &tracker, Mode mode
 }
 
 A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding binding, Mode mode,
-                                               QByteArrayView type, QByteArrayView data, QList<RunEvent> &out)
+                                               QByteArrayView type, QByteArrayView data, QList<RunEvent> &out,
+                                               ScanMemo *memo)
 {
     if (data.trimmed().isEmpty())
         return {};
@@ -233,7 +234,8 @@ A2aRunStream::Verdict A2aRunStream::mapPayload(A2aMapper &tracker, Binding bindi
     // QJsonDocument.
     const auto scan = [&] {
         return scanStreamEvent(
-            binding, data, ScanHints{tracker.needsIds(), tracker.lastWireState(), tracker.lastArtifactId()});
+            binding, data, ScanHints{tracker.needsIds(), tracker.lastWireState(), tracker.lastArtifactId()},
+            memo);
     };
     if (std::optional<ScannedEvent> scanned = type == "error" ? std::nullopt : scan()) {
         if (scanned->kind == ScannedEvent::Kind::ArtifactUpdate) {
@@ -315,7 +317,8 @@ std::unique_ptr<SseDecoder> A2aRunStream::decoderFor(A2aMapper tracker, Binding 
     private:
         bool handleEvent(const SseEvent &event, QList<RunEvent> &out) override
         {
-            const Verdict verdict = mapPayload(m_tracker, m_binding, m_mode, event.type, event.data, out);
+            const Verdict verdict
+                = mapPayload(m_tracker, m_binding, m_mode, event.type, event.data, out, &m_memo);
             if (verdict.settle) {
                 settleAfterBatch();
             } else if (verdict.end) {
@@ -328,6 +331,7 @@ std::unique_ptr<SseDecoder> A2aRunStream::decoderFor(A2aMapper tracker, Binding 
         A2aMapper m_tracker;
         Binding m_binding;
         Mode m_mode;
+        ScanMemo m_memo;
     };
     return std::make_unique<Decoder>(std::move(tracker), binding, mode);
 }

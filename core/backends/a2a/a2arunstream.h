@@ -9,6 +9,10 @@
 
 namespace Runwatch {
 
+namespace A2a {
+class ScanMemo; // a2ascan.h
+}
+
 // One exchange that yields a task's events: a start (SendStreamingMessage, or SendMessage when
 // the agent does not stream) or a follow (SubscribeToTask).
 //
@@ -74,8 +78,9 @@ private:
     // The mapping rules, shared by the decoder (SSE events, on the stream pump's thread) and this
     // thread (a refused request's error, a plain-JSON answer): one SSE event's data or one JSON
     // body into `out`, and an A2A error in place of the next item.
+    // `memo`: the decoder's, for a stream of events (nullptr: one reply).
     static Verdict mapPayload(A2aMapper &tracker, A2a::Binding binding, Mode mode, QByteArrayView type,
-                              QByteArrayView data, QList<RunEvent> &out);
+                              QByteArrayView data, QList<RunEvent> &out, A2a::ScanMemo *memo = nullptr);
     static Verdict mapError(const A2aMapper &tracker, Mode mode, const A2a::ProtocolError &error,
                             QList<RunEvent> &out);
     static TrackerState stateOf(const A2aMapper &tracker);

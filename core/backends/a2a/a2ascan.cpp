@@ -47,6 +47,46 @@ struct RawEvent
     RawStatus status;
 };
 
+// classify(), for the two kinds the scanner reads: the 1.0 members first, then the 0.x kind; and
+// the JSON-RPC envelope's own members.
+struct RawResult
+{
+    RawEvent own; // a 0.x event's members are the result's
+    RawEvent artifactUpdate, statusUpdate;
+    bool hasArtifactUpdate = false, hasStatusUpdate = false;
+    QByteArrayView kind, error;
+    bool hasResult = false;       // JSON-RPC: the envelope's result
+    QByteArrayView envelopeError; // JSON-RPC: the envelope's error
+};
+
+// Every span of `r`, for moving them to other bytes.
+template<typename F>
+void forEachSpan(RawResult &r, F &&f)
+{
+    for (RawEvent *e : {&r.own, &r.artifactUpdate, &r.statusUpdate}) {
+        for (QByteArrayView *v :
+             {&e->taskId, &e->contextId, &e->append, &e->lastChunk, &e->artifact.artifactId,
+              &e->artifact.name, &e->artifact.text, &e->status.state, &e->status.message.messageId,
+              &e->status.message.taskId, &e->status.message.contextId, &e->status.message.role,
+              &e->status.message.text}) {
+            f(*v);
+        }
+    }
+    f(r.kind);
+    f(r.error);
+    f(r.envelopeError);
+}
+
+// The spans of `r` that point into `from` (where they were read), pointing at the same offsets
+// of `to` (a copy of those bytes).
+void moveSpans(RawResult &r, const char *from, const char *to)
+{
+    forEachSpan(r, [from, to](QByteArrayView &v) {
+        if (!v.isEmpty())
+            v = QByteArrayView(to + (v.data() - from), v.size());
+    });
+}
+
 // A member name: compared inline (a call to compare memory per name and candidate was a tenth
 // of a small event's cost).
 template<qsizetype N>
@@ -55,21 +95,94 @@ bool is(QByteArrayView key, const char (&name)[N])
     return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
 }
 
+// Deepest a checkpoint's object may be: the usual events put their message or artifact four or
+// five objects deep.
+constexpr int kMaxCheckpointDepth = 8;
+
+} // namespace
+
+// Where a usual event's walk entered its message or artifact object: the bytes up to there, the
+// walk's spans into them, and the member keys it went down by (ScanMemo).
+struct ScanCheckpoint
+{
+    Binding binding = Binding::JsonRpc;
+    QByteArray prefix;
+    JsonScan::Reader::Mark mark;
+    RawResult raw;
+    std::array<QByteArrayView, kMaxCheckpointDepth> path; // the key taken at each level above it
+};
+
+namespace {
+
 struct Walk
 {
-    explicit Walk(QByteArrayView data)
+    Walk(QByteArrayView data, RawResult &result)
         : reader(data)
+        , raw(result)
     {}
 
-    // The next member's key; a key with escapes is one the general path decodes.
+    // From `checkpoint`, whose prefix `data` begins with: the raw spans read up to there, the
+    // reader after it, and its path to go down again without reading. The spans and keys stay
+    // in the checkpoint's copy of those bytes, which outlives the walk and reads the same.
+    Walk(QByteArrayView data, RawResult &result, const ScanCheckpoint &checkpoint)
+        : reader(JsonScan::Reader::resumed(data, checkpoint.mark))
+        , raw(result)
+        , path(checkpoint.path)
+        , replay(std::size_t(checkpoint.mark.depth - 1))
+        , entered(checkpoint.mark.depth)
+    {
+        raw = checkpoint.raw;
+    }
+
+    // The next member's key; a key with escapes is one the general path decodes. Going down to a
+    // checkpoint, the key taken there.
     bool nextKey(QByteArrayView &key)
     {
+        if (replayed < replay) {
+            key = path[replayed++];
+            return true;
+        }
         bool escapes = false;
         if (!reader.nextMember(key, escapes))
             return false;
         unusual = unusual || escapes;
+        const auto level = std::size_t(reader.depth() - 1);
+        if (level < path.size())
+            path[level] = key;
         return true;
     }
+    // An object about to be read: false for one the walk is already in (going down to a
+    // checkpoint), whose opening was read with the checkpoint's bytes.
+    bool opens()
+    {
+        if (entered > 0) {
+            --entered;
+            return false;
+        }
+        return true;
+    }
+    // The first byte of the value at the cursor; going down to a checkpoint, the object's.
+    char peek() const { return entered > 0 ? '{' : reader.peek(); }
+    // A member that may come once: false when it came before. Going down to a checkpoint, it
+    // came once, on the way there.
+    bool firstOf(bool &seen) const
+    {
+        if (entered > 0)
+            return true;
+        return !std::exchange(seen, true);
+    }
+    // The walk has just entered the message or artifact object: where a later event with the
+    // same bytes so far may start (the first such place of a walk from the start).
+    void mayResumeHere()
+    {
+        if (taking && !took && reader.depth() <= kMaxCheckpointDepth) {
+            took = true;
+            taking->mark = reader.mark();
+            taking->raw = raw;
+            std::copy_n(path.cbegin(), reader.depth() - 1, taking->path.begin());
+        }
+    }
+
     // The value at the cursor into `slot`: named twice, which of the two counts is the general
     // path's business.
     void once(QByteArrayView &slot)
@@ -114,13 +227,16 @@ struct Walk
 
     void artifact(RawArtifact &a)
     {
-        unusual = unusual || a.named;
-        a.named = true;
-        if (reader.peek() != '{') {
-            skipUnusual();
-            return;
+        if (opens()) {
+            unusual = unusual || a.named;
+            a.named = true;
+            if (reader.peek() != '{') {
+                skipUnusual();
+                return;
+            }
+            reader.enterObject();
+            mayResumeHere();
         }
-        reader.enterObject();
         bool hasParts = false;
         QByteArrayView key;
         while (nextKey(key)) {
@@ -141,12 +257,15 @@ struct Walk
 
     void message(RawMessage &m)
     {
-        if (reader.peek() != '{') {
-            reader.skip(); // not an object: the status has no message (taskStatusOf())
-            return;
+        if (opens()) {
+            if (reader.peek() != '{') {
+                reader.skip(); // not an object: the status has no message (taskStatusOf())
+                return;
+            }
+            m.present = true;
+            reader.enterObject();
+            mayResumeHere();
         }
-        m.present = true;
-        reader.enterObject();
         QByteArrayView key;
         while (nextKey(key)) {
             if (is(key, "messageId")) {
@@ -172,14 +291,16 @@ struct Walk
 
     void status(RawStatus &s)
     {
-        unusual = unusual || s.named;
-        s.named = true;
-        if (reader.peek() != '{') {
-            reader.skip(); // not an object: no status (statusUpdateOf())
-            return;
+        if (opens()) {
+            unusual = unusual || s.named;
+            s.named = true;
+            if (reader.peek() != '{') {
+                reader.skip(); // not an object: no status (statusUpdateOf())
+                return;
+            }
+            s.present = true;
+            reader.enterObject();
         }
-        s.present = true;
-        reader.enterObject();
         bool hasMessage = false;
         QByteArrayView key;
         while (nextKey(key)) {
@@ -218,7 +339,8 @@ struct Walk
 
     void event(RawEvent &e)
     {
-        reader.enterObject();
+        if (opens())
+            reader.enterObject();
         QByteArrayView key;
         while (nextKey(key)) {
             if (!eventMember(key, e))
@@ -226,45 +348,70 @@ struct Walk
         }
     }
 
-    Reader reader;
-    bool unusual = false;
-};
-
-// classify(), for the two kinds the scanner reads: the 1.0 members first, then the 0.x kind.
-struct RawResult
-{
-    RawEvent own; // a 0.x event's members are the result's
-    RawEvent artifactUpdate, statusUpdate;
-    bool hasArtifactUpdate = false, hasStatusUpdate = false;
-    QByteArrayView kind, error;
-};
-
-void readResult(Walk &w, RawResult &r)
-{
-    w.reader.enterObject();
-    QByteArrayView key;
-    while (w.nextKey(key)) {
-        if (is(key, "task") || is(key, "message")) {
-            w.skipUnusual();
-        } else if (is(key, "artifactUpdate") || is(key, "statusUpdate")) {
-            const bool artifact = is(key, "artifactUpdate");
-            bool &seen = artifact ? r.hasArtifactUpdate : r.hasStatusUpdate;
-            w.unusual = w.unusual || seen || w.reader.peek() != '{';
-            seen = true;
-            if (w.reader.peek() == '{') {
-                w.event(artifact ? r.artifactUpdate : r.statusUpdate);
-            } else {
-                w.reader.skip();
+    // classify()'s members of a result object (the cursor at it).
+    void result()
+    {
+        if (opens())
+            reader.enterObject();
+        QByteArrayView key;
+        while (nextKey(key)) {
+            if (is(key, "task") || is(key, "message")) {
+                skipUnusual();
+            } else if (is(key, "artifactUpdate") || is(key, "statusUpdate")) {
+                const bool artifact = is(key, "artifactUpdate");
+                bool &seen = artifact ? raw.hasArtifactUpdate : raw.hasStatusUpdate;
+                unusual = unusual || !firstOf(seen) || peek() != '{';
+                if (peek() == '{') {
+                    event(artifact ? raw.artifactUpdate : raw.statusUpdate);
+                } else {
+                    reader.skip();
+                }
+            } else if (is(key, "kind")) {
+                once(raw.kind);
+            } else if (is(key, "error")) {
+                once(raw.error);
+            } else if (!eventMember(key, raw.own)) {
+                reader.skip();
             }
-        } else if (is(key, "kind")) {
-            w.once(r.kind);
-        } else if (is(key, "error")) {
-            w.once(r.error);
-        } else if (!w.eventMember(key, r.own)) {
-            w.reader.skip();
         }
     }
-}
+
+    // The JSON-RPC envelope (decodeJsonRpc) around a result (the cursor at it); false when it is
+    // not an object.
+    bool envelope()
+    {
+        if (opens() && !reader.enterObject())
+            return false;
+        QByteArrayView key;
+        while (nextKey(key)) {
+            if (is(key, "result")) {
+                unusual = unusual || !firstOf(raw.hasResult) || peek() != '{';
+                if (peek() == '{') {
+                    result();
+                } else {
+                    reader.skip();
+                }
+            } else if (is(key, "error")) {
+                once(raw.envelopeError);
+            } else {
+                reader.skip();
+            }
+        }
+        return true;
+    }
+
+    JsonScan::Reader reader;
+    RawResult &raw;
+    bool unusual = false;
+    // Keys taken at each level of the walk so far (checkpoints), or to take (going down to one).
+    std::array<QByteArrayView, kMaxCheckpointDepth> path;
+    std::size_t replay = 0;   // going down to a checkpoint: path[0, replay) are its keys
+    std::size_t replayed = 0; // of them, taken
+    int entered = 0;          // objects on the way down the walk is in already
+    // Where a walk from the start keeps the first message or artifact it enters, for a memo.
+    ScanCheckpoint *taking = nullptr;
+    bool took = false;
+};
 
 // QJsonValue::toString(): a string's text, anything else (or nothing) empty. False for a
 // string that does not decode.
@@ -356,38 +503,43 @@ bool readStatusUpdate(const RawEvent &e, const ScanHints &hints, StatusUpdate &u
 
 } // namespace
 
-std::optional<ScannedEvent> scanStreamEvent(Binding binding, QByteArrayView data, const ScanHints &hints)
+ScanMemo::ScanMemo() = default;
+ScanMemo::~ScanMemo() = default;
+
+std::optional<ScannedEvent> scanStreamEvent(Binding binding, QByteArrayView data, const ScanHints &hints,
+                                            ScanMemo *memo)
 {
-    Walk w(data);
     RawResult r;
-    if (binding == Binding::JsonRpc) {
-        // The envelope (decodeJsonRpc): no error, a result object.
-        if (!w.reader.enterObject())
-            return std::nullopt;
-        bool hasResult = false;
-        QByteArrayView error;
-        QByteArrayView key;
-        while (w.nextKey(key)) {
-            if (is(key, "result")) {
-                w.unusual = w.unusual || hasResult || w.reader.peek() != '{';
-                hasResult = true;
-                if (w.reader.peek() == '{') {
-                    readResult(w, r);
-                } else {
-                    w.reader.skip();
-                }
-            } else if (is(key, "error")) {
-                w.once(error);
-            } else {
-                w.reader.skip();
+    std::optional<Walk> walk;
+    if (memo) {
+        auto &live = memo->m_checkpoints;
+        for (std::size_t i = 0; i < live.size() && !walk; ++i) {
+            const ScanCheckpoint *c = live[i].get();
+            if (c && c->binding == binding && data.size() > c->prefix.size()
+                && std::memcmp(data.data(), c->prefix.constData(), std::size_t(c->prefix.size())) == 0) {
+                std::swap(live[0], live[i]);
+                walk.emplace(data, r, *live[0]);
+                ++memo->m_resumed;
             }
         }
-        if (!hasResult || !error.isEmpty())
+    }
+    if (!walk) {
+        walk.emplace(data, r);
+        if (memo) {
+            if (!memo->m_spare)
+                memo->m_spare = std::make_unique<ScanCheckpoint>();
+            walk->taking = memo->m_spare.get();
+        }
+    }
+    Walk &w = *walk;
+    if (binding == Binding::JsonRpc) {
+        // The envelope (decodeJsonRpc): no error, a result object.
+        if (!w.envelope() || !r.hasResult || !r.envelopeError.isEmpty())
             return std::nullopt;
     } else {
-        if (w.reader.peek() != '{')
+        if (w.peek() != '{')
             return std::nullopt;
-        readResult(w, r);
+        w.result();
         if (!r.error.isEmpty())
             return std::nullopt; // an error body, perhaps: decodeRest() decides
     }
@@ -419,6 +571,22 @@ std::optional<ScannedEvent> scanStreamEvent(Binding binding, QByteArrayView data
                           : readStatusUpdate(*event, hints, scanned.status);
     if (!read)
         return std::nullopt;
+    if (w.took) {
+        // A usual event walked from its start: the next one with the same bytes up to its
+        // message or artifact goes on from there. Its spans and keys now point into the copy,
+        // kept in the spare's buffer: a stream whose events differ early pays no allocation.
+        ScanCheckpoint &c = *memo->m_spare;
+        c.binding = binding;
+        c.prefix.resize(c.mark.offset);
+        std::memcpy(c.prefix.data(), data.data(), std::size_t(c.mark.offset));
+        const char *copy = c.prefix.constData();
+        moveSpans(c.raw, data.data(), copy);
+        for (std::size_t i = 0; i + 1 < std::size_t(c.mark.depth); ++i)
+            c.path[i] = QByteArrayView(copy + (c.path[i].data() - data.data()), c.path[i].size());
+        auto &live = memo->m_checkpoints;
+        std::swap(memo->m_spare, live[1]);
+        std::swap(live[0], live[1]);
+    }
     return scanned;
 }
 

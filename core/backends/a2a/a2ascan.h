@@ -5,6 +5,8 @@
 
 #include <QByteArrayView>
 
+#include <array>
+#include <memory>
 #include <optional>
 
 // The usual stream events read in one pass without a QJsonDocument, which cost several times
@@ -34,15 +36,43 @@ struct ScanHints
     QString artifactId; // A2aMapper::lastArtifactId()
 };
 
+struct ScanCheckpoint; // a2ascan.cpp
+
+// What a stream's scanner remembers of the usual events it read: the bytes of one up to its
+// message or artifact object, and what the walk had read of them. The next event that begins
+// with the same bytes is walked from there: a stream's status updates and chunks repeat their
+// envelope, task, context and state, about two thirds of each event (issue 25). What comes out is
+// what a walk from the start gives: it would read those bytes the same way. Two checkpoints,
+// the last used kept: a stream that mixes chunks and status updates has one for each. One per
+// stream, as the decoder is.
+class ScanMemo
+{
+public:
+    ScanMemo();
+    ~ScanMemo();
+    Q_DISABLE_COPY_MOVE(ScanMemo)
+
+    // How many events went on from a checkpoint (tests and benchmarks).
+    qint64 resumed() const { return m_resumed; }
+
+private:
+    friend std::optional<ScannedEvent> scanStreamEvent(Binding binding, QByteArrayView data,
+                                                       const ScanHints &hints, ScanMemo *memo);
+    std::array<std::unique_ptr<ScanCheckpoint>, 2> m_checkpoints; // the last used first
+    std::unique_ptr<ScanCheckpoint> m_spare; // what a walk from the start fills, then swapped in
+    qint64 m_resumed = 0;
+};
+
 // A reply (the binding's envelope) whose result is an artifactUpdate / statusUpdate (1.0) or a
 // "kind":"artifact-update" / "status-update" event (0.3), of the usual shape: an artifact of
 // exactly one text part; a status whose message (if any) has exactly one text part. nullopt for
 // anything else, which then takes decodeReply() and classify(): an error, another kind, several
 // or other parts, a member named twice or with escapes in its name, JSON that is not well-formed
 // or not UTF-8. What it returns is what that general path reads from the same bytes
-// (artifactChunkOf(), statusUpdateOf()), but for the ids `hints` leaves out.
-std::optional<ScannedEvent> scanStreamEvent(Binding binding, QByteArrayView data,
-                                            const ScanHints &hints = {});
+// (artifactChunkOf(), statusUpdateOf()), but for the ids `hints` leaves out. With a `memo`, the
+// same, sooner.
+std::optional<ScannedEvent> scanStreamEvent(Binding binding, QByteArrayView data, const ScanHints &hints = {},
+                                            ScanMemo *memo = nullptr);
 
 // scanStreamEvent() for an artifact chunk only.
 std::optional<ArtifactChunk> scanArtifactChunk(Binding binding, QByteArrayView data);
