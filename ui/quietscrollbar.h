@@ -2,8 +2,14 @@
 #pragma once
 
 #include <QRect>
+#include <QRegion>
 #include <QScrollBar>
 #include <QTimer>
+
+#include <optional>
+
+class QStyle;
+class QStyleOptionSlider;
 
 namespace Runwatch {
 
@@ -16,7 +22,12 @@ namespace Runwatch {
 // gradient, which Qt's raster engine splits over its thread pool for anything taller than ~100
 // pixels), and once the slider had shrunk to its minimum length at the bottom, for no change.
 // A new range (the text grew) is looked at one frame later: the view that grew paints its text in
-// this frame, and the two repaints together made its heaviest frames.
+// this frame, and the two repaints together made its heaviest frames. Where the style draws the
+// bar alike along its length (Fusion, and most: gradients run across a bar, not along it), a
+// slider that moved or changed its length repaints only the rows around its old and new ends:
+// a taller region made Qt's raster engine hand the fill to its thread pool, whose start and wait
+// were half of the bar's cost on the GUI thread. Whether the style does is found out by drawing
+// it twice, once per look (style, palette, size).
 class QuietScrollBar final : public QScrollBar
 {
     Q_OBJECT
@@ -27,6 +38,10 @@ public:
     int paintCount() const { return m_paints; }
     // A change not looked at yet (tests).
     bool lookPending() const { return m_lookQueued || m_nextFrame.isActive(); }
+    // What the last repaint covered (tests).
+    QRegion lastPaintRegion() const { return m_lastRegion; }
+    // Whether a moved slider repaints only the rows around its ends (tests).
+    bool repaintsEndsOnly() { return endsSuffice(); }
 
 protected:
     void sliderChange(SliderChange change) override;
@@ -43,12 +58,26 @@ private:
     Look look() const;
     // Once the changes of one call are done: repaints what differs from the last paint.
     void repaintWhatMoved();
+    // Whether the style draws every row away from the slider's ends the same wherever the
+    // slider is (asked once per look, then remembered).
+    bool endsSuffice();
+    bool drawsAlikeAlongTheBar() const;
+
+    struct Probe
+    {
+        const QStyle *style = nullptr;
+        qint64 palette = 0;
+        QSize size;
+        bool alike = false;
+    };
 
     QTimer m_nextFrame; // a new range is looked at when it fires
     Look m_painted;
     bool m_everPainted = false;
     bool m_lookQueued = false;
     int m_paints = 0;
+    QRegion m_lastRegion;
+    std::optional<Probe> m_probe;
 };
 
 } // namespace Runwatch

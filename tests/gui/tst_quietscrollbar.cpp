@@ -105,6 +105,47 @@ private Q_SLOTS:
         QVERIFY(showsFresh(&bar, &bar));
     }
 
+    // Where the style draws the bar alike along its length (Fusion does), a slider that grows
+    // shorter or moves repaints only the rows around its old and new ends; the window still
+    // shows what a whole repaint would, at every step.
+    void repaintsTheRowsAroundTheSlidersEnds()
+    {
+        QuietScrollBar bar(Qt::Vertical);
+        bar.resize(16, 700);
+        bar.setPageStep(100);
+        bar.setRange(0, 100);
+        bar.setValue(50);
+        bar.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&bar));
+        QTRY_VERIFY(bar.paintCount() > 0);
+        settle(bar);
+        QVERIFY2(bar.repaintsEndsOnly(), qPrintable(bar.style()->name()));
+        for (int step = 1; step <= 12; ++step) {
+            const QRect before = sliderRect(&bar);
+            const int painted = bar.paintCount();
+            // The text grew a little (a shorter slider), or the operator scrolled a little.
+            if (step % 3 == 0) {
+                bar.setValue(bar.value() + 7);
+            } else {
+                bar.setRange(0, bar.maximum() + 9);
+            }
+            const QRect after = sliderRect(&bar);
+            QVERIFY(after != before);
+            QTRY_COMPARE(bar.paintCount(), painted + 1);
+            // Two bands of rows around the ends that moved, each a few rows more than the move.
+            const QRect covered = bar.lastPaintRegion().boundingRect();
+            const int moved = qAbs(after.top() - before.top()) + qAbs(after.bottom() - before.bottom());
+            int rows = 0;
+            for (const QRect &r : bar.lastPaintRegion())
+                rows += r.height();
+            QVERIFY2(rows <= moved + 4 * 9,
+                     qPrintable(u"%1 rows repainted for a slider that moved %2"_s.arg(rows).arg(moved)));
+            QVERIFY(covered.height() > 0);
+            QVERIFY(showsFresh(&bar, &bar));
+            settle(bar);
+        }
+    }
+
     // In the output view: a long answer streaming at the bottom leaves the scroll bar alone, and
     // what the window shows of it is a fresh rendering of the bar as it is.
     void outputViewStreamingAtTheBottom()
