@@ -41,6 +41,20 @@ void settle(const QuietScrollBar &bar)
         QCoreApplication::processEvents();
 }
 
+// `bar` on screen with a range of 0-100, `pageStep` and `value`, its first paint done.
+bool shown(QuietScrollBar &bar, int height, int pageStep, int value)
+{
+    bar.resize(16, height);
+    bar.setPageStep(pageStep);
+    bar.setRange(0, 100);
+    bar.setValue(value);
+    bar.show();
+    if (!QTest::qWaitForWindowExposed(&bar) || !QTest::qWaitFor([&bar] { return bar.paintCount() > 0; }))
+        return false;
+    settle(bar);
+    return true;
+}
+
 // What the window shows of `widget` against a fresh rendering of it.
 bool showsFresh(QWidget *window, QWidget *widget)
 {
@@ -59,14 +73,7 @@ private Q_SLOTS:
     void repaintsOnlyWhenItsLookChanges()
     {
         QuietScrollBar bar(Qt::Vertical);
-        bar.resize(16, 600);
-        bar.setPageStep(50);
-        bar.setRange(0, 100);
-        bar.setValue(100);
-        bar.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&bar));
-        QTRY_VERIFY(bar.paintCount() > 0);
-        settle(bar);
+        QVERIFY(shown(bar, 600, 50, 100));
         // (showsFresh() renders the bar once more for its comparison: counted from after it.)
         int painted = bar.paintCount();
         // A range that grows at the bottom shortens the slider: a repaint, of the slider's old
@@ -111,14 +118,7 @@ private Q_SLOTS:
     void repaintsTheRowsAroundTheSlidersEnds()
     {
         QuietScrollBar bar(Qt::Vertical);
-        bar.resize(16, 700);
-        bar.setPageStep(100);
-        bar.setRange(0, 100);
-        bar.setValue(50);
-        bar.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&bar));
-        QTRY_VERIFY(bar.paintCount() > 0);
-        settle(bar);
+        QVERIFY(shown(bar, 700, 100, 50));
         QVERIFY2(bar.repaintsEndsOnly(), qPrintable(bar.style()->name()));
         for (int step = 1; step <= 12; ++step) {
             const QRect before = sliderRect(&bar);

@@ -15,28 +15,30 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// What the general path (QJsonDocument, classify, the event's members) reads from `data`.
-std::optional<ArtifactChunk> generalChunk(Binding binding, const QByteArray &data)
+// The event the general path (QJsonDocument, classify) finds in `data`, when it is of `kind`.
+std::optional<QJsonObject> generalEvent(Binding binding, const QByteArray &data, StreamItem::Kind kind)
 {
     const Reply reply = decodeReply(binding, data);
     if (!reply.ok())
         return std::nullopt;
-    const StreamItem item = classify(reply.result);
-    if (item.kind != StreamItem::Kind::ArtifactUpdate)
+    StreamItem item = classify(reply.result);
+    if (item.kind != kind)
         return std::nullopt;
-    return artifactChunkOf(item.object);
+    return std::move(item.object);
+}
+
+// What the general path reads from an artifact-update reply (the event's members).
+std::optional<ArtifactChunk> generalChunk(Binding binding, const QByteArray &data)
+{
+    const std::optional<QJsonObject> event = generalEvent(binding, data, StreamItem::Kind::ArtifactUpdate);
+    return event ? std::optional(artifactChunkOf(*event)) : std::nullopt;
 }
 
 // What the general path reads from a status-update reply.
 std::optional<StatusUpdate> generalStatus(Binding binding, const QByteArray &data)
 {
-    const Reply reply = decodeReply(binding, data);
-    if (!reply.ok())
-        return std::nullopt;
-    const StreamItem item = classify(reply.result);
-    if (item.kind != StreamItem::Kind::StatusUpdate)
-        return std::nullopt;
-    return statusUpdateOf(item.object);
+    const std::optional<QJsonObject> event = generalEvent(binding, data, StreamItem::Kind::StatusUpdate);
+    return event ? std::optional(statusUpdateOf(*event)) : std::nullopt;
 }
 
 QString describe(const StatusUpdate &u)
