@@ -3,12 +3,17 @@
 
 #include "quietscrollbar.h"
 
+#include <QMimeData>
 #include <QPlainTextDocumentLayout>
+#include <QResizeEvent>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
+#include <QTextLayout>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -22,6 +27,29 @@ constexpr qsizetype kMaxPiece = 256 * 1024;
 constexpr int kPaintEveryNthCatchUpFrame = 4;
 // How far back a soft split looks for whitespace before it cuts a word.
 constexpr int kSplitLookBack = 120;
+// The lines a growing paragraph reaches before it is cut where its last line starts.
+constexpr int kSplitLines = 3;
+// QTextBlock::userState() of the piece after such a cut: its text goes on the block's before it.
+constexpr int kCutContinues = 0x43555421;
+
+// Whether anything in `text` reads right to left: a piece cut from such a paragraph would take a
+// direction of its own, so it is left whole.
+bool readsRightToLeft(QStringView text)
+{
+    return std::any_of(text.begin(), text.end(), [](QChar c) {
+        switch (c.direction()) {
+        case QChar::DirR:
+        case QChar::DirAL:
+        case QChar::DirRLE:
+        case QChar::DirRLO:
+        case QChar::DirRLI:
+            return true;
+        default:
+            return false;
+        }
+    });
+}
+} // namespace
 
 // QPlainTextDocumentLayout repaints the whole view whenever an edit changes the height of one
 // paragraph (its "optimization potential" branch). A live run grows its last paragraph by a
@@ -37,11 +65,33 @@ public:
         : QPlainTextDocumentLayout(document)
     {}
 
+    // Cuts the last paragraph where `cursor` is, the start of one of its lines: no line moves, so
+    // only the two pieces are repainted (the base would repaint the whole view, since the
+    // paragraph's height changed).
+    void cutAt(QTextCursor &cursor)
+    {
+        m_cutting = true;
+        cursor.insertBlock();
+        m_cutting = false;
+    }
+
 protected:
     void documentChanged(int from, int charsRemoved, int charsAdded) override
     {
         QTextDocument *doc = document();
         const QTextBlock last = doc->lastBlock();
+        if (m_cutting) {
+            const QSizeF sizeBefore = documentSize();
+            {
+                const QSignalBlocker quiet(this);
+                QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
+            }
+            if (documentSize() != sizeBefore)
+                Q_EMIT documentSizeChanged(documentSize());
+            Q_EMIT updateBlock(last.previous());
+            Q_EMIT updateBlock(last);
+            return;
+        }
         // Text added where the last paragraph starts or later holds no paragraph break (a break
         // would start a paragraph after `from`): the paragraph count is the one the base knows.
         const bool grewLast = charsRemoved == 0 && charsAdded > 0 && from >= last.position()
@@ -68,17 +118,19 @@ protected:
             Q_EMIT updateBlock(last);
         }
     }
+
+private:
+    bool m_cutting = false;
 };
-} // namespace
 
 OutputView::OutputView(QWidget *parent)
     : QPlainTextEdit(parent)
 {
     setVerticalScrollBar(new QuietScrollBar(Qt::Vertical, this));
     auto *doc = new QTextDocument(this);
-    auto *layout = new OutputLayout(doc);
-    layout->setPaintDevice(viewport());
-    doc->setDocumentLayout(layout);
+    m_layout = new OutputLayout(doc);
+    m_layout->setPaintDevice(viewport());
+    doc->setDocumentLayout(m_layout);
     doc->setDefaultFont(font());
     setDocument(doc);
     setReadOnly(true);
@@ -124,6 +176,7 @@ void OutputView::clearOutput()
     m_pending.clear();
     m_pendingPos = 0;
     clear();
+    m_cutWidth = -1;
     m_lineLength = 0;
     m_written = 0;
     m_catchUpFrames = 0;
@@ -191,6 +244,7 @@ void OutputView::flushFrame()
     block.beginEditBlock();
     write(QStringView(m_pending).mid(m_pendingPos, n));
     block.endEditBlock();
+    cutGrowingParagraph();
     const qint64 spent = m_clock.nsecsElapsed();
     m_pendingPos += n;
     if (n >= kMinPiece)
@@ -222,6 +276,7 @@ void OutputView::flushAll()
     block.beginEditBlock();
     write(QStringView(m_pending).mid(m_pendingPos));
     block.endEditBlock();
+    cutGrowingParagraph();
     m_pending.clear();
     m_pendingPos = 0;
     m_catchUpFrames = 0;
@@ -229,6 +284,108 @@ void OutputView::flushAll()
     if (stick)
         verticalScrollBar()->setValue(verticalScrollBar()->maximum());
     Q_EMIT flushed();
+}
+
+void OutputView::cutGrowingParagraph()
+{
+    if (!m_cutGrowing || !isVisible() || viewport()->width() <= 0)
+        return;
+    if (m_cutWidth >= 0 && m_cutWidth != viewport()->width())
+        joinCutParagraphs(); // pieces cut at another width would break early at this one
+    const QTextBlock last = document()->lastBlock();
+    const QTextLayout *layout = last.layout();
+    if (!layout || layout->lineCount() < kSplitLines)
+        return;
+    const int start = layout->lineAt(layout->lineCount() - 1).textStart();
+    if (start <= 0 || readsRightToLeft(last.text()))
+        return;
+    // Where the last line starts, the lines before it break as they did: the text looks the
+    // same, and the next appends lay out one line instead of the whole paragraph.
+    QTextCursor cursor(document());
+    cursor.setPosition(last.position() + start);
+    m_layout->cutAt(cursor);
+    document()->lastBlock().setUserState(kCutContinues);
+    m_cutWidth = viewport()->width();
+}
+
+void OutputView::joinCutParagraphs()
+{
+    m_cutWidth = -1;
+    // The character at the top of the view stays there; each separator removed before it moves
+    // it one back.
+    int top = firstVisibleBlock().position();
+    if (const QTextLayout *layout = firstVisibleBlock().layout(); layout && layout->lineCount() > 0) {
+        const int line = qBound(0, verticalScrollBar()->value() - firstVisibleBlock().firstLineNumber(),
+                                layout->lineCount() - 1);
+        top += layout->lineAt(line).textStart();
+    }
+    const int topBefore = top;
+    QTextCursor cursor(document());
+    cursor.beginEditBlock();
+    for (QTextBlock block = document()->lastBlock(); block.isValid();) {
+        const QTextBlock before = block.previous();
+        if (block.userState() == kCutContinues && before.isValid()) {
+            const int separator = block.position() - 1;
+            // The joined block is the first piece's: its mark (not the second's) carries on.
+            const int state = before.userState();
+            cursor.setPosition(separator);
+            cursor.deleteChar();
+            cursor.block().setUserState(state);
+            if (separator < topBefore)
+                --top;
+        }
+        block = before;
+    }
+    cursor.endEditBlock();
+    m_topToKeep = top;
+}
+
+void OutputView::resizeEvent(QResizeEvent *event)
+{
+    const bool join = m_cutWidth >= 0 && event->size().width() != event->oldSize().width();
+    const bool stick = isAtBottom();
+    if (join)
+        joinCutParagraphs();
+    QPlainTextEdit::resizeEvent(event);
+    if (!join)
+        return;
+    if (stick) {
+        verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+        return;
+    }
+    const QTextBlock block = document()->findBlock(m_topToKeep);
+    const QTextLayout *layout = block.layout();
+    if (!block.isValid() || !layout || layout->lineCount() == 0)
+        return;
+    const QTextLine line = layout->lineForTextPosition(m_topToKeep - block.position());
+    verticalScrollBar()->setValue(block.firstLineNumber() + (line.isValid() ? line.lineNumber() : 0));
+}
+
+QString OutputView::textBetween(int start, int end) const
+{
+    QString text;
+    for (QTextBlock block = document()->findBlock(start); block.isValid() && block.position() <= end;
+         block = block.next()) {
+        if (block.position() > start && block.userState() != kCutContinues)
+            text += u'\n';
+        const int from = qMax(start, block.position()) - block.position();
+        const int to = qMin(end, block.position() + block.length() - 1) - block.position();
+        text += QStringView(block.text()).mid(from, qMax(0, to - from));
+    }
+    return text;
+}
+
+QString OutputView::shownText() const
+{
+    return textBetween(0, document()->characterCount() - 1);
+}
+
+QMimeData *OutputView::createMimeDataFromSelection() const
+{
+    const QTextCursor selection = textCursor();
+    auto *data = new QMimeData;
+    data->setText(textBetween(selection.selectionStart(), selection.selectionEnd()));
+    return data;
 }
 
 } // namespace Runwatch

@@ -21,7 +21,13 @@ namespace Runwatch {
 // - long paragraphs are soft-split at whitespace, because appending to one long paragraph
 //   re-lays out the whole paragraph (0.15 ms per KB); the run keeps the true text, and "Copy
 //   output" copies that, not the view;
+// - a growing paragraph is also cut where its last line starts once it has kSplitLines lines,
+//   which looks the same at this width (the lines before it break as they did) and keeps what an
+//   append lays out again to a line or two; a width change joins the pieces again (they would
+//   break early at another width), and a copied selection leaves the cuts out;
 // - undo/redo is off.
+class OutputLayout; // outputview.cpp
+
 class OutputView final : public QPlainTextEdit
 {
     Q_OBJECT
@@ -47,14 +53,32 @@ public:
     // The budget of a frame that starts with more queued than frameBudget() can write.
     void setCatchUpBudget(std::chrono::microseconds budget) { m_catchUpBudget = budget; }
     std::chrono::microseconds catchUpBudget() const { return m_catchUpBudget; }
+    // The text as the view shows it: its paragraphs, without the cuts made for the layout's sake
+    // (a soft split stays a line break).
+    QString shownText() const;
     // Characters written to the document so far (soft splits not counted).
     qint64 writtenChars() const { return m_written; }
+
+    // Whether a growing paragraph is cut where its last line starts (tests compare with and
+    // without).
+    void setCutsGrowingParagraphs(bool cut) { m_cutGrowing = cut; }
 
 Q_SIGNALS:
     // A frame's batch went into the document.
     void flushed();
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+    QMimeData *createMimeDataFromSelection() const override;
+
 private:
+    // After a write: the last paragraph cut where its last line starts, when it has grown to
+    // kSplitLines lines at this width.
+    void cutGrowingParagraph();
+    // The cut paragraphs joined again (the width changed), the text at the top kept there.
+    void joinCutParagraphs();
+    // The text from `start` to `end` (document positions), without the cuts.
+    QString textBetween(int start, int end) const;
     void flushFrame();
     void write(QStringView piece);
     QString softSplit(QStringView piece);
@@ -68,6 +92,10 @@ private:
     std::chrono::microseconds m_catchUpBudget{3000};
     double m_nsPerChar = 250.0; // measured while writing; starts cautious
     qint64 m_written = 0;
+    OutputLayout *m_layout = nullptr;
+    bool m_cutGrowing = true;
+    int m_cutWidth = -1; // the viewport's width when paragraphs were cut; -1: none are
+    int m_topToKeep = 0; // joinCutParagraphs(): where the character at the top went
     QTimer m_frameTimer;
     QElapsedTimer m_clock;
 };

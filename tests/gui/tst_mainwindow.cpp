@@ -171,7 +171,7 @@ private Q_SLOTS:
     {
         QList<qsizetype> seen;
         connect(m_window->detailPane()->outputView(), &OutputView::flushed, this,
-                [&] { seen << m_window->detailPane()->outputView()->toPlainText().size(); });
+                [&] { seen << m_window->detailPane()->outputView()->shownText().size(); });
         QVERIFY(actions()->newRunAction()->isEnabled());
         QTest::keyClick(m_window.get(), Qt::Key_N, Qt::ControlModifier);
         NewRunDialog *dialog = nullptr;
@@ -191,7 +191,7 @@ private Q_SLOTS:
         QCOMPARE(m_window->table()->selectedRunIds(), QStringList{id});
         QCOMPARE(run(id)->connection, kSim);
         const QString expected = RunwatchSim::OpenAiSimulator::tokenText(80);
-        QTRY_COMPARE_WITH_TIMEOUT(m_window->detailPane()->outputView()->toPlainText(), expected, kWait);
+        QTRY_COMPARE_WITH_TIMEOUT(m_window->detailPane()->outputView()->shownText(), expected, kWait);
         // It arrived in pieces, not in one go at the end.
         QVERIFY2(seen.size() >= 3, qPrintable(u"flushes: %1"_s.arg(seen.size())));
         QVERIFY(seen.first() > 0 && seen.first() < expected.size());
@@ -349,7 +349,7 @@ private Q_SLOTS:
         QCOMPARE(m_engine->jobAnswers(id), (QList<QJsonObject>{{{u"text"_s, u"release/4.2"_s}}}));
         QVERIFY(run(id)->primaryText.contains(u"[answer: release/4.2]"_s));
         QTRY_VERIFY(!panel->isVisible());
-        QTRY_VERIFY(m_window->detailPane()->outputView()->toPlainText().contains(u"release/4.2"_s));
+        QTRY_VERIFY(m_window->detailPane()->outputView()->shownText().contains(u"release/4.2"_s));
     }
 
     // Approval: reject with a comment sends the rejection with the comment, and the job stops

@@ -4,6 +4,8 @@
 // user was at the bottom.
 #include "outputview.h"
 
+#include <QAbstractTextDocumentLayout>
+#include <QClipboard>
 #include <QPaintEvent>
 #include <QScreen>
 #include <QScrollBar>
@@ -153,17 +155,20 @@ private Q_SLOTS:
         QTRY_VERIFY(!recorder.regions.isEmpty());
         QVERIFY(view.isAtBottom());
 
-        const QTextBlock last = view.document()->lastBlock();
-        int lines = last.layout()->lineCount();
+        // The paragraph's first piece (it is cut where a line starts as it grows).
+        const QTextBlock first = view.document()->lastBlock();
+        const auto lineCount
+            = [&view] { return qRound(view.document()->documentLayout()->documentSize().height()); };
+        int lines = lineCount();
         int growths = 0;
         for (int word = 1; growths < 4 && word < 400; ++word) {
             recorder.regions.clear();
             view.appendText(u"word%1 "_s.arg(word));
             view.flushAll();
             QTRY_VERIFY(!recorder.regions.isEmpty());
-            if (last.layout()->lineCount() == lines)
+            if (lineCount() == lines)
                 continue;
-            lines = last.layout()->lineCount();
+            lines = lineCount();
             ++growths;
             QVERIFY(view.isAtBottom()); // it followed the new line
             QRegion painted;
@@ -171,7 +176,7 @@ private Q_SLOTS:
                 painted += region;
             // The paragraph's lines and the margin below them, not the 40 lines above.
             // (The top of the paragraph's first line, in viewport coordinates.)
-            const QRect block = view.cursorRect(QTextCursor(last)).adjusted(0, -2, 0, 0);
+            const QRect block = view.cursorRect(QTextCursor(first)).adjusted(0, -2, 0, 0);
             QVERIFY2(viewport->height() - block.top() < viewport->height() / 2,
                      "the paragraph fills half the view");
             QVERIFY2(painted.boundingRect().top() >= block.top(),
@@ -189,6 +194,124 @@ private Q_SLOTS:
         const QRect area(viewport->mapTo(&view, QPoint()), viewport->size());
         const QImage fresh = viewport->grab().toImage().convertToFormat(QImage::Format_RGB32);
         QCOMPARE(shown.copy(area), fresh);
+    }
+
+    // A growing paragraph is cut where its last line starts: the view shows exactly what it
+    // would uncut, an append lays out a few lines, not the paragraph; a width change joins the
+    // pieces (the two views look alike at the new width too, with the same word at the top);
+    // a copied selection has no break at a cut.
+    void growingParagraphIsCutWhereALineStarts()
+    {
+        OutputView cut;
+        OutputView whole;
+        whole.setCutsGrowingParagraphs(false);
+        for (OutputView *view : {&cut, &whole}) {
+            view->setCursorWidth(0);
+            view->setSoftSplitColumn(100000); // only the cuts under test
+            view->resize(420, 260);
+            view->show();
+            QVERIFY(QTest::qWaitForWindowExposed(view));
+            for (int i = 0; i < 30; ++i)
+                view->appendText(u"line %1\n"_s.arg(i));
+            view->flushAll();
+        }
+        int mostLines = 0;
+        for (int word = 0; word < 400; ++word) {
+            for (OutputView *view : {&cut, &whole}) {
+                view->appendText(u"word%1 "_s.arg(word));
+                view->flushAll();
+            }
+            mostLines = qMax(mostLines, cut.document()->lastBlock().layout()->lineCount());
+        }
+        QCOMPARE(cut.toPlainText().remove(u'\n'), whole.toPlainText().remove(u'\n'));
+        QCOMPARE(cut.shownText(), whole.toPlainText());
+        QVERIFY2(cut.document()->blockCount() > whole.document()->blockCount() + 10,
+                 qPrintable(u"%1 blocks cut, %2 whole"_s.arg(cut.document()->blockCount())
+                                .arg(whole.document()->blockCount())));
+        QVERIFY2(mostLines <= 3, qPrintable(u"%1 lines laid out again"_s.arg(mostLines)));
+        QVERIFY(whole.document()->lastBlock().layout()->lineCount() > 20);
+        // (The scroll bars came up meanwhile, narrowing the text: the cut view joined and cut
+        // again, and kept to the bottom; the plain view stayed where its top line was.)
+        QTRY_COMPARE(whole.viewport()->width(), cut.viewport()->width());
+        for (OutputView *view : {&cut, &whole})
+            view->verticalScrollBar()->setValue(view->verticalScrollBar()->maximum());
+        // Each view's lines as laid out: the same words on each line, the pieces' as the whole
+        // paragraph's. (Not the same pixels: a line inside a block sits at a fractional offset
+        // that a piece's first line does not, a pixel apart at most.)
+        const auto lines = [](const OutputView &view) {
+            QStringList out;
+            for (QTextBlock block = view.document()->firstBlock(); block.isValid(); block = block.next()) {
+                view.document()->documentLayout()->blockBoundingRect(block); // laid out if it was not
+                const QTextLayout *layout = block.layout();
+                for (int i = 0; i < layout->lineCount(); ++i)
+                    out << block.text().mid(layout->lineAt(i).textStart(), layout->lineAt(i).textLength());
+            }
+            return out;
+        };
+        const auto looksAlike = [&] {
+            const QStringList a = lines(cut);
+            const QStringList b = lines(whole);
+            for (qsizetype i = 0; i < qMin(a.size(), b.size()); ++i) {
+                if (a.at(i) != b.at(i)) {
+                    qWarning() << "line" << i << "cut:" << a.at(i) << "whole:" << b.at(i);
+                    return false;
+                }
+            }
+            return a.size() == b.size();
+        };
+        QVERIFY(looksAlike());
+
+        // Scrolled up into the paragraph, then wider: the same word stays at the top.
+        for (OutputView *view : {&cut, &whole})
+            view->verticalScrollBar()->setValue(view->verticalScrollBar()->maximum() - 12);
+        const auto topWord = [](OutputView &view) {
+            QTextCursor at = view.cursorForPosition(QPoint(12, 6));
+            at.select(QTextCursor::WordUnderCursor);
+            return at.selectedText();
+        };
+        QCOMPARE(topWord(cut), topWord(whole));
+        const QString before = topWord(cut);
+        for (OutputView *view : {&cut, &whole})
+            view->resize(560, 260);
+        QTRY_COMPARE(cut.document()->blockCount(), whole.document()->blockCount());
+        QCOMPARE(cut.toPlainText(), whole.toPlainText());
+        QCOMPARE(cut.shownText(), whole.toPlainText());
+        // (Wider lines: the word is on the top line, which may start a few words earlier.)
+        const QTextCursor top = cut.cursorForPosition(QPoint(12, 6));
+        const QTextLine topLine = top.block().layout()->lineForTextPosition(top.positionInBlock());
+        QVERIFY2(top.block().text().mid(topLine.textStart(), topLine.textLength()).contains(before),
+                 qPrintable(top.block().text().mid(topLine.textStart(), topLine.textLength())));
+        QVERIFY(looksAlike());
+
+        // More text at the new width is cut again, and still looks as it would whole.
+        for (OutputView *view : {&cut, &whole}) {
+            view->verticalScrollBar()->setValue(view->verticalScrollBar()->maximum());
+            for (int word = 400; word < 520; ++word)
+                view->appendText(u"word%1 "_s.arg(word));
+            view->flushAll();
+        }
+        QVERIFY(cut.document()->blockCount() > whole.document()->blockCount());
+        QVERIFY(looksAlike());
+
+        // A selection across the cuts copies as one paragraph.
+        cut.selectAll();
+        cut.copy();
+        QCOMPARE(QGuiApplication::clipboard()->text(), whole.toPlainText());
+    }
+
+    // A paragraph that reads right to left anywhere is left whole: a piece of it would take a
+    // direction of its own.
+    void rightToLeftParagraphIsLeftWhole()
+    {
+        OutputView view;
+        view.resize(420, 260);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setSoftSplitColumn(100000);
+        for (int word = 0; word < 200; ++word)
+            view.appendText(word == 3 ? u"\u05e9\u05dc\u05d5\u05dd "_s : u"word%1 "_s.arg(word));
+        view.flushAll();
+        QCOMPARE(view.document()->blockCount(), 1);
     }
 
     // setText() replaces everything, drops what was queued and shows the tail.
