@@ -308,7 +308,7 @@ void OutputView::cutGrowingParagraph()
     m_cutWidth = viewport()->width();
 }
 
-void OutputView::joinCutParagraphs()
+int OutputView::joinCutParagraphs()
 {
     m_cutWidth = -1;
     // The character at the top of the view stays there; each separator removed before it moves
@@ -337,15 +337,14 @@ void OutputView::joinCutParagraphs()
         block = before;
     }
     cursor.endEditBlock();
-    m_topToKeep = top;
+    return top;
 }
 
 void OutputView::resizeEvent(QResizeEvent *event)
 {
     const bool join = m_cutWidth >= 0 && event->size().width() != event->oldSize().width();
     const bool stick = isAtBottom();
-    if (join)
-        joinCutParagraphs();
+    const int top = join ? joinCutParagraphs() : 0;
     QPlainTextEdit::resizeEvent(event);
     if (!join)
         return;
@@ -353,11 +352,11 @@ void OutputView::resizeEvent(QResizeEvent *event)
         verticalScrollBar()->setValue(verticalScrollBar()->maximum());
         return;
     }
-    const QTextBlock block = document()->findBlock(m_topToKeep);
+    const QTextBlock block = document()->findBlock(top);
     const QTextLayout *layout = block.layout();
     if (!block.isValid() || !layout || layout->lineCount() == 0)
         return;
-    const QTextLine line = layout->lineForTextPosition(m_topToKeep - block.position());
+    const QTextLine line = layout->lineForTextPosition(top - block.position());
     verticalScrollBar()->setValue(block.firstLineNumber() + (line.isValid() ? line.lineNumber() : 0));
 }
 

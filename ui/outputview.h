@@ -75,8 +75,9 @@ private:
     // After a write: the last paragraph cut where its last line starts, when it has grown to
     // kSplitLines lines at this width.
     void cutGrowingParagraph();
-    // The cut paragraphs joined again (the width changed), the text at the top kept there.
-    void joinCutParagraphs();
+    // The cut paragraphs joined again (the width changed). Returns where the character at the
+    // top of the view went.
+    int joinCutParagraphs();
     // The text from `start` to `end` (document positions), without the cuts.
     QString textBetween(int start, int end) const;
     void flushFrame();
@@ -95,7 +96,6 @@ private:
     OutputLayout *m_layout = nullptr;
     bool m_cutGrowing = true;
     int m_cutWidth = -1; // the viewport's width when paragraphs were cut; -1: none are
-    int m_topToKeep = 0; // joinCutParagraphs(): where the character at the top went
     QTimer m_frameTimer;
     QElapsedTimer m_clock;
 };

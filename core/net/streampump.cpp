@@ -19,13 +19,6 @@ using namespace std::chrono_literals;
 namespace Runwatch::detail {
 
 namespace {
-// One 60 Hz frame: data that arrives faster is handed over together.
-constexpr auto kFrame = 16ms;
-} // namespace
-
-// Lives on one owner thread and hands that thread's streams what arrived, in one queued call per
-// flush. Created with the thread's first stream, deleted with its last.
-namespace {
 // What a relaxed stream hands over without waiting for its turn: its end, its headers (the run's
 // identity follows), and a backlog (a catch-up must not wait for its turns). Under the mutex.
 bool urgent(const StreamIncoming &in)
@@ -49,6 +42,8 @@ qint64 nextTurn(const StreamChannel &channel)
 }
 } // namespace
 
+// Lives on one owner thread and hands that thread's streams what arrived, in one queued call per
+// flush. Created with the thread's first stream, deleted with its last.
 class StreamInbox final : public QObject
 {
 public:
@@ -62,7 +57,7 @@ public:
         QObject::connect(&m_wake, &QTimer::timeout, this, [this] {
             // Turns come with the pump's calls while data comes; this one only stands in when
             // none came for a while.
-            if (m_sinceTurn.isValid() && m_sinceTurn.elapsed() < kFrame.count()) {
+            if (m_sinceTurn.isValid() && m_sinceTurn.elapsed() < StreamPump::kFrame.count()) {
                 m_wake.start();
             } else {
                 deliver();
@@ -214,8 +209,8 @@ public:
         m_flushPending = true;
         // The first data after a quiet spell goes at once; a busy stream waits for the frame.
         const auto since
-            = m_sinceFlush.isValid() ? std::chrono::milliseconds(m_sinceFlush.elapsed()) : kFrame;
-        m_flushTimer.start(since >= kFrame ? 0ms : kFrame - since);
+            = m_sinceFlush.isValid() ? std::chrono::milliseconds(m_sinceFlush.elapsed()) : StreamPump::kFrame;
+        m_flushTimer.start(since >= StreamPump::kFrame ? 0ms : StreamPump::kFrame - since);
     }
 
 private:

@@ -167,12 +167,14 @@ public:
     // Unread data a stream's reply holds at most; its connection stops reading (TCP
     // backpressure) once it holds back as much again.
     static constexpr qsizetype MaxUnread = 8 * 1024 * 1024;
+    // One 60 Hz frame: data that arrives faster is handed over together.
+    static constexpr std::chrono::milliseconds kFrame{16};
     // A relaxed stream's turn comes once in this many of its inbox's turns (a turn a frame while
     // data comes: four times a second).
     static constexpr qint64 kRelaxedFrames = 15;
     // The longest a relaxed stream's data waits for its turn: kRelaxedFrames turns, two frames
     // apart at most (the wake-up that stands in while only relaxed streams wait).
-    static constexpr std::chrono::milliseconds kRelaxedWait{kRelaxedFrames * 2 * 16};
+    static constexpr std::chrono::milliseconds kRelaxedWait = kRelaxedFrames * 2 * kFrame;
     // A relaxed stream holding this much hands over without waiting for its turn: a catch-up
     // goes at full speed.
     static constexpr qsizetype RelaxedUnread = 1024 * 1024;
