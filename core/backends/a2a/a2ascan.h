@@ -36,7 +36,8 @@ struct ScanHints
     QString artifactId; // A2aMapper::lastArtifactId()
 };
 
-struct ScanCheckpoint; // a2ascan.cpp
+struct ScanCheckpoint; // a2ascanwalk.cpp
+struct RawResult;      // a2ascanwalk.h
 
 // What a stream's scanner remembers of the usual events it read: the bytes of one up to its
 // message or artifact object, and what the walk had read of them. The next event that begins
@@ -56,8 +57,14 @@ public:
     qint64 resumed() const { return m_resumed; }
 
 private:
-    friend std::optional<ScannedEvent> scanStreamEvent(Binding binding, QByteArrayView data,
-                                                       const ScanHints &hints, ScanMemo *memo);
+    friend std::optional<RawResult> walkEvent(Binding binding, QByteArrayView data, ScanMemo *memo);
+    // The checkpoint `data` begins with (now the last used), or null.
+    const ScanCheckpoint *resumeFrom(Binding binding, QByteArrayView data);
+    // Where a walk from the start takes its checkpoint.
+    ScanCheckpoint *spare();
+    // The spare's checkpoint, taken from `data`, kept as the last used.
+    void keepSpare(Binding binding, QByteArrayView data);
+
     std::array<std::unique_ptr<ScanCheckpoint>, 2> m_checkpoints; // the last used first
     std::unique_ptr<ScanCheckpoint> m_spare; // what a walk from the start fills, then swapped in
     qint64 m_resumed = 0;
