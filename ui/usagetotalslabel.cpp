@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "usagetotalslabel.h"
 
+#include "domain/boundedwait.h"
 #include "models/runfilterproxy.h"
 #include "models/runformat.h"
 #include "store/pricebook.h"
@@ -21,6 +22,7 @@ UsageTotalsLabel::UsageTotalsLabel(QAbstractItemModel *listed, PriceBook *prices
     m_timer.setObjectName(u"usageTotals"_s);
     m_timer.setSingleShot(true);
     m_timer.setInterval(250);
+    m_timer.setTimerType(kChoreTimer);
     connect(&m_timer, &QTimer::timeout, this, &UsageTotalsLabel::recompute);
     if (listed) {
         connect(listed, &QAbstractItemModel::rowsInserted, this, &UsageTotalsLabel::schedule);

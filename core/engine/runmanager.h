@@ -290,6 +290,8 @@ private:
     void tryTakeOver(const QStringList &tailed);
     // Renews the leases held when kLeaseRenewMs have passed since the last renewal.
     void renewLeasesIfDue();
+    // The store's answer to a renewal: these leases went to another process meanwhile.
+    void loseLeases(const QStringList &lost);
     // A tailed run as the store has it now, shown as if its events had arrived here.
     void tailFromStore(const QString &id);
     void takeTailedRun(const QString &id, Run stored);

@@ -12,6 +12,7 @@
 
 #include "store/runstore.h"
 
+#include "domain/boundedwait.h"
 #include "domain/rundiff.h"
 
 #include <QLoggingCategory>
@@ -53,6 +54,7 @@ bool RunManager::takeLease(const QString &id)
         m_leaseTimer = new QTimer(this);
         m_leaseTimer->setObjectName(u"leaseTimer"_s);
         m_leaseTimer->setInterval(kLeaseTickMs);
+        m_leaseTimer->setTimerType(kChoreTimer);
         connect(m_leaseTimer, &QTimer::timeout, this, &RunManager::leaseTick);
     }
     if (!m_leaseTimer->isActive())
@@ -157,19 +159,20 @@ void RunManager::renewLeasesIfDue()
         qCWarning(lcEngine) << "leases renewed" << m_lastRenewal.elapsed()
                             << "ms after the last renewal: this process was too busy to renew sooner";
     }
-    m_lastRenewal.start();
-    // Renewed together; one lost meanwhile (this process stalled past the lease's life and
-    // another took over) is shown from the store from now on, not streamed twice.
-    const std::optional<QSet<QString>> held = m_store->renewLeases(m_leased);
-    if (!held)
+    // On the store's lease thread: this one never waits for the database. While an earlier
+    // renewal is on its way nothing is asked (it renews them all); the next tick asks again.
+    if (!m_store->requestLeaseRenewal(m_leased))
         return;
-    if (*held == m_leased)
-        return; // the usual answer: the very set asked about (RunStore::renewLeases)
-    const QSet<QString> ours = m_leased;
-    for (const QString &id : ours) {
-        if (held->contains(id))
-            continue;
-        m_leased.remove(id);
+    m_lastRenewal.start();
+}
+
+void RunManager::loseLeases(const QStringList &lost)
+{
+    // Lost meanwhile (this process stalled past the lease's life and another took over): the run
+    // is shown from the store from now on, not streamed twice.
+    for (const QString &id : lost) {
+        if (!m_leased.remove(id))
+            continue; // let go meanwhile
         if (Entry *e = entry(id)) {
             e->follower.leased = false;
             qCInfo(lcEngine) << "lease on" << id << "lost to another process; showing it from the store";

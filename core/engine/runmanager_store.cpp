@@ -7,6 +7,7 @@
 
 #include "runmanager_p.h"
 
+#include "domain/boundedwait.h"
 #include "store/runstore.h"
 
 #include <QLoggingCategory>
@@ -58,6 +59,7 @@ void RunManager::setStore(RunStore *store)
         connect(m_store, &RunStore::runsChangedElsewhere, this, &RunManager::takeChangesFromStore);
         connect(m_store, &RunStore::changedRunsRead, this, &RunManager::applyChangedRuns);
         connect(m_store, &RunStore::deadlinesRead, this, &RunManager::applyStoredDeadlines);
+        connect(m_store, &RunStore::leasesRenewed, this, &RunManager::loseLeases);
         connect(m_store, &RunStore::connectionChanged, this, [this](bool connected) {
             if (connected)
                 readShownRunsAgain();
@@ -72,6 +74,7 @@ void RunManager::setStore(RunStore *store)
             m_storeSync = new QTimer(this);
             m_storeSync->setObjectName(u"storeSync"_s);
             m_storeSync->setInterval(kStoreSyncMs);
+            m_storeSync->setTimerType(kChoreTimer);
             connect(m_storeSync, &QTimer::timeout, this, &RunManager::syncFromStore);
         }
     }
@@ -105,7 +108,7 @@ void RunManager::takeChangesFromStore(const QStringList &ids)
     // database answers — ten processes reading so kept a 2-core server saturated.
     const qint64 wait
         = m_changeRound.isValid() ? std::max<qint64>(0, kChangeRoundMs - m_changeRound.elapsed()) : 0;
-    QTimer::singleShot(std::chrono::milliseconds(wait), this, [this] {
+    QTimer::singleShot(std::chrono::milliseconds(wait), kChoreTimer, this, [this] {
         m_changeRound.start();
         readQueuedChanges();
     });

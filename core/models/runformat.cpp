@@ -145,6 +145,23 @@ QString formatDuration(qint64 ms)
     return QCoreApplication::translate("RunFormat", "%1 d %2 h", "days and hours").arg(h / 24).arg(h % 24);
 }
 
+qint64 durationStepMs(qint64 ms)
+{
+    constexpr qint64 kHour = 3'600'000;
+    if (ms < kHour)
+        return 1000;
+    return ms < 24 * kHour ? 60'000 : kHour;
+}
+
+bool stepPassed(qint64 originMs, qint64 nowMs, qint64 sinceMs, qint64 stepMs)
+{
+    if (sinceMs >= stepMs)
+        return true;
+    // Where in its step the clock is now; a step began within the last sinceMs ms.
+    const qint64 into = ((nowMs - originMs) % stepMs + stepMs) % stepMs;
+    return into < sinceMs;
+}
+
 QString formatTimestamp(const QDateTime &when, const QDateTime &now)
 {
     if (!when.isValid())

@@ -46,6 +46,12 @@ QString formatTokensShort(qint64 tokens);
 qint64 runDurationMs(const Run &run, const QDateTime &now);
 // "850 ms", "42 s", "3 m 05 s", "2 h 07 m", "3 d 4 h".
 QString formatDuration(qint64 ms);
+// The step by which formatDuration(ms) moves on: a second below an hour, a minute below a day,
+// then an hour.
+qint64 durationStepMs(qint64 ms);
+// Whether a clock counted from `originMs` in steps of `stepMs` (a duration since it, a countdown
+// to it) passed a step in the `sinceMs` milliseconds up to `nowMs`: its text may have changed.
+bool stepPassed(qint64 originMs, qint64 nowMs, qint64 sinceMs, qint64 stepMs);
 // "about 3 m 05 s left", or "finishing" once the ETA has passed; empty for an invalid ETA.
 QString formatEta(const QDateTime &eta, const QDateTime &now);
 

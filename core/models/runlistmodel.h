@@ -9,6 +9,7 @@
 #include "engine/runmanager.h"
 
 #include <QAbstractTableModel>
+#include <QElapsedTimer>
 #include <QHash>
 #include <QPointer>
 #include <QSet>
@@ -154,6 +155,7 @@ private:
     QTimer m_insertTimer;
     QTimer m_changeTimer;
     QTimer m_ticker;
+    QElapsedTimer m_sinceTick; // since the ticker last looked (tick())
 };
 
 } // namespace Runwatch

@@ -12,7 +12,6 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStringView>
-#include <QUuid>
 
 using namespace Qt::StringLiterals;
 
@@ -156,39 +155,8 @@ bool readChangedRuns(const QSqlDatabase &db, const QStringList &ids, const RunSt
 }
 
 ChangedRunsReader::ChangedRunsReader(std::shared_ptr<const StoreEngine> engine)
-    : m_engine(std::move(engine))
-    , m_connectionName(u"runwatch-store-reader-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
+    : m_connection(std::move(engine), u"reader"_s)
 {}
-
-ChangedRunsReader::~ChangedRunsReader()
-{
-    closeConnection();
-}
-
-void ChangedRunsReader::closeConnection()
-{
-    m_open = false;
-    if (!QSqlDatabase::contains(m_connectionName))
-        return;
-    {
-        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(m_connectionName);
-}
-
-bool ChangedRunsReader::ensureOpen(QString *error)
-{
-    if (m_open)
-        return true;
-    // Opened here, on the reader's thread: a connection may only be used by its own thread.
-    if (!m_engine->openConnection(m_connectionName, error)) {
-        closeConnection();
-        return false;
-    }
-    m_open = true;
-    return true;
-}
 
 std::optional<QHash<QString, Run>> ChangedRunsReader::read(const QStringList &ids,
                                                            const QHash<QString, Run> &known)
@@ -197,7 +165,8 @@ std::optional<QHash<QString, Run>> ChangedRunsReader::read(const QStringList &id
     if (ids.isEmpty())
         return runs;
     QString error;
-    if (!ensureOpen(&error)) {
+    const QSqlDatabase db = m_connection.open(&error);
+    if (!db.isOpen()) {
         qCWarning(lcStore) << "run store reader:" << error;
         return std::nullopt;
     }
@@ -205,11 +174,10 @@ std::optional<QHash<QString, Run>> ChangedRunsReader::read(const QStringList &id
         const auto it = known.constFind(id);
         return it == known.cend() ? nullptr : &*it;
     };
-    const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     for (qsizetype from = 0; from < ids.size(); from += kChangedRunsPerRound) {
         if (!readChangedRuns(db, ids.mid(from, kChangedRunsPerRound), lookup, &runs, &error)) {
             qCWarning(lcStore) << "run store reader:" << error;
-            closeConnection();
+            m_connection.close();
             return std::nullopt;
         }
     }
@@ -219,13 +187,15 @@ std::optional<QHash<QString, Run>> ChangedRunsReader::read(const QStringList &id
 QHash<QString, StoredDeadline> ChangedRunsReader::readDeadlines(const QStringList &ids)
 {
     QHash<QString, StoredDeadline> fields;
+    if (ids.isEmpty())
+        return fields;
     QString error;
-    if (ids.isEmpty() || !ensureOpen(&error)) {
-        if (!error.isEmpty())
-            qCWarning(lcStore) << "run store reader:" << error;
+    const QSqlDatabase db = m_connection.open(&error);
+    if (!db.isOpen()) {
+        qCWarning(lcStore) << "run store reader:" << error;
         return fields;
     }
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
+    QSqlQuery q(db);
     q.setForwardOnly(true);
     for (qsizetype from = 0; from < ids.size(); from += kChangedRunsPerRound) {
         const QStringList slice = ids.mid(from, kChangedRunsPerRound);
@@ -234,7 +204,7 @@ QHash<QString, StoredDeadline> ChangedRunsReader::readDeadlines(const QStringLis
         bindAll(q, slice);
         if (!q.exec()) {
             qCWarning(lcStore) << "run store reader:" << q.lastError().text();
-            closeConnection();
+            m_connection.close();
             return {};
         }
         while (q.next())

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "store/runstore.h"
+#include "store/threadconnection.h"
 
 #include <QHash>
 #include <QObject>
@@ -36,7 +37,6 @@ class ChangedRunsReader final : public QObject
 {
 public:
     explicit ChangedRunsReader(std::shared_ptr<const StoreEngine> engine);
-    ~ChangedRunsReader() override;
 
     // On the reader's thread. `known`: copies of what the asker holds of the runs (their text,
     // whether it was loaded, their status); nullopt on a database error (the connection is made
@@ -46,12 +46,7 @@ public:
     QHash<QString, StoredDeadline> readDeadlines(const QStringList &ids);
 
 private:
-    bool ensureOpen(QString *error);
-    void closeConnection();
-
-    std::shared_ptr<const StoreEngine> m_engine;
-    QString m_connectionName;
-    bool m_open = false;
+    ThreadConnection m_connection;
 };
 
 } // namespace Runwatch::detail

@@ -15,6 +15,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@ class QSqlQuery;
 namespace Runwatch {
 namespace detail {
 class ChangedRunsReader;
+class LeaseKeeper;
 class RunRowReader;
 } // namespace detail
 
@@ -224,13 +226,15 @@ public:
     // *other when another live process holds it; false without one on a database error.
     bool acquireLease(const QString &localId, std::optional<LeaseHolder> *other = nullptr);
     // Renews every lease this store holds; returns the ids it still holds (a process stalled past
-    // the lease's life may have lost some to another one), nullopt on a database error. A caller
-    // that knows which leases it took and has not let go passes them (`ours`): when the renewal
-    // changed as many rows as those and the releases still on their way, it changed exactly
-    // those, so none was lost and `ours` is the answer without reading the table again (the read
-    // was half of a renewal's time: 0.35 of 0.7 ms for 1,000 leases, on the GUI thread every two
-    // seconds). Any other count, or none given, reads the table.
-    std::optional<QSet<QString>> renewLeases(const std::optional<QSet<QString>> &ours = std::nullopt);
+    // the lease's life may have lost some to another one), nullopt on a database error. On this
+    // thread's connection: for a caller that waits anyway (quitting, tests).
+    std::optional<QSet<QString>> renewLeases();
+    // The same on a thread and a connection of their own, so that the front end's thread never
+    // waits for the database to keep its leases (a server's round trip, a SQLite file's write
+    // lock held by another process; 0.4-0.9 ms for 200-1,000 leases on a local file, in one frame
+    // every two seconds). `ours`: the leases the caller holds. Answered by leasesRenewed(); false
+    // (nothing asked) while an earlier renewal has not answered yet.
+    bool requestLeaseRenewal(QSet<QString> ours);
     // Lets the run go — once the state scheduled for it is in the store: a run with a write
     // pending, in flight or failed is released by the writer in the transaction that writes it
     // (handed over at once), so another process never finds the lease free beside an older state
@@ -317,6 +321,10 @@ Q_SIGNALS:
     // The answer to requestDeadlines(); empty on a database error or when the store was closed
     // meanwhile.
     void deadlinesRead(const QHash<QString, Runwatch::StoredDeadline> &fields);
+    // The answer to requestLeaseRenewal(ours): the leases of `ours` this store no longer holds
+    // (taken over by another process while this one stalled past their life), less any taken
+    // again here since the request. Not emitted on a database error: the next renewal tries again.
+    void leasesRenewed(const QStringList &lost);
 
 private:
     bool migrate();
@@ -328,6 +336,8 @@ private:
     bool migrateTo6();
     bool migrateTo7();
     bool migrateTo8();
+    // The keeper's answer to renewal `serial` (requestLeaseRenewal): leasesRenewed().
+    void settleRenewal(quint64 serial, std::optional<QStringList> lost);
     // Takes a lease from a holder on this host whose process is gone (SIGKILL, a crash).
     bool takeFromDeadHolder(const QString &localId, const LeaseHolder &dead);
     // Whether a write of the run is scheduled, in flight or failed: its lease waits for it.
@@ -397,7 +407,13 @@ private:
     QThread m_writerThread;
     detail::ChangedRunsReader *m_reader = nullptr; // lives in m_readerThread
     QThread m_readerThread;
-    quint64 m_readerGeneration = 0; // an answer of another generation was asked of a closed store
+    // An answer (of the reader or the lease keeper) of another generation was asked of a closed store.
+    quint64 m_readerGeneration = 0;
+    detail::LeaseKeeper *m_leaseKeeper = nullptr; // lives in m_leaseThread
+    QThread m_leaseThread;
+    std::atomic<bool> m_renewing = false; // a renewal asked of the keeper is not done (set there)
+    quint64 m_renewalSerial = 0;          // renewals asked
+    QHash<QString, quint64> m_takenAt;    // leases taken since, by the last renewal asked before
     quint64 m_generation = 0;
     quint64 m_queueGeneration = 1;
     int m_flushMs = 200;

@@ -4,6 +4,7 @@
 // connection's upkeep — a dropped connection is noticed, said (connectionChanged) and made again
 // with a growing pause, while the writer keeps what it is given (RunStoreWriter reconnects on its
 // own at the next try). A SQLite store has neither: it never emits these signals.
+#include "domain/boundedwait.h"
 #include "store/runstore.h"
 
 #include <QCoreApplication>
@@ -40,6 +41,7 @@ void RunStore::setUpChangeTimers()
     m_changeTimer.setObjectName(u"storeChanges"_s);
     m_changeTimer.setSingleShot(true);
     m_changeTimer.setInterval(kChangeBatchMs);
+    m_changeTimer.setTimerType(kChoreTimer);
     connect(&m_changeTimer, &QTimer::timeout, this, [this] {
         if (m_changedElsewhere.isEmpty())
             return;

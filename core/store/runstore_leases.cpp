@@ -7,6 +7,7 @@
 #include "store/runstore.h"
 
 #include "net/threadhandoff.h"
+#include "store/leasekeeper.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
@@ -118,15 +119,19 @@ bool RunStore::acquireLease(const QString &localId, std::optional<LeaseHolder> *
         qCWarning(lcStore) << "lease on" << localId << "not taken:" << m_error;
         return false;
     }
-    if (q.numRowsAffected() > 0)
+    if (q.numRowsAffected() > 0) {
+        m_takenAt.insert(localId, m_renewalSerial);
         return true;
+    }
     const std::optional<LeaseHolder> holder = leaseHolder(localId);
     if (!holder)
         return acquireLease(localId, other); // expired or released between the two statements
     // A holder on this host whose process is gone (killed, crashed) holds nothing: the run goes
     // on at once rather than after the lease's life.
-    if (holderGone(*holder) && takeFromDeadHolder(localId, *holder))
+    if (holderGone(*holder) && takeFromDeadHolder(localId, *holder)) {
+        m_takenAt.insert(localId, m_renewalSerial);
         return true;
+    }
     if (other)
         *other = holder;
     return false;
@@ -170,34 +175,55 @@ bool RunStore::takeFromDeadHolder(const QString &localId, const LeaseHolder &dea
     return q.exec() && q.numRowsAffected() > 0;
 }
 
-std::optional<QSet<QString>> RunStore::renewLeases(const std::optional<QSet<QString>> &ours)
+std::optional<QSet<QString>> RunStore::renewLeases()
 {
-    QSet<QString> held;
     if (!isOpen())
         return std::nullopt;
-    // One statement for all of them, however many runs this process follows.
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(u"UPDATE run_leases SET expires_at = %1 + %2 WHERE holder = ?"_s.arg(m_engine->nowMs())
-                  .arg(kLeaseTtlMs));
-    q.addBindValue(m_holderId);
-    if (!q.exec()) {
-        qCWarning(lcStore) << "leases not renewed:" << q.lastError().text();
-        return std::nullopt;
-    }
-    // Rows of this holder are the leases taken and the releases not done yet (each retried
-    // until done), while no release of all is on its way: a row lost to another process makes
-    // the count smaller, and only a row of this holder outside both could make up for it.
-    if (ours && !m_releaseAll
-        && q.numRowsAffected() == ours->size() + m_releases.size() + m_releasing.size()) {
-        return ours;
-    }
-    q.prepare(u"SELECT local_id FROM run_leases WHERE holder = ?"_s);
-    q.addBindValue(m_holderId);
-    if (!q.exec())
-        return std::nullopt;
-    while (q.next())
-        held.insert(q.value(0).toString());
+    QString error;
+    std::optional<QSet<QString>> held = detail::renewHolderLeases(
+        QSqlDatabase::database(m_connectionName, false), *m_engine, m_holderId, kLeaseTtlMs, &error);
+    if (!held)
+        qCWarning(lcStore) << "leases not renewed:" << error;
     return held;
+}
+
+bool RunStore::requestLeaseRenewal(QSet<QString> ours)
+{
+    // Done once the keeper has renewed, not once its answer is here: a long synchronous stretch
+    // of this thread (`resume` taking a thousand leases one by one) asks again every few seconds
+    // and the keeper renews meanwhile, their answers waiting in the queue.
+    if (!m_leaseKeeper || m_renewing.load())
+        return false;
+    m_renewing.store(true);
+    const quint64 serial = ++m_renewalSerial;
+    // The answer comes back queued to this object: close() deletes the keeper (after the renewal
+    // it was given) before this object can go, and an answer for a store closed or opened again
+    // meanwhile (another generation) is dropped.
+    detail::invokeAcross(m_leaseKeeper, [this, keeper = m_leaseKeeper, generation = m_readerGeneration,
+                                         serial, ours = std::move(ours)] {
+        std::optional<QStringList> lost = keeper->renew(ours, kLeaseTtlMs);
+        m_renewing.store(false);
+        detail::invokeAcross(
+            this,
+            [this, generation, serial, lost = std::move(lost)] {
+                if (generation == m_readerGeneration)
+                    settleRenewal(serial, lost);
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void RunStore::settleRenewal(quint64 serial, std::optional<QStringList> lost)
+{
+    // A lease taken (again) since this renewal was asked for is held whatever it found.
+    if (lost) {
+        lost->removeIf([this, serial](const QString &id) { return m_takenAt.value(id, 0) >= serial; });
+    }
+    if (serial == m_renewalSerial)
+        m_takenAt.clear(); // no renewal asked before those takes is still on its way
+    if (lost)
+        Q_EMIT leasesRenewed(*lost);
 }
 
 bool RunStore::hasUnwrittenState(const QString &localId) const

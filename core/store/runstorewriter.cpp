@@ -5,7 +5,6 @@
 #include <QLoggingCategory>
 #include <QMutexLocker>
 #include <QSqlError>
-#include <QUuid>
 
 #include <algorithm>
 
@@ -18,7 +17,7 @@ namespace Runwatch::detail {
 RunStoreWriter::RunStoreWriter(std::shared_ptr<const StoreEngine> engine, QString holderId,
                                std::function<void()> changed)
     : m_engine(std::move(engine))
-    , m_connectionName(u"runwatch-store-writer-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces))
+    , m_connection(m_engine, u"writer"_s)
     , m_holderId(std::move(holderId))
     , m_changed(std::move(changed))
 {}
@@ -30,24 +29,18 @@ RunStoreWriter::~RunStoreWriter()
 
 void RunStoreWriter::closeConnection()
 {
+    // The prepared statements first: they belong to the connection.
     m_statements = {};
     m_open = false;
-    if (!QSqlDatabase::contains(m_connectionName))
-        return;
-    {
-        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(m_connectionName);
+    m_connection.close();
 }
 
 bool RunStoreWriter::ensureOpen(QString *error)
 {
     if (m_open || m_failed)
         return m_open;
-    // Opened here, on the writer thread: a connection may only be used by its own thread.
-    if (!m_engine->openConnection(m_connectionName, error)
-        || !m_statements.prepare(QSqlDatabase::database(m_connectionName, false), m_engine, error)) {
+    const QSqlDatabase db = m_connection.open(error);
+    if (!db.isOpen() || !m_statements.prepare(db, m_engine, error)) {
         qCWarning(lcStore) << "run store writer:" << *error;
         closeConnection();
         // A file that does not open now will not later; a server may be back at the next try.
@@ -96,7 +89,7 @@ void RunStoreWriter::write(const QList<RunWrite> &runs, quint64 generation, cons
     if (QString why; !ensureOpen(&why)) {
         error = why.isEmpty() ? u"cannot open the run store for writing"_s : why;
     } else {
-        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+        QSqlDatabase db = m_connection.database();
         db.transaction();
         QStringList gone;
         for (const RunWrite &write : std::as_const(batch)) {

@@ -3,6 +3,7 @@
 
 #include "domain/run.h"
 #include "store/runwrites.h"
+#include "store/threadconnection.h"
 
 #include <QList>
 #include <QMutex>
@@ -71,11 +72,11 @@ private:
     bool releaseLeases(const QSqlDatabase &db, const LeaseReleases &releases, QString *error) const;
 
     std::shared_ptr<const StoreEngine> m_engine;
-    QString m_connectionName;
+    ThreadConnection m_connection;
     QString m_holderId;
     std::function<void()> m_changed;
     RunWriteStatements m_statements;
-    bool m_open = false;
+    bool m_open = false; // the connection open and the statements prepared
     bool m_failed = false;
     QList<RunWrite> m_unwritten;       // the batch that failed, written again with the next one
     LeaseReleases m_unwrittenReleases; // its lease releases, likewise

@@ -91,6 +91,13 @@ public:
         std::sort(order.begin(), order.end(),
                   [this](std::size_t a, std::size_t b) { return m_frames[a] > m_frames[b]; });
         const std::size_t heavy = std::max<std::size_t>(1, std::size_t(double(order.size()) * heavyShare));
+        // BENCH_BREAKDOWN=band: the frames around the 99th percentile (ranks 0.5 % to 2 %), which
+        // set p99, rather than the very heaviest, which are often one-off spikes.
+        const bool band = qEnvironmentVariable("BENCH_BREAKDOWN") == u"band";
+        if (band) {
+            const std::size_t skip = order.size() / 200;
+            order.erase(order.begin(), order.begin() + std::ptrdiff_t(skip));
+        }
         std::printf("breakdown: ms per frame, heaviest %zu frames vs all %zu frames\n", heavy, order.size());
         std::vector<std::pair<double, QByteArray>> rows;
         for (auto it = m_kinds.cbegin(); it != m_kinds.cend(); ++it) {
@@ -109,6 +116,18 @@ public:
         for (std::size_t i = 0; i < heavy; ++i)
             frameSum += double(m_frames[order[i]]) / 1e6;
         std::printf("  %7.3f  (whole frame)\n", frameSum / double(heavy));
+        if (band) {
+            // Each of those frames, what it held (above 0.05 ms): which chores met in it.
+            for (std::size_t i = 0; i < heavy; ++i) {
+                std::printf("  frame %zu, %.3f ms:", order[i], double(m_frames[order[i]]) / 1e6);
+                for (auto it = m_kinds.cbegin(); it != m_kinds.cend(); ++it) {
+                    const qint64 ns = order[i] < it->size() ? (*it)[order[i]] : 0;
+                    if (ns >= 50'000)
+                        std::printf(" [%s%.2f]", it.key().trimmed().constData(), double(ns) / 1e6);
+                }
+                std::printf("\n");
+            }
+        }
         for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 24); ++i) {
             const QByteArray &r = rows[i].second;
             const qsizetype cut = r.lastIndexOf(' ');

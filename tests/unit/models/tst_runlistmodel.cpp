@@ -543,6 +543,68 @@ private Q_SLOTS:
         QCOMPARE(c.data(RunListModel::SortValueRole).toString(), u"Now one page"_s);
     }
 
+    // A duration moves on by the second below an hour, then by the minute, then by the hour; a
+    // clock's step passed when its instant (its origin's millisecond, minute...) came round lately.
+    void clockSteps()
+    {
+        QCOMPARE(durationStepMs(59 * 60'000), 1000);
+        QCOMPARE(durationStepMs(2 * 3'600'000), 60'000);
+        QCOMPARE(durationStepMs(50 * 3'600'000LL), 3'600'000);
+        QVERIFY(stepPassed(0, 10'100, 250, 1000));  // 10 s came 100 ms ago
+        QVERIFY(!stepPassed(0, 10'400, 250, 1000)); // 400 ms ago: the last look saw it
+        QVERIFY(stepPassed(0, 10'400, 1000, 1000)); // a late look: whatever the phase
+        QVERIFY(!stepPassed(0, 130'000 + 59'000, 250, 60'000));
+        QVERIFY(stepPassed(0, 180'000 + 200, 250, 60'000));
+        // A countdown to 5,000: 3.1 s left shows 4 s (until 2,000), 2.9 s shows 3 s.
+        QVERIFY(!stepPassed(5'000, 1'900, 250, 1000));
+        QVERIFY(stepPassed(5'000, 2'100, 250, 1000));
+    }
+
+    // Each unfinished row's duration is repainted when its own clock moves on — rows started half
+    // a second apart in different looks, not every row in one frame a second — and a run older
+    // than an hour (shown to the minute) or finished not each second.
+    void durationsTickEachAtItsOwnInstant()
+    {
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        Run a = listedRun(u"a"_s, RunStatus::InProgress, u"A"_s);
+        a.createdAt = now.addMSecs(-10'000);
+        Run b = listedRun(u"b"_s, RunStatus::InProgress, u"B"_s);
+        b.createdAt = now.addMSecs(-10'500);
+        Run old = listedRun(u"old"_s, RunStatus::InProgress, u"Old"_s);
+        old.createdAt = now.addMSecs(-(2 * 3'600'000 + 30'000)); // its next minute in 30 s
+        RunManager manager;
+        for (const Run &run : {a, b, old, listedRun(u"done"_s, RunStatus::Completed, u"Done"_s)})
+            manager.adoptRun(run, false);
+        RunListModel model(&manager);
+        QVERIFY(model.isTicking());
+        QElapsedTimer clock;
+        clock.start();
+        QHash<QString, QList<qint64>> ticks;
+        connect(&model, &QAbstractItemModel::dataChanged, this,
+                [&](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
+                    for (int row = topLeft.row(); row <= bottomRight.row(); ++row) {
+                        if (topLeft.column() <= DurationColumn && DurationColumn <= bottomRight.column())
+                            ticks[model.index(row, 0).data(RunListModel::IdRole).toString()]
+                                << clock.elapsed();
+                    }
+                });
+        QTRY_VERIFY_WITH_TIMEOUT(ticks.value(u"a"_s).size() >= 3 && ticks.value(u"b"_s).size() >= 3, 10'000);
+        const qint64 span = clock.elapsed();
+        QVERIFY2(ticks.value(u"old"_s).isEmpty(), qPrintable(u"%1"_s.arg(ticks.value(u"old"_s).size())));
+        QVERIFY(!ticks.contains(u"done"_s));
+        // About once a second each (not at every look, four a second).
+        for (const QString &id : {u"a"_s, u"b"_s})
+            QVERIFY2(
+                ticks.value(id).size() <= span / 1000 + 2,
+                qPrintable(u"%1 ticked %2 times in %3 ms"_s.arg(id).arg(ticks.value(id).size()).arg(span)));
+        // Apart: some tick of one run is far from every tick of the other.
+        const auto apart = [&ticks](qint64 t) {
+            return std::all_of(ticks.value(u"b"_s).cbegin(), ticks.value(u"b"_s).cend(),
+                               [t](qint64 u) { return std::abs(t - u) > 100; });
+        };
+        QVERIFY(std::any_of(ticks.value(u"a"_s).cbegin(), ticks.value(u"a"_s).cend(), apart));
+    }
+
     // Durations and timestamps read well.
     void formatting()
     {
