@@ -6,6 +6,7 @@
 #include "statusstyle.h"
 
 #include <QApplication>
+#include <QImage>
 #include <QPainter>
 
 #include <algorithm>
@@ -53,9 +54,7 @@ void StatusBadgeDelegate::paint(QPainter *painter, const QStyleOptionViewItem &o
     // Background and selection from the style; the badge replaces the text.
     opt.text.clear();
     opt.icon = {};
-    const QWidget *widget = option.widget;
-    QStyle *style = widget ? widget->style() : QApplication::style();
-    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+    drawPanel(painter, opt);
     const QRect area = option.rect.adjusted(6, 2, -4, -2);
     BadgeStyle badge = styleFor(index, option.palette);
     if (option.state & QStyle::State_Selected) {
@@ -95,11 +94,11 @@ void StatusBadgeDelegate::paintText(QPainter *painter, const QStyleOptionViewIte
     }
     const QString text = opt.text;
     opt.text.clear();
-    const QWidget *widget = option.widget;
-    QStyle *style = widget ? widget->style() : QApplication::style();
-    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+    drawPanel(painter, opt);
     if (text.isEmpty())
         return;
+    const QWidget *widget = option.widget;
+    QStyle *style = widget ? widget->style() : QApplication::style();
     // The cell less the style's text margin on each side, where QCommonStyle draws the text of a
     // cell without check box or icon (asking it for that rectangle measures the text again).
     const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
@@ -144,6 +143,60 @@ void StatusBadgeDelegate::paintText(QPainter *painter, const QStyleOptionViewIte
                                                                                   : QPalette::Text));
     painter->drawStaticText(QPointF(x, y), laidOut);
     painter->restore();
+}
+
+void StatusBadgeDelegate::drawPanel(QPainter *painter, const QStyleOptionViewItem &opt) const
+{
+    const QWidget *widget = opt.widget;
+    QStyle *style = widget ? widget->style() : QApplication::style();
+    if (panelIsPrimitive(style, opt)) {
+        ++m_primitivePanels;
+        style->drawPrimitive(QStyle::PE_PanelItemViewItem, &opt, painter, widget);
+    } else {
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+    }
+}
+
+bool StatusBadgeDelegate::panelIsPrimitive(const QStyle *style, const QStyleOptionViewItem &opt) const
+{
+    // The focus frame is drawn by the control only (one cell of a table has it).
+    if (opt.state & QStyle::State_HasFocus)
+        return false;
+    // A brush other than none or a plain colour (a gradient, a texture) is not told apart here.
+    if (opt.backgroundBrush.style() > Qt::SolidPattern)
+        return false;
+    const PanelLook look{style,
+                         opt.palette.cacheKey(),
+                         int(opt.state),
+                         int(opt.features),
+                         opt.rect.size(),
+                         int(opt.backgroundBrush.style()),
+                         opt.backgroundBrush.color().rgba(),
+                         int(opt.viewItemPosition),
+                         int(opt.direction)};
+    if (const auto known = m_panelLooks.constFind(look); known != m_panelLooks.cend())
+        return *known;
+    // Both ways on the same background, at the cell's size; the same pixels or not.
+    QStyleOptionViewItem probe = opt;
+    probe.rect = QRect(QPoint(0, 0), opt.rect.size());
+    const auto draw = [&](bool primitive) {
+        QImage image(probe.rect.size(), QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::transparent);
+        QPainter p(&image);
+        if (primitive) {
+            style->drawPrimitive(QStyle::PE_PanelItemViewItem, &probe, &p, opt.widget);
+        } else {
+            style->drawControl(QStyle::CE_ItemViewItem, &probe, &p, opt.widget);
+        }
+        return image;
+    };
+    const bool same = !probe.rect.isEmpty() && draw(true) == draw(false);
+    // A table's cells come in a handful of looks (selected or not, alternate rows, sizes); a
+    // palette or style change adds more: start again rather than grow without end.
+    if (m_panelLooks.size() >= 256)
+        m_panelLooks.clear();
+    m_panelLooks.insert(look, same);
+    return same;
 }
 
 QSize StatusBadgeDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const

@@ -3,6 +3,7 @@
 
 #include <QCache>
 #include <QFont>
+#include <QHash>
 #include <QStaticText>
 #include <QStyledItemDelegate>
 
@@ -20,6 +21,8 @@ public:
     void paint(QPainter *painter, const QStyleOptionViewItem &option,
                const QModelIndex &index) const override;
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    // Panels drawn as the style's primitive alone so far (drawPanel; for tests).
+    int primitivePanels() const { return m_primitivePanels; }
 
 private:
     // A plain cell: background, selection and focus from the style, then the text. Shaping each
@@ -28,8 +31,39 @@ private:
     // (bench_team_store, BENCH_BREAKDOWN=1) — while most cells show the same text as before.
     void paintText(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const;
 
+    // The cell's panel (background, selection, focus) as the style's CE_ItemViewItem draws it for a
+    // cell without text, icon or check box. QCommonStyle lays the item's text, icon and check box
+    // out three times for that before drawing PE_PanelItemViewItem — a third of a plain cell's
+    // paint, which a list repaints by the column (durations) and by the screenful (a team's runs).
+    // Where the style's panel is that primitive alone (drawn both ways once per look: style,
+    // palette, state, size), the primitive is drawn.
+    void drawPanel(QPainter *painter, const QStyleOptionViewItem &opt) const;
+    bool panelIsPrimitive(const QStyle *style, const QStyleOptionViewItem &opt) const;
+
     // Elided and laid out, by text and width, for the font they were made with.
     mutable QCache<QString, QStaticText> m_texts{4000};
+    // What a panel's pixels depend on.
+    struct PanelLook
+    {
+        const QStyle *style = nullptr;
+        qint64 palette = 0; // QPalette::cacheKey()
+        int state = 0;
+        int features = 0;
+        QSize size;
+        int brushStyle = 0;
+        QRgb brushColor = 0;
+        int position = 0;
+        int direction = 0;
+        bool operator==(const PanelLook &) const = default;
+        friend size_t qHash(const PanelLook &l, size_t seed = 0)
+        {
+            return qHashMulti(seed, quintptr(l.style), l.palette, l.state, l.features, l.size.width(),
+                              l.size.height(), l.brushStyle, l.brushColor, l.position, l.direction);
+        }
+    };
+    // panelIsPrimitive() by look.
+    mutable QHash<PanelLook, bool> m_panelLooks;
+    mutable int m_primitivePanels = 0;
     mutable QFont m_textFont;
 };
 

@@ -14,6 +14,8 @@
 #include <QStyledItemDelegate>
 #include <QtTest>
 
+#include <functional>
+
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 
@@ -108,6 +110,68 @@ private Q_SLOTS:
                                     .arg(expected.width())
                                     .arg(expected.height())));
         }
+    }
+
+    // A cell's panel (background, selection, hover, alternate rows, a background colour) is the
+    // very pixels the style's item control draws, however it is drawn; the focused cell keeps
+    // the control (its focus frame).
+    void panelsAsTheStyleDrawsThem_data()
+    {
+        QTest::addColumn<int>("state");
+        QTest::addColumn<bool>("alternate");
+        QTest::addColumn<QColor>("background");
+        QTest::addColumn<bool>("primitive");
+        const int on = int(QStyle::State_Enabled | QStyle::State_Active);
+        QTest::newRow("plain") << on << false << QColor() << true;
+        QTest::newRow("alternate") << on << true << QColor() << true;
+        QTest::newRow("selected") << int(on | QStyle::State_Selected) << false << QColor() << true;
+        QTest::newRow("selected, window inactive")
+            << int(QStyle::State_Enabled | QStyle::State_Selected) << false << QColor() << true;
+        QTest::newRow("hovered") << int(on | QStyle::State_MouseOver) << false << QColor() << true;
+        QTest::newRow("coloured") << on << false << QColor(200, 120, 40) << true;
+        QTest::newRow("focused") << int(on | QStyle::State_HasFocus | QStyle::State_Selected) << false
+                                 << QColor() << false;
+    }
+
+    void panelsAsTheStyleDrawsThem()
+    {
+        QFETCH(int, state);
+        QFETCH(bool, alternate);
+        QFETCH(QColor, background);
+        QFETCH(bool, primitive);
+        QStandardItemModel model(1, StatusColumn + 2);
+        const QModelIndex index = model.index(0, StatusColumn + 1); // no text: the panel alone
+        if (background.isValid())
+            model.setData(index, background, Qt::BackgroundRole);
+        QStyleOptionViewItem option;
+        option.rect = QRect(QPoint(0, 0), kCell);
+        option.state = QStyle::State(state);
+        option.palette = QApplication::palette();
+        option.font = QApplication::font();
+        if (alternate)
+            option.features |= QStyleOptionViewItem::Alternate;
+        const auto render = [&option](const std::function<void(QPainter *)> &draw) {
+            QImage image(kCell, QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::transparent);
+            QPainter p(&image);
+            draw(&p);
+            return image;
+        };
+        StatusBadgeDelegate ours;
+        const QImage expected = render([&](QPainter *p) {
+            // What QStyledItemDelegate hands the style for this cell.
+            struct QtDelegate : QStyledItemDelegate
+            {
+                using QStyledItemDelegate::initStyleOption;
+            };
+            QStyleOptionViewItem opt = option;
+            QtDelegate().initStyleOption(&opt, index);
+            QApplication::style()->drawControl(QStyle::CE_ItemViewItem, &opt, p, nullptr);
+        });
+        // Twice: found out, then from what was kept.
+        for (int round = 0; round < 2; ++round)
+            QCOMPARE(render([&](QPainter *p) { ours.paint(p, option, index); }), expected);
+        QCOMPARE(ours.primitivePanels() > 0, primitive);
     }
 
     void badgesFromTheCacheOnlyWhenAlike()
