@@ -155,14 +155,15 @@ void RunManager::renewLeasesIfDue()
         return;
     }
     static_assert(RunStore::kLeaseRenewMs * 3 <= RunStore::kLeaseTtlMs);
-    if (m_lastRenewal.isValid() && m_lastRenewal.elapsed() > RunStore::kLeaseTtlMs / 2) {
-        qCWarning(lcEngine) << "leases renewed" << m_lastRenewal.elapsed()
-                            << "ms after the last renewal: this process was too busy to renew sooner";
-    }
     // On the store's lease thread: this one never waits for the database. While an earlier
-    // renewal is on its way nothing is asked (it renews them all); the next tick asks again.
+    // renewal is still being done nothing is asked (it renews them all); the next tick asks again.
     if (!m_store->requestLeaseRenewal(m_leased))
         return;
+    if (m_lastRenewal.isValid() && m_lastRenewal.elapsed() > RunStore::kLeaseTtlMs / 2) {
+        qCWarning(lcEngine) << "leases renewed" << m_lastRenewal.elapsed()
+                            << "ms after the last renewal: this process (or its database) was too busy to "
+                               "renew sooner";
+    }
     m_lastRenewal.start();
 }
 

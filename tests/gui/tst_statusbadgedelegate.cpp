@@ -150,7 +150,7 @@ private Q_SLOTS:
         option.font = QApplication::font();
         if (alternate)
             option.features |= QStyleOptionViewItem::Alternate;
-        const auto render = [&option](const std::function<void(QPainter *)> &draw) {
+        const auto render = [](const std::function<void(QPainter *)> &draw) {
             QImage image(kCell, QImage::Format_ARGB32_Premultiplied);
             image.fill(Qt::transparent);
             QPainter p(&image);

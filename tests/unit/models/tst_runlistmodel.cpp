@@ -583,9 +583,10 @@ private Q_SLOTS:
         connect(&model, &QAbstractItemModel::dataChanged, this,
                 [&](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
                     for (int row = topLeft.row(); row <= bottomRight.row(); ++row) {
-                        if (topLeft.column() <= DurationColumn && DurationColumn <= bottomRight.column())
+                        if (topLeft.column() <= DurationColumn && DurationColumn <= bottomRight.column()) {
                             ticks[model.index(row, 0).data(RunListModel::IdRole).toString()]
                                 << clock.elapsed();
+                        }
                     }
                 });
         QTRY_VERIFY_WITH_TIMEOUT(ticks.value(u"a"_s).size() >= 3 && ticks.value(u"b"_s).size() >= 3, 10'000);
@@ -593,10 +594,11 @@ private Q_SLOTS:
         QVERIFY2(ticks.value(u"old"_s).isEmpty(), qPrintable(u"%1"_s.arg(ticks.value(u"old"_s).size())));
         QVERIFY(!ticks.contains(u"done"_s));
         // About once a second each (not at every look, four a second).
-        for (const QString &id : {u"a"_s, u"b"_s})
+        for (const QString &id : {u"a"_s, u"b"_s}) {
             QVERIFY2(
                 ticks.value(id).size() <= span / 1000 + 2,
                 qPrintable(u"%1 ticked %2 times in %3 ms"_s.arg(id).arg(ticks.value(id).size()).arg(span)));
+        }
         // Apart: some tick of one run is far from every tick of the other.
         const auto apart = [&ticks](qint64 t) {
             return std::all_of(ticks.value(u"b"_s).cbegin(), ticks.value(u"b"_s).cend(),
