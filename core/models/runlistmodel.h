@@ -111,6 +111,12 @@ Q_SIGNALS:
     void countsChanged();
 
 private:
+    // How often the durations and countdowns are looked at. Each row's clock moves on at its own
+    // instant (its start's millisecond), so a look signals the rows whose clock moved since the
+    // last one: each within a quarter second of its true second. Every row at once, once a
+    // second, was a frame with every visible duration repainted.
+    static constexpr int kTickMs = 250;
+
     void onRunAdded(const QString &id);
     void onRunChanged(const QString &id, Runwatch::RunChanges changes);
     void onRunRemoved(const QString &id);
