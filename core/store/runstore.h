@@ -233,7 +233,8 @@ public:
     // waits for the database to keep its leases (a server's round trip, a SQLite file's write
     // lock held by another process; 0.4-0.9 ms for 200-1,000 leases on a local file, in one frame
     // every two seconds). `ours`: the leases the caller holds. Answered by leasesRenewed(); false
-    // (nothing asked) while an earlier renewal has not answered yet.
+    // (nothing asked) while the keeper is still doing an earlier renewal (its answer may wait in
+    // this thread's queue: a renewal counts as done once the keeper has run it).
     bool requestLeaseRenewal(QSet<QString> ours);
     // Lets the run go — once the state scheduled for it is in the store: a run with a write
     // pending, in flight or failed is released by the writer in the transaction that writes it
