@@ -62,12 +62,27 @@ as_tester runwatch-cli --store "$store" --json list --all | grep -q '"status":"c
 kill "$(cat /home/tester/sim.pid)"
 
 step "GUI in demo mode under Xvfb"
+# Xvfb picks its own display (-displayfd: the first number whose lock file and sockets are free)
+# rather than xvfb-run -a, which looks only at the lock files in this root's /tmp: the root shares
+# the host's network namespace, so an X server of the host's holds the same abstract socket, and a
+# client of ours can reach it (seen in CI: "could not connect to display :99" from a display that
+# xvfb-run had started). No access control (-ac): a throwaway display of a throwaway root.
 cat >/home/tester/gui.sh <<'EOF'
+rm -f /home/tester/displayfd
+mkfifo /home/tester/displayfd
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -ac 3>/home/tester/displayfd \
+    >/home/tester/xvfb.log 2>&1 &
+xvfb=$!
+trap 'kill "$xvfb" 2>/dev/null || true' EXIT
+number=""
+read -r -t 30 number </home/tester/displayfd || true
+[ -n "$number" ] || { echo "Xvfb did not start"; cat /home/tester/xvfb.log; exit 1; }
+export DISPLAY=":$number" QT_QPA_PLATFORM=xcb
 runwatch --demo >/home/tester/gui.log 2>&1 &
 pid=$!
 # Up means: a top-level window titled Runwatch is mapped, and the process is still alive after.
 for _ in $(seq 1 300); do
-    kill -0 "$pid" 2>/dev/null || { echo "runwatch exited early"; cat /home/tester/gui.log; exit 1; }
+    kill -0 "$pid" 2>/dev/null || { echo "runwatch exited early"; cat /home/tester/gui.log /home/tester/xvfb.log; exit 1; }
     if xwininfo -root -tree | grep -q '"Runwatch'; then break; fi
     sleep 0.1
 done
@@ -78,10 +93,10 @@ for _ in $(seq 1 50); do
 done
 kill -TERM "$pid"
 wait "$pid" || true
-echo "runwatch stayed up in demo mode"
+echo "runwatch stayed up in demo mode on display :$number"
 EOF
 chmod 755 /home/tester/gui.sh
-as_tester env QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x800x24" bash /home/tester/gui.sh
+as_tester bash /home/tester/gui.sh
 
 step "purge"
 apt-get purge -y runwatch runwatch-sim

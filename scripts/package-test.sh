@@ -185,8 +185,8 @@ stage_install() {
     mkdir -p "$tmp/debs"
     cp "$app_deb" "$sim_deb" "$tmp/debs/"
     cp "$root/scripts/package-test-inside.sh" "$tmp/debs/inside.sh"
-    # x11-utils: xwininfo, to see the app's window; xvfb + xauth: xvfb-run.
-    mmdebstrap --variant=apt --include=xvfb,xauth,x11-utils,procps \
+    # x11-utils: xwininfo, to see the app's window; xvfb: the X server it runs on.
+    mmdebstrap --variant=apt --include=xvfb,x11-utils,procps \
         --customize-hook='mkdir -p "$1/tmp/debs"' \
         --customize-hook="cp -a '$tmp/debs/.' \"\$1/tmp/debs/\"" \
         --customize-hook="chroot \"\$1\" env RUNWATCH_VERSION='$version' bash /tmp/debs/inside.sh" \
