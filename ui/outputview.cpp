@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "outputview.h"
 
+#include "outputcuts.h"
+#include "outputlayout.h"
 #include "quietscrollbar.h"
 
 #include <QMimeData>
@@ -29,12 +31,9 @@ constexpr int kPaintEveryNthCatchUpFrame = 4;
 constexpr int kSplitLookBack = 120;
 // The lines a growing paragraph reaches before it is cut where its last line starts.
 constexpr int kSplitLines = 3;
-// QTextBlock::userState() of the piece after such a cut: its text goes on the block's before it.
-constexpr int kCutContinues = 0x43555421;
+} // namespace
 
-// Whether anything in `text` reads right to left: a piece cut from such a paragraph would take a
-// direction of its own, so it is left whole.
-bool readsRightToLeft(QStringView text)
+bool OutputCuts::readsRightToLeft(QStringView text)
 {
     return std::any_of(text.begin(), text.end(), [](QChar c) {
         switch (c.direction()) {
@@ -49,79 +48,9 @@ bool readsRightToLeft(QStringView text)
         }
     });
 }
-} // namespace
 
-// QPlainTextDocumentLayout repaints the whole view whenever an edit changes the height of one
-// paragraph (its "optimization potential" branch). A live run grows its last paragraph by a
-// wrapped line several times a second, and each time every visible line was painted again: the
-// heaviest frames of a 200-run stream. Text added to the end of the last paragraph can change
-// nothing but that paragraph's lines (nothing lies below it), so this layout asks for that
-// paragraph alone; the view's scroll to the new bottom then blits the rest. Everything else
-// (new paragraphs, removals, the block limit trimming the top, relayouts) takes the base path.
-class OutputLayout final : public QPlainTextDocumentLayout
-{
-public:
-    explicit OutputLayout(QTextDocument *document)
-        : QPlainTextDocumentLayout(document)
-    {}
-
-    // Cuts the last paragraph where `cursor` is, the start of one of its lines: no line moves, so
-    // only the two pieces are repainted (the base would repaint the whole view, since the
-    // paragraph's height changed).
-    void cutAt(QTextCursor &cursor)
-    {
-        m_cutting = true;
-        cursor.insertBlock();
-        m_cutting = false;
-    }
-
-protected:
-    void documentChanged(int from, int charsRemoved, int charsAdded) override
-    {
-        QTextDocument *doc = document();
-        const QTextBlock last = doc->lastBlock();
-        if (m_cutting) {
-            const QSizeF sizeBefore = documentSize();
-            {
-                const QSignalBlocker quiet(this);
-                QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
-            }
-            if (documentSize() != sizeBefore)
-                Q_EMIT documentSizeChanged(documentSize());
-            Q_EMIT updateBlock(last.previous());
-            Q_EMIT updateBlock(last);
-            return;
-        }
-        // Text added where the last paragraph starts or later holds no paragraph break (a break
-        // would start a paragraph after `from`): the paragraph count is the one the base knows.
-        const bool grewLast = charsRemoved == 0 && charsAdded > 0 && from >= last.position()
-                              && last.layout()->lineCount() > 0;
-        if (!grewLast) {
-            QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
-            return;
-        }
-        const qreal heightBefore = blockBoundingRect(last).height();
-        const QSizeF sizeBefore = documentSize(); // (widest line, line count)
-        {
-            // The base lays the paragraph out and would announce a full update; its announcements
-            // are made again below, narrowed.
-            const QSignalBlocker quiet(this);
-            QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
-        }
-        if (documentSize() != sizeBefore)
-            Q_EMIT documentSizeChanged(documentSize());
-        // A paragraph that lost height (never seen for an append, but shaping is not ours to
-        // promise) would leave its old bottom lines on screen: repaint everything then.
-        if (blockBoundingRect(last).height() < heightBefore) {
-            requestUpdate();
-        } else {
-            Q_EMIT updateBlock(last);
-        }
-    }
-
-private:
-    bool m_cutting = false;
-};
+using OutputCuts::kCutContinues;
+using OutputCuts::readsRightToLeft;
 
 OutputView::OutputView(QWidget *parent)
     : QPlainTextEdit(parent)
@@ -145,6 +74,8 @@ OutputView::OutputView(QWidget *parent)
     m_frameTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_frameTimer, &QTimer::timeout, this, &OutputView::flushFrame);
 }
+
+OutputView::~OutputView() = default;
 
 bool OutputView::isAtBottom() const
 {
@@ -175,6 +106,8 @@ void OutputView::clearOutput()
     m_frameTimer.stop();
     m_pending.clear();
     m_pendingPos = 0;
+    m_tail.clear();
+    m_tailLayout.reset();
     clear();
     m_cutWidth = -1;
     m_lineLength = 0;
@@ -235,20 +168,37 @@ void OutputView::flushFrame()
     // whole batch goes in as one edit block, so the document lays it out (and recounts its
     // lines, which walks every paragraph) once per frame rather than once per piece.
     const double nsPerChar = qMax(m_nsPerChar, 1.0);
-    auto quota = qsizetype(double(std::chrono::nanoseconds(m_budget).count()) / nsPerChar);
+    const auto budgeted = qsizetype(double(std::chrono::nanoseconds(m_budget).count()) / nsPerChar);
+    qsizetype quota = budgeted;
     if (pendingSize() > quota)
         quota = qsizetype(double(std::chrono::nanoseconds(m_catchUpBudget).count()) / nsPerChar);
     const qsizetype n = qMin(qBound(kMinPiece, quota, kMaxPiece), pendingSize());
-    m_clock.start();
-    QTextCursor block(document());
-    block.beginEditBlock();
-    write(QStringView(m_pending).mid(m_pendingPos, n));
-    block.endEditBlock();
-    cutGrowingParagraph();
-    const qint64 spent = m_clock.nsecsElapsed();
+    const QStringView piece = QStringView(m_pending).mid(m_pendingPos, n);
+    // A live run's few characters a frame go to the tail; a catch-up goes to the document.
+    bool tailed = false;
+    if (n == pendingSize() && n <= budgeted && tailAllowed()) {
+        const int lineCount = m_lineLength; // softSplit() moves it on: restored if not taken
+        const QString text = softSplit(piece);
+        tailed = appendToTail(text);
+        if (tailed) {
+            m_written += piece.size();
+        } else {
+            m_lineLength = lineCount;
+        }
+    }
+    if (!tailed) {
+        commitTail();
+        m_clock.start();
+        QTextCursor block(document());
+        block.beginEditBlock();
+        write(piece);
+        block.endEditBlock();
+        cutGrowingParagraph();
+        const qint64 spent = m_clock.nsecsElapsed();
+        if (n >= kMinPiece)
+            m_nsPerChar = 0.5 * m_nsPerChar + 0.5 * double(spent) / double(n);
+    }
     m_pendingPos += n;
-    if (n >= kMinPiece)
-        m_nsPerChar = 0.5 * m_nsPerChar + 0.5 * double(spent) / double(n);
     if (pendingSize() == 0) {
         m_pending.clear();
         m_pendingPos = 0;
@@ -272,6 +222,7 @@ void OutputView::flushAll()
 {
     m_frameTimer.stop();
     const bool stick = isAtBottom();
+    commitTail();
     QTextCursor block(document());
     block.beginEditBlock();
     write(QStringView(m_pending).mid(m_pendingPos));
@@ -342,6 +293,8 @@ int OutputView::joinCutParagraphs()
 
 void OutputView::resizeEvent(QResizeEvent *event)
 {
+    if (event->size().width() != event->oldSize().width())
+        commitTail(); // laid out for the old width
     const bool join = m_cutWidth >= 0 && event->size().width() != event->oldSize().width();
     const bool stick = isAtBottom();
     const int top = join ? joinCutParagraphs() : 0;
@@ -376,7 +329,7 @@ QString OutputView::textBetween(int start, int end) const
 
 QString OutputView::shownText() const
 {
-    return textBetween(0, document()->characterCount() - 1);
+    return textBetween(0, document()->characterCount() - 1) + m_tail;
 }
 
 QMimeData *OutputView::createMimeDataFromSelection() const

@@ -6,6 +6,9 @@
 #include <QTimer>
 
 #include <chrono>
+#include <memory>
+
+class QTextLayout;
 
 namespace Runwatch {
 
@@ -25,14 +28,24 @@ namespace Runwatch {
 //   which looks the same at this width (the lines before it break as they did) and keeps what an
 //   append lays out again to a line or two; a width change joins the pieces again (they would
 //   break early at another width), and a copied selection leaves the cuts out;
+// - the line a live run is writing (its tail) stays out of the document until the line is full
+//   or a line break comes: the view lays out and paints that one line itself, where the
+//   document's last, empty paragraph holds its place. An append into QTextDocument costs
+//   ~0.2 ms whatever its size (the edit, the block's layout, the signals, the repaint of the
+//   block), fifty times a second for a fast run; the tail's layout and paint cost a tenth of it.
+//   The document takes the line when it is full. Whatever needs the document whole (focus,
+//   a click, a context menu, a selection, a screen reader, a new width or font, flushAll())
+//   writes the tail into it first; so do right-to-left text and a document with no paragraph
+//   yet (its placeholder would show under the tail);
 // - undo/redo is off.
-class OutputLayout; // outputview.cpp
+class OutputLayout; // outputlayout.h
 
 class OutputView final : public QPlainTextEdit
 {
     Q_OBJECT
 public:
     explicit OutputView(QWidget *parent = nullptr);
+    ~OutputView() override;
 
     // Queues text for the next frame.
     void appendText(QStringView text);
@@ -56,6 +69,8 @@ public:
     // The text as the view shows it: its paragraphs, without the cuts made for the layout's sake
     // (a soft split stays a line break).
     QString shownText() const;
+    // The text shown but not in the document yet: the line being written (see above).
+    QString tailText() const { return m_tail; }
     // Characters written to the document so far (soft splits not counted).
     qint64 writtenChars() const { return m_written; }
 
@@ -69,6 +84,11 @@ Q_SIGNALS:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+    void focusInEvent(QFocusEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
+    void changeEvent(QEvent *event) override;
     QMimeData *createMimeDataFromSelection() const override;
 
 private:
@@ -82,6 +102,17 @@ private:
     QString textBetween(int start, int end) const;
     void flushFrame();
     void write(QStringView piece);
+    // The tail (outputview_tail.cpp). Whether this frame's text may go to the tail.
+    bool tailAllowed() const;
+    // Appends soft-split text: what closes a paragraph or fills a line goes into the document,
+    // the rest stays in the tail. False (nothing taken) when the document's last paragraph is
+    // not one the tail can continue.
+    bool appendToTail(const QString &text);
+    // The tail written into the document (its last, empty paragraph).
+    void commitTail();
+    void layoutTail();
+    // Where the tail is drawn: the document's last paragraph, in viewport coordinates.
+    QRectF tailBlockRect() const;
     QString softSplit(QStringView piece);
 
     QString m_pending;
@@ -96,6 +127,8 @@ private:
     OutputLayout *m_layout = nullptr;
     bool m_cutGrowing = true;
     int m_cutWidth = -1; // the viewport's width when paragraphs were cut; -1: none are
+    QString m_tail;
+    std::unique_ptr<QTextLayout> m_tailLayout; // m_tail laid out as the document would
     QTimer m_frameTimer;
     QElapsedTimer m_clock;
 };

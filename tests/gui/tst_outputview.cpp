@@ -6,6 +6,8 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QClipboard>
+#include <QHBoxLayout>
+#include <QLineEdit>
 #include <QPaintEvent>
 #include <QScreen>
 #include <QScrollBar>
@@ -32,6 +34,46 @@ protected:
             regions.append(static_cast<QPaintEvent *>(event)->region());
         return QObject::eventFilter(watched, event);
     }
+};
+// An output view in a window whose focus is elsewhere, as in the detail pane while the operator
+// works in the list: the view draws a live run's line itself only while it has no focus.
+struct ViewInWindow
+{
+    QWidget window;
+    QLineEdit *focus = new QLineEdit;
+    OutputView *view = new OutputView;
+
+    ViewInWindow()
+    {
+        auto *layout = new QHBoxLayout(&window);
+        layout->addWidget(focus);
+        layout->addWidget(view, 1);
+        view->setCursorWidth(0);          // a blinking cursor would differ between two grabs
+        view->setSoftSplitColumn(100000); // only the lines under test
+        window.resize(560, 260);
+    }
+
+    bool showWithText()
+    {
+        window.show();
+        window.activateWindow();
+        if (!QTest::qWaitForWindowActive(&window))
+            return false;
+        focus->setFocus();
+        for (int i = 0; i < 40; ++i)
+            view->appendText(u"line %1\n"_s.arg(i));
+        view->flushAll();
+        return !view->hasFocus();
+    }
+
+    // What the window shows where the view's text is (its backing store, painted piecemeal).
+    QImage shown() const
+    {
+        const QImage all
+            = window.screen()->grabWindow(window.winId()).toImage().convertToFormat(QImage::Format_RGB32);
+        return all.copy(QRect(view->viewport()->mapTo(&window, QPoint()), view->viewport()->size()));
+    }
+    QImage fresh() const { return view->viewport()->grab().toImage().convertToFormat(QImage::Format_RGB32); }
 };
 } // namespace
 
@@ -297,6 +339,126 @@ private Q_SLOTS:
         cut.selectAll();
         cut.copy();
         QCOMPARE(QGuiApplication::clipboard()->text(), whole.toPlainText());
+    }
+
+    // A live run's line stays out of the document until it is full or closed: the view draws it
+    // where the document's last, empty paragraph holds its place, and each append repaints that
+    // line alone. A full line goes into the document as a piece of its own; a line break closes
+    // the paragraph without repainting the lines above; the view follows the end; what the window
+    // shows is what the document draws once it has the line.
+    void liveLineIsDrawnByTheView()
+    {
+        ViewInWindow w;
+        QVERIFY(w.showWithText());
+        OutputView &view = *w.view;
+        // The 40 lines brought the scroll bar up, narrowing the text: painted now rather than with
+        // the first word.
+        QTRY_VERIFY(view.verticalScrollBar()->isVisible());
+        QCoreApplication::sendPostedEvents();
+        view.viewport()->repaint();
+        PaintRecorder recorder(view.viewport());
+        QSignalSpy flushed(&view, &OutputView::flushed);
+        QString streamed = view.shownText();
+        const int blocksAtStart = view.document()->blockCount();
+        // A frame repaints a few lines at the end (the tail's; a line the document took; the line
+        // scrolled in), not the view.
+        const int fewLines
+            = 5 * view.fontMetrics().lineSpacing() + 2 * int(view.document()->documentMargin());
+        QVERIFY(view.viewport()->height() > 2 * fewLines);
+        bool sawTail = false;
+        for (int word = 0; word < 150; ++word) {
+            const QString text = word % 40 == 39 ? u"end%1\n"_s.arg(word) : u"word%1 "_s.arg(word);
+            recorder.regions.clear();
+            view.appendText(text);
+            streamed += text;
+            QVERIFY(flushed.wait(1000));
+            QCOMPARE(view.shownText(), streamed);
+            // The document's last paragraph is the empty one the tail is drawn in.
+            QCOMPARE(view.document()->lastBlock().length(), 1);
+            sawTail = sawTail || !view.tailText().isEmpty();
+            // The frame's repaint, now (the window's update request follows the frame's writing).
+            QCoreApplication::sendPostedEvents(&w.window, QEvent::UpdateRequest);
+            QVERIFY2(!recorder.regions.isEmpty(), qPrintable(u"nothing painted after "_s + text));
+            QRegion painted;
+            for (const QRegion &region : std::as_const(recorder.regions))
+                painted += region;
+            QVERIFY2(painted.boundingRect().height() <= fewLines,
+                     qPrintable(u"after %1: painted %2 px of a %3 px view"_s.arg(text)
+                                    .arg(painted.boundingRect().height())
+                                    .arg(view.viewport()->height())));
+            QVERIFY(view.isAtBottom());
+        }
+        QVERIFY(sawTail);
+        // Full lines went into the document as they filled, each a piece of the paragraph.
+        QVERIFY2(
+            view.document()->blockCount() > blocksAtStart + 10,
+            qPrintable(u"%1 paragraphs, %2 before"_s.arg(view.document()->blockCount()).arg(blocksAtStart)));
+        QTRY_COMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum());
+        QCoreApplication::sendPostedEvents(&w.window, QEvent::UpdateRequest);
+        const QImage shown = w.shown();
+        view.flushAll(); // the document takes the tail
+        QVERIFY(view.tailText().isEmpty());
+        QCOMPARE(view.shownText(), streamed);
+        QCOMPARE(shown, w.fresh());
+    }
+
+    // Whatever needs the document whole gets it: focus (the operator's cursor and selection), a
+    // click, a new width; while the view has focus, text goes straight into the document.
+    void operatorGetsTheWholeDocument()
+    {
+        ViewInWindow w;
+        QVERIFY(w.showWithText());
+        OutputView &view = *w.view;
+        QSignalSpy flushed(&view, &OutputView::flushed);
+        const auto stream = [&](const QString &text) {
+            view.appendText(text);
+            return flushed.wait(1000);
+        };
+        const auto documentEndsWith = [&](const QString &text) { return view.toPlainText().endsWith(text); };
+
+        QVERIFY(stream(u"alpha beta "_s));
+        QCOMPARE(view.tailText(), u"alpha beta "_s);
+        view.setFocus();
+        QTRY_VERIFY(view.hasFocus());
+        QVERIFY(view.tailText().isEmpty());
+        QVERIFY(documentEndsWith(u"alpha beta "_s));
+        QVERIFY(stream(u"gamma "_s));
+        QVERIFY(view.tailText().isEmpty());
+        QVERIFY(documentEndsWith(u"alpha beta gamma "_s));
+
+        w.focus->setFocus();
+        QTRY_VERIFY(!view.hasFocus());
+        QVERIFY(stream(u"delta\nepsilon "_s));
+        QCOMPARE(view.tailText(), u"epsilon "_s);
+        QTest::mousePress(view.viewport(), Qt::LeftButton, {}, QPoint(20, 20));
+        QVERIFY(view.tailText().isEmpty());
+        QVERIFY(documentEndsWith(u"delta\nepsilon "_s));
+        QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, QPoint(20, 20));
+
+        w.focus->setFocus();
+        QTRY_VERIFY(!view.hasFocus());
+        QVERIFY(stream(u"zeta "_s));
+        QCOMPARE(view.tailText(), u"epsilon zeta "_s);
+        w.window.resize(w.window.width() + 80, w.window.height());
+        QTRY_VERIFY(view.tailText().isEmpty());
+        QVERIFY(documentEndsWith(u"epsilon zeta "_s));
+        QCOMPARE(view.shownText(), view.toPlainText());
+    }
+
+    // A line that reads right to left goes into the document at once: its direction is the
+    // paragraph's to decide.
+    void rightToLeftLineGoesToTheDocument()
+    {
+        ViewInWindow w;
+        QVERIFY(w.showWithText());
+        QSignalSpy flushed(w.view, &OutputView::flushed);
+        w.view->appendText(u"word "_s);
+        QVERIFY(flushed.wait(1000));
+        QCOMPARE(w.view->tailText(), u"word "_s);
+        w.view->appendText(u"\u05e9\u05dc\u05d5\u05dd "_s);
+        QVERIFY(flushed.wait(1000));
+        QVERIFY(w.view->tailText().isEmpty());
+        QVERIFY(w.view->toPlainText().endsWith(u"word \u05e9\u05dc\u05d5\u05dd "_s));
     }
 
     // A paragraph that reads right to left anywhere is left whole: a piece of it would take a
