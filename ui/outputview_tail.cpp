@@ -2,7 +2,6 @@
 // OutputView's tail: the line a live run is writing, laid out and painted by the view itself until
 // the document takes it (see the class comment in outputview.h).
 #include "outputcuts.h"
-#include "outputlayout.h"
 #include "outputview.h"
 
 #include <QAccessible>
@@ -71,10 +70,13 @@ bool OutputView::appendToTail(const QString &text)
         // The line is full: the document takes it (and any before it) as a piece of its own,
         // where the next line starts, as cutGrowingParagraph() would have cut it.
         const int start = m_tailLayout->lineAt(m_tailLayout->lineCount() - 1).textStart();
+        // One edit: the document lays the line out and announces it once.
         QTextCursor cursor(doc);
         cursor.movePosition(QTextCursor::End);
+        cursor.beginEditBlock();
         cursor.insertText(m_tail.first(start));
-        m_layout->cutAt(cursor);
+        cursor.insertBlock();
+        cursor.endEditBlock();
         doc->lastBlock().setUserState(kCutContinues);
         m_cutWidth = viewport()->width();
         m_tail.remove(0, start);
