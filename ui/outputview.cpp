@@ -108,6 +108,7 @@ void OutputView::clearOutput()
     m_pendingPos = 0;
     m_tail.clear();
     m_tailLayout.reset();
+    m_lineDue = false;
     clear();
     m_cutWidth = -1;
     m_lineLength = 0;
@@ -161,8 +162,15 @@ void OutputView::write(QStringView piece)
 
 void OutputView::flushFrame()
 {
-    if (pendingSize() <= 0)
+    if (pendingSize() <= 0) {
+        if (m_lineDue) {
+            const bool stick = isAtBottom();
+            takeFullLines();
+            if (stick)
+                verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+        }
         return;
+    }
     const bool stick = isAtBottom();
     // How much fits in this frame's budget at the cost per character measured so far. The
     // whole batch goes in as one edit block, so the document lays it out (and recounts its

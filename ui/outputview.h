@@ -111,8 +111,13 @@ private:
     // The tail written into the document (its last, empty paragraph).
     void commitTail();
     void layoutTail();
+    // The tail's full lines into the document, in a frame no other heavy chore took; else
+    // m_lineDue, and the next frame tries again.
+    void takeFullLines();
     // Where the tail is drawn: the document's last paragraph, in viewport coordinates.
     QRectF tailBlockRect() const;
+    // What a change of the tail repaints: its lines and that paragraph, across the view.
+    QRect tailRect() const;
     QString softSplit(QStringView piece);
 
     QString m_pending;
@@ -129,6 +134,7 @@ private:
     int m_cutWidth = -1; // the viewport's width when paragraphs were cut; -1: none are
     QString m_tail;
     std::unique_ptr<QTextLayout> m_tailLayout; // m_tail laid out as the document would
+    bool m_lineDue = false;                    // the tail holds a full line (takeFullLines())
     QTimer m_frameTimer;
     QElapsedTimer m_clock;
 };

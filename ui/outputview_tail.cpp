@@ -4,6 +4,8 @@
 #include "outputcuts.h"
 #include "outputview.h"
 
+#include "domain/heavyframes.h"
+
 #include <QAccessible>
 #include <QPaintEvent>
 #include <QPainter>
@@ -66,32 +68,46 @@ bool OutputView::appendToTail(const QString &text)
         return true;
     }
     layoutTail();
-    if (m_tailLayout && m_tailLayout->lineCount() > 1) {
-        // The line is full: the document takes it (and any before it) as a piece of its own,
-        // where the next line starts, as cutGrowingParagraph() would have cut it.
-        const int start = m_tailLayout->lineAt(m_tailLayout->lineCount() - 1).textStart();
-        // One edit: the document lays the line out and announces it once.
-        QTextCursor cursor(doc);
-        cursor.movePosition(QTextCursor::End);
-        cursor.beginEditBlock();
-        cursor.insertText(m_tail.first(start));
-        cursor.insertBlock();
-        cursor.endEditBlock();
-        doc->lastBlock().setUserState(kCutContinues);
-        m_cutWidth = viewport()->width();
-        m_tail.remove(0, start);
-        layoutTail();
-    }
-    if (m_tailLayout) {
-        const QRect line = tailBlockRect().toAlignedRect();
-        viewport()->update(QRect(0, line.top(), viewport()->width(), line.height()));
-    }
+    takeFullLines();
+    if (m_tailLayout)
+        viewport()->update(tailRect());
     return true;
+}
+
+void OutputView::takeFullLines()
+{
+    m_lineDue = false;
+    if (!m_tailLayout || m_tailLayout->lineCount() < 2)
+        return;
+    // Taking a line and the scroll after it are the view's heavy chore: not in a frame where
+    // another took place (HeavyFrames). Meanwhile the tail's second line waits below the last.
+    if (!HeavyFrames::claim()) {
+        m_lineDue = true;
+        if (!m_frameTimer.isActive())
+            m_frameTimer.start();
+        return;
+    }
+    // The line is full: the document takes it (and any before it) as a piece of its own, where
+    // the next line starts, as cutGrowingParagraph() would have cut it; one edit, so that the
+    // document lays the line out and announces it once.
+    QTextDocument *doc = document();
+    const int start = m_tailLayout->lineAt(m_tailLayout->lineCount() - 1).textStart();
+    QTextCursor cursor(doc);
+    cursor.movePosition(QTextCursor::End);
+    cursor.beginEditBlock();
+    cursor.insertText(m_tail.first(start));
+    cursor.insertBlock();
+    cursor.endEditBlock();
+    doc->lastBlock().setUserState(kCutContinues);
+    m_cutWidth = viewport()->width();
+    m_tail.remove(0, start);
+    layoutTail();
 }
 
 void OutputView::commitTail()
 {
     m_tailLayout.reset();
+    m_lineDue = false;
     if (m_tail.isEmpty())
         return;
     QTextCursor cursor(document());
@@ -127,19 +143,31 @@ QRectF OutputView::tailBlockRect() const
     return blockBoundingGeometry(document()->lastBlock()).translated(contentOffset());
 }
 
+QRect OutputView::tailRect() const
+{
+    // The tail's lines (a second one while a full line waits for its frame) and the paragraph
+    // they are drawn in, across the view.
+    const QRectF place = tailBlockRect();
+    QRectF drawn = place;
+    if (m_tailLayout)
+        drawn |= m_tailLayout->boundingRect().translated(place.topLeft());
+    const QRect aligned = drawn.toAlignedRect();
+    return {0, aligned.top(), viewport()->width(), aligned.height()};
+}
+
 void OutputView::paintEvent(QPaintEvent *event)
 {
     if (!m_tailLayout) {
         QPlainTextEdit::paintEvent(event);
         return;
     }
-    const QRectF place = tailBlockRect();
-    const QRect line(0, place.toAlignedRect().top(), viewport()->width(), place.toAlignedRect().height());
+    const QRect line = tailRect();
     // An append repaints the tail's line alone, where the document has nothing to draw.
     if (!line.contains(event->rect()))
         QPlainTextEdit::paintEvent(event);
     if (!line.intersects(event->rect()))
         return;
+    const QRectF place = tailBlockRect();
     QPainter painter(viewport());
     painter.setClipRegion(event->region());
     painter.setPen(palette().text().color());

@@ -3,6 +3,11 @@
 // (durations, answer countdowns) as they move on.
 #include "runlistmodel.h"
 
+#include "domain/boundedwait.h"
+#include "domain/heavyframes.h"
+
+#include <QTimer>
+
 #include <algorithm>
 
 namespace Runwatch {
@@ -18,6 +23,8 @@ const QList<int> &durationRoles()
 
 // Single-column changes of up to this many rows go cell by cell (emitRowList).
 constexpr qsizetype kMaxCellSignals = 32;
+// A tick that moves this many clocks on repaints enough cells to be a heavy chore (HeavyFrames).
+constexpr qsizetype kHeavyTickRows = 8;
 
 bool isUnfinished(StatusCategory c)
 {
@@ -80,7 +87,7 @@ void RunListModel::tick()
 {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const qint64 nowMs = now.toMSecsSinceEpoch();
-    const qint64 since = m_sinceTick.isValid() ? m_sinceTick.restart() : kTickMs;
+    const qint64 since = m_sinceTick.isValid() ? m_sinceTick.elapsed() : kTickMs;
     // The badge of a run that must be answered before a deadline counts down (badgeText). Such a
     // run is unfinished, so this ticker already runs while one is in the list, and stops with the
     // last unfinished run.
@@ -104,6 +111,15 @@ void RunListModel::tick()
                 countdowns.append(r);
         }
     }
+    // Many rows at once repaint a column (all the runs started in one second): a heavy chore, in a
+    // frame no other heavy chore took. Put off, it looks again a frame later, over the whole time
+    // since it last looked.
+    if (durations.size() + countdowns.size() >= kHeavyTickRows && !HeavyFrames::claim()) {
+        QTimer::singleShot(HeavyFrames::kRetry, kChoreTimer, this, &RunListModel::tick);
+        return;
+    }
+    if (m_sinceTick.isValid())
+        m_sinceTick.restart();
     emitRowList(std::move(durations), DurationColumn, DurationColumn, durationRoles());
     emitRowList(std::move(countdowns), StatusColumn, StatusColumn, {Qt::DisplayRole, Qt::ToolTipRole});
     updateTicker();

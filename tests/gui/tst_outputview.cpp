@@ -4,6 +4,8 @@
 // user was at the bottom.
 #include "outputview.h"
 
+#include "domain/heavyframes.h"
+
 #include <QAbstractTextDocumentLayout>
 #include <QClipboard>
 #include <QHBoxLayout>
@@ -443,6 +445,54 @@ private Q_SLOTS:
         QTRY_VERIFY(view.tailText().isEmpty());
         QVERIFY(documentEndsWith(u"epsilon zeta "_s));
         QCOMPARE(view.shownText(), view.toPlainText());
+    }
+
+    // Taking a full line into the document (and the scroll after it) is a heavy chore: it takes a
+    // frame no other heavy chore took (HeavyFrames); meanwhile the tail holds the line, and the
+    // text shown stays whole.
+    void aFullLineTakesAFrameOfItsOwn()
+    {
+        ViewInWindow w;
+        QVERIFY(w.showWithText());
+        OutputView &view = *w.view;
+        QElapsedTimer clock;
+        clock.start();
+        // Another heavy chore, every 20 ms: it leaves a gap of 3 ms between its frames.
+        QList<qint64> claims;
+        QTimer other;
+        other.setTimerType(Qt::PreciseTimer);
+        other.setInterval(20);
+        connect(&other, &QTimer::timeout, this, [&] {
+            if (HeavyFrames::claim())
+                claims << clock.elapsed();
+        });
+        QList<qint64> taken;
+        connect(view.document(), &QTextDocument::blockCountChanged, this, [&] { taken << clock.elapsed(); });
+        other.start();
+        QString streamed = view.shownText();
+        QSignalSpy flushed(&view, &OutputView::flushed);
+        for (int word = 0; word < 120; ++word) {
+            const QString text = u"word%1 "_s.arg(word);
+            view.appendText(text);
+            streamed += text;
+            QVERIFY(flushed.wait(1000));
+            QCOMPARE(view.shownText(), streamed);
+        }
+        QTRY_VERIFY(view.tailText().size() < 60); // the last full line taken too
+        other.stop();
+        QVERIFY2(taken.size() >= 5, qPrintable(QString::number(taken.size())));
+        QVERIFY(claims.size() > 20);
+        for (const qint64 take : std::as_const(taken)) {
+            qint64 lastClaim = -1'000;
+            for (const qint64 claim : std::as_const(claims)) {
+                if (claim <= take)
+                    lastClaim = claim;
+            }
+            QVERIFY2(
+                take - lastClaim >= HeavyFrames::kFrame.count() - 1,
+                qPrintable(u"a line taken %1 ms after another chore's frame began"_s.arg(take - lastClaim)));
+        }
+        QCOMPARE(view.shownText(), streamed);
     }
 
     // A line that reads right to left goes into the document at once: its direction is the

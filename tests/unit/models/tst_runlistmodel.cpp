@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The run list model and its filter/sort proxy, without widgets: rows follow the engine, updates
 // are coalesced, counts stay right, and the proxy sorts and filters. (The action rules: tst_runactions.)
+#include "domain/heavyframes.h"
 #include "engine/runmanager.h"
 #include "engine/stuckruns.h"
 #include "fakebackend.h"
@@ -588,6 +589,59 @@ private Q_SLOTS:
                                [t](qint64 u) { return std::abs(t - u) > 100; });
         };
         QVERIFY(std::any_of(ticks.value(u"a"_s).cbegin(), ticks.value(u"a"_s).cend(), apart));
+    }
+
+    // A tick that moves many clocks at once (runs started in one second) repaints a column: it
+    // takes a frame no other heavy chore took (HeavyFrames), and still comes.
+    void aHeavyTickTakesAFrameOfItsOwn()
+    {
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        RunManager manager;
+        for (int i = 0; i < 12; ++i) {
+            Run run = listedRun(u"r%1"_s.arg(i), RunStatus::InProgress, u"R"_s);
+            run.createdAt = now.addMSecs(-10'000);
+            manager.adoptRun(run, false);
+        }
+        RunListModel model(&manager);
+        QElapsedTimer clock;
+        clock.start();
+        // Another heavy chore, every 20 ms: it leaves a gap of 3 ms between its frames.
+        QList<qint64> claims;
+        QTimer other;
+        other.setTimerType(Qt::PreciseTimer);
+        other.setInterval(20);
+        connect(&other, &QTimer::timeout, this, [&] {
+            if (HeavyFrames::claim())
+                claims << clock.elapsed();
+        });
+        other.start();
+        // A tick's signals (cell by cell for a few rows, a range for many) come at one instant.
+        QList<qint64> heavyTicks;
+        int cellsNow = 0;
+        connect(&model, &QAbstractItemModel::dataChanged, this,
+                [&](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
+                    if (topLeft.column() > DurationColumn || DurationColumn > bottomRight.column())
+                        return;
+                    const qint64 at = clock.elapsed();
+                    if (heavyTicks.isEmpty() || at - heavyTicks.constLast() > 2) {
+                        heavyTicks << at;
+                        cellsNow = 0;
+                    }
+                    cellsNow += bottomRight.row() - topLeft.row() + 1;
+                });
+        QTRY_VERIFY_WITH_TIMEOUT(heavyTicks.size() >= 3, 10'000);
+        QCOMPARE(cellsNow, 12); // every clock moved on in one tick
+        other.stop();
+        QVERIFY(claims.size() > 20);
+        for (const qint64 tick : std::as_const(heavyTicks)) {
+            qint64 lastClaim = -1'000;
+            for (const qint64 claim : std::as_const(claims)) {
+                if (claim <= tick)
+                    lastClaim = claim;
+            }
+            QVERIFY2(tick - lastClaim >= HeavyFrames::kFrame.count() - 1,
+                     qPrintable(u"a tick %1 ms after another chore's frame began"_s.arg(tick - lastClaim)));
+        }
     }
 };
 
