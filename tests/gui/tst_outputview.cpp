@@ -5,6 +5,7 @@
 #include "outputview.h"
 
 #include "domain/heavyframes.h"
+#include "otherheavychore.h"
 
 #include <QAbstractTextDocumentLayout>
 #include <QClipboard>
@@ -19,6 +20,7 @@
 #include <QtTest>
 
 using namespace Runwatch;
+using RunwatchTest::OtherHeavyChore;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -455,20 +457,9 @@ private Q_SLOTS:
         ViewInWindow w;
         QVERIFY(w.showWithText());
         OutputView &view = *w.view;
-        QElapsedTimer clock;
-        clock.start();
-        // Another heavy chore, every 20 ms: it leaves a gap of 3 ms between its frames.
-        QList<qint64> claims;
-        QTimer other;
-        other.setTimerType(Qt::PreciseTimer);
-        other.setInterval(20);
-        connect(&other, &QTimer::timeout, this, [&] {
-            if (HeavyFrames::claim())
-                claims << clock.elapsed();
-        });
+        OtherHeavyChore other;
         QList<qint64> taken;
-        connect(view.document(), &QTextDocument::blockCountChanged, this, [&] { taken << clock.elapsed(); });
-        other.start();
+        connect(view.document(), &QTextDocument::blockCountChanged, this, [&] { taken << other.now(); });
         QString streamed = view.shownText();
         QSignalSpy flushed(&view, &OutputView::flushed);
         for (int word = 0; word < 120; ++word) {
@@ -481,16 +472,11 @@ private Q_SLOTS:
         QTRY_VERIFY(view.tailText().size() < 60); // the last full line taken too
         other.stop();
         QVERIFY2(taken.size() >= 5, qPrintable(QString::number(taken.size())));
-        QVERIFY(claims.size() > 20);
+        QVERIFY(other.claims() > 20);
         for (const qint64 take : std::as_const(taken)) {
-            qint64 lastClaim = -1'000;
-            for (const qint64 claim : std::as_const(claims)) {
-                if (claim <= take)
-                    lastClaim = claim;
-            }
-            QVERIFY2(
-                take - lastClaim >= HeavyFrames::kFrame.count() - 1,
-                qPrintable(u"a line taken %1 ms after another chore's frame began"_s.arg(take - lastClaim)));
+            QVERIFY2(other.sinceItsFrame(take) >= HeavyFrames::kFrame.count() - 1,
+                     qPrintable(u"a line taken %1 ms after another chore's frame began"_s.arg(
+                         other.sinceItsFrame(take))));
         }
         QCOMPARE(view.shownText(), streamed);
     }

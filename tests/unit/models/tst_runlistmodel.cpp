@@ -9,6 +9,7 @@
 #include "models/runfilterproxy.h"
 #include "models/runformat.h"
 #include "models/runlistmodel.h"
+#include "otherheavychore.h"
 #include "store/runstore.h"
 
 #include <QAbstractItemModelTester>
@@ -17,6 +18,7 @@
 #include <QtTest>
 
 using namespace Runwatch;
+using RunwatchTest::OtherHeavyChore;
 using namespace Qt::StringLiterals;
 using RunwatchTest::listedRun;
 
@@ -603,18 +605,7 @@ private Q_SLOTS:
             manager.adoptRun(run, false);
         }
         RunListModel model(&manager);
-        QElapsedTimer clock;
-        clock.start();
-        // Another heavy chore, every 20 ms: it leaves a gap of 3 ms between its frames.
-        QList<qint64> claims;
-        QTimer other;
-        other.setTimerType(Qt::PreciseTimer);
-        other.setInterval(20);
-        connect(&other, &QTimer::timeout, this, [&] {
-            if (HeavyFrames::claim())
-                claims << clock.elapsed();
-        });
-        other.start();
+        OtherHeavyChore other;
         // A tick's signals (cell by cell for a few rows, a range for many) come at one instant.
         QList<qint64> heavyTicks;
         int cellsNow = 0;
@@ -622,7 +613,7 @@ private Q_SLOTS:
                 [&](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
                     if (topLeft.column() > DurationColumn || DurationColumn > bottomRight.column())
                         return;
-                    const qint64 at = clock.elapsed();
+                    const qint64 at = other.now();
                     if (heavyTicks.isEmpty() || at - heavyTicks.constLast() > 2) {
                         heavyTicks << at;
                         cellsNow = 0;
@@ -632,15 +623,11 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(heavyTicks.size() >= 3, 10'000);
         QCOMPARE(cellsNow, 12); // every clock moved on in one tick
         other.stop();
-        QVERIFY(claims.size() > 20);
+        QVERIFY(other.claims() > 20);
         for (const qint64 tick : std::as_const(heavyTicks)) {
-            qint64 lastClaim = -1'000;
-            for (const qint64 claim : std::as_const(claims)) {
-                if (claim <= tick)
-                    lastClaim = claim;
-            }
-            QVERIFY2(tick - lastClaim >= HeavyFrames::kFrame.count() - 1,
-                     qPrintable(u"a tick %1 ms after another chore's frame began"_s.arg(tick - lastClaim)));
+            QVERIFY2(other.sinceItsFrame(tick) >= HeavyFrames::kFrame.count() - 1,
+                     qPrintable(
+                         u"a tick %1 ms after another chore's frame began"_s.arg(other.sinceItsFrame(tick))));
         }
     }
 };
