@@ -21,14 +21,13 @@ void OutputLayout::documentChanged(int from, int charsRemoved, int charsAdded)
     QTextDocument *doc = document();
     const QTextBlock last = doc->lastBlock();
     if (m_cutting) {
+        const QSizeF sizeBefore = documentSize();
         {
             const QSignalBlocker quiet(this);
             QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
         }
-        // Always: the size read before the base ran already counts the new paragraph (the
-        // document gives a paragraph not laid out yet one line), so comparing would miss the line
-        // a cut at the end adds, and the view's scroll range with it.
-        Q_EMIT documentSizeChanged(documentSize());
+        if (documentSize() != sizeBefore)
+            Q_EMIT documentSizeChanged(documentSize());
         Q_EMIT updateBlock(last.previous());
         Q_EMIT updateBlock(last);
         return;
@@ -55,7 +54,9 @@ void OutputLayout::documentChanged(int from, int charsRemoved, int charsAdded)
         const QSignalBlocker quiet(this);
         QPlainTextDocumentLayout::documentChanged(from, charsRemoved, charsAdded);
     }
-    // New paragraphs are counted before the base runs (see the cut above): announced always.
+    // Always when paragraphs were added: the size read before the base ran already counts them
+    // (the document gives a paragraph not laid out yet one line), so comparing would miss the
+    // line they add, and the view's scroll range with it.
     if (first != last || documentSize() != sizeBefore)
         Q_EMIT documentSizeChanged(documentSize());
     // A paragraph that lost height (never seen for an append, but shaping is not ours to

@@ -185,13 +185,12 @@ void OutputView::flushFrame()
     // A live run's few characters a frame go to the tail; a catch-up goes to the document.
     bool tailed = false;
     if (n == pendingSize() && n <= budgeted && tailAllowed()) {
-        const int lineCount = m_lineLength; // softSplit() moves it on: restored if not taken
-        const QString text = softSplit(piece);
-        tailed = appendToTail(text);
+        const int lineLength = m_lineLength; // softSplit() moves it on: restored if not taken
+        tailed = appendToTail(softSplit(piece));
         if (tailed) {
             m_written += piece.size();
         } else {
-            m_lineLength = lineCount;
+            m_lineLength = lineLength;
         }
     }
     if (!tailed) {

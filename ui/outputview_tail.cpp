@@ -70,7 +70,7 @@ bool OutputView::appendToTail(const QString &text)
     layoutTail();
     takeFullLines();
     if (m_tailLayout)
-        viewport()->update(tailRect());
+        viewport()->update(tailRect(tailBlockRect()));
     return true;
 }
 
@@ -143,11 +143,10 @@ QRectF OutputView::tailBlockRect() const
     return blockBoundingGeometry(document()->lastBlock()).translated(contentOffset());
 }
 
-QRect OutputView::tailRect() const
+QRect OutputView::tailRect(const QRectF &place) const
 {
     // The tail's lines (a second one while a full line waits for its frame) and the paragraph
     // they are drawn in, across the view.
-    const QRectF place = tailBlockRect();
     QRectF drawn = place;
     if (m_tailLayout)
         drawn |= m_tailLayout->boundingRect().translated(place.topLeft());
@@ -161,13 +160,13 @@ void OutputView::paintEvent(QPaintEvent *event)
         QPlainTextEdit::paintEvent(event);
         return;
     }
-    const QRect line = tailRect();
+    const QRectF place = tailBlockRect();
+    const QRect line = tailRect(place);
     // An append repaints the tail's line alone, where the document has nothing to draw.
     if (!line.contains(event->rect()))
         QPlainTextEdit::paintEvent(event);
     if (!line.intersects(event->rect()))
         return;
-    const QRectF place = tailBlockRect();
     QPainter painter(viewport());
     painter.setClipRegion(event->region());
     painter.setPen(palette().text().color());
