@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 class QTextLayout;
 
@@ -85,6 +86,7 @@ Q_SIGNALS:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void scrollContentsBy(int dx, int dy) override;
     void paintEvent(QPaintEvent *event) override;
     void focusInEvent(QFocusEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
@@ -136,7 +138,21 @@ private:
     int m_cutWidth = -1; // the viewport's width when paragraphs were cut; -1: none are
     QString m_tail;
     std::unique_ptr<QTextLayout> m_tailLayout; // m_tail laid out as the document would
-    bool m_lineDue = false;                    // the tail holds a full line (takeFullLines())
+    struct TailPlace
+    {
+        struct Key
+        {
+            int blocks = 0;
+            int top = 0;  // the vertical scroll bar's value (the top line)
+            int left = 0; // the horizontal one's
+            QSize viewport;
+            bool operator==(const Key &) const = default;
+        };
+        Key key;
+        QRectF rect;
+    };
+    mutable std::optional<TailPlace> m_tailPlace; // tailBlockRect(), until something moves it
+    bool m_lineDue = false;                       // the tail holds a full line (takeFullLines())
     QTimer m_frameTimer;
     QElapsedTimer m_clock;
 };

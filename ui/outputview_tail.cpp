@@ -7,8 +7,10 @@
 #include "domain/heavyframes.h"
 
 #include <QAccessible>
+#include <QApplication>
 #include <QPaintEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
@@ -25,8 +27,10 @@ bool OutputView::tailAllowed() const
 {
     // Whatever needs the document whole: an operator in the view (its focus, a selection), a
     // screen reader (it reads the document), a view that is not laid out.
-    if (!m_cutGrowing || !isVisible() || viewport()->width() <= 0 || hasFocus() || textCursor().hasSelection()
-        || QAccessible::isActive())
+    // (QApplication::focusWidget() is hasFocus() for a view without a focus proxy, without
+    // hasFocus()'s walk up to the window.)
+    if (!m_cutGrowing || !isVisible() || viewport()->width() <= 0 || QApplication::focusWidget() == this
+        || textCursor().hasSelection() || QAccessible::isActive())
         return false;
     // With one paragraph, the document would be empty once the tail took that paragraph's text,
     // and its placeholder would show under the tail.
@@ -93,8 +97,8 @@ void OutputView::takeFullLines()
     QTextDocument *doc = document();
     const int start = m_tailLayout->lineAt(m_tailLayout->lineCount() - 1).textStart();
     QTextCursor cursor(doc);
+    cursor.beginEditBlock(); // first: inside an edit, the cursor's move skips its visual x
     cursor.movePosition(QTextCursor::End);
-    cursor.beginEditBlock();
     cursor.insertText(m_tail.first(start));
     cursor.insertBlock();
     cursor.endEditBlock();
@@ -124,9 +128,15 @@ void OutputView::layoutTail()
     // Laid out as QPlainTextDocumentLayout lays out a paragraph, at the place and width of the
     // document's last, empty one: the line breaks where it will break in the document.
     const QTextLine place = document()->lastBlock().layout()->lineAt(0);
-    m_tailLayout = std::make_unique<QTextLayout>(m_tail, document()->defaultFont(), viewport());
+    if (m_tailLayout) {
+        // The same font and device (a change of either commits the tail, which drops the layout);
+        // the wrap mode and the options may change without.
+        m_tailLayout->setText(m_tail);
+    } else {
+        m_tailLayout = std::make_unique<QTextLayout>(m_tail, document()->defaultFont(), viewport());
+        m_tailLayout->setCacheEnabled(true); // painted from the same shaping
+    }
     m_tailLayout->setTextOption(document()->defaultTextOption());
-    m_tailLayout->setCacheEnabled(true); // painted from the same shaping
     m_tailLayout->beginLayout();
     qreal y = place.y();
     for (QTextLine line = m_tailLayout->createLine(); line.isValid(); line = m_tailLayout->createLine()) {
@@ -140,7 +150,15 @@ void OutputView::layoutTail()
 
 QRectF OutputView::tailBlockRect() const
 {
-    return blockBoundingGeometry(document()->lastBlock()).translated(contentOffset());
+    // Looking the paragraph up walks every paragraph on screen (QPlainTextEdit counts down from
+    // the top one), twice a frame: kept until an edit, a scroll, a relayout or a new size moves
+    // it. The key catches a move that comes another way.
+    const TailPlace::Key key{document()->blockCount(), verticalScrollBar()->value(),
+                             horizontalScrollBar()->value(), viewport()->size()};
+    if (!m_tailPlace || m_tailPlace->key != key)
+        m_tailPlace
+            = TailPlace{key, blockBoundingGeometry(document()->lastBlock()).translated(contentOffset())};
+    return m_tailPlace->rect;
 }
 
 QRect OutputView::tailRect(const QRectF &place) const

@@ -19,6 +19,8 @@
 #include <QTextLayout>
 #include <QtTest>
 
+#include <functional>
+
 using namespace Runwatch;
 using RunwatchTest::OtherHeavyChore;
 using namespace Qt::StringLiterals;
@@ -404,6 +406,44 @@ private Q_SLOTS:
         QVERIFY(view.tailText().isEmpty());
         QCOMPARE(view.shownText(), streamed);
         QCOMPARE(shown, w.fresh());
+    }
+
+    // The tail is drawn where the document's last paragraph is now, after whatever moved it
+    // without writing the tail: the operator scrolling (the scroll bar, no focus), a new
+    // height, the oldest paragraphs dropped (the maximum block count).
+    void liveLineFollowsItsPlace()
+    {
+        ViewInWindow w;
+        QVERIFY(w.showWithText());
+        OutputView &view = *w.view;
+        QTRY_VERIFY(view.verticalScrollBar()->isVisible());
+        QSignalSpy flushed(&view, &OutputView::flushed);
+        const QList<std::pair<QString, std::function<void()>>> moves = {
+            {u"scrolled up"_s,
+             [&] { view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum() - 2); }},
+            {u"scrolled back"_s,
+             [&] { view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum()); }},
+            {u"taller"_s, [&] { w.window.resize(w.window.width(), w.window.height() + 37); }},
+            {u"shorter"_s, [&] { w.window.resize(w.window.width(), w.window.height() - 61); }},
+            {u"oldest dropped"_s, [&] { view.setMaxBlocks(view.document()->blockCount() - 5); }},
+        };
+        for (const auto &[what, move] : moves) {
+            view.appendText(u"tail "_s);
+            QVERIFY(flushed.wait(1000));
+            QVERIFY2(!view.tailText().isEmpty(), qPrintable(what));
+            QCoreApplication::sendPostedEvents(&w.window, QEvent::UpdateRequest); // its place known
+            move();
+            QCoreApplication::sendPostedEvents();
+            QVERIFY2(!view.tailText().isEmpty(), qPrintable(what)); // the move left the tail alone
+            // The next append repaints the tail, at the place it looks up.
+            view.appendText(u"more "_s);
+            QVERIFY(flushed.wait(1000));
+            QCoreApplication::sendPostedEvents(&w.window, QEvent::UpdateRequest);
+            const QImage shown = w.shown();
+            view.flushAll(); // the document takes the tail, where the view drew it
+            QVERIFY2(view.tailText().isEmpty(), qPrintable(what));
+            QVERIFY2(shown == w.fresh(), qPrintable(what));
+        }
     }
 
     // Whatever needs the document whole gets it: focus (the operator's cursor and selection), a
