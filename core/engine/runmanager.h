@@ -130,14 +130,15 @@ public:
     bool ensureOutputLoaded(const QString &id);
     // The runs a front end shows closely (the GUI's detail pane): their streams hand their events
     // over every frame. Once a front end has named them, every other run's stream hands over four
-    // times a second, the streams taking turns (StreamPump::setRelaxed): a list row needs no
-    // 60 Hz, and a dozen events cost the GUI thread little more than one (bench_gui_live). Until
+    // times a second (twice with many hundreds of streams), the streams taking turns
+    // (StreamPump::setRelaxed): a list row needs no 60 Hz, and a dozen events cost the GUI thread
+    // little more than one (bench_gui_live). Until
     // then (the CLI, which prints every run it follows as it comes) every stream hands over every
     // frame.
     void setRunsInView(const QStringList &ids);
     // The longest a change of a run out of view may reach the front end after its event arrived
     // (the relaxed stream's wait for its turn): what arrives together may be shown this far apart.
-    static constexpr std::chrono::milliseconds kOutOfViewDelay{480};
+    static constexpr std::chrono::milliseconds kOutOfViewDelay{960};
 
     void follow(const QString &id); // (re)start following (the Resume action)
     void stopFollowing(const QString &id);

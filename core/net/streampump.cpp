@@ -26,19 +26,18 @@ bool urgent(const StreamIncoming &in)
     return in.finished || in.headers || in.data.size() + in.decodedBytes >= StreamPump::RelaxedUnread;
 }
 
-// The turns of a relaxed stream: those whose number is its id modulo kRelaxedFrames, so that each
-// turn hands over a fifteenth of the relaxed streams however many started together.
-qsizetype phaseOf(const StreamChannel &channel)
+// The turns of a relaxed stream: those whose number is its id modulo its period (relaxedPeriod()),
+// so that each turn hands over that share of the relaxed streams however many started together.
+qint64 phaseOf(const StreamChannel &channel, qint64 period)
 {
-    return qsizetype(channel.id % quint64(StreamPump::kRelaxedFrames));
+    return qint64(channel.id % quint64(period));
 }
 
 // The first of its turns after its last hand-over: a stream quiet for longer hands over at once.
-qint64 nextTurn(const StreamChannel &channel)
+qint64 nextTurn(const StreamChannel &channel, qint64 period)
 {
-    constexpr qint64 k = StreamPump::kRelaxedFrames;
     const qint64 after = channel.handedAt + 1;
-    return after + ((qint64(phaseOf(channel)) - after) % k + k) % k;
+    return after + ((phaseOf(channel, period) - after) % period + period) % period;
 }
 } // namespace
 
@@ -52,7 +51,7 @@ public:
         , m_wake(this)
     {
         m_wake.setSingleShot(true);
-        m_wake.setInterval(StreamPump::kRelaxedWait / StreamPump::kRelaxedFrames);
+        m_wake.setInterval(StreamPump::kRelaxedWait / StreamPump::kMaxRelaxedFrames);
         m_wake.setObjectName(QStringLiteral("relaxedStreams"));
         QObject::connect(&m_wake, &QTimer::timeout, this, [this] {
             // Turns come with the pump's calls while data comes; this one only stands in when
@@ -77,12 +76,16 @@ public:
         bool waiting = false;
         {
             QMutexLocker lock(&m_pump->m_mutex);
-            QList<std::shared_ptr<StreamChannel>> &due = m_waiting[turn % StreamPump::kRelaxedFrames];
+            QList<std::shared_ptr<StreamChannel>> &due = m_waiting[turn % StreamPump::kMaxRelaxedFrames];
             ready.reserve(pending.size() + due.size());
+            // A stream waits in the bucket of its next turn: fewer than kMaxRelaxedFrames turns
+            // away, so a bucket never holds two of its turns, whatever the period was.
+            const qint64 period = StreamPump::relaxedPeriod(streams);
             for (std::shared_ptr<StreamChannel> &channel : pending) {
-                if (channel->relaxed && !urgent(channel->incoming) && turn < nextTurn(*channel)) {
+                const qint64 next = channel->relaxed ? nextTurn(*channel, period) : turn;
+                if (channel->relaxed && !urgent(channel->incoming) && turn < next) {
                     channel->waiting = true;
-                    m_waiting[phaseOf(*channel)].append(std::move(channel));
+                    m_waiting[next % StreamPump::kMaxRelaxedFrames].append(std::move(channel));
                 } else {
                     channel->queued = false;
                     ready.append(std::move(channel));
@@ -154,8 +157,8 @@ public:
 private:
     StreamPump *m_pump;
     // Under the pump's mutex: relaxed channels waiting for their turns, by turn modulo
-    // kRelaxedFrames.
-    std::array<QList<std::shared_ptr<StreamChannel>>, StreamPump::kRelaxedFrames> m_waiting;
+    // kMaxRelaxedFrames.
+    std::array<QList<std::shared_ptr<StreamChannel>>, StreamPump::kMaxRelaxedFrames> m_waiting;
     QTimer m_wake;
     QElapsedTimer m_sinceTurn;
     qint64 m_turn = 0;

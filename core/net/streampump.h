@@ -11,6 +11,7 @@
 #include <QString>
 #include <QThread>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <memory>
@@ -64,7 +65,7 @@ struct StreamChannel
     std::unique_ptr<StreamDecoder> decoder;
     // Owner thread only.
     StreamReply *reply = nullptr;
-    // Handed over on one of its inbox's turns in StreamPump::kRelaxedFrames, not on every one
+    // Handed over on one of its inbox's turns in StreamPump::relaxedPeriod(), not on every one
     // (setRelaxed).
     bool relaxed = false;
     qint64 handedAt = std::numeric_limits<qint64>::min() / 2; // the inbox's turn of the last hand-over
@@ -99,7 +100,7 @@ public:
     // rest, and the end after it, stay for later); a paused connection reads again once it holds
     // back less than MaxUnread.
     StreamIncoming take(const std::shared_ptr<StreamChannel> &channel, qsizetype maxData);
-    // Owner thread. A relaxed stream hands over on one of its inbox's turns in kRelaxedFrames (a
+    // Owner thread. A relaxed stream hands over on one of its inbox's turns in relaxedPeriod() (a
     // turn a frame while data comes; which one, its id picks, so that the relaxed streams take
     // turns), and at once when it ends, gets its headers or holds RelaxedUnread bytes: for a run
     // nobody looks at closely, a dozen events handed over together cost the owner's thread little
@@ -170,11 +171,24 @@ public:
     // One 60 Hz frame: data that arrives faster is handed over together.
     static constexpr std::chrono::milliseconds kFrame{16};
     // A relaxed stream's turn comes once in this many of its inbox's turns (a turn a frame while
-    // data comes: four times a second).
+    // data comes: four times a second)...
     static constexpr qint64 kRelaxedFrames = 15;
-    // The longest a relaxed stream's data waits for its turn: kRelaxedFrames turns, two frames
+    // ...or less often when its inbox has more than kRelaxedPerTurn streams a turn at that pace,
+    // down to once in this many (twice a second): a hand-over's cost is mostly its stream's and
+    // its run's cold cache lines, whatever it brings, so a thousand streams handed over in turns
+    // of 30 frames cost the GUI thread a sixth less per frame than in turns of 15
+    // (bench_gui_live 1000 x 20, docs/architecture.md "Relaxed streams").
+    static constexpr qint64 kMaxRelaxedFrames = 30;
+    static constexpr qint64 kRelaxedPerTurn = 20;
+    // How many turns apart an inbox with `streams` streams hands each relaxed one over.
+    static constexpr qint64 relaxedPeriod(qint64 streams)
+    {
+        return std::clamp<qint64>((streams + kRelaxedPerTurn - 1) / kRelaxedPerTurn, kRelaxedFrames,
+                                  kMaxRelaxedFrames);
+    }
+    // The longest a relaxed stream's data waits for its turn: kMaxRelaxedFrames turns, two frames
     // apart at most (the wake-up that stands in while only relaxed streams wait).
-    static constexpr std::chrono::milliseconds kRelaxedWait = kRelaxedFrames * 2 * kFrame;
+    static constexpr std::chrono::milliseconds kRelaxedWait = kMaxRelaxedFrames * 2 * kFrame;
     // A relaxed stream holding this much hands over without waiting for its turn: a catch-up
     // goes at full speed.
     static constexpr qsizetype RelaxedUnread = 1024 * 1024;
