@@ -51,13 +51,15 @@ public:
         , m_wake(this)
     {
         m_wake.setSingleShot(true);
-        m_wake.setInterval(StreamPump::kRelaxedWait / StreamPump::kMaxRelaxedFrames);
+        m_wake.setInterval(kStandIn);
         m_wake.setObjectName(QStringLiteral("relaxedStreams"));
         QObject::connect(&m_wake, &QTimer::timeout, this, [this] {
-            // Turns come with the pump's calls while data comes; this one only stands in when
-            // none came for a while.
-            if (m_sinceTurn.isValid() && m_sinceTurn.elapsed() < StreamPump::kFrame.count()) {
-                m_wake.start();
+            // Turns come with the pump's calls while data comes, a frame or a little more apart;
+            // this one stands in only when none came for kStandIn. Sooner, it would take a turn
+            // just before the pump's call takes the next: two turns' hand-overs in one frame.
+            const qint64 quiet = m_sinceTurn.isValid() ? m_sinceTurn.elapsed() : kStandIn.count();
+            if (quiet < kStandIn.count()) {
+                m_wake.start(std::chrono::milliseconds(kStandIn.count() - quiet));
             } else {
                 deliver();
             }
@@ -106,7 +108,7 @@ public:
             posted = false;
         }
         if (waiting && !m_wake.isActive())
-            m_wake.start();
+            m_wake.start(kStandIn);
         // A reply may be deleted, or the last stream closed, by a slot below. A deleted reply has
         // closed its channel (~StreamReply), which clears channel->reply on this thread: no
         // QPointer per stream per frame (a cold cache line each, ≈ 5 % of the GUI thread).
@@ -155,6 +157,11 @@ public:
     }
 
 private:
+    // The quiet after which the wake-up takes a turn: the longest two turns are apart while
+    // relaxed streams wait (StreamPump::kRelaxedWait counts on it).
+    static constexpr std::chrono::milliseconds kStandIn = 2 * StreamPump::kFrame;
+    static_assert(StreamPump::kRelaxedWait == StreamPump::kMaxRelaxedFrames * kStandIn);
+
     StreamPump *m_pump;
     // Under the pump's mutex: relaxed channels waiting for their turns, by turn modulo
     // kMaxRelaxedFrames.
@@ -217,6 +224,11 @@ public:
     }
 
 private:
+    // The quiet after which the wake-up takes a turn: the longest two turns are apart while
+    // relaxed streams wait (StreamPump::kRelaxedWait counts on it).
+    static constexpr std::chrono::milliseconds kStandIn = 2 * StreamPump::kFrame;
+    static_assert(StreamPump::kRelaxedWait == StreamPump::kMaxRelaxedFrames * kStandIn);
+
     StreamPump *m_pump;
     QHash<quint64, StreamConnection *> m_connections;
     QTimer m_flushTimer;
