@@ -177,7 +177,7 @@ public:
     // down to once in this many (twice a second): a hand-over's cost is mostly its stream's and
     // its run's cold cache lines, whatever it brings, so a thousand streams handed over in turns
     // of 30 frames cost the GUI thread a sixth less per frame than in turns of 15
-    // (bench_gui_live 1000 x 20, docs/architecture.md "Relaxed streams").
+    // (bench_gui_live 1000 x 20; docs/architecture.md, "Fewer turns per stream with many streams").
     static constexpr qint64 kMaxRelaxedFrames = 30;
     static constexpr qint64 kRelaxedPerTurn = 20;
     // How many turns apart an inbox with `streams` streams hands each relaxed one over.
