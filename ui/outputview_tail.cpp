@@ -155,9 +155,10 @@ QRectF OutputView::tailBlockRect() const
     // it. The key catches a move that comes another way.
     const TailPlace::Key key{document()->blockCount(), verticalScrollBar()->value(),
                              horizontalScrollBar()->value(), viewport()->size()};
-    if (!m_tailPlace || m_tailPlace->key != key)
-        m_tailPlace
-            = TailPlace{key, blockBoundingGeometry(document()->lastBlock()).translated(contentOffset())};
+    if (!m_tailPlace || m_tailPlace->key != key) {
+        const QRectF place = blockBoundingGeometry(document()->lastBlock()).translated(contentOffset());
+        m_tailPlace = TailPlace{key, place};
+    }
     return m_tailPlace->rect;
 }
 
