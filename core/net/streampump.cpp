@@ -224,11 +224,6 @@ public:
     }
 
 private:
-    // The quiet after which the wake-up takes a turn: the longest two turns are apart while
-    // relaxed streams wait (StreamPump::kRelaxedWait counts on it).
-    static constexpr std::chrono::milliseconds kStandIn = 2 * StreamPump::kFrame;
-    static_assert(StreamPump::kRelaxedWait == StreamPump::kMaxRelaxedFrames * kStandIn);
-
     StreamPump *m_pump;
     QHash<quint64, StreamConnection *> m_connections;
     QTimer m_flushTimer;
