@@ -22,8 +22,9 @@ public:
         : QPlainTextDocumentLayout(document)
     {}
 
-    // Cuts the last paragraph where `cursor` is, the start of one of its lines: no line moves, so only the two pieces are repainted (the base would repaint the whole view,
-    // since the paragraph's height changed).
+    // Cuts the last paragraph where `cursor` is, the start of one of its lines: no line moves, so
+    // only the two pieces are repainted (the base would repaint the whole view, since the
+    // paragraph's height changed).
     void cutAt(QTextCursor &cursor);
 
 protected:

@@ -73,7 +73,7 @@ OutputView::OutputView(QWidget *parent)
     m_frameTimer.setInterval(16);
     m_frameTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_frameTimer, &QTimer::timeout, this, &OutputView::flushFrame);
-    // What moves the tail's place (tailBlockRect()): any edit, a relayout.
+    // What moves the tail's place without changing tailBlockRect()'s key: an edit, a relayout.
     connect(doc, &QTextDocument::contentsChange, this, [this] { m_tailPlace.reset(); });
     connect(m_layout, &QAbstractTextDocumentLayout::update, this, [this] { m_tailPlace.reset(); });
 }
@@ -301,15 +301,8 @@ int OutputView::joinCutParagraphs()
     return top;
 }
 
-void OutputView::scrollContentsBy(int dx, int dy)
-{
-    m_tailPlace.reset();
-    QPlainTextEdit::scrollContentsBy(dx, dy);
-}
-
 void OutputView::resizeEvent(QResizeEvent *event)
 {
-    m_tailPlace.reset();
     if (event->size().width() != event->oldSize().width())
         commitTail(); // laid out for the old width
     const bool join = m_cutWidth >= 0 && event->size().width() != event->oldSize().width();

@@ -151,8 +151,8 @@ void OutputView::layoutTail()
 QRectF OutputView::tailBlockRect() const
 {
     // Looking the paragraph up walks every paragraph on screen (QPlainTextEdit counts down from
-    // the top one), twice a frame: kept until an edit, a scroll, a relayout or a new size moves
-    // it. The key catches a move that comes another way.
+    // the top one), twice a frame: kept while its key (the paragraphs, the scroll, the viewport's
+    // size) holds and no edit or relayout came (the constructor's connections drop it).
     const TailPlace::Key key{document()->blockCount(), verticalScrollBar()->value(),
                              horizontalScrollBar()->value(), viewport()->size()};
     if (!m_tailPlace || m_tailPlace->key != key) {
