@@ -85,7 +85,7 @@ public:
             const qint64 period = StreamPump::relaxedPeriod(streams);
             for (std::shared_ptr<StreamChannel> &channel : pending) {
                 const qint64 next = channel->relaxed ? nextTurn(*channel, period) : turn;
-                if (channel->relaxed && !urgent(channel->incoming) && turn < next) {
+                if (turn < next && !urgent(channel->incoming)) {
                     channel->waiting = true;
                     m_waiting[next % StreamPump::kMaxRelaxedFrames].append(std::move(channel));
                 } else {
