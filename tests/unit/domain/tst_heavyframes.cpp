@@ -10,16 +10,11 @@
 using namespace Runwatch;
 
 namespace {
-// Waits until this thread's frame can be claimed, and claims it. (QTRY_VERIFY evaluates its
-// expression once more at the end: a claim there would be a second one in the frame.)
+// Waits until this thread's frame can be claimed, and claims it. (qWaitFor stops at the first
+// claim; QTRY_VERIFY would evaluate its expression once more, a second claim in the frame.)
 bool claimWithin(int ms)
 {
-    bool claimed = false;
-    QElapsedTimer waited;
-    waited.start();
-    while (!(claimed = HeavyFrames::claim()) && waited.elapsed() < ms)
-        QTest::qWait(1);
-    return claimed;
+    return QTest::qWaitFor([] { return HeavyFrames::claim(); }, ms);
 }
 } // namespace
 
