@@ -152,6 +152,8 @@ bool SseRunStream::drainDecoded(bool &gotBytes)
     } else {
         m_batch.append(std::move(batch.events));
     }
+    // Kept to carry the events back to the decoder's thread once they went out (flushBatch).
+    m_spent = std::move(decoded);
     gotBytes = batch.gotBytes;
     if (batch.retryMs)
         m_retryMs = batch.retryMs;
@@ -172,8 +174,14 @@ void SseRunStream::flushBatch()
         return;
     if (!m_options.stallOnBytes)
         m_sinceActivity.start();
-    const QList<RunEvent> batch = std::exchange(m_batch, {});
-    Q_EMIT eventsReceived(batch);
+    QList<RunEvent> batch = std::exchange(m_batch, {});
+    if (!m_watch.survives([this, &batch] { Q_EMIT eventsReceived(batch); }))
+        return;
+    // Made on the stream pump's thread: freed there (DecodedStream::recycle).
+    if (m_spent && m_decoded) {
+        static_cast<SseBatch &>(*m_spent).events = std::move(batch);
+        m_decoded->recycle(std::move(m_spent));
+    }
 }
 
 void SseRunStream::deliver(const QList<RunEvent> &events)
@@ -223,9 +231,7 @@ void SseRunStream::drain()
     // from a dead connection.
     if (gotBytes && keepGoing && m_options.stallOnBytes)
         m_sinceActivity.start();
-    QPointer<SseRunStream> self = this;
-    flushBatch();
-    if (!self)
+    if (!m_watch.survives([this] { flushBatch(); }))
         return;
     if (m_settling) {
         settle();
@@ -239,10 +245,10 @@ void SseRunStream::onReplyFinished()
 {
     if (!m_reply || isFinished() || m_settling)
         return;
-    QPointer<SseRunStream> self = this;
-    if (m_reply->isOpen() && (m_decoding || m_reply->bytesAvailable() > 0))
-        drain();
-    if (!self || isFinished() || m_settling)
+    if (m_reply->isOpen() && (m_decoding || m_reply->bytesAvailable() > 0)
+        && !m_watch.survives([this] { drain(); }))
+        return;
+    if (isFinished() || m_settling)
         return;
     if (!m_reply) {
         replyGone();

@@ -4,6 +4,7 @@
 #include "backends/runbackend.h"
 #include "backends/ssedecoder.h"
 #include "domain/connection.h"
+#include "domain/deletionwatch.h"
 #include "net/httpclient.h"
 
 #include <QElapsedTimer>
@@ -11,6 +12,7 @@
 #include <QTimer>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 
 class QNetworkReply;
@@ -149,7 +151,9 @@ private:
     bool m_stallWatched = false;   // StallWatch::local() has it
     QElapsedTimer m_sinceActivity; // since the last event (or bytes, with stallOnBytes)
     QList<RunEvent> m_batch;
-    std::optional<StreamEnd> m_pendingEnd; // decided while reading; ends the stream after the batch
+    std::unique_ptr<StreamDecoded> m_spent; // what m_batch came in, for DecodedStream::recycle
+    DeletionWatch m_watch;                  // a batch's receivers may delete this stream
+    std::optional<StreamEnd> m_pendingEnd;  // decided while reading; ends the stream after the batch
     bool m_aborted = false;
     bool m_drainScheduled = false;
     bool m_deferDrain = true; // Options::deferDrain, unless the reply already comes once per frame

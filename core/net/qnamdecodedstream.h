@@ -23,6 +23,8 @@ public:
     void setReader(StreamDecodedReader * /*reader*/) override {}
     // Decodes what the reply holds, in bounded slices, until the decoder has decided the end.
     std::unique_ptr<StreamDecoded> take() override;
+    // Made on this thread: freed here, as the argument goes.
+    void recycle(std::unique_ptr<StreamDecoded> /*spent*/) override {}
     // QNAM paces nothing: its chunks come as they come, and the reader batches them per turn.
     void setRelaxed(bool /*relaxed*/) override {}
 

@@ -90,6 +90,11 @@ public:
     virtual void setReader(StreamDecodedReader *reader) = 0;
     // What the decoder made since the last call; null when nothing.
     virtual std::unique_ptr<StreamDecoded> take() = 0;
+    // What take() gave, once the reader is done with it: freed on the thread that made it. The
+    // stream pump's decoder allocated a frame's events on the pump thread, and freeing them on
+    // the reader's (each a free into another thread's heap) was ~5 % of the GUI thread with a
+    // thousand live streams; a QNAM reply decodes on the reader's thread and frees it here.
+    virtual void recycle(std::unique_ptr<StreamDecoded> spent) = 0;
     // Relaxed: the reader is told a few times a second instead of every frame, where the stream
     // pump reads the stream (StreamPump::setRelaxed); a QNAM reply ignores it.
     virtual void setRelaxed(bool relaxed) = 0;

@@ -410,9 +410,20 @@ void StreamPump::scheduleFlush()
     m_worker->scheduleFlush();
 }
 
+void StreamPump::recycle(std::unique_ptr<StreamDecoded> spent)
+{
+    if (!spent)
+        return;
+    QMutexLocker lock(&m_mutex);
+    m_spent.push_back(std::move(spent));
+}
+
 void StreamPump::flush()
 {
+    // What the owners were done with: freed as `spent` goes, after the lock (declared after it).
+    std::vector<std::unique_ptr<StreamDecoded>> spent;
     QMutexLocker lock(&m_mutex);
+    spent.swap(m_spent);
     for (StreamInbox *inbox : std::as_const(m_inboxes)) {
         // Also while relaxed streams wait: data for them, though it joins them there, is what
         // makes turns come (one a frame).

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <vector>
 
 namespace Runwatch::detail {
 
@@ -106,6 +107,10 @@ public:
     // nobody looks at closely, a dozen events handed over together cost the owner's thread little
     // more than one (bench_gui_live).
     void setRelaxed(const std::shared_ptr<StreamChannel> &channel, bool relaxed);
+    // Owner thread. What the owner took from a decoder (StreamIncoming::decoded) and is done with,
+    // freed on the pump thread at its next flush: the decoder allocated it there
+    // (DecodedStream::recycle).
+    void recycle(std::unique_ptr<StreamDecoded> spent);
     // Owner thread. From now on the body goes through `decoder` on the pump thread and the owner
     // takes its results (StreamIncoming::decoded) instead of bytes. Body bytes not taken yet are
     // decoded first, so nothing is lost or reordered.
@@ -202,7 +207,8 @@ private:
     void flush();
 
     QMutex m_mutex;
-    QList<StreamInbox *> m_inboxes; // one per owner thread with open streams
+    QList<StreamInbox *> m_inboxes;                      // one per owner thread with open streams
+    std::vector<std::unique_ptr<StreamDecoded>> m_spent; // recycle(): freed by flush()
     QThread m_thread;
     StreamWorker *m_worker = nullptr; // lives in m_thread
     quint64 m_nextId = 1;

@@ -134,8 +134,6 @@ StreamReply::StreamReply(const HttpRequest &request, qint64 inactivityTimeoutMs,
 
 StreamReply::~StreamReply()
 {
-    if (m_deleted)
-        *m_deleted = true;
     m_pump->close(m_channel);
 }
 
@@ -198,16 +196,7 @@ void StreamReply::finish()
 template<typename CallOut>
 bool StreamReply::survives(CallOut &&callOut)
 {
-    bool deleted = false;
-    bool *const outer = std::exchange(m_deleted, &deleted);
-    callOut();
-    if (deleted) {
-        if (outer)
-            *outer = true;
-        return false;
-    }
-    m_deleted = outer;
-    return !m_done;
+    return m_watch.survives(std::forward<CallOut>(callOut)) && !m_done;
 }
 
 void StreamReply::attachDecoder(std::unique_ptr<StreamDecoder> decoder)

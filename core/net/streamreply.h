@@ -3,6 +3,8 @@
 
 #include "streampump.h"
 
+#include "domain/deletionwatch.h"
+
 #include <QNetworkReply>
 
 #include <memory>
@@ -49,6 +51,7 @@ public:
     // DecodedStream
     void setReader(StreamDecodedReader *reader) override { m_reader = reader; }
     std::unique_ptr<StreamDecoded> take() override { return std::move(m_decoded); }
+    void recycle(std::unique_ptr<StreamDecoded> spent) override { m_pump->recycle(std::move(spent)); }
     void setRelaxed(bool relaxed) override;
 
 protected:
@@ -62,10 +65,8 @@ private:
     template<typename CallOut>
     bool survives(CallOut &&callOut);
 
-    // Set while survives() calls out: the destructor marks it. Cheaper than a QPointer per stream
-    // per frame, which touches the reply's private data (a cold cache line each).
-    bool *m_deleted = nullptr;
-    bool m_done = false; // isFinished() without a look into QNetworkReply's private data
+    DeletionWatch m_watch; // for survives()
+    bool m_done = false;   // isFinished() without a look into QNetworkReply's private data
     StreamDecodedReader *m_reader = nullptr;
 
     std::shared_ptr<StreamPump> m_pump;
