@@ -110,8 +110,7 @@ void StatusBadgeDelegate::paintText(QPainter *painter, const QStyleOptionViewIte
         m_textFont = opt.font;
     }
     // One line: the view does not wrap (RunTableView), and a title's line breaks are not shown.
-    const QString key
-        = QString::number(area.width()) + u'\x1f' + QString::number(int(opt.textElideMode)) + u'\x1f' + text;
+    const TextKey key{area.width(), int(opt.textElideMode), text};
     // A copy (shared data): the cache may drop its own at the next insert.
     QStaticText laidOut;
     if (const QStaticText *cached = m_texts.object(key)) {

@@ -40,8 +40,21 @@ private:
     void drawPanel(QPainter *painter, const QStyleOptionViewItem &opt) const;
     bool panelIsPrimitive(const QStyle *style, const QStyleOptionViewItem &opt) const;
 
-    // Elided and laid out, by text and width, for the font they were made with.
-    mutable QCache<QString, QStaticText> m_texts{4000};
+    // Elided and laid out, by text and width, for the font they were made with. Looked up by
+    // value: a key string made per cell (the width's digits, the text) was an allocation or three
+    // per cell of every repaint.
+    struct TextKey
+    {
+        int width = 0;
+        int elide = 0;
+        QString text;
+        bool operator==(const TextKey &) const = default;
+        friend size_t qHash(const TextKey &k, size_t seed = 0)
+        {
+            return qHashMulti(seed, k.width, k.elide, k.text);
+        }
+    };
+    mutable QCache<TextKey, QStaticText> m_texts{4000};
     // What a panel's pixels depend on.
     struct PanelLook
     {

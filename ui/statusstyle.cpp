@@ -4,7 +4,9 @@
 #include "icons.h"
 #include "models/runformat.h"
 
+#include <QCoreApplication>
 #include <QFontMetrics>
+#include <QHash>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPixmapCache>
@@ -192,34 +194,71 @@ void drawBadge(QPainter *painter, int w, int h, const BadgeStyle &style, const Q
 }
 } // namespace
 
+namespace {
+// What a badge's pixels depend on, with the cell it is drawn in.
+struct BadgeKey
+{
+    QString text;
+    QString icon;
+    QRgb accent = 0;
+    QRgb fill = 0;
+    QRgb textColor = 0;
+    QFont font;
+    bool dashed = false;
+    bool bold = false;
+    QSize cell;
+    qreal dpr = 1.0;
+    bool operator==(const BadgeKey &) const = default;
+};
+
+size_t qHash(const BadgeKey &k, size_t seed = 0)
+{
+    return qHashMulti(seed, k.text, k.icon, k.accent, k.fill, k.textColor, k.font, k.dashed, k.bold,
+                      k.cell.width(), k.cell.height(), k.dpr);
+}
+} // namespace
+
 void paintBadge(QPainter *painter, const QRect &rect, const BadgeStyle &style, const QFont &font)
 {
-    const QSize want = badgeSize(style, font);
-    const int h = qMin(want.height(), rect.height());
-    const int w = qMin(want.width(), rect.width());
-    if (w <= 0 || h <= 0)
-        return;
-    // Centred on a whole pixel (the integer halving is meant), then on the pixel grid.
-    const int top = rect.top() + (rect.height() - h) / 2;
     const qreal dpr = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
-    // Drawn once per look and size, then copied: a list shows the same few badges on every row,
-    // and laying out each one's text and antialiased outline again was a good part of a repaint
-    // of a thousand live runs (bench_team_store, BENCH_BREAKDOWN=1).
-    const QString key = u"runwatch-badge\x1f%1\x1f%2\x1f%3\x1f%4\x1f%5\x1f%6\x1f%7\x1f%8\x1f%9"_s.arg(
-        style.text, style.icon, style.accent.name(QColor::HexArgb), style.fill.name(QColor::HexArgb),
-        style.textColor.name(QColor::HexArgb), font.key(),
-        QString::number(int(style.dashed) | int(style.bold) << 1),
-        QString::number(w) + u'x' + QString::number(h), QString::number(dpr));
+    // Drawn once per look and cell size, then copied: a list shows the same few badges on every
+    // row, and laying out each one's text and antialiased outline again was a good part of a
+    // repaint of a thousand live runs (bench_team_store, BENCH_BREAKDOWN=1). Looked up by value,
+    // not by a string made of them: the string (the font's key, the colours' names) and the
+    // badge's measured text were a third of a list's repaint (bench_table_scroll, perf). The
+    // pixmaps stay in QPixmapCache (its budget, evicted with everything else); this keeps their
+    // handles, by look, for the looks a list shows at once.
+    static QHash<BadgeKey, QPixmapCache::Key> handles;
+    // Emptied with the application: its fonts must not outlive the font database.
+    static const bool cleared = [] {
+        qAddPostRoutine([] { handles.clear(); });
+        return true;
+    }();
+    Q_UNUSED(cleared);
+    const BadgeKey key{
+        style.text, style.icon,   style.accent.rgba(), style.fill.rgba(), style.textColor.rgba(),
+        font,       style.dashed, style.bold,          rect.size(),       dpr};
     QPixmap badge;
-    if (!QPixmapCache::find(key, &badge)) {
+    if (const auto it = handles.constFind(key);
+        it == handles.constEnd() || !QPixmapCache::find(*it, &badge)) {
+        const QSize want = badgeSize(style, font);
+        const int h = qMin(want.height(), rect.height());
+        const int w = qMin(want.width(), rect.width());
+        if (w <= 0 || h <= 0)
+            return;
         badge = QPixmap(QSize(w, h) * dpr);
         badge.setDevicePixelRatio(dpr);
         badge.fill(Qt::transparent);
         QPainter p(&badge);
         drawBadge(&p, w, h, style, font, dpr);
         p.end();
-        QPixmapCache::insert(key, badge);
+        if (handles.size() >= 512) // many looks (countdowns, sizes): start again
+            handles.clear();
+        handles.insert(key, QPixmapCache::insert(badge));
     }
+    // Centred on a whole pixel (the integer halving is meant), then on the pixel grid.
+    const int h = qRound(badge.deviceIndependentSize().height());
+    const int top = rect.top() + (rect.height() - h) / 2;
     painter->drawPixmap(rect.left(), top, badge);
 }
 

@@ -118,6 +118,23 @@ QVariant RunFilterProxy::data(const QModelIndex &index, int role) const
                     + plainToolTip(QCoreApplication::translate("RunFilterProxy", "Found: %1").arg(snippet)));
 }
 
+void RunFilterProxy::multiData(const QModelIndex &index, QModelRoleDataSpan roleDataSpan) const
+{
+    // Mapped once for all the roles a delegate asks at a time (QSortFilterProxyModel does not
+    // override QAbstractItemModel's, which calls data(), and so maps, once per role).
+    const QModelIndex source = mapToSource(index);
+    if (!source.isValid() || !sourceModel()) {
+        for (QModelRoleData &roleData : roleDataSpan)
+            roleData.clearData();
+        return;
+    }
+    sourceModel()->multiData(source, roleDataSpan);
+    for (QModelRoleData &roleData : roleDataSpan) {
+        if (roleData.role() == Qt::ToolTipRole)
+            roleData.setData(data(index, Qt::ToolTipRole)); // with the search's snippet
+    }
+}
+
 void RunFilterProxy::setConnection(const QString &connection)
 {
     if (m_filter.setConnection(connection))

@@ -36,6 +36,7 @@ public:
     static constexpr int kMaxSearchHits = 500;
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    void multiData(const QModelIndex &index, QModelRoleDataSpan roleDataSpan) const override;
     // The next page of older runs the filter shows (RunListModel::setHistory): a filtered list of
     // a big history reads the runs of its category and connection, not every run before them. A
     // full-text search shows the hits it asked the store for and reads no pages.

@@ -72,6 +72,7 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    void multiData(const QModelIndex &index, QModelRoleDataSpan roleDataSpan) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
     // Older stored runs, a page at a time, when a view reaches the end (setHistory()).
@@ -138,6 +139,8 @@ private:
     // The status cell's text: the reconnect/input badge first, then "Stuck", "Over deadline".
     QString statusText(const Run &run) const;
     QString statusTip(const Run &run) const;
+    // data() of a cell whose run is known.
+    QVariant cellData(const Run &run, int column, int role) const;
 
     QPointer<RunManager> m_manager;
     QPointer<StuckRunWatcher> m_stuck;

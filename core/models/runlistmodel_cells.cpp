@@ -210,34 +210,47 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Run *run = runAt(index.row());
-    if (!run)
-        return {};
-    const int column = index.column();
+    return run ? cellData(*run, index.column(), role) : QVariant();
+}
+
+void RunListModel::multiData(const QModelIndex &index, QModelRoleDataSpan roleDataSpan) const
+{
+    // A delegate asks for seven roles a cell (QStyledItemDelegate::initStyleOption): the row's
+    // run is looked up once, not once per role.
+    const Run *run = checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)
+                         ? runAt(index.row())
+                         : nullptr;
+    for (QModelRoleData &roleData : roleDataSpan)
+        roleData.setData(run ? cellData(*run, index.column(), roleData.role()) : QVariant());
+}
+
+QVariant RunListModel::cellData(const Run &run, int column, int role) const
+{
     switch (role) {
     case Qt::DisplayRole:
-        return displayValue(*run, column, QDateTime::currentDateTimeUtc());
+        return displayValue(run, column, QDateTime::currentDateTimeUtc());
     case Qt::ToolTipRole:
         if (column == StatusColumn)
-            return statusTip(*run);
+            return statusTip(run);
         if (column == TitleColumn) {
-            QString tip = run->title + u"\n\n"_s + tr("Run %1").arg(run->localId);
-            if (!run->remoteId.isEmpty())
-                tip += u"\n"_s + tr("Server id %1").arg(run->remoteId);
-            if (!run->parentId.isEmpty()) {
-                const Run *parent = m_manager ? m_manager->run(run->parentId) : nullptr;
+            QString tip = run.title + u"\n\n"_s + tr("Run %1").arg(run.localId);
+            if (!run.remoteId.isEmpty())
+                tip += u"\n"_s + tr("Server id %1").arg(run.remoteId);
+            if (!run.parentId.isEmpty()) {
+                const Run *parent = m_manager ? m_manager->run(run.parentId) : nullptr;
                 tip += u"\n"_s
-                       + (parent ? tr("Follow-up to “%1” (run %2)").arg(parent->title, run->parentId)
-                                 : tr("Follow-up to run %1").arg(run->parentId));
+                       + (parent ? tr("Follow-up to “%1” (run %2)").arg(parent->title, run.parentId)
+                                 : tr("Follow-up to run %1").arg(run.parentId));
             }
             return tip;
         }
         if (column == InputTokensColumn || column == OutputTokensColumn || column == CostColumn)
-            return usageToolTip(*run, column);
-        return displayValue(*run, column, QDateTime::currentDateTimeUtc());
+            return usageToolTip(run, column);
+        return displayValue(run, column, QDateTime::currentDateTimeUtc());
     case Qt::AccessibleTextRole:
         if (column == StatusColumn)
-            return statusTip(*run).replace(u'\n', u"; "_s);
-        return displayValue(*run, column, QDateTime::currentDateTimeUtc());
+            return statusTip(run).replace(u'\n', u"; "_s);
+        return displayValue(run, column, QDateTime::currentDateTimeUtc());
     case Qt::AccessibleDescriptionRole:
         // The badge is painted (icon, colour, text): say what it is.
         return column == StatusColumn ? tr("Status badge") : runColumnTitle(column);
@@ -247,59 +260,59 @@ QVariant RunListModel::data(const QModelIndex &index, int role) const
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     case IdRole:
-        return run->localId;
+        return run.localId;
     case ParentIdRole:
-        return run->parentId;
+        return run.parentId;
     case RemoteIdRole:
-        return run->remoteId;
+        return run.remoteId;
     case StatusRole:
-        return int(run->status);
+        return int(run.status);
     case RawStatusRole:
-        return run->rawStatus;
+        return run.rawStatus;
     case ConnectionLostRole:
-        return run->connectionLost && !run->isTerminal();
+        return run.connectionLost && !run.isTerminal();
     case CategoryRole:
-        return int(categoryOf(*run));
+        return int(categoryOf(run));
     case TitleRole:
-        return run->title;
+        return run.title;
     case ConnectionRole:
-        return run->connection;
+        return run.connection;
     case BackendRole:
-        return run->backend;
+        return run.backend;
     case ModelRole:
-        return run->model;
+        return run.model;
     case CreatedAtRole:
-        return run->createdAt;
+        return run.createdAt;
     case UpdatedAtRole:
-        return run->updatedAt;
+        return run.updatedAt;
     case FinishedAtRole:
-        return run->finishedAt;
+        return run.finishedAt;
     case DurationMsRole:
-        return runDurationMs(*run, QDateTime::currentDateTimeUtc());
+        return runDurationMs(run, QDateTime::currentDateTimeUtc());
     case CapabilitiesRole:
-        return int(run->capabilities.toInt());
+        return int(run.capabilities.toInt());
     case InputReasonRole:
-        return run->status == RunStatus::InputRequired && run->input ? int(run->input->reason) : -1;
+        return run.status == RunStatus::InputRequired && run.input ? int(run.input->reason) : -1;
     case ErrorRole:
-        return run->error.isError() ? run->error.toString() : QString();
+        return run.error.isError() ? run.error.toString() : QString();
     case ErrorRetryableRole:
-        return run->error.isError() && run->error.retryable;
+        return run.error.isError() && run.error.retryable;
     case ProgressRole:
-        if (const auto p = runProgress(*run, QDateTime::currentDateTimeUtc()))
+        if (const auto p = runProgress(run, QDateTime::currentDateTimeUtc()))
             return p->fraction;
         return {};
     case EtaRole:
-        if (const auto p = runProgress(*run, QDateTime::currentDateTimeUtc()))
+        if (const auto p = runProgress(run, QDateTime::currentDateTimeUtc()))
             return p->eta;
         return {};
     case SortValueRole:
-        return sortValue(*run, column, QDateTime::currentDateTimeUtc());
+        return sortValue(run, column, QDateTime::currentDateTimeUtc());
     case StuckRole:
-        return m_stuck && m_stuck->isStuck(run->localId);
+        return m_stuck && m_stuck->isStuck(run.localId);
     case OverDeadlineRole:
-        return m_deadlines && m_deadlines->isOverDeadline(run->localId);
+        return m_deadlines && m_deadlines->isOverDeadline(run.localId);
     case DeadlineRole:
-        return run->deadlineAt;
+        return run.deadlineAt;
     default:
         return {};
     }

@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <vector>
+
 using namespace Runwatch;
 using namespace Qt::StringLiterals;
 using RunwatchTest::listedRun;
@@ -31,6 +33,33 @@ QStringList proxyIds(const RunFilterProxy &proxy)
     for (int r = 0; r < proxy.rowCount(); ++r)
         ids << proxy.runId(r);
     return ids;
+}
+
+// Fails when a cell's multiData() (what a delegate asks, seven roles at a time) differs from its
+// data() for any role, on `model` (the list or its proxy).
+void verifyMultiDataIsData(const QAbstractItemModel &model)
+{
+    QList<int> roles{Qt::DisplayRole,       Qt::ToolTipRole,    Qt::AccessibleTextRole,
+                     Qt::TextAlignmentRole, Qt::FontRole,       Qt::ForegroundRole,
+                     Qt::DecorationRole,    Qt::CheckStateRole, Qt::BackgroundRole};
+    for (int role = RunListModel::IdRole; role <= RunListModel::DeadlineRole; ++role)
+        roles.append(role);
+    for (int row = 0; row < model.rowCount(); ++row) {
+        for (int column = 0; column < model.columnCount(); ++column) {
+            const QModelIndex cell = model.index(row, column);
+            std::vector<QModelRoleData> asked;
+            for (int role : std::as_const(roles))
+                asked.emplace_back(role);
+            model.multiData(cell, asked);
+            for (const QModelRoleData &answer : asked) {
+                QVERIFY2(answer.data() == cell.data(answer.role()),
+                         qPrintable(u"row %1, column %2, role %3: %4 against %5"_s.arg(row)
+                                        .arg(column)
+                                        .arg(answer.role())
+                                        .arg(answer.data().toString(), cell.data(answer.role()).toString())));
+            }
+        }
+    }
 }
 
 } // namespace
@@ -246,6 +275,9 @@ private Q_SLOTS:
         QCOMPARE(searched.last().at(1).toInt(), 2);
         const QString tip = proxy.index(1, TitleColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip.contains(u"&lt;b&gt;[walrus]&lt;/b&gt;"_s), qPrintable(tip));
+        // A delegate's many roles at once, through the proxy (the snippet too) and without it.
+        verifyMultiDataIsData(proxy);
+        verifyMultiDataIsData(model);
         // Filters: the failed one.
         proxy.setText(u"walrus status:failed"_s);
         QCOMPARE(proxyIds(proxy), QStringList{u"x"_s});
