@@ -98,7 +98,8 @@ stage_asan() {
 
 stage_tsan() {
     # ThreadSanitizer over the tests of the code that runs on threads of its own: the stream pump
-    # (tst_streamreply), the store's writer (tst_runstore; tst_runwrites: failed writes reported
+    # (tst_streamreply; tst_streampump: relaxed turns, decoded results freed back on the pump
+    # thread), the store's writer (tst_runstore; tst_runwrites: failed writes reported
     # from the writer thread, two stores on one file), its lease keeper (tst_runleases: renewals
     # answered from the keeper's thread), a run's text (tst_runtext: appended on one thread while
     # copies are read on another). Debian's Qt is not built with TSan: its own
@@ -106,7 +107,7 @@ stage_tsan() {
     # through detail::invokeAcross (core/net/threadhandoff.h), which TSan sees; what it reports
     # is a race in Runwatch's code. No suppressions.
     local build="${RUNWATCH_TSAN_BUILD_DIR:-$root/build-tsan}"
-    local tests=(tst_streamreply tst_runstore tst_runwrites tst_runleases tst_runtext)
+    local tests=(tst_streamreply tst_streampump tst_runstore tst_runwrites tst_runleases tst_runtext)
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRUNWATCH_TSAN=ON \
         -DRUNWATCH_WERROR=ON -DRUNWATCH_BUILD_BENCH=OFF -DRUNWATCH_BUILD_GUI=OFF \
         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" >/dev/null || return 1
