@@ -192,9 +192,7 @@ void drawBadge(QPainter *painter, int w, int h, const BadgeStyle &style, const Q
     painter->drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft,
                       fm.elidedText(style.text, Qt::ElideRight, textRect.width()));
 }
-} // namespace
 
-namespace {
 // What a badge's pixels depend on, with the cell it is drawn in.
 struct BadgeKey
 {
