@@ -107,15 +107,7 @@ void RunFilterProxy::fetchMore(const QModelIndex &parent)
 QVariant RunFilterProxy::data(const QModelIndex &index, int role) const
 {
     QVariant value = QSortFilterProxyModel::data(index, role);
-    if (role != Qt::ToolTipRole || !m_model)
-        return value;
-    // What the search found in the run, under the cell's own tooltip.
-    const QString snippet = m_filter.snippet(m_model->runId(mapToSource(index).row()));
-    if (snippet.isEmpty())
-        return value;
-    // The snippet is the run's text, from a server: escaped like every tooltip of the list.
-    return QVariant(value.toString()
-                    + plainToolTip(QCoreApplication::translate("RunFilterProxy", "Found: %1").arg(snippet)));
+    return role == Qt::ToolTipRole ? withSnippet(mapToSource(index), std::move(value)) : value;
 }
 
 void RunFilterProxy::multiData(const QModelIndex &index, QModelRoleDataSpan roleDataSpan) const
@@ -131,8 +123,21 @@ void RunFilterProxy::multiData(const QModelIndex &index, QModelRoleDataSpan role
     sourceModel()->multiData(source, roleDataSpan);
     for (QModelRoleData &roleData : roleDataSpan) {
         if (roleData.role() == Qt::ToolTipRole)
-            roleData.setData(data(index, Qt::ToolTipRole)); // with the search's snippet
+            roleData.setData(withSnippet(source, roleData.data()));
     }
+}
+
+QVariant RunFilterProxy::withSnippet(const QModelIndex &source, QVariant tip) const
+{
+    if (!m_model)
+        return tip;
+    // What the search found in the run, under the cell's own tooltip.
+    const QString snippet = m_filter.snippet(m_model->runId(source.row()));
+    if (snippet.isEmpty())
+        return tip;
+    // The snippet is the run's text, from a server: escaped like every tooltip of the list.
+    return QVariant(tip.toString()
+                    + plainToolTip(QCoreApplication::translate("RunFilterProxy", "Found: %1").arg(snippet)));
 }
 
 void RunFilterProxy::setConnection(const QString &connection)

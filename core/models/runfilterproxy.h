@@ -60,6 +60,8 @@ protected:
 
 private:
     void refilter();
+    // A tooltip of the source's cell at `source`, with what the search found in its run.
+    QVariant withSnippet(const QModelIndex &source, QVariant tip) const;
     // Runs the text through the store's search; whether the hits changed.
     bool search();
 

@@ -139,6 +139,8 @@ private:
     // The status cell's text: the reconnect/input badge first, then "Stuck", "Over deadline".
     QString statusText(const Run &run) const;
     QString statusTip(const Run &run) const;
+    // The run of a valid cell of this model; null for any other index.
+    const Run *runOfCell(const QModelIndex &index) const;
     // data() of a cell whose run is known.
     QVariant cellData(const Run &run, int column, int role) const;
 

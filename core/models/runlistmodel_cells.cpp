@@ -205,11 +205,16 @@ QString RunListModel::statusTip(const Run &run) const
     return tip;
 }
 
+const Run *RunListModel::runOfCell(const QModelIndex &index) const
+{
+    return checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)
+               ? runAt(index.row())
+               : nullptr;
+}
+
 QVariant RunListModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const Run *run = runAt(index.row());
+    const Run *run = runOfCell(index);
     return run ? cellData(*run, index.column(), role) : QVariant();
 }
 
@@ -217,9 +222,7 @@ void RunListModel::multiData(const QModelIndex &index, QModelRoleDataSpan roleDa
 {
     // A delegate asks for seven roles a cell (QStyledItemDelegate::initStyleOption): the row's
     // run is looked up once, not once per role.
-    const Run *run = checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)
-                         ? runAt(index.row())
-                         : nullptr;
+    const Run *run = runOfCell(index);
     for (QModelRoleData &roleData : roleDataSpan)
         roleData.setData(run ? cellData(*run, index.column(), roleData.role()) : QVariant());
 }
