@@ -1,48 +1,41 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "outputtext.h"
+
+#include <QAbstractScrollArea>
+#include <QBasicTimer>
 #include <QElapsedTimer>
-#include <QPlainTextEdit>
 #include <QTimer>
 
 #include <chrono>
-#include <memory>
 #include <optional>
-
-class QTextLayout;
+#include <utility>
 
 namespace Runwatch {
 
-// The live primary output of a run, after Qt Creator's output pane (docs/performance-targets.md):
+// The live primary output of a run: an append-only text view of its own, after Qt Creator's
+// output pane for the batching (docs/performance-targets.md), with the text kept in pieces that
+// are each laid out once (OutputText) instead of a QTextDocument:
 // - appends are queued and written at most once per frame (16 ms timer);
 // - a frame writes for at most frameBudget(); a large backlog (catch-up) spreads over frames
-//   so the window stays responsive, with catchUpBudget() per frame (larger: a run that is
-//   catching up is what the operator waits for, and the frame still leaves most of its 16 ms to
-//   input); a batch is sized from the measured cost per character, and while a backlog drains
-//   the view repaints every fourth frame only;
-// - it auto-scrolls only when the view was already at the bottom;
-// - memory is bounded (maximum block count);
-// - long paragraphs are soft-split at whitespace, because appending to one long paragraph
-//   re-lays out the whole paragraph (0.15 ms per KB); the run keeps the true text, and "Copy
-//   output" copies that, not the view;
-// - a growing paragraph is also cut where its last line starts once it has kSplitLines lines,
-//   which looks the same at this width (the lines before it break as they did) and keeps what an
-//   append lays out again to a line or two; a width change joins the pieces again (they would
-//   break early at another width), and a copied selection leaves the cuts out;
-// - the line a live run is writing (its tail) stays out of the document until the line is full
-//   or a line break comes: the view lays out and paints that one line itself, where the
-//   document's last, empty paragraph holds its place. An append into QTextDocument costs
-//   ~0.2 ms whatever its size (the edit, the block's layout, the signals, the repaint of the
-//   block), fifty times a second for a fast run; the tail costs the line's layout (0.1-0.17 ms in
-//   the app, mostly shaping) and the paint of that line. The document takes the line when it is
-//   full, in a frame no other heavy chore took (HeavyFrames). Whatever needs the document whole (focus,
-//   a click, a context menu, a selection, a screen reader, a new width or font, flushAll())
-//   writes the tail into it first; so do right-to-left text and a document with no paragraph
-//   yet (its placeholder would show under the tail);
-// - undo/redo is off.
-class OutputLayout; // outputlayout.h
-
-class OutputView final : public QPlainTextEdit
+//   with catchUpBudget() per frame (larger: a run that is catching up is what the operator waits
+//   for, and the frame still leaves most of its 16 ms to input); a batch is sized from the
+//   measured cost per character, and while a backlog drains the view repaints every fourth
+//   frame only;
+// - it follows the end only when it was already at the bottom. A new line at the bottom scrolls
+//   the view by that line (a blit of what is drawn, and the new line painted), in a frame no
+//   other heavy chore took (HeavyFrames); meanwhile the line waits below the last;
+// - an append repaints the lines it changed, nothing else;
+// - memory is bounded (maximum piece count);
+// - the operator selects with the mouse (a double click takes a word), copies with the
+//   keyboard or the context menu, and scrolls with the keyboard; a screen reader reads the text
+//   and the selection (outputaccessible.h).
+// QPlainTextEdit did this before (session 33 replaced it): an append into its document cost
+// ~0.2 ms whatever its size, and a line that filled cost 0.5-0.7 ms (the document's edit, a
+// second shaping of the line, Qt's walks over the paragraphs on screen to set the scroll range),
+// the heaviest frames of a 200-run stream.
+class OutputView final : public QAbstractScrollArea
 {
     Q_OBJECT
 public:
@@ -60,100 +53,126 @@ public:
     qsizetype pendingSize() const { return m_pending.size() - m_pendingPos; }
     bool isAtBottom() const;
 
-    void setSoftSplitColumn(int chars) { m_softSplit = qMax(80, chars); }
-    int softSplitColumn() const { return m_softSplit; }
-    void setMaxBlocks(int blocks) { setMaximumBlockCount(blocks); }
+    void setSoftSplitColumn(int chars) { m_text.setSoftSplitColumn(chars); }
+    int softSplitColumn() const { return m_text.softSplitColumn(); }
+    void setMaxPieces(int pieces);
     void setFrameBudget(std::chrono::microseconds budget) { m_budget = budget; }
     std::chrono::microseconds frameBudget() const { return m_budget; }
     // The budget of a frame that starts with more queued than frameBudget() can write.
     void setCatchUpBudget(std::chrono::microseconds budget) { m_catchUpBudget = budget; }
     std::chrono::microseconds catchUpBudget() const { return m_catchUpBudget; }
-    // The text as the view shows it: its paragraphs, without the cuts made for the layout's sake
-    // (a soft split stays a line break).
-    QString shownText() const;
-    // The text shown but not in the document yet: the line being written (see above).
-    QString tailText() const { return m_tail; }
-    // Characters written to the document so far (soft splits not counted).
-    qint64 writtenChars() const { return m_written; }
-
+    void setPlaceholderText(const QString &text);
+    QString placeholderText() const { return m_placeholder; }
     // Whether a growing paragraph is cut where its last line starts (tests compare with and
     // without).
-    void setCutsGrowingParagraphs(bool cut) { m_cutGrowing = cut; }
+    void setCutsGrowingParagraphs(bool cut) { m_text.setCutsGrowing(cut); }
+
+    // The text as shown: its paragraphs, a soft split as a line break, no break at a cut.
+    QString shownText() const { return m_text.text(); }
+    // Characters written so far.
+    qint64 writtenChars() const { return m_written; }
+    // The pieces the text is kept in, and its lines at this width (tests, benchmarks).
+    qsizetype pieceCount() const { return m_text.size(); }
+    qint64 lineCount() const { return m_text.totalLines(); }
+    // Each line's text as laid out, top to bottom (tests).
+    QStringList layoutLines();
+
+    bool hasSelection() const { return m_selAnchor != m_selCursor; }
+    QString selectedText() const;
+    void selectAll();
+    void copy() const;
+
+    // For the screen reader (outputaccessible.h): offsets into shownText().
+    qint64 characterCount() const { return m_text.offsetOf(m_text.endPosition()); }
+    QString textBetween(qint64 start, qint64 end) const
+    {
+        return m_text.text(m_text.positionOf(start), m_text.positionOf(end));
+    }
+    std::pair<qint64, qint64> selectionOffsets() const;
+    void selectOffsets(qint64 start, qint64 end);
+    QRect characterRect(qint64 offset); // viewport coordinates; empty when off screen
+    qint64 offsetAt(QPoint viewportPoint);
+    void ensureOffsetVisible(qint64 offset);
 
 Q_SIGNALS:
-    // A frame's batch went into the document.
+    // A frame's batch was written.
     void flushed();
 
 protected:
-    void resizeEvent(QResizeEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
-    void focusInEvent(QFocusEvent *event) override;
-    void mousePressEvent(QMouseEvent *event) override;
-    void contextMenuEvent(QContextMenuEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void scrollContentsBy(int dx, int dy) override;
     void changeEvent(QEvent *event) override;
-    QMimeData *createMimeDataFromSelection() const override;
+    void focusInEvent(QFocusEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
+    void timerEvent(QTimerEvent *event) override;
 
 private:
-    // After a write: the last paragraph cut where its last line starts, when it has grown to
-    // kSplitLines lines at this width.
-    void cutGrowingParagraph();
-    // The cut paragraphs joined again (the width changed). Returns where the character at the
-    // top of the view went.
-    int joinCutParagraphs();
-    // The text from `start` to `end` (document positions), without the cuts.
-    QString textBetween(int start, int end) const;
+    // The top line on screen: piece `index`, its line `line`, drawn `offset` pixels above the
+    // viewport's top (at the bottom, the last line sits at the bottom and the top line may be cut).
+    struct Anchor
+    {
+        qsizetype index = 0;
+        int line = 0;
+        int offset = 0;
+        bool operator==(const Anchor &) const = default;
+    };
+
     void flushFrame();
     void write(QStringView piece);
-    // The tail (outputview_tail.cpp). Whether this frame's text may go to the tail.
-    bool tailAllowed() const;
-    // Appends soft-split text: what closes a paragraph or fills a line goes into the document,
-    // the rest stays in the tail. False (nothing taken) when the document's last paragraph is
-    // not one the tail can continue.
-    bool appendToTail(const QString &text);
-    // The tail written into the document (its last, empty paragraph).
-    void commitTail();
-    void layoutTail();
-    // The tail's full lines into the document, in a frame no other heavy chore took; else
-    // m_lineDue, and the next frame tries again.
-    void takeFullLines();
-    // Where the tail is drawn: the document's last paragraph, in viewport coordinates.
-    QRectF tailBlockRect() const;
-    // What a change of the tail repaints: its lines and that paragraph (`place`, from
-    // tailBlockRect()), across the view.
-    QRect tailRect(const QRectF &place) const;
-    QString softSplit(QStringView piece);
+    // Scrolls to the end (a heavy chore: HeavyFrames), or marks it due for a later frame.
+    void follow();
+    // The top line when the last line sits at the bottom.
+    Anchor bottomAnchor();
+    // The top line `lines` lines from the current one (pieces not laid out count one line).
+    Anchor walk(qint64 lines);
+    // Shows `target` at the top: a blit of what stays on screen, or a repaint.
+    void scrollTo(Anchor target);
+    // The pixels the view's top moves from one anchor to the other; nullopt when that is a view's
+    // height or more (the caller repaints all).
+    std::optional<int> distance(Anchor from, Anchor to, int limit);
+    // The scroll bar set to the text: its range, page, and the top line as its value.
+    void syncScrollBar();
+    qint64 valueOf(Anchor anchor) const;
+    // The y (viewport) of piece `index`'s top, if it is on screen or just below; else nullopt.
+    std::optional<int> pieceTop(qsizetype index);
+    // The viewport's width and font given to the text; a new width or font lays out again, and
+    // the view keeps to the bottom (`stick`) or keeps the character at its top.
+    void relayout(bool stick);
+
+    // Selection (outputview_select.cpp).
+    qint64 positionAt(QPoint viewportPoint);
+    void setSelection(qint64 anchor, qint64 cursor);
+    void autoScrollForDrag(QPoint viewportPoint);
+
+    OutputText m_text;
+    Anchor m_top;
+    bool m_followDue = false; // at the bottom, and a new line waits for a frame to scroll
+    bool m_syncing = false;   // the scroll bar is being set to the text, not moved by the operator
+    int m_margin = 10;
+    QString m_placeholder;
 
     QString m_pending;
     qsizetype m_pendingPos = 0; // consumed prefix of m_pending (no O(n) removal per frame)
-    int m_lineLength = 0;       // characters in the document's last paragraph
-    int m_softSplit = 1000;
-    int m_catchUpFrames = 0; // consecutive frames that left a backlog
+    int m_catchUpFrames = 0;    // consecutive frames that left a backlog
     std::chrono::microseconds m_budget{1800};
     std::chrono::microseconds m_catchUpBudget{3000};
     double m_nsPerChar = 250.0; // measured while writing; starts cautious
     qint64 m_written = 0;
-    OutputLayout *m_layout = nullptr;
-    bool m_cutGrowing = true;
-    int m_cutWidth = -1; // the viewport's width when paragraphs were cut; -1: none are
-    QString m_tail;
-    std::unique_ptr<QTextLayout> m_tailLayout; // m_tail laid out as the document would
-    struct TailPlace
-    {
-        struct Key
-        {
-            int blocks = 0;
-            int top = 0;  // the vertical scroll bar's value (the top line)
-            int left = 0; // the horizontal one's
-            QSize viewport;
-            bool operator==(const Key &) const = default;
-        };
-        Key key;
-        QRectF rect;
-    };
-    mutable std::optional<TailPlace> m_tailPlace; // tailBlockRect(), until something moves it
-    bool m_lineDue = false;                       // the tail holds a full line (takeFullLines())
     QTimer m_frameTimer;
     QElapsedTimer m_clock;
+
+    qint64 m_selAnchor = 0;
+    qint64 m_selCursor = 0;
+    bool m_selecting = false;
+    QBasicTimer m_dragScroll;
+    int m_dragStep = 0; // lines per drag-scroll tick, up (<0) or down
 };
 
 } // namespace Runwatch

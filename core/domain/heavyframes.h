@@ -6,8 +6,8 @@
 namespace Runwatch {
 
 // The heavy chores of a front end's thread take its frames in turn: the run list's tick that
-// repaints a column of many rows, and the output view taking a full line into its document and
-// scrolling. Each alone fits a frame's budget with room; the two in one frame were what
+// repaints a column of many rows, and the output view scrolling up a line its live run filled.
+// Each alone fits a frame's budget with room; the two in one frame were what
 // bench_gui_live's heaviest frames held. The second to come within a frame of the other waits
 // for the next frame (kRetry), where nothing is late enough to be seen.
 namespace HeavyFrames {

@@ -5498,6 +5498,17 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     </message>
 </context>
 <context>
+    <name>Runwatch::OutputView</name>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>&amp;Kopieren</translation>
+    </message>
+    <message>
+        <source>Select &amp;All</source>
+        <translation>&amp;Alles auswählen</translation>
+    </message>
+</context>
+<context>
     <name>Runwatch::PricesDialog</name>
     <message>
         <source>Prices</source>
@@ -5600,17 +5611,6 @@ Wenn Sie jetzt beenden, geht sie verloren. Geben Sie Speicherplatz frei oder sch
     <message>
         <source>Not sending the key of connection &quot;%1&quot; to %2: it was given for %3. Point a connection at %2 to use a key there.</source>
         <translation>Der Schlüssel der Verbindung „%1“ wird nicht an %2 gesendet: Er wurde für %3 angegeben. Richten Sie eine Verbindung auf %2, um dort einen Schlüssel zu verwenden.</translation>
-    </message>
-</context>
-<context>
-    <name>Runwatch::RunHistoryReader</name>
-    <message>
-        <source>Cannot read the run history: %1</source>
-        <translation>Der Laufverlauf lässt sich nicht lesen: %1</translation>
-    </message>
-    <message>
-        <source>The run history was read only in part: %1</source>
-        <translation>Der Laufverlauf wurde nur teilweise gelesen: %1</translation>
     </message>
 </context>
 <context>

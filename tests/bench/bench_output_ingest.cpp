@@ -59,10 +59,10 @@ int main(int argc, char **argv)
     const double seconds = double(ns) / 1e9;
     std::printf("bench_output_ingest: %d deltas (%lld chars) queued in %.1f ms, in the view after %.1f ms\n",
                 deltas, static_cast<long long>(chars), double(queuedNs) / 1e6, double(ns) / 1e6);
-    std::printf("catch-up ingest: %.0f deltas/s (%.1f MB/s of text), %d paragraphs, frame budget %lld us "
+    std::printf("catch-up ingest: %.0f deltas/s (%.1f MB/s of text), %lld pieces, frame budget %lld us "
                 "(catch-up %lld us)\n",
-                double(deltas) / seconds, double(chars) * 2 / seconds / 1e6, view.document()->blockCount(),
-                static_cast<long long>(view.frameBudget().count()),
+                double(deltas) / seconds, double(chars) * 2 / seconds / 1e6,
+                static_cast<long long>(view.pieceCount()), static_cast<long long>(view.frameBudget().count()),
                 static_cast<long long>(view.catchUpBudget().count()));
     RunwatchBench::FrameMeter::print("catch-up", meter.stats());
     meter.printFrames();

@@ -5,8 +5,10 @@
 // accessibility bridge. A run that starts to need a person is announced wherever it is; a status
 // change is announced for the selected run only.
 #include "announcer.h"
+#include "detailpane.h"
 #include "i18n/translations.h"
 #include "mainwindow.h"
+#include "outputview.h"
 #include "runtableview.h"
 #include "uitesthelpers.h"
 
@@ -27,7 +29,15 @@ class TestAnnouncements final : public QObject
     Q_OBJECT
 
 private:
+    struct Inserted
+    {
+        QString path;
+        int offset = 0;
+        QString text;
+    };
     std::optional<QDBusConnection> m_a11y;
+    QList<Inserted> m_inserted;
+    QString m_textService;
     QStringList m_heard; // names read from the objects whose accessible name changed
 
 private Q_SLOTS:
@@ -47,6 +57,16 @@ private Q_SLOTS:
             if (!reply.isError())
                 m_heard << reply.value().variant().toString();
         });
+    }
+
+    // Text inserted into an object, as AT-SPI reports it: (object path, offset, text).
+    void onTextChanged(const QDBusMessage &message)
+    {
+        if (message.arguments().value(0).toString() != u"insert")
+            return;
+        m_textService = message.service();
+        m_inserted.append({message.path(), message.arguments().value(1).toInt(),
+                           message.arguments().value(3).value<QDBusVariant>().variant().toString()});
     }
 
     void initTestCase()
@@ -77,6 +97,56 @@ private Q_SLOTS:
         reg << u"Object:PropertyChange:AccessibleName"_s << QStringList() << QString();
         const QDBusMessage registered = m_a11y->call(reg);
         QVERIFY2(registered.type() == QDBusMessage::ReplyMessage, qPrintable(registered.errorMessage()));
+        QVERIFY(m_a11y->connect(QString(), QString(), u"org.a11y.atspi.Event.Object"_s, u"TextChanged"_s,
+                                this, SLOT(onTextChanged(QDBusMessage))));
+        QDBusMessage text
+            = QDBusMessage::createMethodCall(u"org.a11y.atspi.Registry"_s, u"/org/a11y/atspi/registry"_s,
+                                             u"org.a11y.atspi.Registry"_s, u"RegisterEvent"_s);
+        text << u"Object:TextChanged"_s << QStringList() << QString();
+        const QDBusMessage textRegistered = m_a11y->call(text);
+        QVERIFY2(textRegistered.type() == QDBusMessage::ReplyMessage,
+                 qPrintable(textRegistered.errorMessage()));
+    }
+
+    // The selected run's output as Orca reads it: each frame's new text is announced where it went
+    // in the output view, and the view's text read over AT-SPI is the text shown.
+    void outputIsReadAsItArrives()
+    {
+        Engine engine;
+        MainWindow window(&engine.manager);
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY2_WITH_TIMEOUT(QAccessible::isActive(), "Qt's AT-SPI bridge did not come up", 10000);
+        OutputView *output = window.detailPane()->outputView();
+        const QString id = engine.start(kJobs, u"normal deltas=40 read aloud"_s);
+        QTRY_VERIFY(window.activateRun(id));
+        QTRY_COMPARE_WITH_TIMEOUT(engine.manager.run(id)->status, RunStatus::Completed, 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(output->pendingSize() == 0 && !output->shownText().isEmpty(), 10000);
+        // The insertions into one object, in order, make up its text from where they began.
+        QTRY_VERIFY_WITH_TIMEOUT(!m_inserted.isEmpty(), 10000);
+        const QString path = m_inserted.constLast().path;
+        QString heard;
+        int from = -1;
+        for (const Inserted &insert : std::as_const(m_inserted)) {
+            if (insert.path != path)
+                continue;
+            if (from < 0)
+                from = insert.offset;
+            QCOMPARE(insert.offset, from + int(heard.size()));
+            heard += insert.text;
+        }
+        QVERIFY2(heard.size() > 40, qPrintable(heard));
+        QCOMPARE(heard, output->shownText().mid(from));
+        // And read back whole, as a screen reader reviews it.
+        QDBusMessage get
+            = QDBusMessage::createMethodCall(m_textService, path, u"org.a11y.atspi.Text"_s, u"GetText"_s);
+        get << 0 << -1;
+        QDBusPendingCallWatcher watcher(m_a11y->asyncCall(get));
+        QTRY_VERIFY_WITH_TIMEOUT(watcher.isFinished(), 10000);
+        const QDBusPendingReply<QString> reply = watcher;
+        QVERIFY2(!reply.isError(), qPrintable(reply.error().message()));
+        QCOMPARE(reply.value(), output->shownText());
     }
 
     void needsYouAndSelectedStatusAreHeard()

@@ -151,7 +151,6 @@ private Q_SLOTS:
     void outputViewStreamingAtTheBottom()
     {
         OutputView view;
-        view.setCursorWidth(0);
         view.resize(420, 260);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
