@@ -141,12 +141,15 @@ qsizetype OutputText::append(QStringView text)
             i = nl + 1;
         }
     }
+    // The last piece is laid out now (it may be cut); the others when they are drawn or scrolled
+    // to, as QPlainTextEdit lays out its paragraphs: a catch-up of a long answer shapes the
+    // screenful it shows, not every paragraph it writes, and counts one line for each until then.
     for (qsizetype p = first; p < size(); ++p) {
         m_layouts.remove(at(p).serial);
         setLines(p, -1, 0);
-        if (m_width > 0)
-            layout(p);
     }
+    if (m_width > 0)
+        layout(size() - 1);
     return first;
 }
 

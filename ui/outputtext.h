@@ -53,7 +53,7 @@ public:
     int maxPieces() const { return m_maxPieces; }
     void setCutsGrowing(bool cut) { m_cutGrowing = cut; }
 
-    // Appends text ('\r' dropped) and lays out what it changed. Returns the index of the first
+    // Appends text ('\r' dropped) and lays out the last piece. Returns the index of the first
     // piece it changed.
     qsizetype append(QStringView text);
     // The last piece cut where its last line starts, when it has more than one; false if not.

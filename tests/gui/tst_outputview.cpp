@@ -170,6 +170,37 @@ private Q_SLOTS:
         QCOMPARE(view.shownText().size(), 200000 * delta.size() + view.shownText().count(u'\n'));
     }
 
+    // A catch-up lays out what it shows, not every paragraph it writes (as QPlainTextEdit does):
+    // a paragraph not laid out counts one line until it is drawn or scrolled to, and the view
+    // reaches both ends of the text.
+    void catchUpLaysOutWhatItShows()
+    {
+        OutputView view;
+        view.resize(300, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QString text;
+        for (int i = 0; i < 300; ++i)
+            text += u"paragraph %1 is long enough to wrap over several lines at this width\n"_s.arg(i);
+        view.appendText(text);
+        view.flushAll();
+        QTRY_VERIFY(view.isAtBottom());
+        const qint64 estimated = view.lineCount();
+        QVERIFY2(estimated < 2 * 300, qPrintable(QString::number(estimated))); // most count one line
+        const qint64 last = view.characterCount() - 5;
+        QVERIFY(view.viewport()->rect().contains(view.characterRect(last)));
+        // To the top, a page at a time back down: the pieces shown are laid out as they come.
+        view.verticalScrollBar()->triggerAction(QAbstractSlider::SliderToMinimum);
+        QCOMPARE(view.offsetAt(QPoint(10, 12)), 0);
+        while (!view.isAtBottom())
+            view.verticalScrollBar()->triggerAction(QAbstractSlider::SliderPageStepAdd);
+        QVERIFY(view.lineCount() > estimated);
+        QVERIFY(view.viewport()->rect().contains(view.characterRect(last)));
+        const qint64 exact = view.layoutLines().size();
+        QCOMPARE(view.lineCount(), exact);
+        QVERIFY(exact > 2 * 300);
+    }
+
     // The view keeps at most maxPieces pieces: the oldest go.
     void memoryIsBounded()
     {
