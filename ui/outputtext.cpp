@@ -144,12 +144,21 @@ qsizetype OutputText::append(QStringView text)
     // The last piece is laid out now (it may be cut); the others when they are drawn or scrolled
     // to, as QPlainTextEdit lays out its paragraphs: a catch-up of a long answer shapes the
     // screenful it shows, not every paragraph it writes, and counts one line for each until then.
+    // The line that grew (the usual frame of a live run) keeps its layout object, given the new
+    // text.
+    std::unique_ptr<QTextLayout> grown
+        = first == size() - 1 && m_width > 0 ? m_layouts.take(at(first).serial) : nullptr;
     for (qsizetype p = first; p < size(); ++p) {
         m_layouts.remove(at(p).serial);
         setLines(p, -1, 0);
     }
-    if (m_width > 0)
+    if (grown) {
+        grown->setText(at(first).text);
+        lineUp(first, grown.get());
+        m_layouts.keep(at(first).serial, std::move(grown));
+    } else if (m_width > 0) {
         layout(size() - 1);
+    }
     return first;
 }
 
@@ -164,11 +173,56 @@ void OutputText::setLines(qsizetype i, int lines, int height)
 const QTextLayout &OutputText::layout(qsizetype i)
 {
     const Piece &p = at(i);
-    if (QTextLayout *cached = m_layouts.object(p.serial))
-        return *cached;
-    auto *layout = new QTextLayout(p.text, m_deviceFont);
+    if (QTextLayout *kept = m_layouts.find(p.serial))
+        return *kept;
+    auto layout = std::make_unique<QTextLayout>(p.text, m_deviceFont);
     layout->setCacheEnabled(true); // painted from the same shaping
     layout->setTextOption(m_option);
+    lineUp(i, layout.get());
+    return m_layouts.keep(p.serial, std::move(layout));
+}
+
+QTextLayout *OutputText::Layouts::find(qint64 serial)
+{
+    const auto it = m_kept.find(serial);
+    if (it == m_kept.end())
+        return nullptr;
+    m_used.splice(m_used.begin(), m_used, it->second.used);
+    return it->second.layout.get();
+}
+
+QTextLayout &OutputText::Layouts::keep(qint64 serial, std::unique_ptr<QTextLayout> layout)
+{
+    remove(serial);
+    m_used.push_front(serial);
+    QTextLayout &kept = *layout;
+    m_kept.emplace(serial, Kept{std::move(layout), m_used.begin()});
+    if (m_kept.size() > kKept) { // the one used longest ago goes (never the one just kept)
+        m_kept.erase(m_used.back());
+        m_used.pop_back();
+    }
+    return kept;
+}
+
+std::unique_ptr<QTextLayout> OutputText::Layouts::take(qint64 serial)
+{
+    const auto it = m_kept.find(serial);
+    if (it == m_kept.end())
+        return nullptr;
+    std::unique_ptr<QTextLayout> layout = std::move(it->second.layout);
+    m_used.erase(it->second.used);
+    m_kept.erase(it);
+    return layout;
+}
+
+void OutputText::Layouts::clear()
+{
+    m_kept.clear();
+    m_used.clear();
+}
+
+void OutputText::lineUp(qsizetype i, QTextLayout *layout)
+{
     layout->beginLayout();
     int y = 0;
     for (QTextLine line = layout->createLine(); line.isValid(); line = layout->createLine()) {
@@ -181,8 +235,6 @@ const QTextLayout &OutputText::layout(qsizetype i)
     if (layout->lineCount() == 0)
         y = QFontMetrics(m_deviceFont).lineSpacing();
     setLines(i, qMax(1, layout->lineCount()), y);
-    m_layouts.insert(p.serial, layout);
-    return *layout;
 }
 
 int OutputText::height(qsizetype i)

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QCache>
 #include <QFont>
 #include <QString>
 #include <QTextLayout>
 
 #include <deque>
+#include <list>
+#include <memory>
+#include <unordered_map>
 
 class QPaintDevice;
 
@@ -99,11 +101,33 @@ private:
     void newPiece(bool continues);
     void appendToLast(QStringView text);
     void setLines(qsizetype i, int lines, int height);
+    // Piece `i`'s text broken into lines at width() in `layout`, and its lines and height set.
+    void lineUp(qsizetype i, QTextLayout *layout);
     // The cut pieces joined again, every piece to be laid out again.
     void relayoutAll();
 
     std::deque<Piece> m_pieces;
-    QCache<qint64, QTextLayout> m_layouts{256};
+    // The layouts of the pieces used last, by serial: what is on screen and what was lately.
+    class Layouts
+    {
+    public:
+        QTextLayout *find(qint64 serial); // and marks it used
+        QTextLayout &keep(qint64 serial, std::unique_ptr<QTextLayout> layout);
+        std::unique_ptr<QTextLayout> take(qint64 serial);
+        void remove(qint64 serial) { take(serial); }
+        void clear();
+
+    private:
+        static constexpr std::size_t kKept = 256;
+        struct Kept
+        {
+            std::unique_ptr<QTextLayout> layout;
+            std::list<qint64>::iterator used; // in m_used
+        };
+        std::unordered_map<qint64, Kept> m_kept;
+        std::list<qint64> m_used; // most recently used first
+    };
+    Layouts m_layouts;
     QFont m_font;
     QFont m_deviceFont; // m_font at the device's resolution (each layout would resolve it again)
     QPaintDevice *m_device = nullptr;

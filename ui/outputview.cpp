@@ -169,10 +169,11 @@ void OutputView::flushFrame()
         m_pending.remove(0, m_pendingPos);
         m_pendingPos = 0;
     }
-    if (stick)
+    if (stick) {
         follow();
-    else
+    } else {
         syncScrollBar();
+    }
     // While a backlog drains (catch-up), repaint only every few frames: a repaint costs about
     // as much as the frame's writing, and the text would scroll past faster than anyone reads.
     const bool backlog = pendingSize() > 0;
@@ -304,10 +305,11 @@ void OutputView::scrollTo(Anchor target)
         return;
     const std::optional<int> delta = distance(m_top, target, viewport()->height());
     m_top = target;
-    if (delta)
+    if (delta) {
         viewport()->scroll(0, -*delta); // what stays on screen moves; what comes in is painted
-    else
+    } else {
         viewport()->update();
+    }
 }
 
 qint64 OutputView::valueOf(Anchor anchor) const

@@ -165,10 +165,11 @@ void OutputView::mouseMoveEvent(QMouseEvent *event)
 void OutputView::autoScrollForDrag(QPoint point)
 {
     m_dragStep = point.y() < 0 ? -1 : point.y() > viewport()->height() ? 1 : 0;
-    if (m_dragStep == 0)
+    if (m_dragStep == 0) {
         m_dragScroll.stop();
-    else if (!m_dragScroll.isActive())
+    } else if (!m_dragScroll.isActive()) {
         m_dragScroll.start(kDragScrollMs, this);
+    }
 }
 
 void OutputView::timerEvent(QTimerEvent *event)
