@@ -99,8 +99,7 @@ void OutputAccessible::setSelection(int selectionIndex, int startOffset, int end
 
 int OutputAccessible::cursorPosition() const
 {
-    // No caret: where the selection ends, the start without one.
-    return view()->hasSelection() ? int(view()->selectionOffsets().second) : 0;
+    return int(view()->caretOffset());
 }
 
 void OutputAccessible::setCursorPosition(int position)

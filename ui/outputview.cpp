@@ -450,6 +450,10 @@ void OutputView::paintEvent(QPaintEvent *event)
         }
         y += height;
     }
+    if (m_caretOn && hasFocus()) {
+        if (const std::optional<QRect> caret = caretRect(); caret && caret->intersects(rect))
+            painter.fillRect(caret->adjusted(1, 0, -1, 0), palette().text());
+    }
 }
 
 QStringList OutputView::layoutLines()

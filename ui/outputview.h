@@ -29,8 +29,8 @@ namespace Runwatch {
 // - an append repaints the lines it changed, nothing else;
 // - memory is bounded (maximum piece count);
 // - the operator selects with the mouse (a double click takes a word), copies with the
-//   keyboard or the context menu, and scrolls with the keyboard; a screen reader reads the text
-//   and the selection (outputaccessible.h).
+//   keyboard or the context menu, moves a caret and selects with the keys as in any text view
+//   (read-only); a screen reader reads the text, the caret and the selection (outputaccessible.h).
 // QPlainTextEdit did this before (session 33 replaced it): an append into its document cost
 // ~0.2 ms whatever its size, and a line that filled cost 0.5-0.7 ms (the document's edit, a
 // second shaping of the line, Qt's walks over the paragraphs on screen to set the scroll range),
@@ -78,6 +78,8 @@ public:
     QStringList layoutLines();
 
     bool hasSelection() const { return m_selAnchor != m_selCursor; }
+    // Where the caret is (an offset into shownText()): the end of the selection that moves.
+    qint64 caretOffset() const { return m_text.offsetOf(m_selCursor); }
     QString selectedText() const;
     void selectAll();
     void copy() const;
@@ -151,6 +153,32 @@ private:
     void setSelection(qint64 anchor, qint64 cursor);
     void autoScrollForDrag(QPoint viewportPoint);
 
+    // The caret and the keys (outputview_caret.cpp): the selection's moving end, shown while the
+    // view has focus. The text is read-only; the caret is there to select and read by keyboard.
+    enum class CaretMove {
+        Left,
+        Right,
+        WordLeft,
+        WordRight,
+        Up,
+        Down,
+        LineStart,
+        LineEnd,
+        PageUp,
+        PageDown,
+        Start,
+        End,
+    };
+    qint64 movedPosition(qint64 from, CaretMove move);
+    // One line up or down from `position`, at its x; itself at the first or last line.
+    qint64 verticalMove(qint64 position, int lines);
+    void moveCaret(qint64 to, bool extend);
+    void ensurePositionVisible(qint64 position);
+    // The caret's rectangle in the viewport; nullopt when it is off screen.
+    std::optional<QRect> caretRect();
+    void updateCaret();
+    void startBlinking();
+
     OutputText m_text;
     Anchor m_top;
     bool m_followDue = false; // at the bottom, and a new line waits for a frame to scroll
@@ -172,6 +200,8 @@ private:
     qint64 m_selCursor = 0;
     bool m_selecting = false;
     QBasicTimer m_dragScroll;
+    QBasicTimer m_caretBlink;
+    bool m_caretOn = false;
     int m_dragStep = 0; // lines per drag-scroll tick, up (<0) or down
 };
 

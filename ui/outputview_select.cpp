@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// OutputView's operator side: selecting with the mouse and the keyboard, copying, scrolling by
-// keys, and what a screen reader asks (offsets into the text shown).
+// OutputView's operator side: selecting with the mouse, copying, and what a screen reader asks
+// (offsets into the text shown). The caret and the keys: outputview_caret.cpp.
 #include "outputview.h"
 
 #include <QApplication>
 #include <QClipboard>
-#include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QScrollBar>
@@ -106,38 +105,6 @@ qint64 OutputView::offsetAt(QPoint viewportPoint)
     return m_text.offsetOf(positionAt(viewportPoint));
 }
 
-void OutputView::ensureOffsetVisible(qint64 offset)
-{
-    const qsizetype i = m_text.pieceAt(m_text.positionOf(offset));
-    if (i < 0)
-        return;
-    const std::optional<int> top = pieceTop(i);
-    if (top && *top >= 0 && *top + m_text.height(i) <= viewport()->height())
-        return; // on screen
-    const QTextLayout &layout = m_text.layout(i);
-    const QTextLine line = layout.lineForTextPosition(int(m_text.positionOf(offset) - m_text.at(i).start));
-    verticalScrollBar()->setValue(int(m_text.linesBefore(i) + (line.isValid() ? line.lineNumber() : 0)
-                                      - verticalScrollBar()->pageStep() / 2));
-}
-
-void OutputView::keyPressEvent(QKeyEvent *event)
-{
-    QScrollBar *bar = verticalScrollBar();
-    if (event == QKeySequence::Copy) {
-        copy();
-    } else if (event == QKeySequence::SelectAll) {
-        selectAll();
-    } else if (event == QKeySequence::MoveToStartOfDocument) {
-        bar->triggerAction(QAbstractSlider::SliderToMinimum);
-    } else if (event == QKeySequence::MoveToEndOfDocument) {
-        bar->triggerAction(QAbstractSlider::SliderToMaximum);
-    } else {
-        QAbstractScrollArea::keyPressEvent(event); // pages and lines; anything else goes up
-        return;
-    }
-    event->accept();
-}
-
 void OutputView::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() != Qt::LeftButton) {
@@ -174,6 +141,11 @@ void OutputView::autoScrollForDrag(QPoint point)
 
 void OutputView::timerEvent(QTimerEvent *event)
 {
+    if (event->timerId() == m_caretBlink.timerId()) {
+        m_caretOn = !m_caretOn;
+        updateCaret();
+        return;
+    }
     if (event->timerId() != m_dragScroll.timerId()) {
         QAbstractScrollArea::timerEvent(event);
         return;
@@ -241,20 +213,6 @@ void OutputView::contextMenuEvent(QContextMenuEvent *event)
     all->setShortcut(QKeySequence::SelectAll);
     all->setEnabled(!m_text.isEmpty());
     menu.exec(event->globalPos());
-}
-
-void OutputView::focusInEvent(QFocusEvent *event)
-{
-    QAbstractScrollArea::focusInEvent(event);
-    if (hasSelection())
-        viewport()->update(); // the selection's active colours
-}
-
-void OutputView::focusOutEvent(QFocusEvent *event)
-{
-    QAbstractScrollArea::focusOutEvent(event);
-    if (hasSelection())
-        viewport()->update();
 }
 
 } // namespace Runwatch

@@ -432,7 +432,8 @@ private Q_SLOTS:
     }
 
     // The operator selects with the mouse (a drag, a double click for a word, shift-click to
-    // extend) and copies with the keyboard; Ctrl+A takes everything; End and Home scroll.
+    // extend) and copies with the keyboard; Ctrl+A takes everything; Ctrl+End and Ctrl+Home go to
+    // either end, PageDown takes the caret and the view down.
     void operatorSelectsAndCopies()
     {
         ViewInWindow w;
@@ -464,9 +465,66 @@ private Q_SLOTS:
         QVERIFY(view.isAtBottom());
         QTest::keySequence(&view, QKeySequence::MoveToStartOfDocument);
         QCOMPARE(view.verticalScrollBar()->value(), 0);
+        QTest::keyClick(&view, Qt::Key_PageDown); // the caret a page down, then the view with it
         QTest::keyClick(&view, Qt::Key_PageDown);
         QVERIFY(view.verticalScrollBar()->value() > 3);
-        QCOMPARE(w.shown(), w.fresh()); // the selection painted as it is
+        QCOMPARE(w.shown(), w.fresh()); // the caret painted as it is
+    }
+
+    // The keys move a caret and select as in any text view (the platform's bindings), across the
+    // cuts of a growing paragraph one character at a time; the view keeps the caret on screen.
+    void keysMoveTheCaretAndSelect()
+    {
+        ViewInWindow w;
+        QVERIFY(w.showWithText());
+        OutputView &view = *w.view;
+        for (int word = 0; word < 120; ++word) {
+            view.appendText(u"word%1 "_s.arg(word));
+            view.flushAll(); // word by word, as a live run: cut where its lines start
+        }
+        QVERIFY(view.pieceCount() > 45);
+        view.setFocus();
+        QTRY_VERIFY(view.hasFocus());
+        const auto keys = [&view](QKeySequence::StandardKey key, int times = 1) {
+            for (int i = 0; i < times; ++i)
+                QTest::keySequence(&view, key);
+        };
+        keys(QKeySequence::MoveToStartOfDocument);
+        QCOMPARE(view.caretOffset(), 0);
+        QCOMPARE(view.verticalScrollBar()->value(), 0);
+        keys(QKeySequence::SelectNextChar, 4);
+        QCOMPARE(view.selectedText(), u"line"_s);
+        keys(QKeySequence::SelectEndOfLine);
+        QCOMPARE(view.selectedText(), u"line 0"_s);
+        keys(QKeySequence::SelectNextLine);
+        QCOMPARE(view.selectedText(), u"line 0\nline 1"_s);
+        keys(QKeySequence::MoveToNextChar); // past the line break: the next line's start
+        QVERIFY(!view.hasSelection());
+        QCOMPARE(view.shownText().mid(view.caretOffset(), 6), u"line 2"_s);
+
+        // Through the cut paragraph a character at a time, and back.
+        const qint64 paragraph = view.shownText().indexOf(u"word0 "_s);
+        keys(QKeySequence::MoveToEndOfDocument);
+        QCOMPARE(view.caretOffset(), view.characterCount());
+        QTRY_VERIFY(view.isAtBottom());
+        keys(QKeySequence::MoveToPreviousLine, 3);
+        keys(QKeySequence::MoveToStartOfLine);
+        const qint64 lineStart = view.caretOffset();
+        QVERIFY(lineStart > paragraph);
+        keys(QKeySequence::MoveToPreviousChar, 200);
+        QCOMPARE(view.caretOffset(), lineStart - 200);
+        keys(QKeySequence::MoveToNextChar, 200);
+        QCOMPARE(view.caretOffset(), lineStart);
+        keys(QKeySequence::SelectPreviousChar, 300);
+        QCOMPARE(view.selectedText(), view.shownText().mid(lineStart - 300, 300));
+
+        // A page up from the end: the caret moves a page of lines, and the view shows it.
+        keys(QKeySequence::MoveToEndOfDocument);
+        keys(QKeySequence::MoveToPreviousPage, 2);
+        QVERIFY(view.caretOffset() < view.characterCount());
+        QVERIFY(!view.isAtBottom());
+        QVERIFY(view.viewport()->rect().contains(view.characterRect(view.caretOffset()).center()));
+        QCOMPARE(w.shown(), w.fresh()); // the caret painted as it is
     }
 
     // A screen reader reads the text, its selection and where a character is (tst_announcements
