@@ -26,6 +26,8 @@ constexpr int kPaintEveryNthCatchUpFrame = 4;
 // A walk of the top line that lays out the pieces it crosses (the operator scrolling by lines or
 // pages); a longer one (a drag of the scroll bar) counts the pieces not laid out as one line.
 constexpr qint64 kLaidOutWalk = 256;
+// The narrowest text (pixels) whose growing paragraph is cut where its last line starts.
+constexpr int kMinCutWidth = 160;
 } // namespace
 
 OutputView::OutputView(QWidget *parent)
@@ -114,7 +116,11 @@ void OutputView::write(QStringView piece)
 {
     const qint64 endBefore = m_text.endPosition();
     const qsizetype first = m_text.append(piece);
-    m_text.cutLast();
+    // Cuts are for a view on screen at a width that holds a few words: a hidden view (its width a
+    // default) or a sliver would cut every line or word into a piece, and the oldest pieces go
+    // by count.
+    if (isVisible() && m_text.width() >= kMinCutWidth)
+        m_text.cutLast();
     const qsizetype dropped = m_text.trim();
     m_written += piece.size();
     if (dropped > 0) {

@@ -201,6 +201,27 @@ private Q_SLOTS:
         QVERIFY(exact > 2 * 300);
     }
 
+    // A view not on screen, or a sliver of one, does not cut its growing paragraph: its width is a
+    // default or a few characters, and every line a piece would push the oldest text out.
+    void hiddenOrNarrowViewDoesNotCut()
+    {
+        for (const bool shown : {false, true}) {
+            OutputView view;
+            view.setSoftSplitColumn(100000);
+            view.resize(shown ? 60 : 400, 200);
+            if (shown) {
+                view.show();
+                QVERIFY(QTest::qWaitForWindowExposed(&view));
+            }
+            for (int word = 0; word < 300; ++word) {
+                view.appendText(u"word%1 "_s.arg(word));
+                view.flushAll();
+            }
+            QCOMPARE(view.pieceCount(), 1);
+            QVERIFY(view.shownText().startsWith(u"word0 "_s));
+        }
+    }
+
     // The view keeps at most maxPieces pieces: the oldest go.
     void memoryIsBounded()
     {
