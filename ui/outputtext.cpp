@@ -336,6 +336,14 @@ qsizetype OutputText::pieceAt(qint64 position) const
     return qMax<qsizetype>(0, qsizetype(after - m_pieces.begin()) - 1);
 }
 
+OutputText::Place OutputText::placeOf(qint64 position) const
+{
+    const qsizetype i = pieceAt(position);
+    if (i < 0)
+        return {};
+    return {i, int(qBound<qint64>(0, position - at(i).start, at(i).text.size()))};
+}
+
 QString OutputText::text(qint64 from, qint64 to) const
 {
     QString out;

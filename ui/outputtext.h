@@ -83,6 +83,13 @@ public:
 
     // The piece a position is in (the later one where two meet).
     qsizetype pieceAt(qint64 position) const;
+    // That piece, and the position's column in its text (-1: no text).
+    struct Place
+    {
+        qsizetype piece = -1;
+        int column = 0;
+    };
+    Place placeOf(qint64 position) const;
     // The text between two positions, a line break between paragraphs.
     QString text(qint64 from, qint64 to) const;
     QString text() const { return text(startPosition(), endPosition()); }

@@ -62,9 +62,21 @@ void OutputView::setMaxPieces(int pieces)
     const qsizetype dropped = m_text.trim();
     if (dropped == 0)
         return;
-    m_top.index = qMax<qsizetype>(0, m_top.index - dropped);
+    piecesDropped(dropped);
     viewport()->update();
     syncScrollBar();
+}
+
+void OutputView::piecesDropped(qsizetype dropped)
+{
+    m_top.index -= dropped;
+    if (m_top.index < 0) {
+        m_top = {}; // the top line went with them: the text's first line is the top
+        viewport()->update();
+    }
+    const qint64 start = m_text.startPosition();
+    m_selAnchor = qMax(m_selAnchor, start);
+    m_selCursor = qMax(m_selCursor, start);
 }
 
 void OutputView::setPlaceholderText(const QString &text)
@@ -123,16 +135,8 @@ void OutputView::write(QStringView piece)
         m_text.cutLast();
     const qsizetype dropped = m_text.trim();
     m_written += piece.size();
-    if (dropped > 0) {
-        m_top.index -= dropped;
-        if (m_top.index < 0) {
-            m_top = {};
-            viewport()->update();
-        }
-        const qint64 start = m_text.startPosition();
-        m_selAnchor = qMax(m_selAnchor, start);
-        m_selCursor = qMax(m_selCursor, start);
-    }
+    if (dropped > 0)
+        piecesDropped(dropped);
     if (QAccessible::isActive()) {
         const qint64 from = qMax(endBefore, m_text.startPosition());
         OutputAccessible::announceAppend(this, m_text.offsetOf(from),
@@ -212,7 +216,7 @@ void OutputView::follow()
     const Anchor bottom = bottomAnchor();
     if (bottom == m_top) {
         m_followDue = false;
-        syncScrollBar();
+        syncScrollBar(bottom);
         return;
     }
     // The scroll (a blit of the view, the new line painted) is the view's heavy chore: not in a
@@ -221,12 +225,12 @@ void OutputView::follow()
         m_followDue = true;
         if (!m_frameTimer.isActive())
             m_frameTimer.start();
-        syncScrollBar();
+        syncScrollBar(bottom);
         return;
     }
     m_followDue = false;
-    scrollTo(bottom);
-    syncScrollBar();
+    scrollTo(bottom); // (the text's end, and so the bottom, are where they were)
+    syncScrollBar(bottom);
 }
 
 OutputView::Anchor OutputView::bottomAnchor()
@@ -237,7 +241,7 @@ OutputView::Anchor OutputView::bottomAnchor()
         m_text.height(i); // laid out: it is on screen
         for (int line = m_text.lineCount(i) - 1; line >= 0; --line) {
             // The first line has the top margin above it.
-            const int lineHeight = m_text.lineHeight(i, line) + (i == 0 && line == 0 ? m_margin : 0);
+            const int lineHeight = m_text.lineHeight(i, line) + marginAbove(i, line);
             if (used + lineHeight > height) {
                 const int hidden = used + lineHeight - height;
                 if (hidden < lineHeight)
@@ -296,9 +300,8 @@ std::optional<int> OutputView::distance(Anchor from, Anchor to, int limit)
     }
     // The view's top in the text's pixels: the anchor's line, its offset, and the top margin
     // above the first line.
-    const auto viewTop = [this](const Anchor &x, qint64 y) {
-        return y + x.offset - (x.index == 0 && x.line == 0 ? m_margin : 0);
-    };
+    const auto viewTop
+        = [this](const Anchor &x, qint64 y) { return y + x.offset - marginAbove(x.index, x.line); };
     const qint64 delta = forward ? viewTop(b, lines) - viewTop(a, 0) : viewTop(a, 0) - viewTop(b, lines);
     if (qAbs(delta) >= limit)
         return std::nullopt;
@@ -325,7 +328,11 @@ qint64 OutputView::valueOf(Anchor anchor) const
 
 void OutputView::syncScrollBar()
 {
-    Anchor bottom = bottomAnchor();
+    syncScrollBar(bottomAnchor());
+}
+
+void OutputView::syncScrollBar(Anchor bottom)
+{
     qint64 maximum = valueOf(bottom);
     if (valueOf(m_top) > maximum) {
         // Taller, or text gone from the end: the last line comes up to the bottom.
@@ -346,8 +353,7 @@ std::optional<int> OutputView::pieceTop(qsizetype index)
 {
     if (index < m_top.index || index >= m_text.size())
         return std::nullopt;
-    int y = (m_top.index == 0 && m_top.line == 0 ? m_margin : 0) - m_top.offset
-            - m_text.lineTop(m_top.index, m_top.line);
+    int y = marginAbove(m_top.index, m_top.line) - m_top.offset - m_text.lineTop(m_top.index, m_top.line);
     for (qsizetype i = m_top.index; i < index; ++i) {
         y += m_text.height(i);
         if (y > viewport()->height())
@@ -372,9 +378,8 @@ void OutputView::relayout(bool stick)
             m_top = bottomAnchor();
         } else if (m_text.size() > 0) {
             // The character at the top stays at the top.
-            const qsizetype i = m_text.pieceAt(topPosition);
-            const QTextLayout &layout = m_text.layout(i);
-            const QTextLine line = layout.lineForTextPosition(int(topPosition - m_text.at(i).start));
+            const auto [i, column] = m_text.placeOf(topPosition);
+            const QTextLine line = m_text.layout(i).lineForTextPosition(column);
             m_top = {i, line.isValid() ? qMin(line.lineNumber(), m_text.lineCount(i) - 1) : 0, 0};
         }
     } else if (stick) {

@@ -139,8 +139,14 @@ private:
     // The pixels the view's top moves from one anchor to the other; nullopt when that is a view's
     // height or more (the caller repaints all).
     std::optional<int> distance(Anchor from, Anchor to, int limit);
-    // The scroll bar set to the text: its range, page, and the top line as its value.
+    // The scroll bar set to the text: its range, page, and the top line as its value (`bottom`:
+    // bottomAnchor(), when the caller has it).
     void syncScrollBar();
+    void syncScrollBar(Anchor bottom);
+    // The top margin above a line: the first line's only.
+    int marginAbove(qsizetype index, int line) const { return index == 0 && line == 0 ? m_margin : 0; }
+    // The oldest pieces went (the maximum piece count): the top line and the selection follow.
+    void piecesDropped(qsizetype dropped);
     qint64 valueOf(Anchor anchor) const;
     // The y (viewport) of piece `index`'s top, if it is on screen or just below; else nullopt.
     std::optional<int> pieceTop(qsizetype index);
@@ -176,6 +182,9 @@ private:
     void ensurePositionVisible(qint64 position);
     // The caret's rectangle in the viewport; nullopt when it is off screen.
     std::optional<QRect> caretRect();
+    // Where `position` is drawn (viewport coordinates): its line's height at the cursor's x, as wide
+    // as the character after it when `wholeCharacter`; nullopt off screen.
+    std::optional<QRectF> cursorRect(qint64 position, bool wholeCharacter);
     void updateCaret();
     void startBlinking();
 

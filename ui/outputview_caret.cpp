@@ -64,33 +64,29 @@ void OutputView::keyPressEvent(QKeyEvent *event)
 
 qint64 OutputView::movedPosition(qint64 from, CaretMove move)
 {
-    const qsizetype i = m_text.pieceAt(from);
+    const auto [i, column] = m_text.placeOf(from);
     const OutputText::Piece &piece = m_text.at(i);
-    const int column = int(qBound<qint64>(0, from - piece.start, piece.text.size()));
     const QTextLayout &layout = m_text.layout(i);
     const auto lineOf = [&layout](int at) { return layout.lineForTextPosition(at); };
+    const auto mode = move == CaretMove::Left || move == CaretMove::Right ? QTextLayout::SkipCharacters
+                                                                          : QTextLayout::SkipWords;
     switch (move) {
     case CaretMove::Left:
     case CaretMove::WordLeft:
-        if (column > 0) {
-            const auto mode = move == CaretMove::Left ? QTextLayout::SkipCharacters : QTextLayout::SkipWords;
+        if (column > 0)
             return piece.start + layout.previousCursorPosition(column, mode);
-        }
         if (i == 0)
             return from;
         if (piece.continues) {
             // A cut: no break between the pieces, this position is also the end of the one before.
             const OutputText::Piece &before = m_text.at(i - 1);
-            const auto mode = move == CaretMove::Left ? QTextLayout::SkipCharacters : QTextLayout::SkipWords;
             return before.start + m_text.layout(i - 1).previousCursorPosition(int(before.text.size()), mode);
         }
         return from - 1; // the line break before this paragraph
     case CaretMove::Right:
     case CaretMove::WordRight:
-        if (column < piece.text.size()) {
-            const auto mode = move == CaretMove::Right ? QTextLayout::SkipCharacters : QTextLayout::SkipWords;
+        if (column < piece.text.size())
             return piece.start + layout.nextCursorPosition(column, mode);
-        }
         if (i + 1 >= m_text.size())
             return from;
         return m_text.at(i + 1).continues ? movedPosition(m_text.at(i + 1).start, move)
@@ -125,8 +121,7 @@ qint64 OutputView::movedPosition(qint64 from, CaretMove move)
 
 qint64 OutputView::verticalMove(qint64 position, int lines)
 {
-    qsizetype i = m_text.pieceAt(position);
-    int column = int(qBound<qint64>(0, position - m_text.at(i).start, m_text.at(i).text.size()));
+    auto [i, column] = m_text.placeOf(position);
     const QTextLine from = m_text.layout(i).lineForTextPosition(column);
     const qreal x = from.cursorToX(column);
     int line = from.lineNumber() + lines;
@@ -158,10 +153,9 @@ void OutputView::moveCaret(qint64 to, bool extend)
 
 void OutputView::ensurePositionVisible(qint64 position)
 {
-    const qsizetype i = m_text.pieceAt(position);
+    const auto [i, column] = m_text.placeOf(position);
     if (i < 0)
         return;
-    const int column = int(qBound<qint64>(0, position - m_text.at(i).start, m_text.at(i).text.size()));
     const QTextLine line = m_text.layout(i).lineForTextPosition(column);
     const int lineNumber = line.isValid() ? line.lineNumber() : 0;
     bool below = i > m_top.index || (i == m_top.index && lineNumber >= m_top.line);
@@ -183,17 +177,10 @@ void OutputView::ensureOffsetVisible(qint64 offset)
 
 std::optional<QRect> OutputView::caretRect()
 {
-    if (m_text.size() == 0)
+    const std::optional<QRectF> at = cursorRect(m_selCursor, false);
+    if (!at)
         return std::nullopt;
-    const qsizetype i = m_text.pieceAt(m_selCursor);
-    const std::optional<int> top = pieceTop(i);
-    if (!top)
-        return std::nullopt;
-    const int column = int(qBound<qint64>(0, m_selCursor - m_text.at(i).start, m_text.at(i).text.size()));
-    const QTextLine line = m_text.layout(i).lineForTextPosition(column);
-    if (!line.isValid())
-        return std::nullopt;
-    return QRectF(m_margin + line.cursorToX(column) - 1, *top + line.y(), 3, line.height()).toAlignedRect();
+    return QRectF(at->left() - 1, at->top(), 3, at->height()).toAlignedRect();
 }
 
 void OutputView::updateCaret()

@@ -82,22 +82,29 @@ void OutputView::selectOffsets(qint64 start, qint64 end)
     setSelection(m_text.positionOf(start), m_text.positionOf(end));
 }
 
-QRect OutputView::characterRect(qint64 offset)
+std::optional<QRectF> OutputView::cursorRect(qint64 position, bool wholeCharacter)
 {
-    const qint64 position = m_text.positionOf(offset);
-    const qsizetype i = m_text.pieceAt(position);
+    const auto [i, column] = m_text.placeOf(position);
     const std::optional<int> top = i < 0 ? std::nullopt : pieceTop(i);
     if (!top)
-        return {};
-    const QTextLayout &layout = m_text.layout(i);
-    const int column = int(position - m_text.at(i).start);
-    const QTextLine line = layout.lineForTextPosition(column);
+        return std::nullopt;
+    const QTextLine line = m_text.layout(i).lineForTextPosition(column);
     if (!line.isValid())
-        return {};
+        return std::nullopt;
     const qreal x = line.cursorToX(column);
-    const qreal next = column < m_text.at(i).text.size() ? line.cursorToX(column + 1) : x + 1;
-    return QRectF(m_margin + qMin(x, next), *top + line.y(), qMax<qreal>(1, qAbs(next - x)), line.height())
-        .toAlignedRect();
+    qreal next = x;
+    if (wholeCharacter)
+        next = column < m_text.at(i).text.size() ? line.cursorToX(column + 1) : x + 1;
+    return QRectF(m_margin + qMin(x, next), *top + line.y(), qAbs(next - x), line.height());
+}
+
+QRect OutputView::characterRect(qint64 offset)
+{
+    std::optional<QRectF> rect = cursorRect(m_text.positionOf(offset), true);
+    if (!rect)
+        return {};
+    rect->setWidth(qMax<qreal>(1, rect->width()));
+    return rect->toAlignedRect();
 }
 
 qint64 OutputView::offsetAt(QPoint viewportPoint)
@@ -181,17 +188,16 @@ void OutputView::mouseDoubleClickEvent(QMouseEvent *event)
         return;
     }
     // The word under the pointer (within its piece: a cut falls between words).
-    const qint64 at = positionAt(event->position().toPoint());
-    const qsizetype i = m_text.pieceAt(at);
+    const auto [i, column] = m_text.placeOf(positionAt(event->position().toPoint()));
     if (i < 0)
         return;
     const OutputText::Piece &piece = m_text.at(i);
     QTextBoundaryFinder words(QTextBoundaryFinder::Word, piece.text);
-    words.setPosition(int(at - piece.start));
+    words.setPosition(column);
     qsizetype start = words.isAtBoundary() && (words.boundaryReasons() & QTextBoundaryFinder::StartOfItem)
                           ? words.position()
                           : words.toPreviousBoundary();
-    words.setPosition(int(at - piece.start));
+    words.setPosition(column);
     qsizetype end = words.toNextBoundary();
     if (start < 0)
         start = 0;
