@@ -2,19 +2,16 @@
 // The live output view: appends are batched per frame, a backlog is spread over frames within the
 // budget, long paragraphs are soft-split, a growing one is cut where its last line starts, memory
 // is bounded, it follows the end only when the operator was at the bottom, an append repaints what
-// it changed, what the window shows is a fresh rendering, and the operator and a screen reader can
-// select, copy and read the text.
+// it changed, and what the window shows is a fresh rendering (the operator's side:
+// tst_outputviewoperator).
 #include "outputview.h"
 
 #include "domain/heavyframes.h"
 #include "otherheavychore.h"
+#include "outputviewtesthelpers.h"
 
-#include <QAccessible>
 #include <QClipboard>
-#include <QHBoxLayout>
-#include <QLineEdit>
 #include <QPaintEvent>
-#include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
@@ -23,6 +20,8 @@
 
 using namespace Runwatch;
 using RunwatchTest::OtherHeavyChore;
+using RunwatchTest::ViewInWindow;
+using RunwatchTest::wordAt;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -49,58 +48,6 @@ protected:
     }
 };
 
-// An output view in a window whose focus is elsewhere, as in the detail pane while the operator
-// works in the list.
-struct ViewInWindow
-{
-    QWidget window;
-    QLineEdit *focus = new QLineEdit;
-    OutputView *view = new OutputView;
-
-    ViewInWindow()
-    {
-        auto *layout = new QHBoxLayout(&window);
-        layout->addWidget(focus);
-        layout->addWidget(view, 1);
-        view->setSoftSplitColumn(100000); // only the lines under test
-        window.resize(560, 260);
-    }
-
-    bool showWithText()
-    {
-        window.show();
-        window.activateWindow();
-        if (!QTest::qWaitForWindowActive(&window))
-            return false;
-        focus->setFocus();
-        for (int i = 0; i < 40; ++i)
-            view->appendText(u"line %1\n"_s.arg(i));
-        view->flushAll();
-        return !view->hasFocus();
-    }
-
-    // What the window shows where the view's text is (its backing store, painted piecemeal).
-    QImage shown() const
-    {
-        QCoreApplication::sendPostedEvents(const_cast<QWidget *>(&window), QEvent::UpdateRequest);
-        const QImage all
-            = window.screen()->grabWindow(window.winId()).toImage().convertToFormat(QImage::Format_RGB32);
-        return all.copy(QRect(view->viewport()->mapTo(&window, QPoint()), view->viewport()->size()));
-    }
-    QImage fresh() const { return view->viewport()->grab().toImage().convertToFormat(QImage::Format_RGB32); }
-};
-
-// The word around `offset` in `text`.
-QString wordAt(const QString &text, qint64 offset)
-{
-    qsizetype start = offset;
-    while (start > 0 && !text.at(start - 1).isSpace())
-        --start;
-    qsizetype end = offset;
-    while (end < text.size() && !text.at(end).isSpace())
-        ++end;
-    return text.mid(start, end - start);
-}
 } // namespace
 
 class TestOutputView final : public QObject
@@ -454,147 +401,6 @@ private Q_SLOTS:
 
     // The operator selects with the mouse (a drag, a double click for a word, shift-click to
     // extend) and copies with the keyboard; Ctrl+A takes everything; Ctrl+End and Ctrl+Home go to
-    // either end, PageDown takes the caret and the view down.
-    void operatorSelectsAndCopies()
-    {
-        ViewInWindow w;
-        QVERIFY(w.showWithText());
-        OutputView &view = *w.view;
-        view.verticalScrollBar()->setValue(0);
-        QWidget *viewport = view.viewport();
-        const int line = view.fontMetrics().lineSpacing();
-        // "line 0" at the top, "line 1" below it.
-        QTest::mousePress(viewport, Qt::LeftButton, {}, QPoint(11, 10 + line / 2));
-        QTest::mouseMove(viewport, QPoint(viewport->width() - 5, 10 + line + line / 2));
-        QTest::mouseRelease(viewport, Qt::LeftButton, {},
-                            QPoint(viewport->width() - 5, 10 + line + line / 2));
-        QCOMPARE(view.selectedText(), u"line 0\nline 1"_s);
-        view.setFocus();
-        QTRY_VERIFY(view.hasFocus());
-        QTest::keySequence(&view, QKeySequence::Copy);
-        QCOMPARE(QGuiApplication::clipboard()->text(), u"line 0\nline 1"_s);
-
-        QTest::mouseDClick(viewport, Qt::LeftButton, {}, QPoint(14, 10 + 2 * line + line / 2));
-        QCOMPARE(view.selectedText(), u"line"_s);
-        QTest::mouseClick(viewport, Qt::LeftButton, Qt::ShiftModifier,
-                          QPoint(viewport->width() - 5, 10 + 3 * line + line / 2));
-        QCOMPARE(view.selectedText(), u"line 2\nline 3"_s);
-
-        QTest::keySequence(&view, QKeySequence::SelectAll);
-        QCOMPARE(view.selectedText(), view.shownText());
-        QTest::keySequence(&view, QKeySequence::MoveToEndOfDocument);
-        QVERIFY(view.isAtBottom());
-        QTest::keySequence(&view, QKeySequence::MoveToStartOfDocument);
-        QCOMPARE(view.verticalScrollBar()->value(), 0);
-        QTest::keyClick(&view, Qt::Key_PageDown); // the caret a page down, then the view with it
-        QTest::keyClick(&view, Qt::Key_PageDown);
-        QVERIFY(view.verticalScrollBar()->value() > 3);
-        QCOMPARE(w.shown(), w.fresh()); // the caret painted as it is
-    }
-
-    // The keys move a caret and select as in any text view (the platform's bindings), across the
-    // cuts of a growing paragraph one character at a time; the view keeps the caret on screen.
-    void keysMoveTheCaretAndSelect()
-    {
-        ViewInWindow w;
-        QVERIFY(w.showWithText());
-        OutputView &view = *w.view;
-        for (int word = 0; word < 120; ++word) {
-            view.appendText(u"word%1 "_s.arg(word));
-            view.flushAll(); // word by word, as a live run: cut where its lines start
-        }
-        QVERIFY(view.pieceCount() > 45);
-        view.setFocus();
-        QTRY_VERIFY(view.hasFocus());
-        const auto keys = [&view](QKeySequence::StandardKey key, int times = 1) {
-            for (int i = 0; i < times; ++i)
-                QTest::keySequence(&view, key);
-        };
-        keys(QKeySequence::MoveToStartOfDocument);
-        QCOMPARE(view.caretOffset(), 0);
-        QCOMPARE(view.verticalScrollBar()->value(), 0);
-        keys(QKeySequence::SelectNextChar, 4);
-        QCOMPARE(view.selectedText(), u"line"_s);
-        keys(QKeySequence::SelectEndOfLine);
-        QCOMPARE(view.selectedText(), u"line 0"_s);
-        keys(QKeySequence::SelectNextLine);
-        QCOMPARE(view.selectedText(), u"line 0\nline 1"_s);
-        keys(QKeySequence::MoveToNextChar); // past the line break: the next line's start
-        QVERIFY(!view.hasSelection());
-        QCOMPARE(view.shownText().mid(view.caretOffset(), 6), u"line 2"_s);
-
-        // Through the cut paragraph a character at a time, and back.
-        const qint64 paragraph = view.shownText().indexOf(u"word0 "_s);
-        keys(QKeySequence::MoveToEndOfDocument);
-        QCOMPARE(view.caretOffset(), view.characterCount());
-        QTRY_VERIFY(view.isAtBottom());
-        keys(QKeySequence::MoveToPreviousLine, 3);
-        keys(QKeySequence::MoveToStartOfLine);
-        const qint64 lineStart = view.caretOffset();
-        QVERIFY(lineStart > paragraph);
-        keys(QKeySequence::MoveToPreviousChar, 200);
-        QCOMPARE(view.caretOffset(), lineStart - 200);
-        keys(QKeySequence::MoveToNextChar, 200);
-        QCOMPARE(view.caretOffset(), lineStart);
-        keys(QKeySequence::SelectPreviousChar, 300);
-        QCOMPARE(view.selectedText(), view.shownText().mid(lineStart - 300, 300));
-
-        // A page up from the end: the caret moves a page of lines, and the view shows it.
-        keys(QKeySequence::MoveToEndOfDocument);
-        keys(QKeySequence::MoveToPreviousPage, 2);
-        QVERIFY(view.caretOffset() < view.characterCount());
-        QVERIFY(!view.isAtBottom());
-        QVERIFY(view.viewport()->rect().contains(view.characterRect(view.caretOffset()).center()));
-        QCOMPARE(w.shown(), w.fresh()); // the caret painted as it is
-    }
-
-    // A screen reader reads the text, its selection and where a character is (tst_announcements
-    // reads it over AT-SPI as the text arrives).
-    void screenReaderReadsTheText()
-    {
-        ViewInWindow w;
-        QVERIFY(w.showWithText());
-        OutputView &view = *w.view;
-        view.appendText(u"last words"_s);
-        view.flushAll();
-        QAccessibleInterface *iface = QAccessible::queryAccessibleInterface(&view);
-        QVERIFY(iface);
-        QCOMPARE(iface->role(), QAccessible::EditableText);
-        QVERIFY(iface->state().readOnly);
-        QAccessibleTextInterface *text = iface->textInterface();
-        QVERIFY(text);
-        QCOMPARE(text->characterCount(), int(view.shownText().size()));
-        QCOMPARE(text->text(0, text->characterCount()), view.shownText());
-        QCOMPARE(iface->text(QAccessible::Value), view.shownText());
-        const int start = int(view.shownText().indexOf(u"line 39"_s));
-        text->setSelection(0, start, start + 7);
-        QCOMPARE(view.selectedText(), u"line 39"_s);
-        QCOMPARE(text->selectionCount(), 1);
-        int a = -1;
-        int b = -1;
-        text->selection(0, &a, &b);
-        QCOMPARE(std::pair(a, b), std::pair(start, start + 7));
-        // The last line's first character is on screen, where the view says it is.
-        const int last = int(view.shownText().indexOf(u"last words"_s));
-        const QRect rect = text->characterRect(last);
-        QVERIFY(!rect.isEmpty());
-        QCOMPARE(text->offsetAtPoint(rect.center()), last);
-    }
-
-    // An empty view shows its placeholder; text replaces it.
-    void placeholderWhileEmpty()
-    {
-        ViewInWindow w;
-        w.window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w.window));
-        const QImage blank = w.fresh();
-        w.view->setPlaceholderText(u"This run produced no output."_s);
-        QVERIFY(w.fresh() != blank);
-        w.view->setText(u"x"_s);
-        QVERIFY(w.fresh() != blank);
-        QCOMPARE(w.view->placeholderText(), u"This run produced no output."_s);
-    }
-
     // setText() replaces everything, drops what was queued and shows the end.
     void setTextReplaces()
     {
